@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The command line: a static command table and the helpers commands share. */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes (documented in README.md and docs/cli.md). */
+enum {
+	FAB_EXIT_OK = 0,       /* success */
+	FAB_EXIT_FINDINGS = 1, /* findings at or above --fail-on (check, ready) */
+	FAB_EXIT_USAGE = 2,    /* bad command line */
+	FAB_EXIT_RUNTIME = 3,  /* runtime failure; nothing written */
+	FAB_EXIT_PARTIAL = 4,  /* scan committed but partial */
+};
+
+struct fab_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	const char *summary;
+	const char *usage; /* options, one per line, shown by 'help CMD' */
+};
+
+/* The table, terminated by an entry with name NULL. */
+extern const struct fab_cmd fab_commands[];
+
+/* Options every command that reads or writes a database understands. */
+struct fab_common_opts {
+	const char *db;  /* --db PATH */
+	int64_t scan_id; /* --scan ID: 0 latest, negative = that many back */
+};
+
+/* Default database path: $FABSWEEP_DB, /var/lib/fabsweep/fabsweep.db as
+ * root, else ./fabsweep.db. Borrowed static string. */
+const char *fab_cli_default_db(void);
+/* Parses a --scan value ("latest", "7", "-1"); 0 on success. */
+int fab_cli_parse_scan(const char *s, int64_t *out);
+/* Parses an integer in [min,max]; 0 on success. */
+int fab_cli_parse_int(const char *s, long min, long max, long *out);
+/* Prints "fabsweep CMD: MSG" for a usage error and returns FAB_EXIT_USAGE. */
+int fab_cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Prints "fabsweep: <last error>" and returns FAB_EXIT_RUNTIME. */
+int fab_cli_fail(void);
+/* Whether stdout / stderr is a terminal (colour, progress). */
+int fab_cli_tty(FILE *f);
+
+int fab_cmd_scan(int argc, char **argv);
+int fab_cmd_scans(int argc, char **argv);
+int fab_cmd_db(int argc, char **argv);

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/* fabsweep scan: discover the fabric, then commit the snapshot in one go. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/scan.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+
+/* Until the commit starts, a signal loses nothing: leave at once. */
+static void on_signal(int sig)
+{
+	static const char msg[] = "fabsweep: scan interrupted; nothing was written\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to do */
+	}
+	_exit(FAB_EXIT_RUNTIME);
+}
+
+static void progress(const char *phase, unsigned long done, unsigned long total,
+		     void *ctx)
+{
+	(void)ctx;
+	if (total)
+		fprintf(stderr, "\r%-12s %lu/%lu\033[K", phase, done, total);
+	else
+		fprintf(stderr, "\r%-12s %lu\033[K", phase, done);
+	if (total && done >= total)
+		fputc('\n', stderr);
+}
+
+/* Creates the default database's directory when it is missing. */
+static void ensure_dir(const char *db)
+{
+	char dir[4096];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", db);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (access(dir, F_OK) != 0)
+		mkdir(dir, 0750);
+}
+
+static void print_summary(const struct fab_snapshot *snap, const char *db)
+{
+	size_t sw = 0, ca = 0, active = 0, master = 0, standby = 0;
+
+	for (size_t i = 0; i < snap->n_nodes; i++) {
+		sw += snap->nodes[i].type == FAB_NODE_SWITCH;
+		ca += snap->nodes[i].type == FAB_NODE_CA;
+	}
+	for (size_t i = 0; i < snap->n_ports; i++)
+		active += snap->ports[i].port_num > 0 &&
+			  snap->ports[i].state == FAB_STATE_ACTIVE;
+	for (size_t i = 0; i < snap->n_sms; i++) {
+		master += !snap->sms[i].failed && snap->sms[i].state == 3;
+		standby += !snap->sms[i].failed && snap->sms[i].state == 2;
+	}
+	printf("scan %lld: %s; %zu nodes (%zu switches, %zu CAs), %zu active ports, "
+	       "%zu links, %zu counter samples, %zu SMs (%zu master, %zu standby)\n",
+	       (long long)snap->scan_id, fab_scan_status_name(snap->status),
+	       snap->n_nodes, sw, ca, active, snap->n_links, snap->n_samples,
+	       snap->n_sms, master, standby);
+	if (snap->n_errors) {
+		printf("missed %zu item%s:\n", snap->n_errors, snap->n_errors == 1 ? "" : "s");
+		for (size_t i = 0; i < snap->n_errors && i < 20; i++) {
+			const struct fab_scan_error *e = &snap->errors[i];
+			char g[FAB_GUID_STRLEN];
+
+			fab_guid_format(e->node_guid, g);
+			if (e->port_num >= 0)
+				printf("  %s %s port %d: %s\n", e->what, g, e->port_num, e->message);
+			else
+				printf("  %s %s: %s\n", e->what, e->node_guid ? g : "-", e->message);
+		}
+		if (snap->n_errors > 20)
+			printf("  ... and %zu more (table scan_errors)\n", snap->n_errors - 20);
+	}
+	printf("database: %s\n", db);
+}
+
+int fab_cmd_scan(int argc, char **argv)
+{
+	enum { O_DB = 256, O_CA, O_PORT, O_SMPS, O_WINDOW, O_TIMEOUT, O_RETRIES,
+	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET };
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, O_DB },
+		{ "ca", required_argument, NULL, O_CA },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "smps", required_argument, NULL, O_SMPS },
+		{ "window", required_argument, NULL, O_WINDOW },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "retries", required_argument, NULL, O_RETRIES },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "reset-counters", no_argument, NULL, O_RESET },
+		{ "no-counters", no_argument, NULL, O_NOCTR },
+		{ "load-cache", required_argument, NULL, O_CACHE },
+		{ "label", required_argument, NULL, O_LABEL },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fab_scan_opts so;
+	const char *db = fab_cli_default_db(), *label = NULL;
+	int quiet = 0, c, err;
+	long v;
+
+	fab_scan_opts_init(&so);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_DB: db = optarg; break;
+		case O_CA: so.ca = optarg; break;
+		case O_CACHE: so.load_cache = optarg; break;
+		case O_LABEL: label = optarg; break;
+		case O_RESET: so.reset_counters = true; break;
+		case O_NOCTR: so.no_counters = true; break;
+		case O_QUIET: quiet = 1; break;
+		case O_PORT:
+		case O_SMPS:
+		case O_WINDOW:
+		case O_TIMEOUT:
+		case O_RETRIES:
+		case O_INTERVAL: {
+			static const struct { int opt; const char *name; long min, max; } lim[] = {
+				{ O_PORT, "--port", 1, 254 }, { O_SMPS, "--smps", 1, 256 },
+				{ O_WINDOW, "--window", 1, 1024 }, { O_TIMEOUT, "--timeout", 1, 60000 },
+				{ O_RETRIES, "--retries", 0, 20 }, { O_INTERVAL, "--interval", 1, 3600 },
+			};
+			size_t k = 0;
+			while (lim[k].opt != c)
+				k++;
+			if (fab_cli_parse_int(optarg, lim[k].min, lim[k].max, &v))
+				return fab_cli_usage_error("scan", "%s takes a whole number from %ld to %ld, not '%s'",
+							   lim[k].name, lim[k].min, lim[k].max, optarg);
+			int iv = (int)v;
+			if (c == O_PORT) so.port = iv;
+			else if (c == O_SMPS) so.smps = iv;
+			else if (c == O_WINDOW) so.window = iv;
+			else if (c == O_TIMEOUT) so.timeout_ms = iv;
+			else if (c == O_RETRIES) so.retries = iv;
+			else so.interval_s = iv;
+			break;
+		}
+		default:
+			return fab_cli_usage_error("scan", "unknown option '%s'; 'fabsweep help scan' lists them",
+						   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fab_cli_usage_error("scan", "unexpected argument '%s'", argv[optind]);
+	if (so.load_cache && access(so.load_cache, R_OK) != 0)
+		return fab_cli_usage_error("scan", "cannot read cache file '%s': %s",
+					   so.load_cache, strerror(errno));
+
+	/* Open the database first: a bad --db fails before any MAD is sent. */
+	struct fab_store *st = NULL;
+	if (!getenv("FABSWEEP_DB") && !strcmp(db, "/var/lib/fabsweep/fabsweep.db"))
+		ensure_dir(db);
+	if ((err = fab_store_open(db, FAB_STORE_WRITE, &st)))
+		return fab_cli_fail();
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!quiet && fab_cli_tty(stderr)) {
+		so.progress = progress;
+	}
+
+	struct fab_snapshot *snap = fab_snapshot_new();
+	int ret = FAB_EXIT_RUNTIME;
+	if (!snap) {
+		fab_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	snap->host = fab_snapshot_strdup(snap, host, SIZE_MAX);
+	snap->label = label ? fab_snapshot_strdup(snap, label, SIZE_MAX) : NULL;
+	snap->started_at_ms = fab_now_ms();
+	if ((err = fab_scan_ib(&so, snap)))
+		goto out;
+	fab_topology_assign_roles(snap);
+	snap->finished_at_ms = fab_now_ms();
+
+	/* The commit is one transaction; hold signals until it is done. */
+	sigset_t block, old, pending;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	err = fab_store_write_scan(st, snap);
+	sigpending(&pending);
+	if (err)
+		goto out;
+	if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM)) {
+		fprintf(stderr, "fabsweep: interrupted; scan %lld was committed before stopping\n",
+			(long long)snap->scan_id);
+		ret = FAB_EXIT_RUNTIME;
+		fab_snapshot_free(snap);
+		fab_store_close(st);
+		return ret;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!quiet)
+		print_summary(snap, db);
+	ret = snap->status == FAB_SCAN_COMPLETE ? FAB_EXIT_OK : FAB_EXIT_PARTIAL;
+	if (ret == FAB_EXIT_PARTIAL)
+		fprintf(stderr, "fabsweep: scan %lld committed as partial: %zu item%s missed (see table scan_errors)\n",
+			(long long)snap->scan_id, snap->n_errors, snap->n_errors == 1 ? "" : "s");
+out:
+	if (ret == FAB_EXIT_RUNTIME && err)
+		fab_cli_fail();
+	fab_snapshot_free(snap);
+	fab_store_close(st);
+	return ret;
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/* fabsweep scans: list snapshots. fabsweep db: database maintenance. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "fabsweep/store.h"
+
+/* Parses --db only; returns -1 on success or an exit code. */
+static int parse_db_only(const char *cmd, int argc, char **argv, const char **db)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c != 'd')
+			return fab_cli_usage_error(cmd, "unknown option '%s'; 'fabsweep help %s' lists them",
+						   argv[optind - 1], cmd);
+		*db = optarg;
+	}
+	return -1;
+}
+
+static int print_row(const struct fab_scan_row *r, void *ctx)
+{
+	int *count = ctx;
+
+	if (!(*count)++)
+		printf("%-6s %-24s %-8s %7s %8s %7s %8s %6s  %s\n", "SCAN", "STARTED",
+		       "STATUS", "NODES", "PORTS", "LINKS", "FINDINGS", "MISSED", "LABEL");
+	printf("%-6lld %-24s %-8s %7lld %8lld %7lld %8lld %6lld  %s\n",
+	       (long long)r->scan_id, r->started_at ? r->started_at : "-",
+	       r->status ? r->status : "-", (long long)r->n_nodes,
+	       (long long)r->n_ports, (long long)r->n_links,
+	       (long long)r->n_findings, (long long)r->n_errors,
+	       r->label ? r->label : "");
+	return 0;
+}
+
+int fab_cmd_scans(int argc, char **argv)
+{
+	const char *db = fab_cli_default_db();
+	struct fab_store *st;
+	int count = 0, ret = parse_db_only("scans", argc, argv, &db);
+
+	if (ret >= 0)
+		return ret;
+	if (optind < argc)
+		return fab_cli_usage_error("scans", "unexpected argument '%s'", argv[optind]);
+	if (fab_store_open(db, FAB_STORE_READONLY, &st))
+		return fab_cli_fail();
+	ret = fab_store_list_scans(st, print_row, &count) ? fab_cli_fail() : FAB_EXIT_OK;
+	if (!ret && !count)
+		printf("no scans in %s\n", db);
+	fab_store_close(st);
+	return ret;
+}
+
+int fab_cmd_db(int argc, char **argv)
+{
+	const char *db = fab_cli_default_db();
+	struct fab_store_info info;
+	struct fab_store *st;
+	int ret = parse_db_only("db", argc, argv, &db);
+
+	if (ret >= 0)
+		return ret;
+	if (optind >= argc)
+		return fab_cli_usage_error("db", "which action? 'fabsweep help db' lists them");
+	if (strcmp(argv[optind], "info"))
+		return fab_cli_usage_error("db", "unknown action '%s'; 'fabsweep help db' lists them",
+					   argv[optind]);
+	if (fab_store_open(db, FAB_STORE_READONLY, &st))
+		return fab_cli_fail();
+	if (fab_store_info(st, &info)) {
+		ret = fab_cli_fail();
+	} else {
+		printf("database:       %s\n", db);
+		printf("schema version: %d\n", info.schema_version);
+		printf("journal mode:   %s\n", info.journal_mode);
+		printf("snapshots:      %lld", (long long)info.n_scans);
+		if (info.n_scans)
+			printf(" (scan %lld to %lld)", (long long)info.first_scan,
+			       (long long)info.last_scan);
+		printf("\nsize:           %lld bytes (%lld free)\n",
+		       (long long)(info.page_size * info.page_count),
+		       (long long)(info.page_size * info.freelist_count));
+		ret = FAB_EXIT_OK;
+	}
+	fab_store_close(st);
+	return ret;
+}

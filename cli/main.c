@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/* fabsweep: the command table and dispatch. Only main() exits. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static int cmd_help(int argc, char **argv);
+
+const struct fab_cmd fab_commands[] = {
+	{ "scan", fab_cmd_scan, "discover the fabric and record a snapshot",
+	  "  --db PATH            database (default $FABSWEEP_DB, /var/lib/fabsweep/fabsweep.db as root, else ./fabsweep.db)\n"
+	  "  --ca NAME            local HCA to scan from (default: first with an active port)\n"
+	  "  --port N             local port (default: first active)\n"
+	  "  --smps N             SMPs in flight during discovery (default 16)\n"
+	  "  --window N           PMA and SMInfo MADs in flight (default 64)\n"
+	  "  --timeout MS         per-MAD timeout (default 500)\n"
+	  "  --retries N          per-MAD retries (default 3)\n"
+	  "  --interval SECONDS   take a second counter sample that far apart\n"
+	  "  --reset-counters     clear port counters after reading them\n"
+	  "  --no-counters        topology and subnet managers only\n"
+	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
+	  "  --label TEXT         label the snapshot\n"
+	  "  --quiet              print nothing on success\n" },
+	{ "scans", fab_cmd_scans, "list the snapshots in the database",
+	  "  --db PATH            database\n" },
+	{ "db", fab_cmd_db, "database maintenance: 'db info'",
+	  "  info                 schema version, snapshots, size\n"
+	  "  --db PATH            database\n" },
+	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static const struct fab_cmd *find_cmd(const char *name)
+{
+	for (const struct fab_cmd *c = fab_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fabsweep <command> [options]\n\n"
+		   "A fabric-wide health scanner for InfiniBand and RoCE fabrics.\n\n"
+		   "Commands:\n");
+	for (const struct fab_cmd *c = fab_commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\nExit codes: 0 success, 1 findings at or above --fail-on, 2 usage error,\n"
+		   "3 runtime failure (nothing written), 4 scan committed but partial.\n"
+		   "'fabsweep help COMMAND' shows a command's options.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stdout);
+		return FAB_EXIT_OK;
+	}
+	const struct fab_cmd *c = find_cmd(argv[1]);
+	if (!c)
+		return fab_cli_usage_error("help", "unknown command '%s'", argv[1]);
+	printf("usage: fabsweep %s [options]\n%s\n\n%s", c->name, c->summary, c->usage);
+	return FAB_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return FAB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("fabsweep %s\n", FABSWEEP_VERSION);
+		return FAB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(1, argv);
+	const struct fab_cmd *c = find_cmd(argv[1]);
+	if (!c)
+		return fab_cli_usage_error(NULL, "unknown command '%s'; 'fabsweep help' lists them", argv[1]);
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			char *hargv[] = { (char *)"help", argv[1], NULL };
+			return cmd_help(2, hargv);
+		}
+	return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * InfiniBand discovery: fills a snapshot from the live fabric (MADs through
+ * libibumad) or from an ibnetdiscover cache file. Never touches the store.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+struct fab_snapshot;
+
+struct fab_scan_opts {
+	const char *ca;         /* --ca NAME; NULL: first CA with an active port */
+	int port;               /* --port N; 0: first active port */
+	int smps;               /* --smps N: SMPs in flight during discovery */
+	int window;             /* PMA/SMInfo MADs in flight */
+	int timeout_ms;         /* --timeout MS: per MAD */
+	int retries;            /* --retries N */
+	int interval_s;         /* --interval S: second counter sample; 0: none */
+	bool reset_counters;    /* --reset-counters (the only Set MAD sent) */
+	bool no_counters;       /* topology and SMs only */
+	const char *load_cache; /* --load-cache FILE: offline, no MADs at all */
+	/* Progress callback (may be NULL): phase name and counts. */
+	void (*progress)(const char *phase, unsigned long done,
+			 unsigned long total, void *ctx);
+	void *progress_ctx;
+};
+
+/* Defaults chosen for real fabrics; see docs/scan.md. */
+#define FAB_SCAN_DEFAULT_SMPS 16
+#define FAB_SCAN_DEFAULT_WINDOW 64
+#define FAB_SCAN_DEFAULT_TIMEOUT_MS 500
+#define FAB_SCAN_DEFAULT_RETRIES 3
+
+void fab_scan_opts_init(struct fab_scan_opts *o);
+
+/*
+ * Discovers the fabric into snap (which the caller created and owns).
+ * Returns 0 when a snapshot worth keeping was made: snap->status is
+ * FAB_SCAN_COMPLETE or FAB_SCAN_PARTIAL (with snap->errors saying what was
+ * missed). Returns a negative errno, with fab_errmsg() set, when nothing
+ * usable was seen (no device, the local port down, discovery failed).
+ */
+int fab_scan_ib(const struct fab_scan_opts *o, struct fab_snapshot *snap);
+
+/*
+ * Classifies switches as leaf, spine or core by their distance to the CAs
+ * and marks CAs as hosts. Pure: works on any snapshot with links.
+ */
+void fab_topology_assign_roles(struct fab_snapshot *snap);

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The snapshot: everything one scan saw, in memory.
+ *
+ * scanner/ fills one, store/ writes and reads it, rules/ add findings to it,
+ * reports/ render it. It is the contract between the modules: nothing
+ * downstream of the scanner ever talks to a fabric.
+ *
+ * Layout: arrays of plain structs that refer to each other by index.
+ * Ports of one node are contiguous in `ports` (node->port_first,
+ * node->port_count) and ordered by port number, port 0 first when present.
+ * Strings live in the snapshot's arena and are freed with it.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAB_NONE UINT32_MAX /* "no index" */
+
+/* NodeDescription: 64 raw bytes on the wire; shown escaped (see fab_text_sanitize). */
+#define FAB_DESC_RAW 64
+#define FAB_DESC_CAP (FAB_DESC_RAW * 4 + 1)
+
+enum fab_node_type {
+	FAB_NODE_UNKNOWN = 0,
+	FAB_NODE_CA = 1, /* values as in NodeInfo.NodeType */
+	FAB_NODE_SWITCH = 2,
+	FAB_NODE_ROUTER = 3,
+	FAB_NODE__COUNT
+};
+
+enum fab_role {
+	FAB_ROLE_UNKNOWN = 0,
+	FAB_ROLE_HOST,
+	FAB_ROLE_LEAF,
+	FAB_ROLE_SPINE,
+	FAB_ROLE_CORE,
+	FAB_ROLE__COUNT
+};
+
+/* PortInfo.PortState */
+enum fab_port_state {
+	FAB_STATE_UNKNOWN = 0,
+	FAB_STATE_DOWN = 1,
+	FAB_STATE_INIT = 2,
+	FAB_STATE_ARMED = 3,
+	FAB_STATE_ACTIVE = 4,
+	FAB_STATE__COUNT
+};
+
+/* PortInfo.PortPhysicalState */
+enum fab_phys_state {
+	FAB_PHYS_UNKNOWN = 0,
+	FAB_PHYS_SLEEP = 1,
+	FAB_PHYS_POLLING = 2,
+	FAB_PHYS_DISABLED = 3,
+	FAB_PHYS_TRAINING = 4,
+	FAB_PHYS_LINKUP = 5,
+	FAB_PHYS_ERROR_RECOVERY = 6,
+	FAB_PHYS_PHYTEST = 7,
+	FAB_PHYS__COUNT
+};
+
+/* Link widths: the PortInfo bitmask as is. */
+enum {
+	FAB_WIDTH_1X = 1,
+	FAB_WIDTH_4X = 2,
+	FAB_WIDTH_8X = 4,
+	FAB_WIDTH_12X = 8,
+	FAB_WIDTH_2X = 16,
+};
+
+/* Link speeds: one bit per generation, base and extended speeds merged. */
+enum {
+	FAB_SPEED_SDR = 1 << 0,
+	FAB_SPEED_DDR = 1 << 1,
+	FAB_SPEED_QDR = 1 << 2,
+	FAB_SPEED_FDR10 = 1 << 3,
+	FAB_SPEED_FDR = 1 << 4,
+	FAB_SPEED_EDR = 1 << 5,
+	FAB_SPEED_HDR = 1 << 6,
+	FAB_SPEED_NDR = 1 << 7,
+	FAB_SPEED_XDR = 1 << 8,
+	FAB_SPEED__BITS = 9
+};
+
+enum fab_scan_status {
+	FAB_SCAN_COMPLETE = 0,
+	FAB_SCAN_PARTIAL,
+	FAB_SCAN_FAILED,
+	FAB_SCAN__COUNT
+};
+
+enum fab_severity {
+	FAB_SEV_INFO = 0,
+	FAB_SEV_WARNING,
+	FAB_SEV_ERROR,
+	FAB_SEV__COUNT
+};
+
+/* Node and port flags: what went wrong while looking at them. */
+enum {
+	FAB_F_SMP_FAILED = 1 << 0,   /* did not answer SMPs (NodeInfo/PortInfo) */
+	FAB_F_PMA_FAILED = 1 << 1,   /* did not answer PerfMgt queries */
+	FAB_F_NO_REMOTE = 1 << 2,    /* LinkUp but no remote end was discovered */
+	FAB_F_SMINFO_FAILED = 1 << 3, /* advertises IsSM but SMInfo failed */
+	FAB_F_DUP_GUID = 1 << 4,     /* GUID seen on more than one device */
+};
+
+/*
+ * Port counters, named as infiniband-diags names them. The order is part of
+ * the public SQL interface (columns of port_counters): append, never reorder.
+ */
+enum fab_counter {
+	FAB_CTR_SYMBOL_ERRORS = 0,
+	FAB_CTR_LINK_ERROR_RECOVERY,
+	FAB_CTR_LINK_DOWNED,
+	FAB_CTR_RCV_ERRORS,
+	FAB_CTR_RCV_REMOTE_PHYS_ERRORS,
+	FAB_CTR_RCV_SWITCH_RELAY_ERRORS,
+	FAB_CTR_XMIT_DISCARDS,
+	FAB_CTR_XMIT_CONSTRAINT_ERRORS,
+	FAB_CTR_RCV_CONSTRAINT_ERRORS,
+	FAB_CTR_LOCAL_LINK_INTEGRITY_ERRORS,
+	FAB_CTR_EXCESSIVE_BUFFER_OVERRUN_ERRORS,
+	FAB_CTR_VL15_DROPPED,
+	FAB_CTR_XMIT_WAIT,
+	FAB_CTR_XMIT_DATA,
+	FAB_CTR_RCV_DATA,
+	FAB_CTR_XMIT_PKTS,
+	FAB_CTR_RCV_PKTS,
+	FAB_CTR_UNICAST_XMIT_PKTS,
+	FAB_CTR_UNICAST_RCV_PKTS,
+	FAB_CTR_MULTICAST_XMIT_PKTS,
+	FAB_CTR_MULTICAST_RCV_PKTS,
+	FAB_CTR__COUNT
+};
+
+struct fab_node {
+	uint64_t guid;
+	uint64_t sys_guid;
+	uint8_t type;  /* enum fab_node_type */
+	uint8_t role;  /* enum fab_role */
+	uint8_t num_ports;
+	uint8_t flags; /* FAB_F_* */
+	uint32_t vendor_id;
+	uint32_t device_id;
+	uint32_t revision;
+	uint16_t lid;  /* switch: port 0 LID; CA: LID of its first active port */
+	int16_t hops;  /* from the scanning port; -1 unknown */
+	uint32_t port_first; /* index of its first port in snapshot->ports */
+	uint32_t port_count;
+	char desc[FAB_DESC_CAP]; /* escaped, valid UTF-8, no control bytes */
+	uint8_t desc_raw[FAB_DESC_RAW]; /* as received */
+	uint8_t desc_raw_len;
+};
+
+struct fab_port {
+	uint32_t node_idx;
+	uint8_t port_num; /* 0 is a switch's management port, never a link end */
+	uint8_t flags;    /* FAB_F_* */
+	uint8_t state;    /* enum fab_port_state */
+	uint8_t phys_state; /* enum fab_phys_state */
+	uint64_t guid;
+	uint16_t lid;
+	uint8_t lmc;
+	uint16_t sm_lid;
+	uint8_t width_active, width_enabled, width_supported; /* FAB_WIDTH_* masks */
+	uint16_t speed_active, speed_enabled, speed_supported; /* FAB_SPEED_* masks */
+	uint8_t mtu_active, mtu_cap; /* IB MTU enum: 1=256 .. 5=4096; 0 unknown */
+	uint8_t op_vls;
+	uint32_t cap_mask;
+	uint64_t remote_guid; /* 0: none */
+	uint8_t remote_port;
+	uint32_t remote_idx; /* index in ports, FAB_NONE when unknown */
+};
+
+struct fab_link {
+	uint32_t a, b; /* port indices; a's (guid, port) sorts before b's */
+};
+
+/* One sample of one port's counters. */
+struct fab_counter_sample {
+	uint32_t port_idx;
+	uint8_t sample;   /* 0 first, 1 second (scan --interval) */
+	bool extended;    /* values from PortCountersExtended where it has them */
+	int64_t sampled_at_ms; /* Unix epoch, milliseconds */
+	uint32_t valid;   /* bit n set: counter n present */
+	uint64_t v[FAB_CTR__COUNT];
+};
+
+struct fab_sm {
+	uint64_t port_guid;
+	uint16_t lid;
+	uint8_t state; /* SMInfo: 0 notactive 1 discovering 2 standby 3 master */
+	uint8_t priority;
+	uint32_t act_count;
+	uint32_t port_idx; /* FAB_NONE when not in the topology */
+	bool failed;       /* advertised IsSM, SMInfo did not answer */
+};
+
+/* Something the scan could not see. */
+struct fab_scan_error {
+	uint64_t node_guid; /* 0: not tied to a node */
+	int16_t port_num;   /* -1: the whole node */
+	const char *what;   /* "smp", "pma", "sminfo", "hole", "scan" ... (arena) */
+	const char *message; /* arena */
+};
+
+struct fab_finding {
+	const char *rule_id; /* arena */
+	uint8_t severity;    /* enum fab_severity */
+	const char *node, *port, *peer_node, *peer_port; /* arena, may be NULL */
+	const char *subject;  /* arena */
+	const char *message;  /* arena */
+	const char *evidence; /* arena, "key=value; ..." or NULL */
+};
+
+struct fab_arena;
+
+struct fab_snapshot {
+	int64_t scan_id; /* 0 until stored */
+	int64_t started_at_ms, finished_at_ms;
+	uint8_t status; /* enum fab_scan_status */
+	const char *label;  /* arena, may be NULL */
+	const char *host;   /* arena */
+	const char *source; /* arena: "ib:mlx5_0/1", "cache:FILE", ... */
+	uint32_t sm_act_start, sm_act_end; /* master's ActCount at start/end */
+
+	struct fab_node *nodes;
+	size_t n_nodes, cap_nodes;
+	struct fab_port *ports;
+	size_t n_ports, cap_ports;
+	struct fab_link *links;
+	size_t n_links, cap_links;
+	struct fab_counter_sample *samples;
+	size_t n_samples, cap_samples;
+	struct fab_sm *sms;
+	size_t n_sms, cap_sms;
+	struct fab_scan_error *errors;
+	size_t n_errors, cap_errors;
+	struct fab_finding *findings;
+	size_t n_findings, cap_findings;
+
+	struct fab_arena *arena;
+
+	/* Private: lookup indexes built by fab_snapshot_index(). */
+	uint32_t *guid_order;     /* node indices sorted by GUID */
+	uint32_t *port_sample[2]; /* per port: sample index or FAB_NONE */
+};
+
+/* Returns a new empty snapshot (owned by the caller) or NULL on ENOMEM. */
+struct fab_snapshot *fab_snapshot_new(void);
+/* Frees the snapshot and everything in its arena. Accepts NULL. */
+void fab_snapshot_free(struct fab_snapshot *snap);
+
+/*
+ * Appenders: return a pointer to a zeroed new element (valid until the next
+ * append to the same array) or NULL on ENOMEM.
+ */
+struct fab_node *fab_snapshot_add_node(struct fab_snapshot *snap);
+struct fab_port *fab_snapshot_add_port(struct fab_snapshot *snap);
+struct fab_link *fab_snapshot_add_link(struct fab_snapshot *snap);
+struct fab_counter_sample *fab_snapshot_add_sample(struct fab_snapshot *snap);
+struct fab_sm *fab_snapshot_add_sm(struct fab_snapshot *snap);
+/* Records what the scan missed. what and the message are copied. */
+int fab_snapshot_add_error(struct fab_snapshot *snap, uint64_t node_guid,
+			   int port_num, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Copies every string of f into the arena. */
+int fab_snapshot_add_finding(struct fab_snapshot *snap,
+			     const struct fab_finding *f);
+/* Drops all findings (before a rule run replaces them). */
+void fab_snapshot_clear_findings(struct fab_snapshot *snap);
+
+/* Copies a string (len bytes, or up to NUL when len is SIZE_MAX) into the arena. */
+const char *fab_snapshot_strdup(struct fab_snapshot *snap, const char *s,
+				size_t len);
+const char *fab_snapshot_printf(struct fab_snapshot *snap, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Sets node->desc and node->desc_raw from len raw bytes (stops at the
+ * first NUL, at most FAB_DESC_RAW bytes).
+ */
+void fab_node_set_desc(struct fab_node *node, const uint8_t *raw, size_t len);
+
+/*
+ * Rebuilds the links array from ports' remote_idx (each link once, sorted by
+ * a's GUID and port) after ports and their remote_idx are final.
+ */
+int fab_snapshot_build_links(struct fab_snapshot *snap);
+
+/* Ports of a node; NULL when it has none. */
+static inline struct fab_port *fab_node_ports(const struct fab_snapshot *snap,
+					      const struct fab_node *node)
+{
+	return node->port_count ? &snap->ports[node->port_first] : NULL;
+}
+
+/* The port with this number on a node, or NULL. */
+struct fab_port *fab_snapshot_port(const struct fab_snapshot *snap,
+				   uint32_t node_idx, unsigned port_num);
+
+/* Node index by GUID (first match), FAB_NONE if absent. O(log n) after
+ * fab_snapshot_index(); O(n) before. */
+uint32_t fab_snapshot_find_node(const struct fab_snapshot *snap, uint64_t guid);
+/* Builds the lookup indexes (GUID -> node, port -> sample). Call again
+ * after adding nodes or samples. */
+int fab_snapshot_index(struct fab_snapshot *snap);
+
+/* Latest sample of a port (sample number `which`), or NULL. */
+const struct fab_counter_sample *
+fab_snapshot_sample(const struct fab_snapshot *snap, uint32_t port_idx,
+		    unsigned which);

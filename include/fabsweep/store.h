@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The snapshot store: one SQLite file holds many snapshots. This module is
+ * the only code that sees sqlite3; the public SQL interface it maintains is
+ * documented in docs/schema.md.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fab_snapshot;
+struct fab_store;
+
+enum {
+	FAB_STORE_READONLY = 0,   /* readers: never writes, never migrates */
+	FAB_STORE_WRITE = 1 << 0, /* create if missing, migrate if older */
+};
+
+/* Current schema version (PRAGMA user_version). */
+#define FAB_SCHEMA_VERSION 1
+/* PRAGMA application_id: "FABS" */
+#define FAB_APPLICATION_ID 0x46414253
+
+/*
+ * Opens a database. A newer or foreign database is refused (-EPROTO /
+ * -ENOTSUP) and left untouched; an older one is migrated when opened for
+ * writing. *out is set only on success; close with fab_store_close().
+ */
+int fab_store_open(const char *path, unsigned flags, struct fab_store **out);
+void fab_store_close(struct fab_store *st); /* accepts NULL */
+
+/*
+ * Writes snap as a new snapshot in one transaction: it is there completely
+ * or not at all. Sets snap->scan_id on success. Findings in snap are stored
+ * too. The snapshot is borrowed.
+ */
+int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap);
+
+/*
+ * Resolves a scan id: id > 0 must exist; id == 0 means the latest; id < 0
+ * means that many before the latest (-1 = the one before). *out = the id.
+ */
+int fab_store_resolve_scan(struct fab_store *st, int64_t id, int64_t *out);
+
+/* Loads a whole snapshot (findings included). *out owned by the caller. */
+int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
+			struct fab_snapshot **out);
+
+/* Replaces the findings of a stored scan with snap's, in one transaction. */
+int fab_store_replace_findings(struct fab_store *st,
+			       const struct fab_snapshot *snap);
+
+struct fab_scan_row {
+	int64_t scan_id;
+	const char *started_at, *finished_at, *status, *label, *host, *source;
+	int64_t n_nodes, n_ports, n_links, n_findings, n_errors;
+};
+/* Calls fn for every scan, oldest first; stops early when fn returns non-zero
+ * (that value is returned). Row strings are valid during the call only. */
+int fab_store_list_scans(struct fab_store *st,
+			 int (*fn)(const struct fab_scan_row *row, void *ctx),
+			 void *ctx);
+
+struct fab_store_info {
+	int schema_version;
+	int64_t n_scans;
+	int64_t page_size, page_count, freelist_count;
+	char journal_mode[16];
+	int64_t first_scan, last_scan;
+};
+int fab_store_info(struct fab_store *st, struct fab_store_info *out);
+
+/* Path as opened (borrowed). */
+const char *fab_store_path(const struct fab_store *st);

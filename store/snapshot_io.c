@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: MIT
+/* Writing a snapshot in one transaction, and loading it back. */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "store_priv.h"
+
+#define V1_COUNTERS 21
+
+/* Binding helpers: NULL-safe text, GUIDs as text, optional integers. */
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_guid(sqlite3_stmt *s, int i, uint64_t guid)
+{
+	char buf[FAB_GUID_STRLEN];
+
+	fab_guid_format(guid, buf);
+	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_time(sqlite3_stmt *s, int i, int64_t ms)
+{
+	char buf[FAB_TIME_STRLEN];
+
+	if (!ms) {
+		sqlite3_bind_null(s, i);
+		return;
+	}
+	fab_time_format(ms, buf);
+	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_widths(sqlite3_stmt *s, int i, unsigned mask)
+{
+	char buf[64];
+
+	fab_widths_format(mask, buf, sizeof(buf));
+	bind_text(s, i, mask ? buf : NULL);
+}
+
+static void bind_speeds(sqlite3_stmt *s, int i, unsigned mask)
+{
+	char buf[96];
+
+	fab_speeds_format(mask, buf, sizeof(buf));
+	bind_text(s, i, mask ? buf : NULL);
+}
+
+/* Steps an insert and resets it for the next row. */
+static int step(struct fab_store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	return fab_err(rc == SQLITE_FULL ? -ENOSPC : -EIO, "database '%s': write %s: %s",
+		       fab_store_path(st), what, sqlite3_errmsg(st->db));
+}
+
+static int write_findings(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO findings(scan_id, rule_id, severity, node, port, peer_node,"
+		" peer_port, subject, message, evidence) VALUES (?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_findings; i++) {
+		const struct fab_finding *f = &snap->findings[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		bind_text(s, 2, f->rule_id);
+		bind_text(s, 3, fab_severity_name(f->severity));
+		bind_text(s, 4, f->node);
+		bind_text(s, 5, f->port);
+		bind_text(s, 6, f->peer_node);
+		bind_text(s, 7, f->peer_port);
+		bind_text(s, 8, f->subject);
+		bind_text(s, 9, f->message ? f->message : "");
+		bind_text(s, 10, f->evidence);
+		err = step(st, s, "a finding");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_scan_row(struct fab_store *st, struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO scans(started_at, finished_at, status, label, host, source,"
+		" sm_act_start, sm_act_end, fabsweep_version) VALUES (?,?,?,?,?,?,?,?,?)", &s);
+
+	if (err)
+		return err;
+	bind_time(s, 1, snap->started_at_ms ? snap->started_at_ms : fab_now_ms());
+	bind_time(s, 2, snap->finished_at_ms);
+	bind_text(s, 3, fab_scan_status_name(snap->status));
+	bind_text(s, 4, snap->label);
+	bind_text(s, 5, snap->host);
+	bind_text(s, 6, snap->source);
+	sqlite3_bind_int64(s, 7, snap->sm_act_start);
+	sqlite3_bind_int64(s, 8, snap->sm_act_end);
+	bind_text(s, 9, FABSWEEP_VERSION);
+	err = step(st, s, "the scan");
+	if (!err)
+		snap->scan_id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO nodes(scan_id, node_idx, node_guid, node_type, description,"
+		" lid, num_ports, role, sys_guid, vendor_id, device_id, revision, hops,"
+		" smp_failed, pma_failed, description_raw)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_nodes; i++) {
+		const struct fab_node *n = &snap->nodes[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, (int64_t)i);
+		bind_guid(s, 3, n->guid);
+		bind_text(s, 4, fab_node_type_name(n->type));
+		bind_text(s, 5, n->desc);
+		sqlite3_bind_int(s, 6, n->lid);
+		sqlite3_bind_int(s, 7, n->num_ports);
+		bind_text(s, 8, fab_role_name(n->role));
+		bind_guid(s, 9, n->sys_guid);
+		sqlite3_bind_int64(s, 10, n->vendor_id);
+		sqlite3_bind_int64(s, 11, n->device_id);
+		sqlite3_bind_int64(s, 12, n->revision);
+		if (n->hops >= 0)
+			sqlite3_bind_int(s, 13, n->hops);
+		sqlite3_bind_int(s, 14, !!(n->flags & FAB_F_SMP_FAILED));
+		sqlite3_bind_int(s, 15, !!(n->flags & FAB_F_PMA_FAILED));
+		if (n->desc_raw_len)
+			sqlite3_bind_blob(s, 16, n->desc_raw, n->desc_raw_len, SQLITE_TRANSIENT);
+		err = step(st, s, "a node");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO port_rows(scan_id, node_idx, port_num, node_guid, port_guid,"
+		" lid, lmc, sm_lid, state, phys_state, width_active, width_enabled,"
+		" width_supported, speed_active, speed_enabled, speed_supported, rate_gbps,"
+		" mtu_active, mtu_cap, op_vls, cap_mask, remote_guid, remote_port,"
+		" remote_node_idx, smp_failed, pma_failed, no_remote)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_ports; i++) {
+		const struct fab_port *p = &snap->ports[i];
+		double rate = fab_rate_gbps(p->width_active, p->speed_active);
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, p->node_idx);
+		sqlite3_bind_int(s, 3, p->port_num);
+		bind_guid(s, 4, snap->nodes[p->node_idx].guid);
+		if (p->guid)
+			bind_guid(s, 5, p->guid);
+		sqlite3_bind_int(s, 6, p->lid);
+		sqlite3_bind_int(s, 7, p->lmc);
+		sqlite3_bind_int(s, 8, p->sm_lid);
+		bind_text(s, 9, fab_state_name(p->state));
+		bind_text(s, 10, fab_phys_state_name(p->phys_state));
+		bind_widths(s, 11, p->width_active);
+		bind_widths(s, 12, p->width_enabled);
+		bind_widths(s, 13, p->width_supported);
+		bind_speeds(s, 14, p->speed_active);
+		bind_speeds(s, 15, p->speed_enabled);
+		bind_speeds(s, 16, p->speed_supported);
+		if (rate > 0 && p->state >= FAB_STATE_INIT)
+			sqlite3_bind_double(s, 17, rate);
+		if (p->mtu_active)
+			sqlite3_bind_int(s, 18, (int)fab_mtu_bytes(p->mtu_active));
+		if (p->mtu_cap)
+			sqlite3_bind_int(s, 19, (int)fab_mtu_bytes(p->mtu_cap));
+		sqlite3_bind_int(s, 20, p->op_vls);
+		sqlite3_bind_int64(s, 21, p->cap_mask);
+		if (p->remote_guid) {
+			bind_guid(s, 22, p->remote_guid);
+			sqlite3_bind_int(s, 23, p->remote_port);
+		}
+		if (p->remote_idx != FAB_NONE && p->remote_idx < snap->n_ports)
+			sqlite3_bind_int64(s, 24, snap->ports[p->remote_idx].node_idx);
+		sqlite3_bind_int(s, 25, !!(p->flags & FAB_F_SMP_FAILED));
+		sqlite3_bind_int(s, 26, !!(p->flags & FAB_F_PMA_FAILED));
+		sqlite3_bind_int(s, 27, !!(p->flags & FAB_F_NO_REMOTE));
+		err = step(st, s, "a port");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO links(scan_id, a_guid, a_port, b_guid, b_port, width, speed,"
+		" rate_gbps, a_node_idx, b_node_idx) VALUES (?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_links; i++) {
+		const struct fab_port *a = &snap->ports[snap->links[i].a];
+		const struct fab_port *b = &snap->ports[snap->links[i].b];
+		/* A link runs at what both ends agree on; take a's view. */
+		double rate = fab_rate_gbps(a->width_active, a->speed_active);
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		bind_guid(s, 2, snap->nodes[a->node_idx].guid);
+		sqlite3_bind_int(s, 3, a->port_num);
+		bind_guid(s, 4, snap->nodes[b->node_idx].guid);
+		sqlite3_bind_int(s, 5, b->port_num);
+		bind_widths(s, 6, a->width_active);
+		bind_speeds(s, 7, a->speed_active);
+		if (rate > 0)
+			sqlite3_bind_double(s, 8, rate);
+		sqlite3_bind_int64(s, 9, a->node_idx);
+		sqlite3_bind_int64(s, 10, b->node_idx);
+		err = step(st, s, "a link");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_samples(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	char sql[2048];
+	size_t off;
+	sqlite3_stmt *s;
+	int err;
+
+	off = (size_t)snprintf(sql, sizeof(sql),
+			       "INSERT INTO port_counters(scan_id, node_idx, port_num, sample,"
+			       " node_guid, sampled_at, extended");
+	for (unsigned c = 0; c < V1_COUNTERS; c++)
+		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
+					fab_counter_name(c));
+	off += (size_t)snprintf(sql + off, sizeof(sql) - off, ") VALUES (?,?,?,?,?,?,?");
+	for (unsigned c = 0; c < V1_COUNTERS; c++)
+		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ",?");
+	snprintf(sql + off, sizeof(sql) - off, ")");
+	if ((err = fab_store_prepare(st, sql, &s)))
+		return err;
+	for (size_t i = 0; !err && i < snap->n_samples; i++) {
+		const struct fab_counter_sample *c = &snap->samples[i];
+		const struct fab_port *p = &snap->ports[c->port_idx];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, p->node_idx);
+		sqlite3_bind_int(s, 3, p->port_num);
+		sqlite3_bind_int(s, 4, c->sample);
+		bind_guid(s, 5, snap->nodes[p->node_idx].guid);
+		bind_time(s, 6, c->sampled_at_ms);
+		sqlite3_bind_int(s, 7, c->extended);
+		for (unsigned k = 0; k < V1_COUNTERS; k++)
+			if (c->valid & (1u << k))
+				sqlite3_bind_int64(s, 8 + (int)k, (int64_t)c->v[k]);
+		err = step(st, s, "counters");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_sms(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO sms(scan_id, port_guid, lid, state, priority, act_count,"
+		" node_guid, port_num, failed) VALUES (?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_sms; i++) {
+		const struct fab_sm *sm = &snap->sms[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		bind_guid(s, 2, sm->port_guid);
+		sqlite3_bind_int(s, 3, sm->lid);
+		if (!sm->failed) {
+			bind_text(s, 4, fab_sm_state_name(sm->state));
+			sqlite3_bind_int(s, 5, sm->priority);
+			sqlite3_bind_int64(s, 6, sm->act_count);
+		}
+		if (sm->port_idx != FAB_NONE && sm->port_idx < snap->n_ports) {
+			const struct fab_port *p = &snap->ports[sm->port_idx];
+			bind_guid(s, 7, snap->nodes[p->node_idx].guid);
+			sqlite3_bind_int(s, 8, p->port_num);
+		}
+		sqlite3_bind_int(s, 9, sm->failed);
+		err = step(st, s, "a subnet manager");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_errors(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO scan_errors(scan_id, node_guid, port_num, what, message)"
+		" VALUES (?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_errors; i++) {
+		const struct fab_scan_error *e = &snap->errors[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		if (e->node_guid)
+			bind_guid(s, 2, e->node_guid);
+		if (e->port_num >= 0)
+			sqlite3_bind_int(s, 3, e->port_num);
+		bind_text(s, 4, e->what);
+		bind_text(s, 5, e->message);
+		err = step(st, s, "a scan error");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
+{
+	int64_t old_id = snap->scan_id;
+	int err;
+
+	if (!st->writable)
+		return fab_err(-EROFS, "database '%s' was opened read-only", st->path);
+	if ((err = fab_store_begin(st)))
+		return err;
+	err = write_scan_row(st, snap);
+	if (!err)
+		err = write_nodes(st, snap);
+	if (!err)
+		err = write_ports(st, snap);
+	if (!err)
+		err = write_links(st, snap);
+	if (!err)
+		err = write_samples(st, snap);
+	if (!err)
+		err = write_sms(st, snap);
+	if (!err)
+		err = write_errors(st, snap);
+	if (!err)
+		err = write_findings(st, snap);
+	err = fab_store_finish(st, err);
+	if (err)
+		snap->scan_id = old_id;
+	return err;
+}
+
+int fab_store_replace_findings(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	char sql[96];
+	int err;
+
+	if (!st->writable)
+		return fab_err(-EROFS, "database '%s' was opened read-only", st->path);
+	if ((err = fab_store_begin(st)))
+		return err;
+	snprintf(sql, sizeof(sql), "DELETE FROM findings WHERE scan_id=%lld",
+		 (long long)snap->scan_id);
+	err = fab_store_exec(st, sql, "delete old findings");
+	if (!err)
+		err = write_findings(st, snap);
+	return fab_store_finish(st, err);
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+static uint64_t col_guid(sqlite3_stmt *s, int i)
+{
+	uint64_t g = 0;
+
+	if (sqlite3_column_type(s, i) != SQLITE_NULL)
+		fab_guid_parse(col_text(s, i), &g);
+	return g;
+}
+
+static int64_t col_time(sqlite3_stmt *s, int i)
+{
+	int64_t ms = 0;
+
+	if (sqlite3_column_type(s, i) != SQLITE_NULL)
+		fab_time_parse(col_text(s, i), &ms);
+	return ms;
+}
+
+static int parse_or(int v, int dflt)
+{
+	return v < 0 ? dflt : v;
+}
+
+/* Prepares a per-scan query and binds the scan id as ?1. */
+static int scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
+		      sqlite3_stmt **out)
+{
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, out, NULL);
+
+	if (rc != SQLITE_OK)
+		return fab_err(-EIO, "database '%s': read: %s", st->path,
+			       sqlite3_errmsg(st->db));
+	sqlite3_bind_int64(*out, 1, scan_id);
+	return 0;
+}
+
+static int done(struct fab_store *st, sqlite3_stmt *s, int rc, int err)
+{
+	sqlite3_finalize(s);
+	if (err)
+		return err;
+	if (rc != SQLITE_DONE)
+		return fab_err(-EIO, "database '%s': read: %s", st->path,
+			       sqlite3_errmsg(st->db));
+	return 0;
+}
+
+#define NOMEM() fab_err(-ENOMEM, "out of memory loading a snapshot")
+
+static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = scan_query(st,
+		"SELECT started_at, finished_at, status, label, host, source,"
+		" sm_act_start, sm_act_end FROM scans WHERE scan_id=?1", snap->scan_id, &s);
+	int rc;
+
+	if (err)
+		return err;
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return fab_err(-ENOENT, "database '%s' has no scan %lld", st->path,
+			       (long long)snap->scan_id);
+	}
+	snap->started_at_ms = col_time(s, 0);
+	snap->finished_at_ms = col_time(s, 1);
+	snap->status = (uint8_t)parse_or(fab_scan_status_parse(col_text(s, 2)),
+					 FAB_SCAN_FAILED);
+	snap->label = fab_snapshot_strdup(snap, col_text(s, 3), SIZE_MAX);
+	snap->host = fab_snapshot_strdup(snap, col_text(s, 4), SIZE_MAX);
+	snap->source = fab_snapshot_strdup(snap, col_text(s, 5), SIZE_MAX);
+	snap->sm_act_start = (uint32_t)sqlite3_column_int64(s, 6);
+	snap->sm_act_end = (uint32_t)sqlite3_column_int64(s, 7);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static int load_nodes(struct fab_store *st, struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = scan_query(st,
+		"SELECT node_idx, node_guid, node_type, description, lid, num_ports, role,"
+		" sys_guid, vendor_id, device_id, revision, hops, smp_failed, pma_failed,"
+		" description_raw FROM nodes WHERE scan_id=?1 ORDER BY node_idx",
+		snap->scan_id, &s);
+	int rc;
+
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct fab_node *n;
+
+		if (sqlite3_column_int64(s, 0) != (int64_t)snap->n_nodes) {
+			err = fab_err(-EPROTO, "database '%s': scan %lld has a gap in its nodes",
+				      st->path, (long long)snap->scan_id);
+			break;
+		}
+		if (!(n = fab_snapshot_add_node(snap))) {
+			err = NOMEM();
+			break;
+		}
+		n->guid = col_guid(s, 1);
+		n->type = (uint8_t)parse_or(fab_node_type_parse(col_text(s, 2)), 0);
+		const char *d = col_text(s, 3);
+		snprintf(n->desc, sizeof(n->desc), "%s", d ? d : "");
+		n->lid = (uint16_t)sqlite3_column_int(s, 4);
+		n->num_ports = (uint8_t)sqlite3_column_int(s, 5);
+		n->role = (uint8_t)parse_or(fab_role_parse(col_text(s, 6)), 0);
+		n->sys_guid = col_guid(s, 7);
+		n->vendor_id = (uint32_t)sqlite3_column_int64(s, 8);
+		n->device_id = (uint32_t)sqlite3_column_int64(s, 9);
+		n->revision = (uint32_t)sqlite3_column_int64(s, 10);
+		n->hops = sqlite3_column_type(s, 11) == SQLITE_NULL
+				  ? -1 : (int16_t)sqlite3_column_int(s, 11);
+		if (sqlite3_column_int(s, 12))
+			n->flags |= FAB_F_SMP_FAILED;
+		if (sqlite3_column_int(s, 13))
+			n->flags |= FAB_F_PMA_FAILED;
+		int rl = sqlite3_column_bytes(s, 14);
+		if (rl > 0 && rl <= FAB_DESC_RAW) {
+			memcpy(n->desc_raw, sqlite3_column_blob(s, 14), (size_t)rl);
+			n->desc_raw_len = (uint8_t)rl;
+		}
+	}
+	return done(st, s, rc, err);
+}
+
+static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = scan_query(st,
+		"SELECT node_idx, port_num, port_guid, lid, lmc, sm_lid, state, phys_state,"
+		" width_active, width_enabled, width_supported, speed_active, speed_enabled,"
+		" speed_supported, mtu_active, mtu_cap, op_vls, cap_mask, remote_guid,"
+		" remote_port, remote_node_idx, smp_failed, pma_failed, no_remote"
+		" FROM port_rows WHERE scan_id=?1 ORDER BY node_idx, port_num",
+		snap->scan_id, &s);
+	uint32_t *remote_node;
+	int rc;
+
+	if (err)
+		return err;
+	/* remote node index per port, resolved to a port index once all are in */
+	size_t cap = 1024;
+	remote_node = malloc(cap * sizeof(*remote_node));
+	if (!remote_node) {
+		sqlite3_finalize(s);
+		return NOMEM();
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t ni = sqlite3_column_int64(s, 0);
+		struct fab_port *p;
+
+		if (ni < 0 || (size_t)ni >= snap->n_nodes) {
+			err = fab_err(-EPROTO, "database '%s': scan %lld has a port of an unknown node",
+				      st->path, (long long)snap->scan_id);
+			break;
+		}
+		if (snap->n_ports == cap) {
+			uint32_t *r = realloc(remote_node, cap * 2 * sizeof(*r));
+			if (!r) {
+				err = NOMEM();
+				break;
+			}
+			remote_node = r;
+			cap *= 2;
+		}
+		struct fab_node *n = &snap->nodes[ni];
+		if (!n->port_count)
+			n->port_first = (uint32_t)snap->n_ports;
+		n->port_count++;
+		if (!(p = fab_snapshot_add_port(snap))) {
+			err = NOMEM();
+			break;
+		}
+		p->node_idx = (uint32_t)ni;
+		p->port_num = (uint8_t)sqlite3_column_int(s, 1);
+		p->guid = col_guid(s, 2);
+		p->lid = (uint16_t)sqlite3_column_int(s, 3);
+		p->lmc = (uint8_t)sqlite3_column_int(s, 4);
+		p->sm_lid = (uint16_t)sqlite3_column_int(s, 5);
+		p->state = (uint8_t)parse_or(fab_state_parse(col_text(s, 6)), 0);
+		p->phys_state = (uint8_t)parse_or(fab_phys_state_parse(col_text(s, 7)), 0);
+		p->width_active = (uint8_t)parse_or(fab_widths_parse(col_text(s, 8)), 0);
+		p->width_enabled = (uint8_t)parse_or(fab_widths_parse(col_text(s, 9)), 0);
+		p->width_supported = (uint8_t)parse_or(fab_widths_parse(col_text(s, 10)), 0);
+		p->speed_active = (uint16_t)parse_or(fab_speeds_parse(col_text(s, 11)), 0);
+		p->speed_enabled = (uint16_t)parse_or(fab_speeds_parse(col_text(s, 12)), 0);
+		p->speed_supported = (uint16_t)parse_or(fab_speeds_parse(col_text(s, 13)), 0);
+		p->mtu_active = (uint8_t)parse_or(fab_mtu_from_bytes((unsigned)sqlite3_column_int(s, 14)), 0);
+		p->mtu_cap = (uint8_t)parse_or(fab_mtu_from_bytes((unsigned)sqlite3_column_int(s, 15)), 0);
+		p->op_vls = (uint8_t)sqlite3_column_int(s, 16);
+		p->cap_mask = (uint32_t)sqlite3_column_int64(s, 17);
+		p->remote_guid = col_guid(s, 18);
+		p->remote_port = (uint8_t)sqlite3_column_int(s, 19);
+		remote_node[snap->n_ports - 1] =
+			sqlite3_column_type(s, 20) == SQLITE_NULL
+				? FAB_NONE : (uint32_t)sqlite3_column_int64(s, 20);
+		if (sqlite3_column_int(s, 21))
+			p->flags |= FAB_F_SMP_FAILED;
+		if (sqlite3_column_int(s, 22))
+			p->flags |= FAB_F_PMA_FAILED;
+		if (sqlite3_column_int(s, 23))
+			p->flags |= FAB_F_NO_REMOTE;
+	}
+	err = done(st, s, rc, err);
+	for (size_t i = 0; !err && i < snap->n_ports; i++) {
+		struct fab_port *p = &snap->ports[i];
+		if (remote_node[i] != FAB_NONE && remote_node[i] < snap->n_nodes) {
+			struct fab_port *r = fab_snapshot_port(snap, remote_node[i], p->remote_port);
+			if (r)
+				p->remote_idx = (uint32_t)(r - snap->ports);
+		}
+	}
+	free(remote_node);
+	return err;
+}
+
+static int load_samples(struct fab_store *st, struct fab_snapshot *snap)
+{
+	char sql[1024];
+	size_t off;
+	sqlite3_stmt *s;
+	int err, rc;
+
+	off = (size_t)snprintf(sql, sizeof(sql),
+			       "SELECT node_idx, port_num, sample, sampled_at, extended");
+	for (unsigned c = 0; c < V1_COUNTERS; c++)
+		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
+					fab_counter_name(c));
+	snprintf(sql + off, sizeof(sql) - off,
+		 " FROM port_counters WHERE scan_id=?1 ORDER BY node_idx, port_num, sample");
+	if ((err = scan_query(st, sql, snap->scan_id, &s)))
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t ni = sqlite3_column_int64(s, 0);
+		struct fab_port *p;
+		struct fab_counter_sample *c;
+
+		if (ni < 0 || (size_t)ni >= snap->n_nodes ||
+		    !(p = fab_snapshot_port(snap, (uint32_t)ni,
+					    (unsigned)sqlite3_column_int(s, 1))))
+			continue;
+		if (!(c = fab_snapshot_add_sample(snap))) {
+			err = NOMEM();
+			break;
+		}
+		c->port_idx = (uint32_t)(p - snap->ports);
+		c->sample = (uint8_t)sqlite3_column_int(s, 2);
+		c->sampled_at_ms = col_time(s, 3);
+		c->extended = sqlite3_column_int(s, 4);
+		for (unsigned k = 0; k < V1_COUNTERS; k++) {
+			if (sqlite3_column_type(s, 5 + (int)k) == SQLITE_NULL)
+				continue;
+			c->valid |= 1u << k;
+			c->v[k] = (uint64_t)sqlite3_column_int64(s, 5 + (int)k);
+		}
+	}
+	return done(st, s, rc, err);
+}
+
+static uint32_t port_by_guid(const struct fab_snapshot *snap, uint64_t node_guid,
+			     int port_num)
+{
+	uint32_t n = fab_snapshot_find_node(snap, node_guid);
+	struct fab_port *p;
+
+	if (n == FAB_NONE || port_num < 0 ||
+	    !(p = fab_snapshot_port(snap, n, (unsigned)port_num)))
+		return FAB_NONE;
+	return (uint32_t)(p - snap->ports);
+}
+
+static int load_sms(struct fab_store *st, struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = scan_query(st,
+		"SELECT port_guid, lid, state, priority, act_count, node_guid, port_num,"
+		" failed FROM sms WHERE scan_id=?1 ORDER BY rowid", snap->scan_id, &s);
+	int rc;
+
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct fab_sm *sm = fab_snapshot_add_sm(snap);
+
+		if (!sm) {
+			err = NOMEM();
+			break;
+		}
+		sm->port_guid = col_guid(s, 0);
+		sm->lid = (uint16_t)sqlite3_column_int(s, 1);
+		sm->state = (uint8_t)parse_or(fab_sm_state_parse(col_text(s, 2)), 0);
+		sm->priority = (uint8_t)sqlite3_column_int(s, 3);
+		sm->act_count = (uint32_t)sqlite3_column_int64(s, 4);
+		if (sqlite3_column_type(s, 5) != SQLITE_NULL)
+			sm->port_idx = port_by_guid(snap, col_guid(s, 5),
+						    sqlite3_column_int(s, 6));
+		sm->failed = sqlite3_column_int(s, 7);
+	}
+	return done(st, s, rc, err);
+}
+
+static int load_errors(struct fab_store *st, struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = scan_query(st,
+		"SELECT node_guid, port_num, what, message FROM scan_errors"
+		" WHERE scan_id=?1 ORDER BY rowid", snap->scan_id, &s);
+	int rc;
+
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int port = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1
+								    : sqlite3_column_int(s, 1);
+		const char *msg = col_text(s, 3);
+
+		if ((err = fab_snapshot_add_error(snap, col_guid(s, 0), port,
+						  col_text(s, 2) ? col_text(s, 2) : "",
+						  "%s", msg ? msg : "")))
+			break;
+	}
+	return done(st, s, rc, err);
+}
+
+static int load_findings(struct fab_store *st, struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = scan_query(st,
+		"SELECT rule_id, severity, node, port, peer_node, peer_port, subject,"
+		" message, evidence FROM findings WHERE scan_id=?1 ORDER BY rowid",
+		snap->scan_id, &s);
+	int rc;
+
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct fab_finding f = {
+			.rule_id = col_text(s, 0),
+			.severity = (uint8_t)parse_or(fab_severity_parse(col_text(s, 1)), 0),
+			.node = col_text(s, 2),
+			.port = col_text(s, 3),
+			.peer_node = col_text(s, 4),
+			.peer_port = col_text(s, 5),
+			.subject = col_text(s, 6),
+			.message = col_text(s, 7),
+			.evidence = col_text(s, 8),
+		};
+		if ((err = fab_snapshot_add_finding(snap, &f)))
+			break;
+	}
+	return done(st, s, rc, err);
+}
+
+int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
+			struct fab_snapshot **out)
+{
+	struct fab_snapshot *snap;
+	int err;
+
+	if ((err = fab_store_resolve_scan(st, scan_id, &scan_id)))
+		return err;
+	if (!(snap = fab_snapshot_new()))
+		return NOMEM();
+	snap->scan_id = scan_id;
+	/* One read transaction: a consistent view even while a scan commits. */
+	err = fab_store_exec(st, "BEGIN", "begin a read");
+	if (err)
+		goto out;
+	err = load_scan_row(st, snap);
+	if (!err)
+		err = load_nodes(st, snap);
+	if (!err)
+		err = load_ports(st, snap);
+	if (!err)
+		err = fab_snapshot_index(snap);
+	if (!err)
+		err = fab_snapshot_build_links(snap);
+	if (!err)
+		err = load_samples(st, snap);
+	if (!err)
+		err = load_sms(st, snap);
+	if (!err)
+		err = load_errors(st, snap);
+	if (!err)
+		err = load_findings(st, snap);
+	if (!err)
+		err = fab_snapshot_index(snap);
+	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+out:
+	if (err) {
+		fab_snapshot_free(snap);
+		return err;
+	}
+	*out = snap;
+	return 0;
+}

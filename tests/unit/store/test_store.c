@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/store.h"
+#include "unit/snapfix.h"
+
+static char dbpath[256];
+
+static int setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dbpath, sizeof(dbpath), "%s/test_store_%d.db", tmp ? tmp : "/tmp",
+		 (int)getpid());
+	unlink(dbpath);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char p[300];
+
+	unlink(dbpath);
+	snprintf(p, sizeof(p), "%s-wal", dbpath);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", dbpath);
+	unlink(p);
+	return 0;
+}
+
+static int64_t count(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+static void write_one(struct fab_snapshot *snap)
+{
+	struct fab_store *st;
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, snap), 0);
+	fab_store_close(st);
+}
+
+static void test_roundtrip(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(2, 4, 3);
+	struct fab_snapshot *back;
+	struct fab_store *st;
+
+	snap->samples[0].v[FAB_CTR_SYMBOL_ERRORS] = 500;
+	snap->samples[0].v[FAB_CTR_XMIT_DATA] = 1ull << 40;
+	fab_snapshot_add_error(snap, 0x2001, 7, "pma", "PortCounters timed out");
+	struct fab_finding f = { .rule_id = "port.errors", .severity = FAB_SEV_ERROR,
+				 .node = "0x0000000000002001", .port = "7",
+				 .subject = "leaf002/7", .message = "SymbolErrorCounter 500 > 10" };
+	fab_snapshot_add_finding(snap, &f);
+	write_one(snap);
+	assert_int_equal(snap->scan_id, 1);
+
+	/* the public relations */
+	assert_int_equal(count("SELECT count(*) FROM nodes"), 2 + 4 + 12);
+	assert_int_equal(count("SELECT count(*) FROM nodes WHERE node_type='switch'"), 6);
+	assert_int_equal(count("SELECT count(*) FROM ports WHERE state='active'"), 2 * (12 + 8));
+	assert_int_equal(count("SELECT count(*) FROM ports WHERE port_num=0"), 0);
+	assert_int_equal(count("SELECT count(*) FROM mgmt_ports"), 6);
+	assert_int_equal(count("SELECT count(*) FROM links"), 12 + 8);
+	assert_int_equal(count("SELECT count(*) FROM links WHERE width='4X' AND speed='HDR' AND rate_gbps=200"), 20);
+	assert_int_equal(count("SELECT value FROM counters WHERE counter='SymbolErrorCounter' AND value>0"), 500);
+	assert_int_equal(count("SELECT value FROM counters WHERE counter='PortXmitData' AND value>0"), 1ll << 40);
+	assert_int_equal(count("SELECT count(*) FROM sms WHERE state='master' AND priority=15"), 1);
+	assert_int_equal(count("SELECT count(*) FROM findings WHERE rule_id='port.errors'"), 1);
+	assert_int_equal(count("SELECT count(*) FROM scan_errors WHERE what='pma' AND port_num=7"), 1);
+	assert_int_equal(count("SELECT count(*) FROM ports WHERE width_enabled='1X,4X' AND speed_supported='SDR,EDR,HDR'"), 6 * 36 + 12);
+	assert_int_equal(count("SELECT count(*) FROM nodes WHERE node_guid='0x0000000000001000' AND description='spine001' AND role='unknown'"), 1);
+	assert_int_equal(count("PRAGMA application_id"), FAB_APPLICATION_ID);
+	assert_int_equal(count("PRAGMA user_version"), FAB_SCHEMA_VERSION);
+
+	/* loading gives the same snapshot back */
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, 0, &back), 0);
+	assert_int_equal(back->scan_id, 1);
+	assert_int_equal(back->n_nodes, snap->n_nodes);
+	assert_int_equal(back->n_ports, snap->n_ports);
+	assert_int_equal(back->n_links, snap->n_links);
+	assert_int_equal(back->n_samples, snap->n_samples);
+	assert_int_equal(back->n_sms, 1);
+	assert_int_equal(back->n_errors, 1);
+	assert_int_equal(back->n_findings, 1);
+	assert_int_equal(back->started_at_ms, snap->started_at_ms);
+	for (size_t i = 0; i < snap->n_ports; i++) {
+		assert_int_equal(back->ports[i].remote_idx, snap->ports[i].remote_idx);
+		assert_int_equal(back->ports[i].width_active, snap->ports[i].width_active);
+		assert_int_equal(back->ports[i].speed_enabled, snap->ports[i].speed_enabled);
+		assert_int_equal(back->ports[i].mtu_active, snap->ports[i].mtu_active);
+	}
+	for (size_t i = 0; i < snap->n_links; i++) {
+		assert_int_equal(back->links[i].a, snap->links[i].a);
+		assert_int_equal(back->links[i].b, snap->links[i].b);
+	}
+	const struct fab_counter_sample *c = fab_snapshot_sample(back, snap->samples[0].port_idx, 0);
+	assert_non_null(c);
+	assert_int_equal(c->v[FAB_CTR_SYMBOL_ERRORS], 500);
+	assert_int_equal(c->valid, (1u << FAB_CTR__COUNT) - 1);
+	assert_int_equal(back->sms[0].port_idx, snap->sms[0].port_idx);
+	assert_string_equal(back->findings[0].message, "SymbolErrorCounter 500 > 10");
+	assert_string_equal(back->nodes[5].desc, snap->nodes[5].desc);
+
+	/* findings are replaced, never duplicated */
+	fab_snapshot_clear_findings(back);
+	fab_snapshot_add_finding(back, &f);
+	fab_snapshot_add_finding(back, &f);
+	fab_store_close(st);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_replace_findings(st, back), 0);
+	assert_int_equal(fab_store_replace_findings(st, back), 0);
+	fab_store_close(st);
+	assert_int_equal(count("SELECT count(*) FROM findings"), 2);
+
+	fab_snapshot_free(back);
+	fab_snapshot_free(snap);
+}
+
+static void test_resolve(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(1, 1, 1);
+	struct fab_store *st;
+	int64_t id;
+
+	write_one(snap);
+	write_one(snap);
+	write_one(snap);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
+	assert_int_equal(fab_store_resolve_scan(st, 0, &id), 0);
+	assert_int_equal(id, 3);
+	assert_int_equal(fab_store_resolve_scan(st, -1, &id), 0);
+	assert_int_equal(id, 2);
+	assert_int_equal(fab_store_resolve_scan(st, 2, &id), 0);
+	assert_int_equal(fab_store_resolve_scan(st, 9, &id), -ENOENT);
+	assert_non_null(strstr(fab_errmsg(), "no scan 9"));
+	assert_int_equal(fab_store_resolve_scan(st, -3, &id), -ENOENT);
+	fab_store_close(st);
+	fab_snapshot_free(snap);
+}
+
+/* Reads a whole file into a malloc'd buffer. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(*len + 1);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	return buf;
+}
+
+static void expect_refused(int expected_err, const char *msg_part)
+{
+	struct fab_store *st = NULL;
+	size_t l1, l2;
+	char *before = slurp(dbpath, &l1);
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), expected_err);
+	assert_null(st);
+	assert_non_null(strstr(fab_errmsg(), msg_part));
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), expected_err);
+	char *after = slurp(dbpath, &l2);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(before, after, l1);
+	free(before);
+	free(after);
+}
+
+static void test_foreign_refused(void **state)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	expect_refused(-ENOTSUP, "not a fabsweep database");
+}
+
+static void test_newer_refused(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(1, 1, 1);
+	sqlite3 *db;
+
+	write_one(snap);
+	fab_snapshot_free(snap);
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode=DELETE; PRAGMA user_version=99",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	expect_refused(-EPROTO, "newer than this fabsweep");
+}
+
+static void test_garbage_refused(void **state)
+{
+	FILE *f = fopen(dbpath, "wb");
+
+	for (int i = 0; i < 300; i++)
+		fputs("this is not a database at all\n", f);
+	fclose(f);
+	expect_refused(-EPROTO, "database");
+}
+
+static void test_readonly_missing(void **state)
+{
+	struct fab_store *st = NULL;
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), -ENOENT);
+	assert_null(st);
+	assert_int_equal(access(dbpath, F_OK), -1); /* a reader creates nothing */
+}
+
+static void test_hostile_description(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(1, 1, 1);
+	static const uint8_t raw[64] = "<script>\x1b[31m\xff\xfe\"'&\x07"
+				       "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrs";
+	struct fab_snapshot *back;
+	struct fab_store *st;
+
+	fab_node_set_desc(&snap->nodes[0], raw, sizeof(raw));
+	write_one(snap);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, 0, &back), 0);
+	assert_string_equal(back->nodes[0].desc,
+			    "<script>\\x1b[31m\\xff\\xfe\"'&\\x07abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrs");
+	assert_int_equal(back->nodes[0].desc_raw_len, 64);
+	assert_memory_equal(back->nodes[0].desc_raw, raw, 64);
+	fab_snapshot_free(back);
+	fab_store_close(st);
+	fab_snapshot_free(snap);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_description, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
