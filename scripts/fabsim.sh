@@ -5,7 +5,7 @@
 # Command line:
 #   fabsim.sh start NETFILE DIR [--sm-host NODE] [--sm-prio P]
 #                               [--sm2-host NODE [--sm2-prio P]] [--no-sm]
-#   fabsim.sh run DIR [--host NODE] -- CMD [ARG...]
+#   fabsim.sh run DIR [--host NODE] [--pidfile FILE] -- CMD [ARG...]
 #   fabsim.sh console DIR 'COMMAND'      # e.g. 'PerformanceSet "leaf001"[3] PortCounters.SymbolErrorCounter=500'
 #   fabsim.sh stop DIR                   # idempotent
 #   fabsim.sh stop-sm DIR [1|2] [--kill] # end one OpenSM (SM failure tests)
@@ -153,6 +153,30 @@ _fabsim_tail() { # file: last lines of a log, indented, to stderr
 	grep -v 'parse_port_connection_data' "$1" | tail -n 15 | sed 's/^/    /' >&2
 }
 
+# Remove DIR/scratch/sys-<pid>/ of clients that are gone (umad2sim's fake sysfs).
+_fabsim_clean_sysfs() {
+	local d p
+	for d in "$1"/scratch/sys-[0-9]*; do
+		[[ -d $d ]] || continue
+		p=${d##*/sys-}
+		[[ $p =~ ^[0-9]+$ ]] || continue
+		_fabsim_alive "$p" || rm -rf "$d"
+	done
+}
+
+# Pids of processes started by fabsim_run for DIR that still run: their
+# environment holds FABSIM_CLIENT_OF=DIR. Never this shell.
+_fabsim_clients() {
+	local e p
+	while read -r e; do
+		p=${e#/proc/}
+		p=${p%/environ}
+		[[ $p == "$$" || $p == "$BASHPID" ]] && continue
+		_fabsim_alive "$p" && printf '%s\n' "$p"
+	done < <(grep -lzxF "FABSIM_CLIENT_OF=$1" /proc/[0-9]*/environ 2>/dev/null)
+	return 0
+}
+
 # First node record of a net file ("Switch 36 "name"" / "Hca 1 "name"").
 _fabsim_first_node() {
 	awk '/^(Switch|Hca|Ca|Rt)[ \t]/ { if (split($0, f, "\"") >= 3) { print f[2]; exit } }' "$1"
@@ -184,6 +208,7 @@ _fabsim_check_dir() {
 # fabsim_start_sm DIR [1|2] [--host NODE] [--prio P]
 fabsim_start_sm() {
 	local dir n=1 host="" prio="" preload sock first smdir log conf pid t i opt
+	local want other oprio
 	dir=$(_fabsim_abs "${1:-}")
 	shift || true
 	_fabsim_check_dir "$dir" || return 1
@@ -247,17 +272,21 @@ fabsim_start_sm() {
 	) </dev/null >"$smdir/opensm.out" 2>&1 &
 	pid=$!
 	_fabsim_record "$dir" "sm$n" "$pid"
+	disown "$pid"
 
-	# SM 1 is up at SUBNET UP; SM 2 either becomes STANDBY or (higher
-	# priority) takes over and brings the subnet up itself.
+	# Ready means SUBNET UP, or STANDBY when another SM runs with a higher
+	# or equal priority. An SM with a higher priority than the running one
+	# takes over (handover) and must reach SUBNET UP itself.
+	want='SUBNET UP'
+	other=$((3 - n))
+	# shellcheck disable=SC2046
+	if _fabsim_alive $(_fabsim_pid_of "$dir" "sm$other" || echo 0); then
+		oprio=$(sed -n 's/^prio //p' "$dir/sm$other/args")
+		((prio > ${oprio:-0})) || want='Entering STANDBY state|SUBNET UP'
+	fi
 	t=$(_fabsim_timeout)
 	for ((i = 0; i < t * 10; i++)); do
-		if ((n == 1)) && grep -q 'SUBNET UP' "$log"; then
-			return 0
-		fi
-		if ((n == 2)) && grep -qE 'Entering STANDBY state|SUBNET UP' "$log"; then
-			return 0
-		fi
+		grep -qE "$want" "$log" && return 0
 		if ! _fabsim_alive "$pid"; then
 			wait "$pid" 2>/dev/null
 			_fabsim_err "OpenSM $n on \"$host\" exited during start"
@@ -268,6 +297,10 @@ fabsim_start_sm() {
 		sleep 0.1
 	done
 	_fabsim_err "OpenSM $n on \"$host\" not up after $t s (FABSIM_TIMEOUT)"
+	if [[ $want == 'SUBNET UP' ]] && grep -q 'Entering STANDBY state' "$log"; then
+		_fabsim_err "it took over from a lower-priority SM: that handover hangs now and" \
+			"then under ibsim; start the higher-priority SM first (start --sm-prio)"
+	fi
 	_fabsim_tail "$log"
 	return 1
 }
@@ -368,6 +401,7 @@ fabsim_start() {
 	# shellcheck disable=SC2217
 	sleep 2147483647 >"$dir/ctl" </dev/null 2>/dev/null &
 	_fabsim_record "$dir" holder "$!"
+	disown "$!"
 	# shellcheck disable=SC2086
 	(
 		cd "$dir/scratch" || exit 1
@@ -376,6 +410,7 @@ fabsim_start() {
 	) <"$dir/ctl" >"$dir/ibsim.log" 2>&1 &
 	pid=$!
 	_fabsim_record "$dir" ibsim "$pid"
+	disown "$pid"
 	{
 		printf '# Written by fabsim.sh start. Safe to source: LD_PRELOAD is left out on purpose\n'
 		printf '# (use "fabsim.sh run" or LD_PRELOAD=$FABSIM_LD_PRELOAD for one command).\n'
@@ -426,7 +461,11 @@ fabsim_stop() {
 		return 1
 	fi
 	[[ -f $dir/pids ]] || return 0
-	# Clients first, then the simulator, then the fifo holder.
+	# Clients still running (started by fabsim_run), then the SMs, then the
+	# simulator, then the fifo holder.
+	for pid in $(_fabsim_clients "$dir"); do
+		_fabsim_end "$pid" "$(_fabsim_starttime "$pid")"
+	done
 	for r in sm2 sm1 ibsim holder; do
 		while read -r role pid st; do
 			[[ $role == "$r" ]] && _fabsim_end "$pid" "$st"
@@ -434,34 +473,35 @@ fabsim_stop() {
 	done
 	rm -f "$dir/pids" "$dir/ctl" "$dir/env"
 	# Clients that were killed leave their fake sysfs behind.
-	rm -rf "$dir"/scratch/sys-[0-9]*
+	_fabsim_clean_sysfs "$dir"
 	return 0
 }
 
 # ---------------------------------------------------------------- clients
 
-# fabsim_run DIR [--host NODE] -- CMD [ARG...]
+# fabsim_run DIR [--host NODE] [--pidfile FILE] -- CMD [ARG...]
 # Runs CMD with LD_PRELOAD=umad2sim, IBSIM_SOCKNAME and SIM_HOST, in DIR/scratch.
+# --pidfile writes the pid CMD runs as (for "fabsim_run ... &" then kill).
 fabsim_run() {
-	local dir host="" caller=$PWD
+	local dir host="" pidfile="" caller=$PWD
 	dir=$(_fabsim_abs "${1:-}")
 	shift || true
 	_fabsim_check_dir "$dir" || return 1
 	while (($#)); do
 		case "$1" in
-		--host)
+		--host | --pidfile)
 			if (($# < 2)); then
-				_fabsim_err "--host needs a node name"
+				_fabsim_err "$1 needs a value"
 				return 1
 			fi
-			host=$2
+			if [[ $1 == --host ]]; then host=$2; else pidfile=$(_fabsim_abs "$2"); fi
 			shift 2 ;;
 		--) shift; break ;;
 		*) break ;;
 		esac
 	done
 	if (($# == 0)); then
-		_fabsim_err "usage: fabsim.sh run DIR [--host NODE] -- CMD [ARG...]"
+		_fabsim_err "usage: fabsim.sh run DIR [--host NODE] [--pidfile FILE] -- CMD [ARG...]"
 		return 1
 	fi
 	(
@@ -469,8 +509,14 @@ fabsim_run() {
 		source "$dir/env" || exit 1
 		[[ -n $host ]] && SIM_HOST=$host
 		cd "$dir/scratch" || exit 1
-		export FABSIM_CALLER_CWD=$caller SIM_HOST
+		[[ -n $pidfile ]] && { echo "$BASHPID" >"$pidfile" || exit 1; }
+		# FABSIM_CLIENT_OF marks the client (and its children) for fabsim_stop.
+		export FABSIM_CALLER_CWD=$caller SIM_HOST FABSIM_CLIENT_OF=$dir
 		export LD_PRELOAD=$FABSIM_LD_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}
+		# exec a program, so that "fabsim_run ... &" gives the caller its pid.
+		if [[ $(type -t "$1") == file ]]; then
+			exec "$@"
+		fi
 		"$@"
 	)
 }
@@ -531,7 +577,7 @@ fabsim_reap() {
 			freed=$((freed + 1))
 		fi
 	done < <(sed -n 's/^Client \([0-9]*\): pid \([0-9]*\) .*/\1 \2/p' <<<"$out")
-	rm -rf "$dir"/scratch/sys-[0-9]*[0-9] 2>/dev/null
+	_fabsim_clean_sysfs "$dir"
 	printf 'freed %d client slot(s)\n' "$freed"
 }
 
