@@ -147,7 +147,7 @@ static const char *show_char(const struct parse *p, size_t pos, char buf[8])
 {
 	unsigned char c = (unsigned char)p->s[pos];
 
-	if (c > 0x20 && c < 0x7f)
+	if (c >= 0x20 && c < 0x7f)
 		snprintf(buf, 8, "'%c'", c);
 	else
 		snprintf(buf, 8, "\\x%02x", c);
@@ -250,6 +250,7 @@ static int parse_elem(struct parse *p, size_t *pos, size_t room, size_t *count)
 			sg->len = i - sg->start;
 			maxlen += sg->len;
 		} else if (p->s[i] == '[') {
+			sg->start = i;
 			if ((err = parse_bracket(p, &i, sg)))
 				return err;
 			uint64_t n = 0;
@@ -259,8 +260,7 @@ static int parse_elem(struct parse *p, size_t *pos, size_t room, size_t *count)
 				unsigned d = digits_of(rg->hi);
 				n += rg->hi - rg->lo + 1;
 				if (n > FAB_HOSTLIST_MAX)
-					return perr(p, sg->start, "expands to more than %d hosts",
-						    FAB_HOSTLIST_MAX);
+					return -E2BIG;
 				if (d < rg->width)
 					d = rg->width;
 				if (d > w)
