@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Port counters through the PMA, all through one MAD window:
+ *
+ *   1. ClassPortInfo once per node (what the PMA supports);
+ *   2. PortCounters (0x12) for every port with an active link, and
+ *      PortCountersExtended (0x1D) where ClassPortInfo says so;
+ *   3. with --interval, the same again S seconds after the first round
+ *      started (sample 1);
+ *   4. with --reset-counters, a PortCounters(Extended) Set on every port
+ *      that was read: the only Set this scanner ever sends.
+ *
+ * Switch ports are addressed at the switch's LID with PortSelect, CA ports
+ * at their own LID. A port whose PMA does not answer gets FAB_F_PMA_FAILED
+ * and an error row, never zero counters; once a node's PMA has failed
+ * after all retries, its remaining queries are not sent (bounded time).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/mad.h>
+
+#include "fabsweep/names.h"
+#include "scanner/scan_priv.h"
+
+enum cjob { CJ_CPI = 1, CJ_PC, CJ_PCX, CJ_RESET, CJ_RESETX };
+
+static uint64_t cjob(enum cjob kind, uint32_t idx)
+{
+	return (uint64_t)idx | (uint64_t)kind << 32;
+}
+#define CJ_IDX(j) ((uint32_t)(j))
+#define CJ_KIND(j) ((unsigned)((j) >> 32) & 0xff)
+
+enum { CPI_PENDING = 0, CPI_OK, CPI_FAILED };
+
+struct cnode {
+	uint16_t lid;   /* where the node's PMA answers ClassPortInfo */
+	uint16_t cap;   /* ClassPortInfo.CapabilityMask */
+	uint32_t cap2;  /* ClassPortInfo.CapabilityMask2 */
+	uint8_t cpi;    /* CPI_* */
+	bool dead;      /* PMA gave no answer after retries: stop asking */
+};
+
+/* Per port, per round. */
+enum { PS_PC_OK = 1, PS_PC_FAIL = 2, PS_PCX_DONE = 4, PS_QUEUED = 8 };
+
+struct ctr {
+	struct fab_snapshot *s;
+	const struct fab_scan_opts *o;
+	struct fab_jobq q;
+	struct cnode *nodes;
+	uint32_t *sample; /* per port: sample index this round, FAB_NONE */
+	uint8_t *st;      /* per port: PS_* this round */
+	unsigned round;
+	int retries;
+	int err;
+	unsigned long done, total;
+};
+
+static bool ext_supported(const struct cnode *cn)
+{
+	return cn->cpi == CPI_OK &&
+	       (cn->cap & (FAB_PM_CAP_EXT_WIDTH | FAB_PM_CAP_EXT_WIDTH_NOIETF));
+}
+
+static uint16_t port_dlid(const struct fab_snapshot *s, const struct fab_port *p)
+{
+	const struct fab_node *n = &s->nodes[p->node_idx];
+
+	return n->type == FAB_NODE_SWITCH ? n->lid : p->lid;
+}
+
+/* A port whose counters are read: an external port with an active link. */
+static bool eligible(const struct fab_snapshot *s, const struct fab_port *p)
+{
+	return p->port_num > 0 && p->state == FAB_STATE_ACTIVE &&
+	       !(p->flags & FAB_F_SMP_FAILED) && port_dlid(s, p) != 0;
+}
+
+static void push(struct ctr *c, uint64_t job)
+{
+	if (!c->err)
+		c->err = fab_jobq_push(&c->q, job);
+	c->total++;
+}
+
+static void add_err(struct ctr *c, uint32_t port_idx, const char *what,
+		    const char *detail)
+{
+	const struct fab_port *p = &c->s->ports[port_idx];
+	const struct fab_node *n = &c->s->nodes[p->node_idx];
+	char g[FAB_GUID_STRLEN];
+	int rc;
+
+	fab_guid_format(n->guid, g);
+	rc = fab_snapshot_add_error(c->s, n->guid, p->port_num, what,
+		"\"%s\" (%s) port %u, LID %u: %s", n->desc, g, p->port_num,
+		port_dlid(c->s, p), detail);
+	if (rc && !c->err)
+		c->err = rc;
+}
+
+static void pma_failed(struct ctr *c, uint32_t port_idx, const char *detail)
+{
+	struct fab_port *p = &c->s->ports[port_idx];
+
+	c->st[port_idx] |= PS_PC_FAIL;
+	if (p->flags & FAB_F_PMA_FAILED)
+		return; /* one row per port, even over two rounds */
+	p->flags |= FAB_F_PMA_FAILED;
+	c->s->nodes[p->node_idx].flags |= FAB_F_PMA_FAILED;
+	add_err(c, port_idx, "pma", detail);
+}
+
+/* Queues this round's counter queries for the node's eligible ports. */
+static void queue_ports(struct ctr *c, uint32_t node_idx)
+{
+	const struct fab_node *n = &c->s->nodes[node_idx];
+	const struct cnode *cn = &c->nodes[node_idx];
+
+	for (uint32_t k = 0; k < n->port_count; k++) {
+		uint32_t pi = n->port_first + k;
+		const struct fab_port *p = &c->s->ports[pi];
+
+		if (!eligible(c->s, p) || (p->flags & FAB_F_PMA_FAILED))
+			continue;
+		if (c->round > 0 && c->sample[pi] == FAB_NONE)
+			continue;
+		struct fab_counter_sample *smp = fab_snapshot_add_sample(c->s);
+		if (!smp) {
+			c->err = -ENOMEM;
+			return;
+		}
+		smp->port_idx = pi;
+		smp->sample = (uint8_t)c->round;
+		c->sample[pi] = (uint32_t)(c->s->n_samples - 1);
+		c->st[pi] = PS_QUEUED;
+		push(c, cjob(CJ_PC, pi));
+		if (ext_supported(cn))
+			push(c, cjob(CJ_PCX, pi));
+	}
+}
+
+static void build(struct ctr *c, uint64_t j, struct fab_mad_req *req)
+{
+	uint32_t idx = CJ_IDX(j);
+	unsigned kind = CJ_KIND(j);
+
+	req->mgmt_class = FAB_MAD_CLASS_PERF;
+	req->method = FAB_MAD_GET;
+	req->cookie = j;
+	if (kind == CJ_CPI) {
+		req->attr_id = CLASS_PORT_INFO;
+		req->dlid = c->nodes[idx].lid;
+		return;
+	}
+	const struct fab_port *p = &c->s->ports[idx];
+	const struct cnode *cn = &c->nodes[p->node_idx];
+	req->dlid = port_dlid(c->s, p);
+	switch (kind) {
+	case CJ_PC:
+		req->attr_id = IB_GSI_PORT_COUNTERS;
+		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, p->port_num);
+		break;
+	case CJ_PCX:
+		req->attr_id = IB_GSI_PORT_COUNTERS_EXT;
+		mad_set_field(req->data, 0, IB_PC_EXT_PORT_SELECT_F, p->port_num);
+		break;
+	case CJ_RESET:
+		req->method = FAB_MAD_SET;
+		req->attr_id = IB_GSI_PORT_COUNTERS;
+		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, p->port_num);
+		mad_set_field(req->data, 0, IB_PC_COUNTER_SELECT_F, 0xffff);
+		if (cn->cap & FAB_PM_CAP_XMIT_WAIT)
+			mad_set_field(req->data, 0, IB_PC_COUNTER_SELECT2_F, 1);
+		break;
+	case CJ_RESETX:
+		req->method = FAB_MAD_SET;
+		req->attr_id = IB_GSI_PORT_COUNTERS_EXT;
+		mad_set_field(req->data, 0, IB_PC_EXT_PORT_SELECT_F, p->port_num);
+		mad_set_field(req->data, 0, IB_PC_EXT_COUNTER_SELECT_F,
+			      cn->cap & FAB_PM_CAP_EXT_WIDTH ? 0xff : 0x0f);
+		if (cn->cap2 & FAB_PM_CAP2_ADDL_PORT_CTRS_EXT)
+			mad_set_field(req->data, 0, IB_PC_EXT_COUNTER_SELECT2_F,
+				      0x0fff | (cn->cap & FAB_PM_CAP_XMIT_WAIT ? 0x1000 : 0));
+		break;
+	}
+}
+
+static int ctr_next(void *ctx, struct fab_mad_req *req)
+{
+	struct ctr *c = ctx;
+	uint64_t j;
+
+	while (!c->err && fab_jobq_pop(&c->q, &j)) {
+		unsigned kind = CJ_KIND(j);
+		if (kind != CJ_CPI) {
+			uint32_t pi = CJ_IDX(j);
+			uint32_t ni = c->s->ports[pi].node_idx;
+			if (c->nodes[ni].dead) {
+				/* Not sent: this PMA already failed. */
+				c->done++;
+				if (kind == CJ_PC)
+					pma_failed(c, pi, "not asked: this node's PMA did not answer "
+						      "earlier queries after retries");
+				continue;
+			}
+		}
+		build(c, j, req);
+		return 1;
+	}
+	return c->err;
+}
+
+/* PortCounters fields in enum fab_counter order (error counters). */
+static const enum MAD_FIELDS pc_err_fields[] = {
+	IB_PC_ERR_SYM_F,	 IB_PC_LINK_RECOVERS_F,	 IB_PC_LINK_DOWNED_F,
+	IB_PC_ERR_RCV_F,	 IB_PC_ERR_PHYSRCV_F,	 IB_PC_ERR_SWITCH_REL_F,
+	IB_PC_XMT_DISCARDS_F,	 IB_PC_ERR_XMTCONSTR_F,	 IB_PC_ERR_RCVCONSTR_F,
+	IB_PC_ERR_LOCALINTEG_F,	 IB_PC_ERR_EXCESS_OVR_F, IB_PC_VL15_DROPPED_F,
+};
+static const enum MAD_FIELDS pcx_err_fields[] = {
+	IB_PC_EXT_ERR_SYM_F,	    IB_PC_EXT_LINK_RECOVERS_F,
+	IB_PC_EXT_LINK_DOWNED_F,    IB_PC_EXT_ERR_RCV_F,
+	IB_PC_EXT_ERR_PHYSRCV_F,    IB_PC_EXT_ERR_SWITCH_REL_F,
+	IB_PC_EXT_XMT_DISCARDS_F,   IB_PC_EXT_ERR_XMTCONSTR_F,
+	IB_PC_EXT_ERR_RCVCONSTR_F,  IB_PC_EXT_ERR_LOCALINTEG_F,
+	IB_PC_EXT_ERR_EXCESS_OVR_F, IB_PC_EXT_VL15_DROPPED_F,
+};
+static_assert(sizeof(pc_err_fields) / sizeof(pc_err_fields[0]) ==
+		      FAB_CTR_VL15_DROPPED + 1, "error counters");
+static_assert(sizeof(pcx_err_fields) == sizeof(pc_err_fields), "ext errors");
+
+static const struct {
+	unsigned ctr;
+	enum MAD_FIELDS pc, pcx;
+} data_fields[] = {
+	{ FAB_CTR_XMIT_DATA, IB_PC_XMT_BYTES_F, IB_PC_EXT_XMT_BYTES_F },
+	{ FAB_CTR_RCV_DATA, IB_PC_RCV_BYTES_F, IB_PC_EXT_RCV_BYTES_F },
+	{ FAB_CTR_XMIT_PKTS, IB_PC_XMT_PKTS_F, IB_PC_EXT_XMT_PKTS_F },
+	{ FAB_CTR_RCV_PKTS, IB_PC_RCV_PKTS_F, IB_PC_EXT_RCV_PKTS_F },
+};
+static const struct {
+	unsigned ctr;
+	enum MAD_FIELDS pcx;
+} ietf_fields[] = {
+	{ FAB_CTR_UNICAST_XMIT_PKTS, IB_PC_EXT_XMT_UPKTS_F },
+	{ FAB_CTR_UNICAST_RCV_PKTS, IB_PC_EXT_RCV_UPKTS_F },
+	{ FAB_CTR_MULTICAST_XMIT_PKTS, IB_PC_EXT_XMT_MPKTS_F },
+	{ FAB_CTR_MULTICAST_RCV_PKTS, IB_PC_EXT_RCV_MPKTS_F },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* PortCounters answer -> sample, not overwriting what the extended one set. */
+static void decode_pc(struct fab_counter_sample *smp, const uint8_t *d,
+		      const struct cnode *cn)
+{
+	bool addl = smp->extended && (cn->cap2 & FAB_PM_CAP2_ADDL_PORT_CTRS_EXT);
+
+	for (unsigned i = 0; i < ARRAY_SIZE(pc_err_fields); i++) {
+		if (addl)
+			break;
+		smp->v[i] = mad_get_field((void *)d, 0, pc_err_fields[i]);
+		smp->valid |= 1u << i;
+	}
+	if ((cn->cap & FAB_PM_CAP_XMIT_WAIT) && !addl) {
+		smp->v[FAB_CTR_XMIT_WAIT] = mad_get_field((void *)d, 0, IB_PC_XMT_WAIT_F);
+		smp->valid |= 1u << FAB_CTR_XMIT_WAIT;
+	}
+	if (smp->extended)
+		return;
+	for (unsigned i = 0; i < ARRAY_SIZE(data_fields); i++) {
+		smp->v[data_fields[i].ctr] = mad_get_field((void *)d, 0, data_fields[i].pc);
+		smp->valid |= 1u << data_fields[i].ctr;
+	}
+}
+
+static void decode_pcx(struct fab_counter_sample *smp, const uint8_t *d,
+		       const struct cnode *cn)
+{
+	smp->extended = true;
+	for (unsigned i = 0; i < ARRAY_SIZE(data_fields); i++) {
+		smp->v[data_fields[i].ctr] = mad_get_field64((void *)d, 0, data_fields[i].pcx);
+		smp->valid |= 1u << data_fields[i].ctr;
+	}
+	if (cn->cap & FAB_PM_CAP_EXT_WIDTH) {
+		for (unsigned i = 0; i < ARRAY_SIZE(ietf_fields); i++) {
+			smp->v[ietf_fields[i].ctr] = mad_get_field64((void *)d, 0, ietf_fields[i].pcx);
+			smp->valid |= 1u << ietf_fields[i].ctr;
+		}
+	}
+	if (cn->cap2 & FAB_PM_CAP2_ADDL_PORT_CTRS_EXT) {
+		for (unsigned i = 0; i < ARRAY_SIZE(pcx_err_fields); i++) {
+			smp->v[i] = mad_get_field64((void *)d, 0, pcx_err_fields[i]);
+			smp->valid |= 1u << i;
+		}
+		if (cn->cap & FAB_PM_CAP_XMIT_WAIT) {
+			smp->v[FAB_CTR_XMIT_WAIT] = mad_get_field64((void *)d, 0, IB_PC_EXT_XMT_WAIT_F);
+			smp->valid |= 1u << FAB_CTR_XMIT_WAIT;
+		}
+	}
+}
+
+static const char *fail_text(int err, const uint8_t *resp, char *buf, size_t len)
+{
+	if (err == -EREMOTEIO && resp)
+		snprintf(buf, len, "answered with MAD status 0x%04x", fab_mad_status(resp));
+	else if (err == -ETIMEDOUT)
+		snprintf(buf, len, "no answer");
+	else
+		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
+}
+
+static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
+		     const uint8_t *resp)
+{
+	struct ctr *c = ctx;
+	unsigned kind = CJ_KIND(req->cookie);
+	uint32_t idx = CJ_IDX(req->cookie);
+	const uint8_t *d = resp ? resp + FAB_MAD_DATA_OFFS : NULL;
+	char why[96], msg[192];
+
+	c->done++;
+	if (c->o->progress && (c->done % 2048) == 0)
+		fab_scan_progress(c->o, "counters", c->done, c->total);
+	if (kind == CJ_CPI) {
+		struct cnode *cn = &c->nodes[idx];
+		if (!err) {
+			cn->cap = (uint16_t)mad_get_field((void *)d, 0, IB_CPI_CAPMASK_F);
+			cn->cap2 = mad_get_field((void *)d, 0, IB_CPI_CAPMASK2_F);
+			cn->cpi = CPI_OK;
+		} else if (err == -EREMOTEIO) {
+			cn->cpi = CPI_FAILED; /* answered: try the counters anyway */
+		} else {
+			cn->cpi = CPI_FAILED;
+			cn->dead = true;
+		}
+		queue_ports(c, idx);
+		return;
+	}
+	struct fab_port *p = &c->s->ports[idx];
+	struct cnode *cn = &c->nodes[p->node_idx];
+	struct fab_counter_sample *smp = c->sample[idx] != FAB_NONE
+						 ? &c->s->samples[c->sample[idx]] : NULL;
+	switch (kind) {
+	case CJ_PC:
+		if (err) {
+			if (err != -EREMOTEIO)
+				cn->dead = true;
+			snprintf(msg, sizeof(msg), "PortCounters failed after %d tries: %s",
+				 c->retries + 1, fail_text(err, resp, why, sizeof(why)));
+			pma_failed(c, idx, msg);
+			return;
+		}
+		if (!smp)
+			return;
+		decode_pc(smp, d, cn);
+		smp->sampled_at_ms = fab_now_ms();
+		c->st[idx] |= PS_PC_OK;
+		return;
+	case CJ_PCX:
+		c->st[idx] |= PS_PCX_DONE;
+		if (err) {
+			if (err != -EREMOTEIO)
+				cn->dead = true;
+			snprintf(msg, sizeof(msg), "PortCountersExtended failed after %d tries: "
+				 "%s; 32-bit counters kept", c->retries + 1,
+				 fail_text(err, resp, why, sizeof(why)));
+			if (!(p->flags & FAB_F_PMA_FAILED))
+				add_err(c, idx, "pma", msg);
+			return;
+		}
+		if (smp)
+			decode_pcx(smp, d, cn);
+		return;
+	default: /* resets */
+		if (err) {
+			snprintf(msg, sizeof(msg), "counter reset (%s) failed: %s",
+				 kind == CJ_RESET ? "PortCounters" : "PortCountersExtended",
+				 fail_text(err, resp, why, sizeof(why)));
+			add_err(c, idx, "reset", msg);
+		}
+		return;
+	}
+}
+
+/* Drops this round's samples whose PortCounters did not succeed. */
+static void compact(struct ctr *c, size_t first)
+{
+	size_t o = first;
+
+	for (size_t i = first; i < c->s->n_samples; i++) {
+		struct fab_counter_sample *smp = &c->s->samples[i];
+		uint32_t pi = smp->port_idx;
+
+		if (!(c->st[pi] & PS_PC_OK)) {
+			c->sample[pi] = FAB_NONE;
+			continue;
+		}
+		c->sample[pi] = (uint32_t)o;
+		if (o != i)
+			c->s->samples[o] = *smp;
+		o++;
+	}
+	c->s->n_samples = o;
+}
+
+static int run_round(struct ctr *c, struct fab_madwin *mw)
+{
+	size_t first = c->s->n_samples;
+	int rc;
+
+	c->done = c->total = 0;
+	for (uint32_t ni = 0; ni < c->s->n_nodes; ni++) {
+		const struct fab_node *n = &c->s->nodes[ni];
+		struct cnode *cn = &c->nodes[ni];
+		const struct fab_port *p = fab_node_ports(c->s, n);
+
+		if (c->round == 0) {
+			for (uint32_t k = 0; k < n->port_count && !cn->lid; k++)
+				if (eligible(c->s, &p[k]))
+					cn->lid = port_dlid(c->s, &p[k]);
+			if (cn->lid)
+				push(c, cjob(CJ_CPI, ni));
+		} else if (cn->lid && !cn->dead) {
+			queue_ports(c, ni);
+		}
+	}
+	rc = c->err;
+	if (!rc && c->q.n)
+		rc = fab_madwin_run(mw, ctr_next, ctr_done, c);
+	if (!rc)
+		rc = c->err;
+	fab_scan_progress(c->o, "counters", c->done, c->total);
+	if (!rc)
+		compact(c, first);
+	return rc;
+}
+
+static int run_reset(struct ctr *c, struct fab_madwin *mw)
+{
+	int rc;
+
+	c->done = c->total = 0;
+	for (size_t i = 0; i < c->s->n_ports; i++) {
+		const struct fab_port *p = &c->s->ports[i];
+		const struct cnode *cn = &c->nodes[p->node_idx];
+
+		if (c->sample[i] == FAB_NONE || cn->dead)
+			continue;
+		push(c, cjob(CJ_RESET, (uint32_t)i));
+		if (ext_supported(cn))
+			push(c, cjob(CJ_RESETX, (uint32_t)i));
+	}
+	rc = c->err;
+	if (!rc && c->q.n)
+		rc = fab_madwin_run(mw, ctr_next, ctr_done, c);
+	return rc ? rc : c->err;
+}
+
+static void sleep_until(int64_t t_ms)
+{
+	for (;;) {
+		int64_t left = t_ms - fab_now_ms();
+		if (left <= 0)
+			return;
+		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+int fab_scan_counters(struct fab_snapshot *s, struct fab_madwin *mw,
+		      const struct fab_scan_opts *o)
+{
+	struct ctr c = { .s = s, .o = o, .retries = o->retries };
+	int rc = -ENOMEM;
+
+	c.nodes = calloc(s->n_nodes + 1, sizeof(*c.nodes));
+	c.sample = malloc((s->n_ports + 1) * sizeof(*c.sample));
+	c.st = calloc(s->n_ports + 1, 1);
+	if (!c.nodes || !c.sample || !c.st)
+		goto out;
+	for (size_t i = 0; i < s->n_ports; i++)
+		c.sample[i] = FAB_NONE;
+
+	int64_t t0 = fab_now_ms();
+	rc = run_round(&c, mw);
+	if (rc)
+		goto out;
+	if (o->interval_s > 0) {
+		sleep_until(t0 + (int64_t)o->interval_s * 1000);
+		c.round = 1;
+		memset(c.st, 0, s->n_ports);
+		rc = run_round(&c, mw);
+		if (rc)
+			goto out;
+	}
+	if (o->reset_counters)
+		rc = run_reset(&c, mw);
+out:
+	fab_jobq_free(&c.q);
+	free(c.nodes);
+	free(c.sample);
+	free(c.st);
+	return rc;
+}

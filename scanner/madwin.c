@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The MAD window engine: many MADs in flight on one fd, matched by TID.
+ *
+ * Transaction IDs: only the low 32 bits come back unchanged (the kernel and
+ * the simulator rewrite the high half with their agent/client number). The
+ * low 10 bits are the slot index, the 22 above a per-send sequence, so a
+ * late answer to an earlier try (or to an earlier request in the same slot)
+ * never matches the current one and is counted as stale.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "scanner/madwin.h"
+
+#define SLOT_BITS 10
+#define SLOT_MASK ((1u << SLOT_BITS) - 1)
+
+struct slot {
+	struct fab_mad_req req;
+	uint32_t tid;
+	int64_t deadline;
+	uint16_t tries; /* sends so far */
+	bool busy;
+};
+
+struct fab_madwin {
+	struct fab_mad_transport t;
+	int window, timeout_ms, retries;
+	uint32_t seq;
+	struct slot *slots;
+	uint16_t *free_list;
+	int n_free;
+	struct fab_madwin_stats stats;
+	uint8_t mad[FAB_MAD_SIZE];
+};
+
+/* FABSWEEP_MAD_TRACE=1: one stderr line per MAD sent or received (debug). */
+static int tracing(void)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("FABSWEEP_MAD_TRACE") != NULL;
+	return on;
+}
+
+static void trace_mad(const char *dir, const uint8_t *mad, int status)
+{
+	fprintf(stderr, "mad %s class 0x%02x method 0x%02x%s attr 0x%04x mod 0x%x "
+		"tid 0x%08x status 0x%04x transport %d\n", dir,
+		mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F),
+		mad_get_field((void *)mad, 0, IB_MAD_METHOD_F),
+		mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F) ? " resp" : "",
+		mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F),
+		mad_get_field((void *)mad, 0, IB_MAD_ATTRMOD_F), fab_mad_tid32(mad),
+		fab_mad_status(mad), status);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t now(const struct fab_madwin *mw)
+{
+	return mw->t.now_ms ? mw->t.now_ms(mw->t.ctx) : mono_ms();
+}
+
+int fab_madwin_new(const struct fab_mad_transport *t, int window,
+		   int timeout_ms, int retries, struct fab_madwin **out)
+{
+	struct fab_madwin *mw = calloc(1, sizeof(*mw));
+
+	if (!mw)
+		return -ENOMEM;
+	if (window < 1)
+		window = 1;
+	if (window > FAB_MADWIN_MAX_WINDOW)
+		window = FAB_MADWIN_MAX_WINDOW;
+	mw->t = *t;
+	mw->window = window;
+	mw->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
+	mw->retries = retries > 0 ? retries : 0;
+	mw->slots = calloc((size_t)window, sizeof(*mw->slots));
+	mw->free_list = calloc((size_t)window, sizeof(*mw->free_list));
+	if (!mw->slots || !mw->free_list) {
+		fab_madwin_free(mw);
+		return -ENOMEM;
+	}
+	mw->seq = (uint32_t)mono_ms() * 2654435761u; /* any start will do */
+	for (int i = 0; i < window; i++)
+		mw->free_list[i] = (uint16_t)(window - 1 - i);
+	mw->n_free = window;
+	*out = mw;
+	return 0;
+}
+
+void fab_madwin_free(struct fab_madwin *mw)
+{
+	if (!mw)
+		return;
+	free(mw->slots);
+	free(mw->free_list);
+	free(mw);
+}
+
+const struct fab_madwin_stats *fab_madwin_stats(const struct fab_madwin *mw)
+{
+	return &mw->stats;
+}
+
+void fab_mad_encode(uint8_t *mad, const struct fab_mad_req *r, uint64_t tid)
+{
+	memset(mad, 0, FAB_MAD_SIZE);
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, r->mgmt_class);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, r->method);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, r->attr_id);
+	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, r->attr_mod);
+	if (r->mgmt_class == FAB_MAD_CLASS_SMI_DR) {
+		mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, r->dr_hops);
+		mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 0);
+		mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 0);
+		mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, 0xffff);
+		mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, 0xffff);
+		mad_set_array(mad, 0, IB_DRSMP_PATH_F, (void *)r->dr_path);
+	}
+	memcpy(mad + FAB_MAD_DATA_OFFS, r->data, sizeof(r->data));
+}
+
+unsigned fab_mad_status(const uint8_t *mad)
+{
+	if (mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F) == FAB_MAD_CLASS_SMI_DR)
+		return mad_get_field((void *)mad, 0, IB_DRSMP_STATUS_F);
+	return mad_get_field((void *)mad, 0, IB_MAD_STATUS_F);
+}
+
+uint32_t fab_mad_tid32(const uint8_t *mad)
+{
+	return (uint32_t)mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
+}
+
+/* Sends (or resends) the request in slot i with a fresh TID. */
+static int slot_send(struct fab_madwin *mw, unsigned i)
+{
+	struct slot *s = &mw->slots[i];
+
+	mw->seq++;
+	s->tid = (mw->seq << SLOT_BITS) | i;
+	s->tries++;
+	s->deadline = now(mw) + mw->timeout_ms;
+	fab_mad_encode(mw->mad, &s->req, s->tid);
+	mw->stats.sent++;
+	if (tracing())
+		trace_mad("send", mw->mad, 0);
+	if (s->tries > 1)
+		mw->stats.resent++;
+	return mw->t.send(mw->t.ctx, mw->mad, &s->req, mw->timeout_ms);
+}
+
+static void slot_finish(struct fab_madwin *mw, unsigned i, int err,
+			const uint8_t *resp, fab_madwin_done_fn done, void *ctx)
+{
+	struct slot *s = &mw->slots[i];
+	struct fab_mad_req req = s->req;
+
+	s->busy = false;
+	mw->free_list[mw->n_free++] = (uint16_t)i;
+	if (resp)
+		mw->stats.answered++;
+	else
+		mw->stats.failed++;
+	done(ctx, &req, err, resp);
+}
+
+/*
+ * A try of slot i failed (no answer, or the transport gave the MAD back):
+ * resend while tries remain, else complete with err.
+ */
+static void slot_retry(struct fab_madwin *mw, unsigned i, int err,
+		       fab_madwin_done_fn done, void *ctx)
+{
+	struct slot *s = &mw->slots[i];
+
+	while (s->tries <= mw->retries) {
+		if (slot_send(mw, i) == 0)
+			return;
+		err = -EIO;
+	}
+	slot_finish(mw, i, err, NULL, done, ctx);
+}
+
+static bool is_answer_to(const uint8_t *mad, const struct fab_mad_req *r)
+{
+	/* IB_MAD_METHOD_F is the low 7 bits; the R bit is separate. */
+	unsigned resp = mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F);
+	unsigned cls = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
+	unsigned attr = mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F);
+
+	return resp && cls == r->mgmt_class && attr == r->attr_id;
+}
+
+static void handle_mad(struct fab_madwin *mw, const uint8_t *mad, int status,
+		       fab_madwin_done_fn done, void *ctx)
+{
+	uint32_t tid = fab_mad_tid32(mad);
+	unsigned i = tid & SLOT_MASK;
+
+	if (tracing())
+		trace_mad("recv", mad, status);
+	if (i >= (unsigned)mw->window || !mw->slots[i].busy ||
+	    mw->slots[i].tid != tid) {
+		mw->stats.stale++;
+		return;
+	}
+	struct slot *s = &mw->slots[i];
+	if (status) {
+		/* The transport handed our own MAD back: it timed out in the
+		 * kernel, or the simulator dropped it. */
+		slot_retry(mw, i, -ETIMEDOUT, done, ctx);
+		return;
+	}
+	if (!is_answer_to(mad, &s->req)) {
+		mw->stats.stale++;
+		return;
+	}
+	unsigned st = fab_mad_status(mad);
+	if ((st & 0x7fff) == IB_MAD_STS_BUSY) {
+		slot_retry(mw, i, -EBUSY, done, ctx);
+		return;
+	}
+	slot_finish(mw, i, (st & 0x7fff) ? -EREMOTEIO : 0, mad, done, ctx);
+}
+
+/* Expires overdue slots; returns ms until the next deadline (-1: none). */
+static int expire(struct fab_madwin *mw, fab_madwin_done_fn done, void *ctx)
+{
+	int64_t t = now(mw), next = -1;
+
+	for (int i = 0; i < mw->window; i++) {
+		struct slot *s = &mw->slots[i];
+
+		if (!s->busy)
+			continue;
+		if (s->deadline <= t)
+			slot_retry(mw, (unsigned)i, -ETIMEDOUT, done, ctx);
+		if (s->busy && (next < 0 || s->deadline < next))
+			next = s->deadline;
+	}
+	if (next < 0)
+		return -1;
+	return next > t ? (int)(next - t) : 0;
+}
+
+static void fail_all(struct fab_madwin *mw, int err, fab_madwin_done_fn done,
+		     void *ctx)
+{
+	for (int i = 0; i < mw->window; i++)
+		if (mw->slots[i].busy)
+			slot_finish(mw, (unsigned)i, err, NULL, done, ctx);
+}
+
+int fab_madwin_run(struct fab_madwin *mw, fab_madwin_next_fn next,
+		   fab_madwin_done_fn done, void *ctx)
+{
+	uint8_t mad[FAB_MAD_SIZE];
+	int status, rc;
+
+	for (;;) {
+		/* Fill the window. */
+		while (mw->n_free > 0) {
+			unsigned i = mw->free_list[mw->n_free - 1];
+			struct slot *s = &mw->slots[i];
+
+			memset(&s->req, 0, sizeof(s->req));
+			rc = next(ctx, &s->req);
+			if (rc < 0) {
+				fail_all(mw, rc, done, ctx);
+				return rc;
+			}
+			if (rc == 0)
+				break;
+			mw->n_free--;
+			s->busy = true;
+			s->tries = 0;
+			if (slot_send(mw, i) != 0)
+				slot_retry(mw, i, -EIO, done, ctx);
+		}
+		if (mw->n_free == mw->window)
+			return 0; /* nothing outstanding, nothing to send */
+
+		int wait = expire(mw, done, ctx);
+		if (wait < 0)
+			continue; /* expiry completed everything: refill */
+		rc = mw->t.recv(mw->t.ctx, mad, &status, wait);
+		while (rc == 1) {
+			handle_mad(mw, mad, status, done, ctx);
+			rc = mw->t.recv(mw->t.ctx, mad, &status, 0);
+		}
+		if (rc < 0) {
+			fail_all(mw, rc, done, ctx);
+			return rc;
+		}
+	}
+}
+
+/* ---- libibumad transport ------------------------------------------- */
+
+struct fab_umad {
+	int fd;
+	int agent_smi, agent_dr, agent_perf;
+	uint8_t *buf; /* umad_size() + 256 */
+};
+
+int fab_umad_open(const char *ca, int port, struct fab_umad **out)
+{
+	struct fab_umad *u = calloc(1, sizeof(*u));
+	int rc;
+
+	if (!u)
+		return -ENOMEM;
+	u->fd = -1;
+	if (umad_init() < 0) {
+		rc = -ENODEV;
+		goto fail;
+	}
+	u->fd = umad_open_port((char *)ca, port);
+	if (u->fd < 0) {
+		rc = u->fd;
+		u->fd = -1;
+		goto fail;
+	}
+	/* After umad_open_port(): it decides the ABI, hence umad_size(). */
+	u->buf = calloc(1, umad_size() + FAB_MAD_SIZE);
+	if (!u->buf) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	u->agent_smi = umad_register(u->fd, FAB_MAD_CLASS_SMI, 1, 0, NULL);
+	u->agent_dr = umad_register(u->fd, FAB_MAD_CLASS_SMI_DR, 1, 0, NULL);
+	u->agent_perf = umad_register(u->fd, FAB_MAD_CLASS_PERF, 1, 0, NULL);
+	if (u->agent_smi < 0 || u->agent_dr < 0 || u->agent_perf < 0) {
+		rc = -EPERM;
+		goto fail;
+	}
+	*out = u;
+	return 0;
+fail:
+	fab_umad_close(u);
+	return rc;
+}
+
+void fab_umad_close(struct fab_umad *u)
+{
+	if (!u)
+		return;
+	if (u->fd >= 0)
+		umad_close_port(u->fd);
+	free(u->buf);
+	free(u);
+}
+
+static int umad_tr_send(void *ctx, const uint8_t *mad,
+			const struct fab_mad_req *req, int timeout_ms)
+{
+	struct fab_umad *u = ctx;
+	int agent;
+
+	memset(u->buf, 0, umad_size());
+	memcpy(umad_get_mad(u->buf), mad, FAB_MAD_SIZE);
+	switch (req->mgmt_class) {
+	case FAB_MAD_CLASS_SMI_DR:
+		agent = u->agent_dr;
+		umad_set_addr(u->buf, 0xffff, 0, 0, 0);
+		break;
+	case FAB_MAD_CLASS_SMI:
+		agent = u->agent_smi;
+		umad_set_addr(u->buf, req->dlid, 0, 0, 0);
+		break;
+	case FAB_MAD_CLASS_PERF:
+		agent = u->agent_perf;
+		umad_set_addr(u->buf, req->dlid, 1, 0, IB_DEFAULT_QP1_QKEY);
+		break;
+	default:
+		return -EINVAL;
+	}
+	umad_set_pkey(u->buf, 0);
+	/* No kernel retries: the engine resends with a new TID itself. */
+	if (umad_send(u->fd, agent, u->buf, FAB_MAD_SIZE, timeout_ms, 0) < 0)
+		return -EIO;
+	return 0;
+}
+
+static int umad_tr_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
+{
+	struct fab_umad *u = ctx;
+	int len = FAB_MAD_SIZE, rc;
+
+	rc = umad_poll(u->fd, wait_ms);
+	if (rc == -ETIMEDOUT)
+		return 0;
+	if (rc < 0)
+		return rc == -EINTR ? 0 : rc;
+	rc = umad_recv(u->fd, u->buf, &len, 0);
+	if (rc < 0) {
+		/* Nothing there after all (spurious wakeup). */
+		if (rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -ETIMEDOUT)
+			return 0;
+		return rc;
+	}
+	memset(mad, 0, FAB_MAD_SIZE);
+	memcpy(mad, umad_get_mad(u->buf),
+	       len > 0 && len < FAB_MAD_SIZE ? (size_t)len : FAB_MAD_SIZE);
+	*status = umad_status(u->buf);
+	return 1;
+}
+
+void fab_umad_transport(struct fab_umad *u, struct fab_mad_transport *out)
+{
+	out->send = umad_tr_send;
+	out->recv = umad_tr_recv;
+	out->now_ms = NULL;
+	out->ctx = u;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MAD window engine (private to scanner/): keeps up to `window` MADs
+ * outstanding on one umad file descriptor, matches answers to requests by
+ * transaction ID, resends a MAD that got no answer within timeout_ms up to
+ * `retries` times, and reports every request exactly once.
+ *
+ * The transport is a pair of callbacks so that the engine can be tested
+ * without a fabric; fab_umad_* provide the real one over libibumad.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAB_MAD_SIZE 256
+#define FAB_MAD_DATA_OFFS 64
+#define FAB_MADWIN_MAX_WINDOW 1024 /* slot index lives in 10 TID bits */
+
+enum {
+	FAB_MAD_CLASS_SMI = 0x01,    /* LID-routed subnet management */
+	FAB_MAD_CLASS_SMI_DR = 0x81, /* directed route */
+	FAB_MAD_CLASS_PERF = 0x04,   /* performance management (PMA) */
+};
+
+enum { FAB_MAD_GET = 0x01, FAB_MAD_SET = 0x02, FAB_MAD_GET_RESP = 0x81 };
+
+/* One request, as the caller describes it. */
+struct fab_mad_req {
+	uint8_t mgmt_class;  /* FAB_MAD_CLASS_* */
+	uint8_t method;      /* FAB_MAD_GET or FAB_MAD_SET */
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint16_t dlid;       /* LID-routed classes */
+	uint8_t dr_hops;     /* directed route: hop count ... */
+	uint8_t dr_path[64]; /* ... and ports at [1..dr_hops] */
+	uint8_t data[64];    /* payload at MAD offset 64 (the rest is zero) */
+	uint64_t cookie;     /* the caller's, untouched */
+};
+
+/*
+ * Transport. send: one 256-byte MAD to req's destination, the transport's
+ * own timeout set to timeout_ms; 0 or a negative errno. recv: waits up to
+ * wait_ms for one MAD; returns 1 with mad (256 bytes) and *status (0, or
+ * the transport's errno for a send that failed, e.g. ETIMEDOUT) set, 0 when
+ * nothing came, or a negative errno. now_ms: a monotonic clock (NULL: the
+ * engine uses CLOCK_MONOTONIC).
+ */
+struct fab_mad_transport {
+	int (*send)(void *ctx, const uint8_t *mad, const struct fab_mad_req *req,
+		    int timeout_ms);
+	int (*recv)(void *ctx, uint8_t *mad, int *status, int wait_ms);
+	int64_t (*now_ms)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Producer: fills *out with the next request and returns 1, returns 0 when
+ * it has nothing more right now (it is asked again after every
+ * completion), or a negative errno to stop the run.
+ */
+typedef int (*fab_madwin_next_fn)(void *ctx, struct fab_mad_req *out);
+
+/*
+ * Completion, exactly once per produced request. err: 0 (resp is the
+ * answer), -EREMOTEIO (answered with a non-zero MAD status: resp is the
+ * answer, see fab_mad_status), -ETIMEDOUT (no answer after all tries) or
+ * another negative errno from the transport (resp NULL). It may make the
+ * producer return more requests.
+ */
+typedef void (*fab_madwin_done_fn)(void *ctx, const struct fab_mad_req *req,
+				   int err, const uint8_t *resp);
+
+struct fab_madwin_stats {
+	unsigned long sent;     /* MADs written, resends included */
+	unsigned long resent;
+	unsigned long answered; /* requests completed with an answer */
+	unsigned long failed;   /* requests completed without one */
+	unsigned long stale;    /* answers nobody waited for any more */
+};
+
+struct fab_madwin;
+
+/* window is clamped to 1..FAB_MADWIN_MAX_WINDOW. The transport is copied. */
+int fab_madwin_new(const struct fab_mad_transport *t, int window,
+		   int timeout_ms, int retries, struct fab_madwin **out);
+void fab_madwin_free(struct fab_madwin *mw); /* accepts NULL */
+
+/*
+ * Runs until the producer has nothing more and nothing is outstanding.
+ * Returns 0, or the negative errno of a producer or transport failure
+ * (outstanding requests are then completed with that error).
+ */
+int fab_madwin_run(struct fab_madwin *mw, fab_madwin_next_fn next,
+		   fab_madwin_done_fn done, void *ctx);
+
+/* Cumulative over all runs. */
+const struct fab_madwin_stats *fab_madwin_stats(const struct fab_madwin *mw);
+
+/* Builds the 256-byte MAD for req with transaction ID tid. Pure. */
+void fab_mad_encode(uint8_t *mad, const struct fab_mad_req *req, uint64_t tid);
+/* Status of an answer: the DR status for directed route, else the MAD status. */
+unsigned fab_mad_status(const uint8_t *mad);
+/* Transaction ID of a MAD, low 32 bits (the only ones that survive the trip). */
+uint32_t fab_mad_tid32(const uint8_t *mad);
+
+/* The real transport over libibumad. */
+struct fab_umad;
+/* Opens ca:port and registers agents for SMI, directed-route SMI and PMA. */
+int fab_umad_open(const char *ca, int port, struct fab_umad **out);
+void fab_umad_close(struct fab_umad *u); /* accepts NULL */
+void fab_umad_transport(struct fab_umad *u, struct fab_mad_transport *out);

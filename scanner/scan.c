@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fab_scan_ib: the order of a scan.
+ *
+ *   1. pick the CA port (--ca/--port, else the first with an active link);
+ *   2. SMInfo of the SM our port points at: the master's ActCount "before";
+ *   3. topology with libibnetdisc (max_smps = --smps), copied into a
+ *      working topology, then libibnetdisc's fabric is freed;
+ *   4. repair: ask again, with retries, for what discovery missed;
+ *   5. snapshot nodes/ports/links, holes and SMP failures recorded;
+ *   6. SMInfo of every IsSM port;
+ *   7. port counters (ClassPortInfo, PortCounters, PortCountersExtended);
+ *   8. SMInfo of the master once more: ActCount "after".
+ *
+ * Steps 2, 4, 6, 7 and 8 share one umad fd and the MAD window engine.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/scan.h"
+#include "fabsweep/snapshot.h"
+#include "scanner/scan_priv.h"
+
+void fab_scan_opts_init(struct fab_scan_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->smps = FAB_SCAN_DEFAULT_SMPS;
+	o->window = FAB_SCAN_DEFAULT_WINDOW;
+	o->timeout_ms = FAB_SCAN_DEFAULT_TIMEOUT_MS;
+	o->retries = FAB_SCAN_DEFAULT_RETRIES;
+}
+
+void fab_scan_progress(const struct fab_scan_opts *o, const char *phase,
+		       unsigned long done, unsigned long total)
+{
+	if (o->progress)
+		o->progress(phase, done, total, o->progress_ctx);
+}
+
+/* Chooses the CA and port: like infiniband-diags, the first CA port with
+ * an active link unless told; a LinkUp port (no SM yet) is the fallback. */
+static int pick_port(const struct fab_scan_opts *o, char ca[UMAD_CA_NAME_LEN],
+		     int *out_port, umad_port_t *out_info)
+{
+	char names[32][UMAD_CA_NAME_LEN];
+	int n, best_score = 0;
+
+	if (umad_init() < 0)
+		return fab_err(-ENODEV, "cannot initialise libibumad: is the ib_umad "
+			       "kernel module loaded?");
+	n = umad_get_cas_names(names, 32);
+	if (n <= 0)
+		return fab_err(-ENODEV, "no InfiniBand device found (no /sys/class/"
+			       "infiniband_mad entries); load ib_umad or check the HCA");
+	for (int i = 0; i < n; i++) {
+		umad_ca_t uc;
+
+		if (o->ca && strcmp(o->ca, names[i]))
+			continue;
+		if (umad_get_ca(names[i], &uc) < 0)
+			continue;
+		for (int p = 1; p <= uc.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			umad_port_t *up = uc.ports[p];
+			int score;
+
+			if (!up || (o->port && p != o->port))
+				continue;
+			if (up->link_layer[0] && strcmp(up->link_layer, "InfiniBand") &&
+			    strcmp(up->link_layer, "IB"))
+				continue; /* RoCE: not ours */
+			score = up->state == FAB_STATE_ACTIVE ? 2
+				: up->phys_state == FAB_PHYS_LINKUP ? 1 : 0;
+			if (score > best_score) {
+				best_score = score;
+				memcpy(ca, names[i], UMAD_CA_NAME_LEN);
+				ca[UMAD_CA_NAME_LEN - 1] = '\0';
+				*out_port = p;
+				*out_info = *up;
+				out_info->pkeys = NULL;
+			}
+		}
+		umad_release_ca(&uc);
+		if (best_score == 2)
+			break;
+	}
+	if (best_score)
+		return 0;
+	if (o->ca && o->port)
+		return fab_err(-ENETDOWN, "port %d of CA '%s' is missing or its link "
+			       "is down; pick another with --ca/--port", o->port, o->ca);
+	if (o->ca)
+		return fab_err(-ENETDOWN, "CA '%s' is missing or has no port with its "
+			       "link up; check the name with ibstat", o->ca);
+	return fab_err(-ENETDOWN, "no InfiniBand CA port with its link up; check "
+		       "the cable and ibstat, or pick one with --ca/--port");
+}
+
+/* libibnetdisc reports lost SMPs on stderr, one line each; we record them
+ * as holes instead, so its chatter is muted (FABSWEEP_IBND_DEBUG=1 keeps it). */
+static int mute_stderr(void)
+{
+	int saved, null;
+
+	if (getenv("FABSWEEP_IBND_DEBUG"))
+		return -1;
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved < 0 || null < 0 || dup2(null, STDERR_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		if (null >= 0)
+			close(null);
+		return -1;
+	}
+	close(null);
+	return saved;
+}
+
+static void unmute_stderr(int saved)
+{
+	if (saved < 0)
+		return;
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
+/*
+ * Our MAD port: one fd, agents for SMI, directed-route SMI and PMA, and
+ * three windows over it: repair SMPs (--smps), PMA queries (--window) and
+ * SMInfo, one at a time (there are few, and an SM answers from user space:
+ * the simulator routes such forwarded answers only to the requester's
+ * latest transaction). It is
+ * opened after libibnetdisc has closed its own: the simulator's umad shim
+ * routes answers by class to the fd registered last.
+ */
+static int open_port(const char *ca, int port, const struct fab_scan_opts *o,
+		     struct fab_umad **um, struct fab_madwin **smp_win,
+		     struct fab_madwin **gmp_win, struct fab_madwin **sm_win)
+{
+	struct fab_mad_transport tr;
+	int rc = fab_umad_open(ca, port, um);
+
+	if (rc)
+		return fab_err(rc, "cannot open MAD port %s/%d: %s (are you root, "
+			       "and is ib_umad loaded?)", ca, port, strerror(-rc));
+	fab_umad_transport(*um, &tr);
+	rc = fab_madwin_new(&tr, o->smps, o->timeout_ms, o->retries, smp_win);
+	if (!rc)
+		rc = fab_madwin_new(&tr, o->window, o->timeout_ms, o->retries, gmp_win);
+	if (!rc)
+		rc = fab_madwin_new(&tr, 1, o->timeout_ms, o->retries, sm_win);
+	if (rc)
+		return fab_err(rc, "out of memory");
+	return 0;
+}
+
+static void close_port(struct fab_umad **um, struct fab_madwin **smp_win,
+		       struct fab_madwin **gmp_win, struct fab_madwin **sm_win)
+{
+	fab_madwin_free(*smp_win);
+	fab_madwin_free(*gmp_win);
+	fab_madwin_free(*sm_win);
+	fab_umad_close(*um);
+	*smp_win = *gmp_win = *sm_win = NULL;
+	*um = NULL;
+}
+
+static void finish(struct fab_snapshot *s)
+{
+	fab_topology_assign_roles(s);
+	s->status = s->n_errors ? FAB_SCAN_PARTIAL : FAB_SCAN_COMPLETE;
+}
+
+static int scan_cache(const struct fab_scan_opts *o, struct fab_snapshot *s)
+{
+	struct wt w = { 0 };
+	ibnd_fabric_t *f;
+	int rc;
+
+	f = ibnd_load_fabric(o->load_cache, 0);
+	if (!f)
+		return fab_err(-EINVAL, "cannot load '%s' as an ibnetdiscover cache "
+			       "(write one with ibnetdiscover --cache)", o->load_cache);
+	rc = wt_from_ibnd(&w, f, false);
+	ibnd_destroy_fabric(f);
+	if (!rc)
+		rc = wt_to_snapshot(&w, s);
+	wt_free(&w);
+	if (rc)
+		return fab_err(rc, "out of memory while copying '%s'", o->load_cache);
+	s->source = fab_snapshot_printf(s, "cache:%s", o->load_cache);
+	fab_scan_progress(o, "topology", s->n_nodes, s->n_nodes);
+	finish(s);
+	return 0;
+}
+
+static const struct fab_sm *find_master(const struct fab_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_sms; i++)
+		if (!s->sms[i].failed && s->sms[i].state == 3)
+			return &s->sms[i];
+	return NULL;
+}
+
+int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
+{
+	struct fab_scan_opts o = *opts;
+	char ca[UMAD_CA_NAME_LEN] = "";
+	umad_port_t up = { 0 };
+	struct fab_umad *um = NULL;
+	struct fab_madwin *smp_win = NULL, *gmp_win = NULL, *sm_win = NULL;
+	struct wt w = { 0 };
+	struct fab_sm before = { 0 };
+	bool have_before = false;
+	int port = 0, rc;
+
+	if (o.smps <= 0)
+		o.smps = FAB_SCAN_DEFAULT_SMPS;
+	if (o.window <= 0)
+		o.window = FAB_SCAN_DEFAULT_WINDOW;
+	if (o.timeout_ms <= 0)
+		o.timeout_ms = FAB_SCAN_DEFAULT_TIMEOUT_MS;
+	if (o.retries < 0)
+		o.retries = FAB_SCAN_DEFAULT_RETRIES;
+	if (!s->started_at_ms)
+		s->started_at_ms = fab_now_ms();
+	fab_err_clear();
+
+	if (o.load_cache) {
+		rc = scan_cache(&o, s);
+		goto done;
+	}
+
+	rc = pick_port(&o, ca, &port, &up);
+	if (rc)
+		return rc;
+	s->source = fab_snapshot_printf(s, "ib:%s/%d", ca, port);
+
+	/* The master's ActCount before discovery starts. */
+	if (up.state == FAB_STATE_ACTIVE && up.sm_lid) {
+		rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
+		if (rc)
+			goto out;
+		if (fab_scan_sminfo_one(sm_win, (uint16_t)up.sm_lid, &before) == 0 &&
+		    before.state == 3)
+			have_before = true;
+		close_port(&um, &smp_win, &gmp_win, &sm_win);
+	}
+
+	/* Topology. */
+	fab_scan_progress(&o, "topology", 0, 0);
+	struct ibnd_config cfg = { 0 };
+	cfg.max_smps = (unsigned)o.smps;
+	cfg.timeout_ms = (unsigned)o.timeout_ms;
+	cfg.retries = (unsigned)o.retries;
+	cfg.flags = IBND_CONFIG_MLX_EPI;
+	int saved = mute_stderr();
+	ibnd_fabric_t *f = ibnd_discover_fabric(ca, port, NULL, &cfg);
+	unmute_stderr(saved);
+	if (!f) {
+		rc = fab_err(-EIO, "discovery from %s/%d failed: not even the local "
+			     "node answered (is the port's link up?)", ca, port);
+		goto out;
+	}
+	rc = wt_from_ibnd(&w, f, true);
+	ibnd_destroy_fabric(f); /* before counters: keeps the peak low */
+	if (!rc)
+		rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
+	if (!rc)
+		rc = wt_repair(&w, smp_win, &o, NULL);
+	if (!rc)
+		rc = wt_to_snapshot(&w, s);
+	wt_free(&w);
+	if (rc) {
+		if (!fab_errmsg()[0])
+			fab_err(rc, "discovery failed: %s", strerror(-rc));
+		goto out;
+	}
+	if (!s->n_nodes) {
+		rc = fab_err(-EIO, "discovery from %s/%d found no node", ca, port);
+		goto out;
+	}
+	fab_scan_progress(&o, "topology", s->n_nodes, s->n_nodes);
+
+	/* Subnet managers, then counters. */
+	rc = fab_scan_sms(s, sm_win, &o);
+	if (!rc && !o.no_counters)
+		rc = fab_scan_counters(s, gmp_win, &o);
+	if (rc) {
+		fab_err(rc, "scan failed: %s", strerror(-rc));
+		goto out;
+	}
+
+	/* The master's ActCount at the end: did it sweep meanwhile? */
+	const struct fab_sm *m = find_master(s);
+	if (m) {
+		struct fab_sm after;
+		s->sm_act_start = have_before && before.port_guid == m->port_guid
+					  ? before.act_count : m->act_count;
+		if (fab_scan_sminfo_one(sm_win, m->lid, &after) == 0) {
+			s->sm_act_end = after.act_count;
+		} else {
+			char g[FAB_GUID_STRLEN];
+			fab_guid_format(m->port_guid, g);
+			fab_snapshot_add_error(s, 0, -1, "sminfo",
+				"the master SM (port %s, LID %u) did not answer SMInfo at "
+				"the end of the scan; sm_act_end is unknown (0)", g, m->lid);
+		}
+	} else if (have_before) {
+		s->sm_act_start = before.act_count;
+	}
+	finish(s);
+out:
+	close_port(&um, &smp_win, &gmp_win, &sm_win);
+done:
+	if (!rc && !s->finished_at_ms)
+		s->finished_at_ms = fab_now_ms();
+	return rc;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to scanner/: PortInfo decoding, the working topology that sits
+ * between libibnetdisc and the snapshot, and the PMA/SMInfo collectors.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabsweep/scan.h"
+#include "fabsweep/snapshot.h"
+#include "scanner/madwin.h"
+
+/* PortInfo.CapabilityMask bits (host order, as mad_get_field returns). */
+#define FAB_PI_CAP_IS_SM 0x00000002u
+#define FAB_PI_CAP_HAS_EXT_SPEEDS 0x00004000u
+
+/* PerfMgt ClassPortInfo.CapabilityMask bits. */
+#define FAB_PM_CAP_ALL_PORT_SELECT 0x0100u
+#define FAB_PM_CAP_EXT_WIDTH 0x0200u        /* IsExtendedWidthSupported */
+#define FAB_PM_CAP_EXT_WIDTH_NOIETF 0x0400u /* ... without the IETF counters */
+#define FAB_PM_CAP_XMIT_WAIT 0x1000u        /* PortCounters.PortXmitWait valid */
+/* CapabilityMask2 (the 27-bit field). */
+#define FAB_PM_CAP2_ADDL_PORT_CTRS_EXT 0x0002u /* IsAddlPortCtrsExtSup */
+
+/*
+ * Decodes a raw 64-byte PortInfo into p (everything but node_idx,
+ * port_num, flags, guid and the remote fields). cap_info is the PortInfo
+ * whose CapabilityMask says whether extended speeds are valid: the port
+ * itself for CAs, port 0 for switches; NULL when unknown (extended speeds
+ * are then ignored). mlnx_ext is the Mellanox ExtendedPortInfo (FDR10), or
+ * NULL. A Down port keeps only its state and physical state.
+ */
+void fab_scan_decode_portinfo(struct fab_port *p, const uint8_t *info,
+			      const uint8_t *cap_info, const uint8_t *mlnx_ext);
+
+/* Merges the three PortInfo speed encodings into a FAB_SPEED_* mask. */
+unsigned fab_scan_speed_mask(unsigned base, unsigned fdr10, unsigned ext);
+
+/*
+ * Working topology: what libibnetdisc found plus what the repair pass
+ * adds, indexed by node and port number, before it becomes a snapshot.
+ */
+struct wt_port {
+	uint8_t info[64];  /* raw PortInfo, valid when have_info */
+	uint8_t fdr10_sup, fdr10_en, fdr10_act; /* Mellanox ExtPortInfo bit 0 */
+	bool exists;       /* seen (a switch has all its ports) */
+	bool have_info;
+	bool probed;       /* the repair pass asked for the node behind it */
+	uint64_t guid;
+	uint32_t rnode;    /* remote node index, FAB_NONE when unknown */
+	uint8_t rport;
+};
+
+struct wt_node {
+	uint64_t guid;
+	uint8_t node_info[64];
+	uint8_t desc[64];
+	uint8_t type, num_ports;
+	bool have_desc;
+	bool path_valid;
+	bool dup_guid;         /* two devices answered with this GUID */       /* false for a cache file */
+	uint8_t hops;          /* directed-route hops from the scanning port */
+	uint8_t path[64];      /* directed route: ports at [1..hops] */
+	uint32_t port_first;   /* num_ports + 1 slots in wt.ports */
+};
+
+struct wt {
+	struct wt_node *nodes;
+	size_t n_nodes, cap_nodes;
+	struct wt_port *ports;
+	size_t n_ports, cap_ports;
+	uint32_t *hash; /* open addressing GUID -> node index + 1 */
+	size_t hash_cap;
+};
+
+static inline struct wt_port *wt_port(const struct wt *w, uint32_t node,
+				      unsigned port)
+{
+	return &w->ports[w->nodes[node].port_first + port];
+}
+
+void wt_free(struct wt *w);
+/* Adds a node (num_ports + 1 port slots); returns its index or FAB_NONE. */
+uint32_t wt_add_node(struct wt *w, uint64_t guid, unsigned type,
+		     unsigned num_ports);
+uint32_t wt_find(const struct wt *w, uint64_t guid);
+
+/* libibnetdisc -> working topology (scanner/topo.c). */
+struct ibnd_fabric;
+int wt_from_ibnd(struct wt *w, struct ibnd_fabric *f, bool paths_valid);
+/* Re-asks, with retries, what discovery missed: directed-route SMPs only. */
+int wt_repair(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o,
+	      unsigned long *out_mads);
+/* Working topology -> snapshot nodes, ports, links, holes, SMP errors. */
+int wt_to_snapshot(const struct wt *w, struct fab_snapshot *snap);
+
+/* PMA counters (scanner/counters.c) and SMInfo (scanner/sminfo.c). */
+int fab_scan_counters(struct fab_snapshot *snap, struct fab_madwin *mw,
+		      const struct fab_scan_opts *o);
+/* Queries SMInfo at lid; returns 0 and fills *out, or a negative errno. */
+int fab_scan_sminfo_one(struct fab_madwin *mw, uint16_t lid, struct fab_sm *out);
+int fab_scan_sms(struct fab_snapshot *snap, struct fab_madwin *mw,
+		 const struct fab_scan_opts *o);
+
+/*
+ * A FIFO of packed 64-bit jobs (the collectors' work lists): amortised
+ * O(1), memory proportional to what is queued.
+ */
+struct fab_jobq {
+	uint64_t *v;
+	size_t head, n, cap;
+};
+int fab_jobq_push(struct fab_jobq *q, uint64_t job);
+bool fab_jobq_pop(struct fab_jobq *q, uint64_t *out);
+void fab_jobq_free(struct fab_jobq *q);
+
+/* Progress helper: calls o->progress when set. */
+void fab_scan_progress(const struct fab_scan_opts *o, const char *phase,
+		       unsigned long done, unsigned long total);

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Topology: libibnetdisc's fabric -> working topology -> (repair) ->
+ * snapshot.
+ *
+ * libibnetdisc hands the kernel its retry count and never retries itself;
+ * where the kernel does not retry (the simulator) or a MAD is lost for
+ * good, it returns a fabric with holes and says so only on stderr. The
+ * repair pass asks again, with our own retries and deadlines, for every
+ * PortInfo, NodeDescription and neighbour it is missing, and follows new
+ * switches it finds that way.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+
+#include "fabsweep/names.h"
+#include "scanner/scan_priv.h"
+
+#define MAX_HOPS 63
+
+/* ---- working topology ----------------------------------------------- */
+
+void wt_free(struct wt *w)
+{
+	free(w->nodes);
+	free(w->ports);
+	free(w->hash);
+	memset(w, 0, sizeof(*w));
+}
+
+static size_t hash_guid(uint64_t g, size_t cap)
+{
+	g ^= g >> 33;
+	g *= 0xff51afd7ed558ccdULL;
+	g ^= g >> 33;
+	return (size_t)g & (cap - 1);
+}
+
+uint32_t wt_find(const struct wt *w, uint64_t guid)
+{
+	if (!w->hash_cap)
+		return FAB_NONE;
+	for (size_t h = hash_guid(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
+		uint32_t v = w->hash[h];
+		if (!v)
+			return FAB_NONE;
+		if (w->nodes[v - 1].guid == guid)
+			return v - 1;
+	}
+}
+
+static int hash_grow(struct wt *w)
+{
+	size_t cap = w->hash_cap ? w->hash_cap * 2 : 1024;
+	uint32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n_nodes; i++) {
+		size_t k = hash_guid(w->nodes[i].guid, cap);
+		while (h[k])
+			k = (k + 1) & (cap - 1);
+		h[k] = (uint32_t)i + 1;
+	}
+	free(w->hash);
+	w->hash = h;
+	w->hash_cap = cap;
+	return 0;
+}
+
+uint32_t wt_add_node(struct wt *w, uint64_t guid, unsigned type,
+		     unsigned num_ports)
+{
+	if (wt_find(w, guid) != FAB_NONE)
+		return FAB_NONE;
+	if (w->n_nodes == w->cap_nodes) {
+		size_t cap = w->cap_nodes ? w->cap_nodes * 2 : 256;
+		void *p = realloc(w->nodes, cap * sizeof(*w->nodes));
+		if (!p)
+			return FAB_NONE;
+		w->nodes = p;
+		w->cap_nodes = cap;
+	}
+	if (w->n_ports + num_ports + 1 > w->cap_ports) {
+		size_t cap = w->cap_ports ? w->cap_ports : 1024;
+		while (cap < w->n_ports + num_ports + 1)
+			cap *= 2;
+		void *p = realloc(w->ports, cap * sizeof(*w->ports));
+		if (!p)
+			return FAB_NONE;
+		w->ports = p;
+		w->cap_ports = cap;
+	}
+	if ((w->n_nodes + 1) * 2 > w->hash_cap && hash_grow(w))
+		return FAB_NONE;
+
+	uint32_t idx = (uint32_t)w->n_nodes++;
+	struct wt_node *n = &w->nodes[idx];
+	memset(n, 0, sizeof(*n));
+	n->guid = guid;
+	n->type = (uint8_t)type;
+	n->num_ports = (uint8_t)num_ports;
+	n->port_first = (uint32_t)w->n_ports;
+	for (unsigned p = 0; p <= num_ports; p++) {
+		struct wt_port *wp = &w->ports[w->n_ports++];
+		memset(wp, 0, sizeof(*wp));
+		wp->rnode = FAB_NONE;
+	}
+	size_t k = hash_guid(guid, w->hash_cap);
+	while (w->hash[k])
+		k = (k + 1) & (w->hash_cap - 1);
+	w->hash[k] = idx + 1;
+	return idx;
+}
+
+static unsigned pi_get(const uint8_t *info, enum MAD_FIELDS f)
+{
+	return mad_get_field((void *)info, 0, f);
+}
+
+/* ---- libibnetdisc -> working topology -------------------------------- */
+
+int wt_from_ibnd(struct wt *w, struct ibnd_fabric *f, bool paths_valid)
+{
+	for (ibnd_node_t *in = f->nodes; in; in = in->next) {
+		int np = in->numports;
+
+		if (np < 0 || np > 254)
+			np = np < 0 ? 0 : 254;
+		uint32_t idx = wt_add_node(w, in->guid, (unsigned)in->type, (unsigned)np);
+		if (idx == FAB_NONE) {
+			if (wt_find(w, in->guid) != FAB_NONE)
+				continue; /* listed twice: keep the first */
+			return -ENOMEM;
+		}
+		struct wt_node *n = &w->nodes[idx];
+		memcpy(n->node_info, in->info, sizeof(n->node_info));
+		memcpy(n->desc, in->nodedesc, sizeof(n->desc));
+		n->have_desc = in->nodedesc[0] != '\0';
+		n->path_valid = paths_valid;
+		if (paths_valid) {
+			int hops = in->path_portid.drpath.cnt;
+			n->hops = (uint8_t)(hops < 0 ? 0 : hops > MAX_HOPS ? MAX_HOPS : hops);
+			memcpy(n->path, in->path_portid.drpath.p, sizeof(n->path));
+		}
+		if (!in->ports)
+			continue;
+		for (int p = 0; p <= np; p++) {
+			ibnd_port_t *ip = in->ports[p];
+			struct wt_port *wp = wt_port(w, idx, (unsigned)p);
+
+			if (!ip)
+				continue;
+			wp->exists = true;
+			wp->guid = ip->guid;
+			memcpy(wp->info, ip->info, sizeof(wp->info));
+			/* A port shell libibnetdisc created from NodeInfo whose
+			 * PortInfo never came has PortState 0 (no state). */
+			wp->have_info = pi_get(ip->info, IB_PORT_STATE_F) != 0;
+			wp->fdr10_act = (uint8_t)mad_get_field(ip->ext_info, 0,
+						IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F);
+			wp->fdr10_en = (uint8_t)mad_get_field(ip->ext_info, 0,
+						IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F);
+			wp->fdr10_sup = (uint8_t)mad_get_field(ip->ext_info, 0,
+						IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F);
+		}
+	}
+	/* Links, now that every node has an index. */
+	for (ibnd_node_t *in = f->nodes; in; in = in->next) {
+		uint32_t idx = wt_find(w, in->guid);
+		int np = w->nodes[idx].num_ports;
+
+		if (!in->ports)
+			continue;
+		for (int p = 0; p <= np && p <= in->numports; p++) {
+			ibnd_port_t *ip = in->ports[p], *rp;
+
+			if (!ip || !(rp = ip->remoteport) || !rp->node || p == 0)
+				continue;
+			uint32_t r = wt_find(w, rp->node->guid);
+			if (r == FAB_NONE || rp->portnum < 0 ||
+			    rp->portnum > w->nodes[r].num_ports)
+				continue;
+			struct wt_port *wp = wt_port(w, idx, (unsigned)p);
+			wp->rnode = r;
+			wp->rport = (uint8_t)rp->portnum;
+		}
+	}
+	return 0;
+}
+
+/* ---- repair --------------------------------------------------------- */
+
+enum rjob { RJ_NODEINFO = 1, RJ_PORTINFO, RJ_NODEDESC };
+
+/*
+ * Job: kind, the node the directed route goes to, and `via`: 0 = to that
+ * node itself, else one hop further out of that node's port `via`.
+ * `port` is the PortInfo port number.
+ */
+static uint64_t rjob(enum rjob kind, uint32_t node, unsigned via, unsigned port)
+{
+	return (uint64_t)node | (uint64_t)via << 32 | (uint64_t)port << 40 |
+	       (uint64_t)kind << 48;
+}
+#define RJ_NODE(j) ((uint32_t)(j))
+#define RJ_VIA(j) ((unsigned)((j) >> 32) & 0xff)
+#define RJ_PORT(j) ((unsigned)((j) >> 40) & 0xff)
+#define RJ_KIND(j) ((unsigned)((j) >> 48) & 0xff)
+
+struct repair {
+	struct wt *w;
+	struct fab_jobq q;
+	int err;
+	unsigned long done;
+	const struct fab_scan_opts *o;
+};
+
+static bool can_route_out(const struct wt_node *n)
+{
+	/* Directed routes pass through switches; a CA only as the start. */
+	return n->path_valid && n->hops < MAX_HOPS &&
+	       (n->type == FAB_NODE_SWITCH || n->hops == 0);
+}
+
+static void push(struct repair *r, uint64_t job)
+{
+	if (!r->err)
+		r->err = fab_jobq_push(&r->q, job);
+}
+
+/* Queues a NodeInfo through node n's port p if that is a hole we can probe. */
+static void maybe_probe(struct repair *r, uint32_t n, unsigned p)
+{
+	struct wt_node *wn = &r->w->nodes[n];
+	struct wt_port *wp = wt_port(r->w, n, p);
+
+	if (p == 0 || !wp->have_info || wp->probed || wp->rnode != FAB_NONE ||
+	    !can_route_out(wn) ||
+	    pi_get(wp->info, IB_PORT_PHYS_STATE_F) != FAB_PHYS_LINKUP)
+		return;
+	wp->probed = true;
+	push(r, rjob(RJ_NODEINFO, n, p, 0));
+}
+
+static int repair_next(void *ctx, struct fab_mad_req *req)
+{
+	struct repair *r = ctx;
+	uint64_t j;
+
+	if (r->err || !fab_jobq_pop(&r->q, &j))
+		return r->err;
+	const struct wt_node *n = &r->w->nodes[RJ_NODE(j)];
+	unsigned via = RJ_VIA(j);
+
+	req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
+	req->method = FAB_MAD_GET;
+	req->dr_hops = n->hops;
+	memcpy(req->dr_path, n->path, sizeof(req->dr_path));
+	if (via) {
+		req->dr_hops++;
+		req->dr_path[req->dr_hops] = (uint8_t)via;
+	}
+	switch (RJ_KIND(j)) {
+	case RJ_NODEINFO:
+		req->attr_id = IB_ATTR_NODE_INFO;
+		break;
+	case RJ_NODEDESC:
+		req->attr_id = IB_ATTR_NODE_DESC;
+		break;
+	default:
+		req->attr_id = IB_ATTR_PORT_INFO;
+		req->attr_mod = RJ_PORT(j);
+		break;
+	}
+	req->cookie = j;
+	return 1;
+}
+
+static void link_ends(struct wt *w, uint32_t a, unsigned ap, uint32_t b, unsigned bp)
+{
+	struct wt_port *pa = wt_port(w, a, ap), *pb = wt_port(w, b, bp);
+
+	pa->rnode = b;
+	pa->rport = (uint8_t)bp;
+	pb->rnode = a;
+	pb->rport = (uint8_t)ap;
+}
+
+/* NodeInfo through (from, via) answered: link, or learn a new node. */
+static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
+			 const uint8_t *ni)
+{
+	struct wt *w = r->w;
+	uint64_t guid = mad_get_field64((void *)ni, 0, IB_NODE_GUID_F);
+	uint64_t port_guid = mad_get_field64((void *)ni, 0, IB_NODE_PORT_GUID_F);
+	unsigned type = mad_get_field((void *)ni, 0, IB_NODE_TYPE_F);
+	unsigned nports = mad_get_field((void *)ni, 0, IB_NODE_NPORTS_F);
+	unsigned lport = mad_get_field((void *)ni, 0, IB_NODE_LOCAL_PORT_F);
+
+	/* Untrusted: the answer indexes our arrays. */
+	if (type < FAB_NODE_CA || type > FAB_NODE_ROUTER || nports < 1 ||
+	    nports > 254 || lport > nports || (type != FAB_NODE_SWITCH && lport == 0))
+		return;
+	uint32_t m = wt_find(w, guid);
+	if (m == FAB_NONE) {
+		m = wt_add_node(w, guid, type, nports);
+		if (m == FAB_NONE) {
+			r->err = -ENOMEM;
+			return;
+		}
+		struct wt_node *src = &w->nodes[from], *nn = &w->nodes[m];
+		memcpy(nn->node_info, ni, sizeof(nn->node_info));
+		nn->path_valid = true;
+		memcpy(nn->path, src->path, sizeof(nn->path));
+		nn->hops = (uint8_t)(src->hops + 1);
+		nn->path[nn->hops] = (uint8_t)via;
+		push(r, rjob(RJ_NODEDESC, m, 0, 0));
+		if (type == FAB_NODE_SWITCH) {
+			for (unsigned p = 0; p <= nports; p++)
+				push(r, rjob(RJ_PORTINFO, m, 0, p));
+		}
+	} else if (w->nodes[m].type != type || lport > w->nodes[m].num_ports) {
+		w->nodes[m].dup_guid = true;
+		return;
+	}
+	struct wt_port *mp = wt_port(w, m, lport);
+	if (mp->rnode != FAB_NONE && (mp->rnode != from || mp->rport != via)) {
+		/* That port is already cabled elsewhere: two devices share
+		 * this GUID. */
+		w->nodes[m].dup_guid = true;
+		return;
+	}
+	mp->exists = true;
+	mp->guid = w->nodes[m].type == FAB_NODE_SWITCH ? guid : port_guid;
+	link_ends(w, from, via, m, lport);
+	/* A CA port we have not seen: ask through this very link. */
+	if (w->nodes[m].type != FAB_NODE_SWITCH && !mp->have_info)
+		push(r, rjob(RJ_PORTINFO, from, via, lport));
+}
+
+static void repair_done(void *ctx, const struct fab_mad_req *req, int err,
+			const uint8_t *resp)
+{
+	struct repair *r = ctx;
+	uint64_t j = req->cookie;
+	uint32_t n = RJ_NODE(j);
+	unsigned via = RJ_VIA(j), port = RJ_PORT(j);
+
+	r->done++;
+	if (err || !resp)
+		return; /* still missing: wt_to_snapshot records it */
+	const uint8_t *data = resp + FAB_MAD_DATA_OFFS;
+	switch (RJ_KIND(j)) {
+	case RJ_NODEINFO:
+		got_nodeinfo(r, n, via, data);
+		break;
+	case RJ_NODEDESC: {
+		struct wt_node *wn = &r->w->nodes[n];
+		memcpy(wn->desc, data, sizeof(wn->desc));
+		wn->have_desc = true;
+		break;
+	}
+	case RJ_PORTINFO: {
+		uint32_t target = n;
+		if (via) { /* through a link: the node at its far end */
+			struct wt_port *vp = wt_port(r->w, n, via);
+			if (vp->rnode == FAB_NONE)
+				return;
+			target = vp->rnode;
+		}
+		if (port > r->w->nodes[target].num_ports)
+			return;
+		struct wt_port *wp = wt_port(r->w, target, port);
+		memcpy(wp->info, data, sizeof(wp->info));
+		wp->have_info = pi_get(wp->info, IB_PORT_STATE_F) != 0;
+		wp->exists = true;
+		if (!wp->guid)
+			wp->guid = r->w->nodes[target].type == FAB_NODE_SWITCH
+					   ? r->w->nodes[target].guid
+					   : 0;
+		maybe_probe(r, target, port);
+		break;
+	}
+	}
+}
+
+int wt_repair(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o,
+	      unsigned long *out_mads)
+{
+	struct repair r = { .w = w, .o = o };
+	unsigned long before = fab_madwin_stats(mw)->sent;
+
+	for (uint32_t n = 0; n < w->n_nodes; n++) {
+		struct wt_node *wn = &w->nodes[n];
+
+		if (!wn->path_valid)
+			continue;
+		if (!wn->have_desc)
+			push(&r, rjob(RJ_NODEDESC, n, 0, 0));
+		for (unsigned p = 0; p <= wn->num_ports; p++) {
+			struct wt_port *wp = wt_port(w, n, p);
+
+			if (wp->have_info) {
+				maybe_probe(&r, n, p);
+				continue;
+			}
+			/* Every port of a switch; the seen ports of a CA. */
+			if (wn->type == FAB_NODE_SWITCH || (p > 0 && wp->exists))
+				push(&r, rjob(RJ_PORTINFO, n, 0, p));
+		}
+	}
+	int rc = r.err;
+	if (!rc && r.q.n)
+		rc = fab_madwin_run(mw, repair_next, repair_done, &r);
+	if (!rc)
+		rc = r.err;
+	fab_jobq_free(&r.q);
+	if (out_mads)
+		*out_mads = fab_madwin_stats(mw)->sent - before;
+	return rc;
+}
+
+/* ---- working topology -> snapshot ---------------------------------- */
+
+struct order {
+	uint64_t guid;
+	uint32_t idx;
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static const char *node_label(const struct fab_node *n, char *buf, size_t len)
+{
+	char g[FAB_GUID_STRLEN];
+
+	fab_guid_format(n->guid, g);
+	if (n->desc[0])
+		snprintf(buf, len, "\"%s\" (%s)", n->desc, g);
+	else
+		snprintf(buf, len, "%s", g);
+	return buf;
+}
+
+int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
+{
+	struct order *ord = malloc((w->n_nodes + 1) * sizeof(*ord));
+	uint32_t *w2s = malloc((w->n_nodes + 1) * sizeof(*w2s));
+	uint32_t *s2w = malloc((w->n_nodes + 1) * sizeof(*s2w));
+	uint8_t fdr10[64];
+	int rc = -ENOMEM;
+
+	if (!ord || !w2s || !s2w)
+		goto out;
+	for (uint32_t i = 0; i < w->n_nodes; i++)
+		ord[i] = (struct order){ w->nodes[i].guid, i };
+	qsort(ord, w->n_nodes, sizeof(*ord), cmp_order);
+
+	for (size_t k = 0; k < w->n_nodes; k++) {
+		const struct wt_node *wn = &w->nodes[ord[k].idx];
+		const struct wt_port *p0 = wt_port(w, ord[k].idx, 0);
+		bool sw = wn->type == FAB_NODE_SWITCH;
+		struct fab_node *n = fab_snapshot_add_node(s);
+
+		if (!n)
+			goto out;
+		uint32_t ni = (uint32_t)(s->n_nodes - 1);
+		w2s[ord[k].idx] = ni;
+		s2w[ni] = ord[k].idx;
+		n->guid = wn->guid;
+		n->sys_guid = mad_get_field64((void *)wn->node_info, 0, IB_NODE_SYSTEM_GUID_F);
+		n->type = wn->type < FAB_NODE__COUNT ? wn->type : FAB_NODE_UNKNOWN;
+		n->num_ports = wn->num_ports;
+		n->vendor_id = mad_get_field((void *)wn->node_info, 0, IB_NODE_VENDORID_F);
+		n->device_id = mad_get_field((void *)wn->node_info, 0, IB_NODE_DEVID_F);
+		n->revision = mad_get_field((void *)wn->node_info, 0, IB_NODE_REVISION_F);
+		n->hops = wn->path_valid ? (int16_t)wn->hops : -1;
+		n->flags = wn->dup_guid ? FAB_F_DUP_GUID : 0;
+		fab_node_set_desc(n, wn->desc, sizeof(wn->desc));
+		uint16_t sw_lid = sw && p0->have_info
+					  ? (uint16_t)pi_get(p0->info, IB_PORT_LID_F) : 0;
+
+		for (unsigned p = sw ? 0 : 1; p <= wn->num_ports; p++) {
+			const struct wt_port *wp = wt_port(w, ord[k].idx, p);
+
+			if (!sw && !wp->exists)
+				continue;
+			struct fab_port *fp = fab_snapshot_add_port(s);
+			if (!fp)
+				goto out;
+			n = &s->nodes[ni];
+			fp->node_idx = ni;
+			fp->port_num = (uint8_t)p;
+			fp->guid = wp->guid ? wp->guid : (sw ? wn->guid : 0);
+			n->port_count++;
+			if (!wp->have_info) {
+				fp->flags |= FAB_F_SMP_FAILED;
+				n->flags |= FAB_F_SMP_FAILED;
+				continue;
+			}
+			const uint8_t *ext = NULL;
+			if (wp->fdr10_act | wp->fdr10_en | wp->fdr10_sup) {
+				memset(fdr10, 0, sizeof(fdr10));
+				mad_set_field(fdr10, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, wp->fdr10_act);
+				mad_set_field(fdr10, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, wp->fdr10_en);
+				mad_set_field(fdr10, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, wp->fdr10_sup);
+				ext = fdr10;
+			}
+			fab_scan_decode_portinfo(fp, wp->info,
+						 sw ? (p0->have_info ? p0->info : NULL) : wp->info,
+						 ext);
+			if (sw && p > 0) {
+				/* Switch external ports carry the switch's LID. */
+				fp->lid = sw_lid;
+				fp->lmc = 0;
+			}
+		}
+		if (sw)
+			n->lid = sw_lid;
+		else {
+			const struct fab_port *fp = fab_node_ports(s, n);
+			for (uint32_t i = 0; i < n->port_count && !n->lid; i++)
+				if (fp[i].state == FAB_STATE_ACTIVE)
+					n->lid = fp[i].lid;
+			for (uint32_t i = 0; i < n->port_count && !n->lid; i++)
+				n->lid = fp[i].lid;
+		}
+	}
+
+	/* Remote ends, holes and what discovery could not read. */
+	for (size_t i = 0; i < s->n_ports; i++) {
+		struct fab_port *fp = &s->ports[i];
+		struct fab_node *n = &s->nodes[fp->node_idx];
+		const struct wt_port *wp = wt_port(w, s2w[fp->node_idx], fp->port_num);
+		char who[FAB_DESC_CAP + 32];
+
+		if (fp->flags & FAB_F_SMP_FAILED) {
+			rc = fab_snapshot_add_error(s, n->guid, fp->port_num, "smp",
+				"%s port %u: PortInfo did not answer after retries; "
+				"its state is unknown (check the device's management agent)",
+				node_label(n, who, sizeof(who)), fp->port_num);
+			if (rc)
+				goto out;
+			continue;
+		}
+		if (fp->port_num > 0 && wp->rnode != FAB_NONE) {
+			struct fab_port *rp = fab_snapshot_port(s, w2s[wp->rnode], wp->rport);
+			if (rp) {
+				fp->remote_idx = (uint32_t)(rp - s->ports);
+				fp->remote_guid = rp->guid;
+				fp->remote_port = rp->port_num;
+			}
+		}
+		if (fp->port_num > 0 && fp->remote_idx == FAB_NONE &&
+		    fp->phys_state == FAB_PHYS_LINKUP) {
+			fp->flags |= FAB_F_NO_REMOTE;
+			rc = fab_snapshot_add_error(s, n->guid, fp->port_num, "hole",
+				"%s port %u: the link is up but the node behind it did not "
+				"answer NodeInfo after retries (check that node and the cable)",
+				node_label(n, who, sizeof(who)), fp->port_num);
+			if (rc)
+				goto out;
+		}
+	}
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		char who[FAB_DESC_CAP + 32];
+		const struct fab_node *n = &s->nodes[i];
+
+		if (!(n->flags & FAB_F_DUP_GUID))
+			continue;
+		rc = fab_snapshot_add_error(s, n->guid, -1, "dup_guid",
+			"%s: GUID seen on more than one device; discovery merged them "
+			"(give every device a unique GUID)",
+			node_label(n, who, sizeof(who)));
+		if (rc)
+			goto out;
+	}
+	rc = fab_snapshot_build_links(s);
+out:
+	free(ord);
+	free(w2s);
+	free(s2w);
+	return rc;
+}
