@@ -124,7 +124,10 @@ static const char *const migrations[] = {
 	" node TEXT, port TEXT, peer_node TEXT, peer_port TEXT,"
 	" subject TEXT, message TEXT NOT NULL,"
 	" evidence TEXT);"
-	"CREATE INDEX findings_by_scan ON findings(scan_id);",
+	"CREATE INDEX findings_by_scan ON findings(scan_id);"
+
+	/* Scans marked as baselines: pruning keeps them (store/prune.c). */
+	"CREATE TABLE baselines(scan_id INTEGER NOT NULL, name TEXT, created_at TEXT);",
 };
 
 /* The long form of port_counters: one row per counter value. */
