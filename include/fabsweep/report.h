@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reports: render a checked snapshot (and the findings stored with it) as a
+ * self-contained HTML page or as XML that validates against
+ * docs/fabsweep-report.xsd. A report never runs a rule and never talks to a
+ * fabric: it only reads snapshots.
+ *
+ * Files are written to a temporary name beside the target and renamed, so no
+ * reader ever sees half a report; on failure the target is left as it was.
+ * See docs/reports.md for what each section shows.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+struct fab_snapshot;
+
+struct fab_report_opts {
+	/* Counters of every port with a sample, not only of ports named by a
+	 * finding (XML; the HTML always shows the top error counters). */
+	bool all_counters;
+	/* Text for the generator attribute / footer, e.g. "fabsweep 0.1.0";
+	 * NULL: "fabsweep" and the built version. Borrowed. */
+	const char *generator;
+	/* Report time (Unix epoch ms) written into the report; 0: now. Tests
+	 * set it to make output reproducible. */
+	long long generated_at_ms;
+};
+
+void fab_report_opts_init(struct fab_report_opts *o);
+
+/* Verdict of a snapshot from its findings. */
+enum fab_verdict {
+	FAB_VERDICT_HEALTHY = 0, /* no finding at warning or above */
+	FAB_VERDICT_DEGRADED,    /* warnings, no error */
+	FAB_VERDICT_FAILING,     /* at least one error */
+	FAB_VERDICT__COUNT
+};
+
+enum fab_verdict fab_report_verdict(const struct fab_snapshot *snap);
+/* "healthy", "degraded", "failing"; NULL when out of range. */
+const char *fab_report_verdict_name(unsigned verdict);
+
+/*
+ * Writes the XML report of snap to path. baseline may be NULL; when given,
+ * the report holds what changed from it to snap. Both snapshots are borrowed
+ * and must have been indexed (fab_snapshot_index(), which the store's loader
+ * does). Returns 0, or a negative errno with fab_errmsg() naming the file.
+ */
+int fab_report_xml(const struct fab_snapshot *snap,
+		   const struct fab_snapshot *baseline,
+		   const struct fab_report_opts *opts, const char *path);
+
+/* Writes the HTML report of snap to path; arguments as fab_report_xml(). */
+int fab_report_html(const struct fab_snapshot *snap,
+		    const struct fab_snapshot *baseline,
+		    const struct fab_report_opts *opts, const char *path);

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "model.h"
+
+static const char *const verdicts[] = {
+	[FAB_VERDICT_HEALTHY] = "healthy",
+	[FAB_VERDICT_DEGRADED] = "degraded",
+	[FAB_VERDICT_FAILING] = "failing",
+};
+_Static_assert(sizeof(verdicts) / sizeof(verdicts[0]) == FAB_VERDICT__COUNT, "verdicts");
+
+const char *fab_report_verdict_name(unsigned v)
+{
+	return v < FAB_VERDICT__COUNT ? verdicts[v] : NULL;
+}
+
+enum fab_verdict fab_report_verdict(const struct fab_snapshot *snap)
+{
+	enum fab_verdict v = FAB_VERDICT_HEALTHY;
+
+	for (size_t i = 0; i < snap->n_findings; i++) {
+		if (snap->findings[i].severity == FAB_SEV_ERROR)
+			return FAB_VERDICT_FAILING;
+		if (snap->findings[i].severity == FAB_SEV_WARNING)
+			v = FAB_VERDICT_DEGRADED;
+	}
+	return v;
+}
+
+const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,
+				  char buf[FAB_GUID_STRLEN])
+{
+	const struct fab_node *n = &snap->nodes[node];
+
+	if (n->desc[0])
+		return n->desc;
+	fab_guid_format(n->guid, buf);
+	return buf;
+}
+
+static int strcmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* The node a finding's "node" text names (a GUID), FAB_NONE if none. */
+static uint32_t lookup_node(const struct fab_snapshot *s, const char *text)
+{
+	uint64_t guid;
+
+	if (!text || fab_guid_parse(text, &guid))
+		return FAB_NONE;
+	return fab_snapshot_find_node(s, guid);
+}
+
+/* The port a finding's "port" text names on node, FAB_NONE if none. */
+static uint32_t lookup_port(const struct fab_snapshot *s, uint32_t node, const char *text)
+{
+	char *end;
+
+	if (node == FAB_NONE || !text || !*text)
+		return FAB_NONE;
+	unsigned long num = strtoul(text, &end, 10);
+	if (*end || num > 255)
+		return FAB_NONE;
+	const struct fab_port *p = fab_snapshot_port(s, node, (unsigned)num);
+	return p ? (uint32_t)(p - s->ports) : FAB_NONE;
+}
+
+static void mark(uint8_t *m, uint32_t i, unsigned sev)
+{
+	if (i != FAB_NONE && m[i] < FAB_MARK(sev))
+		m[i] = FAB_MARK(sev);
+}
+
+struct sort_ctx {
+	const struct fab_snapshot *s;
+	const uint32_t *rank; /* per finding: rank of its rule */
+};
+
+static int cmp_by_rule(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int r = strcmp0(c->s->findings[x].rule_id, c->s->findings[y].rule_id);
+
+	return r ? r : (x > y) - (x < y);
+}
+
+static int cmp_rules(const void *a, const void *b)
+{
+	const struct fab_report_rule *x = a, *y = b;
+
+	if (x->worst != y->worst)
+		return x->worst > y->worst ? -1 : 1;
+	return strcmp0(x->id, y->id);
+}
+
+static int cmp_order(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct fab_finding *fx = &c->s->findings[x], *fy = &c->s->findings[y];
+
+	if (c->rank[x] != c->rank[y])
+		return c->rank[x] < c->rank[y] ? -1 : 1;
+	if (fx->severity != fy->severity)
+		return fx->severity > fy->severity ? -1 : 1;
+	int r = strcmp0(fx->subject, fy->subject);
+	return r ? r : (x > y) - (x < y);
+}
+
+/* Groups findings by rule; fills m->rules and m->order. */
+static int group_findings(struct fab_report_model *m)
+{
+	const struct fab_snapshot *s = m->snap;
+	size_t n = s->n_findings;
+	uint32_t *rule_of = malloc((n + 1) * sizeof(*rule_of));
+	uint32_t *rank = malloc((n + 1) * sizeof(*rank));
+	struct sort_ctx ctx = { .s = s, .rank = rank };
+	int err = -ENOMEM;
+
+	m->order = malloc((n + 1) * sizeof(*m->order));
+	m->rules = calloc(n + 1, sizeof(*m->rules));
+	if (!rule_of || !rank || !m->order || !m->rules)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		m->order[i] = (uint32_t)i;
+	qsort_r(m->order, n, sizeof(*m->order), cmp_by_rule, &ctx);
+	for (size_t i = 0; i < n; i++) {
+		const struct fab_finding *f = &s->findings[m->order[i]];
+		unsigned sev = f->severity < FAB_SEV__COUNT ? f->severity : FAB_SEV_ERROR;
+
+		if (!m->n_rules || strcmp0(m->rules[m->n_rules - 1].id, f->rule_id)) {
+			m->rules[m->n_rules].id = f->rule_id ? f->rule_id : "";
+			m->rules[m->n_rules].first = m->n_rules; /* old position, for rank */
+			m->n_rules++;
+		}
+		struct fab_report_rule *r = &m->rules[m->n_rules - 1];
+		r->n[sev]++;
+		r->total++;
+		if (sev > r->worst)
+			r->worst = (uint8_t)sev;
+		rule_of[m->order[i]] = (uint32_t)(m->n_rules - 1);
+	}
+	qsort(m->rules, m->n_rules, sizeof(*m->rules), cmp_rules);
+	/* rank of each old rule position, then of each finding */
+	uint32_t *pos_rank = malloc((m->n_rules + 1) * sizeof(*pos_rank));
+	if (!pos_rank)
+		goto out;
+	for (size_t i = 0; i < m->n_rules; i++)
+		pos_rank[m->rules[i].first] = (uint32_t)i;
+	for (size_t i = 0; i < n; i++)
+		rank[i] = pos_rank[rule_of[i]];
+	free(pos_rank);
+	qsort_r(m->order, n, sizeof(*m->order), cmp_order, &ctx);
+	for (size_t i = 0, r = 0; i < n && r < m->n_rules; r++) {
+		m->rules[r].first = i;
+		i += m->rules[r].total;
+	}
+	err = 0;
+out:
+	free(rule_of);
+	free(rank);
+	return err;
+}
+
+/* Tiers from roles; switches without a role by what they are cabled to. */
+static void assign_tiers(struct fab_report_model *m)
+{
+	const struct fab_snapshot *s = m->snap;
+
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		m->tier[i] = n->role < FAB_ROLE__COUNT ? n->role : FAB_ROLE_UNKNOWN;
+		if (m->tier[i] == FAB_ROLE_UNKNOWN && n->type == FAB_NODE_CA)
+			m->tier[i] = FAB_ROLE_HOST;
+	}
+	/* pass 1: an unknown switch cabled to a host is a leaf; pass 2: one
+	 * cabled to a leaf is a spine; pass 3: the rest are cores */
+	for (unsigned pass = 1; pass <= 3; pass++) {
+		unsigned want = pass == 1 ? FAB_ROLE_HOST : FAB_ROLE_LEAF;
+		unsigned becomes = pass == 1 ? FAB_ROLE_LEAF : pass == 2 ? FAB_ROLE_SPINE : FAB_ROLE_CORE;
+
+		for (size_t i = 0; i < s->n_nodes; i++) {
+			const struct fab_node *n = &s->nodes[i];
+			bool hit = pass == 3;
+
+			if (m->tier[i] != FAB_ROLE_UNKNOWN)
+				continue;
+			for (uint32_t p = 0; p < n->port_count && !hit; p++) {
+				uint32_t r = s->ports[n->port_first + p].remote_idx;
+				hit = r < s->n_ports && m->tier[s->ports[r].node_idx] == want;
+			}
+			if (hit)
+				m->tier[i] = (uint8_t)becomes;
+		}
+	}
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		m->n_tier[m->tier[i]]++;
+		m->leaf_of[i] = FAB_NONE;
+		if (m->tier[i] != FAB_ROLE_HOST)
+			continue;
+		for (uint32_t p = 0; p < n->port_count; p++) {
+			uint32_t r = s->ports[n->port_first + p].remote_idx;
+			if (r < s->n_ports) {
+				uint32_t peer = s->ports[r].node_idx;
+				if (m->tier[peer] == FAB_ROLE_LEAF)
+					m->leaf_of[i] = peer;
+				break;
+			}
+		}
+	}
+}
+
+static void top_insert(struct fab_report_model *m, const struct fab_report_top *t)
+{
+	size_t at = m->n_top;
+
+	if (m->n_top == FAB_REPORT_TOP_COUNTERS) {
+		if (t->value <= m->top[m->n_top - 1].value)
+			return;
+		at = m->n_top - 1;
+	} else {
+		m->n_top++;
+	}
+	while (at > 0 && m->top[at - 1].value < t->value) {
+		m->top[at] = m->top[at - 1];
+		at--;
+	}
+	m->top[at] = *t;
+}
+
+static void top_counters(struct fab_report_model *m)
+{
+	const struct fab_snapshot *s = m->snap;
+
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *c0 = fab_snapshot_sample(s, (uint32_t)i, 0);
+		const struct fab_counter_sample *c1 = fab_snapshot_sample(s, (uint32_t)i, 1);
+		const struct fab_counter_sample *c = c1 ? c1 : c0;
+
+		if (!c)
+			continue;
+		m->n_sampled_ports++;
+		for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
+			if (!fab_counter_is_error(k) || !(c->valid & (1u << k)) || !c->v[k])
+				continue;
+			struct fab_report_top t = { .port = (uint32_t)i, .ctr = (uint8_t)k,
+						    .sample = c->sample, .value = c->v[k] };
+			if (c1 && c0 && (c0->valid & (1u << k)) && c1->v[k] >= c0->v[k]) {
+				t.has_delta = true;
+				t.delta = c1->v[k] - c0->v[k];
+			}
+			top_insert(m, &t);
+		}
+	}
+}
+
+int fab_report_model_build(const struct fab_snapshot *s, struct fab_report_model *out)
+{
+	struct fab_report_model m = { .snap = s };
+	int err = -ENOMEM;
+
+	if (s->n_nodes && !s->guid_order) {
+		fab_err(-EINVAL, "snapshot %lld is not indexed", (long long)s->scan_id);
+		return -EINVAL;
+	}
+	m.f_node = malloc((s->n_findings + 1) * sizeof(*m.f_node));
+	m.f_port = malloc((s->n_findings + 1) * sizeof(*m.f_port));
+	m.port_mark = calloc(s->n_ports + 1, 1);
+	m.node_mark = calloc(s->n_nodes + 1, 1);
+	m.tier = calloc(s->n_nodes + 1, 1);
+	m.leaf_of = malloc((s->n_nodes + 1) * sizeof(*m.leaf_of));
+	if (!m.f_node || !m.f_port || !m.port_mark || !m.node_mark || !m.tier || !m.leaf_of)
+		goto fail;
+	if ((err = group_findings(&m)))
+		goto fail;
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const struct fab_finding *f = &s->findings[i];
+		unsigned sev = f->severity < FAB_SEV__COUNT ? f->severity : FAB_SEV_ERROR;
+		uint32_t peer = lookup_node(s, f->peer_node);
+
+		m.sev[sev]++;
+		m.f_node[i] = lookup_node(s, f->node);
+		m.f_port[i] = lookup_port(s, m.f_node[i], f->port);
+		mark(m.port_mark, m.f_port[i], sev);
+		mark(m.node_mark, m.f_node[i], sev);
+		mark(m.port_mark, lookup_port(s, peer, f->peer_port), sev);
+		mark(m.node_mark, peer, sev);
+	}
+	m.verdict = m.sev[FAB_SEV_ERROR] ? FAB_VERDICT_FAILING :
+		    m.sev[FAB_SEV_WARNING] ? FAB_VERDICT_DEGRADED : FAB_VERDICT_HEALTHY;
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct fab_port *p = &s->ports[i];
+		if (p->node_idx < s->n_nodes && m.node_mark[p->node_idx] < m.port_mark[i])
+			m.node_mark[p->node_idx] = m.port_mark[i];
+		if (p->port_num) {
+			m.n_ext_ports++;
+			m.n_active_ports += p->state == FAB_STATE_ACTIVE;
+		}
+	}
+	assign_tiers(&m);
+	top_counters(&m);
+	*out = m;
+	return 0;
+fail:
+	fab_report_model_free(&m);
+	return err == -ENOMEM ? fab_err(-ENOMEM, "out of memory building the report") : err;
+}
+
+void fab_report_model_free(struct fab_report_model *m)
+{
+	free(m->rules);
+	free(m->order);
+	free(m->f_node);
+	free(m->f_port);
+	free(m->port_mark);
+	free(m->node_mark);
+	free(m->tier);
+	free(m->leaf_of);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------ baseline */
+
+struct link_key {
+	uint64_t ga, gb;
+	uint8_t pa, pb;
+	uint32_t idx;
+};
+
+static int cmp_link_key(const void *a, const void *b)
+{
+	const struct link_key *x = a, *y = b;
+
+	if (x->ga != y->ga)
+		return x->ga < y->ga ? -1 : 1;
+	if (x->pa != y->pa)
+		return x->pa < y->pa ? -1 : 1;
+	if (x->gb != y->gb)
+		return x->gb < y->gb ? -1 : 1;
+	if (x->pb != y->pb)
+		return x->pb < y->pb ? -1 : 1;
+	return 0;
+}
+
+static struct link_key *link_keys(const struct fab_snapshot *s)
+{
+	struct link_key *k = malloc((s->n_links + 1) * sizeof(*k));
+
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < s->n_links; i++) {
+		const struct fab_port *a = &s->ports[s->links[i].a], *b = &s->ports[s->links[i].b];
+		struct link_key x = { s->nodes[a->node_idx].guid, s->nodes[b->node_idx].guid,
+				      a->port_num, b->port_num, (uint32_t)i };
+		if (x.ga > x.gb || (x.ga == x.gb && x.pa > x.pb)) {
+			uint64_t g = x.ga;
+			uint8_t p = x.pa;
+			x.ga = x.gb;
+			x.pa = x.pb;
+			x.gb = g;
+			x.pb = p;
+		}
+		k[i] = x;
+	}
+	qsort(k, s->n_links, sizeof(*k), cmp_link_key);
+	return k;
+}
+
+/* Finding identity across snapshots. */
+static int cmp_finding(const struct fab_finding *x, const struct fab_finding *y)
+{
+	int r;
+
+	if ((r = strcmp0(x->rule_id, y->rule_id)) || (r = strcmp0(x->node, y->node)) ||
+	    (r = strcmp0(x->port, y->port)) || (r = strcmp0(x->peer_node, y->peer_node)) ||
+	    (r = strcmp0(x->peer_port, y->peer_port)))
+		return r;
+	if (!x->node && !y->node)
+		return strcmp0(x->subject, y->subject);
+	return 0;
+}
+
+static int cmp_finding_idx(const void *a, const void *b, void *arg)
+{
+	const struct fab_snapshot *s = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int r = cmp_finding(&s->findings[x], &s->findings[y]);
+
+	return r ? r : (x > y) - (x < y);
+}
+
+static uint32_t *finding_keys(const struct fab_snapshot *s)
+{
+	uint32_t *k = malloc((s->n_findings + 1) * sizeof(*k));
+
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < s->n_findings; i++)
+		k[i] = (uint32_t)i;
+	qsort_r(k, s->n_findings, sizeof(*k), cmp_finding_idx, (void *)s);
+	return k;
+}
+
+static unsigned port_changes(const struct fab_snapshot *s, const struct fab_port *p,
+			     const struct fab_snapshot *bs, const struct fab_port *b)
+{
+	unsigned what = 0;
+	uint64_t rp = p->remote_idx < s->n_ports ? s->nodes[s->ports[p->remote_idx].node_idx].guid : 0;
+	uint64_t rb = b->remote_idx < bs->n_ports ? bs->nodes[bs->ports[b->remote_idx].node_idx].guid : 0;
+	unsigned np = p->remote_idx < s->n_ports ? s->ports[p->remote_idx].port_num : 0;
+	unsigned nb = b->remote_idx < bs->n_ports ? bs->ports[b->remote_idx].port_num : 0;
+
+	if (p->state != b->state)
+		what |= FAB_PCHG_STATE;
+	if (p->phys_state != b->phys_state)
+		what |= FAB_PCHG_PHYS;
+	if (p->width_active != b->width_active)
+		what |= FAB_PCHG_WIDTH;
+	if (p->speed_active != b->speed_active)
+		what |= FAB_PCHG_SPEED;
+	if (rp != rb || np != nb)
+		what |= FAB_PCHG_PEER;
+	return what;
+}
+
+#define PUSH(arr, n, v) ((arr)[(n)++] = (v))
+
+int fab_report_diff_build(const struct fab_snapshot *base, const struct fab_snapshot *s,
+			  struct fab_report_diff *out)
+{
+	struct fab_report_diff d = { .base = base, .snap = s };
+	struct link_key *ls = NULL, *lb = NULL;
+	uint32_t *fs = NULL, *fb = NULL;
+	int err = -ENOMEM;
+
+	if ((s->n_nodes && !s->guid_order) || (base->n_nodes && !base->guid_order))
+		return fab_err(-EINVAL, "snapshot is not indexed");
+	d.nodes_added = malloc((s->n_nodes + 1) * sizeof(uint32_t));
+	d.nodes_removed = malloc((base->n_nodes + 1) * sizeof(uint32_t));
+	d.links_added = malloc((s->n_links + 1) * sizeof(uint32_t));
+	d.links_removed = malloc((base->n_links + 1) * sizeof(uint32_t));
+	d.ports_changed = malloc((s->n_ports + 1) * sizeof(*d.ports_changed));
+	d.findings_new = malloc((s->n_findings + 1) * sizeof(uint32_t));
+	d.findings_resolved = malloc((base->n_findings + 1) * sizeof(uint32_t));
+	ls = link_keys(s);
+	lb = link_keys(base);
+	fs = finding_keys(s);
+	fb = finding_keys(base);
+	if (!d.nodes_added || !d.nodes_removed || !d.links_added || !d.links_removed ||
+	    !d.ports_changed || !d.findings_new || !d.findings_resolved || !ls || !lb || !fs || !fb)
+		goto out;
+
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		uint32_t bi = fab_snapshot_find_node(base, n->guid);
+		if (bi == FAB_NONE) {
+			PUSH(d.nodes_added, d.n_nodes_added, (uint32_t)i);
+			continue;
+		}
+		if (fab_snapshot_find_node(s, n->guid) != i)
+			continue; /* a duplicate GUID: compare the first one only */
+		for (uint32_t k = 0; k < n->port_count; k++) {
+			const struct fab_port *p = &s->ports[n->port_first + k];
+			const struct fab_port *b = p->port_num ? fab_snapshot_port(base, bi, p->port_num) : NULL;
+			unsigned what = b ? port_changes(s, p, base, b) : 0;
+			if (what)
+				d.ports_changed[d.n_ports_changed++] = (struct fab_report_port_change){
+					(uint32_t)(p - s->ports), (uint32_t)(b - base->ports), what
+				};
+		}
+	}
+	for (size_t i = 0; i < base->n_nodes; i++)
+		if (fab_snapshot_find_node(s, base->nodes[i].guid) == FAB_NONE)
+			PUSH(d.nodes_removed, d.n_nodes_removed, (uint32_t)i);
+
+	size_t i = 0, j = 0;
+	while (i < s->n_links || j < base->n_links) {
+		int c = i == s->n_links ? 1 : j == base->n_links ? -1 : cmp_link_key(&ls[i], &lb[j]);
+		if (c < 0)
+			PUSH(d.links_added, d.n_links_added, ls[i++].idx);
+		else if (c > 0)
+			PUSH(d.links_removed, d.n_links_removed, lb[j++].idx);
+		else
+			i++, j++;
+	}
+	for (i = 0, j = 0; i < s->n_findings || j < base->n_findings;) {
+		int c = i == s->n_findings ? 1 :
+			j == base->n_findings ? -1 :
+			cmp_finding(&s->findings[fs[i]], &base->findings[fb[j]]);
+		if (c < 0)
+			PUSH(d.findings_new, d.n_findings_new, fs[i++]);
+		else if (c > 0)
+			PUSH(d.findings_resolved, d.n_findings_resolved, fb[j++]);
+		else
+			i++, j++;
+	}
+	*out = d;
+	err = 0;
+out:
+	free(ls);
+	free(lb);
+	free(fs);
+	free(fb);
+	if (err) {
+		fab_report_diff_free(&d);
+		return fab_err(err, "out of memory comparing with the baseline");
+	}
+	return 0;
+}
+
+void fab_report_diff_free(struct fab_report_diff *d)
+{
+	free(d->nodes_added);
+	free(d->nodes_removed);
+	free(d->links_added);
+	free(d->links_removed);
+	free(d->ports_changed);
+	free(d->findings_new);
+	free(d->findings_resolved);
+	memset(d, 0, sizeof(*d));
+}
+
+void fab_report_opts_init(struct fab_report_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to reports/: what both formats show, worked out once from a
+ * snapshot: severity counts and the verdict, findings grouped by rule, the
+ * worst finding of every port and node, topology tiers, hosts per leaf, the
+ * top error counters, and the changes from a baseline. Everything is O(n log n)
+ * or better in the size of the snapshot.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabsweep/names.h"
+#include "fabsweep/report.h"
+#include "fabsweep/snapshot.h"
+
+/* "Mark" of a port or node: 0 no finding, else 1 + worst enum fab_severity. */
+#define FAB_MARK_NONE 0
+#define FAB_MARK(sev) ((uint8_t)((sev) + 1))
+
+struct fab_report_rule {
+	const char *id;             /* borrowed from the snapshot */
+	unsigned n[FAB_SEV__COUNT]; /* findings per severity */
+	unsigned total;
+	uint8_t worst;              /* enum fab_severity */
+	size_t first;               /* its first finding in model->order */
+};
+
+struct fab_report_top {
+	uint32_t port;   /* port index */
+	uint8_t ctr;     /* enum fab_counter */
+	uint8_t sample;  /* the sample value is from */
+	uint64_t value;
+	bool has_delta;  /* a second sample exists: delta = second - first */
+	uint64_t delta;
+};
+
+#define FAB_REPORT_TOP_COUNTERS 25
+
+struct fab_report_model {
+	const struct fab_snapshot *snap; /* borrowed */
+	unsigned sev[FAB_SEV__COUNT];
+	enum fab_verdict verdict;
+	struct fab_report_rule *rules; /* worst first, then by id */
+	size_t n_rules;
+	uint32_t *order;   /* finding indices: by rule (rules' order), severity
+			      (worst first), subject */
+	uint32_t *f_node;  /* per finding: node it names, FAB_NONE */
+	uint32_t *f_port;  /* per finding: port it names, FAB_NONE */
+	uint8_t *port_mark; /* per port: FAB_MARK of findings naming it (as port or peer) */
+	uint8_t *node_mark; /* per node: worst of its own findings and its ports' */
+	uint8_t *tier;      /* per node: enum fab_role; unknown roles are inferred */
+	uint32_t *leaf_of;  /* per node: for hosts, the leaf their first linked
+			       port reaches, else FAB_NONE */
+	size_t n_tier[FAB_ROLE__COUNT];
+	size_t n_ext_ports;    /* ports numbered 1..N */
+	size_t n_active_ports; /* of those, state active */
+	size_t n_sampled_ports; /* ports with a counter sample */
+	struct fab_report_top top[FAB_REPORT_TOP_COUNTERS]; /* largest first */
+	size_t n_top;
+};
+
+/* Builds the model of snap (borrowed; must be indexed). */
+int fab_report_model_build(const struct fab_snapshot *snap, struct fab_report_model *out);
+void fab_report_model_free(struct fab_report_model *m);
+
+/* Port fields compared between a baseline and the snapshot. */
+enum {
+	FAB_PCHG_STATE = 1 << 0,
+	FAB_PCHG_PHYS = 1 << 1,
+	FAB_PCHG_WIDTH = 1 << 2,
+	FAB_PCHG_SPEED = 1 << 3,
+	FAB_PCHG_PEER = 1 << 4,
+};
+
+struct fab_report_port_change {
+	uint32_t port, base_port; /* port indices in snap and baseline */
+	unsigned what;            /* FAB_PCHG_* */
+};
+
+struct fab_report_diff {
+	const struct fab_snapshot *base, *snap; /* borrowed */
+	uint32_t *nodes_added;   /* node indices in snap */
+	size_t n_nodes_added;
+	uint32_t *nodes_removed; /* node indices in base */
+	size_t n_nodes_removed;
+	uint32_t *links_added;   /* link indices in snap */
+	size_t n_links_added;
+	uint32_t *links_removed; /* link indices in base */
+	size_t n_links_removed;
+	struct fab_report_port_change *ports_changed;
+	size_t n_ports_changed;
+	uint32_t *findings_new;      /* finding indices in snap */
+	size_t n_findings_new;
+	uint32_t *findings_resolved; /* finding indices in base */
+	size_t n_findings_resolved;
+};
+
+/* Compares base to snap (both borrowed, indexed). Nodes match by GUID,
+ * ports by node GUID and number, links by both ends, findings by rule,
+ * node, port, peer and (for findings without a node) subject. */
+int fab_report_diff_build(const struct fab_snapshot *base,
+			  const struct fab_snapshot *snap,
+			  struct fab_report_diff *out);
+void fab_report_diff_free(struct fab_report_diff *d);
+
+/* Label of a node for people: its description, else its GUID (buf). */
+const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,
+				  char buf[FAB_GUID_STRLEN]);

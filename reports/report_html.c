@@ -1,0 +1,1160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The HTML report: one self-contained page (inline CSS, script and SVG, no
+ * fetches), protected by a Content-Security-Policy that allows only the
+ * page's own style and script by hash. docs/reports.md describes the sections.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/report.h"
+#include "fabsweep/snapshot.h"
+#include "html_assets.h"
+#include "htmlw.h"
+#include "model.h"
+#include "sha256.h"
+
+#define MAX_CHANGE_ROWS 500   /* per kind of change; the XML has them all */
+#define MAX_ERROR_ROWS 1000   /* scan errors listed */
+#define MAX_OPEN_SWITCHES 12  /* switch tables open at load */
+
+struct hr {
+	struct fab_hw w;
+	const struct fab_snapshot *s, *base;
+	const struct fab_report_opts *o;
+	struct fab_report_model m;
+	struct fab_report_diff d;
+	uint32_t *node_findings; /* per node: findings naming it */
+};
+
+static const char *sev_name(unsigned sev)
+{
+	const char *n = fab_severity_name(sev < FAB_SEV__COUNT ? sev : FAB_SEV_ERROR);
+	return n ? n : "error";
+}
+
+static uint8_t max8(uint8_t a, uint8_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Natural order: "leaf2" before "leaf10". */
+static int natcmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			while (*a == '0' && isdigit((unsigned char)a[1]))
+				a++;
+			while (*b == '0' && isdigit((unsigned char)b[1]))
+				b++;
+			size_t la = 0, lb = 0;
+			while (isdigit((unsigned char)a[la]))
+				la++;
+			while (isdigit((unsigned char)b[lb]))
+				lb++;
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			int r = memcmp(a, b, la);
+			if (r)
+				return r;
+			a += la;
+			b += lb;
+		} else if (*a != *b) {
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		} else {
+			a++;
+			b++;
+		}
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+static int cmp_node_label(const void *x, const void *y, void *arg)
+{
+	const struct hr *r = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	int c;
+
+	if (r->m.tier[a] != r->m.tier[b])
+		return r->m.tier[a] > r->m.tier[b] ? -1 : 1; /* core first */
+	if ((c = natcmp(r->s->nodes[a].desc, r->s->nodes[b].desc)))
+		return c;
+	if (r->s->nodes[a].guid != r->s->nodes[b].guid)
+		return r->s->nodes[a].guid < r->s->nodes[b].guid ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* Switches (everything but hosts) in display order: tier, then name. */
+static uint32_t *sorted_switches(struct hr *r, size_t *n_out)
+{
+	const struct fab_snapshot *s = r->s;
+	uint32_t *v = malloc((s->n_nodes + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (r->m.tier[i] != FAB_ROLE_HOST)
+			v[n++] = (uint32_t)i;
+	qsort_r(v, n, sizeof(*v), cmp_node_label, r);
+	*n_out = n;
+	return v;
+}
+
+/* ------------------------------------------------------------ pieces */
+
+static void sev_badge(struct fab_hw *w, unsigned sev)
+{
+	fab_hw_fmt(w, "<span class=\"sev %s\">%s</span>", sev_name(sev), sev_name(sev));
+}
+
+static void mark_badge(struct fab_hw *w, uint8_t mark)
+{
+	if (mark == FAB_MARK_NONE)
+		fab_hw_raw(w, "<span class=\"sev\">ok</span>");
+	else
+		sev_badge(w, mark - 1u);
+}
+
+static void guid_text(struct fab_hw *w, uint64_t guid)
+{
+	char g[FAB_GUID_STRLEN];
+
+	fab_guid_format(guid, g);
+	fab_hw_raw(w, g);
+}
+
+static void time_text(struct fab_hw *w, int64_t ms)
+{
+	char t[FAB_TIME_STRLEN];
+
+	fab_time_format(ms, t);
+	fab_hw_raw(w, t);
+}
+
+/* "desc" with the GUID as a tooltip. */
+static void node_cell(struct fab_hw *w, const struct fab_snapshot *s, uint32_t n)
+{
+	char g[FAB_GUID_STRLEN];
+
+	fab_guid_format(s->nodes[n].guid, g);
+	fab_hw_fmt(w, "<span title=\"%s\">", g);
+	fab_hw_text(w, fab_report_node_label(s, n, g));
+	fab_hw_raw(w, "</span>");
+}
+
+/* "node/port" of a port's peer, or a dash. */
+static void peer_cell(struct fab_hw *w, const struct fab_snapshot *s, const struct fab_port *p)
+{
+	if (p->remote_idx < s->n_ports) {
+		const struct fab_port *q = &s->ports[p->remote_idx];
+		node_cell(w, s, q->node_idx);
+		fab_hw_fmt(w, "/%u", q->port_num);
+	} else if (p->remote_guid) {
+		guid_text(w, p->remote_guid);
+		fab_hw_fmt(w, "/%u", p->remote_port);
+	} else {
+		fab_hw_raw(w, "<span class=\"muted\">-</span>");
+	}
+}
+
+static void widths_text(struct fab_hw *w, unsigned mask)
+{
+	char b[64];
+
+	fab_widths_format(mask, b, sizeof(b));
+	fab_hw_raw(w, *b ? b : "-");
+}
+
+static void speeds_text(struct fab_hw *w, unsigned mask)
+{
+	char b[96];
+
+	fab_speeds_format(mask, b, sizeof(b));
+	fab_hw_raw(w, *b ? b : "-");
+}
+
+static uint64_t error_sum(const struct fab_counter_sample *c)
+{
+	uint64_t sum = 0;
+
+	for (unsigned k = 0; c && k < FAB_CTR__COUNT; k++)
+		if (fab_counter_is_error(k) && (c->valid & (1u << k)))
+			sum += c->v[k];
+	return sum;
+}
+
+static const struct fab_counter_sample *latest_sample(const struct fab_snapshot *s, uint32_t port)
+{
+	const struct fab_counter_sample *c = fab_snapshot_sample(s, port, 1);
+	return c ? c : fab_snapshot_sample(s, port, 0);
+}
+
+/* ------------------------------------------------------------ head, banner */
+
+static void write_head(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	char css[FAB_SHA256_B64_LEN], js[FAB_SHA256_B64_LEN];
+
+	fab_sha256_base64(fab_html_css, sizeof(fab_html_css) - 1, css);
+	fab_sha256_base64(fab_html_js, sizeof(fab_html_js) - 1, js);
+	fab_hw_raw(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+	fab_hw_fmt(w, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		      "style-src 'sha256-%s'; script-src 'sha256-%s'; img-src data:; "
+		      "base-uri 'none'; form-action 'none'\">\n", css, js);
+	fab_hw_raw(w, "<meta name=\"referrer\" content=\"no-referrer\">\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		      "<link rel=\"icon\" href=\"data:,\">\n");
+	fab_hw_fmt(w, "<title>fabsweep report: scan %lld, %s</title>\n", (long long)r->s->scan_id,
+		   fab_report_verdict_name(r->m.verdict));
+	fab_hw_raw(w, "<style>");
+	fab_hw_raw(w, fab_html_css);
+	fab_hw_raw(w, "</style>\n</head>\n<body>\n");
+}
+
+static void write_header(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_snapshot *s = r->s;
+
+	fab_hw_fmt(w, "<header><h1>fabsweep report &middot; scan %lld", (long long)s->scan_id);
+	if (s->label) {
+		fab_hw_raw(w, " &middot; ");
+		fab_hw_text(w, s->label);
+	}
+	fab_hw_raw(w, "</h1>\n<p class=\"meta\"><span>started ");
+	time_text(w, s->started_at_ms);
+	fab_hw_raw(w, "</span>");
+	if (s->finished_at_ms > s->started_at_ms)
+		fab_hw_fmt(w, "<span>took %.1f s</span>",
+			   (double)(s->finished_at_ms - s->started_at_ms) / 1000.0);
+	fab_hw_fmt(w, "<span>status %s</span><span>scanned from ", fab_scan_status_name(s->status));
+	fab_hw_text(w, s->host ? s->host : "?");
+	fab_hw_raw(w, "</span><span>source ");
+	fab_hw_text(w, s->source ? s->source : "?");
+	fab_hw_raw(w, "</span></p></header>\n<nav>"
+		      "<a href=\"#verdict\">Verdict</a><a href=\"#findings\">Findings</a>"
+		      "<a href=\"#topology\">Topology</a><a href=\"#sm\">Subnet managers</a>"
+		      "<a href=\"#counters\">Error counters</a><a href=\"#switches\">Switch ports</a>");
+	if (r->base)
+		fab_hw_raw(w, "<a href=\"#changes\">Changes</a>");
+	if (s->n_errors)
+		fab_hw_raw(w, "<a href=\"#missed\">Missed</a>");
+	fab_hw_raw(w, "</nav>\n<main>\n");
+}
+
+static void count_pill(struct fab_hw *w, unsigned n, unsigned sev, const char *one, const char *many)
+{
+	fab_hw_fmt(w, "<span class=\"pill %s\">%u %s</span>", n ? sev_name(sev) : "", n,
+		   n == 1 ? one : many);
+}
+
+static void write_banner(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_snapshot *s = r->s;
+	const struct fab_report_model *m = &r->m;
+	const char *v = fab_report_verdict_name(m->verdict);
+
+	fab_hw_fmt(w, "<section id=\"verdict\" class=\"banner %s\">\n<div class=\"verdict\">%s</div>\n<div>", v, v);
+	count_pill(w, m->sev[FAB_SEV_ERROR], FAB_SEV_ERROR, "error", "errors");
+	count_pill(w, m->sev[FAB_SEV_WARNING], FAB_SEV_WARNING, "warning", "warnings");
+	count_pill(w, m->sev[FAB_SEV_INFO], FAB_SEV_INFO, "info", "info");
+	fab_hw_fmt(w, "<p class=\"facts\"><b>%zu</b> switches &middot; <b>%zu</b> hosts &middot; "
+		      "<b>%zu</b> of <b>%zu</b> ports active &middot; <b>%zu</b> links &middot; "
+		      "<b>%zu</b> subnet managers &middot; <b>%zu</b> rules with findings</p></div>\n",
+		   s->n_nodes - m->n_tier[FAB_ROLE_HOST], m->n_tier[FAB_ROLE_HOST],
+		   m->n_active_ports, m->n_ext_ports, s->n_links, s->n_sms, m->n_rules);
+	if (s->status != FAB_SCAN_COMPLETE || s->n_errors)
+		fab_hw_fmt(w, "<p class=\"note\">This scan is <b>%s</b>: it missed %zu things "
+			      "(<a href=\"#missed\">listed below</a>); what it could not see is not judged.</p>\n",
+			   fab_scan_status_name(s->status), s->n_errors);
+	fab_hw_raw(w, "</section>\n");
+}
+
+/* ------------------------------------------------------------ findings */
+
+static void finding_row(struct hr *r, uint32_t fi)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_snapshot *s = r->s;
+	const struct fab_finding *f = &s->findings[fi];
+	unsigned sev = f->severity < FAB_SEV__COUNT ? f->severity : FAB_SEV_ERROR;
+
+	fab_hw_fmt(w, "<tr class=\"m%u\" data-sev=\"%s\"><td data-v=\"%u\">", sev + 1, sev_name(sev), sev);
+	sev_badge(w, sev);
+	fab_hw_raw(w, "</td><td>");
+	fab_hw_text(w, f->subject);
+	fab_hw_raw(w, "</td><td>");
+	if (r->m.f_node[fi] != FAB_NONE)
+		node_cell(w, s, r->m.f_node[fi]);
+	else
+		fab_hw_text(w, f->node);
+	fab_hw_raw(w, "</td><td>");
+	fab_hw_text(w, f->port);
+	fab_hw_raw(w, "</td><td>");
+	uint64_t guid;
+	uint32_t peer = f->peer_node && !fab_guid_parse(f->peer_node, &guid) ?
+				fab_snapshot_find_node(s, guid) : FAB_NONE;
+	if (peer != FAB_NONE)
+		node_cell(w, s, peer);
+	else
+		fab_hw_text(w, f->peer_node);
+	if (f->peer_port) {
+		fab_hw_raw(w, "/");
+		fab_hw_text(w, f->peer_port);
+	}
+	fab_hw_raw(w, "</td><td class=\"msg\">");
+	fab_hw_text(w, f->message);
+	fab_hw_raw(w, "</td><td class=\"ev\">");
+	fab_hw_text(w, f->evidence);
+	fab_hw_raw(w, "</td></tr>\n");
+}
+
+static void write_findings(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_report_model *m = &r->m;
+
+	fab_hw_raw(w, "<section id=\"findings\">\n<h2>Findings</h2>\n");
+	if (!r->s->n_findings) {
+		fab_hw_raw(w, "<p class=\"muted\">No findings are stored with this scan: every rule "
+			      "that ran passed (or <code>fabsweep check</code> has not run on it).</p>\n</section>\n");
+		return;
+	}
+	fab_hw_raw(w, "<div class=\"filters\"><span>Show:</span>"
+		      "<label><input type=\"checkbox\" data-sev=\"error\" checked> errors</label>"
+		      "<label><input type=\"checkbox\" data-sev=\"warning\" checked> warnings</label>"
+		      "<label><input type=\"checkbox\" data-sev=\"info\" checked> info</label>"
+		      "<label>rule <select id=\"f-rule\"><option value=\"\">all rules</option>");
+	for (size_t i = 0; i < m->n_rules; i++) {
+		fab_hw_raw(w, "<option value=\"");
+		fab_hw_text(w, m->rules[i].id);
+		fab_hw_raw(w, "\">");
+		fab_hw_text(w, m->rules[i].id);
+		fab_hw_fmt(w, " (%u)</option>", m->rules[i].total);
+	}
+	fab_hw_raw(w, "</select></label><label>text <input type=\"search\" id=\"f-text\" "
+		      "placeholder=\"node, port, message...\"></label><span id=\"f-count\" class=\"muted\"></span></div>\n");
+	for (size_t i = 0; i < m->n_rules; i++) {
+		const struct fab_report_rule *ru = &m->rules[i];
+		fab_hw_raw(w, "<details class=\"rule\" open data-rule=\"");
+		fab_hw_text(w, ru->id);
+		fab_hw_raw(w, "\"><summary>");
+		sev_badge(w, ru->worst);
+		fab_hw_raw(w, " <code>");
+		fab_hw_text(w, ru->id);
+		fab_hw_fmt(w, "</code> &middot; %u finding%s", ru->total, ru->total == 1 ? "" : "s");
+		for (int sev = FAB_SEV__COUNT - 1; sev >= 0; sev--)
+			if (ru->n[sev] && ru->n[sev] != ru->total)
+				fab_hw_fmt(w, ", %u %s", ru->n[sev], sev_name((unsigned)sev));
+		fab_hw_raw(w, "</summary>\n<table class=\"sortable\"><thead><tr><th>Severity</th><th>Subject</th>"
+			      "<th>Node</th><th>Port</th><th>Peer</th><th>Message</th><th>Evidence</th></tr></thead><tbody>\n");
+		for (size_t k = 0; k < ru->total && !w->err; k++)
+			finding_row(r, m->order[ru->first + k]);
+		fab_hw_raw(w, "</tbody></table></details>\n");
+	}
+	fab_hw_raw(w, "</section>\n");
+}
+
+/* ------------------------------------------------------------ topology */
+
+/* A row of boxes in the picture. */
+struct row {
+	unsigned tier;
+	uint32_t *nodes; /* node indices, display order */
+	size_t n;
+	double y, h, cell, bw; /* top, box height, cell width, box width */
+	bool narrow;
+};
+
+/* Hosts behind one leaf (or the ones behind no leaf). */
+struct hgroup {
+	uint32_t leaf; /* FAB_NONE: hosts not cabled to a leaf */
+	unsigned n[FAB_SEV__COUNT + 1]; /* per FAB_MARK */
+	unsigned total;
+	uint8_t worst;
+	uint32_t bad[3]; /* first flagged hosts */
+	unsigned n_bad;
+};
+
+struct pair {
+	uint32_t up, down; /* node indices */
+	uint32_t n;        /* parallel links */
+	uint8_t mark;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+
+	if (x->up != y->up)
+		return x->up < y->up ? -1 : 1;
+	return (x->down > y->down) - (x->down < y->down);
+}
+
+static const char *tier_title(unsigned tier)
+{
+	switch (tier) {
+	case FAB_ROLE_CORE: return "cores";
+	case FAB_ROLE_SPINE: return "spines";
+	case FAB_ROLE_LEAF: return "leaves";
+	default: return "other switches";
+	}
+}
+
+#define SVG_MIN_WIDTH 1100.0
+#define SVG_MIN_CELL 16.0
+#define SVG_MARGIN 24.0
+#define SVG_ROW_GAP 120.0
+
+static void place_row(struct row *rw, double width)
+{
+	rw->cell = (width - 2 * SVG_MARGIN) / (double)(rw->n ? rw->n : 1);
+	rw->bw = rw->cell - 4 > 150 ? 150 : rw->cell - 4;
+	rw->narrow = rw->bw < 64;
+	rw->h = rw->narrow ? 78 : 28;
+}
+
+static double cell_x(const struct row *rw, size_t i)
+{
+	return SVG_MARGIN + rw->cell * ((double)i + 0.5);
+}
+
+/* The label of a node inside its box, cut to fit. */
+static void box_label(struct fab_hw *w, const struct hr *r, const struct row *rw, uint32_t n, double x)
+{
+	char g[FAB_GUID_STRLEN];
+	const char *label = fab_report_node_label(r->s, n, g);
+
+	if (rw->narrow) {
+		double ty = rw->y + rw->h - 6;
+		fab_hw_fmt(w, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-90 %.1f %.1f)\">", x + 4,
+			   ty, x + 4, ty);
+		fab_hw_text_cut(w, label, 11);
+	} else {
+		size_t chars = (size_t)((rw->bw - 8) / 6.3);
+		fab_hw_fmt(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, rw->y + 18);
+		fab_hw_text_cut(w, label, chars ? chars : 1);
+	}
+	fab_hw_raw(w, "</text>");
+}
+
+static void node_title(struct fab_hw *w, const struct hr *r, uint32_t n)
+{
+	const struct fab_node *nd = &r->s->nodes[n];
+	char g[FAB_GUID_STRLEN];
+
+	fab_guid_format(nd->guid, g);
+	fab_hw_raw(w, "<title>");
+	fab_hw_text(w, nd->desc);
+	fab_hw_fmt(w, "\n%s &middot; LID %u &middot; %s", g, nd->lid, fab_role_name(r->m.tier[n]));
+	if (r->m.node_mark[n])
+		fab_hw_fmt(w, "\nworst finding: %s (%u naming it)", sev_name(r->m.node_mark[n] - 1u),
+			   r->node_findings[n]);
+	fab_hw_raw(w, "</title>");
+}
+
+static void write_boxes(struct hr *r, const struct row *rw)
+{
+	struct fab_hw *w = &r->w;
+
+	for (size_t i = 0; i < rw->n && !w->err; i++) {
+		uint32_t n = rw->nodes[i];
+		double x = cell_x(rw, i);
+		fab_hw_fmt(w, "<g><rect class=\"n%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\"/>",
+			   r->m.node_mark[n], x - rw->bw / 2, rw->y, rw->bw, rw->h);
+		box_label(w, r, rw, n, x - (rw->narrow ? 0 : 0));
+		node_title(w, r, n);
+		fab_hw_raw(w, "</g>\n");
+	}
+}
+
+static void write_group(struct hr *r, const struct row *rw, size_t i, const struct hgroup *g, double y)
+{
+	struct fab_hw *w = &r->w;
+	double x = cell_x(rw, i), bw = rw->bw, h = rw->narrow ? 64 : 22;
+	static const unsigned order[] = { 3, 2, 1, 0 }; /* worst on top / left */
+
+	fab_hw_fmt(w, "<g><rect class=\"hg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\"/>",
+		   x - bw / 2, y, bw, h);
+	double at = 0, len = rw->narrow ? h - 2 : bw - 2;
+	for (size_t k = 0; k < 4; k++) {
+		unsigned mk = order[k];
+		if (!g->n[mk] || !g->total)
+			continue;
+		double seg = len * g->n[mk] / g->total;
+		if (seg < 1.5)
+			seg = 1.5;
+		if (rw->narrow)
+			fab_hw_fmt(w, "<rect class=\"b%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+				   mk, x - bw / 2 + 1, y + 1 + at, bw - 2, seg);
+		else
+			fab_hw_fmt(w, "<rect class=\"b%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+				   mk, x - bw / 2 + 1 + at, y + 1, seg, h - 2);
+		at += seg;
+	}
+	if (rw->narrow)
+		fab_hw_fmt(w, "<text class=\"small\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%u</text>", x,
+			   y + h + 11, g->total);
+	else
+		fab_hw_fmt(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%u host%s</text>", x, y + 15,
+			   g->total, g->total == 1 ? "" : "s");
+	fab_hw_raw(w, "<title>");
+	if (g->leaf != FAB_NONE) {
+		char gb[FAB_GUID_STRLEN];
+		fab_hw_raw(w, "behind ");
+		fab_hw_text(w, fab_report_node_label(r->s, g->leaf, gb));
+	} else {
+		fab_hw_raw(w, "hosts not cabled to a leaf");
+	}
+	fab_hw_fmt(w, ": %u host%s, %u without findings", g->total, g->total == 1 ? "" : "s", g->n[0]);
+	for (unsigned mk = 3; mk >= 1; mk--)
+		if (g->n[mk])
+			fab_hw_fmt(w, ", %u %s", g->n[mk], sev_name(mk - 1));
+	for (unsigned k = 0; k < g->n_bad; k++) {
+		char gb[FAB_GUID_STRLEN];
+		fab_hw_raw(w, k ? ", " : "\nflagged: ");
+		fab_hw_text(w, fab_report_node_label(r->s, g->bad[k], gb));
+	}
+	if (g->n_bad < g->total - g->n[0])
+		fab_hw_raw(w, ", ...");
+	fab_hw_raw(w, "</title></g>\n");
+}
+
+static void write_topology(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_snapshot *s = r->s;
+	const struct fab_report_model *m = &r->m;
+	static const unsigned tiers[] = { FAB_ROLE_CORE, FAB_ROLE_SPINE, FAB_ROLE_LEAF };
+	struct row rows[3] = { 0 };
+	size_t n_sw = 0, n_rows = 0, n_pairs = 0, n_groups = 0;
+	uint32_t *sw = sorted_switches(r, &n_sw);
+	uint32_t *group_of = malloc((s->n_nodes + 1) * sizeof(*group_of)); /* leaf -> group */
+	double *xs = malloc((s->n_nodes + 1) * sizeof(*xs));
+	int8_t *row_of = malloc(s->n_nodes + 1);
+	struct hgroup *groups = calloc(m->n_tier[FAB_ROLE_LEAF] + 2, sizeof(*groups));
+	struct pair *pairs = malloc((s->n_links + 1) * sizeof(*pairs));
+
+	fab_hw_raw(w, "<section id=\"topology\">\n<h2>Topology</h2>\n");
+	if (!sw || !group_of || !xs || !row_of || !groups || !pairs) {
+		w->err = -ENOMEM;
+		goto out;
+	}
+	memset(row_of, -1, s->n_nodes + 1);
+	/* rows: sw is sorted core, spine, leaf */
+	for (size_t t = 0, at = 0; t < 3; t++) {
+		struct row *rw = &rows[n_rows];
+		rw->tier = tiers[t];
+		rw->nodes = sw + at;
+		while (at < n_sw && m->tier[sw[at]] == tiers[t])
+			at++, rw->n++;
+		if (rw->n)
+			n_rows++;
+	}
+	/* host groups, one per leaf in leaf order, then the rest */
+	struct row *leaves = n_rows && rows[n_rows - 1].tier == FAB_ROLE_LEAF ? &rows[n_rows - 1] : NULL;
+	for (size_t i = 0; i < s->n_nodes; i++)
+		group_of[i] = FAB_NONE;
+	for (size_t i = 0; leaves && i < leaves->n; i++) {
+		groups[n_groups].leaf = leaves->nodes[i];
+		group_of[leaves->nodes[i]] = (uint32_t)n_groups++;
+	}
+	size_t other = n_groups;
+	groups[other].leaf = FAB_NONE;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		if (m->tier[i] != FAB_ROLE_HOST)
+			continue;
+		uint32_t gi = m->leaf_of[i] != FAB_NONE ? group_of[m->leaf_of[i]] : (uint32_t)other;
+		struct hgroup *g = &groups[gi];
+		uint8_t mk = m->node_mark[i];
+		const struct fab_node *nd = &s->nodes[i];
+		for (uint32_t p = 0; p < nd->port_count; p++) {
+			uint32_t rp = s->ports[nd->port_first + p].remote_idx;
+			if (rp < s->n_ports)
+				mk = max8(mk, m->port_mark[rp]);
+		}
+		g->n[mk]++;
+		g->total++;
+		g->worst = max8(g->worst, mk);
+		if (mk && g->n_bad < 3)
+			g->bad[g->n_bad++] = (uint32_t)i;
+	}
+	size_t n_cells_leaf = n_groups + (groups[other].total ? 1 : 0);
+	if (!n_rows && !groups[other].total) {
+		fab_hw_raw(w, "<p class=\"muted\">The snapshot holds no nodes.</p>\n");
+		goto out;
+	}
+
+	/* geometry */
+	size_t widest = n_cells_leaf;
+	for (size_t i = 0; i < n_rows; i++)
+		if (rows[i].n > widest)
+			widest = rows[i].n;
+	double width = (double)widest * SVG_MIN_CELL + 2 * SVG_MARGIN;
+	if (width < SVG_MIN_WIDTH)
+		width = SVG_MIN_WIDTH;
+	double y = 34;
+	for (size_t i = 0; i < n_rows; i++) {
+		struct row *rw = &rows[i];
+		size_t cells = rw == leaves ? n_cells_leaf : rw->n;
+		size_t n = rw->n;
+		rw->n = cells;
+		place_row(rw, width);
+		rw->n = n;
+		rw->y = y;
+		y += rw->h + SVG_ROW_GAP;
+		for (size_t k = 0; k < rw->n; k++) {
+			xs[rw->nodes[k]] = cell_x(rw, k);
+			row_of[rw->nodes[k]] = (int8_t)i;
+		}
+	}
+	struct row hrow = { .tier = FAB_ROLE_HOST, .n = n_cells_leaf };
+	place_row(&hrow, width);
+	if (!leaves) {
+		y -= SVG_ROW_GAP - 50;
+	} else {
+		hrow = *leaves;
+		y -= SVG_ROW_GAP - 36;
+	}
+	double hosts_y = y, group_h = hrow.narrow ? 64 : 22;
+	double height = hosts_y + group_h + (hrow.narrow ? 24 : 16);
+
+	/* links between switches, one line per pair of switches */
+	for (size_t i = 0; i < s->n_links; i++) {
+		const struct fab_link *l = &s->links[i];
+		uint32_t a = s->ports[l->a].node_idx, b = s->ports[l->b].node_idx;
+		if (row_of[a] < 0 || row_of[b] < 0 || a == b)
+			continue;
+		bool a_up = m->tier[a] > m->tier[b] || (m->tier[a] == m->tier[b] && a < b);
+		pairs[n_pairs++] = (struct pair){ a_up ? a : b, a_up ? b : a, 1,
+						  max8(m->port_mark[l->a], m->port_mark[l->b]) };
+	}
+	qsort(pairs, n_pairs, sizeof(*pairs), cmp_pair);
+	size_t np = 0;
+	for (size_t i = 0; i < n_pairs; i++) {
+		if (np && pairs[np - 1].up == pairs[i].up && pairs[np - 1].down == pairs[i].down) {
+			pairs[np - 1].n++;
+			pairs[np - 1].mark = max8(pairs[np - 1].mark, pairs[i].mark);
+		} else {
+			pairs[np++] = pairs[i];
+		}
+	}
+	n_pairs = np;
+
+	fab_hw_raw(w, "<div class=\"legend\"><span><span class=\"sw\"></span>link without findings</span>"
+		      "<span><span class=\"sw s1\"></span>info</span><span><span class=\"sw s2\"></span>warning</span>"
+		      "<span><span class=\"sw s3\"></span>error</span><span><span class=\"sw h0\"></span>hosts without findings</span>"
+		      "<span>Boxes are switches, coloured by the worst finding on them; bars under a leaf are its hosts. "
+		      "Hover for names and counts.</span></div>\n<div class=\"svgwrap\">");
+	fab_hw_fmt(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		      "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"fabric topology\">\n",
+		   width, height, width, height);
+	for (size_t i = 0; i < n_rows; i++)
+		fab_hw_fmt(w, "<text class=\"tier\" x=\"%.0f\" y=\"%.1f\">%s (%zu)</text>\n", SVG_MARGIN,
+			   rows[i].y - 8, tier_title(rows[i].tier), rows[i].n);
+	fab_hw_fmt(w, "<text class=\"tier\" x=\"%.0f\" y=\"%.1f\">hosts (%zu)%s</text>\n", SVG_MARGIN, hosts_y - 6,
+		   m->n_tier[FAB_ROLE_HOST], leaves ? ", grouped by leaf" : "");
+	/* lines, the worst drawn last so that they stay visible */
+	for (unsigned mk = 0; mk <= FAB_SEV__COUNT; mk++) {
+		for (size_t i = 0; i < n_pairs && !w->err; i++) {
+			const struct pair *p = &pairs[i];
+			if (p->mark != mk)
+				continue;
+			const struct row *ru = &rows[row_of[p->up]], *rd = &rows[row_of[p->down]];
+			double y1 = ru == rd ? ru->y + ru->h / 2 : ru->y + ru->h, y2 = ru == rd ? rd->y + rd->h / 2 : rd->y;
+			fab_hw_fmt(w, "<line class=\"l%u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", mk,
+				   xs[p->up], y1, xs[p->down], y2);
+			if (!mk) {
+				fab_hw_raw(w, "/>\n");
+				continue;
+			}
+			char g[FAB_GUID_STRLEN];
+			fab_hw_raw(w, "><title>");
+			fab_hw_text(w, fab_report_node_label(s, p->up, g));
+			fab_hw_raw(w, " \xe2\x80\x94 ");
+			fab_hw_text(w, fab_report_node_label(s, p->down, g));
+			fab_hw_fmt(w, ": %u link%s, worst finding %s</title></line>\n", p->n, p->n == 1 ? "" : "s",
+				   sev_name(mk - 1u));
+		}
+	}
+	for (size_t i = 0; i < n_cells_leaf && leaves; i++) {
+		const struct hgroup *g = &groups[i];
+		if (g->leaf == FAB_NONE || !g->total)
+			continue;
+		double x = cell_x(&hrow, i);
+		fab_hw_fmt(w, "<line class=\"l%u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", g->worst, x,
+			   leaves->y + leaves->h, x, hosts_y);
+	}
+	for (size_t i = 0; i < n_rows; i++)
+		write_boxes(r, &rows[i]);
+	for (size_t i = 0; i < n_cells_leaf && !w->err; i++)
+		if (groups[i].total)
+			write_group(r, &hrow, i, &groups[i], hosts_y);
+	fab_hw_raw(w, "</svg></div>\n");
+out:
+	fab_hw_raw(w, "</section>\n");
+	free(sw);
+	free(group_of);
+	free(xs);
+	free(row_of);
+	free(groups);
+	free(pairs);
+}
+
+/* ------------------------------------------------------------ SMs */
+
+static void write_sms(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_snapshot *s = r->s;
+	unsigned masters = 0, standby = 0, failed = 0;
+
+	fab_hw_raw(w, "<section id=\"sm\">\n<h2>Subnet managers</h2>\n");
+	for (size_t i = 0; i < s->n_sms; i++) {
+		masters += s->sms[i].state == 3 && !s->sms[i].failed;
+		standby += s->sms[i].state == 2 && !s->sms[i].failed;
+		failed += s->sms[i].failed;
+	}
+	fab_hw_fmt(w, "<p>%u master, %u standby", masters, standby);
+	if (failed)
+		fab_hw_fmt(w, ", <b>%u not answering</b>", failed);
+	fab_hw_fmt(w, ". Master ActCount %u at the start of the scan, %u at the end", s->sm_act_start,
+		   s->sm_act_end);
+	if (s->sm_act_start != s->sm_act_end)
+		fab_hw_raw(w, " <b>(the SM swept during the scan)</b>");
+	fab_hw_raw(w, ".</p>\n");
+	if (!s->n_sms) {
+		fab_hw_raw(w, "<p class=\"muted\">No subnet manager was seen.</p></section>\n");
+		return;
+	}
+	fab_hw_raw(w, "<table class=\"sortable\"><thead><tr><th>State</th><th class=\"num\">Priority</th>"
+		      "<th class=\"num\">LID</th><th>Port GUID</th><th>Node</th><th class=\"num\">Port</th>"
+		      "<th class=\"num\">ActCount</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < s->n_sms; i++) {
+		const struct fab_sm *sm = &s->sms[i];
+		const char *st = fab_sm_state_name(sm->state);
+		fab_hw_fmt(w, "<tr%s><td>%s%s</td><td class=\"num\">%u</td><td class=\"num\">%u</td><td class=\"mono\">",
+			   sm->failed ? " class=\"m3\"" : "", st ? st : "unknown",
+			   sm->failed ? " (not answering SMInfo)" : "", sm->priority, sm->lid);
+		guid_text(w, sm->port_guid);
+		fab_hw_raw(w, "</td><td>");
+		if (sm->port_idx < s->n_ports) {
+			node_cell(w, s, s->ports[sm->port_idx].node_idx);
+			fab_hw_fmt(w, "</td><td class=\"num\">%u", s->ports[sm->port_idx].port_num);
+		} else {
+			fab_hw_raw(w, "<span class=\"muted\">not in the topology</span></td><td>");
+		}
+		fab_hw_fmt(w, "</td><td class=\"num\">%u</td></tr>\n", sm->act_count);
+	}
+	fab_hw_raw(w, "</tbody></table>\n</section>\n");
+}
+
+/* ------------------------------------------------------------ counters */
+
+static void write_counters(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_snapshot *s = r->s;
+	const struct fab_report_model *m = &r->m;
+	bool delta = false;
+
+	fab_hw_raw(w, "<section id=\"counters\">\n<h2>Top error counters</h2>\n");
+	if (!m->n_top) {
+		fab_hw_fmt(w, "<p class=\"muted\">No error counter is above zero (%zu ports sampled).</p></section>\n",
+			   m->n_sampled_ports);
+		return;
+	}
+	for (size_t i = 0; i < m->n_top; i++)
+		delta |= m->top[i].has_delta;
+	fab_hw_fmt(w, "<p class=\"muted\">The largest error counter values (up to %d), from the last "
+		      "sample of each port; %zu ports sampled.</p>\n", FAB_REPORT_TOP_COUNTERS, m->n_sampled_ports);
+	fab_hw_raw(w, "<table class=\"sortable\"><thead><tr><th>Node</th><th class=\"num\">Port</th>"
+		      "<th>Counter</th><th class=\"num\">Value</th>");
+	if (delta)
+		fab_hw_raw(w, "<th class=\"num\">Change between samples</th>");
+	fab_hw_raw(w, "<th>Peer</th><th>Finding</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < m->n_top; i++) {
+		const struct fab_report_top *t = &m->top[i];
+		const struct fab_port *p = &s->ports[t->port];
+		fab_hw_raw(w, "<tr><td>");
+		node_cell(w, s, p->node_idx);
+		fab_hw_fmt(w, "</td><td class=\"num\">%u</td><td>%s</td><td class=\"num\">", p->port_num,
+			   fab_counter_name(t->ctr));
+		fab_hw_u64(w, t->value);
+		fab_hw_raw(w, "</td>");
+		if (delta) {
+			fab_hw_raw(w, "<td class=\"num\">");
+			if (t->has_delta)
+				fab_hw_u64(w, t->delta);
+			fab_hw_raw(w, "</td>");
+		}
+		fab_hw_raw(w, "<td>");
+		peer_cell(w, s, p);
+		fab_hw_fmt(w, "</td><td data-v=\"%u\">", m->port_mark[t->port]);
+		mark_badge(w, m->port_mark[t->port]);
+		fab_hw_raw(w, "</td></tr>\n");
+	}
+	fab_hw_raw(w, "</tbody></table>\n</section>\n");
+}
+
+/* ------------------------------------------------------------ switch ports */
+
+static void write_switch(struct hr *r, uint32_t n, bool open)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_snapshot *s = r->s;
+	const struct fab_node *nd = &s->nodes[n];
+	unsigned active = 0, ext = 0;
+
+	for (uint32_t k = 0; k < nd->port_count; k++) {
+		const struct fab_port *p = &s->ports[nd->port_first + k];
+		ext += p->port_num > 0;
+		active += p->port_num > 0 && p->state == FAB_STATE_ACTIVE;
+	}
+	fab_hw_fmt(w, "<details%s><summary>", open ? " open" : "");
+	mark_badge(w, r->m.node_mark[n]);
+	fab_hw_raw(w, " <b>");
+	fab_hw_text(w, nd->desc);
+	fab_hw_raw(w, "</b> <span class=\"muted mono\">");
+	guid_text(w, nd->guid);
+	fab_hw_fmt(w, "</span> <span class=\"muted\">%s &middot; LID %u &middot; %u of %u ports active",
+		   fab_role_name(r->m.tier[n]), nd->lid, active, ext);
+	if (r->node_findings[n])
+		fab_hw_fmt(w, " &middot; %u finding%s", r->node_findings[n], r->node_findings[n] == 1 ? "" : "s");
+	fab_hw_raw(w, "</span></summary>\n<table class=\"sortable\"><thead><tr><th class=\"num\">Port</th>"
+		      "<th>State</th><th>Physical</th><th>Width</th><th>Speed</th><th class=\"num\">Gb/s</th>"
+		      "<th class=\"num\">MTU</th><th>Peer</th><th class=\"num\">Error counters</th><th>Finding</th>"
+		      "</tr></thead><tbody>\n");
+	for (uint32_t k = 0; k < nd->port_count && !w->err; k++) {
+		uint32_t pi = nd->port_first + k;
+		const struct fab_port *p = &s->ports[pi];
+		const char *st = fab_state_name(p->state), *ph = fab_phys_state_name(p->phys_state);
+		uint8_t mk = r->m.port_mark[pi];
+
+		if (!p->port_num)
+			continue;
+		bool idle = !mk && p->state != FAB_STATE_ACTIVE && p->remote_idx == FAB_NONE;
+		fab_hw_fmt(w, "<tr class=\"m%u%s\"><td class=\"num\">%u</td><td>%s</td><td>%s</td><td>", mk,
+			   idle ? " muted" : "", p->port_num, st ? st : "?", ph ? ph : "?");
+		widths_text(w, p->width_active);
+		fab_hw_raw(w, "</td><td>");
+		speeds_text(w, p->speed_active);
+		fab_hw_raw(w, "</td><td class=\"num\">");
+		if (p->width_active && p->speed_active)
+			fab_hw_fmt(w, "%g", fab_rate_gbps(fab_width_best(p->width_active), fab_speed_best(p->speed_active)));
+		fab_hw_raw(w, "</td><td class=\"num\">");
+		if (fab_mtu_bytes(p->mtu_active))
+			fab_hw_fmt(w, "%u", fab_mtu_bytes(p->mtu_active));
+		fab_hw_raw(w, "</td><td>");
+		peer_cell(w, s, p);
+		const struct fab_counter_sample *c = latest_sample(s, pi);
+		uint64_t errs = error_sum(c);
+		fab_hw_raw(w, errs ? "</td><td class=\"num bad\">" : "</td><td class=\"num\">");
+		if (c)
+			fab_hw_u64(w, errs);
+		fab_hw_fmt(w, "</td><td data-v=\"%u\">", mk);
+		if (mk)
+			mark_badge(w, mk);
+		fab_hw_raw(w, "</td></tr>\n");
+	}
+	fab_hw_raw(w, "</tbody></table></details>\n");
+}
+
+static void write_switches(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	size_t n = 0, opened = 0;
+	uint32_t *sw = sorted_switches(r, &n);
+
+	fab_hw_raw(w, "<section id=\"switches\">\n<h2>Switch ports</h2>\n");
+	if (!sw) {
+		w->err = -ENOMEM;
+		return;
+	}
+	fab_hw_fmt(w, "<p class=\"muted\">%zu switches; the ones with findings are open. "
+		      "Error counters: the sum of the error counters of the port's last sample.</p>\n", n);
+	for (size_t i = 0; i < n && !w->err; i++) {
+		bool open = r->m.node_mark[sw[i]] > FAB_MARK(FAB_SEV_INFO) && opened < MAX_OPEN_SWITCHES;
+		opened += open;
+		write_switch(r, sw[i], open);
+	}
+	fab_hw_raw(w, "</section>\n");
+	free(sw);
+}
+
+/* ------------------------------------------------------------ changes */
+
+static void more_rows(struct fab_hw *w, size_t n)
+{
+	if (n > MAX_CHANGE_ROWS)
+		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more; the XML report lists all of them.</p>\n",
+			   n - MAX_CHANGE_ROWS);
+}
+
+static void node_change_table(struct hr *r, const char *title, const struct fab_snapshot *s,
+			      const uint32_t *v, size_t n)
+{
+	struct fab_hw *w = &r->w;
+
+	if (!n)
+		return;
+	fab_hw_fmt(w, "<h3>%s (%zu)</h3>\n<table class=\"sortable\"><thead><tr><th>Node</th><th>GUID</th>"
+		      "<th>Type</th></tr></thead><tbody>\n", title, n);
+	for (size_t i = 0; i < n && i < MAX_CHANGE_ROWS; i++) {
+		fab_hw_raw(w, "<tr><td>");
+		fab_hw_text(w, s->nodes[v[i]].desc);
+		fab_hw_raw(w, "</td><td class=\"mono\">");
+		guid_text(w, s->nodes[v[i]].guid);
+		fab_hw_fmt(w, "</td><td>%s</td></tr>\n", fab_node_type_name(s->nodes[v[i]].type));
+	}
+	fab_hw_raw(w, "</tbody></table>\n");
+	more_rows(w, n);
+}
+
+static void link_change_table(struct hr *r, const char *title, const struct fab_snapshot *s,
+			      const uint32_t *v, size_t n)
+{
+	struct fab_hw *w = &r->w;
+
+	if (!n)
+		return;
+	fab_hw_fmt(w, "<h3>%s (%zu)</h3>\n<table class=\"sortable\"><thead><tr><th>End A</th><th class=\"num\">Port</th>"
+		      "<th>End B</th><th class=\"num\">Port</th><th>Width</th><th>Speed</th></tr></thead><tbody>\n",
+		   title, n);
+	for (size_t i = 0; i < n && i < MAX_CHANGE_ROWS; i++) {
+		const struct fab_link *l = &s->links[v[i]];
+		const struct fab_port *a = &s->ports[l->a], *b = &s->ports[l->b];
+		fab_hw_raw(w, "<tr><td>");
+		node_cell(w, s, a->node_idx);
+		fab_hw_fmt(w, "</td><td class=\"num\">%u</td><td>", a->port_num);
+		node_cell(w, s, b->node_idx);
+		fab_hw_fmt(w, "</td><td class=\"num\">%u</td><td>", b->port_num);
+		widths_text(w, a->width_active);
+		fab_hw_raw(w, "</td><td>");
+		speeds_text(w, a->speed_active);
+		fab_hw_raw(w, "</td></tr>\n");
+	}
+	fab_hw_raw(w, "</tbody></table>\n");
+	more_rows(w, n);
+}
+
+static void change_field(struct fab_hw *w, const char *name, const char *was, const char *now)
+{
+	fab_hw_fmt(w, "%s <b>%s</b> &rarr; <b>%s</b>; ", name, was ? was : "?", now ? now : "?");
+}
+
+static void port_change_table(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_report_diff *d = &r->d;
+	const struct fab_snapshot *s = r->s, *b = r->base;
+	char x1[96], x2[96];
+
+	if (!d->n_ports_changed)
+		return;
+	fab_hw_fmt(w, "<h3>Ports that changed (%zu)</h3>\n<table class=\"sortable\"><thead><tr><th>Node</th>"
+		      "<th class=\"num\">Port</th><th>Change</th><th>Peer then</th><th>Peer now</th></tr></thead><tbody>\n",
+		   d->n_ports_changed);
+	for (size_t i = 0; i < d->n_ports_changed && i < MAX_CHANGE_ROWS; i++) {
+		const struct fab_report_port_change *c = &d->ports_changed[i];
+		const struct fab_port *p = &s->ports[c->port], *o = &b->ports[c->base_port];
+		fab_hw_raw(w, "<tr><td>");
+		node_cell(w, s, p->node_idx);
+		fab_hw_fmt(w, "</td><td class=\"num\">%u</td><td>", p->port_num);
+		if (c->what & FAB_PCHG_STATE)
+			change_field(w, "state", fab_state_name(o->state), fab_state_name(p->state));
+		if (c->what & FAB_PCHG_PHYS)
+			change_field(w, "physical", fab_phys_state_name(o->phys_state),
+				     fab_phys_state_name(p->phys_state));
+		if (c->what & FAB_PCHG_WIDTH) {
+			fab_widths_format(o->width_active, x1, sizeof(x1));
+			fab_widths_format(p->width_active, x2, sizeof(x2));
+			change_field(w, "width", *x1 ? x1 : "-", *x2 ? x2 : "-");
+		}
+		if (c->what & FAB_PCHG_SPEED) {
+			fab_speeds_format(o->speed_active, x1, sizeof(x1));
+			fab_speeds_format(p->speed_active, x2, sizeof(x2));
+			change_field(w, "speed", *x1 ? x1 : "-", *x2 ? x2 : "-");
+		}
+		if (c->what & FAB_PCHG_PEER)
+			fab_hw_raw(w, "peer changed");
+		fab_hw_raw(w, "</td><td>");
+		peer_cell(w, b, o);
+		fab_hw_raw(w, "</td><td>");
+		peer_cell(w, s, p);
+		fab_hw_raw(w, "</td></tr>\n");
+	}
+	fab_hw_raw(w, "</tbody></table>\n");
+	more_rows(w, d->n_ports_changed);
+}
+
+static void finding_change_table(struct hr *r, const char *title, const struct fab_snapshot *s,
+				 const uint32_t *v, size_t n)
+{
+	struct fab_hw *w = &r->w;
+
+	if (!n)
+		return;
+	fab_hw_fmt(w, "<h3>%s (%zu)</h3>\n<table class=\"sortable\"><thead><tr><th>Severity</th><th>Rule</th>"
+		      "<th>Subject</th><th>Message</th></tr></thead><tbody>\n", title, n);
+	for (size_t i = 0; i < n && i < MAX_CHANGE_ROWS; i++) {
+		const struct fab_finding *f = &s->findings[v[i]];
+		unsigned sev = f->severity < FAB_SEV__COUNT ? f->severity : FAB_SEV_ERROR;
+		fab_hw_fmt(w, "<tr><td data-v=\"%u\">", sev);
+		sev_badge(w, sev);
+		fab_hw_raw(w, "</td><td><code>");
+		fab_hw_text(w, f->rule_id);
+		fab_hw_raw(w, "</code></td><td>");
+		fab_hw_text(w, f->subject);
+		fab_hw_raw(w, "</td><td class=\"msg\">");
+		fab_hw_text(w, f->message);
+		fab_hw_raw(w, "</td></tr>\n");
+	}
+	fab_hw_raw(w, "</tbody></table>\n");
+	more_rows(w, n);
+}
+
+static void write_changes(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_report_diff *d = &r->d;
+	const struct fab_snapshot *b = r->base;
+
+	fab_hw_fmt(w, "<section id=\"changes\">\n<h2>Changes since scan %lld</h2>\n<p>Baseline: scan %lld, started ",
+		   (long long)b->scan_id, (long long)b->scan_id);
+	time_text(w, b->started_at_ms);
+	if (b->label) {
+		fab_hw_raw(w, ", label ");
+		fab_hw_text(w, b->label);
+	}
+	fab_hw_fmt(w, ". <b>%zu</b> nodes added, <b>%zu</b> removed; <b>%zu</b> links added, <b>%zu</b> removed; "
+		      "<b>%zu</b> ports changed; <b>%zu</b> new findings, <b>%zu</b> resolved.</p>\n",
+		   d->n_nodes_added, d->n_nodes_removed, d->n_links_added, d->n_links_removed,
+		   d->n_ports_changed, d->n_findings_new, d->n_findings_resolved);
+	finding_change_table(r, "New findings", r->s, d->findings_new, d->n_findings_new);
+	finding_change_table(r, "Resolved findings", b, d->findings_resolved, d->n_findings_resolved);
+	node_change_table(r, "Nodes added", r->s, d->nodes_added, d->n_nodes_added);
+	node_change_table(r, "Nodes gone", b, d->nodes_removed, d->n_nodes_removed);
+	link_change_table(r, "Links added", r->s, d->links_added, d->n_links_added);
+	link_change_table(r, "Links gone", b, d->links_removed, d->n_links_removed);
+	port_change_table(r);
+	fab_hw_raw(w, "</section>\n");
+}
+
+/* ------------------------------------------------------------ scan errors */
+
+static void write_missed(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_snapshot *s = r->s;
+
+	if (!s->n_errors)
+		return;
+	fab_hw_fmt(w, "<section id=\"missed\">\n<h2>What the scan missed (%zu)</h2>\n"
+		      "<table class=\"sortable\"><thead><tr><th>What</th><th>Node</th><th class=\"num\">Port</th>"
+		      "<th>Message</th></tr></thead><tbody>\n", s->n_errors);
+	for (size_t i = 0; i < s->n_errors && i < MAX_ERROR_ROWS; i++) {
+		const struct fab_scan_error *e = &s->errors[i];
+		uint32_t n = e->node_guid ? fab_snapshot_find_node(s, e->node_guid) : FAB_NONE;
+		fab_hw_raw(w, "<tr><td>");
+		fab_hw_text(w, e->what);
+		fab_hw_raw(w, "</td><td>");
+		if (n != FAB_NONE)
+			node_cell(w, s, n);
+		else if (e->node_guid)
+			guid_text(w, e->node_guid);
+		fab_hw_raw(w, "</td><td class=\"num\">");
+		if (e->port_num >= 0)
+			fab_hw_fmt(w, "%d", e->port_num);
+		fab_hw_raw(w, "</td><td>");
+		fab_hw_text(w, e->message);
+		fab_hw_raw(w, "</td></tr>\n");
+	}
+	fab_hw_raw(w, "</tbody></table>\n");
+	if (s->n_errors > MAX_ERROR_ROWS)
+		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more.</p>\n", s->n_errors - MAX_ERROR_ROWS);
+	fab_hw_raw(w, "</section>\n");
+}
+
+/* ------------------------------------------------------------ page */
+
+static int render(struct hr *r, FILE *f)
+{
+	struct fab_hw *w = &r->w;
+	char gen[64];
+	const char *generator = r->o->generator;
+
+	if (!generator) {
+		snprintf(gen, sizeof(gen), "fabsweep %s", FABSWEEP_VERSION);
+		generator = gen;
+	}
+	fab_hw_init(w, f);
+	write_head(r);
+	write_header(r);
+	write_banner(r);
+	write_findings(r);
+	write_topology(r);
+	write_sms(r);
+	write_counters(r);
+	write_switches(r);
+	if (r->base)
+		write_changes(r);
+	write_missed(r);
+	fab_hw_raw(w, "</main>\n<footer>Written by ");
+	fab_hw_text(w, generator);
+	fab_hw_raw(w, " at ");
+	time_text(w, r->o->generated_at_ms ? r->o->generated_at_ms : fab_now_ms());
+	fab_hw_raw(w, " from the findings stored with the scan. Self-contained: no part of this page is "
+		      "fetched from a network.</footer>\n<script>");
+	fab_hw_raw(w, fab_html_js);
+	fab_hw_raw(w, "</script>\n</body>\n</html>\n");
+	return fab_hw_finish(w);
+}
+
+int fab_report_html(const struct fab_snapshot *snap, const struct fab_snapshot *baseline,
+		    const struct fab_report_opts *opts, const char *path)
+{
+	struct fab_report_opts defaults;
+	struct fab_report_file rf;
+	struct hr r = { .s = snap, .base = baseline, .o = opts };
+	int err;
+
+	if (!opts) {
+		fab_report_opts_init(&defaults);
+		r.o = &defaults;
+	}
+	if ((err = fab_report_model_build(snap, &r.m)))
+		return err;
+	if (baseline && (err = fab_report_diff_build(baseline, snap, &r.d)))
+		goto out;
+	r.node_findings = calloc(snap->n_nodes + 1, sizeof(*r.node_findings));
+	if (!r.node_findings) {
+		err = fab_err(-ENOMEM, "out of memory writing '%s'", path);
+		goto out;
+	}
+	for (size_t i = 0; i < snap->n_findings; i++)
+		if (r.m.f_node[i] != FAB_NONE)
+			r.node_findings[r.m.f_node[i]]++;
+	if ((err = fab_report_file_open(path, &rf)))
+		goto out;
+	err = render(&r, rf.f);
+	if (err) {
+		fab_report_file_abort(&rf);
+		err = fab_err(err, "cannot write the HTML report '%s': %s", path, strerror(-err));
+		goto out;
+	}
+	err = fab_report_file_commit(&rf);
+out:
+	free(r.node_findings);
+	fab_report_model_free(&r.m);
+	fab_report_diff_free(&r.d);
+	return err;
+}

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: MIT
+/* The XML report: docs/fabsweep-report.xsd describes what this writes. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/report.h"
+#include "fabsweep/snapshot.h"
+#include "model.h"
+#include "xmlw.h"
+
+#define FAB_REPORT_NS "urn:fabsweep:report:1"
+
+struct xr {
+	struct fab_xw x;
+	const struct fab_snapshot *s, *base;
+	const struct fab_report_opts *o;
+	struct fab_report_model m;
+	struct fab_report_diff d;
+};
+
+static const char *sev_name(unsigned sev)
+{
+	const char *n = fab_severity_name(sev < FAB_SEV__COUNT ? sev : FAB_SEV_ERROR);
+	return n ? n : "error";
+}
+
+static void attr_mark(struct fab_xw *x, uint8_t mark)
+{
+	if (mark != FAB_MARK_NONE)
+		fab_xw_attr(x, "worst-severity", sev_name(mark - 1u));
+}
+
+static void attr_widths(struct fab_xw *x, const char *name, unsigned mask)
+{
+	char buf[64];
+
+	if (!mask)
+		return;
+	fab_widths_format(mask, buf, sizeof(buf));
+	fab_xw_attr(x, name, buf);
+}
+
+static void attr_speeds(struct fab_xw *x, const char *name, unsigned mask)
+{
+	char buf[96];
+
+	if (!mask)
+		return;
+	fab_speeds_format(mask, buf, sizeof(buf));
+	fab_xw_attr(x, name, buf);
+}
+
+static void attr_flag(struct fab_xw *x, const char *name, bool on)
+{
+	if (on)
+		fab_xw_attr(x, name, "true");
+}
+
+static void scan_attrs(struct fab_xw *x, const struct fab_snapshot *s)
+{
+	fab_xw_attr_i64(x, "id", s->scan_id);
+	fab_xw_attr_time(x, "started-at", s->started_at_ms);
+	if (s->finished_at_ms)
+		fab_xw_attr_time(x, "finished-at", s->finished_at_ms);
+	fab_xw_attr(x, "status", fab_scan_status_name(s->status));
+	fab_xw_attr(x, "host", s->host);
+	fab_xw_attr(x, "source", s->source);
+	fab_xw_attr(x, "label", s->label);
+	fab_xw_attr_u64(x, "sm-act-start", s->sm_act_start);
+	fab_xw_attr_u64(x, "sm-act-end", s->sm_act_end);
+}
+
+static void write_summary(struct xr *r)
+{
+	static const unsigned sev_order[] = { FAB_SEV_ERROR, FAB_SEV_WARNING, FAB_SEV_INFO };
+	struct fab_xw *x = &r->x;
+	const struct fab_report_model *m = &r->m;
+
+	fab_xw_start(x, "summary");
+	fab_xw_attr(x, "verdict", fab_report_verdict_name(m->verdict));
+	fab_xw_attr_u64(x, "nodes", r->s->n_nodes);
+	fab_xw_attr_u64(x, "switches", r->s->n_nodes - m->n_tier[FAB_ROLE_HOST]);
+	fab_xw_attr_u64(x, "hosts", m->n_tier[FAB_ROLE_HOST]);
+	fab_xw_attr_u64(x, "ports", m->n_ext_ports);
+	fab_xw_attr_u64(x, "active-ports", m->n_active_ports);
+	fab_xw_attr_u64(x, "links", r->s->n_links);
+	fab_xw_attr_u64(x, "subnet-managers", r->s->n_sms);
+	fab_xw_attr_u64(x, "findings", r->s->n_findings);
+	fab_xw_attr_u64(x, "scan-errors", r->s->n_errors);
+	for (size_t i = 0; i < 3; i++) {
+		fab_xw_start(x, "severity");
+		fab_xw_attr(x, "name", sev_name(sev_order[i]));
+		fab_xw_attr_u64(x, "count", m->sev[sev_order[i]]);
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < m->n_rules; i++) {
+		const struct fab_report_rule *ru = &m->rules[i];
+		fab_xw_start(x, "rule");
+		fab_xw_attr(x, "id", ru->id);
+		fab_xw_attr(x, "worst", sev_name(ru->worst));
+		fab_xw_attr_u64(x, "total", ru->total);
+		fab_xw_attr_u64(x, "error", ru->n[FAB_SEV_ERROR]);
+		fab_xw_attr_u64(x, "warning", ru->n[FAB_SEV_WARNING]);
+		fab_xw_attr_u64(x, "info", ru->n[FAB_SEV_INFO]);
+		fab_xw_end(x);
+	}
+	fab_xw_end(x);
+}
+
+static void finding_attrs(struct fab_xw *x, const struct fab_finding *f)
+{
+	fab_xw_attr(x, "rule", f->rule_id ? f->rule_id : "");
+	fab_xw_attr(x, "severity", sev_name(f->severity));
+	fab_xw_attr(x, "node", f->node);
+	fab_xw_attr(x, "port", f->port);
+	fab_xw_attr(x, "peer-node", f->peer_node);
+	fab_xw_attr(x, "peer-port", f->peer_port);
+}
+
+static void write_finding(struct fab_xw *x, const struct fab_finding *f, const char *elem)
+{
+	fab_xw_start(x, elem);
+	finding_attrs(x, f);
+	fab_xw_elem_text(x, "subject", f->subject ? f->subject : "");
+	fab_xw_elem_text(x, "message", f->message ? f->message : "");
+	fab_xw_elem_text(x, "evidence", f->evidence);
+	fab_xw_end(x);
+}
+
+static void write_findings(struct xr *r)
+{
+	fab_xw_start(&r->x, "findings");
+	fab_xw_attr_u64(&r->x, "count", r->s->n_findings);
+	for (size_t i = 0; i < r->s->n_findings; i++)
+		write_finding(&r->x, &r->s->findings[r->m.order[i]], "finding");
+	fab_xw_end(&r->x);
+}
+
+static void port_attrs(struct fab_xw *x, const struct fab_snapshot *s, const struct fab_port *p)
+{
+	const char *st = fab_state_name(p->state), *ph = fab_phys_state_name(p->phys_state);
+
+	fab_xw_attr_u64(x, "num", p->port_num);
+	fab_xw_attr_guid(x, "guid", p->guid);
+	fab_xw_attr_u64(x, "lid", p->lid);
+	fab_xw_attr(x, "state", st ? st : "unknown");
+	fab_xw_attr(x, "phys-state", ph ? ph : "unknown");
+	attr_widths(x, "width", p->width_active);
+	attr_speeds(x, "speed", p->speed_active);
+	if (p->width_active && p->speed_active)
+		fab_xw_attr_double(x, "rate-gbps", fab_rate_gbps(fab_width_best(p->width_active),
+								 fab_speed_best(p->speed_active)));
+	attr_widths(x, "width-enabled", p->width_enabled);
+	attr_widths(x, "width-supported", p->width_supported);
+	attr_speeds(x, "speed-enabled", p->speed_enabled);
+	attr_speeds(x, "speed-supported", p->speed_supported);
+	if (fab_mtu_bytes(p->mtu_active))
+		fab_xw_attr_u64(x, "mtu", fab_mtu_bytes(p->mtu_active));
+	if (fab_mtu_bytes(p->mtu_cap))
+		fab_xw_attr_u64(x, "mtu-cap", fab_mtu_bytes(p->mtu_cap));
+	if (p->remote_idx < s->n_ports) {
+		const struct fab_port *q = &s->ports[p->remote_idx];
+		fab_xw_attr_guid(x, "peer-guid", s->nodes[q->node_idx].guid);
+		fab_xw_attr_u64(x, "peer-port", q->port_num);
+	} else if (p->remote_guid) {
+		fab_xw_attr_guid(x, "peer-guid", p->remote_guid);
+		fab_xw_attr_u64(x, "peer-port", p->remote_port);
+	}
+	attr_flag(x, "smp-failed", p->flags & FAB_F_SMP_FAILED);
+	attr_flag(x, "pma-failed", p->flags & FAB_F_PMA_FAILED);
+	attr_flag(x, "no-remote", p->flags & FAB_F_NO_REMOTE);
+}
+
+static void write_nodes(struct xr *r)
+{
+	struct fab_xw *x = &r->x;
+	const struct fab_snapshot *s = r->s;
+
+	fab_xw_start(x, "nodes");
+	fab_xw_attr_u64(x, "count", s->n_nodes);
+	for (size_t i = 0; i < s->n_nodes && !x->err; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		fab_xw_start(x, "node");
+		fab_xw_attr_guid(x, "guid", n->guid);
+		fab_xw_attr(x, "type", fab_node_type_name(n->type));
+		fab_xw_attr(x, "role", fab_role_name(n->role));
+		fab_xw_attr(x, "tier", fab_role_name(r->m.tier[i]));
+		fab_xw_attr(x, "description", n->desc);
+		fab_xw_attr_u64(x, "lid", n->lid);
+		fab_xw_attr_u64(x, "num-ports", n->num_ports);
+		fab_xw_attr_guid(x, "sys-guid", n->sys_guid);
+		fab_xw_attr_u64(x, "vendor-id", n->vendor_id);
+		fab_xw_attr_u64(x, "device-id", n->device_id);
+		fab_xw_attr_u64(x, "revision", n->revision);
+		if (n->hops >= 0)
+			fab_xw_attr_u64(x, "hops", (uint64_t)n->hops);
+		if (r->m.leaf_of[i] != FAB_NONE)
+			fab_xw_attr_guid(x, "leaf", s->nodes[r->m.leaf_of[i]].guid);
+		attr_flag(x, "smp-failed", n->flags & FAB_F_SMP_FAILED);
+		attr_flag(x, "pma-failed", n->flags & FAB_F_PMA_FAILED);
+		attr_flag(x, "duplicate-guid", n->flags & FAB_F_DUP_GUID);
+		attr_mark(x, r->m.node_mark[i]);
+		for (uint32_t k = 0; k < n->port_count; k++) {
+			const struct fab_port *p = &s->ports[n->port_first + k];
+			fab_xw_start(x, "port");
+			port_attrs(x, s, p);
+			attr_mark(x, r->m.port_mark[n->port_first + k]);
+			fab_xw_end(x);
+		}
+		fab_xw_end(x);
+	}
+	fab_xw_end(x);
+}
+
+static void link_ends(struct fab_xw *x, const struct fab_snapshot *s, const struct fab_link *l)
+{
+	const struct fab_port *a = &s->ports[l->a], *b = &s->ports[l->b];
+
+	fab_xw_attr_guid(x, "a-guid", s->nodes[a->node_idx].guid);
+	fab_xw_attr_u64(x, "a-port", a->port_num);
+	fab_xw_attr_guid(x, "b-guid", s->nodes[b->node_idx].guid);
+	fab_xw_attr_u64(x, "b-port", b->port_num);
+}
+
+static void write_links(struct xr *r)
+{
+	struct fab_xw *x = &r->x;
+	const struct fab_snapshot *s = r->s;
+
+	fab_xw_start(x, "links");
+	fab_xw_attr_u64(x, "count", s->n_links);
+	for (size_t i = 0; i < s->n_links && !x->err; i++) {
+		const struct fab_link *l = &s->links[i];
+		const struct fab_port *a = &s->ports[l->a];
+		uint8_t mk = r->m.port_mark[l->a] > r->m.port_mark[l->b] ? r->m.port_mark[l->a] :
+									     r->m.port_mark[l->b];
+		fab_xw_start(x, "link");
+		link_ends(x, s, l);
+		attr_widths(x, "width", a->width_active);
+		attr_speeds(x, "speed", a->speed_active);
+		if (a->width_active && a->speed_active)
+			fab_xw_attr_double(x, "rate-gbps", fab_rate_gbps(fab_width_best(a->width_active),
+									 fab_speed_best(a->speed_active)));
+		attr_mark(x, mk);
+		fab_xw_end(x);
+	}
+	fab_xw_end(x);
+}
+
+static void write_sms(struct xr *r)
+{
+	struct fab_xw *x = &r->x;
+	const struct fab_snapshot *s = r->s;
+
+	fab_xw_start(x, "subnet-managers");
+	fab_xw_attr_u64(x, "count", s->n_sms);
+	for (size_t i = 0; i < s->n_sms; i++) {
+		const struct fab_sm *sm = &s->sms[i];
+		const char *st = fab_sm_state_name(sm->state);
+		fab_xw_start(x, "sm");
+		fab_xw_attr_guid(x, "port-guid", sm->port_guid);
+		fab_xw_attr_u64(x, "lid", sm->lid);
+		fab_xw_attr(x, "state", st ? st : "unknown");
+		fab_xw_attr_u64(x, "priority", sm->priority);
+		fab_xw_attr_u64(x, "act-count", sm->act_count);
+		if (sm->port_idx < s->n_ports) {
+			const struct fab_port *p = &s->ports[sm->port_idx];
+			fab_xw_attr_guid(x, "node-guid", s->nodes[p->node_idx].guid);
+			fab_xw_attr_u64(x, "port", p->port_num);
+			fab_xw_attr(x, "node-description", s->nodes[p->node_idx].desc);
+		}
+		attr_flag(x, "failed", sm->failed);
+		fab_xw_end(x);
+	}
+	fab_xw_end(x);
+}
+
+static void write_scan_errors(struct xr *r)
+{
+	struct fab_xw *x = &r->x;
+	const struct fab_snapshot *s = r->s;
+
+	fab_xw_start(x, "scan-errors");
+	fab_xw_attr_u64(x, "count", s->n_errors);
+	for (size_t i = 0; i < s->n_errors; i++) {
+		const struct fab_scan_error *e = &s->errors[i];
+		fab_xw_start(x, "scan-error");
+		if (e->node_guid)
+			fab_xw_attr_guid(x, "node-guid", e->node_guid);
+		if (e->port_num >= 0)
+			fab_xw_attr_u64(x, "port", (uint64_t)e->port_num);
+		fab_xw_attr(x, "what", e->what ? e->what : "");
+		fab_xw_text(x, e->message ? e->message : "");
+		fab_xw_end(x);
+	}
+	fab_xw_end(x);
+}
+
+static void write_sample(struct fab_xw *x, const struct fab_snapshot *s,
+			 const struct fab_counter_sample *c)
+{
+	const struct fab_port *p = &s->ports[c->port_idx];
+
+	fab_xw_start(x, "port-counters");
+	fab_xw_attr_guid(x, "node-guid", s->nodes[p->node_idx].guid);
+	fab_xw_attr_u64(x, "port", p->port_num);
+	fab_xw_attr_u64(x, "sample", c->sample);
+	fab_xw_attr(x, "extended", c->extended ? "true" : "false");
+	fab_xw_attr_time(x, "sampled-at", c->sampled_at_ms);
+	for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
+		if (c->valid & (1u << k))
+			fab_xw_attr_u64(x, fab_counter_name(k), c->v[k]);
+	fab_xw_end(x);
+}
+
+static void write_counters(struct xr *r)
+{
+	struct fab_xw *x = &r->x;
+	const struct fab_snapshot *s = r->s;
+
+	fab_xw_start(x, "counters");
+	fab_xw_attr(x, "scope", r->o->all_counters ? "all" : "ports-with-findings");
+	for (size_t i = 0; i < s->n_ports && !x->err; i++) {
+		if (!r->o->all_counters && r->m.port_mark[i] == FAB_MARK_NONE)
+			continue;
+		for (unsigned k = 0; k < 2; k++) {
+			const struct fab_counter_sample *c = fab_snapshot_sample(s, (uint32_t)i, k);
+			if (c)
+				write_sample(x, s, c);
+		}
+	}
+	fab_xw_end(x);
+}
+
+static void node_ref(struct fab_xw *x, const struct fab_snapshot *s, uint32_t i)
+{
+	const struct fab_node *n = &s->nodes[i];
+
+	fab_xw_attr_guid(x, "guid", n->guid);
+	fab_xw_attr(x, "type", fab_node_type_name(n->type));
+	fab_xw_attr(x, "description", n->desc);
+}
+
+static void field(struct fab_xw *x, const char *name, const char *was, const char *now)
+{
+	fab_xw_start(x, "field");
+	fab_xw_attr(x, "name", name);
+	fab_xw_attr(x, "was", was ? was : "unknown");
+	fab_xw_attr(x, "now", now ? now : "unknown");
+	fab_xw_end(x);
+}
+
+static void peer_text(const struct fab_snapshot *s, const struct fab_port *p, char *buf, size_t len)
+{
+	if (p->remote_idx < s->n_ports) {
+		const struct fab_port *q = &s->ports[p->remote_idx];
+		char g[FAB_GUID_STRLEN];
+		fab_guid_format(s->nodes[q->node_idx].guid, g);
+		snprintf(buf, len, "%s/%u", g, q->port_num);
+	} else {
+		snprintf(buf, len, "none");
+	}
+}
+
+static void write_changes(struct xr *r)
+{
+	struct fab_xw *x = &r->x;
+	const struct fab_report_diff *d = &r->d;
+	const struct fab_snapshot *s = r->s, *b = r->base;
+	char w1[96], w2[96];
+
+	fab_xw_start(x, "changes");
+	fab_xw_attr_i64(x, "baseline", b->scan_id);
+	for (size_t i = 0; i < d->n_nodes_added; i++) {
+		fab_xw_start(x, "node-added");
+		node_ref(x, s, d->nodes_added[i]);
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < d->n_nodes_removed; i++) {
+		fab_xw_start(x, "node-removed");
+		node_ref(x, b, d->nodes_removed[i]);
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < d->n_links_added; i++) {
+		fab_xw_start(x, "link-added");
+		link_ends(x, s, &s->links[d->links_added[i]]);
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < d->n_links_removed; i++) {
+		fab_xw_start(x, "link-removed");
+		link_ends(x, b, &b->links[d->links_removed[i]]);
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < d->n_ports_changed && !x->err; i++) {
+		const struct fab_report_port_change *c = &d->ports_changed[i];
+		const struct fab_port *p = &s->ports[c->port], *o = &b->ports[c->base_port];
+		fab_xw_start(x, "port-changed");
+		fab_xw_attr_guid(x, "node-guid", s->nodes[p->node_idx].guid);
+		fab_xw_attr_u64(x, "port", p->port_num);
+		fab_xw_attr(x, "node-description", s->nodes[p->node_idx].desc);
+		if (c->what & FAB_PCHG_STATE)
+			field(x, "state", fab_state_name(o->state), fab_state_name(p->state));
+		if (c->what & FAB_PCHG_PHYS)
+			field(x, "phys-state", fab_phys_state_name(o->phys_state),
+			      fab_phys_state_name(p->phys_state));
+		if (c->what & FAB_PCHG_WIDTH) {
+			fab_widths_format(o->width_active, w1, sizeof(w1));
+			fab_widths_format(p->width_active, w2, sizeof(w2));
+			field(x, "width", *w1 ? w1 : "none", *w2 ? w2 : "none");
+		}
+		if (c->what & FAB_PCHG_SPEED) {
+			fab_speeds_format(o->speed_active, w1, sizeof(w1));
+			fab_speeds_format(p->speed_active, w2, sizeof(w2));
+			field(x, "speed", *w1 ? w1 : "none", *w2 ? w2 : "none");
+		}
+		if (c->what & FAB_PCHG_PEER) {
+			peer_text(b, o, w1, sizeof(w1));
+			peer_text(s, p, w2, sizeof(w2));
+			field(x, "peer", w1, w2);
+		}
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < d->n_findings_new; i++)
+		write_finding(x, &s->findings[d->findings_new[i]], "finding-new");
+	for (size_t i = 0; i < d->n_findings_resolved; i++)
+		write_finding(x, &b->findings[d->findings_resolved[i]], "finding-resolved");
+	fab_xw_end(x);
+}
+
+static int render(struct xr *r, FILE *f)
+{
+	struct fab_xw *x = &r->x;
+	char gen[64];
+	const char *generator = r->o->generator;
+
+	if (!generator) {
+		snprintf(gen, sizeof(gen), "fabsweep %s", FABSWEEP_VERSION);
+		generator = gen;
+	}
+	if (fab_xw_open(x, f))
+		return fab_xw_close(x);
+	fab_xw_start(x, "fabsweep-report");
+	fab_xw_attr(x, "xmlns", FAB_REPORT_NS);
+	fab_xw_attr(x, "format-version", "1");
+	fab_xw_attr(x, "generator", generator);
+	fab_xw_attr_time(x, "generated-at", r->o->generated_at_ms ? r->o->generated_at_ms : fab_now_ms());
+	fab_xw_start(x, "scan");
+	scan_attrs(x, r->s);
+	fab_xw_end(x);
+	if (r->base) {
+		fab_xw_start(x, "baseline");
+		scan_attrs(x, r->base);
+		fab_xw_end(x);
+	}
+	write_summary(r);
+	write_findings(r);
+	write_nodes(r);
+	write_links(r);
+	write_sms(r);
+	write_scan_errors(r);
+	write_counters(r);
+	if (r->base)
+		write_changes(r);
+	fab_xw_end(x);
+	return fab_xw_close(x);
+}
+
+int fab_report_xml(const struct fab_snapshot *snap, const struct fab_snapshot *baseline,
+		   const struct fab_report_opts *opts, const char *path)
+{
+	struct fab_report_opts defaults;
+	struct fab_report_file rf;
+	struct xr r = { .s = snap, .base = baseline, .o = opts };
+	int err;
+
+	if (!opts) {
+		fab_report_opts_init(&defaults);
+		r.o = &defaults;
+	}
+	if ((err = fab_report_model_build(snap, &r.m)))
+		return err;
+	if (baseline && (err = fab_report_diff_build(baseline, snap, &r.d)))
+		goto out;
+	if ((err = fab_report_file_open(path, &rf)))
+		goto out;
+	err = render(&r, rf.f);
+	if (err) {
+		fab_report_file_abort(&rf);
+		err = fab_err(err, "cannot write the XML report '%s': %s", path, strerror(-err));
+		goto out;
+	}
+	err = fab_report_file_commit(&rf);
+out:
+	fab_report_model_free(&r.m);
+	fab_report_diff_free(&r.d);
+	return err;
+}
