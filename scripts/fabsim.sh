@@ -208,7 +208,7 @@ _fabsim_check_dir() {
 # fabsim_start_sm DIR [1|2] [--host NODE] [--prio P]
 fabsim_start_sm() {
 	local dir n=1 host="" prio="" preload sock first smdir log conf pid t i opt
-	local want other oprio
+	local want other oprio off
 	dir=$(_fabsim_abs "${1:-}")
 	shift || true
 	_fabsim_check_dir "$dir" || return 1
@@ -263,6 +263,8 @@ fabsim_start_sm() {
 			{ print }' "$conf.default" >"$conf" || return 1
 	fi
 	: >>"$log"
+	# OpenSM appends to its log: only what this start writes counts.
+	off=$(stat -c %s "$log")
 	# shellcheck disable=SC2086
 	(
 		cd "$dir/scratch" || exit 1
@@ -286,7 +288,7 @@ fabsim_start_sm() {
 	fi
 	t=$(_fabsim_timeout)
 	for ((i = 0; i < t * 10; i++)); do
-		grep -qE "$want" "$log" && return 0
+		grep -qE "$want" <(tail -c "+$((off + 1))" "$log") && return 0
 		if ! _fabsim_alive "$pid"; then
 			wait "$pid" 2>/dev/null || true
 			_fabsim_err "OpenSM $n on \"$host\" exited during start"
@@ -297,7 +299,8 @@ fabsim_start_sm() {
 		sleep 0.1
 	done
 	_fabsim_err "OpenSM $n on \"$host\" not up after $t s (FABSIM_TIMEOUT)"
-	if [[ $want == 'SUBNET UP' ]] && grep -q 'Entering STANDBY state' "$log"; then
+	if [[ $want == 'SUBNET UP' ]] &&
+		grep -q 'Entering STANDBY state' <(tail -c "+$((off + 1))" "$log"); then
 		_fabsim_err "it took over from a lower-priority SM: that handover hangs now and" \
 			"then under ibsim; start the higher-priority SM first (start --sm-prio)"
 	fi
@@ -548,7 +551,8 @@ fabsim_console() {
 	fi
 	t=${FABSIM_CONSOLE_TIMEOUT:-10}
 	for ((i = 0; i < t * 50; i++)); do
-		tail -c "+$((off + 1))" "$dir/ibsim.log" | grep -qF "$mark" && break
+		# Not a pipe: under the caller's pipefail, grep -q ending first would fail it.
+		grep -qF "$mark" <(tail -c "+$((off + 1))" "$dir/ibsim.log") && break
 		sleep 0.02
 	done
 	out=$(tail -c "+$((off + 1))" "$dir/ibsim.log")
