@@ -1030,8 +1030,11 @@ static int check_and_resolve(struct parser *ps, struct guid_idx **out)
 
 	for (size_t i = 0; i < ps->n_nodes; i++) {
 		struct tnode *n = &ps->nodes[i];
-		struct tport *p = &ps->ports[n->first];
+		struct tport *p;
 
+		if (n->count < 2)
+			continue;
+		p = &ps->ports[n->first];
 		qsort(p, n->count, sizeof(*p), cmp_tport);
 		for (uint32_t k = 1; k < n->count; k++) {
 			if (p[k].num == p[k - 1].num) {
@@ -1079,24 +1082,53 @@ static int check_and_resolve(struct parser *ps, struct guid_idx **out)
 		    ps->ports[rp].rport == p->num)
 			p->remote = rp;
 	}
+	/* Only pairs that confirm each other are links: an end whose own line
+	 * failed a check (the type letter) leaves the other end a hole too. */
+	for (size_t i = 0; i < ps->n_ports; i++) {
+		struct tport *p = &ps->ports[i];
+		if (p->remote != FAB_NONE && ps->ports[p->remote].remote != i)
+			p->remote = FAB_NONE;
+	}
 	*out = order;
 	return 0;
+}
+
+static const char *type_noun(unsigned type)
+{
+	switch (type) {
+	case FAB_NODE_SWITCH:
+		return "a switch";
+	case FAB_NODE_CA:
+		return "a CA";
+	case FAB_NODE_ROUTER:
+		return "a router";
+	default:
+		return "an unknown type";
+	}
 }
 
 /* Why a port's remote end did not resolve, for the scan error. */
 static const char *unresolved_why(const struct parser *ps,
 				  const struct guid_idx *order,
-				  const struct tport *p)
+				  const struct tport *p, char *buf, size_t cap)
 {
 	uint32_t rn = find_node(order, ps->n_nodes, p->rguid);
+	uint32_t rp;
 
 	if (rn == FAB_NONE)
 		return "which the file does not describe";
-	if (p->rtype && p->rtype != ps->nodes[rn].type)
-		return "but that node is of another type";
-	if (find_port(ps, rn, p->rport) == FAB_NONE)
+	if (p->rtype && p->rtype != ps->nodes[rn].type) {
+		snprintf(buf, cap, "but the file describes that node as %s",
+			 type_noun(ps->nodes[rn].type));
+		return buf;
+	}
+	rp = find_port(ps, rn, p->rport);
+	if (rp == FAB_NONE)
 		return "which does not list that port";
-	return "which lists another remote end for that port";
+	if (ps->ports[rp].rguid != ps->nodes[p->node].guid ||
+	    ps->ports[rp].rport != p->num)
+		return "which names another remote end";
+	return "whose line names this node as another type";
 }
 
 /* ------------------------------------------------------------------ */
@@ -1147,6 +1179,14 @@ static int set_hops(struct fab_snapshot *snap, uint64_t origin)
 	return 0;
 }
 
+static bool any_link(const struct parser *ps)
+{
+	for (size_t i = 0; i < ps->n_ports; i++)
+		if (ps->ports[i].remote != FAB_NONE)
+			return true;
+	return false;
+}
+
 static int fill(struct parser *ps, const struct guid_idx *order,
 		struct fab_snapshot *snap)
 {
@@ -1168,7 +1208,8 @@ static int fill(struct parser *ps, const struct guid_idx *order,
 		n->vendor_id = t->vendor_id;
 		n->device_id = t->device_id;
 		n->lid = t->lid;
-		fab_node_set_desc(n, (const uint8_t *)t->desc, t->desc_len);
+		fab_node_set_desc(n, (const uint8_t *)(t->desc ? t->desc : ""),
+				  t->desc_len);
 		if (t->type == FAB_NODE_SWITCH) {
 			if (!(p = add_port(snap, ni)))
 				return -ENOMEM;
@@ -1213,6 +1254,8 @@ static int fill(struct parser *ps, const struct guid_idx *order,
 			p->remote_idx = ps->ports[tp->remote].snap_idx;
 			continue;
 		}
+		char why[64];
+
 		partial = true;
 		p->flags |= FAB_F_NO_REMOTE;
 		if (fab_snapshot_add_error(
@@ -1221,7 +1264,8 @@ static int fill(struct parser *ps, const struct guid_idx *order,
 			    " port %u, %s",
 			    ps->name, tp->line, letter_from_type(t->type), t->guid,
 			    tp->num, letter_from_type(tp->rtype), tp->rguid,
-			    tp->rport, unresolved_why(ps, order, tp)))
+			    tp->rport,
+			    unresolved_why(ps, order, tp, why, sizeof(why))))
 			return -ENOMEM;
 	}
 	snap->status = partial ? FAB_SCAN_PARTIAL : FAB_SCAN_COMPLETE;
@@ -1230,7 +1274,11 @@ static int fill(struct parser *ps, const struct guid_idx *order,
 	snap->source = fab_snapshot_printf(snap, "file:%s", ps->name);
 	if (!snap->source)
 		return -ENOMEM;
-	if (fab_snapshot_build_links(snap) || fab_snapshot_index(snap))
+	/* (build_links would hand qsort a NULL array when there is no link) */
+	snap->n_links = 0;
+	if (any_link(ps) && fab_snapshot_build_links(snap))
+		return -ENOMEM;
+	if (fab_snapshot_index(snap))
 		return -ENOMEM;
 	if (ps->have_origin)
 		return set_hops(snap, ps->origin);
