@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The configuration of the rule engine: parameter values, severity
+ * overrides, disabled rules and suppressions. The file format is in
+ * docs/config.md; parsing is strict (an unknown section, key or a bad value
+ * is an error naming the file and line).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fab_rule;
+struct fab_config;
+
+#define FAB_CONFIG_DEFAULT_PATH "/etc/fabsweep/fabsweep.conf"
+/* Longest line accepted in a config file. */
+#define FAB_CONFIG_LINE_MAX 4096
+
+/* The defaults of every rule. *out is owned by the caller. */
+int fab_config_defaults(struct fab_config **out);
+
+/*
+ * The defaults overlaid with the file at path. On error *out is untouched
+ * and fab_errmsg() is "PATH:LINE: what is wrong; what to do" (-EINVAL) or
+ * says why the file cannot be read (-ENOENT, -EACCES, ...).
+ */
+int fab_config_load(const char *path, struct fab_config **out);
+
+void fab_config_free(struct fab_config *cfg); /* accepts NULL */
+
+/* The file it was read from (borrowed), NULL for the defaults. */
+const char *fab_config_path(const struct fab_config *cfg);
+
+/* Effective severity of a rule (enum fab_severity), or -1 when disabled. */
+int fab_config_severity(const struct fab_config *cfg, const struct fab_rule *rule);
+/* Line that overrode the rule's severity or disabled it; 0 if none. */
+unsigned fab_config_rule_line(const struct fab_config *cfg,
+			      const struct fab_rule *rule);
+
+/* Current value of rule->params[i]; the line that set it (0: default). */
+double fab_config_value(const struct fab_config *cfg, const struct fab_rule *rule,
+			size_t i);
+unsigned fab_config_value_line(const struct fab_config *cfg,
+			       const struct fab_rule *rule, size_t i);
+
+/* A finding is dropped when its rule matches `rule` and one of its names
+ * matches `pattern` (fnmatch globs), until the end of the expiry day. */
+struct fab_suppression {
+	const char *rule;    /* rule id or glob ("port.*") */
+	const char *pattern; /* "leaf003/5", "host01*", a GUID, ... */
+	int64_t until_ms;    /* first millisecond after the expiry day (UTC) */
+	const char *until;   /* "YYYY-MM-DD" as written */
+	unsigned line;
+};
+
+/* The suppressions in file order (borrowed). */
+const struct fab_suppression *fab_config_suppressions(const struct fab_config *cfg,
+						      size_t *n_out);

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rule engine: one static table of health rules, each a pure check over
+ * a snapshot that appends findings to it. docs/adding-a-rule.md explains how
+ * to add one; docs/rules/<id>.md documents each.
+ *
+ * Rule ids are stable: users and scripts depend on them. A rule that is no
+ * longer wanted is marked retired, never removed or renumbered, and its id is
+ * never reused.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fab_config;
+struct fab_snapshot;
+struct fab_rule_ctx; /* private to rules/: what a check reads and emits into */
+
+/* Upper bound on the table size (fixed arrays in struct fab_rules_result). */
+#define FAB_RULES_MAX 64
+
+enum fab_rule_category {
+	FAB_CAT_LINK = 0,   /* width, speed, state, MTU of links */
+	FAB_CAT_COUNTERS,   /* port counters: errors, rates, flapping, congestion */
+	FAB_CAT_SM,         /* subnet managers */
+	FAB_CAT_ADDRESSING, /* LIDs, GUIDs, node descriptions */
+	FAB_CAT_TOPOLOGY,   /* the shape of the fabric */
+	FAB_CAT_SCAN,       /* what the scan could not see */
+	FAB_CAT__COUNT
+};
+
+/* What a rule needs in the snapshot; a rule whose needs are not met is
+ * skipped (reported as such), never run on missing data. */
+enum {
+	FAB_NEED_COUNTERS = 1 << 0, /* at least one counter sample */
+	FAB_NEED_DELTAS = 1 << 1,   /* two samples, or a baseline with samples */
+	FAB_NEED_SMINFO = 1 << 2,   /* the scan asked for SMInfo (live scans) */
+};
+
+/* Kinds of parameter values: how they parse, print and compare. */
+enum fab_param_type {
+	FAB_PARAM_COUNT = 0, /* counter value threshold: fires when value > it */
+	FAB_PARAM_INCREASE,  /* allowed increase of a counter between samples */
+	FAB_PARAM_RATE,      /* counter increase per second threshold */
+	FAB_PARAM_WIDTH,     /* one link width ("4X"), 0 = the tier's majority */
+	FAB_PARAM_SPEED,     /* one link speed ("HDR"), 0 = the tier's majority */
+	FAB_PARAM_MTU,       /* IB MTU enum 1..5, written in bytes */
+	FAB_PARAM_INT,       /* a plain whole number */
+	FAB_PARAM__COUNT
+};
+
+/* The value of a COUNT, INCREASE, RATE or MTU parameter that is switched off. */
+#define FAB_PARAM_OFF (-1.0)
+
+/*
+ * One tunable value of a rule. Its config key is `key` in section
+ * `[section]`; sections are shared by rules ("thresholds", "rates",
+ * "expect") or named after the rule itself. A (section, key) pair belongs
+ * to exactly one rule.
+ */
+struct fab_rule_param {
+	const char *section;
+	const char *key;
+	uint8_t type; /* enum fab_param_type */
+	int arg;      /* what the value applies to: a counter, a tier ... */
+	double def;   /* default; FAB_PARAM_OFF or 0 (auto) where allowed */
+	double min, max; /* accepted range (INT, INCREASE, COUNT, RATE) */
+	const char *help; /* one line */
+};
+
+/* A check: reads the snapshot in ctx, emits findings through it. Returns 0,
+ * or a negative errno when the engine itself failed (never for a finding). */
+typedef int (*fab_rule_check_fn)(struct fab_rule_ctx *ctx);
+
+struct fab_rule {
+	const char *id;       /* "link.width_degraded": stable, never reused */
+	uint8_t severity;     /* default, enum fab_severity */
+	uint8_t category;     /* enum fab_rule_category */
+	uint8_t needs;        /* FAB_NEED_* */
+	bool retired;         /* kept for its id; never runs */
+	const char *title;    /* one line, no final period */
+	const char *rationale;   /* why it matters: a paragraph */
+	const char *remediation; /* what to do: a paragraph */
+	const struct fab_rule_param *params;
+	size_t n_params;
+	fab_rule_check_fn check;
+	int arg;              /* for generic checks shared by several rules */
+};
+
+/* The table, in its stable order (borrowed, static). */
+const struct fab_rule *fab_rules_table(size_t *n_out);
+/* A rule by id, or NULL. */
+const struct fab_rule *fab_rule_find(const char *id);
+/* Position of a rule in the table. */
+size_t fab_rule_index(const struct fab_rule *rule);
+/* "link", "counters", "sm", "addressing", "topology", "scan". */
+const char *fab_rule_category_name(unsigned cat);
+
+/*
+ * Formats a parameter value as the config file writes it ("10", "off",
+ * "4X", "4096", "auto", "2.5").
+ */
+void fab_param_format(const struct fab_rule_param *p, double v, char *buf,
+		      size_t len);
+/*
+ * Parses a value as the config file writes it. 0 and *out on success;
+ * -EINVAL (with no message) when the text is not a valid value; then
+ * fab_param_expect() says what was expected ("a whole number or 'off'").
+ */
+int fab_param_parse(const struct fab_rule_param *p, const char *text,
+		    double *out);
+const char *fab_param_expect(const struct fab_rule_param *p);
+
+enum fab_rule_status {
+	FAB_RULE_RAN = 0,
+	FAB_RULE_DISABLED, /* switched off in the config */
+	FAB_RULE_SKIPPED,  /* the snapshot lacks what it needs */
+	FAB_RULE_RETIRED,
+};
+
+/* What a run did, for the terminal summary. */
+struct fab_rules_result {
+	size_t n_rules;                       /* entries in the table */
+	uint8_t status[FAB_RULES_MAX];        /* enum fab_rule_status */
+	const char *why_skipped[FAB_RULES_MAX]; /* static text, or NULL */
+	uint32_t n_findings[FAB_RULES_MAX];   /* kept findings per rule */
+	size_t by_severity[3];                /* kept findings per severity */
+	size_t n_suppressed;                  /* dropped by a suppression */
+	const char *delta_source;             /* "samples", "baseline", or NULL */
+	double delta_seconds;                 /* typical interval of the deltas */
+};
+
+/*
+ * Runs every enabled rule over snap: first drops snap's findings, then
+ * appends the new ones (rule table order, each rule's findings in a fixed
+ * order), so running twice gives the same findings, never duplicates.
+ *
+ * cfg: NULL for the defaults. baseline: an earlier snapshot to compare
+ * counters with (NULL: none; then two samples within snap are used when
+ * present). now_ms: the time suppressions expire against; 0 = now.
+ * Everything is borrowed; snap gets the findings (strings in its arena) and
+ * is indexed if it was not. *out (may be NULL) is filled on success.
+ * Returns 0 or a negative errno with fab_errmsg() set.
+ */
+int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
+		  const struct fab_snapshot *baseline, int64_t now_ms,
+		  struct fab_rules_result *out);

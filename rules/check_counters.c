@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One generic counter check for port.errors, port.error_rate,
+ * port.link_flapping and port.congestion: each parameter names a counter
+ * (param->arg) and how to compare it (param->type):
+ *
+ *   FAB_PARAM_COUNT     the latest value  > threshold
+ *   FAB_PARAM_INCREASE  increase between samples (or since the baseline) > allowed
+ *   FAB_PARAM_RATE      that increase per second > threshold
+ *
+ * One finding per port, naming every counter over its limit. A counter at
+ * its all-ones value is saturated (at least that much); one that went down
+ * was cleared in between and rose at least its new value.
+ */
+#include <stdio.h>
+
+#include "fabsweep/names.h"
+#include "fabsweep/rules.h"
+#include "fabsweep/snapshot.h"
+#include "rules_priv.h"
+
+static bool saturated(const struct fab_counter_sample *c, unsigned k)
+{
+	unsigned bits = fab_counter_bits(k, c->extended);
+
+	return bits < 64 && c->v[k] == (1ull << bits) - 1;
+}
+
+/* Whether the rule has a rate parameter for counter k. */
+static bool has_rate_param(const struct fab_rule *r, int k)
+{
+	for (size_t i = 0; i < r->n_params; i++)
+		if (r->params[i].type == FAB_PARAM_RATE && r->params[i].arg == k)
+			return true;
+	return false;
+}
+
+static void fmt_num(char *buf, size_t len, double v)
+{
+	if (v >= 100 || v == (double)(long long)v)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+int check_counters(struct fab_rule_ctx *ctx)
+{
+	const struct fab_snapshot *s = ctx->snap;
+	const struct fab_rule *r = ctx->rule;
+	int err;
+
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *c = ctx->latest[i];
+		const struct fab_delta *d = ctx->deltas && ctx->deltas[i].valid ? &ctx->deltas[i] : NULL;
+		bool used_delta = false;
+		unsigned hits = 0;
+
+		if (s->ports[i].port_num == 0 || !c)
+			continue;
+		rbuf_reset(&ctx->ev);
+		rbuf_reset(&ctx->tmp);
+		for (size_t k = 0; k < r->n_params; k++) {
+			const struct fab_rule_param *p = &r->params[k];
+			const int ctr = p->arg;
+			const char *name = fab_counter_name((unsigned)ctr);
+			const uint32_t bit = 1u << ctr;
+			double lim = rule_param(ctx, k);
+			char a[32], b[32];
+
+			if (lim < 0)
+				continue; /* off */
+			fmt_num(b, sizeof(b), lim);
+			if (p->type == FAB_PARAM_COUNT) {
+				if (!(c->valid & bit))
+					continue;
+				if (r->arg == COUNTERS_RATE_FIRST && d && (d->valid & bit) &&
+				    d->secs > 0 && has_rate_param(r, ctr))
+					continue; /* judged by its rate */
+				if ((double)c->v[ctr] <= lim)
+					continue;
+				bool sat = saturated(c, (unsigned)ctr);
+				rbuf_sep(&ctx->tmp, ", ");
+				rbuf_printf(&ctx->tmp, "%s %llu%s > %s", name,
+					    (unsigned long long)c->v[ctr], sat ? " (saturated)" : "", b);
+				rbuf_sep(&ctx->ev, "; ");
+				rbuf_printf(&ctx->ev, "%s=%llu%s", name, (unsigned long long)c->v[ctr],
+					    sat ? "+" : "");
+				hits++;
+				continue;
+			}
+			if (!d || !(d->valid & bit))
+				continue;
+			uint64_t inc = d->inc[ctr];
+			const char *more = d->at_least & bit ? " or more" : "";
+			const char *cleared = d->reset & bit ? " (cleared in between)" : "";
+			if (p->type == FAB_PARAM_INCREASE) {
+				if ((double)inc <= lim)
+					continue;
+				rbuf_sep(&ctx->tmp, ", ");
+				rbuf_printf(&ctx->tmp, "%s rose by %llu%s%s (allowed %s)", name,
+					    (unsigned long long)inc, more, cleared, b);
+			} else if (p->type == FAB_PARAM_RATE) {
+				if (d->secs <= 0)
+					continue;
+				double rate = (double)inc / d->secs;
+				if (rate <= lim)
+					continue;
+				fmt_num(a, sizeof(a), rate);
+				rbuf_sep(&ctx->tmp, ", ");
+				rbuf_printf(&ctx->tmp, "%s rose by %llu%s%s in %gs (%s/s > %s/s)", name,
+					    (unsigned long long)inc, more, cleared, d->secs, a, b);
+				rbuf_sep(&ctx->ev, "; ");
+				rbuf_printf(&ctx->ev, "%s_per_s=%s", name, a);
+			} else {
+				continue;
+			}
+			rbuf_sep(&ctx->ev, "; ");
+			rbuf_printf(&ctx->ev, "%s_increase=%llu%s", name, (unsigned long long)inc,
+				    d->at_least & bit ? "+" : "");
+			used_delta = true;
+			hits++;
+		}
+		if (!hits)
+			continue;
+		if (used_delta)
+			rbuf_printf(&ctx->ev, "; interval_s=%g", d->secs);
+		if ((err = rule_emit_port(ctx, (uint32_t)i, rule_peer(s, (uint32_t)i),
+					  rbuf_str(&ctx->ev), "%s", rbuf_str(&ctx->tmp))))
+			return err;
+	}
+	return 0;
+}

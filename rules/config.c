@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rule configuration file: `[section]` headers and `key = value` lines,
+ * `#` comments. Strict: anything it does not understand is an error that
+ * names the file and line (docs/config.md).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/config.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/rules.h"
+#include "rules_priv.h"
+
+#define DAY_MS (24 * 3600 * 1000LL)
+
+struct fab_config {
+	char *path;
+	size_t n_rules;
+	size_t first[FAB_RULES_MAX]; /* per rule: its first slot in values */
+	int8_t severity[FAB_RULES_MAX]; /* -1: disabled */
+	unsigned rule_line[FAB_RULES_MAX];
+	double *values;
+	unsigned *value_line;
+	struct fab_suppression *supp;
+	size_t n_supp, cap_supp;
+};
+
+/* Sections that are not made of parameters. */
+static const char *const special_sections[] = { "rules", "suppress" };
+
+void fab_config_free(struct fab_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (size_t i = 0; i < cfg->n_supp; i++) {
+		free((char *)cfg->supp[i].rule);
+		free((char *)cfg->supp[i].pattern);
+		free((char *)cfg->supp[i].until);
+	}
+	free(cfg->supp);
+	free(cfg->values);
+	free(cfg->value_line);
+	free(cfg->path);
+	free(cfg);
+}
+
+int fab_config_defaults(struct fab_config **out)
+{
+	size_t n, total = 0;
+	const struct fab_rule *t = fab_rules_table(&n);
+	struct fab_config *cfg = calloc(1, sizeof(*cfg));
+
+	if (!cfg)
+		return fab_err(-ENOMEM, "out of memory");
+	cfg->n_rules = n;
+	for (size_t i = 0; i < n; i++) {
+		cfg->first[i] = total;
+		total += t[i].n_params;
+		cfg->severity[i] = (int8_t)t[i].severity;
+	}
+	cfg->values = calloc(total + 1, sizeof(*cfg->values));
+	cfg->value_line = calloc(total + 1, sizeof(*cfg->value_line));
+	if (!cfg->values || !cfg->value_line) {
+		fab_config_free(cfg);
+		return fab_err(-ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < t[i].n_params; k++)
+			cfg->values[cfg->first[i] + k] = t[i].params[k].def;
+	*out = cfg;
+	return 0;
+}
+
+const char *fab_config_path(const struct fab_config *cfg)
+{
+	return cfg ? cfg->path : NULL;
+}
+
+int fab_config_severity(const struct fab_config *cfg, const struct fab_rule *rule)
+{
+	if (!cfg)
+		return rule->severity;
+	return cfg->severity[fab_rule_index(rule)];
+}
+
+unsigned fab_config_rule_line(const struct fab_config *cfg, const struct fab_rule *rule)
+{
+	return cfg ? cfg->rule_line[fab_rule_index(rule)] : 0;
+}
+
+double fab_config_value(const struct fab_config *cfg, const struct fab_rule *rule,
+			size_t i)
+{
+	if (!cfg)
+		return rule->params[i].def;
+	return cfg->values[cfg->first[fab_rule_index(rule)] + i];
+}
+
+unsigned fab_config_value_line(const struct fab_config *cfg,
+			       const struct fab_rule *rule, size_t i)
+{
+	return cfg ? cfg->value_line[cfg->first[fab_rule_index(rule)] + i] : 0;
+}
+
+const struct fab_suppression *fab_config_suppressions(const struct fab_config *cfg,
+						      size_t *n_out)
+{
+	*n_out = cfg ? cfg->n_supp : 0;
+	return cfg ? cfg->supp : NULL;
+}
+
+/* ---- parsing --------------------------------------------------------------- */
+
+struct parser {
+	struct fab_config *cfg;
+	const char *path;
+	unsigned line;
+	char section[128];
+	bool in_section;
+};
+
+#define PERR(ps, ...) perr(ps, __VA_ARGS__)
+
+static int perr(const struct parser *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int perr(const struct parser *ps, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return fab_err(-EINVAL, "%s:%u: %s", ps->path, ps->line, msg);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/* Cuts a comment: '#' at the start or after whitespace. */
+static void cut_comment(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (*p == '#' && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			return;
+		}
+}
+
+static bool section_has_params(const char *sec)
+{
+	size_t n;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < t[i].n_params; k++)
+			if (!strcmp(t[i].params[k].section, sec))
+				return true;
+	return false;
+}
+
+static bool section_known(const char *sec)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(special_sections); i++)
+		if (!strcmp(special_sections[i], sec))
+			return true;
+	return section_has_params(sec);
+}
+
+/* "thresholds, rates, expect, rules, suppress, port.link_flapping, ..." */
+static void known_sections(char *buf, size_t len)
+{
+	size_t n, off = 0;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < t[i].n_params; k++) {
+			const char *sec = t[i].params[k].section;
+			bool seen = false;
+			/* list each section once, in table order */
+			for (size_t j = 0; j <= i && !seen; j++)
+				for (size_t m = 0; m < t[j].n_params; m++) {
+					if (j == i && m == k)
+						break;
+					if (!strcmp(t[j].params[m].section, sec)) {
+						seen = true;
+						break;
+					}
+				}
+			if (!seen && off < len)
+				off += (size_t)snprintf(buf + off, len - off, "%s[%s]",
+							off ? ", " : "", sec);
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(special_sections) && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, ", [%s]", special_sections[i]);
+}
+
+/* Keys of a parameter section, for the error message. */
+static void known_keys(const char *sec, char *buf, size_t len)
+{
+	size_t n, off = 0;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < t[i].n_params; k++) {
+			if (strcmp(t[i].params[k].section, sec) || off >= len)
+				continue;
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+						t[i].params[k].key);
+		}
+}
+
+static int set_rule(struct parser *ps, const char *key, const char *val)
+{
+	const struct fab_rule *r = fab_rule_find(key);
+	struct fab_config *cfg = ps->cfg;
+	int sev;
+
+	if (!r)
+		return PERR(ps, "unknown rule '%s' in [rules]; 'fabsweep rules' lists them", key);
+	size_t i = fab_rule_index(r);
+	if (cfg->rule_line[i])
+		return PERR(ps, "rule '%s' is set twice in [rules] (first at line %u); keep one",
+			    key, cfg->rule_line[i]);
+	if (!strcmp(val, "off"))
+		sev = -1;
+	else if (!strcmp(val, "on"))
+		sev = r->severity;
+	else if ((sev = fab_severity_parse(val)) < 0)
+		return PERR(ps, "'%s' takes on, off, error, warning or info, not '%s'", key, val);
+	cfg->severity[i] = (int8_t)sev;
+	cfg->rule_line[i] = ps->line;
+	return 0;
+}
+
+static bool rule_glob_matches(const char *glob)
+{
+	size_t n;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!fnmatch(glob, t[i].id, 0))
+			return true;
+	return false;
+}
+
+/* "YYYY-MM-DD", a real date; *out = the first millisecond after that day. */
+static int parse_date(const char *s, int64_t *out)
+{
+	char iso[32], back[FAB_TIME_STRLEN];
+	int64_t ms;
+
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+		return -EINVAL;
+	for (int i = 0; i < 10; i++)
+		if (i != 4 && i != 7 && !isdigit((unsigned char)s[i]))
+			return -EINVAL;
+	snprintf(iso, sizeof(iso), "%sT00:00:00Z", s);
+	if (fab_time_parse(iso, &ms))
+		return -EINVAL;
+	fab_time_format(ms, back); /* timegm normalises 2026-02-30: refuse it */
+	if (strncmp(back, s, 10))
+		return -EINVAL;
+	*out = ms + DAY_MS;
+	return 0;
+}
+
+static int add_suppression(struct parser *ps, const char *key, char *val)
+{
+	struct fab_config *cfg = ps->cfg;
+	char *until, *date, *pattern;
+	int64_t until_ms;
+
+	if (!rule_glob_matches(key))
+		return PERR(ps, "'%s' in [suppress] matches no rule; 'fabsweep rules' lists them", key);
+	/* PATTERN until YYYY-MM-DD: the pattern may contain spaces */
+	until = NULL;
+	for (char *p = strstr(val, "until"); p; p = strstr(p + 1, "until"))
+		if ((p == val || p[-1] == ' ' || p[-1] == '\t') && (p[5] == ' ' || p[5] == '\t'))
+			until = p;
+	if (!until)
+		return PERR(ps, "a suppression needs an expiry date: '%s = PATTERN until YYYY-MM-DD'", key);
+	date = trim(until + 5);
+	*until = '\0';
+	pattern = trim(val);
+	if (!*pattern)
+		return PERR(ps, "a suppression needs a node/port pattern before 'until' (like leaf003/5 or host01*)");
+	if (parse_date(date, &until_ms))
+		return PERR(ps, "'%s' is not a date; write the expiry as YYYY-MM-DD", date);
+	if (cfg->n_supp == cfg->cap_supp) {
+		size_t ncap = cfg->cap_supp ? cfg->cap_supp * 2 : 8;
+		struct fab_suppression *s = realloc(cfg->supp, ncap * sizeof(*s));
+		if (!s)
+			return fab_err(-ENOMEM, "out of memory");
+		cfg->supp = s;
+		cfg->cap_supp = ncap;
+	}
+	struct fab_suppression *s = &cfg->supp[cfg->n_supp];
+	s->rule = strdup(key);
+	s->pattern = strdup(pattern);
+	s->until = strdup(date);
+	s->until_ms = until_ms;
+	s->line = ps->line;
+	cfg->n_supp++;
+	if (!s->rule || !s->pattern || !s->until)
+		return fab_err(-ENOMEM, "out of memory");
+	return 0;
+}
+
+static int set_param(struct parser *ps, const char *key, const char *val)
+{
+	size_t n;
+	const struct fab_rule *t = fab_rules_table(&n);
+	struct fab_config *cfg = ps->cfg;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < t[i].n_params; k++) {
+			const struct fab_rule_param *p = &t[i].params[k];
+			size_t slot = cfg->first[i] + k;
+			double v;
+
+			if (strcmp(p->section, ps->section) || strcmp(p->key, key))
+				continue;
+			if (cfg->value_line[slot])
+				return PERR(ps, "'%s' is set twice in [%s] (first at line %u); keep one",
+					    key, ps->section, cfg->value_line[slot]);
+			if (fab_param_parse(p, val, &v))
+				return PERR(ps, "'%s' in [%s] takes %s, not '%s'", key,
+					    ps->section, fab_param_expect(p), val);
+			cfg->values[slot] = v;
+			cfg->value_line[slot] = ps->line;
+			return 0;
+		}
+	char keys[600];
+	known_keys(ps->section, keys, sizeof(keys));
+	return PERR(ps, "unknown key '%s' in [%s]; known: %s", key, ps->section, keys);
+}
+
+static int parse_line(struct parser *ps, char *line)
+{
+	char *s, *eq, *key, *val;
+
+	cut_comment(line);
+	s = trim(line);
+	if (!*s)
+		return 0;
+	if (*s == '[') {
+		char *end = strchr(s, ']');
+		if (!end || *trim(end + 1))
+			return PERR(ps, "a section header is '[name]' alone on its line");
+		*end = '\0';
+		char *name = trim(s + 1);
+		if (!section_known(name)) {
+			char known[600];
+			known_sections(known, sizeof(known));
+			return PERR(ps, "unknown section [%s]; known: %s", name, known);
+		}
+		snprintf(ps->section, sizeof(ps->section), "%s", name);
+		ps->in_section = true;
+		return 0;
+	}
+	eq = strchr(s, '=');
+	if (!eq)
+		return PERR(ps, "expected 'key = value' or '[section]', not '%.60s'", s);
+	*eq = '\0';
+	key = trim(s);
+	val = trim(eq + 1);
+	if (!*key)
+		return PERR(ps, "a line has a value but no key");
+	if (!*val)
+		return PERR(ps, "'%s' has no value", key);
+	if (!ps->in_section) {
+		if (fab_counter_parse(key) >= 0)
+			return PERR(ps, "'%s' is outside any section; counter thresholds go under [thresholds] (rates under [rates])",
+				    key);
+		return PERR(ps, "'%s' is outside any section; start one with [thresholds], [rates], [expect], [rules] or [suppress]",
+			    key);
+	}
+	if (!strcmp(ps->section, "rules"))
+		return set_rule(ps, key, val);
+	if (!strcmp(ps->section, "suppress"))
+		return add_suppression(ps, key, val);
+	return set_param(ps, key, val);
+}
+
+int fab_config_load(const char *path, struct fab_config **out)
+{
+	struct parser ps = { .path = path };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f;
+	int err;
+
+	f = fopen(path, "r");
+	if (!f)
+		return fab_err(-errno, "cannot read config file '%s': %s", path, strerror(errno));
+	if ((err = fab_config_defaults(&ps.cfg)))
+		goto out;
+	if (!(ps.cfg->path = strdup(path))) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		ps.line++;
+		if ((size_t)len > FAB_CONFIG_LINE_MAX) {
+			err = PERR(&ps, "line longer than %d bytes", FAB_CONFIG_LINE_MAX);
+			goto out;
+		}
+		if (memchr(line, '\0', (size_t)len)) {
+			err = PERR(&ps, "a NUL byte: this is not a text file");
+			goto out;
+		}
+		if (ps.line == 1 && !strncmp(line, "\xef\xbb\xbf", 3))
+			memmove(line, line + 3, (size_t)len - 2); /* a UTF-8 BOM */
+		if ((err = parse_line(&ps, line)))
+			goto out;
+	}
+	if (ferror(f))
+		err = fab_err(-EIO, "cannot read config file '%s'", path);
+out:
+	free(line);
+	fclose(f);
+	if (err) {
+		fab_config_free(ps.cfg);
+		return err;
+	}
+	*out = ps.cfg;
+	return 0;
+}

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The engine: decides which rules run, computes what several rules share
+ * (latest counter samples, counter deltas) once, runs each check and turns
+ * what it emits into findings, applying severity overrides and
+ * suppressions. Linear in the size of the snapshot (plus sorting).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/config.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/rules.h"
+#include "fabsweep/snapshot.h"
+#include "rules_priv.h"
+
+/* ---- names ----------------------------------------------------------------- */
+
+void rule_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t node)
+{
+	const struct fab_node *n = &s->nodes[node];
+
+	if (n->desc[0])
+		rbuf_printf(b, "%s", n->desc);
+	else
+		rbuf_printf(b, "0x%016llx", (unsigned long long)n->guid);
+}
+
+void rule_port_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t port)
+{
+	rule_name(b, s, s->ports[port].node_idx);
+	rbuf_printf(b, "/%u", s->ports[port].port_num);
+}
+
+double rule_param(const struct fab_rule_ctx *ctx, size_t i)
+{
+	return fab_config_value(ctx->cfg, ctx->rule, i);
+}
+
+/* ---- emitting ---------------------------------------------------------------- */
+
+/* One end of a finding, for suppression matching. */
+struct end {
+	const char *guid, *port;
+	uint32_t node; /* FAB_NONE when not in the topology */
+};
+
+static bool match_end(struct fab_rule_ctx *ctx, const char *pat, const struct end *e)
+{
+	struct rbuf *b = &ctx->scratch;
+
+	if (!e->guid && e->node == FAB_NONE)
+		return false;
+	if (e->guid && (!fnmatch(pat, e->guid, 0)))
+		return true;
+	if (e->node != FAB_NONE) {
+		rbuf_reset(b);
+		rule_name(b, ctx->snap, e->node);
+		if (!fnmatch(pat, rbuf_str(b), 0))
+			return true;
+		if (e->port) {
+			rbuf_printf(b, "/%s", e->port);
+			if (!fnmatch(pat, rbuf_str(b), 0))
+				return true;
+		}
+	}
+	if (e->guid && e->port) {
+		rbuf_reset(b);
+		rbuf_printf(b, "%s/%s", e->guid, e->port);
+		if (!fnmatch(pat, rbuf_str(b), 0))
+			return true;
+	}
+	return false;
+}
+
+static bool suppressed(struct fab_rule_ctx *ctx, const struct end *a,
+		       const struct end *b, const char *subject)
+{
+	for (size_t i = 0; i < ctx->n_supp; i++) {
+		const struct fab_suppression *s = &ctx->supp[i];
+
+		if (ctx->now_ms >= s->until_ms || fnmatch(s->rule, ctx->rule->id, 0))
+			continue;
+		if ((subject && !fnmatch(s->pattern, subject, 0)) ||
+		    match_end(ctx, s->pattern, a) || match_end(ctx, s->pattern, b))
+			return true;
+	}
+	return false;
+}
+
+static int emit(struct fab_rule_ctx *ctx, const struct end *a, const struct end *b,
+		const char *subject, const char *evidence, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	struct fab_finding f;
+
+	if (ctx->n_supp && suppressed(ctx, a, b, subject)) {
+		ctx->n_suppressed++;
+		return 0;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	f = (struct fab_finding){
+		.rule_id = ctx->rule->id,
+		.severity = ctx->severity,
+		.node = a->guid,
+		.port = a->port,
+		.peer_node = b->guid,
+		.peer_port = b->port,
+		.subject = subject,
+		.message = msg,
+		.evidence = evidence && *evidence ? evidence : NULL,
+	};
+	if (fab_snapshot_add_finding(ctx->out, &f))
+		return fab_err(-ENOMEM, "out of memory adding a finding");
+	ctx->n_emitted++;
+	return 0;
+}
+
+static void port_end(const struct fab_snapshot *s, uint32_t port, char guid[FAB_GUID_STRLEN],
+		     char num[8], struct end *e)
+{
+	const struct fab_port *p = &s->ports[port];
+
+	fab_guid_format(s->nodes[p->node_idx].guid, guid);
+	snprintf(num, 8, "%u", p->port_num);
+	*e = (struct end){ .guid = guid, .port = num, .node = p->node_idx };
+}
+
+int rule_emit_port(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer,
+		   const char *evidence, const char *fmt, ...)
+{
+	char ga[FAB_GUID_STRLEN], gb[FAB_GUID_STRLEN], pa[8], pb[8];
+	struct end a, b = { .node = FAB_NONE };
+	va_list ap;
+	int err;
+
+	port_end(ctx->snap, port, ga, pa, &a);
+	rbuf_reset(&ctx->subject);
+	rule_port_name(&ctx->subject, ctx->snap, port);
+	if (peer != FAB_NONE) {
+		port_end(ctx->snap, peer, gb, pb, &b);
+		rbuf_printf(&ctx->subject, " <-> ");
+		rule_port_name(&ctx->subject, ctx->snap, peer);
+	}
+	va_start(ap, fmt);
+	err = emit(ctx, &a, &b, rbuf_str(&ctx->subject), evidence, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int rule_emit_node(struct fab_rule_ctx *ctx, uint32_t node, const char *evidence,
+		   const char *fmt, ...)
+{
+	char g[FAB_GUID_STRLEN];
+	struct end a, b = { .node = FAB_NONE };
+	va_list ap;
+	int err;
+
+	fab_guid_format(ctx->snap->nodes[node].guid, g);
+	a = (struct end){ .guid = g, .node = node };
+	rbuf_reset(&ctx->subject);
+	rule_name(&ctx->subject, ctx->snap, node);
+	va_start(ap, fmt);
+	err = emit(ctx, &a, &b, rbuf_str(&ctx->subject), evidence, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int rule_emit_raw(struct fab_rule_ctx *ctx, const char *node, const char *port,
+		  const char *peer_node, const char *peer_port, const char *subject,
+		  const char *evidence, const char *fmt, ...)
+{
+	struct end a = { .guid = node, .port = port, .node = FAB_NONE };
+	struct end b = { .guid = peer_node, .port = peer_port, .node = FAB_NONE };
+	uint64_t g;
+	va_list ap;
+	int err;
+
+	/* names of nodes in the topology match suppressions too */
+	if (node && !fab_guid_parse(node, &g))
+		a.node = fab_snapshot_find_node(ctx->snap, g);
+	if (peer_node && !fab_guid_parse(peer_node, &g))
+		b.node = fab_snapshot_find_node(ctx->snap, g);
+	va_start(ap, fmt);
+	err = emit(ctx, &a, &b, subject, evidence, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* ---- shared data: samples and deltas ------------------------------------------ */
+
+/* Latest (and first) sample of every port of s; arrays of s->n_ports. */
+static void index_samples(const struct fab_snapshot *s,
+			  const struct fab_counter_sample **latest,
+			  const struct fab_counter_sample **first)
+{
+	for (size_t i = 0; i < s->n_samples; i++) {
+		const struct fab_counter_sample *c = &s->samples[i];
+
+		if (c->port_idx >= s->n_ports)
+			continue;
+		if (!latest[c->port_idx] || c->sample >= latest[c->port_idx]->sample)
+			latest[c->port_idx] = c;
+		if (first && (!first[c->port_idx] || c->sample < first[c->port_idx]->sample))
+			first[c->port_idx] = c;
+	}
+}
+
+static bool saturated(uint64_t v, unsigned bits)
+{
+	return bits < 64 && v == (1ull << bits) - 1;
+}
+
+static void delta_of(const struct fab_counter_sample *from,
+		     const struct fab_counter_sample *to, struct fab_delta *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (from->sampled_at_ms > 0 && to->sampled_at_ms > from->sampled_at_ms)
+		d->secs = (double)(to->sampled_at_ms - from->sampled_at_ms) / 1000.0;
+	for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
+		uint32_t bit = 1u << k;
+		uint64_t a = from->v[k], b = to->v[k];
+
+		if (!(from->valid & to->valid & bit))
+			continue;
+		d->valid |= bit;
+		if (b < a) {
+			/* went down: cleared in between; it rose at least b since */
+			d->reset |= bit;
+			d->at_least |= bit;
+			d->inc[k] = b;
+			continue;
+		}
+		d->inc[k] = b - a;
+		if (saturated(b, fab_counter_bits(k, to->extended)))
+			d->at_least |= bit;
+	}
+}
+
+struct base_node {
+	uint64_t guid;
+	uint32_t idx;
+};
+
+static int cmp_base_node(const void *x, const void *y)
+{
+	const struct base_node *a = x, *b = y;
+
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static uint32_t base_find(const struct base_node *v, size_t n, uint64_t guid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].guid == guid ? v[lo].idx : FAB_NONE;
+}
+
+struct shared {
+	const struct fab_counter_sample **latest, **first;
+	struct fab_delta *deltas;
+	size_t n_deltas;
+	double secs;
+};
+
+static int compute_deltas(const struct fab_snapshot *s, const struct fab_snapshot *base,
+			  struct shared *sh)
+{
+	const struct fab_counter_sample **blatest = NULL;
+	struct base_node *bn = NULL;
+	int err = 0;
+
+	sh->deltas = calloc(s->n_ports + 1, sizeof(*sh->deltas));
+	if (!sh->deltas)
+		return fab_err(-ENOMEM, "out of memory computing counter deltas");
+	if (base) {
+		blatest = calloc(base->n_ports + 1, sizeof(*blatest));
+		bn = malloc((base->n_nodes + 1) * sizeof(*bn));
+		if (!blatest || !bn) {
+			err = fab_err(-ENOMEM, "out of memory reading the baseline");
+			goto out;
+		}
+		index_samples(base, blatest, NULL);
+		for (size_t i = 0; i < base->n_nodes; i++)
+			bn[i] = (struct base_node){ base->nodes[i].guid, (uint32_t)i };
+		qsort(bn, base->n_nodes, sizeof(*bn), cmp_base_node);
+	}
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *to = sh->latest[i], *from = NULL;
+		const struct fab_port *p = &s->ports[i];
+
+		if (!to)
+			continue;
+		if (base) {
+			uint32_t bi = base_find(bn, base->n_nodes, s->nodes[p->node_idx].guid);
+			const struct fab_port *bp =
+				bi == FAB_NONE ? NULL : fab_snapshot_port(base, bi, p->port_num);
+			if (bp)
+				from = blatest[bp - base->ports];
+		} else if (sh->first[i] && sh->first[i] != to) {
+			from = sh->first[i];
+		}
+		if (!from)
+			continue;
+		delta_of(from, to, &sh->deltas[i]);
+		if (sh->deltas[i].valid) {
+			sh->n_deltas++;
+			if (!sh->secs)
+				sh->secs = sh->deltas[i].secs;
+		}
+	}
+out:
+	free(blatest);
+	free(bn);
+	return err;
+}
+
+/* ---- the run ------------------------------------------------------------------ */
+
+static bool live_scan(const struct fab_snapshot *s)
+{
+	return s->source && !strncmp(s->source, "ib:", 3);
+}
+
+static const char *why_not(unsigned needs, const struct fab_snapshot *s,
+			   const struct shared *sh)
+{
+	if ((needs & FAB_NEED_COUNTERS) && !s->n_samples)
+		return "the snapshot has no counter samples";
+	if ((needs & FAB_NEED_DELTAS) && !sh->n_deltas)
+		return "needs two counter samples (scan --interval) or a baseline (check --baseline)";
+	if ((needs & FAB_NEED_SMINFO) && !s->n_sms && !live_scan(s))
+		return "the snapshot has no subnet manager data (not a live scan)";
+	return NULL;
+}
+
+int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
+		  const struct fab_snapshot *baseline, int64_t now_ms,
+		  struct fab_rules_result *out)
+{
+	struct fab_rules_result res = { 0 };
+	struct shared sh = { 0 };
+	struct fab_rule_ctx ctx = { 0 };
+	struct fab_suppression *active = NULL;
+	size_t n_rules, n_supp;
+	const struct fab_rule *table = fab_rules_table(&n_rules);
+	const struct fab_suppression *supp = fab_config_suppressions(cfg, &n_supp);
+	int err = 0;
+
+	if (!now_ms)
+		now_ms = fab_now_ms();
+	if (baseline && baseline->started_at_ms && snap->started_at_ms &&
+	    baseline->started_at_ms > snap->started_at_ms)
+		return fab_err(-EINVAL, "the baseline (scan %lld) is newer than the snapshot checked (scan %lld); pass an older --baseline",
+			       (long long)baseline->scan_id, (long long)snap->scan_id);
+	if (!snap->guid_order && (err = fab_snapshot_index(snap)))
+		return fab_err(err, "out of memory indexing the snapshot");
+	fab_snapshot_clear_findings(snap);
+
+	sh.latest = calloc(snap->n_ports + 1, sizeof(*sh.latest));
+	sh.first = calloc(snap->n_ports + 1, sizeof(*sh.first));
+	active = calloc(n_supp + 1, sizeof(*active));
+	if (!sh.latest || !sh.first || !active) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	index_samples(snap, sh.latest, sh.first);
+	if ((err = compute_deltas(snap, baseline, &sh)))
+		goto out;
+	if (sh.n_deltas) {
+		res.delta_source = baseline ? "baseline" : "samples";
+		res.delta_seconds = sh.secs;
+	}
+
+	rbuf_init(&ctx.subject);
+	rbuf_init(&ctx.scratch);
+	rbuf_init(&ctx.ev);
+	rbuf_init(&ctx.tmp);
+	ctx.cfg = cfg;
+	ctx.snap = snap;
+	ctx.out = snap;
+	ctx.base = baseline;
+	ctx.latest = sh.latest;
+	ctx.deltas = sh.deltas;
+	ctx.now_ms = now_ms;
+	ctx.supp = active;
+	res.n_rules = n_rules;
+	for (size_t i = 0; i < n_rules; i++) {
+		const struct fab_rule *r = &table[i];
+		int sev = fab_config_severity(cfg, r);
+
+		if (r->retired) {
+			res.status[i] = FAB_RULE_RETIRED;
+			continue;
+		}
+		if (sev < 0) {
+			res.status[i] = FAB_RULE_DISABLED;
+			continue;
+		}
+		if ((res.why_skipped[i] = why_not(r->needs, snap, &sh))) {
+			res.status[i] = FAB_RULE_SKIPPED;
+			continue;
+		}
+		/* the suppressions that apply to this rule, still in force */
+		ctx.n_supp = 0;
+		for (size_t k = 0; k < n_supp; k++)
+			if (now_ms < supp[k].until_ms && !fnmatch(supp[k].rule, r->id, 0))
+				active[ctx.n_supp++] = supp[k];
+		ctx.rule = r;
+		ctx.severity = (uint8_t)sev;
+		ctx.n_emitted = ctx.n_suppressed = 0;
+		if ((err = r->check(&ctx)))
+			goto out;
+		if (ctx.subject.nomem || ctx.scratch.nomem || ctx.ev.nomem || ctx.tmp.nomem) {
+			err = fab_err(-ENOMEM, "out of memory running rule '%s'", r->id);
+			goto out;
+		}
+		res.status[i] = FAB_RULE_RAN;
+		res.n_findings[i] = (uint32_t)ctx.n_emitted;
+		res.by_severity[sev] += ctx.n_emitted;
+		res.n_suppressed += ctx.n_suppressed;
+	}
+out:
+	rbuf_free(&ctx.subject);
+	rbuf_free(&ctx.scratch);
+	rbuf_free(&ctx.ev);
+	rbuf_free(&ctx.tmp);
+	free(active);
+	free(sh.latest);
+	free(sh.first);
+	free(sh.deltas);
+	if (err) {
+		fab_snapshot_clear_findings(snap);
+		return err;
+	}
+	if (out)
+		*out = res;
+	return 0;
+}

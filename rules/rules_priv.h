@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to rules/: the context a check runs in, the helpers checks use to
+ * emit findings, and the shared derived data (counter deltas, link tiers)
+ * the engine computes once per run.
+ */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabsweep/rules.h"
+#include "fabsweep/snapshot.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- growable text with a hard cap (house style 14) -------------------- */
+
+#define RBUF_CAP (64 * 1024)
+
+struct rbuf {
+	char *p;
+	size_t len, cap;
+	bool full; /* text was cut at RBUF_CAP */
+	bool nomem;
+};
+
+void rbuf_init(struct rbuf *b);
+void rbuf_free(struct rbuf *b);
+void rbuf_reset(struct rbuf *b);
+void rbuf_printf(struct rbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "; " between evidence items, ", " between list items: adds sep unless empty. */
+void rbuf_sep(struct rbuf *b, const char *sep);
+/* The text so far ("" when empty); valid until the next append. */
+const char *rbuf_str(const struct rbuf *b);
+
+/* ---- counter deltas ---------------------------------------------------- */
+
+/* How one port's counters moved between two samples. */
+struct fab_delta {
+	uint32_t valid;    /* bit n: counter n known at both ends */
+	uint32_t at_least; /* bit n: inc[n] is a lower bound (reset or saturated) */
+	uint32_t reset;    /* bit n: the counter went down (cleared in between) */
+	double secs;       /* time between the samples; 0 when unknown */
+	uint64_t inc[FAB_CTR__COUNT];
+};
+
+/* ---- link tiers -------------------------------------------------------- */
+
+/* Tier of a link: the unordered pair of its ends' roles. */
+#define FAB_TIER_COUNT (FAB_ROLE__COUNT * FAB_ROLE__COUNT)
+static inline int fab_tier(unsigned r1, unsigned r2)
+{
+	if (r1 >= FAB_ROLE__COUNT)
+		r1 = FAB_ROLE_UNKNOWN;
+	if (r2 >= FAB_ROLE__COUNT)
+		r2 = FAB_ROLE_UNKNOWN;
+	return r1 <= r2 ? (int)(r1 * FAB_ROLE__COUNT + r2)
+			: (int)(r2 * FAB_ROLE__COUNT + r1);
+}
+/* "leaf-spine" */
+void fab_tier_name(int tier, char *buf, size_t len);
+
+/* ---- the context of one check ----------------------------------------- */
+
+struct fab_config;
+struct fab_suppression;
+
+struct fab_rule_ctx {
+	/* what the check reads */
+	const struct fab_rule *rule;
+	const struct fab_config *cfg;
+	const struct fab_snapshot *snap;
+	const struct fab_snapshot *base; /* baseline or NULL */
+	/* per port (index in snap->ports): counter deltas, or NULL when the
+	 * rule does not need them; deltas[i].valid == 0 when unknown */
+	const struct fab_delta *deltas;
+	/* per port: the latest counter sample, or NULL */
+	const struct fab_counter_sample *const *latest;
+	/* scratch text for checks (evidence, lists); reset before use */
+	struct rbuf ev, tmp;
+
+	/* private to the engine */
+	struct fab_snapshot *out;
+	uint8_t severity;
+	int64_t now_ms;
+	const struct fab_suppression *supp;
+	size_t n_supp;
+	size_t n_emitted, n_suppressed;
+	struct rbuf subject, scratch;
+};
+
+/* A rule parameter's current value. */
+double rule_param(const struct fab_rule_ctx *ctx, size_t i);
+
+/*
+ * Emits a finding about port `port` (index in snap->ports) and, when not
+ * FAB_NONE, the other end of its link `peer`. node/port/peer fields and the
+ * subject ("leaf003/5 <-> spine001/3") are derived. evidence may be NULL.
+ * Returns 0 or -ENOMEM.
+ */
+int rule_emit_port(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer,
+		   const char *evidence, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* About a node as a whole (no port). */
+int rule_emit_node(struct fab_rule_ctx *ctx, uint32_t node, const char *evidence,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* About the fabric, or something not in the topology: explicit fields
+ * (each may be NULL) and a subject. */
+int rule_emit_raw(struct fab_rule_ctx *ctx, const char *node, const char *port,
+		  const char *peer_node, const char *peer_port, const char *subject,
+		  const char *evidence, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+
+/* Appends a node's name: its description, or its GUID when it has none. */
+void rule_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t node);
+/* Appends "name/port" for a port (index in s->ports). */
+void rule_port_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t port);
+/* Whether a port can be a link end: a real port (> 0) that has a peer. */
+static inline uint32_t rule_peer(const struct fab_snapshot *s, uint32_t port)
+{
+	const struct fab_port *p = &s->ports[port];
+
+	if (p->port_num == 0 || p->remote_idx == FAB_NONE ||
+	    p->remote_idx >= s->n_ports)
+		return FAB_NONE;
+	return p->remote_idx;
+}
+
+/* ---- the checks (rules/check_*.c), referenced by the table ------------- */
+
+/* Generic, parametrised by rule->arg. */
+enum { LINK_WIDTH = 0, LINK_SPEED = 1 };
+int check_link_degraded(struct fab_rule_ctx *ctx);
+/* rule->arg: COUNTERS_RATE_FIRST uses a rate parameter when the port has a
+ * delta and the value threshold only when it has none. */
+enum { COUNTERS_ALL = 0, COUNTERS_RATE_FIRST = 1 };
+int check_counters(struct fab_rule_ctx *ctx);
+enum { DUP_LID = 0, DUP_GUID = 1, DUP_NODEDESC = 2 };
+int check_duplicates(struct fab_rule_ctx *ctx);
+enum { SM_NONE = 0, SM_MULTIPLE_MASTERS, SM_PRIORITY_INVERSION, SM_NO_STANDBY,
+       SM_UNRESPONSIVE };
+int check_sm(struct fab_rule_ctx *ctx);
+
+int check_port_not_active(struct fab_rule_ctx *ctx);
+int check_mtu_mismatch(struct fab_rule_ctx *ctx);
+int check_lid_unassigned(struct fab_rule_ctx *ctx);
+int check_topology_asymmetric(struct fab_rule_ctx *ctx);
+int check_node_unresponsive(struct fab_rule_ctx *ctx);

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rule table: every health rule, its stable id, default severity,
+ * texts, parameters with their defaults, what it needs and its check.
+ * Order is the order findings are stored and listed in. Never remove or
+ * renumber an entry: retire it (.retired = true) and keep its id.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "fabsweep/rules.h"
+#include "fabsweep/snapshot.h"
+#include "rules_priv.h"
+
+#define PARAMS(a) .params = (a), .n_params = ARRAY_SIZE(a)
+
+/* Tier of two roles in enum order (first <= second). */
+#define TIER(a, b) (FAB_ROLE_##a * FAB_ROLE__COUNT + FAB_ROLE_##b)
+#define COUNT_MAX 18446744073709551615.0
+
+/* ---- parameters --------------------------------------------------------- */
+
+#define TIER_PARAM(kind, KIND, a, b, name)                                   \
+	{ .section = "expect", .key = #kind "." name, .type = FAB_PARAM_##KIND, \
+	  .arg = TIER(a, b), .def = 0,                                         \
+	  .help = "expected " #kind " of " name " links; auto: what most of them run" }
+
+#define TIER_PARAMS(kind, KIND)                                  \
+	TIER_PARAM(kind, KIND, HOST, HOST, "host-host"),         \
+	TIER_PARAM(kind, KIND, HOST, LEAF, "host-leaf"),         \
+	TIER_PARAM(kind, KIND, LEAF, LEAF, "leaf-leaf"),         \
+	TIER_PARAM(kind, KIND, LEAF, SPINE, "leaf-spine"),       \
+	TIER_PARAM(kind, KIND, SPINE, SPINE, "spine-spine"),     \
+	TIER_PARAM(kind, KIND, SPINE, CORE, "spine-core"),       \
+	TIER_PARAM(kind, KIND, CORE, CORE, "core-core")
+
+static const struct fab_rule_param width_params[] = { TIER_PARAMS(width, WIDTH) };
+static const struct fab_rule_param speed_params[] = { TIER_PARAMS(speed, SPEED) };
+
+/* Value thresholds: ibqueryerrors' suggested values (etc/error_thresholds). */
+#define THRESHOLD(ctr, name, dflt)                                            \
+	{ .section = "thresholds", .key = name, .type = FAB_PARAM_COUNT,      \
+	  .arg = FAB_CTR_##ctr, .def = dflt, .min = 0, .max = COUNT_MAX,      \
+	  .help = "fires when " name " is above this ('off': never)" }
+
+static const struct fab_rule_param error_thresholds[] = {
+	THRESHOLD(SYMBOL_ERRORS, "SymbolErrorCounter", 10),
+	THRESHOLD(LINK_ERROR_RECOVERY, "LinkErrorRecoveryCounter", 10),
+	THRESHOLD(LINK_DOWNED, "LinkDownedCounter", 10),
+	THRESHOLD(RCV_ERRORS, "PortRcvErrors", 10),
+	THRESHOLD(RCV_REMOTE_PHYS_ERRORS, "PortRcvRemotePhysicalErrors", 100),
+	THRESHOLD(RCV_SWITCH_RELAY_ERRORS, "PortRcvSwitchRelayErrors", 100),
+	THRESHOLD(XMIT_DISCARDS, "PortXmitDiscards", 100),
+	THRESHOLD(XMIT_CONSTRAINT_ERRORS, "PortXmitConstraintErrors", 100),
+	THRESHOLD(RCV_CONSTRAINT_ERRORS, "PortRcvConstraintErrors", 100),
+	THRESHOLD(LOCAL_LINK_INTEGRITY_ERRORS, "LocalLinkIntegrityErrors", 10),
+	THRESHOLD(EXCESSIVE_BUFFER_OVERRUN_ERRORS, "ExcessiveBufferOverrunErrors", 10),
+	THRESHOLD(VL15_DROPPED, "VL15Dropped", 100),
+};
+
+/* Rate thresholds per second: ibswportwatch's 10/s where it has one; the
+ * counters ibdiagnet ignores (remote physical, switch relay) and the one
+ * port.link_flapping covers (LinkDowned) are off. */
+#define RATE(ctr, name, dflt)                                                 \
+	{ .section = "rates", .key = name, .type = FAB_PARAM_RATE,            \
+	  .arg = FAB_CTR_##ctr, .def = dflt, .min = 0, .max = 1e18,           \
+	  .help = "fires when " name " rises faster than this per second ('off': never)" }
+
+static const struct fab_rule_param error_rates[] = {
+	RATE(SYMBOL_ERRORS, "SymbolErrorCounter", 10),
+	RATE(LINK_ERROR_RECOVERY, "LinkErrorRecoveryCounter", 10),
+	RATE(LINK_DOWNED, "LinkDownedCounter", FAB_PARAM_OFF),
+	RATE(RCV_ERRORS, "PortRcvErrors", 10),
+	RATE(RCV_REMOTE_PHYS_ERRORS, "PortRcvRemotePhysicalErrors", FAB_PARAM_OFF),
+	RATE(RCV_SWITCH_RELAY_ERRORS, "PortRcvSwitchRelayErrors", FAB_PARAM_OFF),
+	RATE(XMIT_DISCARDS, "PortXmitDiscards", 10),
+	RATE(XMIT_CONSTRAINT_ERRORS, "PortXmitConstraintErrors", 10),
+	RATE(RCV_CONSTRAINT_ERRORS, "PortRcvConstraintErrors", 10),
+	RATE(LOCAL_LINK_INTEGRITY_ERRORS, "LocalLinkIntegrityErrors", 10),
+	RATE(EXCESSIVE_BUFFER_OVERRUN_ERRORS, "ExcessiveBufferOverrunErrors", 10),
+	RATE(VL15_DROPPED, "VL15Dropped", 10),
+};
+
+static const struct fab_rule_param flapping_params[] = {
+	{ .section = "port.link_flapping", .key = "LinkDownedCounter",
+	  .type = FAB_PARAM_INCREASE, .arg = FAB_CTR_LINK_DOWNED, .def = 0,
+	  .min = 0, .max = COUNT_MAX,
+	  .help = "increase of LinkDownedCounter tolerated between samples ('off': never fire)" },
+	{ .section = "port.link_flapping", .key = "LinkErrorRecoveryCounter",
+	  .type = FAB_PARAM_INCREASE, .arg = FAB_CTR_LINK_ERROR_RECOVERY, .def = 0,
+	  .min = 0, .max = COUNT_MAX,
+	  .help = "increase of LinkErrorRecoveryCounter tolerated between samples ('off': never fire)" },
+};
+
+static const struct fab_rule_param congestion_params[] = {
+	THRESHOLD(XMIT_WAIT, "PortXmitWait", 1000),
+	RATE(XMIT_WAIT, "PortXmitWait", 10000),
+};
+
+static const struct fab_rule_param no_standby_params[] = {
+	{ .section = "sm.no_standby", .key = "min_standby", .type = FAB_PARAM_INT,
+	  .def = 1, .min = 1, .max = 15,
+	  .help = "standby subnet managers the master should have" },
+};
+
+static const struct fab_rule_param mtu_params[] = {
+	{ .section = "expect", .key = "mtu", .type = FAB_PARAM_MTU,
+	  .def = FAB_PARAM_OFF,
+	  .help = "MTU in bytes every link should run at least ('off': only compare the two ends)" },
+};
+
+static const struct fab_rule_param asym_params[] = {
+	{ .section = "topology.asymmetric", .key = "min_peers", .type = FAB_PARAM_INT,
+	  .def = 3, .min = 2, .max = 100000,
+	  .help = "fewest switches of one role from which their common pattern is derived" },
+};
+
+/* ---- the table ---------------------------------------------------------- */
+
+static const struct fab_rule rules[] = {
+	{
+		.id = "link.width_degraded",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_LINK,
+		.title = "Link runs at a narrower width than it could",
+		.rationale =
+			"A link that trained at fewer lanes than both ends can use (1X instead of 4X) "
+			"carries a fraction of the bandwidth and usually means a bad cable, a dirty "
+			"connector or a lane that failed. The link stays up, so nothing else reports it. "
+			"The width is compared with the widest width both ends enable and support, and "
+			"with what links of the same tier (host-leaf, leaf-spine, ...) run: the "
+			"configured expectation, else the width most of them run. Simulators and some "
+			"devices report every width as supported, which is why the tier comparison matters.",
+		.remediation =
+			"Reseat or replace the cable (and clean the connectors) between the two ports "
+			"named; check that neither end has a width disabled (ibportstate ... query). "
+			"If the narrower width is intended, set [expect] width.<tier> or suppress the link.",
+		PARAMS(width_params),
+		.check = check_link_degraded,
+		.arg = LINK_WIDTH,
+	},
+	{
+		.id = "link.speed_degraded",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_LINK,
+		.title = "Link runs at a lower speed than it could",
+		.rationale =
+			"A link that trained at a slower signalling rate than both ends can run (DDR on "
+			"an EDR fabric, SDR on HDR) loses most of its bandwidth; it stays up, so jobs just "
+			"run slowly. Causes: a cable rated for a lower speed, an old adapter, firmware, or "
+			"a speed disabled on one end. The speed is compared with the fastest speed both ends "
+			"enable and support, and with what links of the same tier run (configured, else "
+			"the majority).",
+		.remediation =
+			"Check the cable's rating and replace it if needed; compare adapter and switch "
+			"firmware; check enabled speeds on both ends. If the lower speed is intended (an "
+			"older adapter on purpose), set [expect] speed.<tier> or suppress the link.",
+		PARAMS(speed_params),
+		.check = check_link_degraded,
+		.arg = LINK_SPEED,
+	},
+	{
+		.id = "port.not_active",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_LINK,
+		.title = "Physical link is up but the port is not Active",
+		.rationale =
+			"A port whose physical link is up but whose logical state is Init or Armed "
+			"passes no data traffic: the subnet manager has not brought it up, usually "
+			"because there is no working SM, the SM cannot reach it, or it was set aside "
+			"after errors. Two ends of one link in different states point at the same "
+			"problem.",
+		.remediation =
+			"Check that a master subnet manager runs (sminfo) and look in its log for the "
+			"port; a sweep (or restarting the SM) normally activates it. If it stays in Init, "
+			"reset the port (ibportstate ... reset) or reseat the cable.",
+		.check = check_port_not_active,
+	},
+	{
+		.id = "port.errors",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_COUNTERS,
+		.needs = FAB_NEED_COUNTERS,
+		.title = "Error counters above their thresholds",
+		.rationale =
+			"Error counters count since they were last cleared. Symbol and receive errors "
+			"point at the physical link (cable, connector, transceiver); discards and "
+			"constraint errors at congestion or configuration; link recovery and downed "
+			"counts at instability. The defaults are the values infiniband-diags suggests "
+			"for ibqueryerrors; a counter at its all-ones value is saturated and counts as "
+			"at least that much.",
+		.remediation =
+			"Look at the port and its peer (the other end of the cable): symbol errors on "
+			"one side usually mean the cable or the far transmitter. Clear the counters "
+			"(perfquery -R, or scan --reset-counters) and scan again later; if they grow, "
+			"port.error_rate will say how fast.",
+		PARAMS(error_thresholds),
+		.check = check_counters,
+		.arg = COUNTERS_ALL,
+	},
+	{
+		.id = "port.error_rate",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_COUNTERS,
+		.needs = FAB_NEED_COUNTERS | FAB_NEED_DELTAS,
+		.title = "Error counter rising faster than its rate threshold",
+		.rationale =
+			"An error counter that keeps rising is a live problem, unlike an old count. The "
+			"rate is the increase per second between the two samples of a scan (scan "
+			"--interval) or since a baseline snapshot (check --baseline). A counter that went "
+			"down was cleared in between; a saturated one has risen at least that much.",
+		.remediation =
+			"Replace or reseat the cable of a port with a rising symbol or receive error rate; "
+			"for discards look for congestion or a misbehaving host. Re-check after the fix "
+			"with a new scan and --baseline.",
+		PARAMS(error_rates),
+		.check = check_counters,
+		.arg = COUNTERS_ALL,
+	},
+	{
+		.id = "port.link_flapping",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_COUNTERS,
+		.needs = FAB_NEED_COUNTERS | FAB_NEED_DELTAS,
+		.title = "Link went down or retrained between the samples",
+		.rationale =
+			"LinkDownedCounter counts links that failed and came back; LinkErrorRecoveryCounter "
+			"counts retraining. Either growing between the two samples of a scan, or since a "
+			"baseline, means the link is flapping now: every flap drops packets and can "
+			"reroute traffic fabric-wide.",
+		.remediation =
+			"Replace or reseat the cable; check the port's and the peer's symbol errors and "
+			"the transceiver temperature. A link that flaps repeatedly is better disabled "
+			"until repaired.",
+		PARAMS(flapping_params),
+		.check = check_counters,
+		.arg = COUNTERS_ALL,
+	},
+	{
+		.id = "port.congestion",
+		.severity = FAB_SEV_INFO,
+		.category = FAB_CAT_COUNTERS,
+		.needs = FAB_NEED_COUNTERS,
+		.title = "Port waits to transmit (PortXmitWait) above threshold",
+		.rationale =
+			"PortXmitWait counts ticks in which the port had data to send but could not, for "
+			"lack of credits from the other end: congestion downstream. When the port has two "
+			"samples (or a baseline) its rate is compared with the rate threshold; otherwise "
+			"the count since the last clear is compared with the value threshold, as "
+			"ibqueryerrors does. The tick length depends on the device: tune the thresholds.",
+		.remediation =
+			"Find where the traffic goes: congestion on a leaf uplink suggests too few uplinks "
+			"or unbalanced routing; on a host port, a slow receiver. Check routing balance "
+			"(the SM's routing engine) and look for hot spots.",
+		PARAMS(congestion_params),
+		.check = check_counters,
+		.arg = COUNTERS_RATE_FIRST,
+	},
+	{
+		.id = "sm.none",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_SM,
+		.needs = FAB_NEED_SMINFO,
+		.title = "No master subnet manager",
+		.rationale =
+			"Without a master SM nothing brings new or restarted ports up, assigns LIDs or "
+			"reroutes around a failed link; the fabric keeps running on its last configuration "
+			"until the first change breaks it.",
+		.remediation =
+			"Start OpenSM (systemctl start opensm) on at least two hosts or managed switches, "
+			"with different priorities, and find out why the last one stopped.",
+		.check = check_sm,
+		.arg = SM_NONE,
+	},
+	{
+		.id = "sm.multiple_masters",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_SM,
+		.needs = FAB_NEED_SMINFO,
+		.title = "More than one master subnet manager",
+		.rationale =
+			"Two masters on one subnet fight over LIDs and routes, and ports flap between "
+			"their configurations. It happens when SMs cannot see each other (a partitioned "
+			"fabric, a broken link between them) or are misconfigured.",
+		.remediation =
+			"Keep one master: stop the extra SM or give it a lower priority, and check that "
+			"the SMs can reach each other (they poll each other with SMInfo).",
+		.check = check_sm,
+		.arg = SM_MULTIPLE_MASTERS,
+	},
+	{
+		.id = "sm.priority_inversion",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_SM,
+		.needs = FAB_NEED_SMINFO,
+		.title = "A standby subnet manager has a higher priority than the master",
+		.rationale =
+			"The SM with the highest priority should be master. A standby that outranks the "
+			"master means the intended master lost an election or failed over and did not "
+			"take over again; the next handover may come at a bad moment.",
+		.remediation =
+			"Check which SM is meant to be master; fix the priorities (sm_priority in "
+			"opensm.conf) or trigger a handover deliberately in a maintenance window.",
+		.check = check_sm,
+		.arg = SM_PRIORITY_INVERSION,
+	},
+	{
+		.id = "sm.no_standby",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_SM,
+		.needs = FAB_NEED_SMINFO,
+		.title = "The master subnet manager has no standby",
+		.rationale =
+			"A single subnet manager is a single point of failure: if it stops, nothing takes "
+			"over and the next fabric change goes unhandled.",
+		.remediation =
+			"Run a second OpenSM on another host (or a managed switch) with a lower priority; "
+			"it becomes standby and takes over within its polling timeout.",
+		PARAMS(no_standby_params),
+		.check = check_sm,
+		.arg = SM_NO_STANDBY,
+	},
+	{
+		.id = "sm.unresponsive",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_SM,
+		.needs = FAB_NEED_SMINFO,
+		.title = "A subnet manager does not answer, or is not active",
+		.rationale =
+			"A port that advertises IsSM should answer SMInfo queries. One that does not "
+			"(or reports NOTACTIVE, or sits on a port that is not Active) cannot take over "
+			"when the master fails, although everyone believes it would.",
+		.remediation =
+			"Check the SM process on that host (systemctl status opensm, its log); restart it "
+			"or remove it from the fabric's SM list.",
+		.check = check_sm,
+		.arg = SM_UNRESPONSIVE,
+	},
+	{
+		.id = "lid.unassigned",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ADDRESSING,
+		.title = "Active port without a valid LID",
+		.rationale =
+			"Every active channel adapter port and every switch (port 0) needs a unicast LID "
+			"to be reached. An active port with LID 0 (or a multicast/permissive value) "
+			"cannot be addressed: the SM did not finish configuring it.",
+		.remediation =
+			"Check the subnet manager's log for the port; a sweep normally assigns the LID. "
+			"If the SM cannot (LID space exhausted, errors), fix that first.",
+		.check = check_lid_unassigned,
+	},
+	{
+		.id = "lid.duplicate",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ADDRESSING,
+		.title = "Two ports share a LID",
+		.rationale =
+			"A LID names one port (or an LMC range of one port). Two owners of one LID make "
+			"traffic to it go to one of them at random, depending on the route.",
+		.remediation =
+			"Usually left over from a merge of two subnets or a device moved with a static "
+			"LID: make the SM reassign LIDs (restart it with a fresh guid2lid file) or fix "
+			"the static LID.",
+		.check = check_duplicates,
+		.arg = DUP_LID,
+	},
+	{
+		.id = "guid.duplicate",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ADDRESSING,
+		.title = "Two devices share a GUID",
+		.rationale =
+			"GUIDs are meant to be unique worldwide; the SM and every tool key devices by "
+			"them. OpenSM stops on duplicate GUIDs unless told otherwise, and tools merge "
+			"the two devices into one, hiding one of them.",
+		.remediation =
+			"Find the two devices (the finding names both where it can) and burn a correct "
+			"GUID into the one with the wrong firmware image or VPD; cloned virtual machines "
+			"and replaced boards are the usual cause.",
+		.check = check_duplicates,
+		.arg = DUP_GUID,
+	},
+	{
+		.id = "nodedesc.duplicate",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ADDRESSING,
+		.title = "Two devices share a node description",
+		.rationale =
+			"Operators, reports and node-name maps find devices by their description. "
+			"Devices left at a vendor default (\"MT4123 ConnectX6 Mellanox Technologies\") or "
+			"cloned hosts make findings about them ambiguous.",
+		.remediation =
+			"Set a unique description: hosts do it at boot (rdma-ndd, or "
+			"/sys/class/infiniband/<dev>/node_desc), managed switches in their configuration; "
+			"for unmanaged switches keep a node-name map.",
+		.check = check_duplicates,
+		.arg = DUP_NODEDESC,
+	},
+	{
+		.id = "mtu.mismatch",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_LINK,
+		.title = "Link ends run different MTUs, or below the expected MTU",
+		.rationale =
+			"The MTU of a path is the smallest on it: one link with a smaller MTU caps every "
+			"flow through it, silently. The two ends of a link should agree, and meet the "
+			"fabric's expected MTU when one is configured.",
+		.remediation =
+			"Check the MTU capability and the SM's configured MTU for the partition "
+			"(partitions.conf mtu=); make both ends and the partition agree.",
+		PARAMS(mtu_params),
+		.check = check_mtu_mismatch,
+	},
+	{
+		.id = "topology.asymmetric",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_TOPOLOGY,
+		.title = "A switch breaks the pattern of its tier",
+		.rationale =
+			"In a fat tree or spine-leaf fabric switches of one tier are cabled alike: every "
+			"leaf has the same number of uplinks, every spine reaches every leaf. A leaf with "
+			"fewer uplinks, a spine missing a leaf, or an extra cable breaks the routing "
+			"balance and usually means a cable is missing, down or plugged into the wrong port.",
+		.remediation =
+			"Compare the switch with its peers (the finding says what most of them have); "
+			"find the missing or misplaced cable, often a link that is down.",
+		PARAMS(asym_params),
+		.check = check_topology_asymmetric,
+	},
+	{
+		.id = "node.unresponsive",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_SCAN,
+		.title = "Node or port did not answer during the scan",
+		.rationale =
+			"A node that does not answer subnet management (SMP) or performance (PMA) queries "
+			"may be hung, overloaded or behind a failing link, and everything the scan could "
+			"not see about it is unknown: other rules stay silent about it.",
+		.remediation =
+			"Scan again; if it persists, check the node (a hung host, a switch management "
+			"problem) and the link towards it. Raise --timeout/--retries for slow devices.",
+		.check = check_node_unresponsive,
+	},
+};
+
+static_assert(ARRAY_SIZE(rules) <= FAB_RULES_MAX, "raise FAB_RULES_MAX");
+
+const struct fab_rule *fab_rules_table(size_t *n_out)
+{
+	*n_out = ARRAY_SIZE(rules);
+	return rules;
+}
+
+const struct fab_rule *fab_rule_find(const char *id)
+{
+	for (size_t i = 0; id && i < ARRAY_SIZE(rules); i++)
+		if (!strcmp(rules[i].id, id))
+			return &rules[i];
+	return NULL;
+}
+
+size_t fab_rule_index(const struct fab_rule *rule)
+{
+	return (size_t)(rule - rules);
+}
+
+static const char *const categories[] = {
+	[FAB_CAT_LINK] = "link",
+	[FAB_CAT_COUNTERS] = "counters",
+	[FAB_CAT_SM] = "sm",
+	[FAB_CAT_ADDRESSING] = "addressing",
+	[FAB_CAT_TOPOLOGY] = "topology",
+	[FAB_CAT_SCAN] = "scan",
+};
+static_assert(ARRAY_SIZE(categories) == FAB_CAT__COUNT, "categories");
+
+const char *fab_rule_category_name(unsigned cat)
+{
+	return cat < ARRAY_SIZE(categories) ? categories[cat] : "unknown";
+}
