@@ -48,3 +48,11 @@ int fab_cli_tty(FILE *f);
 int fab_cmd_scan(int argc, char **argv);
 int fab_cmd_scans(int argc, char **argv);
 int fab_cmd_db(int argc, char **argv);
+
+/* rules: fabsweep check and fabsweep rules (cli/cmd_check.c, cmd_rules.c). */
+struct fab_config;
+int fab_cmd_check(int argc, char **argv);
+int fab_cmd_rules(int argc, char **argv);
+/* Loads --config FILE, else /etc/fabsweep/fabsweep.conf when it exists, else
+ * the defaults. *out owned by the caller; fab_errmsg() set on failure. */
+int fab_cli_load_config(const char *path, struct fab_config **out);

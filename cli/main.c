@@ -27,6 +27,17 @@ const struct fab_cmd fab_commands[] = {
 	{ "db", fab_cmd_db, "database maintenance: 'db info'",
 	  "  info                 schema version, snapshots, size\n"
 	  "  --db PATH            database\n" },
+	{ "check", fab_cmd_check, "run the health rules over a snapshot and store the findings",
+	  "  --db PATH            database\n"
+	  "  --scan ID            snapshot to check (default: the latest; -1 the one before)\n"
+	  "  --config FILE        rule configuration (default /etc/fabsweep/fabsweep.conf if present; docs/config.md)\n"
+	  "  --fail-on LEVEL      exit 1 when a finding is at or above LEVEL: error (default), warning, info, never\n"
+	  "  --baseline ID        compare counters with an earlier scan (id, -N, or a baseline name)\n"
+	  "  --limit N            findings listed on the terminal (default 50, 0: all)\n"
+	  "  --quiet              print nothing; the exit code says it\n" },
+	{ "rules", fab_cmd_rules, "list the health rules; 'rules show ID' explains one",
+	  "  show ID              rationale, parameters and current values, remediation\n"
+	  "  --config FILE        show the values this file sets (and validate it)\n" },
 	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },
 };
