@@ -159,7 +159,7 @@ static bool parse_uint(struct cur *c, unsigned long max, unsigned long *out)
 		return false;
 	for (; p < c->end && is_digit(*p); p++) {
 		unsigned d = (unsigned)(*p - '0');
-		if (v > (max - d) / 10)
+		if (d > max || v > (max - d) / 10)
 			return false;
 		v = v * 10 + d;
 	}

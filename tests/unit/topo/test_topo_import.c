@@ -1,0 +1,1052 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ibnetdiscover importer on real fabrics' files (fixtures/real/, see its
+ * README for where each comes from) and on small inputs written here that
+ * reproduce one quirk each.
+ *
+ * Expected numbers for the real files were derived without the importer,
+ * with this awk program (CRs stripped; nodes counted by header keyword;
+ * links = distinct unordered {(node, port), (remote, port)} pairs; rates =
+ * last field of the port lines, i.e. two per link):
+ *
+ *   { sub(/\r+$/, ""); sub(/^\r+/, "") }
+ *   /^Switch/ { sw++; match($0, /"[SH]-[0-9a-f]+"/); cur = substr($0, RSTART+1, RLENGTH-2); next }
+ *   /^Ca/     { ca++; match($0, /"[SH]-[0-9a-f]+"/); cur = substr($0, RSTART+1, RLENGTH-2); next }
+ *   /^\[[0-9]+\]/ { match($0, /^\[[0-9]+\]/); lp = substr($0, 2, RLENGTH-2)
+ *     match($0, /"[SH]-[0-9a-f]+"\[[0-9]+\]/); r = substr($0, RSTART+1, RLENGTH-1); sub(/"/, "", r)
+ *     a = cur "/" lp; b = r; sub(/\[/, "/", b); sub(/\]/, "", b)
+ *     k = (a < b) ? a " " b : b " " a; if (!(k in seen)) { seen[k] = 1; links++ }
+ *     n = split($0, f, /[ \t]+/); rate[f[n]]++ }
+ *   END { print sw, ca, links; for (r in rate) print r, rate[r] }
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "fabsweep/topo.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+
+static struct fab_snapshot *load(const char *file)
+{
+	const char *fx = getenv("FIXTURES");
+	struct fab_snapshot *s = fab_snapshot_new();
+	char path[4096];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/real/ibnetdiscover/%s",
+		 fx ? fx : "fixtures", file);
+	rc = fab_topo_import_file(path, s);
+	if (rc)
+		print_message("import of %s: %s\n", path, fab_errmsg());
+	assert_int_equal(rc, 0);
+	return s;
+}
+
+static struct fab_snapshot *parse_len(const char *text, size_t len)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	int rc = fab_topo_import(text, len, "t.topo", s);
+
+	if (rc)
+		print_message("import: %s\n", fab_errmsg());
+	assert_int_equal(rc, 0);
+	return s;
+}
+
+static struct fab_snapshot *parse(const char *text)
+{
+	return parse_len(text, strlen(text));
+}
+
+/* Import must fail with code and a message starting with prefix. */
+static void parse_fails(const char *text, size_t len, int code,
+			const char *prefix, const char *contains)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	int rc = fab_topo_import(text, len, "t.topo", s);
+
+	if (rc != code || strncmp(fab_errmsg(), prefix, strlen(prefix)) ||
+	    (contains && !strstr(fab_errmsg(), contains)))
+		print_message("rc %d, message: %s\n", rc, fab_errmsg());
+	assert_int_equal(rc, code);
+	assert_int_equal(strncmp(fab_errmsg(), prefix, strlen(prefix)), 0);
+	if (contains)
+		assert_non_null(strstr(fab_errmsg(), contains));
+	/* the snapshot is left as it was */
+	assert_int_equal(s->n_nodes, 0);
+	assert_int_equal(s->n_ports, 0);
+	assert_int_equal(s->n_links, 0);
+	assert_null(s->source);
+	fab_snapshot_free(s);
+}
+
+static void fails(const char *text, const char *prefix, const char *contains)
+{
+	parse_fails(text, strlen(text), -EINVAL, prefix, contains);
+}
+
+static size_t count_type(const struct fab_snapshot *s, unsigned type)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_nodes; i++)
+		n += s->nodes[i].type == type;
+	return n;
+}
+
+/* Links whose two ends both run at width/speed. */
+static size_t count_links(const struct fab_snapshot *s, unsigned width,
+			  unsigned speed)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_links; i++) {
+		const struct fab_port *a = &s->ports[s->links[i].a];
+		const struct fab_port *b = &s->ports[s->links[i].b];
+		n += a->width_active == width && a->speed_active == speed &&
+		     b->width_active == width && b->speed_active == speed;
+	}
+	return n;
+}
+
+static size_t count_descs_ending(const struct fab_snapshot *s, char ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		size_t len = strlen(s->nodes[i].desc);
+		n += len && s->nodes[i].desc[len - 1] == ch;
+	}
+	return n;
+}
+
+static const struct fab_node *node(const struct fab_snapshot *s, uint64_t guid)
+{
+	uint32_t i = fab_snapshot_find_node(s, guid);
+
+	assert_int_not_equal(i, FAB_NONE);
+	return &s->nodes[i];
+}
+
+static const struct fab_port *port(const struct fab_snapshot *s, uint64_t guid,
+				   unsigned num)
+{
+	const struct fab_port *p =
+		fab_snapshot_port(s, fab_snapshot_find_node(s, guid), num);
+
+	assert_non_null(p);
+	return p;
+}
+
+/* The other end of a resolved port. */
+static const struct fab_port *peer(const struct fab_snapshot *s,
+				   const struct fab_port *p)
+{
+	assert_int_not_equal(p->remote_idx, FAB_NONE);
+	assert_true(p->remote_idx < s->n_ports);
+	return &s->ports[p->remote_idx];
+}
+
+static uint64_t guid_of(const struct fab_snapshot *s, const struct fab_port *p)
+{
+	return s->nodes[p->node_idx].guid;
+}
+
+/* Every resolved port's peer points back, every switch has port 0 first. */
+static void check_invariants(const struct fab_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct fab_port *p = &s->ports[i];
+		if (p->remote_idx != FAB_NONE) {
+			assert_int_equal(s->ports[p->remote_idx].remote_idx, i);
+			assert_int_equal(guid_of(s, &s->ports[p->remote_idx]),
+					 p->remote_guid);
+			assert_int_equal(s->ports[p->remote_idx].port_num,
+					 p->remote_port);
+		}
+	}
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		const struct fab_port *p = fab_node_ports(s, n);
+		if (n->type == FAB_NODE_SWITCH) {
+			assert_non_null(p);
+			assert_int_equal(p[0].port_num, 0);
+			assert_int_equal(p[0].lid, n->lid);
+		}
+		for (uint32_t k = 1; k < n->port_count; k++)
+			assert_true(p[k - 1].port_num < p[k].port_num);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Real files                                                          */
+
+/* man ibnetdiscover's example: a 1X link between the two Voltaire
+ * switches. awk: 2 switches, 4 CAs, 7 links; rates 4xSDR=12 1xSDR=2. */
+static void test_jabl_1_one_x_links(void **state)
+{
+	struct fab_snapshot *s = load("jabl_1.topo");
+	char t[FAB_TIME_STRLEN];
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 2);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 4);
+	assert_int_equal(s->n_links, 7);
+	assert_int_equal(s->n_errors, 0);
+	assert_int_equal(s->status, FAB_SCAN_COMPLETE);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_SDR), 5);
+	/* The file's two 1xSDR lines are the ends of two links whose other
+	 * ends say 4xSDR: each port keeps what its own line says. */
+	const struct fab_port *p = port(s, 0x0008f10400410015, 1);
+	assert_int_equal(p->width_active, FAB_WIDTH_1X);
+	assert_int_equal(p->speed_active, FAB_SPEED_SDR);
+	assert_int_equal(guid_of(s, peer(s, p)), 0x005442ba00003080);
+	assert_int_equal(peer(s, p)->port_num, 10);
+	assert_int_equal(peer(s, p)->width_active, FAB_WIDTH_4X);
+	p = port(s, 0x0008f10403960558, 1);
+	assert_int_equal(p->width_active, FAB_WIDTH_1X);
+	assert_int_equal(p->guid, 0x8f10403960559);
+	assert_int_equal(p->lid, 10);
+	assert_int_equal(p->lmc, 1);
+	assert_int_equal(peer(s, p)->port_num, 12);
+	/* dual-port HCA, both ports cabled; its LID is its first port's */
+	assert_int_equal(node(s, 0x0008f10403960558)->port_count, 2);
+	assert_int_equal(node(s, 0x0008f10403960558)->lid, 10);
+	assert_int_equal(port(s, 0x0008f10403960558, 2)->guid, 0x8f1040396055a);
+	/* switch header: description, port 0, LID, sysimgguid */
+	const struct fab_node *n = node(s, 0x005442ba00003080);
+	assert_string_equal(n->desc, "ISR9024 Voltaire");
+	assert_int_equal(n->num_ports, 24);
+	assert_int_equal(n->lid, 6);
+	assert_int_equal(n->sys_guid, 0x5442ba00003000);
+	assert_int_equal(n->vendor_id, 0x8f1);
+	assert_int_equal(n->device_id, 0x5a06);
+	assert_int_equal(port(s, 0x005442ba00003080, 0)->lid, 6);
+	assert_int_equal(port(s, 0x005442ba00003080, 0)->guid, 0x5442ba00003080);
+	/* hops from "Initiated from node 0008f10403960558" */
+	assert_int_equal(node(s, 0x0008f10403960558)->hops, 0);
+	assert_int_equal(n->hops, 1);
+	assert_int_equal(node(s, 0x0008f10403960984)->hops, 3);
+	fab_time_format(s->started_at_ms, t);
+	assert_string_equal(t, "2007-06-05T14:15:10.000Z");
+	assert_int_equal(strncmp(s->source, "file:", 5), 0);
+	fab_snapshot_free(s);
+}
+
+/* An error line before the header; switch ports cabled to each other.
+ * awk: 2 switches, 6 CAs, 10 links; 4xQDR=4 4xSDR=2 4xFDR=6 4xEDR=8. */
+static void test_jabl_3_stderr_line_and_loopbacks(void **state)
+{
+	struct fab_snapshot *s = load("jabl_3.topo");
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 2);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 6);
+	assert_int_equal(s->n_links, 10);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_EDR), 4);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_FDR), 3);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_QDR), 2);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_SDR), 1);
+	const struct fab_port *p = port(s, 0xe41d2d030003e470, 19);
+	assert_int_equal(guid_of(s, peer(s, p)), 0xe41d2d030003e470);
+	assert_int_equal(peer(s, p)->port_num, 21);
+	assert_string_equal(node(s, 0xf4521403005764b0)->desc,
+			    "MF0;switch-de779e:SX6012/U1");
+	fab_snapshot_free(s);
+}
+
+/* A whitespace-only line between blocks. awk: 1 switch, 1 CA, 1 link. */
+static void test_jabl_4_whitespace_line(void **state)
+{
+	struct fab_snapshot *s = load("jabl_4.topo");
+
+	check_invariants(s);
+	assert_int_equal(s->n_nodes, 2);
+	assert_int_equal(s->n_links, 1);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_QDR), 1);
+	assert_int_equal(port(s, 0x0003ba000100e388, 2)->lid, 14);
+	fab_snapshot_free(s);
+}
+
+/* CRLF; two HCAs at 4xSDR on HDR switches; switch self-loops.
+ * awk: 60 switches, 2 CAs, 807 links; 4xSDR=4 4xHDR=1610. */
+static void test_topo3_sdr_hcas_crlf(void **state)
+{
+	struct fab_snapshot *s = load("hyungkwang_Topo.3.txt");
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 60);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 2);
+	assert_int_equal(s->n_links, 807);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_HDR), 805);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_SDR), 2);
+	const struct fab_port *p = port(s, 0x98039b030067261c, 1);
+	assert_string_equal(node(s, 0x98039b030067261c)->desc, "fit101 HCA-1");
+	assert_int_equal(p->width_active, FAB_WIDTH_4X);
+	assert_int_equal(p->speed_active, FAB_SPEED_SDR);
+	assert_int_equal(guid_of(s, peer(s, p)), 0x98039b0300866890);
+	assert_int_equal(peer(s, p)->speed_active, FAB_SPEED_SDR);
+	p = port(s, 0x98039b0300672824, 1);
+	assert_string_equal(node(s, 0x98039b0300672824)->desc, "fit26 HCA-3");
+	assert_int_equal(p->speed_active, FAB_SPEED_SDR);
+	assert_int_equal(guid_of(s, peer(s, p)), 0x98039b03008668b0);
+	/* no CR left in any description */
+	assert_int_equal(count_descs_ending(s, '\r'), 0);
+	for (size_t i = 0; i < s->n_nodes; i++)
+		assert_null(strchr(s->nodes[i].desc, '\\'));
+	/* a switch cabled to itself, port 19 <-> 20 */
+	p = port(s, 0x98039b030096aa24, 19);
+	assert_int_equal(guid_of(s, peer(s, p)), 0x98039b030096aa24);
+	assert_int_equal(peer(s, p)->port_num, 20);
+	fab_snapshot_free(s);
+}
+
+/* No blank lines between blocks; one 4xDDR ISL among 4xEDR.
+ * awk: 6 switches, 96 CAs, 144 links; 4xDDR=2 4xEDR=286. */
+static void test_switchib_ddr_isl(void **state)
+{
+	struct fab_snapshot *s = load("switchib_edr_6switch_ddr_isl.txt");
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 6);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 96);
+	assert_int_equal(s->n_links, 144);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_EDR), 143);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_DDR), 1);
+	const struct fab_port *p = port(s, 0xec0d9a0300ec8480, 11);
+	assert_int_equal(p->width_active, FAB_WIDTH_4X);
+	assert_int_equal(p->speed_active, FAB_SPEED_DDR);
+	assert_int_equal(guid_of(s, peer(s, p)), 0xec0d9a0300ec8200);
+	assert_int_equal(peer(s, p)->port_num, 11);
+	assert_int_equal(peer(s, p)->speed_active, FAB_SPEED_DDR);
+	assert_int_equal(fab_rate_gbps(p->width_active, p->speed_active), 20);
+	assert_string_equal(node(s, 0x506b4b030043f9e2)->desc, "controller mlx5_0");
+	fab_snapshot_free(s);
+}
+
+/* The scale test: NVIDIA Selene compute fabric (2.8 MB). SOURCES.md and
+ * awk: 666 switches, 4,341 CAs, 12,852 links, all 4xHDR (25,704 lines).
+ * grep '^Ca' | grep -c ' "$': 6 descriptions end with a space. */
+static void test_selene_compute_scale(void **state)
+{
+	struct fab_snapshot *s = load("selene.compute.txt");
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 666);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 4341);
+	assert_int_equal(s->n_links, 12852);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_HDR), 12852);
+	assert_int_equal(s->n_errors, 0);
+	assert_int_equal(s->status, FAB_SCAN_COMPLETE);
+	/* switch ports 0 + listed ports + CA ports = ports */
+	assert_int_equal(s->n_ports, 666 + 2 * 12852);
+	assert_string_equal(node(s, 0x1c34da0300608908)->desc,
+			    "selene-cache-02 mlx5_1 ");
+	assert_int_equal(node(s, 0x1c34da0300608908)->desc_raw_len, 23);
+	assert_int_equal(count_descs_ending(s, ' '), 6);
+	assert_string_equal(node(s, 0x1c34da0300728866)->desc,
+			    "MF0;MLG01-02:MQM8700/U1");
+	assert_int_equal(node(s, 0x1c34da0300728866)->lid, 1600);
+	assert_int_equal(node(s, 0x1c34da0300728866)->num_ports, 41);
+	assert_int_equal(port(s, 0x1c34da0300608908, 1)->lid, 256);
+	fab_snapshot_free(s);
+}
+
+/* 2 switches, FDR10 and self-loops. awk: 2 switches, 13 CAs, 16 links;
+ * 4xFDR10=2 4xFDR=24 4xHDR=2 4xEDR=4. */
+static void test_ufm_small_self_loops_fdr10(void **state)
+{
+	struct fab_snapshot *s = load("ufm_small_topo_file");
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 2);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 13);
+	assert_int_equal(s->n_links, 16);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_FDR10), 1);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_FDR), 12);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_EDR), 2);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_HDR), 1);
+	const struct fab_port *p = port(s, 0x0002c903007b78b0, 25);
+	assert_int_equal(p->speed_active, FAB_SPEED_FDR10);
+	assert_int_equal(guid_of(s, peer(s, p)), 0x0002c903007b78b0);
+	assert_int_equal(peer(s, p)->port_num, 26);
+	fab_snapshot_free(s);
+}
+
+/* 2014 cluster: FDR10 ISLs, QDR HCAs, dual-port HCAs cabled on port 2.
+ * awk: 8 switches, 144 CAs, 192 links; 4xFDR10=94 4xQDR=290. */
+static void test_loginoff_fdr10_dual_port(void **state)
+{
+	struct fab_snapshot *s = load("loginoff_sx6036.ibnetdiscover");
+	size_t isl_fdr10 = 0;
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 8);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 144);
+	assert_int_equal(s->n_links, 192);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_FDR10), 47);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_QDR), 145);
+	for (size_t i = 0; i < s->n_links; i++) {
+		const struct fab_port *a = &s->ports[s->links[i].a];
+		const struct fab_port *b = &s->ports[s->links[i].b];
+		isl_fdr10 += a->speed_active == FAB_SPEED_FDR10 &&
+			     s->nodes[a->node_idx].type == FAB_NODE_SWITCH &&
+			     s->nodes[b->node_idx].type == FAB_NODE_SWITCH;
+	}
+	assert_int_equal(isl_fdr10, 47);
+	const struct fab_node *n = node(s, 0x24be05ffff98bb40);
+	assert_string_equal(n->desc, "booster2 mlx4_0");
+	assert_int_equal(n->num_ports, 2);
+	assert_int_equal(n->port_count, 1); /* port 1 is not cabled */
+	assert_null(fab_snapshot_port(s, (uint32_t)(n - s->nodes), 1));
+	const struct fab_port *p = port(s, 0x24be05ffff98bb40, 2);
+	assert_int_equal(p->guid, 0x24be05ffff98bb42);
+	assert_int_equal(p->lid, 147);
+	assert_int_equal(n->lid, 147);
+	assert_int_equal(guid_of(s, peer(s, p)), 0xf4521403001167a0);
+	assert_int_equal(peer(s, p)->port_num, 1);
+	fab_snapshot_free(s);
+}
+
+/* Voltaire descriptions with '#' inside; DDR HCAs on QDR switches.
+ * awk: 11 switches, 89 CAs, 159 links; 4xQDR=272 4xDDR=46. */
+static void test_psmn_x5_voltaire(void **state)
+{
+	struct fab_snapshot *s = load("psmn_X5.topofile");
+	size_t ddr_host = 0;
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 11);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 89);
+	assert_int_equal(s->n_links, 159);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_QDR), 136);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_DDR), 23);
+	for (size_t i = 0; i < s->n_links; i++) {
+		const struct fab_port *b = &s->ports[s->links[i].b];
+		const struct fab_port *a = &s->ports[s->links[i].a];
+		ddr_host += a->speed_active == FAB_SPEED_DDR &&
+			    (s->nodes[a->node_idx].type == FAB_NODE_CA ||
+			     s->nodes[b->node_idx].type == FAB_NODE_CA);
+	}
+	assert_int_equal(ddr_host, 23);
+	assert_string_equal(node(s, 0x0008f10500108c5c)->desc,
+			    "Voltaire 4036 # 4036-8C5C");
+	assert_string_equal(node(s, 0x0008f10500200b50)->desc,
+			    "Voltaire 4036 - 36 QDR ports switch");
+	assert_int_equal(node(s, 0x0008f10500200b50)->sys_guid, 0x8f10500200b51);
+	fab_snapshot_free(s);
+}
+
+/* ibdiagnet2.ibnetdiscover: "[1](1/1/1)" labels, "[1](label)(guid)" CA
+ * ports, ibdiagnet's timestamp. awk: 9 switches, 263 CAs, 271 links;
+ * 4xNDR=542. */
+static void test_ibdiagnet_variant_ndr(void **state)
+{
+	struct fab_snapshot *s = load("sequoia_ndr.ibdiagnet2.ibnetdiscover");
+	char t[FAB_TIME_STRLEN];
+
+	check_invariants(s);
+	assert_int_equal(count_type(s, FAB_NODE_SWITCH), 9);
+	assert_int_equal(count_type(s, FAB_NODE_CA), 263);
+	assert_int_equal(s->n_links, 271);
+	assert_int_equal(count_links(s, FAB_WIDTH_4X, FAB_SPEED_NDR), 271);
+	assert_int_equal(node(s, 0xb0cf0e0300d33fc0)->num_ports, 65);
+	assert_int_equal(node(s, 0xb0cf0e0300d33fc0)->lid, 180);
+	assert_int_equal(port(s, 0x5c25730300d0dc72, 1)->guid, 0x5c25730300d0dc72);
+	assert_int_equal(port(s, 0x5c25730300d0dc72, 1)->lid, 130);
+	assert_string_equal(node(s, 0x5c25730300d0dc72)->desc,
+			    "is-north-7-compute-1 mlx5_0");
+	/* "[1](1)(b0cf0e0300e5b948)": the label is not the GUID */
+	assert_int_equal(port(s, 0xb0cf0e0300e5b948, 1)->guid, 0xb0cf0e0300e5b948);
+	/* "# Running timestamp : 2025-03-31 23:43:18 UTC +0000" */
+	fab_time_format(s->started_at_ms, t);
+	assert_string_equal(t, "2025-03-31T23:43:18.000Z");
+	/* no "Initiated from" line: hops unknown */
+	assert_int_equal(s->nodes[0].hops, -1);
+	fab_snapshot_free(s);
+}
+
+/* The imported snapshot goes through the store like a scan. */
+static void test_store_roundtrip(void **state)
+{
+	struct fab_snapshot *s = load("switchib_edr_6switch_ddr_isl.txt");
+	const char *tmp = getenv("TMPDIR");
+	struct fab_store *st;
+	char db[512], path[600];
+	sqlite3 *h;
+	sqlite3_stmt *q;
+
+	snprintf(db, sizeof(db), "%s/test_topo_%d.db", tmp ? tmp : "/tmp",
+		 (int)getpid());
+	unlink(db);
+	assert_int_equal(fab_store_open(db, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, s), 0);
+	fab_store_close(st);
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h,
+		"SELECT (SELECT count(*) FROM nodes),"
+		" (SELECT count(*) FROM links),"
+		" (SELECT count(*) FROM links WHERE width='4X' AND speed='DDR'"
+		"   AND a_guid='0xec0d9a0300ec8200' AND a_port=11"
+		"   AND b_guid='0xec0d9a0300ec8480' AND b_port=11 AND rate_gbps=20),"
+		" (SELECT count(*) FROM mgmt_ports),"
+		" (SELECT count(*) FROM ports WHERE state='active' AND phys_state='linkup'),"
+		" (SELECT source LIKE 'file:%' FROM scans)", -1, &q, NULL),
+		SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(q, 0), 102);
+	assert_int_equal(sqlite3_column_int(q, 1), 144);
+	assert_int_equal(sqlite3_column_int(q, 2), 1);
+	assert_int_equal(sqlite3_column_int(q, 3), 6);
+	assert_int_equal(sqlite3_column_int(q, 4), 2 * 144);
+	assert_int_equal(sqlite3_column_int(q, 5), 1);
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	unlink(db);
+	snprintf(path, sizeof(path), "%s-wal", db);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", db);
+	unlink(path);
+	fab_snapshot_free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* One quirk each (made-up GUIDs)                                      */
+
+static const char basic[] =
+	"#\n"
+	"# Topology file: generated on Mon Dec  1 02:53:55 2025\n"
+	"#\n"
+	"# Initiated from node 0000000000000101 port 0000000000000102\n"
+	"\n"
+	"vendid=0x2c9\n"
+	"devid=0xd2f0\n"
+	"sysimgguid=0x1000\n"
+	"switchguid=0x1000(1000)\n"
+	"Switch\t8 \"S-0000000000001000\"\t\t# \"leaf-1\" enhanced port 0 lid 5 lmc 0\n"
+	"[1]\t\"H-0000000000000101\"[1](102) \t\t# \"host-1 mlx5_0\" lid 7 4xHDR\n"
+	"[2]\t\"H-0000000000000201\"[1](202) \t\t# \"host-2 mlx5_0\" lid 8 1xSDR\n"
+	"[3]\t\"S-0000000000002000\"[1]\t\t# \"spine-1\" lid 6 4xHDR\n"
+	"\n"
+	"vendid=0x2c9\n"
+	"devid=0xd2f0\n"
+	"switchguid=0x2000(2000)\n"
+	"Switch\t8 \"S-0000000000002000\"\t\t# \"spine-1\" base port 0 lid 6 lmc 0\n"
+	"[1]\t\"S-0000000000001000\"[3]\t\t# \"leaf-1\" lid 5 4xHDR\n"
+	"\n"
+	"vendid=0x2c9\n"
+	"devid=0x101b\n"
+	"sysimgguid=0x103\n"
+	"caguid=0x101\n"
+	"Ca\t2 \"H-0000000000000101\"\t\t# \"host-1 mlx5_0\"\n"
+	"[1](102) \t\"S-0000000000001000\"[1]\t\t# lid 7 lmc 0 \"leaf-1\" lid 5 4xHDR\n"
+	"\n"
+	"caguid=0x201\n"
+	"Ca\t1 \"H-0000000000000201\"\t\t# \"host-2 mlx5_0\"\n"
+	"[1](202) \t\"S-0000000000001000\"[2]\t\t# lid 8 lmc 2 \"leaf-1\" lid 5 1xSDR\n";
+
+static void test_fields(void **state)
+{
+	struct fab_snapshot *s = parse(basic);
+	char t[FAB_TIME_STRLEN];
+
+	check_invariants(s);
+	assert_int_equal(s->n_nodes, 4);
+	assert_int_equal(s->n_ports, 4 + 2 + 1 + 1);
+	assert_int_equal(s->n_links, 3);
+	assert_int_equal(s->n_errors, 0);
+	assert_int_equal(s->status, FAB_SCAN_COMPLETE);
+	assert_string_equal(s->source, "file:t.topo");
+	fab_time_format(s->started_at_ms, t);
+	assert_string_equal(t, "2025-12-01T02:53:55.000Z");
+	assert_int_equal(s->finished_at_ms, s->started_at_ms);
+	/* file order: switches then CAs */
+	assert_int_equal(s->nodes[0].guid, 0x1000);
+	assert_int_equal(s->nodes[3].guid, 0x201);
+
+	const struct fab_node *n = node(s, 0x1000);
+	assert_int_equal(n->type, FAB_NODE_SWITCH);
+	assert_int_equal(n->num_ports, 8);
+	assert_int_equal(n->port_count, 4);
+	assert_int_equal(n->vendor_id, 0x2c9);
+	assert_int_equal(n->device_id, 0xd2f0);
+	assert_int_equal(n->sys_guid, 0x1000);
+	assert_int_equal(n->lid, 5);
+	assert_int_equal(n->role, FAB_ROLE_UNKNOWN);
+	assert_int_equal(n->hops, 1);
+	assert_string_equal(n->desc, "leaf-1");
+	const struct fab_port *p0 = port(s, 0x1000, 0);
+	assert_int_equal(p0->lid, 5);
+	assert_int_equal(p0->guid, 0x1000);
+	assert_int_equal(p0->state, FAB_STATE_ACTIVE);
+	assert_int_equal(p0->remote_idx, FAB_NONE);
+	const struct fab_port *p = port(s, 0x1000, 2);
+	assert_int_equal(p->state, FAB_STATE_ACTIVE);
+	assert_int_equal(p->phys_state, FAB_PHYS_LINKUP);
+	assert_int_equal(p->width_active, FAB_WIDTH_1X);
+	assert_int_equal(p->speed_active, FAB_SPEED_SDR);
+	assert_int_equal(p->width_enabled, 0); /* not in the file */
+	assert_int_equal(p->speed_supported, 0);
+	assert_int_equal(p->remote_guid, 0x201);
+	assert_int_equal(p->remote_port, 1);
+	assert_int_equal(p->guid, 0x1000);
+	assert_int_equal(p->lid, 5);
+	assert_int_equal(p->flags, 0);
+
+	n = node(s, 0x101);
+	assert_int_equal(n->type, FAB_NODE_CA);
+	assert_int_equal(n->num_ports, 2);
+	assert_int_equal(n->lid, 7);
+	assert_int_equal(n->sys_guid, 0x103);
+	assert_int_equal(n->device_id, 0x101b);
+	assert_int_equal(n->hops, 0);
+	p = port(s, 0x101, 1);
+	assert_int_equal(p->guid, 0x102);
+	assert_int_equal(p->lid, 7);
+	assert_int_equal(p->width_active, FAB_WIDTH_4X);
+	assert_int_equal(p->speed_active, FAB_SPEED_HDR);
+	assert_int_equal(port(s, 0x201, 1)->lmc, 2);
+	assert_int_equal(node(s, 0x201)->vendor_id, 0); /* no vendid= line */
+	assert_int_equal(node(s, 0x2000)->hops, 2);
+	assert_int_equal(node(s, 0x201)->hops, 2);
+	fab_snapshot_free(s);
+}
+
+/* PuTTY log: banner, CR CR LF, tabs stripped ("Switch8", "]# "), LID 65535,
+ * the next shell prompt at the end. */
+static void test_putty_tabs_stripped(void **state)
+{
+	static const char text[] =
+		"=~=~=~=~=~=~=~=~=~=~=~= PuTTY log 2025.12.01 02:53:55 =~=~=~=~=~=~=~=~=~=~=~=\r\n"
+		"\r\r\n"
+		"#\r\n"
+		"# Topology file: generated on Mon Dec  1 02:53:55 2025\r\n"
+		"#\r\n"
+		"vendid=0x2c9\r\n"
+		"switchguid=0x1000(1000)\r\n"
+		"Switch8 \"S-0000000000001000\"# \"MF0;leaf-1:MQM8700/U1\" enhanced port 0 lid 3894 lmc 0\r\n"
+		"[1]\"H-0000000000000101\"[1](101) # \"host-1 ibp11s0f0\" lid 65535 4xHDR\r\n"
+		"[2]\"S-0000000000001000\"[3]# \"MF0;leaf-1:MQM8700/U1\" lid 3894 4xHDR\r\n"
+		"[3]\"S-0000000000001000\"[2]# \"MF0;leaf-1:MQM8700/U1\" lid 3894 4xHDR\r\n"
+		"\r\n"
+		"caguid=0x101\r\n"
+		"Ca  1 \"H-0000000000000101\"# \"host-1 ibp11s0f0\"\r\n"
+		"[1](101) \"S-0000000000001000\"[1]# lid 65535 lmc 0 \"MF0;leaf-1:MQM8700/U1\" lid 3894 4xHDR\r\n"
+		"\r\r\n"
+		"\rleaf-1-ufm [ mgmt-ha-active ] (config) # ";
+	struct fab_snapshot *s = parse(text);
+
+	check_invariants(s);
+	assert_int_equal(s->n_nodes, 2);
+	assert_int_equal(s->n_links, 2);
+	assert_string_equal(node(s, 0x1000)->desc, "MF0;leaf-1:MQM8700/U1");
+	assert_int_equal(node(s, 0x1000)->lid, 3894);
+	assert_int_equal(node(s, 0x1000)->num_ports, 8);
+	assert_string_equal(node(s, 0x101)->desc, "host-1 ibp11s0f0");
+	/* 65535 is what the port reported (no LID assigned): kept as is */
+	assert_int_equal(port(s, 0x101, 1)->lid, 65535);
+	assert_int_equal(node(s, 0x101)->lid, 65535);
+	assert_int_equal(port(s, 0x1000, 1)->speed_active, FAB_SPEED_HDR);
+	fab_snapshot_free(s);
+}
+
+/* UTF-8 BOM, a shell prompt, CRLF, no blank lines, no final newline. */
+static void test_bom_prompt_no_blank_lines(void **state)
+{
+	static const char text[] =
+		"\xef\xbb\xbf[root@ufm01 ~]# ibnetdiscover \r\n"
+		"#\r\n"
+		"# Topology file: generated on Wed Aug 10 17:02:44 2022\r\n"
+		"#\r\n"
+		"# Initiated from node 0000000000000101 port 0000000000000101\r\n"
+		"vendid=0x2c9\r\n"
+		"switchguid=0x1000(1000)\r\n"
+		"Switch  41 \"S-0000000000001000\"         # \"sp01.qm8790\" base port 0 lid 15 lmc 0\r\n"
+		"[1]     \"H-0000000000000101\"[1](101)                # \"h1 HCA-1\" lid 1 4xHDR\r\n"
+		"vendid=0x2c9\r\n"
+		"caguid=0x101\r\n"
+		"Ca      1 \"H-0000000000000101\"          # \"h1 HCA-1\"\r\n"
+		"[1](101)   \"S-0000000000001000\"[1]                # lid 1 lmc 0 \"sp01.qm8790\" lid 15 4xHDR";
+	struct fab_snapshot *s = parse(text);
+
+	check_invariants(s);
+	assert_int_equal(s->n_nodes, 2);
+	assert_int_equal(s->n_links, 1);
+	assert_string_equal(node(s, 0x1000)->desc, "sp01.qm8790");
+	assert_int_equal(port(s, 0x101, 1)->speed_active, FAB_SPEED_HDR);
+	assert_int_equal(node(s, 0x1000)->hops, 1);
+	fab_snapshot_free(s);
+}
+
+/* Blank LIDs ("lid  lmc 0", "lid  4xHDR"), "??x???", "4x???", no rate, no
+ * comment at all. */
+static void test_blank_lids_unknown_rates(void **state)
+{
+	static const char text[] =
+		"switchguid=0x1000(1000)\n"
+		"Switch\t4 \"S-0000000000001000\"\t\t# \"sw\" base port 0 lid  lmc 0\n"
+		"[1]\t\"H-0000000000000101\"[1](101) \t\t# \"h1\" lid  4xHDR\n"
+		"[2]\t\"H-0000000000000201\"[1](201) \t\t# \"h2\" lid 9 ??x???\n"
+		"[3]\t\"H-0000000000000301\"[1](301) \t\t# \"h3\" lid 10 4x???\n"
+		"[4]\t\"H-0000000000000401\"[1](401)\n"
+		"caguid=0x101\n"
+		"Ca\t1 \"H-0000000000000101\"\t\t# \"h1\"\n"
+		"[1](101) \t\"S-0000000000001000\"[1]\t\t# lid  lmc 0 \"sw\" lid  4xHDR\n"
+		"caguid=0x201\n"
+		"Ca\t1 \"H-0000000000000201\"\t\t# \"h2\"\n"
+		"[1](201) \t\"S-0000000000001000\"[2]\t\t# lid 9 lmc 0 \"sw\" lid 0\n"
+		"caguid=0x301\n"
+		"Ca\t1 \"H-0000000000000301\"\t\t# \"h3\"\n"
+		"[1](301) \t\"S-0000000000001000\"[3]\t\t# lid 10 lmc 0 \"sw\" lid 0 12xXDR\n"
+		"caguid=0x401\n"
+		"Ca\t1 \"H-0000000000000401\"\n"
+		"[1](401) \t\"S-0000000000001000\"[4]\n";
+	struct fab_snapshot *s = parse(text);
+
+	check_invariants(s);
+	assert_int_equal(s->n_links, 4);
+	assert_int_equal(node(s, 0x1000)->lid, 0);
+	assert_int_equal(port(s, 0x1000, 0)->lid, 0);
+	assert_int_equal(port(s, 0x1000, 1)->width_active, FAB_WIDTH_4X);
+	assert_int_equal(port(s, 0x1000, 1)->speed_active, FAB_SPEED_HDR);
+	assert_int_equal(port(s, 0x101, 1)->lid, 0);
+	assert_int_equal(port(s, 0x101, 1)->speed_active, FAB_SPEED_HDR);
+	assert_int_equal(port(s, 0x1000, 2)->width_active, 0);
+	assert_int_equal(port(s, 0x1000, 2)->speed_active, 0);
+	assert_int_equal(port(s, 0x201, 1)->width_active, 0);
+	assert_int_equal(port(s, 0x201, 1)->speed_active, 0);
+	assert_int_equal(port(s, 0x1000, 3)->width_active, FAB_WIDTH_4X);
+	assert_int_equal(port(s, 0x1000, 3)->speed_active, 0);
+	assert_int_equal(port(s, 0x301, 1)->width_active, FAB_WIDTH_12X);
+	assert_int_equal(port(s, 0x301, 1)->speed_active, FAB_SPEED_XDR);
+	assert_int_equal(port(s, 0x1000, 4)->speed_active, 0);
+	assert_string_equal(node(s, 0x401)->desc, "");
+	assert_int_equal(s->started_at_ms, 0); /* no date in the file */
+	fab_snapshot_free(s);
+}
+
+/* ibdiagnet and group-mode syntax: labels, "[ext N]", chassis lines,
+ * "switchguid=<system GUID>(<node GUID>)", 2X width, time zone offset. */
+static void test_labels_ext_ports_chassis(void **state)
+{
+	static const char text[] =
+		"# This database file was automatically generated by IBDIAG\n"
+		"# Running timestamp : 2025-03-31 23:43:18 KST +0900\n"
+		"\n"
+		"Chassis 1 (guid 0x9999)\n"
+		"\n"
+		"# Spine Nodes\n"
+		"vendid=0x000002c9\n"
+		"sysimgguid=0x9999\t\t# Chassis 1 (leaf)\n"
+		"switchguid=0x9999(1000)\t# MCS8500 Leaf 1\n"
+		"Switch  65 \"S-0000000000001000\"      # \"MF0;sw:MCS8500/L01/U1\" enhanced port 0 lid 180 lmc 0\n"
+		"[1](1/1/1) \"S-0000000000002000\"[63]      # \"sw2\" lid 13 4xNDR\n"
+		"[2][ext 7] \"H-0000000000000101\"[1](101)      # \"h1\" lid 14 2xNDR\n"
+		"\n"
+		"Non-Chassis Nodes\n"
+		"\n"
+		"switchguid=0x2000(2000)\n"
+		"Switch  65 \"S-0000000000002000\"      # \"sw2\" base port 0 lid 13 lmc 0\n"
+		"[63](32/2/1) \"S-0000000000001000\"[1]      # \"MF0;sw:MCS8500/L01/U1\" lid 180 4xNDR\n"
+		"\n"
+		"caguid=0x101\n"
+		"Ca  1 \"H-0000000000000101\"      # \"h1\"\n"
+		"[1](B9D0F0/0/0/1)(101) \"S-0000000000001000\"[2][ext 7] # lid 14 lmc 0 \"MF0;sw:MCS8500/L01/U1\" lid 180 2xNDR\n";
+	struct fab_snapshot *s = parse(text);
+	char t[FAB_TIME_STRLEN];
+
+	check_invariants(s);
+	assert_int_equal(s->n_nodes, 3);
+	assert_int_equal(s->n_links, 2);
+	fab_time_format(s->started_at_ms, t);
+	assert_string_equal(t, "2025-03-31T14:43:18.000Z");
+	/* the id wins over switchguid=; the system GUID is kept */
+	assert_int_equal(node(s, 0x1000)->sys_guid, 0x9999);
+	assert_int_equal(node(s, 0x1000)->vendor_id, 0x2c9);
+	assert_int_equal(fab_snapshot_find_node(s, 0x9999), FAB_NONE);
+	assert_int_equal(port(s, 0x101, 1)->guid, 0x101);
+	assert_int_equal(port(s, 0x1000, 2)->width_active, FAB_WIDTH_2X);
+	assert_int_equal(port(s, 0x1000, 2)->speed_active, FAB_SPEED_NDR);
+	assert_int_equal(guid_of(s, peer(s, port(s, 0x2000, 63))), 0x1000);
+	fab_snapshot_free(s);
+}
+
+/* Descriptions: unquoted, with '#' and '"' inside, trailing spaces,
+ * longer than a NodeDescription. */
+static void test_descriptions(void **state)
+{
+	static const char text[] =
+		"switchguid=0x1000(1000)\n"
+		"Switch\t4 \"S-0000000000001000\"\t\t# MF0;sw:SX6036/U1 enhanced port 0 lid 4 lmc 0\n"
+		"[1]\t\"H-0000000000000101\"[1](101) \t\t# host-1 HCA-1 lid 7 4xFDR\n"
+		"[2]\t\"H-0000000000000201\"[1](201) \t\t# \"Voltaire 4036 # \"X\" 1\" lid 8 4xFDR\n"
+		"[3]\t\"H-0000000000000301\"[1](301) \t\t# \"h3\" lid 9 4xFDR\n"
+		"caguid=0x101\n"
+		"Ca\t1 \"H-0000000000000101\"\t\t# host-1 HCA-1  \n"
+		"[1](101) \t\"S-0000000000001000\"[1]\t\t# lid 7 lmc 0 MF0;sw:SX6036/U1 lid 4 4xFDR\n"
+		"caguid=0x201\n"
+		"Ca\t1 \"H-0000000000000201\"\t\t# \"Voltaire 4036 # \"X\" 1\"\n"
+		"[1](201) \t\"S-0000000000001000\"[2]\t\t# lid 8 lmc 0 \"MF0;sw:SX6036/U1\" lid 4 4xFDR\n"
+		"caguid=0x301\n"
+		"Ca\t1 \"H-0000000000000301\"\t\t# \"a-very-long-node-description-that-goes-on-0123456789-0123456789-END  \"\n"
+		"[1](301) \t\"S-0000000000001000\"[3]\t\t# lid 9 lmc 0 \"MF0;sw:SX6036/U1\" lid 4 4xFDR\n";
+	struct fab_snapshot *s = parse(text);
+
+	check_invariants(s);
+	assert_int_equal(s->n_links, 3);
+	assert_string_equal(node(s, 0x1000)->desc, "MF0;sw:SX6036/U1");
+	assert_int_equal(node(s, 0x1000)->lid, 4);
+	assert_string_equal(node(s, 0x101)->desc, "host-1 HCA-1");
+	assert_int_equal(port(s, 0x101, 1)->lid, 7);
+	assert_int_equal(port(s, 0x101, 1)->speed_active, FAB_SPEED_FDR);
+	assert_int_equal(port(s, 0x1000, 1)->speed_active, FAB_SPEED_FDR);
+	assert_string_equal(node(s, 0x201)->desc, "Voltaire 4036 # \"X\" 1");
+	assert_int_equal(port(s, 0x1000, 2)->speed_active, FAB_SPEED_FDR);
+	/* NodeDescription is 64 bytes: the rest is cut */
+	assert_int_equal(node(s, 0x301)->desc_raw_len, FAB_DESC_RAW);
+	assert_int_equal(strlen(node(s, 0x301)->desc), FAB_DESC_RAW);
+	fab_snapshot_free(s);
+}
+
+/* A port cabled to itself, CA to CA back to back, a router. */
+static void test_self_loop_back_to_back_router(void **state)
+{
+	static const char text[] =
+		"switchguid=0x1000(1000)\n"
+		"Switch\t4 \"S-0000000000001000\"\t\t# \"sw\" base port 0 lid 1 lmc 0\n"
+		"[3]\t\"S-0000000000001000\"[3]\t\t# \"sw\" lid 1 4xEDR\n"
+		"[4]\t\"R-0000000000000301\"[1](302) \t\t# \"rt\" lid 9 4xEDR\n"
+		"caguid=0x101\n"
+		"Ca\t1 \"H-0000000000000101\"\t\t# \"a\"\n"
+		"[1](102) \t\"H-0000000000000201\"[1] (202) \t\t# lid 2 lmc 0 \"b\" lid 3 4xQDR\n"
+		"caguid=0x201\n"
+		"Ca\t1 \"H-0000000000000201\"\t\t# \"b\"\n"
+		"[1](202) \t\"H-0000000000000101\"[1] (102) \t\t# lid 3 lmc 0 \"a\" lid 2 4xQDR\n"
+		"rtguid=0x301\n"
+		"Rt\t1 \"R-0000000000000301\"\t\t# \"rt\"\n"
+		"[1](302) \t\"S-0000000000001000\"[4]\t\t# lid 9 lmc 0 \"sw\" lid 1 4xEDR\n";
+	struct fab_snapshot *s = parse(text);
+
+	check_invariants(s);
+	assert_int_equal(s->n_links, 3);
+	const struct fab_port *p = port(s, 0x1000, 3);
+	assert_int_equal(p->remote_idx, (uint32_t)(p - s->ports));
+	assert_int_equal(guid_of(s, peer(s, port(s, 0x101, 1))), 0x201);
+	assert_int_equal(port(s, 0x201, 1)->guid, 0x202);
+	assert_int_equal(node(s, 0x301)->type, FAB_NODE_ROUTER);
+	assert_int_equal(node(s, 0x301)->lid, 9);
+	assert_int_equal(port(s, 0x301, 1)->guid, 0x302);
+	assert_int_equal(count_type(s, FAB_NODE_ROUTER), 1);
+	fab_snapshot_free(s);
+}
+
+/* Ends the file does not confirm: data (holes), not an error. */
+static void test_unconfirmed_ends_are_holes(void **state)
+{
+	static const char text[] =
+		"switchguid=0x1000(1000)\n"
+		"Switch\t8 \"S-0000000000001000\"\t\t# \"sw\" base port 0 lid 1 lmc 0\n"
+		"[1]\t\"H-0000000000000101\"[1](101) \t\t# \"gone\" lid 2 4xEDR\n"
+		"[2]\t\"S-0000000000002000\"[5]\t\t# \"sw2\" lid 3 4xEDR\n"
+		"[3]\t\"S-0000000000002000\"[6]\t\t# \"sw2\" lid 3 4xEDR\n"
+		"[4]\t\"H-0000000000002000\"[7](2000) \t\t# \"sw2\" lid 3 4xEDR\n"
+		"[8]\t\"S-0000000000002000\"[8]\t\t# \"sw2\" lid 3 4xEDR\n"
+		"switchguid=0x2000(2000)\n"
+		"Switch\t8 \"S-0000000000002000\"\t\t# \"sw2\" base port 0 lid 3 lmc 0\n"
+		"[5]\t\"S-0000000000001000\"[3]\t\t# \"sw\" lid 1 4xEDR\n"
+		"[7]\t\"S-0000000000001000\"[4]\t\t# \"sw\" lid 1 4xEDR\n"
+		"[8]\t\"S-0000000000001000\"[8]\t\t# \"sw\" lid 1 4xEDR\n";
+	struct fab_snapshot *s = parse(text);
+
+	check_invariants(s);
+	assert_int_equal(s->status, FAB_SCAN_PARTIAL);
+	assert_int_equal(s->n_links, 1); /* 8 <-> 8 */
+	assert_int_equal(s->n_errors, 6);
+	for (size_t i = 0; i < s->n_errors; i++) {
+		assert_string_equal(s->errors[i].what, "hole");
+		assert_int_equal(strncmp(s->errors[i].message, "t.topo:", 7), 0);
+	}
+	assert_string_equal(s->errors[0].message,
+			    "t.topo:3: S-0000000000001000 port 1 is cabled to "
+			    "H-0000000000000101 port 1, which the file does not describe");
+	assert_non_null(strstr(s->errors[1].message, "which names another remote end"));
+	assert_non_null(strstr(s->errors[2].message, "which does not list that port"));
+	assert_non_null(strstr(s->errors[3].message, "describes that node as a switch"));
+	assert_non_null(strstr(s->errors[4].message, "t.topo:10: S-0000000000002000 port 5"));
+	assert_non_null(strstr(s->errors[5].message, "names this node as another type"));
+	const struct fab_port *p = port(s, 0x1000, 1);
+	assert_int_equal(p->remote_idx, FAB_NONE);
+	assert_true(p->flags & FAB_F_NO_REMOTE);
+	assert_int_equal(p->remote_guid, 0x101); /* as the file says */
+	assert_int_equal(p->state, FAB_STATE_ACTIVE);
+	assert_int_equal(s->errors[0].node_guid, 0x1000);
+	assert_int_equal(s->errors[0].port_num, 1);
+	assert_int_equal(port(s, 0x2000, 7)->remote_idx, FAB_NONE);
+	assert_int_equal(port(s, 0x1000, 8)->flags, 0);
+	fab_snapshot_free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Garbage                                                             */
+
+#define SW "switchguid=0x1000(1000)\nSwitch\t4 \"S-0000000000001000\"\t\t# \"sw\" base port 0 lid 1 lmc 0\n"
+
+static void test_errors_name_file_and_line(void **state)
+{
+	fails("", "t.topo:1: no Switch, Ca or Rt node", NULL);
+	fails("hello\nworld\n", "t.topo:2: no Switch, Ca or Rt node", NULL);
+	fails("#\n# Topology file\n#\n", "t.topo:3: no Switch", NULL);
+	fails("\n\nSwitch 36\n", "t.topo:3: node header has no \"S-<guid>\" id", NULL);
+	fails("\n\nSwitch x\n", "t.topo:3: node header needs a port count", NULL);
+	fails("Switch 0 \"S-0000000000001000\"\n", "t.topo:1: node header needs a port count", NULL);
+	fails("Switch 255 \"S-0000000000001000\"\n", "t.topo:1:", "port count");
+	fails("Switch 36 sw1 # \"x\"\n", "t.topo:1:", "no \"S-<guid>\" id");
+	fails("Switch 36 \"H-0000000000001000\"\n", "t.topo:1:", "in a Switch header");
+	fails("Ca 1 \"H-00000000000000001000\"\n", "t.topo:1:", "no \"H-<guid>\" id");
+	fails("caguid=0x1000\nSwitch 36 \"S-0000000000001000\"\n", "t.topo:2:",
+	      "announces another node type");
+	fails("caguid=0xb8cef60300xxxxxx\n", "t.topo:1:", "after the 'caguid' value");
+	fails("vendid=\n", "t.topo:1: 'vendid' needs a hex value", NULL);
+	fails("vendid=0x1ffffffff\n", "t.topo:1: 'vendid' value out of range", NULL);
+	fails("switchguid=0x1000(zz)\n", "t.topo:1:", "bad port GUID");
+	fails(SW "[1]\t\"H-0000000000000101\n", "t.topo:3:", "expected the remote node");
+	fails(SW "[1\t\"H-0000000000000101\"[1]\n", "t.topo:3: bad port number", NULL);
+	fails(SW "[5]\t\"S-0000000000001000\"[1]\n", "t.topo:3: port 5 is not one", NULL);
+	fails(SW "[0]\t\"S-0000000000001000\"[1]\n", "t.topo:3: port 0 is not one", NULL);
+	fails(SW "[1]\t\"S-0000000000001000\"[0]\n", "t.topo:3:", "remote port 0 out of range");
+	fails(SW "[1]\t\"S-0000000000001000\"[x]\n", "t.topo:3:", "bad remote port");
+	fails(SW "[1](12\t\"S-0000000000001000\"[2]\n", "t.topo:3: '(' without ')'", NULL);
+	fails(SW "[1][ex 2]\t\"S-0000000000001000\"[2]\n", "t.topo:3:", "unexpected '['");
+	fails(SW "[1]\t\"S-0000000000001000\"[2] junk # \"sw\" lid 1 4xEDR\n", "t.topo:3:",
+	      "unexpected text after the remote port");
+	fails(SW "[1]\t\"S-0000000000001000\"[2]\t# \"sw lid 1 4xEDR\n", "t.topo:3:",
+	      "no closing");
+	fails(SW "[1]\t\"S-0000000000001000\"[2]\t# \"sw\" lid 65536 4xEDR\n", "t.topo:3:",
+	      "remote LID \"65536\" out of range");
+	fails(SW "[1]\t\"S-0000000000001000\"[2]\t# \"sw\" lid -4 4xEDR\n", "t.topo:3:",
+	      "\"-4\" is neither a LID nor");
+	fails("Switch\t4 \"S-0000000000001000\"\t\t# \"sw\" base port 0 lid 70000 lmc 0\n",
+	      "t.topo:1: bad LID value", NULL);
+	fails("Switch\t4 \"S-0000000000001000\"\t\t# \"sw\" base port 0 lid 1 lmc 9\n",
+	      "t.topo:1: bad LMC value", NULL);
+	fails("Switch\t4 \"S-0000000000001000\"\t\t# \"sw base port 0 lid 1 lmc 0\n",
+	      "t.topo:1: node description has no closing", NULL);
+	fails("Switch\t4 \"S-0000000000001000\" x\n", "t.topo:1: unexpected text after the node id", NULL);
+	fails("Ca\t1 \"H-0000000000000101\"\n[1](101) \"S-0000000000001000\"[1] # lid 99999 lmc 0\n",
+	      "t.topo:2: port 1: bad LID", NULL);
+	fails("Ca\t1 \"H-0000000000000101\"\n[1](101) \"S-0000000000001000\"[1] # lid 1 lmc 8\n",
+	      "t.topo:2: port 1: bad LMC", NULL);
+	/* structure */
+	fails(SW "\nfoo\n[1]\t\"S-0000000000001000\"[2]\n", "t.topo:5: port line outside a node block", NULL);
+	fails(SW "vendid=0x2c9\n[1]\t\"S-0000000000001000\"[2]\n", "t.topo:4: port line outside", NULL);
+	fails(SW "[2]\t\"S-0000000000001000\"[1]\n[1]\t\"S-0000000000001000\"[2]\n"
+		 "[2]\t\"S-0000000000001000\"[1]\n",
+	      "t.topo:5: port 2 of S-0000000000001000 is listed twice (also at line 3)", NULL);
+	fails(SW "\n" SW, "t.topo:5: node GUID 0x0000000000001000 is described twice (also at line 2)", NULL);
+	fails("Ca\t1 \"H-0000000000001000\"\n" SW, "t.topo:3: node GUID", "described twice");
+}
+
+static void test_line_and_encoding_limits(void **state)
+{
+	size_t n = FAB_TOPO_LINE_MAX + 1;
+	char *big = malloc(n + sizeof(SW) + 2);
+	struct fab_snapshot *s;
+
+	assert_non_null(big);
+	/* the longest line allowed is fine ... */
+	memset(big, ' ', n - 1);
+	big[n - 1] = '\n';
+	memcpy(big + n, SW, sizeof(SW));
+	s = parse_len(big, strlen(big));
+	assert_int_equal(s->n_nodes, 1);
+	fab_snapshot_free(s);
+	/* ... one more byte is not */
+	memset(big, 'a', n);
+	big[n] = '\n';
+	memcpy(big + n + 1, SW, sizeof(SW));
+	parse_fails(big, strlen(big), -EINVAL, "t.topo:1: line longer than 8192 bytes", NULL);
+	free(big);
+
+	parse_fails("\xff\xfe#\0\n\0", 6, -EINVAL, "t.topo:1: UTF-16 text", NULL);
+	/* NUL bytes are data like any other */
+	static const char nul[] = SW "[1]\t\"S-0000000000001000\"[2]\t# \"s\0w\" lid 1 4xEDR\n"
+				  "[2]\t\"S-0000000000001000\"[1]\t# \"sw\" lid 1 4x\0EDR\n";
+	s = parse_len(nul, sizeof(nul) - 1);
+	assert_int_equal(s->n_links, 1);
+	assert_int_equal(port(s, 0x1000, 1)->speed_active, FAB_SPEED_EDR);
+	assert_int_equal(port(s, 0x1000, 2)->speed_active, 0);
+	fab_snapshot_free(s);
+	/* a node description with a NUL stops there, control bytes escaped */
+	static const char ctl[] = "Ca\t1 \"H-0000000000000101\"\t# \"a\x01" "b\0c\"\n";
+	s = parse_len(ctl, sizeof(ctl) - 1);
+	assert_string_equal(s->nodes[0].desc, "a\\x01b");
+	fab_snapshot_free(s);
+}
+
+static void test_api_misuse_and_files(void **state)
+{
+	struct fab_snapshot *s = parse(basic);
+
+	/* importing into a snapshot that already holds nodes */
+	assert_int_equal(fab_topo_import(basic, strlen(basic), "again", s), -EINVAL);
+	assert_non_null(strstr(fab_errmsg(), "not empty"));
+	assert_int_equal(s->n_nodes, 4);
+	fab_snapshot_free(s);
+
+	s = fab_snapshot_new();
+	assert_int_equal(fab_topo_import(NULL, 5, "x", s), -EINVAL);
+	assert_int_equal(fab_topo_import(NULL, 0, NULL, s), -EINVAL);
+	assert_string_equal(fab_errmsg(),
+			    "<input>:1: no Switch, Ca or Rt node found: not ibnetdiscover output");
+	assert_int_equal(fab_topo_import_file("/nonexistent/x.topo", s), -ENOENT);
+	assert_non_null(strstr(fab_errmsg(), "'/nonexistent/x.topo'"));
+	assert_int_equal(fab_topo_import_file("/dev/null", s), -EINVAL);
+	assert_int_equal(strncmp(fab_errmsg(), "/dev/null:1: ", 13), 0);
+	fab_snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jabl_1_one_x_links),
+		cmocka_unit_test(test_jabl_3_stderr_line_and_loopbacks),
+		cmocka_unit_test(test_jabl_4_whitespace_line),
+		cmocka_unit_test(test_topo3_sdr_hcas_crlf),
+		cmocka_unit_test(test_switchib_ddr_isl),
+		cmocka_unit_test(test_selene_compute_scale),
+		cmocka_unit_test(test_ufm_small_self_loops_fdr10),
+		cmocka_unit_test(test_loginoff_fdr10_dual_port),
+		cmocka_unit_test(test_psmn_x5_voltaire),
+		cmocka_unit_test(test_ibdiagnet_variant_ndr),
+		cmocka_unit_test(test_store_roundtrip),
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_putty_tabs_stripped),
+		cmocka_unit_test(test_bom_prompt_no_blank_lines),
+		cmocka_unit_test(test_blank_lids_unknown_rates),
+		cmocka_unit_test(test_labels_ext_ports_chassis),
+		cmocka_unit_test(test_descriptions),
+		cmocka_unit_test(test_self_loop_back_to_back_router),
+		cmocka_unit_test(test_unconfirmed_ends_are_holes),
+		cmocka_unit_test(test_errors_name_file_and_line),
+		cmocka_unit_test(test_line_and_encoding_limits),
+		cmocka_unit_test(test_api_misuse_and_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
