@@ -48,6 +48,7 @@ int fab_cli_tty(FILE *f);
 int fab_cmd_scan(int argc, char **argv);
 int fab_cmd_scans(int argc, char **argv);
 int fab_cmd_db(int argc, char **argv);
+int fab_cmd_report(int argc, char **argv); /* cli/cmd_report.c */
 
 /* rules: fabsweep check and fabsweep rules (cli/cmd_check.c, cmd_rules.c). */
 struct fab_config;

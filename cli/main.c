@@ -38,6 +38,13 @@ const struct fab_cmd fab_commands[] = {
 	{ "rules", fab_cmd_rules, "list the health rules; 'rules show ID' explains one",
 	  "  show ID              rationale, parameters and current values, remediation\n"
 	  "  --config FILE        show the values this file sets (and validate it)\n" },
+	{ "report", fab_cmd_report, "render a checked snapshot as HTML and/or XML (docs/reports.md)",
+	  "  --db PATH            database\n"
+	  "  --scan ID            snapshot to render (default: the latest; -1 the one before)\n"
+	  "  --html FILE          write the HTML report (one self-contained page)\n"
+	  "  --xml FILE           write the XML report (docs/fabsweep-report.xsd)\n"
+	  "  --baseline ID        also show what changed since this scan (id, -N, or a baseline name)\n"
+	  "  --all-counters       XML: counters of every port, not only of ports with findings\n" },
 	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },
 };

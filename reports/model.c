@@ -528,8 +528,3 @@ void fab_report_diff_free(struct fab_report_diff *d)
 	free(d->findings_resolved);
 	memset(d, 0, sizeof(*d));
 }
-
-void fab_report_opts_init(struct fab_report_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-}

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
@@ -109,3 +110,18 @@ void fab_report_diff_free(struct fab_report_diff *d);
 /* Label of a node for people: its description, else its GUID (buf). */
 const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,
 				  char buf[FAB_GUID_STRLEN]);
+
+/* Everything a renderer reads: built once, shared by both formats. */
+struct fab_report_ctx {
+	const struct fab_snapshot *snap, *base; /* borrowed; base may be NULL */
+	const struct fab_report_opts *opts;     /* borrowed, never NULL */
+	const char *generator;                  /* opts->generator or the default */
+	long long generated_at_ms;
+	struct fab_report_model m;
+	struct fab_report_diff d;               /* zeroed without a baseline */
+	uint32_t *node_findings;                /* per node: findings naming it */
+};
+
+/* Renderers: write the whole document to f; 0 or a negative errno. */
+int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f);
+int fab_report_render_html(const struct fab_report_ctx *c, FILE *f);

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic.h"
-#include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
 #include "fabsweep/snapshot.h"
@@ -26,10 +24,10 @@
 struct hr {
 	struct fab_hw w;
 	const struct fab_snapshot *s, *base;
-	const struct fab_report_opts *o;
-	struct fab_report_model m;
-	struct fab_report_diff d;
-	uint32_t *node_findings; /* per node: findings naming it */
+	const struct fab_report_model *m;
+	const struct fab_report_diff *d;
+	const uint32_t *node_findings; /* per node: findings naming it */
+	const struct fab_report_ctx *c;
 };
 
 static const char *sev_name(unsigned sev)
@@ -80,8 +78,8 @@ static int cmp_node_label(const void *x, const void *y, void *arg)
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	int c;
 
-	if (r->m.tier[a] != r->m.tier[b])
-		return r->m.tier[a] > r->m.tier[b] ? -1 : 1; /* core first */
+	if (r->m->tier[a] != r->m->tier[b])
+		return r->m->tier[a] > r->m->tier[b] ? -1 : 1; /* core first */
 	if ((c = natcmp(r->s->nodes[a].desc, r->s->nodes[b].desc)))
 		return c;
 	if (r->s->nodes[a].guid != r->s->nodes[b].guid)
@@ -99,7 +97,7 @@ static uint32_t *sorted_switches(struct hr *r, size_t *n_out)
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < s->n_nodes; i++)
-		if (r->m.tier[i] != FAB_ROLE_HOST)
+		if (r->m->tier[i] != FAB_ROLE_HOST)
 			v[n++] = (uint32_t)i;
 	qsort_r(v, n, sizeof(*v), cmp_node_label, r);
 	*n_out = n;
@@ -212,7 +210,7 @@ static void write_head(struct hr *r)
 		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		      "<link rel=\"icon\" href=\"data:,\">\n");
 	fab_hw_fmt(w, "<title>fabsweep report: scan %lld, %s</title>\n", (long long)r->s->scan_id,
-		   fab_report_verdict_name(r->m.verdict));
+		   fab_report_verdict_name(r->m->verdict));
 	fab_hw_raw(w, "<style>");
 	fab_hw_raw(w, fab_html_css);
 	fab_hw_raw(w, "</style>\n</head>\n<body>\n");
@@ -259,7 +257,7 @@ static void write_banner(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
 	const struct fab_snapshot *s = r->s;
-	const struct fab_report_model *m = &r->m;
+	const struct fab_report_model *m = r->m;
 	const char *v = fab_report_verdict_name(m->verdict);
 
 	fab_hw_fmt(w, "<section id=\"verdict\" class=\"banner %s\">\n<div class=\"verdict\">%s</div>\n<div>", v, v);
@@ -292,8 +290,8 @@ static void finding_row(struct hr *r, uint32_t fi)
 	fab_hw_raw(w, "</td><td>");
 	fab_hw_text(w, f->subject);
 	fab_hw_raw(w, "</td><td>");
-	if (r->m.f_node[fi] != FAB_NONE)
-		node_cell(w, s, r->m.f_node[fi]);
+	if (r->m->f_node[fi] != FAB_NONE)
+		node_cell(w, s, r->m->f_node[fi]);
 	else
 		fab_hw_text(w, f->node);
 	fab_hw_raw(w, "</td><td>");
@@ -320,7 +318,7 @@ static void finding_row(struct hr *r, uint32_t fi)
 static void write_findings(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
-	const struct fab_report_model *m = &r->m;
+	const struct fab_report_model *m = r->m;
 
 	fab_hw_raw(w, "<section id=\"findings\">\n<h2>Findings</h2>\n");
 	if (!r->s->n_findings) {
@@ -454,9 +452,9 @@ static void node_title(struct fab_hw *w, const struct hr *r, uint32_t n)
 	fab_guid_format(nd->guid, g);
 	fab_hw_raw(w, "<title>");
 	fab_hw_text(w, nd->desc);
-	fab_hw_fmt(w, "\n%s &middot; LID %u &middot; %s", g, nd->lid, fab_role_name(r->m.tier[n]));
-	if (r->m.node_mark[n])
-		fab_hw_fmt(w, "\nworst finding: %s (%u naming it)", sev_name(r->m.node_mark[n] - 1u),
+	fab_hw_fmt(w, "\n%s &middot; LID %u &middot; %s", g, nd->lid, fab_role_name(r->m->tier[n]));
+	if (r->m->node_mark[n])
+		fab_hw_fmt(w, "\nworst finding: %s (%u naming it)", sev_name(r->m->node_mark[n] - 1u),
 			   r->node_findings[n]);
 	fab_hw_raw(w, "</title>");
 }
@@ -469,7 +467,7 @@ static void write_boxes(struct hr *r, const struct row *rw)
 		uint32_t n = rw->nodes[i];
 		double x = cell_x(rw, i);
 		fab_hw_fmt(w, "<g><rect class=\"n%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\"/>",
-			   r->m.node_mark[n], x - rw->bw / 2, rw->y, rw->bw, rw->h);
+			   r->m->node_mark[n], x - rw->bw / 2, rw->y, rw->bw, rw->h);
 		box_label(w, r, rw, n, x - (rw->narrow ? 0 : 0));
 		node_title(w, r, n);
 		fab_hw_raw(w, "</g>\n");
@@ -532,7 +530,7 @@ static void write_topology(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
 	const struct fab_snapshot *s = r->s;
-	const struct fab_report_model *m = &r->m;
+	const struct fab_report_model *m = r->m;
 	static const unsigned tiers[] = { FAB_ROLE_CORE, FAB_ROLE_SPINE, FAB_ROLE_LEAF };
 	struct row rows[3] = { 0 };
 	size_t n_sw = 0, n_rows = 0, n_pairs = 0, n_groups = 0;
@@ -763,7 +761,7 @@ static void write_counters(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
 	const struct fab_snapshot *s = r->s;
-	const struct fab_report_model *m = &r->m;
+	const struct fab_report_model *m = r->m;
 	bool delta = false;
 
 	fab_hw_raw(w, "<section id=\"counters\">\n<h2>Top error counters</h2>\n");
@@ -820,13 +818,13 @@ static void write_switch(struct hr *r, uint32_t n, bool open)
 		active += p->port_num > 0 && p->state == FAB_STATE_ACTIVE;
 	}
 	fab_hw_fmt(w, "<details%s><summary>", open ? " open" : "");
-	mark_badge(w, r->m.node_mark[n]);
+	mark_badge(w, r->m->node_mark[n]);
 	fab_hw_raw(w, " <b>");
 	fab_hw_text(w, nd->desc);
 	fab_hw_raw(w, "</b> <span class=\"muted mono\">");
 	guid_text(w, nd->guid);
 	fab_hw_fmt(w, "</span> <span class=\"muted\">%s &middot; LID %u &middot; %u of %u ports active",
-		   fab_role_name(r->m.tier[n]), nd->lid, active, ext);
+		   fab_role_name(r->m->tier[n]), nd->lid, active, ext);
 	if (r->node_findings[n])
 		fab_hw_fmt(w, " &middot; %u finding%s", r->node_findings[n], r->node_findings[n] == 1 ? "" : "s");
 	fab_hw_raw(w, "</span></summary>\n<table class=\"sortable\"><thead><tr><th class=\"num\">Port</th>"
@@ -837,7 +835,7 @@ static void write_switch(struct hr *r, uint32_t n, bool open)
 		uint32_t pi = nd->port_first + k;
 		const struct fab_port *p = &s->ports[pi];
 		const char *st = fab_state_name(p->state), *ph = fab_phys_state_name(p->phys_state);
-		uint8_t mk = r->m.port_mark[pi];
+		uint8_t mk = r->m->port_mark[pi];
 
 		if (!p->port_num)
 			continue;
@@ -882,7 +880,7 @@ static void write_switches(struct hr *r)
 	fab_hw_fmt(w, "<p class=\"muted\">%zu switches; the ones with findings are open. "
 		      "Error counters: the sum of the error counters of the port's last sample.</p>\n", n);
 	for (size_t i = 0; i < n && !w->err; i++) {
-		bool open = r->m.node_mark[sw[i]] > FAB_MARK(FAB_SEV_INFO) && opened < MAX_OPEN_SWITCHES;
+		bool open = r->m->node_mark[sw[i]] > FAB_MARK(FAB_SEV_INFO) && opened < MAX_OPEN_SWITCHES;
 		opened += open;
 		write_switch(r, sw[i], open);
 	}
@@ -954,7 +952,7 @@ static void change_field(struct fab_hw *w, const char *name, const char *was, co
 static void port_change_table(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
-	const struct fab_report_diff *d = &r->d;
+	const struct fab_report_diff *d = r->d;
 	const struct fab_snapshot *s = r->s, *b = r->base;
 	char x1[96], x2[96];
 
@@ -1025,7 +1023,7 @@ static void finding_change_table(struct hr *r, const char *title, const struct f
 static void write_changes(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
-	const struct fab_report_diff *d = &r->d;
+	const struct fab_report_diff *d = r->d;
 	const struct fab_snapshot *b = r->base;
 
 	fab_hw_fmt(w, "<section id=\"changes\">\n<h2>Changes since scan %lld</h2>\n<p>Baseline: scan %lld, started ",
@@ -1086,75 +1084,31 @@ static void write_missed(struct hr *r)
 
 /* ------------------------------------------------------------ page */
 
-static int render(struct hr *r, FILE *f)
+int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 {
-	struct fab_hw *w = &r->w;
-	char gen[64];
-	const char *generator = r->o->generator;
+	struct hr r = { .s = c->snap, .base = c->base, .m = &c->m, .d = &c->d,
+			.node_findings = c->node_findings, .c = c };
+	struct fab_hw *w = &r.w;
 
-	if (!generator) {
-		snprintf(gen, sizeof(gen), "fabsweep %s", FABSWEEP_VERSION);
-		generator = gen;
-	}
 	fab_hw_init(w, f);
-	write_head(r);
-	write_header(r);
-	write_banner(r);
-	write_findings(r);
-	write_topology(r);
-	write_sms(r);
-	write_counters(r);
-	write_switches(r);
-	if (r->base)
-		write_changes(r);
-	write_missed(r);
+	write_head(&r);
+	write_header(&r);
+	write_banner(&r);
+	write_findings(&r);
+	write_topology(&r);
+	write_sms(&r);
+	write_counters(&r);
+	write_switches(&r);
+	if (r.base)
+		write_changes(&r);
+	write_missed(&r);
 	fab_hw_raw(w, "</main>\n<footer>Written by ");
-	fab_hw_text(w, generator);
+	fab_hw_text(w, c->generator);
 	fab_hw_raw(w, " at ");
-	time_text(w, r->o->generated_at_ms ? r->o->generated_at_ms : fab_now_ms());
+	time_text(w, c->generated_at_ms);
 	fab_hw_raw(w, " from the findings stored with the scan. Self-contained: no part of this page is "
 		      "fetched from a network.</footer>\n<script>");
 	fab_hw_raw(w, fab_html_js);
 	fab_hw_raw(w, "</script>\n</body>\n</html>\n");
 	return fab_hw_finish(w);
-}
-
-int fab_report_html(const struct fab_snapshot *snap, const struct fab_snapshot *baseline,
-		    const struct fab_report_opts *opts, const char *path)
-{
-	struct fab_report_opts defaults;
-	struct fab_report_file rf;
-	struct hr r = { .s = snap, .base = baseline, .o = opts };
-	int err;
-
-	if (!opts) {
-		fab_report_opts_init(&defaults);
-		r.o = &defaults;
-	}
-	if ((err = fab_report_model_build(snap, &r.m)))
-		return err;
-	if (baseline && (err = fab_report_diff_build(baseline, snap, &r.d)))
-		goto out;
-	r.node_findings = calloc(snap->n_nodes + 1, sizeof(*r.node_findings));
-	if (!r.node_findings) {
-		err = fab_err(-ENOMEM, "out of memory writing '%s'", path);
-		goto out;
-	}
-	for (size_t i = 0; i < snap->n_findings; i++)
-		if (r.m.f_node[i] != FAB_NONE)
-			r.node_findings[r.m.f_node[i]]++;
-	if ((err = fab_report_file_open(path, &rf)))
-		goto out;
-	err = render(&r, rf.f);
-	if (err) {
-		fab_report_file_abort(&rf);
-		err = fab_err(err, "cannot write the HTML report '%s': %s", path, strerror(-err));
-		goto out;
-	}
-	err = fab_report_file_commit(&rf);
-out:
-	free(r.node_findings);
-	fab_report_model_free(&r.m);
-	fab_report_diff_free(&r.d);
-	return err;
 }

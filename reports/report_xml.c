@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic.h"
-#include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
 #include "fabsweep/snapshot.h"
@@ -18,8 +16,9 @@ struct xr {
 	struct fab_xw x;
 	const struct fab_snapshot *s, *base;
 	const struct fab_report_opts *o;
-	struct fab_report_model m;
-	struct fab_report_diff d;
+	const struct fab_report_model *m;
+	const struct fab_report_diff *d;
+	const struct fab_report_ctx *c;
 };
 
 static const char *sev_name(unsigned sev)
@@ -78,7 +77,7 @@ static void write_summary(struct xr *r)
 {
 	static const unsigned sev_order[] = { FAB_SEV_ERROR, FAB_SEV_WARNING, FAB_SEV_INFO };
 	struct fab_xw *x = &r->x;
-	const struct fab_report_model *m = &r->m;
+	const struct fab_report_model *m = r->m;
 
 	fab_xw_start(x, "summary");
 	fab_xw_attr(x, "verdict", fab_report_verdict_name(m->verdict));
@@ -136,7 +135,7 @@ static void write_findings(struct xr *r)
 	fab_xw_start(&r->x, "findings");
 	fab_xw_attr_u64(&r->x, "count", r->s->n_findings);
 	for (size_t i = 0; i < r->s->n_findings; i++)
-		write_finding(&r->x, &r->s->findings[r->m.order[i]], "finding");
+		write_finding(&r->x, &r->s->findings[r->m->order[i]], "finding");
 	fab_xw_end(&r->x);
 }
 
@@ -188,7 +187,7 @@ static void write_nodes(struct xr *r)
 		fab_xw_attr_guid(x, "guid", n->guid);
 		fab_xw_attr(x, "type", fab_node_type_name(n->type));
 		fab_xw_attr(x, "role", fab_role_name(n->role));
-		fab_xw_attr(x, "tier", fab_role_name(r->m.tier[i]));
+		fab_xw_attr(x, "tier", fab_role_name(r->m->tier[i]));
 		fab_xw_attr(x, "description", n->desc);
 		fab_xw_attr_u64(x, "lid", n->lid);
 		fab_xw_attr_u64(x, "num-ports", n->num_ports);
@@ -198,17 +197,17 @@ static void write_nodes(struct xr *r)
 		fab_xw_attr_u64(x, "revision", n->revision);
 		if (n->hops >= 0)
 			fab_xw_attr_u64(x, "hops", (uint64_t)n->hops);
-		if (r->m.leaf_of[i] != FAB_NONE)
-			fab_xw_attr_guid(x, "leaf", s->nodes[r->m.leaf_of[i]].guid);
+		if (r->m->leaf_of[i] != FAB_NONE)
+			fab_xw_attr_guid(x, "leaf", s->nodes[r->m->leaf_of[i]].guid);
 		attr_flag(x, "smp-failed", n->flags & FAB_F_SMP_FAILED);
 		attr_flag(x, "pma-failed", n->flags & FAB_F_PMA_FAILED);
 		attr_flag(x, "duplicate-guid", n->flags & FAB_F_DUP_GUID);
-		attr_mark(x, r->m.node_mark[i]);
+		attr_mark(x, r->m->node_mark[i]);
 		for (uint32_t k = 0; k < n->port_count; k++) {
 			const struct fab_port *p = &s->ports[n->port_first + k];
 			fab_xw_start(x, "port");
 			port_attrs(x, s, p);
-			attr_mark(x, r->m.port_mark[n->port_first + k]);
+			attr_mark(x, r->m->port_mark[n->port_first + k]);
 			fab_xw_end(x);
 		}
 		fab_xw_end(x);
@@ -236,8 +235,8 @@ static void write_links(struct xr *r)
 	for (size_t i = 0; i < s->n_links && !x->err; i++) {
 		const struct fab_link *l = &s->links[i];
 		const struct fab_port *a = &s->ports[l->a];
-		uint8_t mk = r->m.port_mark[l->a] > r->m.port_mark[l->b] ? r->m.port_mark[l->a] :
-									     r->m.port_mark[l->b];
+		uint8_t mk = r->m->port_mark[l->a] > r->m->port_mark[l->b] ? r->m->port_mark[l->a] :
+									     r->m->port_mark[l->b];
 		fab_xw_start(x, "link");
 		link_ends(x, s, l);
 		attr_widths(x, "width", a->width_active);
@@ -325,7 +324,7 @@ static void write_counters(struct xr *r)
 	fab_xw_start(x, "counters");
 	fab_xw_attr(x, "scope", r->o->all_counters ? "all" : "ports-with-findings");
 	for (size_t i = 0; i < s->n_ports && !x->err; i++) {
-		if (!r->o->all_counters && r->m.port_mark[i] == FAB_MARK_NONE)
+		if (!r->o->all_counters && r->m->port_mark[i] == FAB_MARK_NONE)
 			continue;
 		for (unsigned k = 0; k < 2; k++) {
 			const struct fab_counter_sample *c = fab_snapshot_sample(s, (uint32_t)i, k);
@@ -369,7 +368,7 @@ static void peer_text(const struct fab_snapshot *s, const struct fab_port *p, ch
 static void write_changes(struct xr *r)
 {
 	struct fab_xw *x = &r->x;
-	const struct fab_report_diff *d = &r->d;
+	const struct fab_report_diff *d = r->d;
 	const struct fab_snapshot *s = r->s, *b = r->base;
 	char w1[96], w2[96];
 
@@ -431,71 +430,35 @@ static void write_changes(struct xr *r)
 	fab_xw_end(x);
 }
 
-static int render(struct xr *r, FILE *f)
+int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 {
-	struct fab_xw *x = &r->x;
-	char gen[64];
-	const char *generator = r->o->generator;
+	struct xr r = { .s = c->snap, .base = c->base, .o = c->opts, .m = &c->m, .d = &c->d, .c = c };
+	struct fab_xw *x = &r.x;
 
-	if (!generator) {
-		snprintf(gen, sizeof(gen), "fabsweep %s", FABSWEEP_VERSION);
-		generator = gen;
-	}
 	if (fab_xw_open(x, f))
 		return fab_xw_close(x);
 	fab_xw_start(x, "fabsweep-report");
 	fab_xw_attr(x, "xmlns", FAB_REPORT_NS);
 	fab_xw_attr(x, "format-version", "1");
-	fab_xw_attr(x, "generator", generator);
-	fab_xw_attr_time(x, "generated-at", r->o->generated_at_ms ? r->o->generated_at_ms : fab_now_ms());
+	fab_xw_attr(x, "generator", c->generator);
+	fab_xw_attr_time(x, "generated-at", c->generated_at_ms);
 	fab_xw_start(x, "scan");
-	scan_attrs(x, r->s);
+	scan_attrs(x, r.s);
 	fab_xw_end(x);
-	if (r->base) {
+	if (r.base) {
 		fab_xw_start(x, "baseline");
-		scan_attrs(x, r->base);
+		scan_attrs(x, r.base);
 		fab_xw_end(x);
 	}
-	write_summary(r);
-	write_findings(r);
-	write_nodes(r);
-	write_links(r);
-	write_sms(r);
-	write_scan_errors(r);
-	write_counters(r);
-	if (r->base)
-		write_changes(r);
+	write_summary(&r);
+	write_findings(&r);
+	write_nodes(&r);
+	write_links(&r);
+	write_sms(&r);
+	write_scan_errors(&r);
+	write_counters(&r);
+	if (r.base)
+		write_changes(&r);
 	fab_xw_end(x);
 	return fab_xw_close(x);
-}
-
-int fab_report_xml(const struct fab_snapshot *snap, const struct fab_snapshot *baseline,
-		   const struct fab_report_opts *opts, const char *path)
-{
-	struct fab_report_opts defaults;
-	struct fab_report_file rf;
-	struct xr r = { .s = snap, .base = baseline, .o = opts };
-	int err;
-
-	if (!opts) {
-		fab_report_opts_init(&defaults);
-		r.o = &defaults;
-	}
-	if ((err = fab_report_model_build(snap, &r.m)))
-		return err;
-	if (baseline && (err = fab_report_diff_build(baseline, snap, &r.d)))
-		goto out;
-	if ((err = fab_report_file_open(path, &rf)))
-		goto out;
-	err = render(&r, rf.f);
-	if (err) {
-		fab_report_file_abort(&rf);
-		err = fab_err(err, "cannot write the XML report '%s': %s", path, strerror(-err));
-		goto out;
-	}
-	err = fab_report_file_commit(&rf);
-out:
-	fab_report_model_free(&r.m);
-	fab_report_diff_free(&r.d);
-	return err;
 }

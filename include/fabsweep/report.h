@@ -55,3 +55,13 @@ int fab_report_xml(const struct fab_snapshot *snap,
 int fab_report_html(const struct fab_snapshot *snap,
 		    const struct fab_snapshot *baseline,
 		    const struct fab_report_opts *opts, const char *path);
+
+/*
+ * Writes both reports (either path may be NULL, not both) from one pass over
+ * the snapshots. Both are rendered to temporary files first and renamed into
+ * place only when both rendered: on failure every target is left as it was.
+ */
+int fab_report_write(const struct fab_snapshot *snap,
+		     const struct fab_snapshot *baseline,
+		     const struct fab_report_opts *opts, const char *xml_path,
+		     const char *html_path);
