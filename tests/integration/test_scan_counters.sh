@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Port counters on a simulated fabric: values injected with ibsim's
+# PerformanceSet appear with the exact values at the exact ports (and nowhere
+# else); 64-bit counters come from PortCountersExtended; --interval takes a
+# second sample; --reset-counters clears them; a PMA that drops every
+# PortCounters query leaves that port without counters (never zeros), flagged,
+# with an error row, and the scan exits 4 (partial).
+set -uo pipefail
+: "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
+source "$SRCDIR/scripts/fabsim.sh"
+D=$(mktemp -d)
+trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
+pass=0 fail=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
+q() { sqlite3 -readonly "$D/fab.db" "$@"; }
+scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@"; }
+# value of counter $3 at node description $1 port $2 in scan $4 (sample $5)
+val() {
+	q "SELECT c.value FROM counters c JOIN nodes n USING (scan_id, node_guid)
+	   WHERE c.scan_id = $4 AND n.description = '$1' AND c.port_num = $2
+	     AND c.counter = '$3' AND c.sample = ${5:-0}"
+}
+
+"$FABGEN" --leaves 2 --spines 1 --hosts-per-leaf 2 -o "$D/net" --summary > "$D/summary" || exit 1
+active=$(awk '$1 == "active_ports" { print $2 }' "$D/summary")
+fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
+# straight into the console fifo, then one synchronous command: all applied
+set_ctr() { printf 'PerformanceSet "%s"[%s] PortCounters.%s=%s\n' "$@" > "$D/sim/ctl"; }
+set_ctr leaf001 3 SymbolErrorCounter 500
+set_ctr host0002 1 PortRcvErrors 77
+set_ctr spine001 2 LinkDownedCounter 3
+set_ctr leaf002 1 PortXmitDiscards 1234
+fabsim_console "$D/sim" 'PerformanceSet "leaf002"[2] PortCounters.VL15Dropped=9' > /dev/null
+
+# 1: exact values at exact ports
+scan
+rc=$?
+check "scan exits 0" eq "$rc" 0
+check "one sample per active port" eq "$(q "SELECT count(DISTINCT node_guid || port_num) FROM counters WHERE scan_id = 1")" "$active"
+check "SymbolErrorCounter leaf001[3]" eq "$(val leaf001 3 SymbolErrorCounter 1)" 500
+check "PortRcvErrors host0002[1]" eq "$(val host0002 1 PortRcvErrors 1)" 77
+check "LinkDownedCounter spine001[2]" eq "$(val spine001 2 LinkDownedCounter 1)" 3
+check "PortXmitDiscards leaf002[1]" eq "$(val leaf002 1 PortXmitDiscards 1)" 1234
+check "VL15Dropped leaf002[2]" eq "$(val leaf002 2 VL15Dropped 1)" 9
+check "no other error counter is non-zero" eq "$(q "SELECT count(*) FROM counters WHERE scan_id = 1
+	AND counter IN ('SymbolErrorCounter','LinkErrorRecoveryCounter','LinkDownedCounter','PortRcvErrors',
+	'PortRcvRemotePhysicalErrors','PortRcvSwitchRelayErrors','PortXmitDiscards','PortXmitConstraintErrors',
+	'PortRcvConstraintErrors','LocalLinkIntegrityErrors','ExcessiveBufferOverrunErrors','VL15Dropped')
+	AND value <> 0")" 5
+check "the peer port of leaf001[3] is clean" eq "$(val spine001 1 SymbolErrorCounter 1)" 0
+# ibsim's PMA advertises extended width: data counters are 64-bit ones
+check "extended counters used" eq "$(q "SELECT min(extended) FROM counters WHERE scan_id = 1")" 1
+check "unicast counters present" eq "$(q "SELECT count(*) FROM counters WHERE scan_id = 1 AND counter = 'PortUnicastXmitPkts'")" "$active"
+check "data counters count the scan's own MADs" test "$(val leaf001 1 PortXmitData 1)" -gt 0
+check "sampled_at within the scan" eq "$(q "SELECT count(*) FROM counters c JOIN scans s USING (scan_id)
+	WHERE c.scan_id = 1 AND (c.sampled_at < s.started_at OR c.sampled_at > s.finished_at)")" 0
+
+# 2: --interval takes a second sample about S seconds later
+scan --interval 1
+check "second sample for every port" eq "$(q "SELECT count(DISTINCT node_guid || port_num) FROM counters WHERE scan_id = 2 AND sample = 1")" "$active"
+gap=$(q "SELECT CAST(round((julianday(max(sampled_at)) - julianday(min(sampled_at))) * 86400000) AS INTEGER)
+	FROM counters WHERE scan_id = 2 AND node_guid = (SELECT node_guid FROM nodes WHERE scan_id = 2 AND description = 'leaf001')
+	AND port_num = 3 AND counter = 'SymbolErrorCounter'")
+check "samples ~1 s apart (${gap} ms)" test "$gap" -ge 900
+check "both samples see the injected value" eq "$(val leaf001 3 SymbolErrorCounter 2 0) $(val leaf001 3 SymbolErrorCounter 2 1)" "500 500"
+
+# 3: --reset-counters reads, then clears (the next scan reads zero)
+scan --reset-counters
+check "reset scan still read the value" eq "$(val leaf001 3 SymbolErrorCounter 3)" 500
+scan
+check "cleared: SymbolErrorCounter" eq "$(val leaf001 3 SymbolErrorCounter 4)" 0
+check "cleared: PortXmitDiscards" eq "$(val leaf002 1 PortXmitDiscards 4)" 0
+check "cleared: everything" eq "$(q "SELECT count(*) FROM counters WHERE scan_id = 4 AND value <> 0
+	AND counter IN ('SymbolErrorCounter','LinkDownedCounter','PortRcvErrors','PortXmitDiscards','VL15Dropped')")" 0
+
+# 4: a PMA that drops every PortCounters query (attribute 0x12 only)
+fabsim_console "$D/sim" 'Error "host0003" 100 0x12' > /dev/null
+start=$(date +%s)
+scan --timeout 200 --retries 2
+rc=$?
+took=$(( $(date +%s) - start ))
+fabsim_console "$D/sim" 'Error "host0003" 0' > /dev/null
+check "PMA failure: exit 4 (partial)" eq "$rc" 4
+check "PMA failure: status partial" eq "$(q "SELECT status FROM scans WHERE scan_id = 5")" partial
+check "PMA failure: bounded (${took} s)" test "$took" -le 10
+check "PMA failure: port flagged" eq "$(q "SELECT p.pma_failed FROM ports p JOIN nodes n USING (scan_id, node_guid)
+	WHERE p.scan_id = 5 AND n.description = 'host0003'")" 1
+check "PMA failure: node flagged" eq "$(q "SELECT pma_failed FROM nodes WHERE scan_id = 5 AND description = 'host0003'")" 1
+check "PMA failure: no counter rows (never zeros)" eq "$(q "SELECT count(*) FROM counters c JOIN nodes n USING (scan_id, node_guid)
+	WHERE c.scan_id = 5 AND n.description = 'host0003'")" 0
+check "PMA failure: one error row" eq "$(q "SELECT what || ' ' || port_num FROM scan_errors e JOIN nodes n USING (scan_id, node_guid)
+	WHERE e.scan_id = 5 AND n.description = 'host0003'")" "pma 1"
+check "PMA failure: every other port read" eq "$(q "SELECT count(DISTINCT node_guid || port_num) FROM counters WHERE scan_id = 5")" "$((active - 1))"
+check "PMA failure: topology untouched" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = 5")" "$(q "SELECT count(*) FROM nodes WHERE scan_id = 1")"
+
+echo "scan_counters: $pass passed, $fail failed"
+((fail == 0))
