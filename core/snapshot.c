@@ -7,6 +7,7 @@
 
 #include "arena.h"
 #include "fabsweep/names.h"
+#include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 
 struct fab_snapshot *fab_snapshot_new(void)
@@ -37,6 +38,7 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	free(s->guid_order);
 	free(s->port_sample[0]);
 	free(s->port_sample[1]);
+	fab_roce_free(s->roce);
 	fab_arena_free(s->arena);
 	free(s);
 }

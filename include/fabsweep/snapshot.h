@@ -219,6 +219,7 @@ struct fab_finding {
 };
 
 struct fab_arena;
+struct fab_roce;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
@@ -245,6 +246,9 @@ struct fab_snapshot {
 	size_t n_findings, cap_findings;
 
 	struct fab_arena *arena;
+
+	/* RoCE / Ethernet part (include/fabsweep/roce.h): owned, may be NULL. */
+	struct fab_roce *roce;
 
 	/* Private: lookup indexes built by fab_snapshot_index(). */
 	uint32_t *guid_order;     /* node indices sorted by GUID */

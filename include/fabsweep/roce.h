@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RoCE / Ethernet: the part of a snapshot that describes systems (hosts and
+ * switches) as they describe themselves and their neighbours over LLDP
+ * (lldpd), plus host state read from sysfs (RDMA devices, ports, counters,
+ * PCIe links, network interfaces) and host DCB configuration read over
+ * rtnetlink. snapshot->roce points to one (owned by the snapshot, may be
+ * NULL). docs/roce.md describes what is collected and from where;
+ * docs/schema.md the SQL relations it becomes.
+ *
+ * Layout: arrays of plain structs that refer to each other by index
+ * (FAB_NONE = none). Strings and TLV bytes live in the model's arena and are
+ * freed with it; every string that came from the network has been made safe
+ * with fab_text_sanitize().
+ *
+ * For rules: every link (struct fab_eth_link) has two resolvable ends, two
+ * struct fab_eth_port of two systems. A port of a system that was not
+ * collected itself (a switch seen only through its neighbours' LLDP) is a
+ * stub (FAB_ETH_F_STUB): what it advertises is what its neighbour heard.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fab_snapshot;
+struct fab_arena;
+struct fab_store;
+
+#define FAB_PRIOS 8 /* 802.1p priorities and traffic classes */
+
+/* ---- IEEE 802.1Qaz: PFC, ETS, Application Priority ------------------- */
+
+/* Application Priority selector (802.1Qaz, DSCP from 802.1Qcd). */
+enum {
+	FAB_APP_SEL_ETHERTYPE = 1,
+	FAB_APP_SEL_TCP = 2, /* TCP or SCTP port */
+	FAB_APP_SEL_UDP = 3, /* UDP or DCCP port: UDP 4791 is RoCE v2 */
+	FAB_APP_SEL_PORT = 4, /* TCP, SCTP, UDP or DCCP port */
+	FAB_APP_SEL_DSCP = 5,
+};
+
+/* Transmission selection algorithm of a traffic class. */
+enum {
+	FAB_TSA_STRICT = 0,
+	FAB_TSA_CBS = 1,
+	FAB_TSA_ETS = 2,
+	FAB_TSA_VENDOR = 255,
+};
+
+struct fab_app_entry {
+	uint8_t priority; /* 0..7 */
+	uint8_t selector; /* FAB_APP_SEL_* (0..7 on the wire) */
+	uint16_t protocol; /* port, EtherType or DSCP value */
+};
+
+/* PFC configuration (LLDP 00-80-C2 subtype 11, or the NIC's ieee_pfc). */
+struct fab_pfc {
+	bool valid;
+	bool willing; /* LLDP only */
+	bool mbc;     /* MACsec bypass capability */
+	uint8_t cap;  /* how many priorities can have PFC at once */
+	uint8_t enabled; /* bit n set: PFC on priority n */
+};
+
+/* ETS configuration (subtype 9) or recommendation (subtype 10). */
+struct fab_ets {
+	bool valid;
+	bool willing, cbs; /* configuration only */
+	uint8_t max_tcs;   /* configuration only; the TLV's 0 means 8 */
+	uint8_t prio_tc[FAB_PRIOS]; /* traffic class of priority n */
+	uint8_t tc_bw[FAB_PRIOS];   /* percent of bandwidth of class n */
+	uint8_t tsa[FAB_PRIOS];     /* FAB_TSA_* of class n */
+};
+
+/* The 802.1Qaz view of one port: advertised, heard, or configured. */
+struct fab_dcbx {
+	struct fab_pfc pfc;
+	struct fab_ets ets, ets_reco;
+	bool app_valid;       /* an Application Priority TLV / table was there */
+	uint32_t app_first;   /* its entries: roce->apps[app_first ..] */
+	uint32_t app_count;
+	uint8_t bad_tlvs;     /* 802.1Qaz TLVs that did not decode */
+};
+
+/*
+ * Pure, bounds-checked decoders of the OUI-specific information of the
+ * 802.1Qaz TLVs (the bytes after OUI and subtype). Return 0, or -EBADMSG
+ * when len is not what the TLV needs (out is then untouched).
+ */
+int fab_dcbx_decode_ets_cfg(const uint8_t *info, size_t len, struct fab_ets *out);
+int fab_dcbx_decode_ets_reco(const uint8_t *info, size_t len, struct fab_ets *out);
+int fab_dcbx_decode_pfc(const uint8_t *info, size_t len, struct fab_pfc *out);
+/*
+ * Application Priority: writes up to cap entries, *out_n = how many the TLV
+ * holds (may exceed cap: the rest is not written).
+ */
+int fab_dcbx_decode_app(const uint8_t *info, size_t len,
+			struct fab_app_entry *out, size_t cap, size_t *out_n);
+
+#define FAB_OUI_8021 0x0080c2u /* IEEE 802.1 */
+enum {
+	FAB_8021_ETS_CFG = 9,
+	FAB_8021_ETS_RECO = 10,
+	FAB_8021_PFC = 11,
+	FAB_8021_APP = 12,
+};
+
+/*
+ * Entries as text, in order: "udp:4791=3,dscp:26=3" (selector:protocol=
+ * priority; selectors ether (protocol in hex, 0x8906), tcp, udp, port, dscp,
+ * or sel<N>). Writes at most cap-1 bytes and a NUL; returns the length the
+ * full text needs (like snprintf).
+ */
+size_t fab_app_format(const struct fab_app_entry *e, size_t n, char *buf,
+		      size_t cap);
+/* Parses what fab_app_format writes ("" is no entry). Writes up to cap
+ * entries; *out_n = count. -EINVAL on a malformed list. */
+int fab_app_parse(const char *s, struct fab_app_entry *out, size_t cap,
+		  size_t *out_n);
+/* "strict", "cbs", "ets", "vendor", or NULL for other values. */
+const char *fab_tsa_name(unsigned tsa);
+
+/* ---- the model --------------------------------------------------------- */
+
+/* LLDP system capabilities (bits as in the TLV). */
+enum {
+	FAB_LLDP_CAP_OTHER = 0x01,
+	FAB_LLDP_CAP_REPEATER = 0x02,
+	FAB_LLDP_CAP_BRIDGE = 0x04,
+	FAB_LLDP_CAP_WLAN = 0x08,
+	FAB_LLDP_CAP_ROUTER = 0x10,
+	FAB_LLDP_CAP_TELEPHONE = 0x20,
+	FAB_LLDP_CAP_DOCSIS = 0x40,
+	FAB_LLDP_CAP_STATION = 0x80,
+};
+/* Enabled capabilities as text, "bridge,router"; "" for none. */
+void fab_lldp_caps_format(unsigned caps, char *buf, size_t cap);
+
+/* What rtnetlink DCB said about an interface. */
+enum fab_dcb_status {
+	FAB_DCB_NOT_QUERIED = 0, /* NULL in SQL */
+	FAB_DCB_OK,              /* "ok": the NIC answered; dcb holds its view */
+	FAB_DCB_UNSUPPORTED,     /* "unsupported": EOPNOTSUPP (veth, lo, ...) */
+	FAB_DCB_FAILED,          /* "error": another error; see scan_errors */
+	FAB_DCB__COUNT
+};
+const char *fab_dcb_status_name(unsigned st); /* NULL for NOT_QUERIED */
+int fab_dcb_status_parse(const char *s);       /* -1 if unknown */
+
+struct fab_roce_system {
+	const char *name;          /* LLDP system name; host name without lldpd */
+	const char *chassis_id;    /* as lldpd prints it ("0e:31:81:42:55:e9") */
+	const char *chassis_id_subtype; /* "mac", "ifname", "local", "ip", ... */
+	const char *description;
+	const char *mgmt_address;  /* first IPv4 address, else the first one */
+	const char *hostname;      /* of the machine that collected it; NULL if not collected */
+	const char *source;        /* "lldp:/run/lldpd.socket", "file:host3.db", ... */
+	int64_t collected_at_ms;   /* 0 when not collected */
+	uint16_t cap_available, cap_enabled; /* FAB_LLDP_CAP_*, valid if has_caps */
+	bool has_caps;
+	bool collected; /* its own view is in the snapshot (collect/scan ran there) */
+	bool lldp;      /* its own lldpd answered */
+	uint8_t role;   /* enum fab_role: host, leaf, spine, core, unknown */
+};
+
+enum {
+	FAB_ETH_F_SYSFS = 1 << 0, /* seen in <sysfs>/class/net */
+	FAB_ETH_F_LLDP = 1 << 1,  /* its system's lldpd runs LLDP on it */
+	FAB_ETH_F_STUB = 1 << 2,  /* known only from a neighbour's LLDP */
+};
+
+struct fab_eth_port {
+	uint32_t system_idx;
+	uint8_t flags;           /* FAB_ETH_F_* */
+	const char *ifname;
+	const char *mac;         /* lowercase "aa:bb:cc:dd:ee:ff"; NULL unknown */
+	uint32_t mtu;            /* bytes; 0 unknown */
+	int32_t speed_mbps;      /* -1 unknown */
+	const char *state;       /* operstate: "up", "down", ...; NULL unknown */
+	/* Its LLDP identity as sent (by its own lldpd, or as heard for a stub). */
+	const char *port_id, *port_id_subtype, *port_descr;
+	struct fab_dcbx adv;     /* 802.1Qaz TLVs it advertises */
+	uint32_t tlv_first, tlv_count; /* all custom TLVs it advertises */
+	uint8_t dcb_status;      /* enum fab_dcb_status */
+	int16_t dcbx_mode;       /* DCB_CAP_DCBX_* bits; -1 unknown */
+	struct fab_dcbx dcb;     /* the NIC's configuration (dcb_status OK) */
+	uint32_t rdma_port_idx;  /* the RDMA port on top of it, or FAB_NONE */
+};
+
+struct fab_lldp_neighbor {
+	uint32_t port_idx;       /* the local port it was heard on */
+	const char *chassis_id, *chassis_id_subtype;
+	const char *system_name, *system_descr, *mgmt_address;
+	const char *port_id, *port_id_subtype, *port_descr;
+	uint32_t ttl;            /* seconds */
+	uint16_t cap_available, cap_enabled;
+	bool has_caps;
+	struct fab_dcbx dcbx;    /* what it advertised */
+	uint32_t tlv_first, tlv_count; /* its custom TLVs */
+	/* Set by fab_roce_resolve(): */
+	uint32_t remote_system_idx, remote_port_idx;
+};
+
+/* An organisationally specific TLV as lldpd handed it over. */
+struct fab_lldp_tlv {
+	uint32_t oui;      /* 0x0080c2 */
+	uint8_t subtype;
+	uint16_t len;
+	const uint8_t *info; /* arena, len bytes */
+};
+
+enum {
+	FAB_LINK_A_HEARD_B = 1 << 0, /* a has an LLDP neighbour record of b */
+	FAB_LINK_B_HEARD_A = 1 << 1,
+};
+
+struct fab_eth_link {
+	uint32_t a, b;  /* eth port indices; a's (system name, ifname) sorts first */
+	uint8_t heard;  /* FAB_LINK_* */
+};
+
+struct fab_rdma_device {
+	uint32_t system_idx;
+	const char *name;        /* "mlx5_0" */
+	uint64_t node_guid, sys_image_guid;
+	const char *node_desc, *fw_ver, *hca_type, *board_id; /* NULL unknown */
+	const char *pci_address; /* "0000:03:00.0" */
+	uint8_t pcie_width, pcie_max_width; /* lanes; 0 unknown */
+	double pcie_speed_gts, pcie_max_speed_gts; /* GT/s per lane; 0 unknown */
+	uint32_t port_first, port_count; /* contiguous in rdma_ports */
+};
+
+struct fab_rdma_port {
+	uint32_t device_idx;
+	uint8_t port_num;
+	uint8_t state;       /* enum fab_port_state */
+	uint8_t phys_state;  /* enum fab_phys_state */
+	const char *rate;    /* as sysfs says: "200 Gb/sec (2X NDR)" */
+	double rate_gbps;    /* 0 unknown */
+	const char *link_layer; /* "Ethernet", "InfiniBand", ... */
+	const char *netdev;  /* the netdev of a RoCE port, NULL if none */
+	uint32_t eth_port_idx; /* FAB_NONE unless netdev is in eth_ports */
+	uint32_t ctr_first, ctr_count; /* contiguous in counters */
+};
+
+enum fab_rdma_ctr_kind {
+	FAB_RDMA_CTR_PORT = 0, /* ports/N/counters: "port" */
+	FAB_RDMA_CTR_HW,       /* ports/N/hw_counters: "hw" */
+	FAB_RDMA_CTR_EXT,      /* ports/N/counters_ext (mlx4): "ext" */
+	FAB_RDMA_CTR__COUNT
+};
+const char *fab_rdma_ctr_kind_name(unsigned kind);
+int fab_rdma_ctr_kind_parse(const char *s);
+
+struct fab_rdma_counter {
+	uint32_t port_idx;
+	uint8_t kind;        /* enum fab_rdma_ctr_kind */
+	const char *name;    /* file name: "np_ecn_marked_roce_packets" */
+	uint64_t value;
+};
+
+struct fab_roce {
+	struct fab_roce_system *systems;
+	size_t n_systems, cap_systems;
+	struct fab_eth_port *eth_ports;
+	size_t n_eth_ports, cap_eth_ports;
+	struct fab_lldp_neighbor *neighbors;
+	size_t n_neighbors, cap_neighbors;
+	struct fab_eth_link *links;
+	size_t n_links, cap_links;
+	struct fab_rdma_device *devices;
+	size_t n_devices, cap_devices;
+	struct fab_rdma_port *rdma_ports;
+	size_t n_rdma_ports, cap_rdma_ports;
+	struct fab_rdma_counter *counters;
+	size_t n_counters, cap_counters;
+	struct fab_app_entry *apps;
+	size_t n_apps, cap_apps;
+	struct fab_lldp_tlv *tlvs;
+	size_t n_tlvs, cap_tlvs;
+	struct fab_arena *arena;
+};
+
+/* A new empty model (owned by the caller) or NULL on ENOMEM. */
+struct fab_roce *fab_roce_new(void);
+/* Frees the model and its arena. Accepts NULL. */
+void fab_roce_free(struct fab_roce *r);
+/* snap->roce, created when missing; NULL on ENOMEM. */
+struct fab_roce *fab_snapshot_roce(struct fab_snapshot *snap);
+
+/*
+ * Appenders: a pointer to a zeroed new element with its index fields set to
+ * FAB_NONE (valid until the next append to the same array), or NULL on ENOMEM.
+ */
+struct fab_roce_system *fab_roce_add_system(struct fab_roce *r);
+struct fab_eth_port *fab_roce_add_eth_port(struct fab_roce *r, uint32_t system_idx);
+struct fab_lldp_neighbor *fab_roce_add_neighbor(struct fab_roce *r, uint32_t port_idx);
+struct fab_rdma_device *fab_roce_add_device(struct fab_roce *r, uint32_t system_idx);
+/* Ports must be added right after their device (they are contiguous). */
+struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device_idx);
+/* Counters must be added right after their port. name is copied. */
+int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
+			 const char *name, uint64_t value);
+/* Appends n entries; *out_first = index of the first. */
+int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
+		      size_t n, uint32_t *out_first);
+/* Copies info into the arena and appends the TLV. */
+int fab_roce_add_tlv(struct fab_roce *r, uint32_t oui, unsigned subtype,
+		     const uint8_t *info, size_t len);
+
+/* Copies a string into the model's arena (NULL stays NULL). */
+const char *fab_roce_strdup(struct fab_roce *r, const char *s);
+/* Same, for text from the network: made safe with fab_text_sanitize(). */
+const char *fab_roce_strdup_safe(struct fab_roce *r, const char *s);
+
+/*
+ * Decodes the 802.1Qaz TLVs among r->tlvs[first .. first+count) into out
+ * (appending application entries to r->apps). Unknown TLVs are skipped;
+ * malformed 802.1Qaz ones are counted in out->bad_tlvs.
+ */
+int fab_roce_decode_tlvs(struct fab_roce *r, uint32_t first, uint32_t count,
+			 struct fab_dcbx *out);
+
+/* Lookups: FAB_NONE when absent. Linear; fine for one collect. */
+uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name);
+uint32_t fab_roce_find_eth_port(const struct fab_roce *r, uint32_t system_idx,
+				const char *ifname);
+
+/*
+ * Resolves every neighbour record to a system and port (creating stub
+ * systems and ports for what was not collected), rebuilds the links, maps
+ * RDMA ports to their netdev's eth port, then assigns roles. Call after
+ * collecting or merging. Drops stubs and links from an earlier call first.
+ */
+int fab_roce_resolve(struct fab_roce *r);
+
+/*
+ * Roles from the graph (docs/roce.md, "Roles"): hosts are systems with an
+ * RDMA device or that advertise the Station capability without Bridge and
+ * Router; leaves are the other systems adjacent to a host; the rest get
+ * their distance over non-host links to the nearest leaf: 1 spine,
+ * 2 or more core; no path: unknown. Pure; called by fab_roce_resolve().
+ */
+void fab_roce_assign_roles(struct fab_roce *r);
+
+/*
+ * Copies the collected systems of src (with their ports, neighbours, RDMA
+ * devices, counters, TLVs) into dst. Stubs and links are not copied: call
+ * fab_roce_resolve(dst) once everything is merged. source (may be NULL)
+ * replaces each copied system's source. A collected system whose name is
+ * already collected in dst replaces it when src's copy is newer, else it is
+ * skipped; *out_dups (may be NULL) counts those.
+ */
+int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
+		   const char *source, size_t *out_dups);
+
+/* ---- collection (scanner/roce_*.c) ------------------------------------ */
+
+struct fab_roce_opts {
+	const char *const *lldp_sockets; /* NULL/0: lldpd's default socket */
+	size_t n_lldp_sockets;
+	const char *sysfs_root; /* NULL: "/sys" (and DCB is queried) */
+	int timeout_ms;         /* per lldpd / netlink exchange; 0: default 5000 */
+	bool no_dcb;            /* do not query rtnetlink DCB */
+	/* Notes for the user (may be NULL): things skipped, not errors. */
+	void (*note)(const char *msg, void *ctx);
+	void *note_ctx;
+};
+
+#define FAB_ROCE_DEFAULT_TIMEOUT_MS 5000
+
+/*
+ * Collects the local machine's view into snap->roce: each lldpd socket
+ * (its system, its interfaces, their neighbours, the custom TLVs it sends
+ * and hears), then sysfs and DCB, attached to the local system: the one
+ * lldpd system when a single socket answered, else the system named like
+ * this host, else a new system named after the host. A socket that does
+ * not answer, a sysfs file that cannot be read, a DCB query that fails are
+ * recorded in snap->errors (what "lldp", "sysfs", "dcb"); the default
+ * socket missing is only a note. Sets snap->status to FAB_SCAN_PARTIAL when
+ * something was missed. Returns a negative errno only on ENOMEM.
+ */
+int fab_roce_collect(const struct fab_roce_opts *o, struct fab_snapshot *snap);
+
+/* One lldpd: adds its system (and everything it knows); *out = its index. */
+int fab_roce_collect_lldp(struct fab_roce *r, struct fab_snapshot *snap,
+			  const char *socket_path, int timeout_ms, uint32_t *out);
+/* sysfs under root ("/sys" or a fixture tree) for one system. */
+int fab_roce_collect_sysfs(struct fab_roce *r, struct fab_snapshot *snap,
+			   uint32_t system_idx, const char *root);
+/* DCB of the system's sysfs interfaces over rtnetlink (current netns). */
+int fab_roce_collect_dcb(struct fab_roce *r, struct fab_snapshot *snap,
+			 uint32_t system_idx, int timeout_ms);
+/* Whether root ("/sys" when NULL) shows an InfiniBand device. */
+bool fab_roce_have_ib_devices(const char *root);
+
+/*
+ * rtnetlink DCB: what one RTM_GETDCB / DCB_CMD_IEEE_GET reply says.
+ */
+#define FAB_DCB_MAX_APPS 128
+struct fab_dcb_info {
+	int error;          /* 0, or the negative errno of an NLMSG_ERROR reply */
+	char ifname[16];    /* DCB_ATTR_IFNAME, "" if absent */
+	struct fab_pfc pfc;
+	struct fab_ets ets;
+	struct fab_app_entry apps[FAB_DCB_MAX_APPS];
+	size_t n_apps;
+	bool apps_truncated; /* more than FAB_DCB_MAX_APPS entries */
+	bool app_table;      /* DCB_ATTR_IEEE_APP_TABLE was present */
+	int dcbx_mode;       /* DCB_ATTR_DCBX, -1 when absent */
+};
+/*
+ * Parses one netlink reply (nlmsghdr included) to DCB_CMD_IEEE_GET. Pure and
+ * bounds-checked. Returns 0 when out describes the reply (out->error set
+ * for an NLMSG_ERROR), -EBADMSG when the bytes are malformed or not such a
+ * reply.
+ */
+int fab_dcb_parse_reply(const uint8_t *msg, size_t len, struct fab_dcb_info *out);
+/* Builds the request for ifname into buf; returns its length or -EINVAL. */
+int fab_dcb_build_request(const char *ifname, uint32_t seq, uint8_t *buf,
+			  size_t cap);
+
+/* ---- store (store/roce_io.c), called inside the store's transactions -- */
+
+/* Writes snap->roce (if any) for snap->scan_id. */
+int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
+/* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
+ * scan has none). */
+int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);
