@@ -57,3 +57,24 @@ int fab_cmd_rules(int argc, char **argv);
 /* Loads --config FILE, else /etc/fabsweep/fabsweep.conf when it exists, else
  * the defaults. *out owned by the caller; fab_errmsg() set on failure. */
 int fab_cli_load_config(const char *path, struct fab_config **out);
+
+/* workflows: fabsweep diff and export (cli/cmd_diff.c, cmd_export.c); db
+ * prune and db baseline are in cli/cmd_db.c. */
+struct fab_diff;
+struct fab_nodemap;
+struct fab_snapshot;
+int fab_cmd_diff(int argc, char **argv);
+int fab_cmd_export(int argc, char **argv);
+/* Parses a duration: one or more <number><unit> with units s, m, h, d, w
+ * ("30d", "12h", "2w", "1d12h"); at most a century. 0 on success. */
+int fab_cli_parse_duration(const char *s, int64_t *out_ms);
+/* Renders a diff as text to f / as XML to path (atomically; valid against
+ * docs/fabsweep-diff.xsd). Node names through names (may be NULL). */
+int fab_cli_diff_text(FILE *f, const struct fab_diff *d,
+		      const struct fab_snapshot *old_snap,
+		      const struct fab_snapshot *new_snap,
+		      const struct fab_nodemap *names);
+int fab_cli_diff_xml(const char *path, const struct fab_diff *d,
+		     const struct fab_snapshot *old_snap,
+		     const struct fab_snapshot *new_snap,
+		     const struct fab_nodemap *names);

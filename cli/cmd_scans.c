@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* fabsweep scans: list snapshots. fabsweep db: database maintenance. */
+/* fabsweep scans: list snapshots. (fabsweep db lives in cmd_db.c.) */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/cli.h"
 #include "fabsweep/store.h"
@@ -58,41 +57,6 @@ int fab_cmd_scans(int argc, char **argv)
 	ret = fab_store_list_scans(st, print_row, &count) ? fab_cli_fail() : FAB_EXIT_OK;
 	if (!ret && !count)
 		printf("no scans in %s\n", db);
-	fab_store_close(st);
-	return ret;
-}
-
-int fab_cmd_db(int argc, char **argv)
-{
-	const char *db = fab_cli_default_db();
-	struct fab_store_info info;
-	struct fab_store *st;
-	int ret = parse_db_only("db", argc, argv, &db);
-
-	if (ret >= 0)
-		return ret;
-	if (optind >= argc)
-		return fab_cli_usage_error("db", "which action? 'fabsweep help db' lists them");
-	if (strcmp(argv[optind], "info"))
-		return fab_cli_usage_error("db", "unknown action '%s'; 'fabsweep help db' lists them",
-					   argv[optind]);
-	if (fab_store_open(db, FAB_STORE_READONLY, &st))
-		return fab_cli_fail();
-	if (fab_store_info(st, &info)) {
-		ret = fab_cli_fail();
-	} else {
-		printf("database:       %s\n", db);
-		printf("schema version: %d\n", info.schema_version);
-		printf("journal mode:   %s\n", info.journal_mode);
-		printf("snapshots:      %lld", (long long)info.n_scans);
-		if (info.n_scans)
-			printf(" (scan %lld to %lld)", (long long)info.first_scan,
-			       (long long)info.last_scan);
-		printf("\nsize:           %lld bytes (%lld free)\n",
-		       (long long)(info.page_size * info.page_count),
-		       (long long)(info.page_size * info.freelist_count));
-		ret = FAB_EXIT_OK;
-	}
 	fab_store_close(st);
 	return ret;
 }

@@ -24,9 +24,31 @@ const struct fab_cmd fab_commands[] = {
 	  "  --quiet              print nothing on success\n" },
 	{ "scans", fab_cmd_scans, "list the snapshots in the database",
 	  "  --db PATH            database\n" },
-	{ "db", fab_cmd_db, "database maintenance: 'db info'",
+	{ "db", fab_cmd_db, "database maintenance: info, prune, baselines",
 	  "  info                 schema version, snapshots, size\n"
+	  "  prune --keep N       drop all but the newest N scans (baselines are kept)\n"
+	  "  prune --older-than D drop scans older than D (30d, 12h, 2w, 1d12h); with --keep: both must agree\n"
+	  "    --dry-run          only list what would be dropped\n"
+	  "    --no-vacuum        do not reclaim the space afterwards\n"
+	  "  baseline set ID [--name NAME]   mark a scan as a baseline (pruning keeps it)\n"
+	  "  baseline list        list the baselines\n"
+	  "  baseline clear ID|NAME          unmark a baseline\n"
 	  "  --db PATH            database\n" },
+	{ "diff", fab_cmd_diff, "what changed between two snapshots",
+	  "  diff OLD NEW         scan ids (a number, 'latest', -N for N before the latest)\n"
+	  "  diff --baseline ID|NAME [NEW]   a scan or named baseline against NEW (default: latest)\n"
+	  "  --db PATH            database\n"
+	  "  --xml FILE           also write the changes as XML (docs/fabsweep-diff.xsd)\n"
+	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
+	  "  --exit-code          exit 1 when anything changed\n"
+	  "  --quiet              no text on stdout (with --xml)\n" },
+	{ "export", fab_cmd_export, "export a snapshot for other tools: 'export prometheus'",
+	  "  prometheus           Prometheus text format for node_exporter's textfile collector\n"
+	  "  --out FILE           write FILE atomically (temp + rename); '-' for stdout\n"
+	  "  --scan ID            snapshot to export (default: the latest)\n"
+	  "  --db PATH            database\n"
+	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
+	  "  --quiet              print nothing on success\n" },
 	{ "check", fab_cmd_check, "run the health rules over a snapshot and store the findings",
 	  "  --db PATH            database\n"
 	  "  --scan ID            snapshot to check (default: the latest; -1 the one before)\n"

@@ -56,7 +56,8 @@ int fab_store_baseline_list(struct fab_store *st,
 
 /*
  * The scan a --baseline argument means: digits are a scan id (any stored
- * scan, marked or not), anything else a baseline name. *out on success.
+ * scan, marked or not), "latest" and "-N" as fab_store_resolve_scan(),
+ * anything else a baseline name. *out on success; -ENOENT when none.
  */
 int fab_store_baseline_resolve(struct fab_store *st, const char *ref,
 			       int64_t *out);

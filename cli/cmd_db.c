@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fabsweep db: database maintenance.
+ *   db info
+ *   db prune --keep N | --older-than DURATION [--dry-run] [--no-vacuum]
+ *   db baseline set ID [--name NAME] | list | clear ID|NAME
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "fabsweep/error.h"
+#include "fabsweep/store.h"
+#include "fabsweep/store_prune.h"
+
+int fab_cli_parse_duration(const char *s, int64_t *out_ms)
+{
+	static const struct { char unit; int64_t ms; } units[] = {
+		{ 's', 1000 }, { 'm', 60 * 1000 }, { 'h', 3600 * 1000 },
+		{ 'd', 86400 * 1000 }, { 'w', 7 * 86400 * 1000 },
+	};
+	const int64_t max = 100LL * 366 * 86400 * 1000; /* a century */
+	int64_t total = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	while (*s) {
+		int64_t v = 0;
+		size_t digits = 0, k;
+
+		for (; *s >= '0' && *s <= '9'; s++, digits++) {
+			if (digits == 9)
+				return -EINVAL;
+			v = v * 10 + (*s - '0');
+		}
+		if (!digits)
+			return -EINVAL;
+		for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
+			if (*s == units[k].unit)
+				break;
+		if (k == sizeof(units) / sizeof(units[0]))
+			return -EINVAL; /* a unit is required: "30" is ambiguous */
+		s++;
+		total += v * units[k].ms;
+		if (total > max)
+			return -EINVAL;
+	}
+	if (!total)
+		return -EINVAL;
+	*out_ms = total;
+	return 0;
+}
+
+struct db_args {
+	const char *db;
+	long keep;
+	int64_t older_ms;
+	const char *name;
+	bool dry_run, no_vacuum;
+	bool has_keep, has_older, has_name;
+	int npos;
+	char **pos; /* positional words after "db" */
+};
+
+static int cmd_info(const struct db_args *a)
+{
+	struct fab_store_info info;
+	struct fab_store *st;
+	int ret;
+
+	if (fab_store_open(a->db, FAB_STORE_READONLY, &st))
+		return fab_cli_fail();
+	if (fab_store_info(st, &info)) {
+		ret = fab_cli_fail();
+	} else {
+		printf("database:       %s\n", a->db);
+		printf("schema version: %d\n", info.schema_version);
+		printf("journal mode:   %s\n", info.journal_mode);
+		printf("snapshots:      %lld", (long long)info.n_scans);
+		if (info.n_scans)
+			printf(" (scan %lld to %lld)", (long long)info.first_scan,
+			       (long long)info.last_scan);
+		printf("\nsize:           %lld bytes (%lld free)\n",
+		       (long long)(info.page_size * info.page_count),
+		       (long long)(info.page_size * info.freelist_count));
+		ret = FAB_EXIT_OK;
+	}
+	fab_store_close(st);
+	return ret;
+}
+
+static int print_pruned(const struct fab_prune_scan *p, void *ctx)
+{
+	const bool *dry = ctx;
+
+	printf("%s scan %lld (started %s%s%s%s)\n",
+	       p->is_baseline ? "keep" : *dry ? "would drop" : "drop",
+	       (long long)p->scan_id, p->started_at ? p->started_at : "-",
+	       p->label ? ", label '" : "", p->label ? p->label : "", p->label ? "'" : "");
+	if (p->is_baseline)
+		printf("     (a baseline; 'fabsweep db baseline clear %lld' lets it go)\n",
+		       (long long)p->scan_id);
+	return 0;
+}
+
+static int cmd_prune(const struct db_args *a)
+{
+	struct fab_prune_opts o = { .keep = a->keep, .older_than_ms = a->older_ms,
+				    .dry_run = a->dry_run, .no_vacuum = a->no_vacuum };
+	struct fab_prune_result r;
+	struct fab_store *st;
+	bool dry = a->dry_run;
+	int ret = FAB_EXIT_OK;
+
+	if (!a->has_keep && !a->has_older)
+		return fab_cli_usage_error("db", "prune needs --keep N or --older-than DURATION");
+	if (fab_store_open(a->db, FAB_STORE_WRITE, &st))
+		return fab_cli_fail();
+	if (fab_store_prune(st, &o, print_pruned, &dry, &r)) {
+		ret = fab_cli_fail();
+		goto out;
+	}
+	printf("%s %lld scan%s, kept %lld baseline%s; %lld scan%s remain\n",
+	       dry ? "would drop" : "dropped", (long long)r.dropped, r.dropped == 1 ? "" : "s",
+	       (long long)r.kept_baselines, r.kept_baselines == 1 ? "" : "s",
+	       (long long)(dry ? r.remaining - r.dropped : r.remaining),
+	       (dry ? r.remaining - r.dropped : r.remaining) == 1 ? "" : "s");
+	if (!dry && r.dropped) {
+		printf("deleted %lld rows; database %lld -> %lld bytes%s\n",
+		       (long long)r.rows_deleted, (long long)r.bytes_before,
+		       (long long)r.bytes_after,
+		       r.vacuumed ? "" : a->no_vacuum ? " (not vacuumed)" : "");
+		if (r.vacuum_error[0])
+			fprintf(stderr, "fabsweep: scans were dropped but space was not reclaimed"
+				" (VACUUM: %s); run 'fabsweep db prune' again when the database is idle\n",
+				r.vacuum_error);
+	}
+out:
+	fab_store_close(st);
+	return ret;
+}
+
+static int print_baseline(const struct fab_baseline_row *r, void *ctx)
+{
+	int *n = ctx;
+
+	if (!(*n)++)
+		printf("%-6s %-24s %-24s %-24s %s\n", "SCAN", "NAME", "STARTED", "MARKED", "LABEL");
+	printf("%-6lld %-24s %-24s %-24s %s\n", (long long)r->scan_id,
+	       r->name ? r->name : "-", r->started_at ? r->started_at : "(scan gone)",
+	       r->created_at ? r->created_at : "-", r->label ? r->label : "");
+	return 0;
+}
+
+static int cmd_baseline(const struct db_args *a)
+{
+	const char *action = a->npos > 1 ? a->pos[1] : NULL;
+	struct fab_store *st;
+	int ret = FAB_EXIT_OK;
+
+	if (!action)
+		return fab_cli_usage_error("db", "baseline needs an action: set, list or clear");
+	bool set = !strcmp(action, "set"), list = !strcmp(action, "list"),
+	     clear = !strcmp(action, "clear");
+	if (!set && !list && !clear)
+		return fab_cli_usage_error("db", "unknown baseline action '%s'; use set, list or clear",
+					   action);
+	if (a->has_name && !set)
+		return fab_cli_usage_error("db", "--name goes with 'baseline set'");
+	if (list && a->npos != 2)
+		return fab_cli_usage_error("db", "unexpected argument '%s'", a->pos[2]);
+	if (!list && a->npos != 3)
+		return fab_cli_usage_error("db", a->npos < 3 ? "baseline %s needs a scan id%s"
+							     : "baseline %s takes one scan id%s",
+					   action, clear ? " or name" : "");
+	if (a->has_name && !fab_baseline_name_valid(a->name))
+		return fab_cli_usage_error("db", "'%s' is not a baseline name: 1 to %d letters, digits,"
+					   " '.', '_' or '-', starting with a letter",
+					   a->name, FAB_BASELINE_NAME_MAX);
+	if (list) {
+		int n = 0;
+		if (fab_store_open(a->db, FAB_STORE_READONLY, &st))
+			return fab_cli_fail();
+		if (fab_store_baseline_list(st, print_baseline, &n))
+			ret = fab_cli_fail();
+		else if (!n)
+			printf("no baselines in %s; 'fabsweep db baseline set ID' marks one\n", a->db);
+		fab_store_close(st);
+		return ret;
+	}
+	int64_t id = 0, prev = 0;
+	if (set && fab_cli_parse_scan(a->pos[2], &id))
+		return fab_cli_usage_error("db", "'%s' is not a scan id ('fabsweep scans' lists them)",
+					   a->pos[2]);
+	if (fab_store_open(a->db, FAB_STORE_WRITE, &st))
+		return fab_cli_fail();
+	if (set) {
+		if (fab_store_resolve_scan(st, id, &id) ||
+		    fab_store_baseline_set(st, id, a->name, &prev)) {
+			ret = fab_cli_fail();
+		} else {
+			printf("scan %lld is a baseline%s%s%s\n", (long long)id,
+			       a->name ? " named '" : "", a->name ? a->name : "", a->name ? "'" : "");
+			if (prev)
+				printf("the name '%s' moved from scan %lld\n", a->name, (long long)prev);
+		}
+	} else {
+		if (fab_store_baseline_clear(st, a->pos[2], &id))
+			ret = fab_cli_fail();
+		else
+			printf("scan %lld is no longer a baseline; pruning may drop it\n",
+			       (long long)id);
+	}
+	fab_store_close(st);
+	return ret;
+}
+
+int fab_cmd_db(int argc, char **argv)
+{
+	enum { O_DB = 256, O_KEEP, O_OLDER, O_DRY, O_NOVAC, O_NAME };
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, O_DB },
+		{ "keep", required_argument, NULL, O_KEEP },
+		{ "older-than", required_argument, NULL, O_OLDER },
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "no-vacuum", no_argument, NULL, O_NOVAC },
+		{ "name", required_argument, NULL, O_NAME },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct db_args a = { .db = fab_cli_default_db() };
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_DB: a.db = optarg; break;
+		case O_DRY: a.dry_run = true; break;
+		case O_NOVAC: a.no_vacuum = true; break;
+		case O_NAME: a.name = optarg; a.has_name = true; break;
+		case O_KEEP:
+			if (fab_cli_parse_int(optarg, 1, 1000000000L, &a.keep))
+				return fab_cli_usage_error("db", "--keep takes a whole number of scans"
+							   " (1 or more), not '%s'", optarg);
+			a.has_keep = true;
+			break;
+		case O_OLDER:
+			if (fab_cli_parse_duration(optarg, &a.older_ms))
+				return fab_cli_usage_error("db", "--older-than takes a duration such as"
+							   " 30d, 12h, 2w or 1d12h, not '%s'", optarg);
+			a.has_older = true;
+			break;
+		default:
+			return fab_cli_usage_error("db", "unknown option '%s'; 'fabsweep help db' lists them",
+						   argv[optind - 1]);
+		}
+	}
+	a.pos = argv + optind;
+	a.npos = argc - optind;
+	if (a.npos < 1)
+		return fab_cli_usage_error("db", "which action? 'fabsweep help db' lists them");
+	const char *action = a.pos[0];
+	bool prune = !strcmp(action, "prune"), baseline = !strcmp(action, "baseline");
+	if ((a.has_keep || a.has_older || a.dry_run || a.no_vacuum) && !prune)
+		return fab_cli_usage_error("db", "--keep, --older-than, --dry-run and --no-vacuum go with 'db prune'");
+	if (!strcmp(action, "info")) {
+		if (a.has_name)
+			return fab_cli_usage_error("db", "--name goes with 'db baseline set'");
+		if (a.npos > 1)
+			return fab_cli_usage_error("db", "unexpected argument '%s'", a.pos[1]);
+		return cmd_info(&a);
+	}
+	if (prune) {
+		if (a.has_name)
+			return fab_cli_usage_error("db", "--name goes with 'db baseline set'");
+		if (a.npos > 1)
+			return fab_cli_usage_error("db", "unexpected argument '%s'", a.pos[1]);
+		return cmd_prune(&a);
+	}
+	if (baseline)
+		return cmd_baseline(&a);
+	return fab_cli_usage_error("db", "unknown action '%s'; 'fabsweep help db' lists them",
+				   action);
+}

@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Prometheus text exposition format (0.0.4) of one snapshot, for
+ * node_exporter's textfile collector. Every label value goes through
+ * put_label_value(): the one place this format is escaped.
+ *
+ * A family's samples are contiguous and each family has one HELP and one
+ * TYPE line; series are unique (devices that share a GUID appear once, as
+ * the first of them). No sample carries a timestamp.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "fabsweep/error.h"
+#include "fabsweep/export.h"
+#include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
+#include "fabsweep/snapshot.h"
+
+/* Longest label value written, in input bytes; longer ones are cut. */
+#define LABEL_VALUE_MAX 1024
+
+/* ---- the atomic output file (public wrapper of reports/atomic.c) -------- */
+
+struct fab_outfile {
+	struct fab_report_file rf;
+};
+
+int fab_outfile_open(const char *path, struct fab_outfile **out)
+{
+	struct fab_outfile *of = calloc(1, sizeof(*of));
+	int err;
+
+	if (!of)
+		return fab_err(-ENOMEM, "out of memory opening '%s'", path);
+	if ((err = fab_report_file_open(path, &of->rf))) {
+		free(of);
+		return err;
+	}
+	*out = of;
+	return 0;
+}
+
+FILE *fab_outfile_stream(struct fab_outfile *of)
+{
+	return of->rf.f;
+}
+
+int fab_outfile_commit(struct fab_outfile *of)
+{
+	int err = fab_report_file_commit(&of->rf);
+
+	free(of);
+	return err;
+}
+
+void fab_outfile_abort(struct fab_outfile *of)
+{
+	if (!of)
+		return;
+	fab_report_file_abort(&of->rf);
+	free(of);
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+struct pw {
+	FILE *f;
+	const struct fab_snapshot *snap;
+	const struct fab_nodemap *names;
+};
+
+struct label {
+	const char *name;  /* a literal: [a-z_]+ */
+	const char *value; /* untrusted */
+};
+
+/*
+ * Writes a label value escaped as the format wants: \\ \" \n. Other control
+ * bytes and bytes that are not UTF-8 cannot appear in a label value at all;
+ * they are written as the text \xNN (fab_text_sanitize), whose backslash is
+ * then escaped like any other.
+ */
+static void put_label_value(FILE *f, const char *v)
+{
+	char clean[LABEL_VALUE_MAX * 4 + 1];
+	size_t len = strnlen(v, LABEL_VALUE_MAX);
+
+	for (size_t i = 0; i <= len;) {
+		const char *nl = memchr(v + i, '\n', len - i);
+		size_t run = nl ? (size_t)(nl - (v + i)) : len - i;
+
+		fab_text_sanitize((const uint8_t *)v + i, run, clean, sizeof(clean));
+		for (const char *c = clean; *c; c++) {
+			if (*c == '\\' || *c == '"')
+				fputc('\\', f);
+			fputc(*c, f);
+		}
+		if (!nl)
+			break;
+		fputs("\\n", f);
+		i += run + 1;
+	}
+}
+
+static void family(struct pw *w, const char *name, const char *type, const char *help)
+{
+	fprintf(w->f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void series(struct pw *w, const char *name, const struct label *l, size_t n)
+{
+	fputs(name, w->f);
+	if (!n)
+		return;
+	fputc('{', w->f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(w->f, "%s%s=\"", i ? "," : "", l[i].name);
+		put_label_value(w->f, l[i].value ? l[i].value : "");
+		fputc('"', w->f);
+	}
+	fputc('}', w->f);
+}
+
+static void sample_u64(struct pw *w, const char *name, const struct label *l, size_t n,
+		       uint64_t v)
+{
+	series(w, name, l, n);
+	fprintf(w->f, " %llu\n", (unsigned long long)v);
+}
+
+static void sample_dbl(struct pw *w, const char *name, const struct label *l, size_t n,
+		       double v)
+{
+	series(w, name, l, n);
+	fprintf(w->f, " %.10g\n", v);
+}
+
+/* Seconds from milliseconds, exactly: "1764557635.123". */
+static void sample_ms(struct pw *w, const char *name, int64_t ms)
+{
+	series(w, name, NULL, 0);
+	if (ms < 0)
+		ms = 0;
+	fprintf(w->f, " %lld.%03lld\n", (long long)(ms / 1000), (long long)(ms % 1000));
+}
+
+/* Node and port labels of a port: node_guid, node, port (+ one extra). */
+struct port_labels {
+	char guid[FAB_GUID_STRLEN];
+	char port[8];
+	struct label l[4];
+};
+
+static void port_labels(const struct pw *w, const struct fab_port *p, struct port_labels *pl)
+{
+	const struct fab_node *n = &w->snap->nodes[p->node_idx];
+
+	fab_guid_format(n->guid, pl->guid);
+	snprintf(pl->port, sizeof(pl->port), "%u", p->port_num);
+	pl->l[0] = (struct label){ "node_guid", pl->guid };
+	pl->l[1] = (struct label){ "node", fab_nodemap_name(w->names, n->guid, n->desc) };
+	pl->l[2] = (struct label){ "port", pl->port };
+	pl->l[3] = (struct label){ NULL, NULL };
+}
+
+/* External ports of nodes that are the first with their GUID. */
+static bool port_wanted(const struct fab_snapshot *s, const struct fab_port *p)
+{
+	return p->port_num > 0 &&
+	       fab_snapshot_find_node(s, s->nodes[p->node_idx].guid) == p->node_idx;
+}
+
+static const struct fab_counter_sample *latest(const struct fab_snapshot *s, uint32_t p)
+{
+	const struct fab_counter_sample *c = fab_snapshot_sample(s, p, 1);
+
+	return c ? c : fab_snapshot_sample(s, p, 0);
+}
+
+static bool saturated(const struct fab_counter_sample *c, unsigned ctr)
+{
+	unsigned bits = fab_counter_bits(ctr, c->extended);
+
+	return c->v[ctr] == (bits >= 64 ? UINT64_MAX : (1ull << bits) - 1);
+}
+
+/* Rate between the two samples of a port: a decrease is a reset, after
+ * which the second value is all that was counted. false when not known. */
+static bool rate(const struct fab_snapshot *s, uint32_t p, unsigned ctr, double *out)
+{
+	const struct fab_counter_sample *a = fab_snapshot_sample(s, p, 0);
+	const struct fab_counter_sample *b = fab_snapshot_sample(s, p, 1);
+
+	if (!a || !b || !(a->valid & b->valid & (1u << ctr)) ||
+	    b->sampled_at_ms <= a->sampled_at_ms)
+		return false;
+	double dt = (double)(b->sampled_at_ms - a->sampled_at_ms) / 1000.0;
+	uint64_t d = b->v[ctr] >= a->v[ctr] ? b->v[ctr] - a->v[ctr] : b->v[ctr];
+	*out = (double)d / dt;
+	return true;
+}
+
+/* Counters exported as totals by direction: data (x4: octets) and packets. */
+static const struct {
+	const char *family, *help;
+	unsigned xmit, rcv;
+	unsigned scale;
+} flows[] = {
+	{ "fabsweep_port_data_bytes_total",
+	  "Bytes sent (xmit) and received (rcv): PortXmitData/PortRcvData times 4.",
+	  FAB_CTR_XMIT_DATA, FAB_CTR_RCV_DATA, 4 },
+	{ "fabsweep_port_packets_total", "Packets sent (xmit) and received (rcv).",
+	  FAB_CTR_XMIT_PKTS, FAB_CTR_RCV_PKTS, 1 },
+};
+
+static void write_scan(struct pw *w)
+{
+	const struct fab_snapshot *s = w->snap;
+	static const char *const types[] = { "switch", "ca", "router" };
+	static const uint8_t type_vals[] = { FAB_NODE_SWITCH, FAB_NODE_CA, FAB_NODE_ROUTER };
+
+	family(w, "fabsweep_scan_id", "gauge", "Id of the exported scan in the fabsweep database.");
+	sample_u64(w, "fabsweep_scan_id", NULL, 0, (uint64_t)(s->scan_id > 0 ? s->scan_id : 0));
+	family(w, "fabsweep_scan_timestamp_seconds", "gauge",
+	       "When the exported scan started, Unix time.");
+	sample_ms(w, "fabsweep_scan_timestamp_seconds", s->started_at_ms);
+	family(w, "fabsweep_scan_duration_seconds", "gauge", "How long the scan took.");
+	sample_ms(w, "fabsweep_scan_duration_seconds",
+		  s->finished_at_ms > s->started_at_ms ? s->finished_at_ms - s->started_at_ms : 0);
+	family(w, "fabsweep_scan_status", "gauge",
+	       "1 for the status of the scan (complete, partial, failed), 0 for the others.");
+	for (unsigned st = 0; st < FAB_SCAN__COUNT; st++) {
+		struct label l = { "status", fab_scan_status_name(st) };
+		sample_u64(w, "fabsweep_scan_status", &l, 1, s->status == st);
+	}
+	family(w, "fabsweep_scan_missed_items", "gauge",
+	       "Nodes, ports or queries the scan could not see (scan_errors).");
+	sample_u64(w, "fabsweep_scan_missed_items", NULL, 0, s->n_errors);
+	family(w, "fabsweep_nodes", "gauge", "Devices found, by node type.");
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		uint64_t n = 0;
+		for (size_t i = 0; i < s->n_nodes; i++)
+			n += s->nodes[i].type == type_vals[t];
+		struct label l = { "type", types[t] };
+		sample_u64(w, "fabsweep_nodes", &l, 1, n);
+	}
+	family(w, "fabsweep_links", "gauge", "Links found (each cable once).");
+	sample_u64(w, "fabsweep_links", NULL, 0, s->n_links);
+}
+
+static void write_ports(struct pw *w)
+{
+	const struct fab_snapshot *s = w->snap;
+	struct port_labels pl;
+
+	family(w, "fabsweep_port_state", "gauge",
+	       "PortInfo PortState: 1 down, 2 init, 3 armed, 4 active (0 unknown).");
+	for (uint32_t i = 0; i < s->n_ports; i++)
+		if (port_wanted(s, &s->ports[i])) {
+			port_labels(w, &s->ports[i], &pl);
+			sample_u64(w, "fabsweep_port_state", pl.l, 3, s->ports[i].state);
+		}
+	family(w, "fabsweep_port_phys_state", "gauge",
+	       "PortInfo PortPhysicalState: 2 polling, 3 disabled, 5 linkup, ... (0 unknown).");
+	for (uint32_t i = 0; i < s->n_ports; i++)
+		if (port_wanted(s, &s->ports[i])) {
+			port_labels(w, &s->ports[i], &pl);
+			sample_u64(w, "fabsweep_port_phys_state", pl.l, 3, s->ports[i].phys_state);
+		}
+
+	/* Link width and speed of active ports. */
+	static const struct { const char *name, *help; int what; } link_fams[] = {
+		{ "fabsweep_port_link_width_lanes", "Active link width in lanes (4 for 4X).", 0 },
+		{ "fabsweep_port_link_speed_gbps_per_lane",
+		  "Active link speed, nominal Gb/s per lane (HDR 50, NDR 100).", 1 },
+		{ "fabsweep_port_rate_gbps", "Nominal data rate of the link, Gb/s (4X HDR 200).", 2 },
+	};
+	for (size_t k = 0; k < sizeof(link_fams) / sizeof(link_fams[0]); k++) {
+		family(w, link_fams[k].name, "gauge", link_fams[k].help);
+		for (uint32_t i = 0; i < s->n_ports; i++) {
+			const struct fab_port *p = &s->ports[i];
+			if (!port_wanted(s, p) || p->state != FAB_STATE_ACTIVE)
+				continue;
+			double v = fab_rate_gbps(p->width_active, p->speed_active);
+			unsigned lanes = fab_width_lanes(p->width_active);
+			if (!lanes || v <= 0)
+				continue;
+			port_labels(w, p, &pl);
+			if (link_fams[k].what == 0)
+				sample_u64(w, link_fams[k].name, pl.l, 3, lanes);
+			else
+				sample_dbl(w, link_fams[k].name, pl.l, 3,
+					   link_fams[k].what == 1 ? v / lanes : v);
+		}
+	}
+}
+
+static void write_counters(struct pw *w)
+{
+	const struct fab_snapshot *s = w->snap;
+	struct port_labels pl;
+
+	family(w, "fabsweep_port_errors_total", "counter",
+	       "Port error counters as read (PortCounters), by infiniband-diags counter name.");
+	for (uint32_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *c = latest(s, i);
+		if (!c || !port_wanted(s, &s->ports[i]))
+			continue;
+		port_labels(w, &s->ports[i], &pl);
+		for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
+			if (fab_counter_is_error(k) && (c->valid & (1u << k))) {
+				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
+				sample_u64(w, "fabsweep_port_errors_total", pl.l, 4, c->v[k]);
+			}
+	}
+	family(w, "fabsweep_port_error_counter_saturated", "gauge",
+	       "1 when an error counter is at its all-ones value: the true count is at least that.");
+	for (uint32_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *c = latest(s, i);
+		if (!c || !port_wanted(s, &s->ports[i]))
+			continue;
+		for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
+			if (fab_counter_is_error(k) && (c->valid & (1u << k)) && saturated(c, k)) {
+				port_labels(w, &s->ports[i], &pl);
+				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
+				sample_u64(w, "fabsweep_port_error_counter_saturated", pl.l, 4, 1);
+			}
+	}
+	family(w, "fabsweep_port_error_rate_per_second", "gauge",
+	       "Error counter increase per second between the scan's two samples (scan --interval);"
+	       " after a reset, the second value over the interval.");
+	for (uint32_t i = 0; i < s->n_ports; i++) {
+		if (!port_wanted(s, &s->ports[i]) || !fab_snapshot_sample(s, i, 1))
+			continue;
+		port_labels(w, &s->ports[i], &pl);
+		for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
+			double r;
+			if (fab_counter_is_error(k) && rate(s, i, k, &r)) {
+				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
+				sample_dbl(w, "fabsweep_port_error_rate_per_second", pl.l, 4, r);
+			}
+		}
+	}
+	family(w, "fabsweep_port_xmit_wait_total", "counter",
+	       "PortXmitWait: ticks the port had data to send but no credits.");
+	for (uint32_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *c = latest(s, i);
+		if (c && port_wanted(s, &s->ports[i]) && (c->valid & (1u << FAB_CTR_XMIT_WAIT))) {
+			port_labels(w, &s->ports[i], &pl);
+			sample_u64(w, "fabsweep_port_xmit_wait_total", pl.l, 3, c->v[FAB_CTR_XMIT_WAIT]);
+		}
+	}
+	for (size_t k = 0; k < sizeof(flows) / sizeof(flows[0]); k++) {
+		family(w, flows[k].family, "counter", flows[k].help);
+		for (uint32_t i = 0; i < s->n_ports; i++) {
+			const struct fab_counter_sample *c = latest(s, i);
+			if (!c || !port_wanted(s, &s->ports[i]))
+				continue;
+			port_labels(w, &s->ports[i], &pl);
+			for (int dir = 0; dir < 2; dir++) {
+				unsigned ctr = dir ? flows[k].rcv : flows[k].xmit;
+				if (!(c->valid & (1u << ctr)))
+					continue;
+				pl.l[3] = (struct label){ "direction", dir ? "rcv" : "xmit" };
+				uint64_t v = c->v[ctr];
+				if (v <= UINT64_MAX / flows[k].scale)
+					sample_u64(w, flows[k].family, pl.l, 4, v * flows[k].scale);
+				else
+					sample_dbl(w, flows[k].family, pl.l, 4,
+						   (double)v * flows[k].scale);
+			}
+		}
+	}
+}
+
+static int cmp_sm_ptr(const void *x, const void *y)
+{
+	const struct fab_sm *a = *(const struct fab_sm *const *)x;
+	const struct fab_sm *b = *(const struct fab_sm *const *)y;
+
+	return a->port_guid < b->port_guid ? -1 : a->port_guid > b->port_guid;
+}
+
+static int write_sms(struct pw *w)
+{
+	const struct fab_snapshot *s = w->snap;
+	const struct fab_sm **v = malloc((s->n_sms + 1) * sizeof(*v));
+	size_t n = 0, masters = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_sms; i++)
+		v[i] = &s->sms[i];
+	qsort(v, s->n_sms, sizeof(*v), cmp_sm_ptr);
+	for (size_t i = 0; i < s->n_sms; i++)
+		if (!n || v[n - 1]->port_guid != v[i]->port_guid)
+			v[n++] = v[i];
+	static const struct { const char *name, *type, *help; int what; } fams[] = {
+		{ "fabsweep_sm_state", "gauge",
+		  "SMInfo state of each subnet manager: 0 notactive, 1 discovering, 2 standby, 3 master.", 0 },
+		{ "fabsweep_sm_priority", "gauge", "SMInfo priority (0..15) of each subnet manager.", 1 },
+		{ "fabsweep_sm_failed", "gauge",
+		  "1 for a port that advertises IsSM but did not answer SMInfo.", 2 },
+	};
+	for (size_t k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
+		family(w, fams[k].name, fams[k].type, fams[k].help);
+		for (size_t i = 0; i < n; i++) {
+			const struct fab_sm *sm = v[i];
+			char g[FAB_GUID_STRLEN];
+			const char *node = "";
+			if (sm->port_idx != FAB_NONE && sm->port_idx < s->n_ports) {
+				const struct fab_node *nd = &s->nodes[s->ports[sm->port_idx].node_idx];
+				node = fab_nodemap_name(w->names, nd->guid, nd->desc);
+			}
+			fab_guid_format(sm->port_guid, g);
+			struct label l[2] = { { "port_guid", g }, { "node", node } };
+			if (fams[k].what == 2)
+				sample_u64(w, fams[k].name, l, 2, sm->failed);
+			else if (!sm->failed)
+				sample_u64(w, fams[k].name, l, 2, fams[k].what ? sm->priority : sm->state);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		masters += !v[i]->failed && v[i]->state == 3;
+	family(w, "fabsweep_sm_masters", "gauge",
+	       "Subnet managers in the master state (1 is healthy; 0 none; more: split fabric).");
+	sample_u64(w, "fabsweep_sm_masters", NULL, 0, masters);
+	free(v);
+	return 0;
+}
+
+static const struct fab_snapshot *sort_snap; /* qsort has no context */
+
+static int cmp_finding(const void *x, const void *y)
+{
+	const struct fab_finding *a = &sort_snap->findings[*(const uint32_t *)x];
+	const struct fab_finding *b = &sort_snap->findings[*(const uint32_t *)y];
+	int c = strcmp(a->rule_id ? a->rule_id : "", b->rule_id ? b->rule_id : "");
+
+	return c ? c : (int)a->severity - (int)b->severity;
+}
+
+static int write_findings(struct pw *w)
+{
+	const struct fab_snapshot *s = w->snap;
+	uint32_t *order = malloc((s->n_findings + 1) * sizeof(*order));
+	uint64_t by_sev[FAB_SEV__COUNT] = { 0 };
+
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->n_findings; i++)
+		order[i] = i;
+	sort_snap = s;
+	qsort(order, s->n_findings, sizeof(*order), cmp_finding);
+	sort_snap = NULL;
+	family(w, "fabsweep_findings", "gauge", "Findings of the scan's last check, by rule and severity.");
+	for (size_t i = 0; i < s->n_findings;) {
+		const struct fab_finding *f = &s->findings[order[i]];
+		size_t j = i + 1;
+		while (j < s->n_findings &&
+		       !strcmp(s->findings[order[j]].rule_id ? s->findings[order[j]].rule_id : "",
+			       f->rule_id ? f->rule_id : "") &&
+		       s->findings[order[j]].severity == f->severity)
+			j++;
+		const char *sev = fab_severity_name(f->severity);
+		struct label l[2] = { { "rule", f->rule_id ? f->rule_id : "" },
+				      { "severity", sev ? sev : "unknown" } };
+		sample_u64(w, "fabsweep_findings", l, 2, j - i);
+		if (f->severity < FAB_SEV__COUNT)
+			by_sev[f->severity] += j - i;
+		i = j;
+	}
+	family(w, "fabsweep_findings_by_severity", "gauge",
+	       "Findings of the scan's last check by severity (every severity, zeros included).");
+	for (unsigned k = 0; k < FAB_SEV__COUNT; k++) {
+		struct label l = { "severity", fab_severity_name(k) };
+		sample_u64(w, "fabsweep_findings_by_severity", &l, 1, by_sev[k]);
+	}
+	free(order);
+	return 0;
+}
+
+int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_nodemap *names,
+			  FILE *f)
+{
+	struct pw w = { .f = f, .snap = snap, .names = names };
+
+	if (snap->n_nodes && !snap->guid_order)
+		return fab_err(-EINVAL, "export: snapshot not indexed (call fab_snapshot_index)");
+	write_scan(&w);
+	write_ports(&w);
+	write_counters(&w);
+	if (write_sms(&w) || write_findings(&w))
+		return fab_err(-ENOMEM, "out of memory writing metrics");
+	if (ferror(f))
+		return fab_err(-EIO, "cannot write metrics: %s", strerror(errno ? errno : EIO));
+	return 0;
+}
+
+int fab_export_prometheus_file(const struct fab_snapshot *snap,
+			       const struct fab_nodemap *names, const char *path)
+{
+	struct fab_outfile *of;
+	int err;
+
+	if ((err = fab_outfile_open(path, &of)))
+		return err;
+	if ((err = fab_export_prometheus(snap, names, fab_outfile_stream(of)))) {
+		fab_outfile_abort(of);
+		return err;
+	}
+	return fab_outfile_commit(of);
+}
