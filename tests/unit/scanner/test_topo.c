@@ -46,7 +46,7 @@ static uint32_t node(struct wt *w, uint64_t guid, unsigned type, unsigned np,
 	uint32_t n = wt_add_node(w, guid, type, np);
 
 	assert_int_not_equal(n, FAB_NONE);
-	strncpy((char *)w->nodes[n].desc, desc, sizeof(w->nodes[n].desc));
+	memcpy(w->nodes[n].desc, desc, strlen(desc) + 1); /* short literals */
 	w->nodes[n].have_desc = true;
 	w->nodes[n].path_valid = true;
 	w->nodes[n].hops = 1;
