@@ -52,6 +52,12 @@ static unsigned caps_of(const struct fab_port *p, int kind)
 	return en & sup;
 }
 
+/* What a port supports (hardware capability); 0 when unknown. */
+static unsigned supported_of(const struct fab_port *p, int kind)
+{
+	return kind == LINK_WIDTH ? p->width_supported : p->speed_supported;
+}
+
 static int bit_index(unsigned bit)
 {
 	return bit ? __builtin_ctz(bit) : -1;
@@ -140,7 +146,7 @@ int check_link_degraded(struct fab_rule_ctx *ctx)
 	for (size_t i = 0; i < s->n_links; i++) {
 		const struct fab_link *l = &s->links[i];
 		const struct fab_port *a = &s->ports[l->a], *b = &s->ports[l->b];
-		unsigned act, ca, cb, common, could, expect;
+		unsigned act, ca, cb, common, could, sa, sb, can, expect;
 		bool by_caps, by_tier;
 		int tier = link_tier(s, l);
 
@@ -151,11 +157,17 @@ int check_link_degraded(struct fab_rule_ctx *ctx)
 		common = ca && cb ? ca & cb : ca | cb;
 		could = at->best(common);
 		by_caps = could && at->rank(act) < at->rank(could);
+		/* the best both ends' hardware supports, whatever is enabled */
+		sa = supported_of(a, kind);
+		sb = supported_of(b, kind);
+		can = at->best(sa && sb ? sa & sb : sa | sb);
 
 		expect = configured[tier] ? configured[tier] : majority[tier];
 		by_tier = expect && at->rank(act) < at->rank(expect) &&
-			  /* a majority the ends cannot reach is not theirs to meet */
-			  (configured[tier] || !could || at->rank(could) >= at->rank(expect));
+			  /* a majority the hardware cannot reach is not its to meet
+			   * (an EDR adapter among HDR hosts); a configured
+			   * expectation always counts */
+			  (configured[tier] || !can || at->rank(can) >= at->rank(expect));
 		if (!by_caps && !by_tier)
 			continue;
 
@@ -163,7 +175,7 @@ int check_link_degraded(struct fab_rule_ctx *ctx)
 		rbuf_reset(&ctx->ev);
 		rbuf_printf(&ctx->ev, "active=%s", at->name(act));
 		if (could)
-			rbuf_printf(&ctx->ev, "; could_be=%s", at->name(could));
+			rbuf_printf(&ctx->ev, "; best_enabled=%s", at->name(could));
 		rbuf_printf(&ctx->ev, "; tier=%s", tier_name);
 		if (expect)
 			rbuf_printf(&ctx->ev, "; tier_expected=%s; tier_source=%s",

@@ -140,20 +140,21 @@ static unsigned flags_mark(unsigned flags)
 	       (flags & FAB_F_NO_REMOTE ? M_HOLE : 0);
 }
 
-static void port_list(struct fab_rule_ctx *ctx, const struct fab_node *n, const uint8_t *pm,
-		      unsigned bit, const char *key)
+/* Appends "<sep><text> <ports>" listing the node's ports marked with bit:
+ * the port numbers, comma-joined; nothing when none is. */
+static void port_list(struct rbuf *b, const struct fab_snapshot *s, const struct fab_node *n,
+		      const uint8_t *pm, unsigned bit, const char *sep, const char *text)
 {
-	const struct fab_snapshot *s = ctx->snap;
 	bool first = true;
 
 	for (uint32_t k = 0; k < n->port_count; k++) {
 		if (!(pm[n->port_first + k] & bit))
 			continue;
 		if (first) {
-			rbuf_sep(&ctx->ev, "; ");
-			rbuf_printf(&ctx->ev, "%s=", key);
+			rbuf_sep(b, sep);
+			rbuf_printf(b, "%s", text);
 		}
-		rbuf_printf(&ctx->ev, "%s%u", first ? "" : ",", s->ports[n->port_first + k].port_num);
+		rbuf_printf(b, "%s%u", first ? "" : ",", s->ports[n->port_first + k].port_num);
 		first = false;
 	}
 }
@@ -222,21 +223,15 @@ int check_node_unresponsive(struct fab_rule_ctx *ctx)
 			rbuf_sep(&ctx->tmp, "; ");
 			rbuf_printf(&ctx->tmp, "did not answer PerfMgt queries");
 		}
-		port_list(ctx, n, pm, M_SMP, "smp_failed_ports");
-		port_list(ctx, n, pm, M_PMA, "pma_failed_ports");
-		port_list(ctx, n, pm, M_HOLE, "no_remote_ports");
-		if (any & M_SMP) {
-			rbuf_sep(&ctx->tmp, "; ");
-			rbuf_printf(&ctx->tmp, "PortInfo of some ports could not be read");
-		}
-		if ((any & M_PMA) && !(nm[i] & M_PMA)) {
-			rbuf_sep(&ctx->tmp, "; ");
-			rbuf_printf(&ctx->tmp, "counters of some ports could not be read");
-		}
-		if (any & M_HOLE) {
-			rbuf_sep(&ctx->tmp, "; ");
-			rbuf_printf(&ctx->tmp, "a port is LinkUp but nothing answered behind it");
-		}
+		port_list(&ctx->ev, s, n, pm, M_SMP, "; ", "smp_failed_ports=");
+		port_list(&ctx->ev, s, n, pm, M_PMA, "; ", "pma_failed_ports=");
+		port_list(&ctx->ev, s, n, pm, M_HOLE, "; ", "no_remote_ports=");
+		port_list(&ctx->tmp, s, n, pm, M_SMP, "; ", "PortInfo could not be read on port ");
+		if (!(nm[i] & M_PMA))
+			port_list(&ctx->tmp, s, n, pm, M_PMA, "; ",
+				  "counters could not be read on port ");
+		port_list(&ctx->tmp, s, n, pm, M_HOLE, "; ",
+			  "nothing answered behind LinkUp port ");
 		if (!nm[i] && nports == 1)
 			err = rule_emit_port(ctx, one, FAB_NONE, rbuf_str(&ctx->ev), "%s", rbuf_str(&ctx->tmp));
 		else
