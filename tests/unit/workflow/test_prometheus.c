@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Prometheus textfile: every line is parsed back strictly (text format
+ * 0.0.4: HELP/TYPE before a family's samples, families contiguous, unique
+ * series, label values escaped with \\ \" \n only, valid UTF-8, no
+ * timestamps), with hostile node descriptions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/export.h"
+#include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
+#include "unit/snapfix.h"
+
+/* ---- a strict parser of the text format --------------------------------- */
+
+struct series {
+	char *key; /* name, then "|label=value" per label, values decoded */
+	double value;
+};
+
+struct parsed {
+	struct series *s;
+	size_t n, cap;
+	char families[128][96]; /* in order of their TYPE lines */
+	char types[128][16];
+	size_t n_families;
+};
+
+static bool utf8_valid(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			   : (c & 0xf8) == 0xf0 ? 4 : 0;
+		if (!len || i + len > n || (len == 2 && c < 0xc2))
+			return false;
+		for (size_t k = 1; k < len; k++)
+			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
+				return false;
+		i += len;
+	}
+	return true;
+}
+
+static bool name_char(char c, bool first, bool colon)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (colon && c == ':') || (!first && c >= '0' && c <= '9');
+}
+
+/* Reads a name at *p; returns its length (0: none). */
+static size_t take_name(const char **p, bool colon)
+{
+	const char *s = *p;
+
+	if (!name_char(*s, true, colon))
+		return 0;
+	while (name_char(*s, false, colon))
+		s++;
+	size_t n = (size_t)(s - *p);
+	*p = s;
+	return n;
+}
+
+static void append_key(char **key, size_t *len, const char *s, size_t n)
+{
+	*key = realloc(*key, *len + n + 1);
+	memcpy(*key + *len, s, n);
+	*len += n;
+	(*key)[*len] = '\0';
+}
+
+#define BAD(...) fail_msg("line %u: " __VA_ARGS__)
+
+static void parse_sample(struct parsed *ps, const char *line, unsigned ln)
+{
+	const char *p = line;
+	size_t nlen = take_name(&p, true), klen = 0;
+	char *key = NULL, names[16][64];
+	size_t n_labels = 0;
+
+	if (!nlen)
+		BAD("no metric name: '%s'", ln, line);
+	if (strncmp(line, "fabsweep_", 9))
+		BAD("metric outside the fabsweep_ namespace: '%s'", ln, line);
+	append_key(&key, &klen, line, nlen);
+	/* the sample belongs to the family of the last TYPE line */
+	if (!ps->n_families)
+		BAD("sample before any TYPE line", ln);
+	const char *fam = ps->families[ps->n_families - 1];
+	if (strlen(fam) != nlen || strncmp(fam, line, nlen))
+		BAD("sample '%.*s' outside its family (current: %s)", ln, (int)nlen, line, fam);
+	if (*p == '{') {
+		p++;
+		while (*p != '}') {
+			const char *ls = p;
+			size_t l = take_name(&p, false);
+			if (!l)
+				BAD("bad label name at '%s'", ln, ls);
+			if (l >= 2 && ls[0] == '_' && ls[1] == '_')
+				BAD("reserved label name", ln);
+			assert_true(n_labels < 16 && l < 64);
+			snprintf(names[n_labels], 64, "%.*s", (int)l, ls);
+			for (size_t k = 0; k < n_labels; k++)
+				if (!strcmp(names[k], names[n_labels]))
+					BAD("label %s twice", ln, names[k]);
+			n_labels++;
+			if (*p++ != '=' || *p++ != '"')
+				BAD("expected =\" after label %.*s", ln, (int)l, ls);
+			append_key(&key, &klen, "|", 1);
+			append_key(&key, &klen, ls, l);
+			append_key(&key, &klen, "=", 1);
+			char val[8192];
+			size_t vn = 0;
+			for (;;) {
+				if (!*p)
+					BAD("unterminated label value", ln);
+				if (*p == '"')
+					break;
+				if (*p == '\\') {
+					p++;
+					if (*p == '\\' || *p == '"')
+						val[vn++] = *p;
+					else if (*p == 'n')
+						val[vn++] = '\n';
+					else
+						BAD("bad escape \\%c", ln, *p);
+					p++;
+					continue;
+				}
+				val[vn++] = *p++;
+				assert_true(vn < sizeof(val));
+			}
+			if (!utf8_valid(val, vn))
+				BAD("label value is not UTF-8", ln);
+			append_key(&key, &klen, val, vn);
+			p++; /* closing quote */
+			if (*p == ',')
+				p++;
+			else if (*p != '}')
+				BAD("expected , or } after a label value at '%s'", ln, p);
+		}
+		p++;
+	}
+	if (*p++ != ' ')
+		BAD("expected one space before the value", ln);
+	char *end;
+	double v = strtod(p, &end);
+	if (end == p || *end)
+		BAD("value '%s' is not a number alone (timestamps are not allowed)", ln, p);
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 256;
+		ps->s = realloc(ps->s, ps->cap * sizeof(*ps->s));
+	}
+	ps->s[ps->n++] = (struct series){ .key = key, .value = v };
+}
+
+static int cmp_series(const void *a, const void *b)
+{
+	return strcmp(((const struct series *)a)->key, ((const struct series *)b)->key);
+}
+
+/* Parses a copy of text into ps; fails the test at the first bad line. */
+static void parse_all(const char *orig, struct parsed *ps)
+{
+	char *text = strdup(orig);
+	unsigned ln = 0;
+	char help_for[96] = "";
+
+	memset(ps, 0, sizeof(*ps));
+	assert_true(strlen(text) > 0);
+	assert_int_equal(text[strlen(text) - 1], '\n');
+	for (char *line = text, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		ln++;
+		if (!*line)
+			BAD("empty line", ln);
+		if (!strncmp(line, "# HELP ", 7)) {
+			const char *p = line + 7;
+			size_t n = take_name(&p, true);
+			if (!n || *p != ' ' || !p[1])
+				BAD("bad HELP line '%s'", ln, line);
+			for (const char *c = p + 1; *c; c++)
+				if (*c == '\\' && c[1] != '\\' && c[1] != 'n')
+					BAD("bad escape in HELP", ln);
+				else if (*c == '\\')
+					c++;
+			snprintf(help_for, sizeof(help_for), "%.*s", (int)n, line + 7);
+			continue;
+		}
+		if (!strncmp(line, "# TYPE ", 7)) {
+			const char *p = line + 7;
+			size_t n = take_name(&p, true);
+			if (!n || *p != ' ')
+				BAD("bad TYPE line '%s'", ln, line);
+			p++;
+			if (strcmp(p, "counter") && strcmp(p, "gauge") && strcmp(p, "untyped"))
+				BAD("type '%s'", ln, p);
+			char fam[96];
+			snprintf(fam, sizeof(fam), "%.*s", (int)n, line + 7);
+			if (strcmp(fam, help_for))
+				BAD("TYPE of %s not right after its HELP", ln, fam);
+			for (size_t k = 0; k < ps->n_families; k++)
+				if (!strcmp(ps->families[k], fam))
+					BAD("family %s declared twice", ln, fam);
+			if (!strcmp(p, "counter") && (n < 6 || strcmp(fam + n - 6, "_total")))
+				BAD("counter %s does not end in _total", ln, fam);
+			assert_true(ps->n_families < 128);
+			snprintf(ps->families[ps->n_families], 96, "%s", fam);
+			snprintf(ps->types[ps->n_families++], 16, "%s", p);
+			continue;
+		}
+		if (line[0] == '#')
+			BAD("unexpected comment '%s'", ln, line);
+		parse_sample(ps, line, ln);
+	}
+	free(text);
+	qsort(ps->s, ps->n, sizeof(*ps->s), cmp_series);
+	for (size_t i = 1; i < ps->n; i++)
+		if (!strcmp(ps->s[i].key, ps->s[i - 1].key))
+			fail_msg("series twice: %s", ps->s[i].key);
+}
+
+static void free_parsed(struct parsed *ps)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->s[i].key);
+	free(ps->s);
+}
+
+/* The value of a series given as "name|label=value|...", or NAN. */
+static double get(const struct parsed *ps, const char *key)
+{
+	struct series k = { .key = (char *)key };
+	const struct series *s = bsearch(&k, ps->s, ps->n, sizeof(*ps->s), cmp_series);
+
+	return s ? s->value : NAN;
+}
+
+static void want_value(const struct parsed *ps, const char *key, double v)
+{
+	double got = get(ps, key);
+
+	if (isnan(got))
+		fail_msg("no series %s", key);
+	if (fabs(got - v) > 1e-9 * fmax(1, fabs(v)))
+		fail_msg("%s = %.17g, expected %.17g", key, got, v);
+}
+
+static size_t count_prefix(const struct parsed *ps, const char *prefix)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->n; i++)
+		n += !strncmp(ps->s[i].key, prefix, strlen(prefix));
+	return n;
+}
+
+static char *render(const struct fab_snapshot *s, const struct fab_nodemap *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(fab_export_prometheus(s, m, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static uint32_t port_of(struct fab_snapshot *s, uint64_t guid, unsigned port)
+{
+	return (uint32_t)(fab_snapshot_port(s, fab_snapshot_find_node(s, guid), port) - s->ports);
+}
+
+static struct fab_snapshot *scenario(void)
+{
+	struct fab_snapshot *s = snapfix_fat_tree(2, 2, 2);
+	uint32_t p = port_of(s, 0x2001, 1);
+	struct fab_counter_sample *c0 = (struct fab_counter_sample *)fab_snapshot_sample(s, p, 0);
+
+	s->scan_id = 42;
+	s->status = FAB_SCAN_PARTIAL;
+	s->finished_at_ms = s->started_at_ms + 12345;
+	fab_snapshot_add_error(s, 0x3010, 1, "pma", "timed out");
+	c0->v[FAB_CTR_SYMBOL_ERRORS] = 10;
+	c0->v[FAB_CTR_LINK_DOWNED] = 5;
+	c0->v[FAB_CTR_XMIT_DATA] = 1000;
+	c0->v[FAB_CTR_RCV_PKTS] = 77;
+	/* a second sample two seconds later: +20 symbol errors, a reset */
+	struct fab_counter_sample *c1 = fab_snapshot_add_sample(s);
+	*c1 = *(struct fab_counter_sample *)fab_snapshot_sample(s, p, 0);
+	c1->sample = 1;
+	c1->sampled_at_ms += 2000;
+	c1->v[FAB_CTR_SYMBOL_ERRORS] = 30;
+	c1->v[FAB_CTR_LINK_DOWNED] = 1;
+	c1->v[FAB_CTR_RCV_ERRORS] = 0xffff; /* saturated 16-bit counter */
+	/* an HDR link degraded to 1X EDR */
+	s->ports[port_of(s, 0x1000, 1)].width_active = FAB_WIDTH_1X;
+	s->ports[port_of(s, 0x1000, 1)].speed_active = FAB_SPEED_EDR;
+	/* findings of a check */
+	struct fab_finding f = { .rule_id = "port.errors", .severity = FAB_SEV_ERROR,
+				 .message = "x" };
+	fab_snapshot_add_finding(s, &f);
+	fab_snapshot_add_finding(s, &f);
+	f.rule_id = "link.width";
+	f.severity = FAB_SEV_WARNING;
+	fab_snapshot_add_finding(s, &f);
+	/* a second SM record for the same port, and a failed one */
+	*fab_snapshot_add_sm(s) = s->sms[0];
+	struct fab_sm *sm = fab_snapshot_add_sm(s);
+	sm->port_guid = 0x2000;
+	sm->failed = true;
+	sm->port_idx = port_of(s, 0x2000, 0);
+	/* a device that shares a GUID with host0001 */
+	snapfix_node(s, FAB_NODE_CA, 0x3000, "impostor", 1);
+	fab_snapshot_index(s);
+	return s;
+}
+
+static void test_values(void **state)
+{
+	struct fab_snapshot *s = scenario();
+	struct parsed ps;
+	char *text = render(s, NULL);
+
+	parse_all(text, &ps);
+	want_value(&ps, "fabsweep_scan_id", 42);
+	want_value(&ps, "fabsweep_scan_timestamp_seconds", 1764557635.0);
+	want_value(&ps, "fabsweep_scan_duration_seconds", 12.345);
+	assert_non_null(strstr(text, "\nfabsweep_scan_duration_seconds 12.345\n"));
+	want_value(&ps, "fabsweep_scan_status|status=partial", 1);
+	want_value(&ps, "fabsweep_scan_status|status=complete", 0);
+	want_value(&ps, "fabsweep_scan_missed_items", 1);
+	want_value(&ps, "fabsweep_nodes|type=switch", 4);
+	want_value(&ps, "fabsweep_nodes|type=ca", 5);
+	want_value(&ps, "fabsweep_links", 8);
+
+	const char *L2 = "|node_guid=0x0000000000002001|node=leaf002|port=1";
+	char k[256];
+#define KEY(fmt, ...) (snprintf(k, sizeof(k), fmt, ##__VA_ARGS__), k)
+	want_value(&ps, KEY("fabsweep_port_errors_total%s|counter=SymbolErrorCounter", L2), 30);
+	want_value(&ps, KEY("fabsweep_port_errors_total%s|counter=LinkDownedCounter", L2), 1);
+	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=SymbolErrorCounter", L2), 10);
+	/* a decrease is a reset: the second value over the interval */
+	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=LinkDownedCounter", L2), 0.5);
+	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=PortRcvErrors", L2), 0xffff / 2.0);
+	want_value(&ps, KEY("fabsweep_port_error_counter_saturated%s|counter=PortRcvErrors", L2), 1);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_counter_saturated|"), 1);
+	/* rates only where there are two samples: 12 error counters of one port */
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_rate_per_second|"), 12);
+	want_value(&ps, KEY("fabsweep_port_data_bytes_total%s|direction=xmit", L2), 4000);
+	want_value(&ps, KEY("fabsweep_port_packets_total%s|direction=rcv", L2), 77);
+	want_value(&ps, KEY("fabsweep_port_xmit_wait_total%s", L2), 0);
+	want_value(&ps, KEY("fabsweep_port_state%s", L2), 4);
+	want_value(&ps, KEY("fabsweep_port_phys_state%s", L2), 5);
+	want_value(&ps, KEY("fabsweep_port_link_width_lanes%s", L2), 4);
+	want_value(&ps, KEY("fabsweep_port_link_speed_gbps_per_lane%s", L2), 50);
+	want_value(&ps, KEY("fabsweep_port_rate_gbps%s", L2), 200);
+	const char *S1 = "|node_guid=0x0000000000001000|node=spine001|port=1";
+	want_value(&ps, KEY("fabsweep_port_link_width_lanes%s", S1), 1);
+	want_value(&ps, KEY("fabsweep_port_rate_gbps%s", S1), 25);
+	/* a down port has a state but no width */
+	const char *S5 = "|node_guid=0x0000000000001000|node=spine001|port=5";
+	want_value(&ps, KEY("fabsweep_port_state%s", S5), 1);
+	assert_true(isnan(get(&ps, KEY("fabsweep_port_link_width_lanes%s", S5))));
+	/* 2 spines x 36 + 2 leaves x 36 + 4 hosts; the impostor is left out */
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_state|"), 4 * 36 + 4);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_state|node_guid=0x0000000000003000|"), 1);
+	/* one series per error counter of every sampled port: 16 active ports */
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_errors_total|"), 16 * 12);
+
+	want_value(&ps, "fabsweep_sm_state|port_guid=0x0000000000003001|node=host0001 HCA-1", 3);
+	want_value(&ps, "fabsweep_sm_priority|port_guid=0x0000000000003001|node=host0001 HCA-1", 15);
+	want_value(&ps, "fabsweep_sm_failed|port_guid=0x0000000000002000|node=leaf001", 1);
+	want_value(&ps, "fabsweep_sm_failed|port_guid=0x0000000000003001|node=host0001 HCA-1", 0);
+	assert_true(isnan(get(&ps, "fabsweep_sm_state|port_guid=0x0000000000002000|node=leaf001")));
+	want_value(&ps, "fabsweep_sm_masters", 1);
+	want_value(&ps, "fabsweep_findings|rule=port.errors|severity=error", 2);
+	want_value(&ps, "fabsweep_findings|rule=link.width|severity=warning", 1);
+	want_value(&ps, "fabsweep_findings_by_severity|severity=error", 2);
+	want_value(&ps, "fabsweep_findings_by_severity|severity=warning", 1);
+	want_value(&ps, "fabsweep_findings_by_severity|severity=info", 0);
+
+	/* the families, as docs/workflows.md lists them */
+	static const char *const fams[] = {
+		"fabsweep_scan_id", "fabsweep_scan_timestamp_seconds",
+		"fabsweep_scan_duration_seconds", "fabsweep_scan_status",
+		"fabsweep_scan_missed_items", "fabsweep_nodes", "fabsweep_links",
+		"fabsweep_port_state", "fabsweep_port_phys_state",
+		"fabsweep_port_link_width_lanes", "fabsweep_port_link_speed_gbps_per_lane",
+		"fabsweep_port_rate_gbps", "fabsweep_port_errors_total",
+		"fabsweep_port_error_counter_saturated", "fabsweep_port_error_rate_per_second",
+		"fabsweep_port_xmit_wait_total", "fabsweep_port_data_bytes_total",
+		"fabsweep_port_packets_total", "fabsweep_sm_state", "fabsweep_sm_priority",
+		"fabsweep_sm_failed", "fabsweep_sm_masters", "fabsweep_findings",
+		"fabsweep_findings_by_severity",
+	};
+	assert_int_equal(ps.n_families, sizeof(fams) / sizeof(fams[0]));
+	for (size_t i = 0; i < ps.n_families; i++)
+		assert_string_equal(ps.families[i], fams[i]);
+	free_parsed(&ps);
+	free(text);
+	fab_snapshot_free(s);
+}
+
+static void test_hostile_names(void **state)
+{
+	struct fab_snapshot *s = snapfix_fat_tree(1, 1, 2);
+	struct fab_nodemap *m;
+	struct parsed ps;
+	char k[512];
+
+	/* straight into desc, bypassing the sanitizer: the writer must not trust it */
+	struct fab_node *n = &s->nodes[fab_snapshot_find_node(s, 0x3000)];
+	snprintf(n->desc, sizeof(n->desc), "%s", "a\"b\\c\nd} x{y=\"1\"}\n# TYPE evil counter\n\xff\xfe");
+	/* through the sanitizer, as the scanner does */
+	static const uint8_t raw[] = "leaf \"one\"\\\x1b[31m\n\xc3\x28";
+	fab_node_set_desc(&s->nodes[fab_snapshot_find_node(s, 0x2000)], raw, sizeof(raw) - 1);
+	s->findings = NULL;
+	struct fab_finding f = { .rule_id = "odd\"rule\\\nid", .severity = FAB_SEV_INFO, .message = "m" };
+	fab_snapshot_add_finding(s, &f);
+	char *text = render(s, NULL);
+	parse_all(text, &ps);
+	/* decoded back exactly: quote, backslash, newlines; bad bytes as \xNN */
+	snprintf(k, sizeof(k), "fabsweep_port_state|node_guid=0x0000000000003000|node=%s|port=1",
+		 "a\"b\\c\nd} x{y=\"1\"}\n# TYPE evil counter\n\\xff\\xfe");
+	want_value(&ps, k, 4);
+	snprintf(k, sizeof(k), "fabsweep_port_state|node_guid=0x0000000000002000|node=%s|port=1",
+		 s->nodes[fab_snapshot_find_node(s, 0x2000)].desc);
+	want_value(&ps, k, 4);
+	assert_string_equal(s->nodes[fab_snapshot_find_node(s, 0x2000)].desc,
+			    "leaf \"one\"\\\\x1b[31m\\x0a\\xc3(");
+	want_value(&ps, "fabsweep_findings|rule=odd\"rule\\\nid|severity=info", 1);
+	/* the raw text has the escapes of the format and nothing else */
+	assert_non_null(strstr(text, "node=\"a\\\"b\\\\c\\nd} x{y=\\\"1\\\"}\\n# TYPE evil counter\\n\\\\xff\\\\xfe\""));
+	free_parsed(&ps);
+	free(text);
+
+	/* node-name-map names replace descriptions in the node label */
+	static const char map[] = "0x3010 \"gpu\\\\node-7 'x'\"\n";
+	assert_int_equal(fab_nodemap_parse(map, sizeof(map) - 1, "map", &m), 0);
+	text = render(s, m);
+	parse_all(text, &ps);
+	want_value(&ps, "fabsweep_port_state|node_guid=0x0000000000003010|node=gpu\\\\node-7 'x'|port=1", 4);
+	assert_non_null(strstr(text, "node=\"gpu\\\\\\\\node-7 'x'\""));
+	free_parsed(&ps);
+	free(text);
+	fab_nodemap_free(m);
+	fab_snapshot_free(s);
+}
+
+static void test_empty_snapshot(void **state)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	struct parsed ps;
+
+	fab_snapshot_index(s);
+	char *text = render(s, NULL);
+	parse_all(text, &ps);
+	want_value(&ps, "fabsweep_sm_masters", 0);
+	want_value(&ps, "fabsweep_links", 0);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_"), 0);
+	free_parsed(&ps);
+	free(text);
+	fab_snapshot_free(s);
+}
+
+static void test_atomic_file(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[256], path[300];
+	struct fab_snapshot *s = scenario();
+	struct stat sb;
+
+	snprintf(dir, sizeof(dir), "%s/prom_%d", tmp ? tmp : "/tmp", (int)getpid());
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/fabsweep.prom", dir);
+	FILE *f = fopen(path, "w");
+	fputs("old\n", f);
+	fclose(f);
+	assert_int_equal(fab_export_prometheus_file(s, NULL, path), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0644);
+	f = fopen(path, "r");
+	char first[128];
+	assert_non_null(fgets(first, sizeof(first), f));
+	fclose(f);
+	assert_string_equal(first, "# HELP fabsweep_scan_id Id of the exported scan in the fabsweep database.\n");
+	/* nothing else is left in the directory */
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' || strchr(e->d_name, 't'))
+			files += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	assert_int_equal(files, 1);
+	/* a directory that does not exist: an error, no file */
+	snprintf(path, sizeof(path), "%s/missing/fabsweep.prom", dir);
+	assert_true(fab_export_prometheus_file(s, NULL, path) < 0);
+	assert_non_null(strstr(fab_errmsg(), "missing"));
+	snprintf(path, sizeof(path), "%s/fabsweep.prom", dir);
+	unlink(path);
+	rmdir(dir);
+	fab_snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_empty_snapshot),
+		cmocka_unit_test(test_atomic_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
