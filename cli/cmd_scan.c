@@ -16,12 +16,21 @@
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 
-/* Until the commit starts, a signal loses nothing: leave at once. */
+/*
+ * Until the commit starts, a signal loses nothing: leave at once. From then
+ * on it is only recorded (in whichever thread it lands), and the scan says
+ * after the commit that it was interrupted.
+ */
+static volatile sig_atomic_t committing, got_signal;
+
 static void on_signal(int sig)
 {
 	static const char msg[] = "fabsweep: scan interrupted; nothing was written\n";
 
-	(void)sig;
+	if (committing) {
+		got_signal = sig;
+		return;
+	}
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
 		/* nothing more to do */
 	}
@@ -197,25 +206,18 @@ int fab_cmd_scan(int argc, char **argv)
 	fab_topology_assign_roles(snap);
 	snap->finished_at_ms = fab_now_ms();
 
-	/* The commit is one transaction; hold signals until it is done. */
-	sigset_t block, old, pending;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	/* The commit is one transaction; signals wait until it is done. */
+	committing = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	err = fab_store_write_scan(st, snap);
-	sigpending(&pending);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (err)
 		goto out;
-	if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM)) {
+	if (got_signal) {
 		fprintf(stderr, "fabsweep: interrupted; scan %lld was committed before stopping\n",
 			(long long)snap->scan_id);
-		ret = FAB_EXIT_RUNTIME;
-		fab_snapshot_free(snap);
-		fab_store_close(st);
-		return ret;
+		goto out;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (!quiet)
 		print_summary(snap, db);
 	ret = snap->status == FAB_SCAN_COMPLETE ? FAB_EXIT_OK : FAB_EXIT_PARTIAL;
