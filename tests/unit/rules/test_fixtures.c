@@ -324,11 +324,59 @@ static void test_table_consistent(void **state)
 	}
 }
 
+/* The first line of the code block under "## Example finding" is
+ * "SEVERITY RULE SUBJECT: MESSAGE", a finding of the rule's fires fixture. */
+static void check_example(const struct fab_rule *r, const char *doc, const char *path)
+{
+	char expp[1200], line[4096];
+	const char *sec = strstr(doc, "## Example finding"), *code, *end;
+
+	code = sec ? strstr(sec, "```\n") : NULL;
+	if (!code)
+		fail_msg("%s: no code block under '## Example finding'", path);
+	code += 4;
+	end = strchr(code, '\n');
+	snprintf(line, sizeof(line), "%.*s", (int)(end ? end - code : 0), code);
+	/* "severity rule " then "subject: message" */
+	const char *p = line + strcspn(line, " ");
+	p += strspn(p, " ");
+	if (strncmp(p, r->id, strlen(r->id)))
+		fail_msg("%s: the example is not a finding of %s: '%s'", path, r->id, line);
+	p += strlen(r->id);
+	p += strspn(p, " ");
+
+	snprintf(expp, sizeof(expp), "%s/rules/%s/fires.expected", fixtures, r->id);
+	char *exp = slurp(expp), **lines;
+	if (!exp)
+		fail_msg("missing %s", expp);
+	size_t n = expected_lines(exp, &lines);
+	bool found = false;
+	for (size_t i = 0; i < n && !found; i++) {
+		/* rule | severity | node | port | peer_node | peer_port | subject | message | ... */
+		char *f[9] = { 0 }, *q = lines[i];
+		for (int k = 0; k < 9 && q; k++) {
+			f[k] = q;
+			if ((q = strstr(q, " | ")))
+				*q = '\0', q += 3;
+		}
+		char want[2048];
+		if (!f[7])
+			continue;
+		snprintf(want, sizeof(want), "%s: %s", f[6], f[7]);
+		found = !strcmp(f[0], r->id) && !strcmp(want, p) &&
+			!strncmp(line, f[1], strlen(f[1]));
+	}
+	if (!found)
+		fail_msg("%s: the example '%s' is not in %s", path, line, expp);
+	free(lines);
+	free(exp);
+}
+
 static void test_docs_and_fixtures_exist(void **state)
 {
 	size_t n;
 	const struct fab_rule *t = fab_rules_table(&n);
-	char path[1200], head[200];
+	char path[1200], head[600];
 	static const char *const sections[] = { "## What it checks", "## Why it matters",
 						"## Parameters", "## Example finding",
 						"## Remediation" };
@@ -349,9 +397,16 @@ static void test_docs_and_fixtures_exist(void **state)
 		for (size_t k = 0; k < r->n_params; k++)
 			if (!strstr(doc, r->params[k].key))
 				fail_msg("%s does not document parameter '%s'", path, r->params[k].key);
+		/* the title and default severity are the table's */
+		snprintf(head, sizeof(head), "# %s\n\n%s.\n", r->id, r->title);
+		if (strncmp(doc, head, strlen(head)))
+			fail_msg("%s: the second paragraph must be the title '%s.'", path, r->title);
+		snprintf(head, sizeof(head), "| default severity | %s |", fab_severity_name(r->severity));
+		if (!strstr(doc, head))
+			fail_msg("%s does not say '%s'", path, head);
 		/* its example is a real finding of its fires fixture */
-		if (!strstr(doc, r->id))
-			fail_msg("%s never names its rule", path);
+		if (!r->retired)
+			check_example(r, doc, path);
 		free(doc);
 		if (r->retired)
 			continue;
