@@ -353,6 +353,11 @@ struct fab_lldp_neighbor *fab_roce_add_neighbor(struct fab_roce *r, uint32_t por
 	return n;
 }
 
+struct fab_eth_link *fab_roce_add_link(struct fab_roce *r)
+{
+	return GROW(r, links, n_links, cap_links);
+}
+
 struct fab_rdma_device *fab_roce_add_device(struct fab_roce *r, uint32_t system_idx)
 {
 	struct fab_rdma_device *d = GROW(r, devices, n_devices, cap_devices);

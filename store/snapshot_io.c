@@ -8,6 +8,7 @@
 
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "store_priv.h"
@@ -360,6 +361,8 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 		err = write_errors(st, snap);
 	if (!err)
 		err = write_findings(st, snap);
+	if (!err)
+		err = fab_store_write_roce(st, snap); /* RoCE part (store/roce_io.c) */
 	err = fab_store_finish(st, err);
 	if (err)
 		snap->scan_id = old_id;
@@ -778,6 +781,8 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 		err = load_errors(st, snap);
 	if (!err)
 		err = load_findings(st, snap);
+	if (!err)
+		err = fab_store_load_roce(st, snap); /* RoCE part (store/roce_io.c) */
 	if (!err)
 		err = fab_snapshot_index(snap);
 	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);

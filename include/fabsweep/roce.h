@@ -297,6 +297,8 @@ struct fab_roce *fab_snapshot_roce(struct fab_snapshot *snap);
 struct fab_roce_system *fab_roce_add_system(struct fab_roce *r);
 struct fab_eth_port *fab_roce_add_eth_port(struct fab_roce *r, uint32_t system_idx);
 struct fab_lldp_neighbor *fab_roce_add_neighbor(struct fab_roce *r, uint32_t port_idx);
+/* Links are normally built by fab_roce_resolve(); the store loads them. */
+struct fab_eth_link *fab_roce_add_link(struct fab_roce *r);
 struct fab_rdma_device *fab_roce_add_device(struct fab_roce *r, uint32_t system_idx);
 /* Ports must be added right after their device (they are contiguous). */
 struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device_idx);
