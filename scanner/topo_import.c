@@ -404,8 +404,8 @@ static const char *show(const struct cur *tok, char *buf, size_t cap)
 	size_t n = (size_t)(tok->end - tok->p);
 	size_t len;
 
-	if (n > 16)
-		n = 16;
+	if (n > 24)
+		n = 24;
 	buf[0] = '"';
 	len = fab_text_sanitize((const uint8_t *)tok->p, n, buf + 1, cap - 3);
 	buf[len + 1] = '"';
@@ -831,10 +831,16 @@ static int parse_port(struct parser *ps, struct cur c)
 	if ((rc = skip_ext(ps, &c)) || (rc = parse_groups(ps, &c, is_ca ? &tp.guid : NULL)))
 		return rc;
 	skip_ws(&c);
-	if (!parse_node_id(&c, &tp.rtype, &tp.rguid))
+	if (!parse_node_id(&c, &tp.rtype, &tp.rguid)) {
+		struct cur tok;
+		char buf[64];
+
+		if (!next_token(&c, &tok))
+			tok = c;
 		return perr(ps, -EINVAL,
-			    "port %u: expected the remote node as \"S-<guid>\" or \"H-<guid>\"",
-			    tp.num);
+			    "port %u: the remote node %s is not \"S-<guid>\" or \"H-<guid>\" (GUID: 1 to 16 hex digits)",
+			    tp.num, show(&tok, buf, sizeof(buf)));
+	}
 	if (!eat(&c, '[') || !parse_uint(&c, 999, &rport) || !eat(&c, ']'))
 		return perr(ps, -EINVAL, "port %u: bad remote port number",
 			    tp.num);
@@ -891,7 +897,7 @@ static int parse_port(struct parser *ps, struct cur c)
 		c.p = l ? l : c.end;
 	}
 	struct cur tok;
-	char buf[48];
+	char buf[64];
 	bool more = next_token(&c, &tok);
 	if (more && token_is(&tok, "lid")) {
 		unsigned long v;

@@ -925,7 +925,7 @@ static void test_errors_name_file_and_line(void **state)
 	fails("vendid=\n", "t.topo:1: 'vendid' needs a hex value", NULL);
 	fails("vendid=0x1ffffffff\n", "t.topo:1: 'vendid' value out of range", NULL);
 	fails("switchguid=0x1000(zz)\n", "t.topo:1:", "bad port GUID");
-	fails(SW "[1]\t\"H-0000000000000101\n", "t.topo:3:", "expected the remote node");
+	fails(SW "[1]\t\"H-0000000000000101\n", "t.topo:3: port 1: the remote node \"\"H-0000000000000101\" is not", NULL);
 	fails(SW "[1\t\"H-0000000000000101\"[1]\n", "t.topo:3: bad port number", NULL);
 	fails(SW "[5]\t\"S-0000000000001000\"[1]\n", "t.topo:3: port 5 is not one", NULL);
 	fails(SW "[0]\t\"S-0000000000001000\"[1]\n", "t.topo:3: port 0 is not one", NULL);
