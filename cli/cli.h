@@ -78,3 +78,12 @@ int fab_cli_diff_xml(const char *path, const struct fab_diff *d,
 		     const struct fab_snapshot *old_snap,
 		     const struct fab_snapshot *new_snap,
 		     const struct fab_nodemap *names);
+
+/* RoCE: fabsweep collect and merge (cli/cmd_collect.c, cli/cmd_merge.c). */
+int fab_cmd_collect(int argc, char **argv);
+int fab_cmd_merge(int argc, char **argv);
+/* Shared by scan, collect and merge: print a RoCE note on stderr (a
+ * fab_roce_opts.note callback), the RoCE summary line, the missed items. */
+void fab_cli_roce_note(const char *msg, void *ctx);
+void fab_cli_roce_summary(FILE *f, const struct fab_snapshot *snap);
+void fab_cli_print_errors(FILE *f, const struct fab_snapshot *snap);

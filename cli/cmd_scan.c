@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/roce.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -105,7 +106,8 @@ static void print_summary(const struct fab_snapshot *snap, const char *db)
 int fab_cmd_scan(int argc, char **argv)
 {
 	enum { O_DB = 256, O_CA, O_PORT, O_SMPS, O_WINDOW, O_TIMEOUT, O_RETRIES,
-	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET };
+	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET,
+	       O_NOIB, O_LLDP_SOCKET, O_SYSFS_ROOT /* RoCE */ };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "ca", required_argument, NULL, O_CA },
@@ -120,12 +122,19 @@ int fab_cmd_scan(int argc, char **argv)
 		{ "load-cache", required_argument, NULL, O_CACHE },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "no-ib", no_argument, NULL, O_NOIB },
+		{ "lldp-socket", required_argument, NULL, O_LLDP_SOCKET },
+		{ "sysfs-root", required_argument, NULL, O_SYSFS_ROOT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_scan_opts so;
 	const char *db = fab_cli_default_db(), *label = NULL;
 	int quiet = 0, c, err;
 	long v;
+	/* RoCE (docs/roce.md): --no-ib, --lldp-socket (repeatable), --sysfs-root */
+	struct fab_roce_opts ro = { .note = fab_cli_roce_note };
+	const char *lldp_socks[64];
+	bool no_ib = false;
 
 	fab_scan_opts_init(&so);
 	optind = 1;
@@ -139,6 +148,13 @@ int fab_cmd_scan(int argc, char **argv)
 		case O_RESET: so.reset_counters = true; break;
 		case O_NOCTR: so.no_counters = true; break;
 		case O_QUIET: quiet = 1; break;
+		case O_NOIB: no_ib = true; break;
+		case O_SYSFS_ROOT: ro.sysfs_root = optarg; break;
+		case O_LLDP_SOCKET:
+			if (ro.n_lldp_sockets == sizeof(lldp_socks) / sizeof(lldp_socks[0]))
+				return fab_cli_usage_error("scan", "at most 64 --lldp-socket options; use collect and merge for more");
+			lldp_socks[ro.n_lldp_sockets++] = optarg;
+			break;
 		case O_PORT:
 		case O_SMPS:
 		case O_WINDOW:
@@ -201,9 +217,27 @@ int fab_cmd_scan(int argc, char **argv)
 	snap->host = fab_snapshot_strdup(snap, host, SIZE_MAX);
 	snap->label = label ? fab_snapshot_strdup(snap, label, SIZE_MAX) : NULL;
 	snap->started_at_ms = fab_now_ms();
-	if ((err = fab_scan_ib(&so, snap)))
-		goto out;
-	fab_topology_assign_roles(snap);
+	/* RoCE: IB is skipped (with a note) on a machine without IB devices. */
+	if (!no_ib && !so.load_cache && !so.ca && !fab_roce_have_ib_devices(ro.sysfs_root)) {
+		if (!quiet)
+			fab_cli_roce_note("no InfiniBand device on this machine: InfiniBand part skipped", NULL);
+		no_ib = true;
+	}
+	if (no_ib) {
+		snap->status = FAB_SCAN_COMPLETE;
+		snap->source = fab_snapshot_strdup(snap, "roce", SIZE_MAX);
+	} else {
+		if ((err = fab_scan_ib(&so, snap)))
+			goto out;
+		fab_topology_assign_roles(snap);
+	}
+	if (no_ib || ro.n_lldp_sockets || ro.sysfs_root) {
+		ro.lldp_sockets = lldp_socks;
+		if (quiet)
+			ro.note = NULL;
+		if ((err = fab_roce_collect(&ro, snap)))
+			goto out;
+	}
 	snap->finished_at_ms = fab_now_ms();
 
 	/* The commit is one transaction; signals wait until it is done. */
@@ -218,8 +252,10 @@ int fab_cmd_scan(int argc, char **argv)
 			(long long)snap->scan_id);
 		goto out;
 	}
-	if (!quiet)
+	if (!quiet) {
 		print_summary(snap, db);
+		fab_cli_roce_summary(stdout, snap); /* RoCE */
+	}
 	ret = snap->status == FAB_SCAN_COMPLETE ? FAB_EXIT_OK : FAB_EXIT_PARTIAL;
 	if (ret == FAB_EXIT_PARTIAL)
 		fprintf(stderr, "fabsweep: scan %lld committed as partial: %zu item%s missed (see table scan_errors)\n",

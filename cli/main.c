@@ -20,6 +20,9 @@ const struct fab_cmd fab_commands[] = {
 	  "  --reset-counters     clear port counters after reading them\n"
 	  "  --no-counters        topology and subnet managers only\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
+	  "  --no-ib              skip InfiniBand (skipped with a note when this machine has no IB device)\n"
+	  "  --lldp-socket PATH   also record RoCE/LLDP from this lldpd socket (repeatable)\n"
+	  "  --sysfs-root DIR     also record RoCE host state from sysfs under DIR\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
 	{ "scans", fab_cmd_scans, "list the snapshots in the database",
@@ -67,6 +70,19 @@ const struct fab_cmd fab_commands[] = {
 	  "  --xml FILE           write the XML report (docs/fabsweep-report.xsd)\n"
 	  "  --baseline ID        also show what changed since this scan (id, -N, or a baseline name)\n"
 	  "  --all-counters       XML: counters of every port, not only of ports with findings\n" },
+	/* RoCE: collect on every machine, merge the files (docs/roce.md). */
+	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB) into a snapshot file",
+	  "  --out FILE           snapshot file to write (a fabsweep database with one scan; replaced atomically)\n"
+	  "  --lldp-socket PATH   lldpd control socket (repeatable; default lldpd's own)\n"
+	  "  --sysfs-root DIR     read sysfs from DIR instead of /sys (DCB is then not queried)\n"
+	  "  --no-dcb             do not query DCB over rtnetlink\n"
+	  "  --timeout MS         per lldpd / netlink exchange (default 5000)\n"
+	  "  --label TEXT         label the snapshot\n"
+	  "  --quiet              print nothing on success\n" },
+	{ "merge", fab_cmd_merge, "assemble collected snapshot files into one fabric-wide snapshot",
+	  "  merge --db DB FILE...  files from 'fabsweep collect' (the latest scan of each)\n"
+	  "  --label TEXT         label the snapshot\n"
+	  "  --quiet              print nothing on success\n" },
 	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },
 };
