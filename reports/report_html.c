@@ -407,22 +407,31 @@ static const char *tier_title(unsigned tier)
 	}
 }
 
-#define SVG_MIN_WIDTH 1100.0
+#define SVG_MIN_WIDTH 1150.0
 #define SVG_MIN_CELL 16.0
-#define SVG_MARGIN 24.0
+#define SVG_MARGIN 16.0
+#define SVG_GUTTER 96.0 /* left of the rows: tier names */
 #define SVG_ROW_GAP 120.0
 
 static void place_row(struct row *rw, double width)
 {
-	rw->cell = (width - 2 * SVG_MARGIN) / (double)(rw->n ? rw->n : 1);
+	rw->cell = (width - SVG_GUTTER - SVG_MARGIN) / (double)(rw->n ? rw->n : 1);
 	rw->bw = rw->cell - 4 > 150 ? 150 : rw->cell - 4;
-	rw->narrow = rw->bw < 64;
+	rw->narrow = rw->bw < 56;
 	rw->h = rw->narrow ? 78 : 28;
 }
 
 static double cell_x(const struct row *rw, size_t i)
 {
-	return SVG_MARGIN + rw->cell * ((double)i + 0.5);
+	return SVG_GUTTER + rw->cell * ((double)i + 0.5);
+}
+
+/* Tier name and count in the gutter, level with a row. */
+static void tier_label(struct fab_hw *w, const char *name, size_t n, double y, double h)
+{
+	fab_hw_fmt(w, "<text class=\"tier\" x=\"%.0f\" y=\"%.1f\">%s</text>"
+		      "<text class=\"small\" x=\"%.0f\" y=\"%.1f\">%zu</text>\n",
+		   SVG_MARGIN, y + h / 2 - 1, name, SVG_MARGIN, y + h / 2 + 12, n);
 }
 
 /* The label of a node inside its box, cut to fit. */
@@ -596,10 +605,10 @@ static void write_topology(struct hr *r)
 	for (size_t i = 0; i < n_rows; i++)
 		if (rows[i].n > widest)
 			widest = rows[i].n;
-	double width = (double)widest * SVG_MIN_CELL + 2 * SVG_MARGIN;
+	double width = (double)widest * SVG_MIN_CELL + SVG_GUTTER + SVG_MARGIN;
 	if (width < SVG_MIN_WIDTH)
 		width = SVG_MIN_WIDTH;
-	double y = 34;
+	double y = 20;
 	for (size_t i = 0; i < n_rows; i++) {
 		struct row *rw = &rows[i];
 		size_t cells = rw == leaves ? n_cells_leaf : rw->n;
@@ -623,7 +632,7 @@ static void write_topology(struct hr *r)
 		y -= SVG_ROW_GAP - 36;
 	}
 	double hosts_y = y, group_h = hrow.narrow ? 64 : 22;
-	double height = hosts_y + group_h + (hrow.narrow ? 24 : 16);
+	double height = hosts_y + group_h + (hrow.narrow ? 22 : 14);
 
 	/* links between switches, one line per pair of switches */
 	for (size_t i = 0; i < s->n_links; i++) {
@@ -656,10 +665,8 @@ static void write_topology(struct hr *r)
 		      "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"fabric topology\">\n",
 		   width, height, width, height);
 	for (size_t i = 0; i < n_rows; i++)
-		fab_hw_fmt(w, "<text class=\"tier\" x=\"%.0f\" y=\"%.1f\">%s (%zu)</text>\n", SVG_MARGIN,
-			   rows[i].y - 8, tier_title(rows[i].tier), rows[i].n);
-	fab_hw_fmt(w, "<text class=\"tier\" x=\"%.0f\" y=\"%.1f\">hosts (%zu)%s</text>\n", SVG_MARGIN, hosts_y - 6,
-		   m->n_tier[FAB_ROLE_HOST], leaves ? ", grouped by leaf" : "");
+		tier_label(w, tier_title(rows[i].tier), rows[i].n, rows[i].y, rows[i].h);
+	tier_label(w, "hosts", m->n_tier[FAB_ROLE_HOST], hosts_y, group_h);
 	/* lines, the worst drawn last so that they stay visible */
 	for (unsigned mk = 0; mk <= FAB_SEV__COUNT; mk++) {
 		for (size_t i = 0; i < n_pairs && !w->err; i++) {

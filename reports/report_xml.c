@@ -12,8 +12,16 @@
 
 #define FAB_REPORT_NS "urn:fabsweep:report:1"
 
+/* Width and speed masks as text, formatted once per render. */
+struct mask_cache {
+	char widths[32][40];
+	char speeds[1u << FAB_SPEED__BITS][72];
+	uint8_t have_w[32], have_s[1u << FAB_SPEED__BITS];
+};
+
 struct xr {
 	struct fab_xw x;
+	struct mask_cache *mc;
 	const struct fab_snapshot *s, *base;
 	const struct fab_report_opts *o;
 	const struct fab_report_model *m;
@@ -30,33 +38,39 @@ static const char *sev_name(unsigned sev)
 static void attr_mark(struct fab_xw *x, uint8_t mark)
 {
 	if (mark != FAB_MARK_NONE)
-		fab_xw_attr(x, "worst-severity", sev_name(mark - 1u));
+		fab_xw_attr_lit(x, "worst-severity", sev_name(mark - 1u));
 }
 
-static void attr_widths(struct fab_xw *x, const char *name, unsigned mask)
+static void attr_widths(struct xr *r, const char *name, unsigned mask)
 {
-	char buf[64];
+	struct mask_cache *c = r->mc;
 
-	if (!mask)
+	if (!mask || mask >= 32)
 		return;
-	fab_widths_format(mask, buf, sizeof(buf));
-	fab_xw_attr(x, name, buf);
+	if (!c->have_w[mask]) {
+		fab_widths_format(mask, c->widths[mask], sizeof(c->widths[mask]));
+		c->have_w[mask] = 1;
+	}
+	fab_xw_attr_lit(&r->x, name, c->widths[mask]);
 }
 
-static void attr_speeds(struct fab_xw *x, const char *name, unsigned mask)
+static void attr_speeds(struct xr *r, const char *name, unsigned mask)
 {
-	char buf[96];
+	struct mask_cache *c = r->mc;
 
-	if (!mask)
+	if (!mask || mask >= (1u << FAB_SPEED__BITS))
 		return;
-	fab_speeds_format(mask, buf, sizeof(buf));
-	fab_xw_attr(x, name, buf);
+	if (!c->have_s[mask]) {
+		fab_speeds_format(mask, c->speeds[mask], sizeof(c->speeds[mask]));
+		c->have_s[mask] = 1;
+	}
+	fab_xw_attr_lit(&r->x, name, c->speeds[mask]);
 }
 
 static void attr_flag(struct fab_xw *x, const char *name, bool on)
 {
 	if (on)
-		fab_xw_attr(x, name, "true");
+		fab_xw_attr_lit(x, name, "true");
 }
 
 static void scan_attrs(struct fab_xw *x, const struct fab_snapshot *s)
@@ -65,7 +79,7 @@ static void scan_attrs(struct fab_xw *x, const struct fab_snapshot *s)
 	fab_xw_attr_time(x, "started-at", s->started_at_ms);
 	if (s->finished_at_ms)
 		fab_xw_attr_time(x, "finished-at", s->finished_at_ms);
-	fab_xw_attr(x, "status", fab_scan_status_name(s->status));
+	fab_xw_attr_lit(x, "status", fab_scan_status_name(s->status));
 	fab_xw_attr(x, "host", s->host);
 	fab_xw_attr(x, "source", s->source);
 	fab_xw_attr(x, "label", s->label);
@@ -80,7 +94,7 @@ static void write_summary(struct xr *r)
 	const struct fab_report_model *m = r->m;
 
 	fab_xw_start(x, "summary");
-	fab_xw_attr(x, "verdict", fab_report_verdict_name(m->verdict));
+	fab_xw_attr_lit(x, "verdict", fab_report_verdict_name(m->verdict));
 	fab_xw_attr_u64(x, "nodes", r->s->n_nodes);
 	fab_xw_attr_u64(x, "switches", r->s->n_nodes - m->n_tier[FAB_ROLE_HOST]);
 	fab_xw_attr_u64(x, "hosts", m->n_tier[FAB_ROLE_HOST]);
@@ -92,7 +106,7 @@ static void write_summary(struct xr *r)
 	fab_xw_attr_u64(x, "scan-errors", r->s->n_errors);
 	for (size_t i = 0; i < 3; i++) {
 		fab_xw_start(x, "severity");
-		fab_xw_attr(x, "name", sev_name(sev_order[i]));
+		fab_xw_attr_lit(x, "name", sev_name(sev_order[i]));
 		fab_xw_attr_u64(x, "count", m->sev[sev_order[i]]);
 		fab_xw_end(x);
 	}
@@ -100,7 +114,7 @@ static void write_summary(struct xr *r)
 		const struct fab_report_rule *ru = &m->rules[i];
 		fab_xw_start(x, "rule");
 		fab_xw_attr(x, "id", ru->id);
-		fab_xw_attr(x, "worst", sev_name(ru->worst));
+		fab_xw_attr_lit(x, "worst", sev_name(ru->worst));
 		fab_xw_attr_u64(x, "total", ru->total);
 		fab_xw_attr_u64(x, "error", ru->n[FAB_SEV_ERROR]);
 		fab_xw_attr_u64(x, "warning", ru->n[FAB_SEV_WARNING]);
@@ -113,7 +127,7 @@ static void write_summary(struct xr *r)
 static void finding_attrs(struct fab_xw *x, const struct fab_finding *f)
 {
 	fab_xw_attr(x, "rule", f->rule_id ? f->rule_id : "");
-	fab_xw_attr(x, "severity", sev_name(f->severity));
+	fab_xw_attr_lit(x, "severity", sev_name(f->severity));
 	fab_xw_attr(x, "node", f->node);
 	fab_xw_attr(x, "port", f->port);
 	fab_xw_attr(x, "peer-node", f->peer_node);
@@ -139,24 +153,26 @@ static void write_findings(struct xr *r)
 	fab_xw_end(&r->x);
 }
 
-static void port_attrs(struct fab_xw *x, const struct fab_snapshot *s, const struct fab_port *p)
+static void port_attrs(struct xr *r, const struct fab_port *p)
 {
+	struct fab_xw *x = &r->x;
+	const struct fab_snapshot *s = r->s;
 	const char *st = fab_state_name(p->state), *ph = fab_phys_state_name(p->phys_state);
 
 	fab_xw_attr_u64(x, "num", p->port_num);
 	fab_xw_attr_guid(x, "guid", p->guid);
 	fab_xw_attr_u64(x, "lid", p->lid);
-	fab_xw_attr(x, "state", st ? st : "unknown");
-	fab_xw_attr(x, "phys-state", ph ? ph : "unknown");
-	attr_widths(x, "width", p->width_active);
-	attr_speeds(x, "speed", p->speed_active);
+	fab_xw_attr_lit(x, "state", st ? st : "unknown");
+	fab_xw_attr_lit(x, "phys-state", ph ? ph : "unknown");
+	attr_widths(r, "width", p->width_active);
+	attr_speeds(r, "speed", p->speed_active);
 	if (p->width_active && p->speed_active)
 		fab_xw_attr_double(x, "rate-gbps", fab_rate_gbps(fab_width_best(p->width_active),
 								 fab_speed_best(p->speed_active)));
-	attr_widths(x, "width-enabled", p->width_enabled);
-	attr_widths(x, "width-supported", p->width_supported);
-	attr_speeds(x, "speed-enabled", p->speed_enabled);
-	attr_speeds(x, "speed-supported", p->speed_supported);
+	attr_widths(r, "width-enabled", p->width_enabled);
+	attr_widths(r, "width-supported", p->width_supported);
+	attr_speeds(r, "speed-enabled", p->speed_enabled);
+	attr_speeds(r, "speed-supported", p->speed_supported);
 	if (fab_mtu_bytes(p->mtu_active))
 		fab_xw_attr_u64(x, "mtu", fab_mtu_bytes(p->mtu_active));
 	if (fab_mtu_bytes(p->mtu_cap))
@@ -185,9 +201,9 @@ static void write_nodes(struct xr *r)
 		const struct fab_node *n = &s->nodes[i];
 		fab_xw_start(x, "node");
 		fab_xw_attr_guid(x, "guid", n->guid);
-		fab_xw_attr(x, "type", fab_node_type_name(n->type));
-		fab_xw_attr(x, "role", fab_role_name(n->role));
-		fab_xw_attr(x, "tier", fab_role_name(r->m->tier[i]));
+		fab_xw_attr_lit(x, "type", fab_node_type_name(n->type));
+		fab_xw_attr_lit(x, "role", fab_role_name(n->role));
+		fab_xw_attr_lit(x, "tier", fab_role_name(r->m->tier[i]));
 		fab_xw_attr(x, "description", n->desc);
 		fab_xw_attr_u64(x, "lid", n->lid);
 		fab_xw_attr_u64(x, "num-ports", n->num_ports);
@@ -206,7 +222,7 @@ static void write_nodes(struct xr *r)
 		for (uint32_t k = 0; k < n->port_count; k++) {
 			const struct fab_port *p = &s->ports[n->port_first + k];
 			fab_xw_start(x, "port");
-			port_attrs(x, s, p);
+			port_attrs(r, p);
 			attr_mark(x, r->m->port_mark[n->port_first + k]);
 			fab_xw_end(x);
 		}
@@ -239,8 +255,8 @@ static void write_links(struct xr *r)
 									     r->m->port_mark[l->b];
 		fab_xw_start(x, "link");
 		link_ends(x, s, l);
-		attr_widths(x, "width", a->width_active);
-		attr_speeds(x, "speed", a->speed_active);
+		attr_widths(r, "width", a->width_active);
+		attr_speeds(r, "speed", a->speed_active);
 		if (a->width_active && a->speed_active)
 			fab_xw_attr_double(x, "rate-gbps", fab_rate_gbps(fab_width_best(a->width_active),
 									 fab_speed_best(a->speed_active)));
@@ -263,7 +279,7 @@ static void write_sms(struct xr *r)
 		fab_xw_start(x, "sm");
 		fab_xw_attr_guid(x, "port-guid", sm->port_guid);
 		fab_xw_attr_u64(x, "lid", sm->lid);
-		fab_xw_attr(x, "state", st ? st : "unknown");
+		fab_xw_attr_lit(x, "state", st ? st : "unknown");
 		fab_xw_attr_u64(x, "priority", sm->priority);
 		fab_xw_attr_u64(x, "act-count", sm->act_count);
 		if (sm->port_idx < s->n_ports) {
@@ -308,7 +324,7 @@ static void write_sample(struct fab_xw *x, const struct fab_snapshot *s,
 	fab_xw_attr_guid(x, "node-guid", s->nodes[p->node_idx].guid);
 	fab_xw_attr_u64(x, "port", p->port_num);
 	fab_xw_attr_u64(x, "sample", c->sample);
-	fab_xw_attr(x, "extended", c->extended ? "true" : "false");
+	fab_xw_attr_lit(x, "extended", c->extended ? "true" : "false");
 	fab_xw_attr_time(x, "sampled-at", c->sampled_at_ms);
 	for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
 		if (c->valid & (1u << k))
@@ -322,7 +338,7 @@ static void write_counters(struct xr *r)
 	const struct fab_snapshot *s = r->s;
 
 	fab_xw_start(x, "counters");
-	fab_xw_attr(x, "scope", r->o->all_counters ? "all" : "ports-with-findings");
+	fab_xw_attr_lit(x, "scope", r->o->all_counters ? "all" : "ports-with-findings");
 	for (size_t i = 0; i < s->n_ports && !x->err; i++) {
 		if (!r->o->all_counters && r->m->port_mark[i] == FAB_MARK_NONE)
 			continue;
@@ -340,14 +356,14 @@ static void node_ref(struct fab_xw *x, const struct fab_snapshot *s, uint32_t i)
 	const struct fab_node *n = &s->nodes[i];
 
 	fab_xw_attr_guid(x, "guid", n->guid);
-	fab_xw_attr(x, "type", fab_node_type_name(n->type));
+	fab_xw_attr_lit(x, "type", fab_node_type_name(n->type));
 	fab_xw_attr(x, "description", n->desc);
 }
 
 static void field(struct fab_xw *x, const char *name, const char *was, const char *now)
 {
 	fab_xw_start(x, "field");
-	fab_xw_attr(x, "name", name);
+	fab_xw_attr_lit(x, "name", name);
 	fab_xw_attr(x, "was", was ? was : "unknown");
 	fab_xw_attr(x, "now", now ? now : "unknown");
 	fab_xw_end(x);
@@ -434,9 +450,15 @@ int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 {
 	struct xr r = { .s = c->snap, .base = c->base, .o = c->opts, .m = &c->m, .d = &c->d, .c = c };
 	struct fab_xw *x = &r.x;
+	int err;
 
-	if (fab_xw_open(x, f))
+	r.mc = calloc(1, sizeof(*r.mc));
+	if (!r.mc)
+		return -ENOMEM;
+	if (fab_xw_open(x, f)) {
+		free(r.mc);
 		return fab_xw_close(x);
+	}
 	fab_xw_start(x, "fabsweep-report");
 	fab_xw_attr(x, "xmlns", FAB_REPORT_NS);
 	fab_xw_attr(x, "format-version", "1");
@@ -460,5 +482,7 @@ int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 	if (r.base)
 		write_changes(&r);
 	fab_xw_end(x);
-	return fab_xw_close(x);
+	err = fab_xw_close(x);
+	free(r.mc);
+	return err;
 }

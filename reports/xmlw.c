@@ -80,6 +80,12 @@ static void attr_plain(struct fab_xw *x, const char *name, const char *value)
 		check(x, xmlTextWriterWriteAttribute(W(x), XC(name), XC(value)));
 }
 
+void fab_xw_attr_lit(struct fab_xw *x, const char *name, const char *value)
+{
+	if (value)
+		attr_plain(x, name, value);
+}
+
 void fab_xw_attr(struct fab_xw *x, const char *name, const char *value)
 {
 	if (!value || x->err)
@@ -109,9 +115,13 @@ void fab_xw_attr_i64(struct fab_xw *x, const char *name, int64_t v)
 
 void fab_xw_attr_guid(struct fab_xw *x, const char *name, uint64_t guid)
 {
-	char buf[FAB_GUID_STRLEN];
+	static const char hex[] = "0123456789abcdef";
+	char buf[FAB_GUID_STRLEN] = "0x";
 
-	fab_guid_format(guid, buf);
+	/* as fab_guid_format() writes it, without printf: reports write many */
+	for (int i = 0; i < 16; i++)
+		buf[2 + i] = hex[(guid >> (60 - 4 * i)) & 15];
+	buf[18] = '\0';
 	attr_plain(x, name, buf);
 }
 
@@ -127,6 +137,10 @@ void fab_xw_attr_double(struct fab_xw *x, const char *name, double v)
 {
 	char buf[32];
 
+	if (v >= 0 && v < 1e15 && v == (double)(uint64_t)v) {
+		fab_xw_attr_u64(x, name, (uint64_t)v);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%g", v);
 	attr_plain(x, name, buf);
 }

@@ -29,6 +29,9 @@ void fab_xw_start(struct fab_xw *x, const char *name);
 void fab_xw_end(struct fab_xw *x);
 /* Attribute with untrusted value; NULL skips the attribute. */
 void fab_xw_attr(struct fab_xw *x, const char *name, const char *value);
+/* Attribute whose value is a literal of this program (an enum name, a
+ * formatted number): not cleaned, still escaped by xmlTextWriter. */
+void fab_xw_attr_lit(struct fab_xw *x, const char *name, const char *value);
 void fab_xw_attr_u64(struct fab_xw *x, const char *name, uint64_t v);
 void fab_xw_attr_i64(struct fab_xw *x, const char *name, int64_t v);
 void fab_xw_attr_guid(struct fab_xw *x, const char *name, uint64_t guid);
