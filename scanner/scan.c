@@ -177,6 +177,26 @@ static void close_port(struct fab_umad **um, struct fab_madwin **smp_win,
 	*um = NULL;
 }
 
+/* FABSWEEP_SCAN_DEBUG=1: one stderr line per phase with its time and MADs. */
+static void phase_done(const char *phase, int64_t *t0, const struct fab_madwin *mw)
+{
+	static int on = -1;
+	int64_t t = fab_now_ms();
+
+	if (on < 0)
+		on = getenv("FABSWEEP_SCAN_DEBUG") != NULL;
+	if (on) {
+		const struct fab_madwin_stats *st = mw ? fab_madwin_stats(mw) : NULL;
+		fprintf(stderr, "scan: %-10s %6lld ms (at %lld)", phase, (long long)(t - *t0),
+			(long long)t);
+		if (st)
+			fprintf(stderr, "  sent %lu resent %lu answered %lu failed %lu stale %lu",
+				st->sent, st->resent, st->answered, st->failed, st->stale);
+		fputc('\n', stderr);
+	}
+	*t0 = t;
+}
+
 static void finish(struct fab_snapshot *s)
 {
 	fab_topology_assign_roles(s);
@@ -261,6 +281,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 
 	/* Topology. */
 	fab_scan_progress(&o, "topology", 0, 0);
+	int64_t t0 = fab_now_ms();
 	struct ibnd_config cfg = { 0 };
 	cfg.max_smps = (unsigned)o.smps;
 	cfg.timeout_ms = (unsigned)o.timeout_ms;
@@ -274,12 +295,14 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 			     "node answered (is the port's link up?)", ca, port);
 		goto out;
 	}
+	phase_done("discover", &t0, NULL);
 	rc = wt_from_ibnd(&w, f, true);
 	ibnd_destroy_fabric(f); /* before counters: keeps the peak low */
 	if (!rc)
 		rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
 	if (!rc)
 		rc = wt_repair(&w, smp_win, &o, NULL);
+	phase_done("repair", &t0, smp_win);
 	if (!rc)
 		rc = wt_to_snapshot(&w, s);
 	wt_free(&w);
@@ -295,9 +318,12 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	fab_scan_progress(&o, "topology", s->n_nodes, s->n_nodes);
 
 	/* Subnet managers, then counters. */
+	phase_done("snapshot", &t0, NULL);
 	rc = fab_scan_sms(s, sm_win, &o);
+	phase_done("sms", &t0, sm_win);
 	if (!rc && !o.no_counters)
 		rc = fab_scan_counters(s, gmp_win, &o);
+	phase_done("counters", &t0, gmp_win);
 	if (rc) {
 		fab_err(rc, "scan failed: %s", strerror(-rc));
 		goto out;
