@@ -23,6 +23,7 @@
 
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/topo.h"
 
@@ -335,7 +336,7 @@ static int parse_node_id(struct cur *c, uint8_t *type, uint64_t *guid)
 	if (!eat(&t, '"') || t.p >= t.end)
 		return 0;
 	letter = *t.p++;
-	if (!strchr("SHR?", letter) || !eat(&t, '-') ||
+	if ((letter != '?' && !type_from_letter(letter)) || !eat(&t, '-') ||
 	    !parse_hex(&t, false, guid) || !eat(&t, '"'))
 		return 0;
 	*type = type_from_letter(letter);
@@ -433,7 +434,7 @@ static void *grow(void **arr, size_t *n, size_t *cap, size_t elem)
 }
 
 /* ------------------------------------------------------------------ */
-/* Comments: only the generation time is taken from them.              */
+/* Comments: the generation time and the node discovery started from.  */
 
 static const char *const months[] = { "Jan", "Feb", "Mar", "Apr",
 				      "May", "Jun", "Jul", "Aug",
@@ -607,7 +608,7 @@ static int parse_id_line(struct parser *ps, struct cur c, size_t k)
 
 /* Description after '#': quoted ("..." up to the line's last quote, so
  * quotes and '#' inside are kept) or, unquoted, up to `stop` (or the end).
- * Sets *rest to the text after it. */
+ * Leaves c after it. */
 static int parse_desc(struct parser *ps, struct cur *c, const char *stop,
 		      const char **desc, size_t *len)
 {
@@ -1286,6 +1287,8 @@ static int fill(struct parser *ps, const struct guid_idx *order,
 		return -ENOMEM;
 	if (fab_snapshot_index(snap))
 		return -ENOMEM;
+	/* leaf/spine/core as a live scan assigns them */
+	fab_topology_assign_roles(snap);
 	if (ps->have_origin)
 		return set_hops(snap, ps->origin);
 	return 0;

@@ -336,6 +336,14 @@ static void test_switchib_ddr_isl(void **state)
 	assert_int_equal(peer(s, p)->speed_active, FAB_SPEED_DDR);
 	assert_int_equal(fab_rate_gbps(p->width_active, p->speed_active), 20);
 	assert_string_equal(node(s, 0x506b4b030043f9e2)->desc, "controller mlx5_0");
+	/* roles as a scan assigns them; awk: 4 switches have "H-" port lines */
+	size_t leaves = 0, spines = 0;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		leaves += s->nodes[i].role == FAB_ROLE_LEAF;
+		spines += s->nodes[i].role == FAB_ROLE_SPINE;
+	}
+	assert_int_equal(leaves, 4);
+	assert_int_equal(spines, 2);
 	fab_snapshot_free(s);
 }
 
@@ -588,7 +596,9 @@ static void test_fields(void **state)
 	assert_int_equal(n->device_id, 0xd2f0);
 	assert_int_equal(n->sys_guid, 0x1000);
 	assert_int_equal(n->lid, 5);
-	assert_int_equal(n->role, FAB_ROLE_UNKNOWN);
+	assert_int_equal(n->role, FAB_ROLE_LEAF);
+	assert_int_equal(node(s, 0x2000)->role, FAB_ROLE_SPINE);
+	assert_int_equal(node(s, 0x101)->role, FAB_ROLE_HOST);
 	assert_int_equal(n->hops, 1);
 	assert_string_equal(n->desc, "leaf-1");
 	const struct fab_port *p0 = port(s, 0x1000, 0);
