@@ -166,7 +166,7 @@ int fab_app_parse(const char *s, struct fab_app_entry *out, size_t cap,
 			return -EINVAL;
 		s = end + 1;
 		prio = strtoul(s, &end, 10);
-		if (end == s || prio > 7 || (*end && *end != ','))
+		if (end == s || prio > 7 || (*end && (*end != ',' || !end[1])))
 			return -EINVAL;
 		if (n < cap)
 			out[n] = (struct fab_app_entry){ .priority = (uint8_t)prio,
