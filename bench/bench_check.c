@@ -190,6 +190,14 @@ static int measure(const char *db, int with_baseline)
 	}
 	t3 = now_s();
 	getrusage(RUSAGE_SELF, &ru);
+	if (getenv("BENCH_CHECK_RULES")) {
+		size_t n;
+		const struct fab_rule *t = fab_rules_table(&n);
+		fprintf(stderr, "  %-22s %.4f s\n", "(prepare)", res.prepare_seconds);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "  %-22s %.4f s, %u findings\n", t[i].id, res.seconds[i],
+				res.n_findings[i]);
+	}
 	/* one line for the parent: load rules store total rss_kb ports findings */
 	printf("%.4f %.4f %.4f %.4f %ld %zu %zu\n", t1 - t0, t2 - t1, t3 - t2, t3 - t0, ru.ru_maxrss,
 	       snap->n_ports, snap->n_findings);

@@ -12,8 +12,11 @@
  * its all-ones value is saturated (at least that much); one that went down
  * was cleared in between and rose at least its new value.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
@@ -47,11 +50,21 @@ int check_counters(struct fab_rule_ctx *ctx)
 {
 	const struct fab_snapshot *s = ctx->snap;
 	const struct fab_rule *r = ctx->rule;
-	int err;
+	double *limits = calloc(r->n_params + 1, sizeof(*limits));
+	bool want_delta = false;
+	int err = 0;
+
+	if (!limits)
+		return fab_err(-ENOMEM, "out of memory");
+	for (size_t k = 0; k < r->n_params; k++) {
+		limits[k] = rule_param(ctx, k);
+		want_delta |= r->params[k].type != FAB_PARAM_COUNT;
+	}
 
 	for (size_t i = 0; i < s->n_ports; i++) {
 		const struct fab_counter_sample *c = ctx->latest[i];
-		const struct fab_delta *d = ctx->deltas && ctx->deltas[i].valid ? &ctx->deltas[i] : NULL;
+		struct fab_delta dd;
+		const struct fab_delta *d = want_delta && rule_delta(ctx, (uint32_t)i, &dd) ? &dd : NULL;
 		bool used_delta = false;
 		unsigned hits = 0;
 
@@ -64,12 +77,11 @@ int check_counters(struct fab_rule_ctx *ctx)
 			const int ctr = p->arg;
 			const char *name = fab_counter_name((unsigned)ctr);
 			const uint32_t bit = 1u << ctr;
-			double lim = rule_param(ctx, k);
+			double lim = limits[k];
 			char a[32], b[32];
 
 			if (lim < 0)
 				continue; /* off */
-			fmt_num(b, sizeof(b), lim);
 			if (p->type == FAB_PARAM_COUNT) {
 				if (!(c->valid & bit))
 					continue;
@@ -79,6 +91,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 				if ((double)c->v[ctr] <= lim)
 					continue;
 				bool sat = saturated(c, (unsigned)ctr);
+				fmt_num(b, sizeof(b), lim);
 				rbuf_sep(&ctx->tmp, ", ");
 				rbuf_printf(&ctx->tmp, "%s %llu%s > %s", name,
 					    (unsigned long long)c->v[ctr], sat ? " (saturated)" : "", b);
@@ -96,6 +109,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 			if (p->type == FAB_PARAM_INCREASE) {
 				if ((double)inc <= lim)
 					continue;
+				fmt_num(b, sizeof(b), lim);
 				rbuf_sep(&ctx->tmp, ", ");
 				rbuf_printf(&ctx->tmp, "%s rose by %llu%s%s (allowed %s)", name,
 					    (unsigned long long)inc, more, cleared, b);
@@ -106,6 +120,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 				if (rate <= lim)
 					continue;
 				fmt_num(a, sizeof(a), rate);
+				fmt_num(b, sizeof(b), lim);
 				rbuf_sep(&ctx->tmp, ", ");
 				rbuf_printf(&ctx->tmp, "%s rose by %llu%s%s in %gs (%s/s > %s/s)", name,
 					    (unsigned long long)inc, more, cleared, d->secs, a, b);
@@ -126,7 +141,8 @@ int check_counters(struct fab_rule_ctx *ctx)
 			rbuf_printf(&ctx->ev, "; interval_s=%g", d->secs);
 		if ((err = rule_emit_port(ctx, (uint32_t)i, rule_peer(s, (uint32_t)i),
 					  rbuf_str(&ctx->ev), "%s", rbuf_str(&ctx->tmp))))
-			return err;
+			break;
 	}
-	return 0;
+	free(limits);
+	return err;
 }

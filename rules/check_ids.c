@@ -219,9 +219,13 @@ static int dup_guids(struct fab_rule_ctx *ctx, struct key *v)
 	int err;
 
 	/* node GUIDs: devices kept apart although they answered with one GUID */
-	for (size_t i = 0; i < s->n_nodes; i++)
-		v[n++] = (struct key){ .k = s->nodes[i].guid, .node = (uint32_t)i, .port = FAB_NONE };
-	qsort(v, n, sizeof(*v), cmp_num);
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		/* the snapshot's GUID index is sorted already (GUID, then index) */
+		uint32_t ni = s->guid_order ? s->guid_order[i] : (uint32_t)i;
+		v[n++] = (struct key){ .k = s->nodes[ni].guid, .node = ni, .port = FAB_NONE };
+	}
+	if (!s->guid_order)
+		qsort(v, n, sizeof(*v), cmp_num);
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 		while (j < n && v[j].k == v[i].k)

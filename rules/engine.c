@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
@@ -270,22 +271,31 @@ static uint32_t base_find(const struct base_node *v, size_t n, uint64_t guid)
 }
 
 struct shared {
-	const struct fab_counter_sample **latest, **first;
-	struct fab_delta *deltas;
+	const struct fab_counter_sample **latest, **first, **earlier;
 	size_t n_deltas;
 	double secs;
 };
 
-static int compute_deltas(const struct fab_snapshot *s, const struct fab_snapshot *base,
-			  struct shared *sh)
+bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_delta *out)
+{
+	const struct fab_counter_sample *to = ctx->latest[port], *from = ctx->earlier[port];
+
+	if (!to || !from || !(from->valid & to->valid))
+		return false;
+	delta_of(from, to, out);
+	return true;
+}
+
+/* Pairs every port's latest sample with an earlier one: the baseline's
+ * latest for the same node GUID and port number, or else the port's first
+ * sample. Counts the pairs. */
+static int pair_samples(const struct fab_snapshot *s, const struct fab_snapshot *base,
+			struct shared *sh)
 {
 	const struct fab_counter_sample **blatest = NULL;
 	struct base_node *bn = NULL;
 	int err = 0;
 
-	sh->deltas = calloc(s->n_ports + 1, sizeof(*sh->deltas));
-	if (!sh->deltas)
-		return fab_err(-ENOMEM, "out of memory computing counter deltas");
 	if (base) {
 		blatest = calloc(base->n_ports + 1, sizeof(*blatest));
 		bn = malloc((base->n_nodes + 1) * sizeof(*bn));
@@ -313,19 +323,24 @@ static int compute_deltas(const struct fab_snapshot *s, const struct fab_snapsho
 		} else if (sh->first[i] && sh->first[i] != to) {
 			from = sh->first[i];
 		}
-		if (!from)
+		if (!from || !(from->valid & to->valid))
 			continue;
-		delta_of(from, to, &sh->deltas[i]);
-		if (sh->deltas[i].valid) {
-			sh->n_deltas++;
-			if (!sh->secs)
-				sh->secs = sh->deltas[i].secs;
-		}
+		sh->earlier[i] = from;
+		if (!sh->n_deltas++ && from->sampled_at_ms > 0 && to->sampled_at_ms > from->sampled_at_ms)
+			sh->secs = (double)(to->sampled_at_ms - from->sampled_at_ms) / 1000.0;
 	}
 out:
 	free(blatest);
 	free(bn);
 	return err;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- the run ------------------------------------------------------------------ */
@@ -359,6 +374,7 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 	const struct fab_rule *table = fab_rules_table(&n_rules);
 	const struct fab_suppression *supp = fab_config_suppressions(cfg, &n_supp);
 	int err = 0;
+	double t = mono_s();
 
 	if (!now_ms)
 		now_ms = fab_now_ms();
@@ -372,14 +388,16 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 
 	sh.latest = calloc(snap->n_ports + 1, sizeof(*sh.latest));
 	sh.first = calloc(snap->n_ports + 1, sizeof(*sh.first));
+	sh.earlier = calloc(snap->n_ports + 1, sizeof(*sh.earlier));
 	active = calloc(n_supp + 1, sizeof(*active));
-	if (!sh.latest || !sh.first || !active) {
+	if (!sh.latest || !sh.first || !sh.earlier || !active) {
 		err = fab_err(-ENOMEM, "out of memory");
 		goto out;
 	}
 	index_samples(snap, sh.latest, sh.first);
-	if ((err = compute_deltas(snap, baseline, &sh)))
+	if ((err = pair_samples(snap, baseline, &sh)))
 		goto out;
+	res.prepare_seconds = mono_s() - t;
 	if (sh.n_deltas) {
 		res.delta_source = baseline ? "baseline" : "samples";
 		res.delta_seconds = sh.secs;
@@ -394,7 +412,7 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 	ctx.out = snap;
 	ctx.base = baseline;
 	ctx.latest = sh.latest;
-	ctx.deltas = sh.deltas;
+	ctx.earlier = sh.earlier;
 	ctx.now_ms = now_ms;
 	ctx.supp = active;
 	res.n_rules = n_rules;
@@ -422,8 +440,10 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 		ctx.rule = r;
 		ctx.severity = (uint8_t)sev;
 		ctx.n_emitted = ctx.n_suppressed = 0;
+		t = mono_s();
 		if ((err = r->check(&ctx)))
 			goto out;
+		res.seconds[i] = mono_s() - t;
 		if (ctx.subject.nomem || ctx.scratch.nomem || ctx.ev.nomem || ctx.tmp.nomem) {
 			err = fab_err(-ENOMEM, "out of memory running rule '%s'", r->id);
 			goto out;
@@ -441,7 +461,7 @@ out:
 	free(active);
 	free(sh.latest);
 	free(sh.first);
-	free(sh.deltas);
+	free(sh.earlier);
 	if (err) {
 		fab_snapshot_clear_findings(snap);
 		return err;

@@ -75,11 +75,11 @@ struct fab_rule_ctx {
 	const struct fab_config *cfg;
 	const struct fab_snapshot *snap;
 	const struct fab_snapshot *base; /* baseline or NULL */
-	/* per port (index in snap->ports): counter deltas, or NULL when the
-	 * rule does not need them; deltas[i].valid == 0 when unknown */
-	const struct fab_delta *deltas;
-	/* per port: the latest counter sample, or NULL */
+	/* per port (index in snap->ports): the latest counter sample, and the
+	 * earlier one to compare it with (the first sample, or the
+	 * baseline's); NULL when there is none. rule_delta() compares them. */
 	const struct fab_counter_sample *const *latest;
+	const struct fab_counter_sample *const *earlier;
 	/* scratch text for checks (evidence, lists); reset before use */
 	struct rbuf ev, tmp;
 
@@ -92,6 +92,10 @@ struct fab_rule_ctx {
 	size_t n_emitted, n_suppressed;
 	struct rbuf subject, scratch;
 };
+
+/* How port's counters moved between earlier and latest; false (and *out
+ * untouched) when there is nothing to compare. */
+bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_delta *out);
 
 /* A rule parameter's current value. */
 double rule_param(const struct fab_rule_ctx *ctx, size_t i);

@@ -126,6 +126,8 @@ struct fab_rules_result {
 	uint8_t status[FAB_RULES_MAX];        /* enum fab_rule_status */
 	const char *why_skipped[FAB_RULES_MAX]; /* static text, or NULL */
 	uint32_t n_findings[FAB_RULES_MAX];   /* kept findings per rule */
+	double seconds[FAB_RULES_MAX];        /* time each check took */
+	double prepare_seconds;               /* indexes and counter deltas */
 	size_t by_severity[3];                /* kept findings per severity */
 	size_t n_suppressed;                  /* dropped by a suppression */
 	const char *delta_source;             /* "samples", "baseline", or NULL */
