@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser (headless Chromium): a checked snapshot
+# with a baseline renders with no console message at all (no CSP violation,
+# no script error, no blocked fetch), its inline script and style run under
+# the page's Content-Security-Policy, and a screenshot is saved. The XML
+# report of the same scan validates against docs/fabsweep-report.xsd. A
+# 4,096-host fabric loads as well.
+set -uo pipefail
+: "${FABSWEEP:?} ${FABSYNTH:?} ${SRCDIR:?} ${BUILDDIR:?}"
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+pass=0 fail=0
+check() { # description, then a command that must succeed
+	local what=$1
+	shift
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
+
+# ---- Chromium: installed on demand, a fresh profile per run, no network
+chromium_bin() { command -v chromium || command -v chromium-browser; }
+if ! chromium_bin >/dev/null; then
+	echo "installing chromium (apt-get install -y chromium)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null 2>&1 ||
+		{ apt-get update >/dev/null 2>&1 &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null 2>&1; }
+fi
+CHROMIUM=$(chromium_bin) || { echo "FAIL: chromium is not installed and could not be installed"; exit 1; }
+chrome() { # log file, then chromium arguments
+	local log=$1 prof
+	shift
+	prof=$(mktemp -d "$D/profile.XXXXXX")
+	timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-default-apps --disable-extensions --user-data-dir="$prof" \
+		--enable-logging=stderr --v=0 "$@" 2>"$log"
+}
+# Every console message (errors, CSP violations, logs): the page logs none.
+no_console() {
+	if grep -a 'CONSOLE' "$1"; then return 1; fi
+	return 0
+}
+# XPath over the DOM as the browser built it (after the script ran).
+dom() { xmllint --html --xpath "$2" "$1" 2>/dev/null; }
+
+# ---- a checked snapshot and a baseline
+db=$D/fab.db
+"$FABSYNTH" --db "$db" --leaves 8 --spines 4 --hosts-per-leaf 12 --scans 2 --label nightly >/dev/null ||
+	{ echo "FAIL: fabsynth"; exit 1; }
+# scan 2 has a degraded link (1X) and more symbol errors than scan 1
+sqlite3 "$db" "UPDATE port_rows SET width_active='1X' WHERE scan_id=2 AND
+		(node_guid, port_num) IN (SELECT node_guid, port_num FROM port_rows WHERE scan_id=2
+		AND node_guid LIKE '0x0002c903002%' AND port_num=13 LIMIT 1);
+	UPDATE port_rows SET width_active='1X' WHERE scan_id=2 AND (node_guid, port_num) IN
+		(SELECT remote_guid, remote_port FROM port_rows WHERE scan_id=2 AND
+		 node_guid LIKE '0x0002c903002%' AND port_num=13 LIMIT 1);
+	UPDATE port_counters SET SymbolErrorCounter=9000 WHERE scan_id=2 AND port_num=13
+		AND node_guid LIKE '0x0002c903002%';"
+for s in 1 2; do
+	"$FABSWEEP" check --db "$db" --scan "$s" --quiet
+	rc=$?
+	check "check of scan $s runs (exit 0 or 1)" test "$rc" -le 1
+done
+"$FABSWEEP" report --db "$db" --baseline 1 --html "$D/report.html" --xml "$D/report.xml" >"$D/out"
+check "report exits 0" eq "$?" 0
+check "report names both files" grep -q "wrote $D/report.xml" "$D/out"
+check "XML validates against the schema" \
+	xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/report.xml"
+check "no temporary file is left" eq "$(ls "$D" | grep -c tmp)" 0
+
+# ---- in the browser
+chrome "$D/dom.log" --dump-dom "file://$D/report.html" >"$D/dom.html"
+check "chromium loads the page" test -s "$D/dom.html"
+check "no console message, CSP violation or script error" no_console "$D/dom.log"
+check "the script ran to its end under the CSP" eq "$(dom "$D/dom.html" 'string(/html/@data-script)')" ok
+check "the stylesheet applied under the CSP" eq "$(dom "$D/dom.html" 'string(/html/@data-style)')" ok
+check "one script element, no handlers" eq "$(dom "$D/dom.html" \
+	"count(//script) + count(//@*[starts-with(name(), 'on')])")" 1
+check "nothing fetched or embedded" eq "$(dom "$D/dom.html" \
+	'count(//img | //iframe | //object | //embed | //link[@href != "data:,"] | //*[@src])')" 0
+check "the verdict banner" eq "$(dom "$D/dom.html" 'string(//section[@id="verdict"]/@class)')" "banner failing"
+check "the filter shows every finding" eq "$(dom "$D/dom.html" \
+	"string(//*[@id='f-count'])")" "$(sqlite3 "$db" "SELECT count(*) FROM findings WHERE scan_id=2") of $(sqlite3 "$db" "SELECT count(*) FROM findings WHERE scan_id=2") findings shown"
+check "a topology picture" test "$(dom "$D/dom.html" 'count(//svg//rect)')" -gt 12
+check "the changes section" test "$(dom "$D/dom.html" 'count(//section[@id="changes"]//tr)')" -gt 1
+
+shot=$BUILDDIR/report-screenshot.png
+rm -f "$shot"
+chrome "$D/shot.log" --hide-scrollbars --window-size=1280,1800 --screenshot="$shot" "file://$D/report.html" >/dev/null
+check "screenshot saved ($shot)" test -s "$shot"
+check "no console message while painting" no_console "$D/shot.log"
+
+# ---- 4,096 hosts: loads, no console message, aggregated picture
+big=$D/big.db
+"$FABSYNTH" --db "$big" --leaves 128 --spines 16 --hosts-per-leaf 32 --findings 40 >/dev/null
+"$FABSWEEP" report --db "$big" --html "$D/big.html" >/dev/null
+check "report of 4,096 hosts" eq "$?" 0
+chrome "$D/big.log" --dump-dom "file://$D/big.html" >"$D/big-dom.html"
+check "4,096 hosts: no console message" no_console "$D/big.log"
+check "4,096 hosts: script ran" eq "$(dom "$D/big-dom.html" 'string(/html/@data-script)')" ok
+check "4,096 hosts: 128 host groups, not 4,096 boxes" eq "$(dom "$D/big-dom.html" 'count(//svg//*[@class="hg"])')" 128
+
+echo "report_browser: $pass passed, $fail failed"
+((fail == 0))
