@@ -65,6 +65,12 @@ struct fab_nodemap;
 struct fab_snapshot;
 int fab_cmd_diff(int argc, char **argv);
 int fab_cmd_export(int argc, char **argv);
+/* getopt takes "-1" for an option. Returns a copy of argv (free() it) in
+ * which such negative scan ids, outside option arguments (with_arg: the
+ * options that take one, NULL-terminated) and before "--", lose their '-';
+ * fab_cli_positional() gives the word as written back. NULL on ENOMEM. */
+char **fab_cli_hide_negative_ids(int argc, char **argv, const char *const *with_arg);
+const char *fab_cli_positional(int argc, char **argv, const char *arg);
 /* Parses a duration: one or more <number><unit> with units s, m, h, d, w
  * ("30d", "12h", "2w", "1d12h"); at most a century. 0 on success. */
 int fab_cli_parse_duration(const char *s, int64_t *out_ms);

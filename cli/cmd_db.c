@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -62,7 +63,7 @@ struct db_args {
 	bool dry_run, no_vacuum;
 	bool has_keep, has_older, has_name;
 	int npos;
-	char **pos; /* positional words after "db" */
+	const char **pos; /* positional words after "db", as written */
 };
 
 static int cmd_info(const struct db_args *a)
@@ -218,7 +219,27 @@ static int cmd_baseline(const struct db_args *a)
 	return ret;
 }
 
+static int db_main(int argc, char **argv, char **args, const char **pos);
+
 int fab_cmd_db(int argc, char **argv)
+{
+	static const char *const with_arg[] = { "--db", "--keep", "--older-than", "--name", NULL };
+	char **args = fab_cli_hide_negative_ids(argc, argv, with_arg);
+	const char **pos = calloc((size_t)argc + 1, sizeof(*pos));
+	int ret;
+
+	if (!args || !pos)
+		ret = fab_cli_usage_error("db", "out of memory");
+	else
+		ret = db_main(argc, argv, args, pos);
+	free(args);
+	free(pos);
+	return ret;
+}
+
+/* argv as given; args for getopt (negative scan ids hidden); pos: room for
+ * the positional words. */
+static int db_main(int argc, char **argv, char **args, const char **pos)
 {
 	enum { O_DB = 256, O_KEEP, O_OLDER, O_DRY, O_NOVAC, O_NAME };
 	static const struct option opts[] = {
@@ -235,7 +256,7 @@ int fab_cmd_db(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, args, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_DB: a.db = optarg; break;
 		case O_DRY: a.dry_run = true; break;
@@ -255,11 +276,13 @@ int fab_cmd_db(int argc, char **argv)
 			break;
 		default:
 			return fab_cli_usage_error("db", "unknown option '%s'; 'fabsweep help db' lists them",
-						   argv[optind - 1]);
+						   args[optind - 1]);
 		}
 	}
-	a.pos = argv + optind;
 	a.npos = argc - optind;
+	for (int i = 0; i < a.npos; i++)
+		pos[i] = fab_cli_positional(argc, argv, args[optind + i]);
+	a.pos = pos;
 	if (a.npos < 1)
 		return fab_cli_usage_error("db", "which action? 'fabsweep help db' lists them");
 	const char *action = a.pos[0];

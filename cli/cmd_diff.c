@@ -436,7 +436,55 @@ int fab_cli_diff_xml(const char *path, const struct fab_diff *d,
 
 /* ---- the command ---------------------------------------------------------- */
 
+static bool is_negative_id(const char *s)
+{
+	return s[0] == '-' && s[1] && strspn(s + 1, "0123456789") == strlen(s + 1);
+}
+
+char **fab_cli_hide_negative_ids(int argc, char **argv, const char *const *with_arg)
+{
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	bool dashdash = false;
+
+	if (!args)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		bool after_opt = false;
+		for (const char *const *o = with_arg; i > 0 && *o; o++)
+			after_opt |= !strcmp(argv[i - 1], *o);
+		args[i] = argv[i];
+		if (i > 0 && !dashdash && !after_opt && is_negative_id(argv[i]))
+			args[i] = argv[i] + 1; /* no '-': getopt leaves it alone */
+		dashdash |= !strcmp(argv[i], "--");
+	}
+	return args;
+}
+
+const char *fab_cli_positional(int argc, char **argv, const char *arg)
+{
+	for (int i = 1; i < argc; i++)
+		if (arg == argv[i] + 1 && is_negative_id(argv[i]))
+			return argv[i];
+	return arg;
+}
+
+static int diff_main(int argc, char **argv, char **args);
+
 int fab_cmd_diff(int argc, char **argv)
+{
+	static const char *const with_arg[] = { "--db", "--baseline", "--xml",
+						"--node-name-map", NULL };
+	char **args = fab_cli_hide_negative_ids(argc, argv, with_arg);
+
+	if (!args)
+		return fab_cli_usage_error("diff", "out of memory");
+	int ret = diff_main(argc, argv, args);
+	free(args);
+	return ret;
+}
+
+/* argv as given; args as getopt may permute (negative scan ids hidden). */
+static int diff_main(int argc, char **argv, char **args)
 {
 	enum { O_DB = 256, O_BASE, O_XML, O_MAP, O_EXIT, O_QUIET };
 	static const struct option opts[] = {
@@ -455,7 +503,7 @@ int fab_cmd_diff(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, args, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_DB: db = optarg; break;
 		case O_BASE: baseline = optarg; break;
@@ -465,19 +513,22 @@ int fab_cmd_diff(int argc, char **argv)
 		case O_QUIET: quiet = true; break;
 		default:
 			return fab_cli_usage_error("diff", "unknown option '%s'; 'fabsweep help diff' lists them",
-						   argv[optind - 1]);
+						   args[optind - 1]);
 		}
 	}
 	int npos = argc - optind, want = baseline ? 1 : 2;
 	if (npos > want)
-		return fab_cli_usage_error("diff", "unexpected argument '%s'", argv[optind + want]);
+		return fab_cli_usage_error("diff", "unexpected argument '%s'",
+					   fab_cli_positional(argc, argv, args[optind + want]));
 	if (!baseline && npos < 2)
 		return fab_cli_usage_error("diff", "which scans? 'fabsweep diff OLD NEW' or"
 					   " 'fabsweep diff --baseline ID|NAME [NEW]'");
-	for (int i = 0; i < npos; i++)
-		if (fab_cli_parse_scan(argv[optind + i], &ids[baseline ? 1 : i]))
+	for (int i = 0; i < npos; i++) {
+		const char *a = fab_cli_positional(argc, argv, args[optind + i]);
+		if (fab_cli_parse_scan(a, &ids[baseline ? 1 : i]))
 			return fab_cli_usage_error("diff", "'%s' is not a scan id (a number, 'latest',"
-						   " or -N for N before the latest)", argv[optind + i]);
+						   " or -N for N before the latest)", a);
+	}
 	int64_t probe;
 	if (baseline && !fab_baseline_name_valid(baseline) &&
 	    fab_cli_parse_scan(baseline, &probe))
