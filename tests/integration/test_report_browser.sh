@@ -41,6 +41,8 @@ no_console() {
 	return 0
 }
 # XPath over the DOM as the browser built it (after the script ran).
+# Schema validation; xmllint's messages only when it fails.
+xsd_valid() { xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$1" 2>"$D/xsd.log" || { cat "$D/xsd.log"; return 1; }; }
 dom() { xmllint --html --xpath "$2" "$1" 2>/dev/null; }
 
 # ---- a checked snapshot and a baseline
@@ -65,7 +67,7 @@ done
 check "report exits 0" eq "$?" 0
 check "report names both files" grep -q "wrote $D/report.xml" "$D/out"
 check "XML validates against the schema" \
-	xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/report.xml"
+	xsd_valid "$D/report.xml"
 check "no temporary file is left" eq "$(ls "$D" | grep -c tmp)" 0
 
 # ---- in the browser
