@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -1031,6 +1032,37 @@ static void test_api_misuse_and_files(void **state)
 	fab_snapshot_free(s);
 }
 
+/* The fuzz target's seeds run here too (house style 25): each imports, and
+ * the result keeps the snapshot's invariants. */
+static void test_fuzz_corpus(void **state)
+{
+	const char *fx = getenv("FIXTURES");
+	char dir[4096], path[8192];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/../fuzz/corpus/topo", fx ? fx : "fixtures");
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		struct fab_snapshot *s;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		s = fab_snapshot_new();
+		if (fab_topo_import_file(path, s))
+			print_message("%s\n", fab_errmsg());
+		assert_true(s->n_nodes > 0);
+		check_invariants(s);
+		fab_snapshot_free(s);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1056,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_line_and_encoding_limits),
 		cmocka_unit_test(test_api_misuse_and_files),
+		cmocka_unit_test(test_fuzz_corpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
