@@ -902,6 +902,8 @@ static void sort_links(struct fab_roce *r)
 					     (l->heard & FAB_LINK_B_HEARD_A ? FAB_LINK_A_HEARD_B : 0));
 		}
 	}
+	if (!r->n_links)
+		return;
 	sort_roce = r;
 	qsort(r->links, r->n_links, sizeof(*r->links), cmp_links);
 	sort_roce = NULL;

@@ -148,11 +148,12 @@ static int bind_apps(sqlite3_stmt *s, int i, const struct fab_roce *r,
 		return 0;
 	if (d->app_first + d->app_count > r->n_apps)
 		return -EINVAL;
-	size_t need = fab_app_format(&r->apps[d->app_first], d->app_count, NULL, 0) + 1;
+	const struct fab_app_entry *e = d->app_count ? &r->apps[d->app_first] : NULL;
+	size_t need = fab_app_format(e, d->app_count, NULL, 0) + 1;
 	char *buf = malloc(need);
 	if (!buf)
 		return -ENOMEM;
-	fab_app_format(&r->apps[d->app_first], d->app_count, buf, need);
+	fab_app_format(e, d->app_count, buf, need);
 	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
 	free(buf);
 	return 0;

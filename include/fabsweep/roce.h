@@ -334,7 +334,9 @@ uint32_t fab_roce_find_eth_port(const struct fab_roce *r, uint32_t system_idx,
  * Resolves every neighbour record to a system and port (creating stub
  * systems and ports for what was not collected), rebuilds the links, maps
  * RDMA ports to their netdev's eth port, then assigns roles. Call after
- * collecting or merging. Drops stubs and links from an earlier call first.
+ * collecting or merging. Drops stubs, links and systems superseded by a merge
+ * first: that rebuilds the arrays, so element pointers taken before are stale
+ * (indices of collected systems and their ports keep their order).
  */
 int fab_roce_resolve(struct fab_roce *r);
 
