@@ -196,10 +196,11 @@ void fab_node_set_desc(struct fab_node *node, const uint8_t *raw, size_t len)
 {
 	if (len > FAB_DESC_RAW)
 		len = FAB_DESC_RAW;
-	const uint8_t *nul = memchr(raw, 0, len);
+	const uint8_t *nul = len ? memchr(raw, 0, len) : NULL;
 	if (nul)
 		len = (size_t)(nul - raw);
-	memcpy(node->desc_raw, raw, len);
+	if (len)
+		memcpy(node->desc_raw, raw, len);
 	node->desc_raw_len = (uint8_t)len;
 	fab_text_sanitize(raw, len, node->desc, sizeof(node->desc));
 }
@@ -340,7 +341,8 @@ int fab_snapshot_build_links(struct fab_snapshot *s)
 		l->b = r;
 	}
 	sort_snap = s;
-	qsort(s->links, s->n_links, sizeof(*s->links), cmp_link);
+	if (s->n_links) /* qsort(NULL, 0) is undefined */
+		qsort(s->links, s->n_links, sizeof(*s->links), cmp_link);
 	sort_snap = NULL;
 	return 0;
 }
