@@ -497,8 +497,12 @@ static void write_group(struct hr *r, const struct row *rw, size_t i, const stru
 		if (!g->n[mk] || !g->total)
 			continue;
 		double seg = len * g->n[mk] / g->total;
-		if (seg < 1.5)
-			seg = 1.5;
+		if (mk && seg < 3)
+			seg = 3; /* one flagged host among many stays visible */
+		if (!mk || seg > len - at)
+			seg = len - at; /* hosts without findings: what is left */
+		if (seg <= 0)
+			continue;
 		if (rw->narrow)
 			fab_hw_fmt(w, "<rect class=\"b%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
 				   mk, x - bw / 2 + 1, y + 1 + at, bw - 2, seg);
