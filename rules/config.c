@@ -402,48 +402,89 @@ static int parse_line(struct parser *ps, char *line)
 	return set_param(ps, key, val);
 }
 
-int fab_config_load(const char *path, struct fab_config **out)
+int fab_config_parse(const char *text, size_t len, const char *name,
+		     struct fab_config **out)
 {
-	struct parser ps = { .path = path };
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	FILE *f;
+	struct parser ps = { .path = name ? name : "config" };
+	char *line = malloc(FAB_CONFIG_LINE_MAX + 2);
+	size_t off = 0;
 	int err;
 
-	f = fopen(path, "r");
-	if (!f)
-		return fab_err(-errno, "cannot read config file '%s': %s", path, strerror(errno));
+	if (!line)
+		return fab_err(-ENOMEM, "out of memory");
 	if ((err = fab_config_defaults(&ps.cfg)))
 		goto out;
-	if (!(ps.cfg->path = strdup(path))) {
+	if (name && !(ps.cfg->path = strdup(name))) {
 		err = fab_err(-ENOMEM, "out of memory");
 		goto out;
 	}
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+		off = 3; /* a UTF-8 byte-order mark */
+	while (off < len) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t l = nl ? (size_t)(nl - (text + off)) : len - off;
+
 		ps.line++;
-		if ((size_t)len > FAB_CONFIG_LINE_MAX) {
+		if (l > FAB_CONFIG_LINE_MAX) {
 			err = PERR(&ps, "line longer than %d bytes", FAB_CONFIG_LINE_MAX);
 			goto out;
 		}
-		if (memchr(line, '\0', (size_t)len)) {
+		if (memchr(text + off, '\0', l)) {
 			err = PERR(&ps, "a NUL byte: this is not a text file");
 			goto out;
 		}
-		if (ps.line == 1 && !strncmp(line, "\xef\xbb\xbf", 3))
-			memmove(line, line + 3, (size_t)len - 2); /* a UTF-8 BOM */
+		memcpy(line, text + off, l);
+		line[l] = '\0';
 		if ((err = parse_line(&ps, line)))
 			goto out;
+		off += l + (nl ? 1 : 0);
 	}
-	if (ferror(f))
-		err = fab_err(-EIO, "cannot read config file '%s'", path);
 out:
 	free(line);
-	fclose(f);
 	if (err) {
 		fab_config_free(ps.cfg);
 		return err;
 	}
 	*out = ps.cfg;
 	return 0;
+}
+
+int fab_config_load(const char *path, struct fab_config **out)
+{
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+	int err = 0;
+
+	f = fopen(path, "rb");
+	if (!f)
+		return fab_err(-errno, "cannot read config file '%s': %s", path, strerror(errno));
+	for (;;) {
+		if (len == cap) {
+			if (cap >= FAB_CONFIG_FILE_MAX) {
+				err = fab_err(-EFBIG, "config file '%s' is larger than %d bytes; is it the right file?",
+					      path, FAB_CONFIG_FILE_MAX);
+				break;
+			}
+			cap = cap ? cap * 2 : 4096;
+			char *t = realloc(text, cap + 1);
+			if (!t) {
+				err = fab_err(-ENOMEM, "out of memory");
+				break;
+			}
+			text = t;
+		}
+		size_t n = fread(text + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f))
+				err = fab_err(-EIO, "cannot read config file '%s'", path);
+			break;
+		}
+	}
+	fclose(f);
+	if (!err)
+		err = fab_config_parse(text ? text : "", len, path, out);
+	free(text);
+	return err;
 }

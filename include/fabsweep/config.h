@@ -14,8 +14,9 @@ struct fab_rule;
 struct fab_config;
 
 #define FAB_CONFIG_DEFAULT_PATH "/etc/fabsweep/fabsweep.conf"
-/* Longest line accepted in a config file. */
+/* Longest line, and largest file, accepted. */
 #define FAB_CONFIG_LINE_MAX 4096
+#define FAB_CONFIG_FILE_MAX (1 << 20)
 
 /* The defaults of every rule. *out is owned by the caller. */
 int fab_config_defaults(struct fab_config **out);
@@ -26,6 +27,14 @@ int fab_config_defaults(struct fab_config **out);
  * says why the file cannot be read (-ENOENT, -EACCES, ...).
  */
 int fab_config_load(const char *path, struct fab_config **out);
+
+/*
+ * The same from len bytes of text (borrowed; any bytes, need not be
+ * NUL-terminated); name (borrowed, may be NULL) names it in messages and
+ * becomes fab_config_path().
+ */
+int fab_config_parse(const char *text, size_t len, const char *name,
+		     struct fab_config **out);
 
 void fab_config_free(struct fab_config *cfg); /* accepts NULL */
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +322,71 @@ static void test_param_values(void **state)
 	assert_int_equal(fab_param_parse(&r->params[0], "1x", &v), -EINVAL);
 }
 
+
+/* The fuzz seeds (fuzz/corpus/config/) parse as their names say ("bad_*"
+ * fail), and mutations of them never crash or leak. */
+static void test_fuzz_corpus(void **state)
+{
+	const char *fx = getenv("FIXTURES");
+	char dir[1200], p[1500];
+	static char buf[8192], mut[8300];
+	struct dirent *e;
+	DIR *d;
+	size_t seeds = 0;
+	uint32_t rnd = 12345;
+
+	snprintf(dir, sizeof(dir), "%s/../fuzz/corpus/config", fx ? fx : "fixtures");
+	assert_non_null(d = opendir(dir));
+	while ((e = readdir(d))) {
+		struct fab_config *cfg = NULL;
+		FILE *f;
+		size_t len;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		assert_non_null(f = fopen(p, "rb"));
+		len = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		int err = fab_config_parse(buf, len, e->d_name, &cfg);
+		if (!strncmp(e->d_name, "bad_", 4)) {
+			if (!err)
+				fail_msg("seed %s parses but should not", e->d_name);
+		} else if (err) {
+			fail_msg("seed %s: %s", e->d_name, fab_errmsg());
+		}
+		fab_config_free(cfg);
+		seeds++;
+		/* mutations: flip, overwrite, cut, duplicate */
+		for (int i = 0; i < 3000; i++) {
+			size_t ml = len;
+			memcpy(mut, buf, len);
+			for (int k = 0; k < 1 + (int)(rnd % 4); k++) {
+				rnd = rnd * 1103515245u + 12345u;
+				size_t at = ml ? (rnd >> 8) % ml : 0;
+				switch ((rnd >> 4) % 4) {
+				case 0: if (ml) mut[at] ^= (char)(1u << ((rnd >> 16) % 8)); break;
+				case 1: if (ml) mut[at] = "[]=# \n\r\t0x*?/.-"[(rnd >> 16) % 15]; break;
+				case 2: ml = at; break;
+				default:
+					if (ml + 64 < sizeof(mut)) {
+						size_t n = (rnd >> 20) % 64;
+						if (n > ml - at)
+							n = ml - at;
+						memmove(mut + at + n, mut + at, ml - at);
+						ml += n;
+					}
+				}
+			}
+			cfg = NULL;
+			if (!fab_config_parse(mut, ml, "mutant", &cfg))
+				fab_config_free(cfg);
+		}
+	}
+	closedir(d);
+	assert_true(seeds >= 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +397,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 		cmocka_unit_test(test_param_values),
+		cmocka_unit_test(test_fuzz_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
