@@ -493,7 +493,8 @@ int fab_diff_compute(const struct fab_snapshot *old_snap,
 		fab_diff_free(d);
 		return fab_err(err, "out of memory comparing snapshots");
 	}
-	qsort(d->changes, d->n, sizeof(*d->changes), cmp_change);
+	if (d->n)
+		qsort(d->changes, d->n, sizeof(*d->changes), cmp_change);
 	*out = d;
 	return 0;
 }
