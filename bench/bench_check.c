@@ -198,9 +198,11 @@ static int measure(const char *db, int with_baseline)
 			fprintf(stderr, "  %-22s %.4f s, %u findings\n", t[i].id, res.seconds[i],
 				res.n_findings[i]);
 	}
-	/* one line for the parent: load rules store total rss_kb ports findings */
-	printf("%.4f %.4f %.4f %.4f %ld %zu %zu\n", t1 - t0, t2 - t1, t3 - t2, t3 - t0, ru.ru_maxrss,
-	       snap->n_ports, snap->n_findings);
+	/* one line for the parent: load rules store total rss_kb ports findings cpu */
+	printf("%.4f %.4f %.4f %.4f %ld %zu %zu %.4f\n", t1 - t0, t2 - t1, t3 - t2, t3 - t0, ru.ru_maxrss,
+	       snap->n_ports, snap->n_findings,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 	fab_snapshot_free(snap);
 	fab_snapshot_free(base);
 	fab_store_close(st);
@@ -311,6 +313,9 @@ int main(int argc, char **argv)
 		fab_snapshot_free(s);
 	}
 	fab_store_close(st);
+	double la[3] = { 0 };
+	if (getloadavg(la, 3) > 0)
+		printf("load average %.2f (wall times below include waiting for the CPU)\n", la[0]);
 	printf("fabric: %u spines, %u leaves, %u hosts per leaf: %zu ports, %zu links, 2 scans (built in %.1f s)\n",
 	       spines, leaves, hpl, ports, links, now_s() - t0);
 
@@ -322,18 +327,18 @@ int main(int argc, char **argv)
 	self[sl] = '\0';
 	for (int b = 0; b < 2; b++) {
 		char *args[] = { self, (char *)"--measure", (char *)db, b ? (char *)"--baseline" : NULL, NULL };
-		double load, rules, store, total, secs;
+		double load, rules, store, total, secs, cpu;
 		long rss, crss;
 		size_t np, nf;
 
 		if (child(args, out, sizeof(out), &crss, &secs) ||
-		    sscanf(out, "%lf %lf %lf %lf %ld %zu %zu", &load, &rules, &store, &total, &rss, &np,
-			   &nf) != 7) {
+		    sscanf(out, "%lf %lf %lf %lf %ld %zu %zu %lf", &load, &rules, &store, &total, &rss, &np,
+			   &nf, &cpu) != 8) {
 			fprintf(stderr, "bench_check: the measuring process failed\n");
 			return 1;
 		}
-		printf("%s: load %.3f s, rules %.3f s, store findings %.3f s; %zu findings\n",
-		       b ? "check --baseline 1" : "check", load, rules, store, nf);
+		printf("%s: load %.3f s, rules %.3f s, store findings %.3f s; %zu findings; CPU %.3f s\n",
+		       b ? "check --baseline 1" : "check", load, rules, store, nf, cpu);
 		missed |= verdict(b ? "  load + rules + store (baseline)" : "  load + rules + store", total, rss);
 	}
 	if (fabsweep) {
