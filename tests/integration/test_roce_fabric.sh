@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# A spine-leaf Ethernet fabric of network namespaces joined by veth pairs:
+# 2 spines, 4 leaves, 8 hosts (host5 dual-homed to leaf2), a real lldpd in
+# each namespace with its own control socket and system name, advertising
+# IEEE 802.1Qaz PFC, ETS and APP TLVs as custom TLVs, some deliberately wrong:
+#   host3 has PFC on priority 4 instead of 3; leaf2's port to host5 has no PFC;
+#   host7 runs MTU 1500; host6 advertises no APP entry for UDP 4791.
+# Runs `fabsweep collect` inside every namespace and `fabsweep merge`, and
+# checks the merged snapshot holds exactly the expected adjacencies, PFC
+# bitmaps, application entries, MTUs and roles; then a direct multi-socket
+# `scan --no-ib --lldp-socket ...` records the same adjacencies.
+# Needs root. Removes everything it created (namespaces, daemons by PID,
+# sockets) on any exit. Addresses are TEST-NET-1 (192.0.2.0/24).
+set -uo pipefail
+: "${FABSWEEP:?set FABSWEEP to the fabsweep binary}"
+if [[ $EUID -ne 0 ]]; then
+	echo "FAIL: test_roce_fabric needs root (network namespaces); CI runs it as root"
+	exit 1
+fi
+for tool in ip lldpd lldpcli sqlite3; do
+	command -v "$tool" >/dev/null || { echo "FAIL: '$tool' is missing (scripts/deps.sh installs it)"; exit 1; }
+done
+
+pfx=fr$$                     # namespace prefix, unique per run
+work=$(mktemp -d)
+chmod 0755 "$work"            # lldpd runs lldpcli as _lldpd: it must reach the sockets
+pids=()
+namespaces=()
+# running and not a zombie
+alive() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [[ -n $st && $st != Z ]]; }
+cleanup() {
+	local pid ns
+	# lldpd's monitor (the PID we started) passes the signal to its worker
+	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+	for pid in "${pids[@]}"; do
+		for _ in $(seq 40); do alive "$pid" || break; sleep 0.05; done
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# compare NAME EXPECTED ACTUAL
+compare() {
+	if [[ "$2" == "$3" ]]; then ok; else
+		bad "$1"
+		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed 's/^/    /' | head -40
+	fi
+}
+q() { sqlite3 -readonly "$1" "$2"; }
+
+spines=(spine1 spine2)
+leaves=(leaf1 leaf2 leaf3 leaf4)
+hosts=(host1 host2 host3 host4 host5 host6 host7 host8)
+systems=("${spines[@]}" "${leaves[@]}" "${hosts[@]}")
+
+ns() { echo "$pfx-$1"; }
+for s in "${systems[@]}" mgmt; do
+	ip netns add "$(ns "$s")" || { bad "ip netns add $(ns "$s")"; exit 1; }
+	namespaces+=("$(ns "$s")")
+	ip -n "$(ns "$s")" link set lo up
+done
+
+# IEEE 802.1Qaz information strings (after OUI and subtype), as lldpcli wants them.
+PFC3=08,08  # willing 0, MBC 0, cap 8; PFC on priority 3
+PFC4=08,10  # ... on priority 4
+APP=00,63,12,b7,65,00,1a   # UDP 4791 -> 3, DSCP 26 -> 3
+APP_NO_UDP=00,65,00,1a     # DSCP 26 -> 3 only
+ETS=00,00,03,00,00,32,00,00,32,00,00,00,00,02,00,00,02,00,00,00,00 # prio 3 on TC3; TC0/TC3 50/50 ETS
+
+declare -A conf links_of
+tlv() { # system ifname subtype info
+	conf[$1]+="configure ports $2 lldp custom-tlv add oui 00,80,c2 subtype $3 oui-info $4"$'\n'
+}
+link() { # sysA ifA sysB ifB
+	ip link add "$2" netns "$(ns "$1")" mtu 9000 type veth peer name "$4" netns "$(ns "$3")" mtu 9000 ||
+		{ bad "veth $1:$2 - $3:$4"; exit 1; }
+	ip -n "$(ns "$1")" link set "$2" up
+	ip -n "$(ns "$3")" link set "$4" up
+	links_of[$1]+="$2 "
+	links_of[$3]+="$4 "
+	# expected adjacency, the end whose (system, ifname) sorts first as a
+	if [[ "$1:$2" < "$3:$4" ]]; then expected_links+="$1:$2 $3:$4 11"$'\n'
+	else expected_links+="$3:$4 $1:$2 11"$'\n'; fi
+}
+expected_links=""
+for l in 1 2 3 4; do
+	link spine1 "swp$l" "leaf$l" swp51
+	link spine2 "swp$l" "leaf$l" swp52
+	link "leaf$l" swp1 "host$((2 * l - 1))" eth0
+	link "leaf$l" swp2 "host$((2 * l))" eth0
+done
+link leaf2 swp3 host5 eth1
+ip -n "$(ns host7)" link set eth0 mtu 1500     # host7: MTU 1500 on a 9000 fabric
+
+# What each port advertises.
+for s in "${spines[@]}"; do
+	for i in ${links_of[$s]}; do tlv "$s" "$i" 11 $PFC3; tlv "$s" "$i" 9 $ETS; done
+done
+for s in "${leaves[@]}"; do
+	for i in ${links_of[$s]}; do
+		[[ $s:$i == leaf2:swp3 ]] || tlv "$s" "$i" 11 $PFC3   # leaf2 -> host5: no PFC
+		tlv "$s" "$i" 9 $ETS
+		[[ $i == swp5* ]] || tlv "$s" "$i" 12 $APP
+	done
+done
+for s in "${hosts[@]}"; do
+	for i in ${links_of[$s]}; do
+		if [[ $s == host3 ]]; then tlv "$s" "$i" 11 $PFC4; else tlv "$s" "$i" 11 $PFC3; fi
+		tlv "$s" "$i" 9 $ETS
+		if [[ $s == host6 ]]; then tlv "$s" "$i" 12 $APP_NO_UDP; else tlv "$s" "$i" 12 $APP; fi
+	done
+done
+
+# One lldpd per namespace; its configuration is applied before it sends anything.
+n=0
+for s in "${systems[@]}"; do
+	n=$((n + 1))
+	addr=192.0.2.$n
+	ip -n "$(ns "$s")" addr add "$addr/32" dev lo
+	{
+		echo "configure system hostname $s"
+		echo "configure system description \"fabsweep test $s\""
+		echo "configure lldp tx-interval 1"
+		[[ $s == host* ]] || echo "configure system capabilities enabled bridge,router"
+		printf '%s' "${conf[$s]}"
+	} >"$work/$s.conf"
+	ip netns exec "$(ns "$s")" lldpd -d -u "$work/$s.sock" -O "$work/$s.conf" \
+		-I 'eth*,swp*' -m "$addr" >"$work/$s.log" 2>&1 &
+	pids+=($!)
+done
+
+# Wait (bounded) until every daemon hears all its neighbours.
+declare -A want_nb
+for s in "${systems[@]}"; do set -- ${links_of[$s]}; want_nb[$s]=$#; done
+converged=0
+for _ in $(seq 150); do
+	converged=1
+	for s in "${systems[@]}"; do
+		got=$(lldpcli -u "$work/$s.sock" -f keyvalue show neighbors 2>/dev/null |
+			grep -c '^lldp\.[^.]*\.chassis\.name=')
+		[[ $got == "${want_nb[$s]}" ]] || { converged=0; break; }
+	done
+	((converged)) && break
+	sleep 0.2
+done
+if ((converged)); then ok; else
+	bad "LLDP did not converge in 30 s ($s heard $got of ${want_nb[$s]} neighbours)"
+	tail -5 "$work/$s.log"
+	lldpcli -u "$work/$s.sock" show interfaces 2>&1 | head -20
+	exit 1
+fi
+
+# collect on every system, merge.
+mkdir -p "$work/c"
+for s in "${systems[@]}"; do
+	ip netns exec "$(ns "$s")" "$FABSWEEP" collect --quiet --out "$work/c/$s.db" \
+		--lldp-socket "$work/$s.sock" 2>"$work/$s.collect.err"
+	rc=$?
+	[[ $rc == 0 ]] && ok || { bad "collect on $s: exit $rc: $(cat "$work/$s.collect.err")"; }
+done
+db=$work/fabric.db
+"$FABSWEEP" merge --quiet --db "$db" "$work"/c/*.db
+rc=$?
+[[ $rc == 0 ]] && ok || bad "merge: exit $rc"
+
+expected_links=$(printf '%s' "$expected_links" | LC_ALL=C sort)
+links_sql="SELECT a_system||':'||a_ifname||' '||b_system||':'||b_ifname||' '||a_heard_b||b_heard_a
+	FROM eth_links WHERE scan_id = (SELECT max(scan_id) FROM scans) ORDER BY 1"
+compare "adjacencies (17 links, each heard from both ends)" "$expected_links" "$(q "$db" "$links_sql")"
+
+expected_roles=$(for s in "${systems[@]}"; do
+	case $s in host*) r=host ;; leaf*) r=leaf ;; *) r=spine ;; esac
+	echo "$s $r 1"
+done | LC_ALL=C sort)
+compare "systems and roles" "$expected_roles" \
+	"$(q "$db" "SELECT system||' '||role||' '||collected FROM systems ORDER BY 1")"
+
+expected_ports=$(for s in "${systems[@]}"; do for i in ${links_of[$s]}; do
+	mtu=9000; [[ $s:$i == host7:eth0 ]] && mtu=1500
+	pfc=8; [[ $s == host3 ]] && pfc=16; [[ $s:$i == leaf2:swp3 ]] && pfc=none
+	app=udp:4791=3,dscp:26=3
+	[[ $s == host6 ]] && app=dscp:26=3
+	[[ $s == spine* || $i == swp5* ]] && app=none
+	echo "$s:$i mtu=$mtu pfc=$pfc app=$app"
+done; done | LC_ALL=C sort)
+compare "MTU, PFC bitmap and application entries per port" "$expected_ports" \
+	"$(q "$db" "SELECT system||':'||ifname||' mtu='||mtu||' pfc='||ifnull(pfc_enabled,'none')||
+		' app='||ifnull(app_entries,'none') FROM eth_ports ORDER BY 1")"
+compare "PFC comes from LLDP; veth has no DCB" "$(printf '%s\n' "lldp|unsupported|0|0|$(echo "$expected_ports" | grep -vc pfc=none)")" \
+	"$(q "$db" "SELECT group_concat(DISTINCT pfc_source), group_concat(DISTINCT dcb_status),
+		sum(stub), sum(lldp_pfc_willing), count(pfc_enabled) FROM eth_ports")"
+compare "ETS advertised by host1" "0,0,0,3,0,0,0,0|50,0,0,50,0,0,0,0|ets,strict,strict,ets,strict,strict,strict,strict|8" \
+	"$(q "$db" "SELECT lldp_ets_prio_tc, lldp_ets_tc_bw, lldp_ets_tsa, lldp_ets_max_tcs FROM eth_ports
+		WHERE system='host1' AND ifname='eth0'")"
+
+# What the neighbours heard: the same facts, seen from the other end.
+compare "neighbour records" "34|34|34|0" \
+	"$(q "$db" "SELECT count(*), count(neighbor_ifname), sum(neighbor_collected), sum(bad_tlvs) FROM lldp_neighbors")"
+compare "what the leaves heard from their hosts" \
+	"leaf1:swp1 host1:eth0 pfc=8 app=udp:4791=3,dscp:26=3
+leaf1:swp2 host2:eth0 pfc=8 app=udp:4791=3,dscp:26=3
+leaf2:swp1 host3:eth0 pfc=16 app=udp:4791=3,dscp:26=3
+leaf2:swp2 host4:eth0 pfc=8 app=udp:4791=3,dscp:26=3
+leaf2:swp3 host5:eth1 pfc=8 app=udp:4791=3,dscp:26=3
+leaf3:swp1 host5:eth0 pfc=8 app=udp:4791=3,dscp:26=3
+leaf3:swp2 host6:eth0 pfc=8 app=dscp:26=3
+leaf4:swp1 host7:eth0 pfc=8 app=udp:4791=3,dscp:26=3
+leaf4:swp2 host8:eth0 pfc=8 app=udp:4791=3,dscp:26=3" \
+	"$(q "$db" "SELECT system||':'||ifname||' '||neighbor_system||':'||neighbor_ifname||' pfc='||
+		ifnull(pfc_enabled,'none')||' app='||ifnull(app_entries,'none') FROM lldp_neighbors
+		WHERE system LIKE 'leaf%' AND neighbor_system LIKE 'host%' ORDER BY 1")"
+compare "host5 heard no PFC from leaf2" "leaf2|none|udp:4791=3,dscp:26=3|bridge,router" \
+	"$(q "$db" "SELECT neighbor_system, ifnull(pfc_enabled,'none'), app_entries, capabilities
+		FROM lldp_neighbors WHERE system='host5' AND ifname='eth1'")"
+compare "management addresses (TEST-NET) and TTL" "192.0.2.1|4" \
+	"$(q "$db" "SELECT mgmt_address, ttl FROM lldp_neighbors WHERE system='leaf1' AND ifname='swp51'")"
+compare "merged scan is complete" "complete|0|merge:14 files" \
+	"$(q "$db" "SELECT status, (SELECT count(*) FROM scan_errors e WHERE e.scan_id=s.scan_id), source
+		FROM scans s")"
+
+# A file that is not a snapshot: recorded, the rest still merged, exit 4.
+echo "not a database" >"$work/bogus.db"
+"$FABSWEEP" merge --quiet --db "$work/partial.db" "$work"/c/*.db "$work/bogus.db" 2>/dev/null
+rc=$?
+[[ $rc == 4 ]] && ok || bad "merge with a bad file: exit $rc, want 4 (partial)"
+compare "partial merge keeps the fabric" "$expected_links" "$(q "$work/partial.db" "$links_sql")"
+compare "partial merge says why" "merge|1" \
+	"$(q "$work/partial.db" "SELECT what, instr(message, 'bogus.db') > 0 FROM scan_errors")"
+
+# One scan reading all 14 lldpd sockets directly, from a namespace of its own.
+socks=()
+for s in "${systems[@]}"; do socks+=(--lldp-socket "$work/$s.sock"); done
+ip netns exec "$(ns mgmt)" "$FABSWEEP" scan --quiet --no-ib --db "$work/multi.db" "${socks[@]}"
+rc=$?
+[[ $rc == 0 ]] && ok || bad "scan --no-ib with 14 sockets: exit $rc"
+compare "multi-socket scan: same adjacencies" "$expected_links" "$(q "$work/multi.db" "$links_sql")"
+compare "multi-socket scan: same roles (and the scanning machine)" \
+	"$(printf '%s\n%s' "$expected_roles" "$(hostname) unknown 1" | LC_ALL=C sort)" \
+	"$(q "$work/multi.db" "SELECT system||' '||role||' '||collected FROM systems ORDER BY 1")"
+
+# Without --no-ib, a machine with no InfiniBand device skips IB with a note.
+ip netns exec "$(ns mgmt)" "$FABSWEEP" scan --db "$work/noib.db" --lldp-socket "$work/leaf1.sock" \
+	>"$work/noib.out" 2>"$work/noib.err"
+rc=$?
+[[ $rc == 0 ]] && ok || bad "scan on a machine without IB: exit $rc: $(cat "$work/noib.err")"
+grep -q "InfiniBand part skipped" "$work/noib.err" && ok || bad "no note that IB was skipped"
+compare "IB-less scan records the LLDP view" "4" "$(q "$work/noib.db" "SELECT count(*) FROM eth_links")"
+
+echo "roce_fabric: $pass passed, $fail failed"
+((fail == 0))
