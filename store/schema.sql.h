@@ -172,7 +172,7 @@ static const char *const migrations[] = {
 	" lldp_ets_tc_bw, lldp_ets_tsa, lldp_reco_prio_tc, lldp_reco_tc_bw,"
 	" lldp_reco_tsa, lldp_bad_tlvs, dcbx_mode, dcb_pfc_enabled, dcb_pfc_cap,"
 	" dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs,"
-	" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa"
+	" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, port_idx, system_idx"
 	" FROM eth_port_rows;"
 
 	"CREATE TABLE lldp_neighbors("

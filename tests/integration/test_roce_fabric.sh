@@ -38,6 +38,8 @@ cleanup() {
 		wait "$pid" 2>/dev/null
 	done
 	for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
+	# ROCE_FABRIC_KEEP_DB=PATH keeps the merged snapshot (to try queries on)
+	[[ -n ${ROCE_FABRIC_KEEP_DB:-} && -f $work/fabric.db ]] && cp "$work/fabric.db" "$ROCE_FABRIC_KEEP_DB"
 	rm -rf "$work"
 }
 trap cleanup EXIT
