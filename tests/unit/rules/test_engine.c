@@ -418,6 +418,29 @@ static void test_many_duplicates(void **state)
 	fab_snapshot_free(s);
 }
 
+
+/* An empty snapshot, and one with ports but no links: nothing to say. */
+static void test_empty(void **state)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	struct fab_rules_result res;
+
+	run(NULL, s, NULL, &res);
+	assert_int_equal(s->n_findings, 0);
+	fab_snapshot_free(s);
+	s = rf_base(0);
+	for (size_t i = 0; i < s->n_ports; i++)
+		s->ports[i].remote_idx = FAB_NONE;
+	fab_snapshot_build_links(s);
+	assert_int_equal(s->n_links, 0);
+	run(NULL, s, NULL, &res);
+	dump(s);
+	/* every switch lost its links, but no pattern to compare with */
+	assert_int_equal(count(s, "topology.asymmetric"), 0);
+	assert_int_equal(count(s, "link.width_degraded"), 0);
+	fab_snapshot_free(s);
+}
+
 static void test_rbuf_cap(void **state)
 {
 	struct rbuf b;
@@ -455,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_rerun),
 		cmocka_unit_test(test_sm_details),
 		cmocka_unit_test(test_many_duplicates),
+		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_rbuf_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
