@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "model.h"
@@ -330,51 +332,6 @@ void fab_report_model_free(struct fab_report_model *m)
 
 /* ------------------------------------------------------------ baseline */
 
-struct link_key {
-	uint64_t ga, gb;
-	uint8_t pa, pb;
-	uint32_t idx;
-};
-
-static int cmp_link_key(const void *a, const void *b)
-{
-	const struct link_key *x = a, *y = b;
-
-	if (x->ga != y->ga)
-		return x->ga < y->ga ? -1 : 1;
-	if (x->pa != y->pa)
-		return x->pa < y->pa ? -1 : 1;
-	if (x->gb != y->gb)
-		return x->gb < y->gb ? -1 : 1;
-	if (x->pb != y->pb)
-		return x->pb < y->pb ? -1 : 1;
-	return 0;
-}
-
-static struct link_key *link_keys(const struct fab_snapshot *s)
-{
-	struct link_key *k = malloc((s->n_links + 1) * sizeof(*k));
-
-	if (!k)
-		return NULL;
-	for (size_t i = 0; i < s->n_links; i++) {
-		const struct fab_port *a = &s->ports[s->links[i].a], *b = &s->ports[s->links[i].b];
-		struct link_key x = { s->nodes[a->node_idx].guid, s->nodes[b->node_idx].guid,
-				      a->port_num, b->port_num, (uint32_t)i };
-		if (x.ga > x.gb || (x.ga == x.gb && x.pa > x.pb)) {
-			uint64_t g = x.ga;
-			uint8_t p = x.pa;
-			x.ga = x.gb;
-			x.pa = x.pb;
-			x.gb = g;
-			x.pb = p;
-		}
-		k[i] = x;
-	}
-	qsort(k, s->n_links, sizeof(*k), cmp_link_key);
-	return k;
-}
-
 /* Finding identity across snapshots. */
 static int cmp_finding(const struct fab_finding *x, const struct fab_finding *y)
 {
@@ -410,104 +367,42 @@ static uint32_t *finding_keys(const struct fab_snapshot *s)
 	return k;
 }
 
-static unsigned port_changes(const struct fab_snapshot *s, const struct fab_port *p,
-			     const struct fab_snapshot *bs, const struct fab_port *b)
-{
-	unsigned what = 0;
-	uint64_t rp = p->remote_idx < s->n_ports ? s->nodes[s->ports[p->remote_idx].node_idx].guid : 0;
-	uint64_t rb = b->remote_idx < bs->n_ports ? bs->nodes[bs->ports[b->remote_idx].node_idx].guid : 0;
-	unsigned np = p->remote_idx < s->n_ports ? s->ports[p->remote_idx].port_num : 0;
-	unsigned nb = b->remote_idx < bs->n_ports ? bs->ports[b->remote_idx].port_num : 0;
-
-	if (p->state != b->state)
-		what |= FAB_PCHG_STATE;
-	if (p->phys_state != b->phys_state)
-		what |= FAB_PCHG_PHYS;
-	if (p->width_active != b->width_active)
-		what |= FAB_PCHG_WIDTH;
-	if (p->speed_active != b->speed_active)
-		what |= FAB_PCHG_SPEED;
-	if (rp != rb || np != nb)
-		what |= FAB_PCHG_PEER;
-	return what;
-}
-
-#define PUSH(arr, n, v) ((arr)[(n)++] = (v))
-
 int fab_report_diff_build(const struct fab_snapshot *base, const struct fab_snapshot *s,
 			  struct fab_report_diff *out)
 {
 	struct fab_report_diff d = { .base = base, .snap = s };
-	struct link_key *ls = NULL, *lb = NULL;
 	uint32_t *fs = NULL, *fb = NULL;
-	int err = -ENOMEM;
+	int err;
 
-	if ((s->n_nodes && !s->guid_order) || (base->n_nodes && !base->guid_order))
-		return fab_err(-EINVAL, "snapshot is not indexed");
-	d.nodes_added = malloc((s->n_nodes + 1) * sizeof(uint32_t));
-	d.nodes_removed = malloc((base->n_nodes + 1) * sizeof(uint32_t));
-	d.links_added = malloc((s->n_links + 1) * sizeof(uint32_t));
-	d.links_removed = malloc((base->n_links + 1) * sizeof(uint32_t));
-	d.ports_changed = malloc((s->n_ports + 1) * sizeof(*d.ports_changed));
+	if ((err = fab_diff_compute(base, s, &d.fabric))) {
+		if (err == -ENOMEM)
+			fab_err(err, "out of memory comparing with the baseline");
+		else
+			fab_err(err, "cannot compare scan %lld with scan %lld", (long long)s->scan_id,
+				(long long)base->scan_id);
+		return err;
+	}
+	err = -ENOMEM;
 	d.findings_new = malloc((s->n_findings + 1) * sizeof(uint32_t));
 	d.findings_resolved = malloc((base->n_findings + 1) * sizeof(uint32_t));
-	ls = link_keys(s);
-	lb = link_keys(base);
 	fs = finding_keys(s);
 	fb = finding_keys(base);
-	if (!d.nodes_added || !d.nodes_removed || !d.links_added || !d.links_removed ||
-	    !d.ports_changed || !d.findings_new || !d.findings_resolved || !ls || !lb || !fs || !fb)
+	if (!d.findings_new || !d.findings_resolved || !fs || !fb)
 		goto out;
-
-	for (size_t i = 0; i < s->n_nodes; i++) {
-		const struct fab_node *n = &s->nodes[i];
-		uint32_t bi = fab_snapshot_find_node(base, n->guid);
-		if (bi == FAB_NONE) {
-			PUSH(d.nodes_added, d.n_nodes_added, (uint32_t)i);
-			continue;
-		}
-		if (fab_snapshot_find_node(s, n->guid) != i)
-			continue; /* a duplicate GUID: compare the first one only */
-		for (uint32_t k = 0; k < n->port_count; k++) {
-			const struct fab_port *p = &s->ports[n->port_first + k];
-			const struct fab_port *b = p->port_num ? fab_snapshot_port(base, bi, p->port_num) : NULL;
-			unsigned what = b ? port_changes(s, p, base, b) : 0;
-			if (what)
-				d.ports_changed[d.n_ports_changed++] = (struct fab_report_port_change){
-					(uint32_t)(p - s->ports), (uint32_t)(b - base->ports), what
-				};
-		}
-	}
-	for (size_t i = 0; i < base->n_nodes; i++)
-		if (fab_snapshot_find_node(s, base->nodes[i].guid) == FAB_NONE)
-			PUSH(d.nodes_removed, d.n_nodes_removed, (uint32_t)i);
-
-	size_t i = 0, j = 0;
-	while (i < s->n_links || j < base->n_links) {
-		int c = i == s->n_links ? 1 : j == base->n_links ? -1 : cmp_link_key(&ls[i], &lb[j]);
-		if (c < 0)
-			PUSH(d.links_added, d.n_links_added, ls[i++].idx);
-		else if (c > 0)
-			PUSH(d.links_removed, d.n_links_removed, lb[j++].idx);
-		else
-			i++, j++;
-	}
-	for (i = 0, j = 0; i < s->n_findings || j < base->n_findings;) {
+	for (size_t i = 0, j = 0; i < s->n_findings || j < base->n_findings;) {
 		int c = i == s->n_findings ? 1 :
 			j == base->n_findings ? -1 :
 			cmp_finding(&s->findings[fs[i]], &base->findings[fb[j]]);
 		if (c < 0)
-			PUSH(d.findings_new, d.n_findings_new, fs[i++]);
+			d.findings_new[d.n_findings_new++] = fs[i++];
 		else if (c > 0)
-			PUSH(d.findings_resolved, d.n_findings_resolved, fb[j++]);
+			d.findings_resolved[d.n_findings_resolved++] = fb[j++];
 		else
 			i++, j++;
 	}
 	*out = d;
 	err = 0;
 out:
-	free(ls);
-	free(lb);
 	free(fs);
 	free(fb);
 	if (err) {
@@ -519,12 +414,66 @@ out:
 
 void fab_report_diff_free(struct fab_report_diff *d)
 {
-	free(d->nodes_added);
-	free(d->nodes_removed);
-	free(d->links_added);
-	free(d->links_removed);
-	free(d->ports_changed);
+	fab_diff_free(d->fabric);
 	free(d->findings_new);
 	free(d->findings_resolved);
 	memset(d, 0, sizeof(*d));
+}
+
+static void state_text(unsigned state, unsigned phys, char *buf, size_t len)
+{
+	const char *st = fab_state_name(state), *ph = fab_phys_state_name(phys);
+
+	snprintf(buf, len, "%s (%s)", st ? st : "unknown", ph ? ph : "unknown");
+}
+
+void fab_report_change_values(const struct fab_change *c, char *was, char *now, size_t len)
+{
+	const char *a, *b;
+
+	was[0] = now[0] = '\0';
+	switch (c->kind) {
+	case FAB_CHG_NODE_DESC:
+		snprintf(was, len, "%s", c->old_text ? c->old_text : "");
+		snprintf(now, len, "%s", c->new_text ? c->new_text : "");
+		break;
+	case FAB_CHG_LINK_WIDTH:
+		fab_widths_format((unsigned)c->old_value, was, len);
+		fab_widths_format((unsigned)c->new_value, now, len);
+		break;
+	case FAB_CHG_LINK_SPEED:
+		fab_speeds_format((unsigned)c->old_value, was, len);
+		fab_speeds_format((unsigned)c->new_value, now, len);
+		break;
+	case FAB_CHG_PORT_STATE:
+		state_text((unsigned)c->old_value, c->old_phys, was, len);
+		state_text((unsigned)c->new_value, c->new_phys, now, len);
+		break;
+	case FAB_CHG_SM_MASTER:
+		if (c->old_value)
+			fab_guid_format(c->old_value, was);
+		else
+			snprintf(was, len, "none");
+		if (c->new_value)
+			fab_guid_format(c->new_value, now);
+		else
+			snprintf(now, len, "none");
+		break;
+	case FAB_CHG_SM_STATE:
+		a = fab_sm_state_name((unsigned)c->old_value);
+		b = fab_sm_state_name((unsigned)c->new_value);
+		snprintf(was, len, "%s", a ? a : "unknown");
+		snprintf(now, len, "%s", b ? b : "unknown");
+		break;
+	case FAB_CHG_LID:
+	case FAB_CHG_SM_PRIORITY:
+	case FAB_CHG_COUNTER_INCREASE:
+	case FAB_CHG_COUNTER_RESET:
+		snprintf(was, len, "%llu", (unsigned long long)c->old_value);
+		snprintf(now, len, "%llu%s", (unsigned long long)c->new_value,
+			 c->kind == FAB_CHG_COUNTER_INCREASE && c->saturated ? " (saturated)" : "");
+		break;
+	default:
+		break;
+	}
 }

@@ -67,45 +67,30 @@ struct fab_report_model {
 int fab_report_model_build(const struct fab_snapshot *snap, struct fab_report_model *out);
 void fab_report_model_free(struct fab_report_model *m);
 
-/* Port fields compared between a baseline and the snapshot. */
-enum {
-	FAB_PCHG_STATE = 1 << 0,
-	FAB_PCHG_PHYS = 1 << 1,
-	FAB_PCHG_WIDTH = 1 << 2,
-	FAB_PCHG_SPEED = 1 << 3,
-	FAB_PCHG_PEER = 1 << 4,
-};
+struct fab_change;
+struct fab_diff;
 
-struct fab_report_port_change {
-	uint32_t port, base_port; /* port indices in snap and baseline */
-	unsigned what;            /* FAB_PCHG_* */
-};
-
+/* What changed from a baseline: the fabric's changes as `fabsweep diff`
+ * computes them (core/diff.c), and the findings that are new or gone. */
 struct fab_report_diff {
 	const struct fab_snapshot *base, *snap; /* borrowed */
-	uint32_t *nodes_added;   /* node indices in snap */
-	size_t n_nodes_added;
-	uint32_t *nodes_removed; /* node indices in base */
-	size_t n_nodes_removed;
-	uint32_t *links_added;   /* link indices in snap */
-	size_t n_links_added;
-	uint32_t *links_removed; /* link indices in base */
-	size_t n_links_removed;
-	struct fab_report_port_change *ports_changed;
-	size_t n_ports_changed;
+	struct fab_diff *fabric;     /* fab_diff_compute(base, snap); owned */
 	uint32_t *findings_new;      /* finding indices in snap */
 	size_t n_findings_new;
 	uint32_t *findings_resolved; /* finding indices in base */
 	size_t n_findings_resolved;
 };
 
-/* Compares base to snap (both borrowed, indexed). Nodes match by GUID,
- * ports by node GUID and number, links by both ends, findings by rule,
+/* Compares base to snap (both borrowed, indexed). Findings match by rule,
  * node, port, peer and (for findings without a node) subject. */
 int fab_report_diff_build(const struct fab_snapshot *base,
 			  const struct fab_snapshot *snap,
 			  struct fab_report_diff *out);
 void fab_report_diff_free(struct fab_report_diff *d);
+
+/* A change's old and new value as text ("4X", "active (linkup)", "0x...",
+ * a number), or "" when the kind has none. len >= FAB_GUID_STRLEN. */
+void fab_report_change_values(const struct fab_change *c, char *was, char *now, size_t len);
 
 /* Label of a node for people: its description, else its GUID (buf). */
 const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/diff.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
 #include "fabsweep/snapshot.h"
@@ -908,101 +909,75 @@ static void more_rows(struct fab_hw *w, size_t n)
 			   n - MAX_CHANGE_ROWS);
 }
 
-static void node_change_table(struct hr *r, const char *title, const struct fab_snapshot *s,
-			      const uint32_t *v, size_t n)
+/* Change kinds for people, in the order of enum fab_change_kind. */
+static const char *change_title(unsigned kind)
 {
-	struct fab_hw *w = &r->w;
-
-	if (!n)
-		return;
-	fab_hw_fmt(w, "<h3>%s (%zu)</h3>\n<table class=\"sortable\"><thead><tr><th>Node</th><th>GUID</th>"
-		      "<th>Type</th></tr></thead><tbody>\n", title, n);
-	for (size_t i = 0; i < n && i < MAX_CHANGE_ROWS; i++) {
-		fab_hw_raw(w, "<tr><td>");
-		fab_hw_text(w, s->nodes[v[i]].desc);
-		fab_hw_raw(w, "</td><td class=\"mono\">");
-		guid_text(w, s->nodes[v[i]].guid);
-		fab_hw_fmt(w, "</td><td>%s</td></tr>\n", fab_node_type_name(s->nodes[v[i]].type));
-	}
-	fab_hw_raw(w, "</tbody></table>\n");
-	more_rows(w, n);
+	static const char *const t[] = {
+		[FAB_CHG_NODE_ADDED] = "node added",
+		[FAB_CHG_NODE_REMOVED] = "node gone",
+		[FAB_CHG_NODE_DESC] = "description changed",
+		[FAB_CHG_LINK_ADDED] = "link added",
+		[FAB_CHG_LINK_REMOVED] = "link gone",
+		[FAB_CHG_LINK_WIDTH] = "link width",
+		[FAB_CHG_LINK_SPEED] = "link speed",
+		[FAB_CHG_LID] = "LID",
+		[FAB_CHG_PORT_STATE] = "port state",
+		[FAB_CHG_SM_MASTER] = "master SM moved",
+		[FAB_CHG_SM_APPEARED] = "SM appeared",
+		[FAB_CHG_SM_VANISHED] = "SM gone",
+		[FAB_CHG_SM_STATE] = "SM state",
+		[FAB_CHG_SM_PRIORITY] = "SM priority",
+		[FAB_CHG_COUNTER_INCREASE] = "error counter rose",
+		[FAB_CHG_COUNTER_RESET] = "counter cleared",
+	};
+	_Static_assert(sizeof(t) / sizeof(t[0]) == FAB_CHG__COUNT, "change titles");
+	return kind < FAB_CHG__COUNT ? t[kind] : "change";
 }
 
-static void link_change_table(struct hr *r, const char *title, const struct fab_snapshot *s,
-			      const uint32_t *v, size_t n)
+static void change_end_cell(struct fab_hw *w, const struct fab_change_end *e)
+{
+	char g[FAB_GUID_STRLEN];
+
+	if (!e->guid) {
+		fab_hw_raw(w, "<span class=\"muted\">-</span>");
+		return;
+	}
+	fab_guid_format(e->guid, g);
+	fab_hw_fmt(w, "<span title=\"%s\">", g);
+	fab_hw_text(w, e->desc && *e->desc ? e->desc : g);
+	fab_hw_raw(w, "</span>");
+	if (e->port)
+		fab_hw_fmt(w, "/%u", e->port);
+}
+
+static void fabric_change_table(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
+	const struct fab_diff *fd = r->d->fabric;
+	char was[FAB_DESC_CAP + 64], now[FAB_DESC_CAP + 64];
 
-	if (!n)
+	if (!fd->n)
 		return;
-	fab_hw_fmt(w, "<h3>%s (%zu)</h3>\n<table class=\"sortable\"><thead><tr><th>End A</th><th class=\"num\">Port</th>"
-		      "<th>End B</th><th class=\"num\">Port</th><th>Width</th><th>Speed</th></tr></thead><tbody>\n",
-		   title, n);
-	for (size_t i = 0; i < n && i < MAX_CHANGE_ROWS; i++) {
-		const struct fab_link *l = &s->links[v[i]];
-		const struct fab_port *a = &s->ports[l->a], *b = &s->ports[l->b];
-		fab_hw_raw(w, "<tr><td>");
-		node_cell(w, s, a->node_idx);
-		fab_hw_fmt(w, "</td><td class=\"num\">%u</td><td>", a->port_num);
-		node_cell(w, s, b->node_idx);
-		fab_hw_fmt(w, "</td><td class=\"num\">%u</td><td>", b->port_num);
-		widths_text(w, a->width_active);
+	fab_hw_fmt(w, "<h3>Fabric changes (%zu)</h3>\n<table class=\"sortable\"><thead><tr><th>Change</th>"
+		      "<th>Where</th><th>Other end</th><th>Was</th><th>Now</th></tr></thead><tbody>\n", fd->n);
+	for (size_t i = 0; i < fd->n && i < MAX_CHANGE_ROWS && !w->err; i++) {
+		const struct fab_change *c = &fd->changes[i];
+		fab_report_change_values(c, was, now, sizeof(was));
+		fab_hw_fmt(w, "<tr><td>%s", change_title(c->kind));
+		if (c->kind == FAB_CHG_COUNTER_INCREASE || c->kind == FAB_CHG_COUNTER_RESET)
+			fab_hw_fmt(w, ": %s", fab_counter_name(c->counter));
 		fab_hw_raw(w, "</td><td>");
-		speeds_text(w, a->speed_active);
+		change_end_cell(w, &c->subject);
+		fab_hw_raw(w, "</td><td>");
+		change_end_cell(w, &c->peer);
+		fab_hw_raw(w, "</td><td>");
+		fab_hw_text(w, was);
+		fab_hw_raw(w, "</td><td>");
+		fab_hw_text(w, now);
 		fab_hw_raw(w, "</td></tr>\n");
 	}
 	fab_hw_raw(w, "</tbody></table>\n");
-	more_rows(w, n);
-}
-
-static void change_field(struct fab_hw *w, const char *name, const char *was, const char *now)
-{
-	fab_hw_fmt(w, "%s <b>%s</b> &rarr; <b>%s</b>; ", name, was ? was : "?", now ? now : "?");
-}
-
-static void port_change_table(struct hr *r)
-{
-	struct fab_hw *w = &r->w;
-	const struct fab_report_diff *d = r->d;
-	const struct fab_snapshot *s = r->s, *b = r->base;
-	char x1[96], x2[96];
-
-	if (!d->n_ports_changed)
-		return;
-	fab_hw_fmt(w, "<h3>Ports that changed (%zu)</h3>\n<table class=\"sortable\"><thead><tr><th>Node</th>"
-		      "<th class=\"num\">Port</th><th>Change</th><th>Peer then</th><th>Peer now</th></tr></thead><tbody>\n",
-		   d->n_ports_changed);
-	for (size_t i = 0; i < d->n_ports_changed && i < MAX_CHANGE_ROWS; i++) {
-		const struct fab_report_port_change *c = &d->ports_changed[i];
-		const struct fab_port *p = &s->ports[c->port], *o = &b->ports[c->base_port];
-		fab_hw_raw(w, "<tr><td>");
-		node_cell(w, s, p->node_idx);
-		fab_hw_fmt(w, "</td><td class=\"num\">%u</td><td>", p->port_num);
-		if (c->what & FAB_PCHG_STATE)
-			change_field(w, "state", fab_state_name(o->state), fab_state_name(p->state));
-		if (c->what & FAB_PCHG_PHYS)
-			change_field(w, "physical", fab_phys_state_name(o->phys_state),
-				     fab_phys_state_name(p->phys_state));
-		if (c->what & FAB_PCHG_WIDTH) {
-			fab_widths_format(o->width_active, x1, sizeof(x1));
-			fab_widths_format(p->width_active, x2, sizeof(x2));
-			change_field(w, "width", *x1 ? x1 : "-", *x2 ? x2 : "-");
-		}
-		if (c->what & FAB_PCHG_SPEED) {
-			fab_speeds_format(o->speed_active, x1, sizeof(x1));
-			fab_speeds_format(p->speed_active, x2, sizeof(x2));
-			change_field(w, "speed", *x1 ? x1 : "-", *x2 ? x2 : "-");
-		}
-		if (c->what & FAB_PCHG_PEER)
-			fab_hw_raw(w, "peer changed");
-		fab_hw_raw(w, "</td><td>");
-		peer_cell(w, b, o);
-		fab_hw_raw(w, "</td><td>");
-		peer_cell(w, s, p);
-		fab_hw_raw(w, "</td></tr>\n");
-	}
-	fab_hw_raw(w, "</tbody></table>\n");
-	more_rows(w, d->n_ports_changed);
+	more_rows(w, fd->n);
 }
 
 static void finding_change_table(struct hr *r, const char *title, const struct fab_snapshot *s,
@@ -1044,17 +1019,18 @@ static void write_changes(struct hr *r)
 		fab_hw_raw(w, ", label ");
 		fab_hw_text(w, b->label);
 	}
-	fab_hw_fmt(w, ". <b>%zu</b> nodes added, <b>%zu</b> removed; <b>%zu</b> links added, <b>%zu</b> removed; "
-		      "<b>%zu</b> ports changed; <b>%zu</b> new findings, <b>%zu</b> resolved.</p>\n",
-		   d->n_nodes_added, d->n_nodes_removed, d->n_links_added, d->n_links_removed,
-		   d->n_ports_changed, d->n_findings_new, d->n_findings_resolved);
+	fab_hw_fmt(w, ". <b>%zu</b> new findings, <b>%zu</b> resolved; <b>%zu</b> changes in the fabric",
+		   d->n_findings_new, d->n_findings_resolved, d->fabric->n);
+	for (unsigned k = 0, first = 1; k < FAB_CHG__COUNT; k++) {
+		if (!d->fabric->count[k])
+			continue;
+		fab_hw_fmt(w, "%s%zu %s", first ? ": " : ", ", d->fabric->count[k], change_title(k));
+		first = 0;
+	}
+	fab_hw_raw(w, ".</p>\n");
 	finding_change_table(r, "New findings", r->s, d->findings_new, d->n_findings_new);
 	finding_change_table(r, "Resolved findings", b, d->findings_resolved, d->n_findings_resolved);
-	node_change_table(r, "Nodes added", r->s, d->nodes_added, d->n_nodes_added);
-	node_change_table(r, "Nodes gone", b, d->nodes_removed, d->n_nodes_removed);
-	link_change_table(r, "Links added", r->s, d->links_added, d->n_links_added);
-	link_change_table(r, "Links gone", b, d->links_removed, d->n_links_removed);
-	port_change_table(r);
+	fabric_change_table(r);
 	fab_hw_raw(w, "</section>\n");
 }
 

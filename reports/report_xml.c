@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/diff.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
 #include "fabsweep/snapshot.h"
@@ -351,98 +352,57 @@ static void write_counters(struct xr *r)
 	fab_xw_end(x);
 }
 
-static void node_ref(struct fab_xw *x, const struct fab_snapshot *s, uint32_t i)
+static void change_end(struct fab_xw *x, const char *elem, const struct fab_change_end *e)
 {
-	const struct fab_node *n = &s->nodes[i];
-
-	fab_xw_attr_guid(x, "guid", n->guid);
-	fab_xw_attr_lit(x, "type", fab_node_type_name(n->type));
-	fab_xw_attr(x, "description", n->desc);
-}
-
-static void field(struct fab_xw *x, const char *name, const char *was, const char *now)
-{
-	fab_xw_start(x, "field");
-	fab_xw_attr_lit(x, "name", name);
-	fab_xw_attr(x, "was", was ? was : "unknown");
-	fab_xw_attr(x, "now", now ? now : "unknown");
+	fab_xw_start(x, elem);
+	fab_xw_attr_guid(x, "guid", e->guid);
+	fab_xw_attr_u64(x, "port", e->port);
+	fab_xw_attr_lit(x, "type", fab_node_type_name(e->type));
+	fab_xw_attr(x, "description", e->desc ? e->desc : "");
 	fab_xw_end(x);
-}
-
-static void peer_text(const struct fab_snapshot *s, const struct fab_port *p, char *buf, size_t len)
-{
-	if (p->remote_idx < s->n_ports) {
-		const struct fab_port *q = &s->ports[p->remote_idx];
-		char g[FAB_GUID_STRLEN];
-		fab_guid_format(s->nodes[q->node_idx].guid, g);
-		snprintf(buf, len, "%s/%u", g, q->port_num);
-	} else {
-		snprintf(buf, len, "none");
-	}
 }
 
 static void write_changes(struct xr *r)
 {
 	struct fab_xw *x = &r->x;
 	const struct fab_report_diff *d = r->d;
-	const struct fab_snapshot *s = r->s, *b = r->base;
-	char w1[96], w2[96];
+	const struct fab_diff *fd = d->fabric;
+	char was[FAB_DESC_CAP + 64], now[FAB_DESC_CAP + 64], buf[96];
 
 	fab_xw_start(x, "changes");
-	fab_xw_attr_i64(x, "baseline", b->scan_id);
-	for (size_t i = 0; i < d->n_nodes_added; i++) {
-		fab_xw_start(x, "node-added");
-		node_ref(x, s, d->nodes_added[i]);
-		fab_xw_end(x);
-	}
-	for (size_t i = 0; i < d->n_nodes_removed; i++) {
-		fab_xw_start(x, "node-removed");
-		node_ref(x, b, d->nodes_removed[i]);
-		fab_xw_end(x);
-	}
-	for (size_t i = 0; i < d->n_links_added; i++) {
-		fab_xw_start(x, "link-added");
-		link_ends(x, s, &s->links[d->links_added[i]]);
-		fab_xw_end(x);
-	}
-	for (size_t i = 0; i < d->n_links_removed; i++) {
-		fab_xw_start(x, "link-removed");
-		link_ends(x, b, &b->links[d->links_removed[i]]);
-		fab_xw_end(x);
-	}
-	for (size_t i = 0; i < d->n_ports_changed && !x->err; i++) {
-		const struct fab_report_port_change *c = &d->ports_changed[i];
-		const struct fab_port *p = &s->ports[c->port], *o = &b->ports[c->base_port];
-		fab_xw_start(x, "port-changed");
-		fab_xw_attr_guid(x, "node-guid", s->nodes[p->node_idx].guid);
-		fab_xw_attr_u64(x, "port", p->port_num);
-		fab_xw_attr(x, "node-description", s->nodes[p->node_idx].desc);
-		if (c->what & FAB_PCHG_STATE)
-			field(x, "state", fab_state_name(o->state), fab_state_name(p->state));
-		if (c->what & FAB_PCHG_PHYS)
-			field(x, "phys-state", fab_phys_state_name(o->phys_state),
-			      fab_phys_state_name(p->phys_state));
-		if (c->what & FAB_PCHG_WIDTH) {
-			fab_widths_format(o->width_active, w1, sizeof(w1));
-			fab_widths_format(p->width_active, w2, sizeof(w2));
-			field(x, "width", *w1 ? w1 : "none", *w2 ? w2 : "none");
+	fab_xw_attr_i64(x, "baseline", r->base->scan_id);
+	fab_xw_attr_u64(x, "fabric", fd->n);
+	fab_xw_attr_u64(x, "findings-new", d->n_findings_new);
+	fab_xw_attr_u64(x, "findings-resolved", d->n_findings_resolved);
+	for (size_t i = 0; i < fd->n && !x->err; i++) {
+		const struct fab_change *c = &fd->changes[i];
+		fab_xw_start(x, "change");
+		fab_xw_attr_lit(x, "kind", fab_change_kind_name(c->kind));
+		fab_report_change_values(c, was, now, sizeof(was));
+		if (*was || *now) {
+			fab_xw_attr(x, "was", was);
+			fab_xw_attr(x, "now", now);
 		}
-		if (c->what & FAB_PCHG_SPEED) {
-			fab_speeds_format(o->speed_active, w1, sizeof(w1));
-			fab_speeds_format(p->speed_active, w2, sizeof(w2));
-			field(x, "speed", *w1 ? w1 : "none", *w2 ? w2 : "none");
+		if (c->kind == FAB_CHG_LINK_ADDED || c->kind == FAB_CHG_LINK_REMOVED) {
+			attr_widths(r, "width", c->width);
+			attr_speeds(r, "speed", c->speed);
 		}
-		if (c->what & FAB_PCHG_PEER) {
-			peer_text(b, o, w1, sizeof(w1));
-			peer_text(s, p, w2, sizeof(w2));
-			field(x, "peer", w1, w2);
+		if (c->sm_guid)
+			fab_xw_attr_guid(x, "sm-guid", c->sm_guid);
+		if (c->kind == FAB_CHG_COUNTER_INCREASE || c->kind == FAB_CHG_COUNTER_RESET) {
+			snprintf(buf, sizeof(buf), "%s", fab_counter_name(c->counter));
+			fab_xw_attr_lit(x, "counter", buf);
 		}
+		if (c->subject.guid)
+			change_end(x, "subject", &c->subject);
+		if (c->peer.guid)
+			change_end(x, "peer", &c->peer);
 		fab_xw_end(x);
 	}
 	for (size_t i = 0; i < d->n_findings_new; i++)
-		write_finding(x, &s->findings[d->findings_new[i]], "finding-new");
+		write_finding(x, &r->s->findings[d->findings_new[i]], "finding-new");
 	for (size_t i = 0; i < d->n_findings_resolved; i++)
-		write_finding(x, &b->findings[d->findings_resolved[i]], "finding-resolved");
+		write_finding(x, &r->base->findings[d->findings_resolved[i]], "finding-resolved");
 	fab_xw_end(x);
 }
 

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "fabsweep/names.h"
 #include "fabsweep/store.h"
+#include "fabsweep/store_prune.h"
 #include "unit/reports/fatfab.h"
 
 static char db[512], html[512], xml[512];
@@ -234,6 +235,15 @@ static void test_cli_errors(void **state)
 	assert_int_equal(cli("report", "--db", missing, "--xml", xml, NULL), FAB_EXIT_RUNTIME);
 	assert_int_equal(stat(xml, &sb), -1);
 	assert_int_equal(stat(missing, &sb), -1); /* a reader never creates a database */
+	/* a named baseline (fabsweep db baseline set 1 --name golden) */
+	assert_int_equal(fab_store_open(db, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_baseline_set(st, 1, "golden", NULL), 0);
+	fab_store_close(st);
+	assert_int_equal(cli("report", "--db", db, "--baseline", "golden", "--xml", xml, NULL), FAB_EXIT_OK);
+	xmlDocPtr bdoc = rfix_xml_valid(xml);
+	assert_int_equal(rfix_count(bdoc, "//r:changes[@baseline='1']"), 1);
+	xmlFreeDoc(bdoc);
+	assert_int_equal(cli("report", "--db", db, "--baseline", "silver", "--xml", xml, NULL), FAB_EXIT_RUNTIME);
 	/* and the good case, with --all-counters and the latest scan */
 	assert_int_equal(cli("report", "--db", db, "--scan", "latest", "--xml", xml, "--all-counters", NULL),
 			 FAB_EXIT_OK);

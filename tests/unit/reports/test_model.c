@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fabsweep/diff.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
 #include "reports/model.h"
@@ -178,16 +179,18 @@ static void test_diff(void **state)
 	struct fab_snapshot *base = fatfab_build(2, 4, 3, true);
 	struct fab_snapshot *s = fatfab_build(2, 4, 3, true);
 	struct fab_report_diff d;
+	char was[64], now[64];
 
 	fatfab_finding(base, "old.rule", FAB_SEV_WARNING, LEAF(0), 1, "gone", "m");
 	fatfab_finding(base, "same.rule", FAB_SEV_ERROR, LEAF(1), 2, "stays", "m");
 	fatfab_finding(s, "same.rule", FAB_SEV_ERROR, LEAF(1), 2, "stays", "m (reworded)");
 	fatfab_finding(s, "new.rule", FAB_SEV_ERROR, LEAF(2), 3, "new", "m");
-	/* leaf 3 port 1 (to host 9) went down: a link and a port change */
-	struct fab_port *lp = fab_snapshot_port(s, LEAF(3), 1), *hp = &s->ports[lp->remote_idx];
-	lp->remote_idx = hp->remote_idx = FAB_NONE;
-	lp->state = hp->state = FAB_STATE_DOWN;
-	lp->phys_state = hp->phys_state = FAB_PHYS_POLLING;
+	/* a finding without a node is told apart by its subject */
+	fatfab_finding(base, "sm.x", FAB_SEV_INFO, 0, 0, "a", "m");
+	s->findings[s->n_findings - 1].node = NULL;
+	struct fab_finding f = { .rule_id = "sm.none", .severity = FAB_SEV_ERROR, .subject = "fabric",
+				 .message = "no SM" };
+	fab_snapshot_add_finding(s, &f);
 	/* a link trained at 1X */
 	struct fab_port *wp = fab_snapshot_port(s, LEAF(0), 4);
 	wp->width_active = s->ports[wp->remote_idx].width_active = FAB_WIDTH_1X;
@@ -197,43 +200,53 @@ static void test_diff(void **state)
 	fab_snapshot_index(s);
 
 	assert_int_equal(fab_report_diff_build(base, s, &d), 0);
-	assert_int_equal(d.n_nodes_added, 1);
-	assert_string_equal(s->nodes[d.nodes_added[0]].desc, "newbie");
-	assert_int_equal(d.n_nodes_removed, 0);
-	assert_int_equal(d.n_links_added, 0);
-	assert_int_equal(d.n_links_removed, 1);
-	const struct fab_link *l = &base->links[d.links_removed[0]];
-	assert_int_equal(base->ports[l->a].node_idx == LEAF(3) ? base->ports[l->a].port_num
-							      : base->ports[l->b].port_num, 1);
-	/* leaf 3/1 and its host's port changed state/phys/peer; leaf 0/4 and
-	 * its spine port changed width */
-	assert_int_equal(d.n_ports_changed, 4);
-	unsigned seen = 0;
-	for (size_t i = 0; i < d.n_ports_changed; i++) {
-		const struct fab_port *p = &s->ports[d.ports_changed[i].port];
-		if (p == lp) {
-			assert_int_equal(d.ports_changed[i].what, FAB_PCHG_STATE | FAB_PCHG_PHYS | FAB_PCHG_PEER);
-			seen |= 1;
-		}
-		if (p == wp) {
-			assert_int_equal(d.ports_changed[i].what, FAB_PCHG_WIDTH);
-			seen |= 2;
-		}
+	/* the fabric's changes are core/diff.c's */
+	assert_non_null(d.fabric);
+	assert_int_equal(d.fabric->count[FAB_CHG_NODE_ADDED], 1);
+	assert_int_equal(d.fabric->count[FAB_CHG_LINK_WIDTH], 1);
+	for (size_t i = 0; i < d.fabric->n; i++) {
+		if (d.fabric->changes[i].kind != FAB_CHG_LINK_WIDTH)
+			continue;
+		fab_report_change_values(&d.fabric->changes[i], was, now, sizeof(was));
+		assert_string_equal(was, "4X");
+		assert_string_equal(now, "1X");
 	}
-	assert_int_equal(seen, 3);
-	assert_int_equal(d.n_findings_new, 1);
+	/* findings */
+	assert_int_equal(d.n_findings_new, 2);
 	assert_string_equal(s->findings[d.findings_new[0]].rule_id, "new.rule");
-	assert_int_equal(d.n_findings_resolved, 1);
+	assert_string_equal(s->findings[d.findings_new[1]].rule_id, "sm.none");
+	assert_int_equal(d.n_findings_resolved, 2);
 	assert_string_equal(base->findings[d.findings_resolved[0]].rule_id, "old.rule");
+	assert_string_equal(base->findings[d.findings_resolved[1]].rule_id, "sm.x");
 	fab_report_diff_free(&d);
-
-	/* the other way round */
-	assert_int_equal(fab_report_diff_build(s, base, &d), 0);
-	assert_int_equal(d.n_nodes_removed, 1);
-	assert_int_equal(d.n_links_added, 1);
-	fab_report_diff_free(&d);
+	fab_report_diff_free(&d); /* idempotent */
 	fab_snapshot_free(base);
 	fab_snapshot_free(s);
+}
+
+static void test_change_values(void **state)
+{
+	char was[64], now[64];
+	struct fab_change c = { .kind = FAB_CHG_PORT_STATE, .old_value = FAB_STATE_ACTIVE,
+				.new_value = FAB_STATE_DOWN, .old_phys = FAB_PHYS_LINKUP,
+				.new_phys = FAB_PHYS_POLLING };
+
+	fab_report_change_values(&c, was, now, sizeof(was));
+	assert_string_equal(was, "active (linkup)");
+	assert_string_equal(now, "down (polling)");
+	c = (struct fab_change){ .kind = FAB_CHG_SM_MASTER, .old_value = 0x10, .new_value = 0 };
+	fab_report_change_values(&c, was, now, sizeof(was));
+	assert_string_equal(was, "0x0000000000000010");
+	assert_string_equal(now, "none");
+	c = (struct fab_change){ .kind = FAB_CHG_COUNTER_INCREASE, .old_value = 3, .new_value = 65535,
+				 .saturated = true };
+	fab_report_change_values(&c, was, now, sizeof(was));
+	assert_string_equal(was, "3");
+	assert_string_equal(now, "65535 (saturated)");
+	c = (struct fab_change){ .kind = FAB_CHG_NODE_ADDED };
+	fab_report_change_values(&c, was, now, sizeof(was));
+	assert_string_equal(was, "");
+	assert_string_equal(now, "");
 }
 
 static void test_not_indexed(void **state)
@@ -258,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_tiers_inferred),
 		cmocka_unit_test(test_top_counters),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_change_values),
 		cmocka_unit_test(test_not_indexed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

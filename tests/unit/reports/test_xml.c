@@ -136,12 +136,14 @@ static void test_xml_baseline(void **state)
 	assert_int_equal(fab_report_xml(s, base, NULL, out), 0);
 	xmlDocPtr doc = rfix_xml_valid(out);
 	assert_int_equal(rfix_count(doc, "/r:fabsweep-report/r:baseline[@id='7']"), 1);
-	assert_int_equal(rfix_count(doc, "//r:changes[@baseline='7']"), 1);
-	assert_int_equal(rfix_count(doc, "//r:changes/r:link-removed[@a-guid='0x0002c90300200003' and @a-port='3']"), 1);
-	assert_int_equal(rfix_count(doc, "//r:changes/r:port-changed/r:field[@name='state' and "
-					 "@was='active' and @now='down']"), 2);
+	assert_int_equal(rfix_count(doc, "//r:changes[@baseline='7' and @findings-new='1' and "
+					 "@findings-resolved='0']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:changes/r:change[@kind='link-removed' and @width='4X' and "
+					 "@speed='HDR']/r:subject[@guid='0x0002c90300200003' and @port='3']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:changes/r:change[@kind='port-state' and @was='active (linkup)' "
+					 "and starts-with(@now, 'down')]"), 2);
 	assert_int_equal(rfix_count(doc, "//r:changes/r:finding-new[@rule='port.down']"), 1);
-	assert_int_equal(rfix_count(doc, "//r:changes/r:finding-resolved | //r:changes/r:node-added"), 0);
+	assert_int_equal(rfix_count(doc, "//r:changes/r:finding-resolved | //r:change[@kind='node-added']"), 0);
 	xmlFreeDoc(doc);
 	fab_snapshot_free(base);
 	fab_snapshot_free(s);
