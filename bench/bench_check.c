@@ -44,6 +44,14 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static uint32_t add_node(struct fab_snapshot *s, uint8_t type, uint8_t role, uint64_t guid,
 			 const char *desc, unsigned nports)
 {
@@ -171,7 +179,7 @@ static int measure(const char *db, int with_baseline)
 	struct fab_snapshot *snap, *base = NULL;
 	struct fab_rules_result res;
 	struct rusage ru;
-	double t0 = now_s(), t1, t2, t3;
+	double t0 = now_s(), t1, t2, t3, c0 = cpu_s(), c1, c2, c3;
 
 	if (fab_store_open(db, FAB_STORE_WRITE, &st) || fab_store_load_scan(st, 2, &snap) ||
 	    (with_baseline && fab_store_load_scan(st, 1, &base))) {
@@ -179,16 +187,19 @@ static int measure(const char *db, int with_baseline)
 		return 1;
 	}
 	t1 = now_s();
+	c1 = cpu_s();
 	if (fab_rules_run(NULL, snap, base, 0, &res)) {
 		fprintf(stderr, "bench_check: %s\n", fab_errmsg());
 		return 1;
 	}
 	t2 = now_s();
+	c2 = cpu_s();
 	if (fab_store_replace_findings(st, snap)) {
 		fprintf(stderr, "bench_check: %s\n", fab_errmsg());
 		return 1;
 	}
 	t3 = now_s();
+	c3 = cpu_s();
 	getrusage(RUSAGE_SELF, &ru);
 	if (getenv("BENCH_CHECK_RULES")) {
 		size_t n;
@@ -198,11 +209,11 @@ static int measure(const char *db, int with_baseline)
 			fprintf(stderr, "  %-22s %.4f s, %u findings\n", t[i].id, res.seconds[i],
 				res.n_findings[i]);
 	}
-	/* one line for the parent: load rules store total rss_kb ports findings cpu */
-	printf("%.4f %.4f %.4f %.4f %ld %zu %zu %.4f\n", t1 - t0, t2 - t1, t3 - t2, t3 - t0, ru.ru_maxrss,
-	       snap->n_ports, snap->n_findings,
-	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+	/* one line for the parent: wall load rules store total, rss_kb, ports,
+	 * findings, CPU load rules store total */
+	printf("%.4f %.4f %.4f %.4f %ld %zu %zu %.4f %.4f %.4f %.4f\n", t1 - t0, t2 - t1, t3 - t2,
+	       t3 - t0, ru.ru_maxrss, snap->n_ports, snap->n_findings, c1 - c0, c2 - c1, c3 - c2,
+	       c3 - c0);
 	fab_snapshot_free(snap);
 	fab_snapshot_free(base);
 	fab_store_close(st);
@@ -327,18 +338,20 @@ int main(int argc, char **argv)
 	self[sl] = '\0';
 	for (int b = 0; b < 2; b++) {
 		char *args[] = { self, (char *)"--measure", (char *)db, b ? (char *)"--baseline" : NULL, NULL };
-		double load, rules, store, total, secs, cpu;
+		double load, rules, store, total, secs, cl, cr, cs, cpu;
 		long rss, crss;
 		size_t np, nf;
 
 		if (child(args, out, sizeof(out), &crss, &secs) ||
-		    sscanf(out, "%lf %lf %lf %lf %ld %zu %zu %lf", &load, &rules, &store, &total, &rss, &np,
-			   &nf, &cpu) != 8) {
+		    sscanf(out, "%lf %lf %lf %lf %ld %zu %zu %lf %lf %lf %lf", &load, &rules, &store,
+			   &total, &rss, &np, &nf, &cl, &cr, &cs, &cpu) != 11) {
 			fprintf(stderr, "bench_check: the measuring process failed\n");
 			return 1;
 		}
-		printf("%s: load %.3f s, rules %.3f s, store findings %.3f s; %zu findings; CPU %.3f s\n",
-		       b ? "check --baseline 1" : "check", load, rules, store, nf, cpu);
+		printf("%s: %zu findings\n"
+		       "  wall: load %.3f s, rules %.3f s, store findings %.3f s\n"
+		       "  CPU:  load %.3f s, rules %.3f s, store findings %.3f s, total %.3f s\n",
+		       b ? "check --baseline 1" : "check", nf, load, rules, store, cl, cr, cs, cpu);
 		missed |= verdict(b ? "  load + rules + store (baseline)" : "  load + rules + store", total, rss);
 	}
 	if (fabsweep) {

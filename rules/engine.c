@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The engine: decides which rules run, computes what several rules share
- * (latest counter samples, counter deltas) once, runs each check and turns
+ * (latest counter samples, which samples to compare) once, runs each check and turns
  * what it emits into findings, applying severity overrides and
  * suppressions. Linear in the size of the snapshot (plus sorting).
  */
