@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to rules/: the context a check runs in, the helpers checks use to
- * emit findings, and the shared derived data (counter deltas, link tiers)
+ * emit findings, and the shared derived data (counter samples to compare, tiers)
  * the engine computes once per run.
  */
 #pragma once
