@@ -78,7 +78,12 @@ for sig in TERM INT; do
 		--label "sig-$sig" 2>"$D/err" &
 	runner=$!
 	pid=$(started) || { bad "scan did not start"; continue; }
-	sleep 0.01
+	# wait until fabsweep has its handlers (installed together; SigCgt bit 14 is SIGTERM)
+	for _ in $(seq 1000); do
+		mask=$(awk '/^SigCgt/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+		[[ -n $mask ]] && (((16#$mask >> 14) & 1)) && break
+		sleep 0.002
+	done
 	kill -"$sig" "$pid"
 	wait "$runner"
 	rc=$?
