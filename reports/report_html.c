@@ -239,10 +239,11 @@ static void write_header(struct hr *r)
 	fab_hw_text(w, s->source ? s->source : "?");
 	fab_hw_raw(w, "</span></p></header>\n<nav>"
 		      "<a href=\"#verdict\">Verdict</a><a href=\"#findings\">Findings</a>"
-		      "<a href=\"#topology\">Topology</a><a href=\"#sm\">Subnet managers</a>"
-		      "<a href=\"#counters\">Error counters</a><a href=\"#switches\">Switch ports</a>");
+		      "<a href=\"#topology\">Topology</a>");
 	if (r->base)
 		fab_hw_raw(w, "<a href=\"#changes\">Changes</a>");
+	fab_hw_raw(w, "<a href=\"#sm\">Subnet managers</a>"
+		      "<a href=\"#counters\">Error counters</a><a href=\"#switches\">Switch ports</a>");
 	if (s->n_errors)
 		fab_hw_raw(w, "<a href=\"#missed\">Missed</a>");
 	fab_hw_raw(w, "</nav>\n<main>\n");
@@ -1083,11 +1084,11 @@ int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 	write_banner(&r);
 	write_findings(&r);
 	write_topology(&r);
+	if (r.base)
+		write_changes(&r);
 	write_sms(&r);
 	write_counters(&r);
 	write_switches(&r);
-	if (r.base)
-		write_changes(&r);
 	write_missed(&r);
 	fab_hw_raw(w, "</main>\n<footer>Written by ");
 	fab_hw_text(w, c->generator);
