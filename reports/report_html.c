@@ -629,13 +629,11 @@ static void write_topology(struct hr *r)
 			row_of[rw->nodes[k]] = (int8_t)i;
 		}
 	}
-	struct row hrow = { .tier = FAB_ROLE_HOST, .n = n_cells_leaf };
+	struct row hrow = { .tier = FAB_ROLE_HOST, .n = n_cells_leaf ? n_cells_leaf : 1 };
 	place_row(&hrow, width);
-	if (!leaves) {
-		y -= SVG_ROW_GAP - 50;
-	} else {
-		hrow = *leaves;
-		y -= SVG_ROW_GAP - 36;
+	if (leaves) {
+		hrow = *leaves; /* host groups sit under their leaves */
+		y = leaves->y + leaves->h + 36;
 	}
 	double hosts_y = y, group_h = hrow.narrow ? 64 : 22;
 	double height = hosts_y + group_h + (hrow.narrow ? 22 : 14);

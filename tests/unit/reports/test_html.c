@@ -186,6 +186,65 @@ static void test_html_large_fabric_aggregated(void **state)
 	fab_snapshot_free(s);
 }
 
+/* No coordinate in the picture is negative or not a number. */
+static void assert_sane_svg(const char *html)
+{
+	char *svg = between(html, "<svg", "</svg>");
+
+	assert_null(strstr(svg, "=\"-"));
+	assert_null(strstr(svg, "nan"));
+	assert_null(strstr(svg, "inf\""));
+	free(svg);
+}
+
+static void test_html_odd_fabrics(void **state)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	char *html;
+
+	/* two hosts cabled back to back: no switch at all */
+	uint32_t a = fatfab_node(s, FAB_NODE_CA, 0x10, "hostA", 1);
+	uint32_t b = fatfab_node(s, FAB_NODE_CA, 0x20, "hostB", 1);
+	fatfab_cable(s, a, 1, b, 1);
+	fab_snapshot_build_links(s);
+	fab_snapshot_index(s);
+	assert_int_equal(fab_report_html(s, NULL, NULL, out), 0);
+	html = rfix_slurp(out, NULL);
+	assert_sane_svg(html);
+	assert_int_equal(count_str(html, "<rect class=\"hg\""), 1); /* one group: hosts behind no leaf */
+	assert_non_null(strstr(html, "hosts not cabled to a leaf"));
+	free(html);
+	fab_snapshot_free(s);
+
+	/* one switch, no hosts; and one switch with hosts and roles unknown */
+	s = fab_snapshot_new();
+	fatfab_node(s, FAB_NODE_SWITCH, 0x30, "lonely", 8);
+	fab_snapshot_index(s);
+	assert_int_equal(fab_report_html(s, NULL, NULL, out), 0);
+	html = rfix_slurp(out, NULL);
+	assert_sane_svg(html);
+	free(html);
+	uint32_t h = fatfab_node(s, FAB_NODE_CA, 0x40, "h1", 1);
+	fatfab_cable(s, 0, 1, h, 1);
+	fab_snapshot_build_links(s);
+	fab_snapshot_index(s);
+	assert_int_equal(fab_report_html(s, NULL, NULL, out), 0);
+	html = rfix_slurp(out, NULL);
+	assert_sane_svg(html);
+	assert_non_null(strstr(html, ">leaves</text>"));
+	free(html);
+	fab_snapshot_free(s);
+
+	/* nothing at all */
+	s = fab_snapshot_new();
+	fab_snapshot_index(s);
+	assert_int_equal(fab_report_html(s, NULL, NULL, out), 0);
+	html = rfix_slurp(out, NULL);
+	assert_non_null(strstr(html, "The snapshot holds no nodes."));
+	free(html);
+	fab_snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +252,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_html_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_large_fabric_aggregated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_odd_fabrics, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
