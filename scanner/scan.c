@@ -262,6 +262,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		rc = scan_cache(&o, s);
 		goto done;
 	}
+	int64_t t0 = fab_now_ms();
 
 	rc = pick_port(&o, ca, &port, &up);
 	if (rc)
@@ -280,8 +281,8 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	}
 
 	/* Topology. */
+	phase_done("start", &t0, NULL);
 	fab_scan_progress(&o, "topology", 0, 0);
-	int64_t t0 = fab_now_ms();
 	struct ibnd_config cfg = { 0 };
 	cfg.max_smps = (unsigned)o.smps;
 	cfg.timeout_ms = (unsigned)o.timeout_ms;
