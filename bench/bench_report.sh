@@ -9,8 +9,9 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
 [[ $# -gt 0 ]] && shift
 [[ -f $build/CMakeCache.txt ]] || cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-if cmake --build "$build" --target bench_report -j"$(nproc)" >/dev/null 2>&1; then
-	bin=$(find "$build" -name bench_report -type f -perm -u+x | head -1)
+if cmake --build "$build" --target bench_report -j"$(nproc)" >/dev/null 2>&1 &&
+	[[ -x $build/bench/bench_report ]]; then
+	bin=$build/bench/bench_report
 else
 	cmake --build "$build" --target fabsweep_core -j"$(nproc)" >/dev/null
 	bin=$build/bench_report
