@@ -182,7 +182,7 @@ int wt_from_ibnd(struct wt *w, struct ibnd_fabric *f, bool paths_valid)
 			if (!ip || !(rp = ip->remoteport) || !rp->node || p == 0)
 				continue;
 			uint32_t r = wt_find(w, rp->node->guid);
-			if (r == FAB_NONE || rp->portnum < 0 ||
+			if (r == FAB_NONE || rp->portnum < 1 ||
 			    rp->portnum > w->nodes[r].num_ports)
 				continue;
 			struct wt_port *wp = wt_port(w, idx, (unsigned)p);
@@ -302,9 +302,11 @@ static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
 	unsigned nports = mad_get_field((void *)ni, 0, IB_NODE_NPORTS_F);
 	unsigned lport = mad_get_field((void *)ni, 0, IB_NODE_LOCAL_PORT_F);
 
-	/* Untrusted: the answer indexes our arrays. */
+	/* Untrusted: the answer indexes our arrays. It came in through a
+	 * cable, so LocalPortNum is an external port, never a switch's port 0
+	 * (which is never a link end). */
 	if (type < FAB_NODE_CA || type > FAB_NODE_ROUTER || nports < 1 ||
-	    nports > 254 || lport > nports || (type != FAB_NODE_SWITCH && lport == 0))
+	    nports > 254 || lport < 1 || lport > nports)
 		return;
 	uint32_t m = wt_find(w, guid);
 	if (m == FAB_NONE) {
@@ -545,6 +547,16 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 		const struct wt_port *wp = wt_port(w, s2w[fp->node_idx], fp->port_num);
 		char who[FAB_DESC_CAP + 32];
 
+		/* The cable is known even when this end's PortInfo is not: the
+		 * far end was reached through it (both ends point at each other). */
+		if (fp->port_num > 0 && wp->rnode != FAB_NONE) {
+			struct fab_port *rp = fab_snapshot_port(s, w2s[wp->rnode], wp->rport);
+			if (rp) {
+				fp->remote_idx = (uint32_t)(rp - s->ports);
+				fp->remote_guid = rp->guid;
+				fp->remote_port = rp->port_num;
+			}
+		}
 		if (fp->flags & FAB_F_SMP_FAILED) {
 			rc = fab_snapshot_add_error(s, n->guid, fp->port_num, "smp",
 				"%s port %u: PortInfo did not answer after retries; "
@@ -553,14 +565,6 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 			if (rc)
 				goto out;
 			continue;
-		}
-		if (fp->port_num > 0 && wp->rnode != FAB_NONE) {
-			struct fab_port *rp = fab_snapshot_port(s, w2s[wp->rnode], wp->rport);
-			if (rp) {
-				fp->remote_idx = (uint32_t)(rp - s->ports);
-				fp->remote_guid = rp->guid;
-				fp->remote_port = rp->port_num;
-			}
 		}
 		if (fp->port_num > 0 && fp->remote_idx == FAB_NONE &&
 		    fp->phys_state == FAB_PHYS_LINKUP) {
