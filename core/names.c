@@ -367,17 +367,23 @@ void fab_guid_format(uint64_t guid, char buf[FAB_GUID_STRLEN])
 
 int fab_guid_parse(const char *s, uint64_t *out)
 {
-	char *end;
+	uint64_t v = 0;
+	size_t n = 0;
 
-	if (!s || !*s)
+	if (!s)
 		return -EINVAL;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
-	if (!*s || strlen(s) > 16 || strspn(s, "0123456789abcdefABCDEF") != strlen(s))
-		return -EINVAL;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 16);
-	if (errno || *end)
+	for (; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+		unsigned d = c >= '0' && c <= '9' ? c - '0'
+			   : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			   : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+		if (d == 16 || n == 16)
+			return -EINVAL;
+		v = v << 4 | d;
+	}
+	if (!n)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -394,29 +400,62 @@ void fab_time_format(int64_t ms, char buf[FAB_TIME_STRLEN])
 	snprintf(buf + n, FAB_TIME_STRLEN - n, ".%03uZ", (unsigned)((ms % 1000 + 1000) % 1000));
 }
 
+/* Reads exactly n digits; -1 when one is not a digit. */
+static int digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+static int64_t days_from_civil(int y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
 int fab_time_parse(const char *s, int64_t *out_ms)
 {
-	struct tm tm = { 0 };
-	int msec = 0, n = 0;
+	int y, mo, d, h, mi, sec, msec = 0;
 
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
-			 &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
-			 &n) != 6)
+	/* YYYY-MM-DDTHH:MM:SS[.fff]Z */
+	if (!s || strnlen(s, 20) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+	    s[13] != ':' || s[16] != ':')
 		return -EINVAL;
-	s += n;
+	y = digits(s, 4);
+	mo = digits(s + 5, 2);
+	d = digits(s + 8, 2);
+	h = digits(s + 11, 2);
+	mi = digits(s + 14, 2);
+	sec = digits(s + 17, 2);
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 ||
+	    mi < 0 || mi > 59 || sec < 0 || sec > 60)
+		return -EINVAL;
+	s += 19;
 	if (*s == '.') {
-		int digits = 0;
-		for (s++; *s >= '0' && *s <= '9'; s++, digits++)
-			if (digits < 3)
+		int n = 0;
+		for (s++; *s >= '0' && *s <= '9'; s++, n++)
+			if (n < 3)
 				msec = msec * 10 + (*s - '0');
-		for (; digits < 3; digits++)
+		if (!n)
+			return -EINVAL;
+		for (; n < 3; n++)
 			msec *= 10;
 	}
 	if (*s != 'Z' || s[1])
 		return -EINVAL;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	*out_ms = (int64_t)timegm(&tm) * 1000 + msec;
+	*out_ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 +
+		  (int64_t)sec * 1000 + msec;
 	return 0;
 }
 

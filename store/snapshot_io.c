@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Writing a snapshot in one transaction, and loading it back. */
 #include <errno.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,6 +412,56 @@ static int64_t col_time(sqlite3_stmt *s, int i)
 	return ms;
 }
 
+/*
+ * Most rows of a snapshot repeat the same widths, speeds and sample times:
+ * remember the last text seen in a column and what it parsed to.
+ */
+struct memo {
+	char text[64];
+	int64_t value;
+	bool valid;
+};
+
+static int64_t memo_mask(struct memo *m, const char *t, int (*parse)(const char *))
+{
+	size_t l;
+
+	if (!t)
+		return 0;
+	l = strlen(t);
+	if (m->valid && l < sizeof(m->text) && !memcmp(m->text, t, l + 1))
+		return m->value;
+	int v = parse(t);
+	if (v < 0)
+		v = 0;
+	if (l < sizeof(m->text)) {
+		memcpy(m->text, t, l + 1);
+		m->value = v;
+		m->valid = true;
+	}
+	return v;
+}
+
+static int64_t memo_time(struct memo *m, sqlite3_stmt *s, int i)
+{
+	const char *t = col_text(s, i);
+	int64_t ms = 0;
+	size_t l;
+
+	if (!t)
+		return 0;
+	l = strlen(t);
+	if (m->valid && l < sizeof(m->text) && !memcmp(m->text, t, l + 1))
+		return m->value;
+	fab_time_parse(t, &ms);
+	if (l < sizeof(m->text)) {
+		memcpy(m->text, t, l + 1);
+		m->value = ms;
+		m->valid = true;
+	}
+	return ms;
+}
+
 static int parse_or(int v, int dflt)
 {
 	return v < 0 ? dflt : v;
@@ -532,6 +583,7 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
 		" FROM port_rows WHERE scan_id=?1 ORDER BY node_idx, port_num",
 		snap->scan_id, &s);
 	uint32_t *remote_node;
+	struct memo memo[6] = { 0 };
 	int rc;
 
 	if (err)
@@ -577,12 +629,12 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
 		p->sm_lid = (uint16_t)sqlite3_column_int(s, 5);
 		p->state = (uint8_t)parse_or(fab_state_parse(col_text(s, 6)), 0);
 		p->phys_state = (uint8_t)parse_or(fab_phys_state_parse(col_text(s, 7)), 0);
-		p->width_active = (uint8_t)parse_or(fab_widths_parse(col_text(s, 8)), 0);
-		p->width_enabled = (uint8_t)parse_or(fab_widths_parse(col_text(s, 9)), 0);
-		p->width_supported = (uint8_t)parse_or(fab_widths_parse(col_text(s, 10)), 0);
-		p->speed_active = (uint16_t)parse_or(fab_speeds_parse(col_text(s, 11)), 0);
-		p->speed_enabled = (uint16_t)parse_or(fab_speeds_parse(col_text(s, 12)), 0);
-		p->speed_supported = (uint16_t)parse_or(fab_speeds_parse(col_text(s, 13)), 0);
+		p->width_active = (uint8_t)memo_mask(&memo[0], col_text(s, 8), fab_widths_parse);
+		p->width_enabled = (uint8_t)memo_mask(&memo[1], col_text(s, 9), fab_widths_parse);
+		p->width_supported = (uint8_t)memo_mask(&memo[2], col_text(s, 10), fab_widths_parse);
+		p->speed_active = (uint16_t)memo_mask(&memo[3], col_text(s, 11), fab_speeds_parse);
+		p->speed_enabled = (uint16_t)memo_mask(&memo[4], col_text(s, 12), fab_speeds_parse);
+		p->speed_supported = (uint16_t)memo_mask(&memo[5], col_text(s, 13), fab_speeds_parse);
 		p->mtu_active = (uint8_t)parse_or(fab_mtu_from_bytes((unsigned)sqlite3_column_int(s, 14)), 0);
 		p->mtu_cap = (uint8_t)parse_or(fab_mtu_from_bytes((unsigned)sqlite3_column_int(s, 15)), 0);
 		p->op_vls = (uint8_t)sqlite3_column_int(s, 16);
@@ -617,6 +669,7 @@ static int load_samples(struct fab_store *st, struct fab_snapshot *snap)
 	char sql[1024];
 	size_t off;
 	sqlite3_stmt *s;
+	struct memo when = { 0 };
 	int err, rc;
 
 	off = (size_t)snprintf(sql, sizeof(sql),
@@ -643,7 +696,7 @@ static int load_samples(struct fab_store *st, struct fab_snapshot *snap)
 		}
 		c->port_idx = (uint32_t)(p - snap->ports);
 		c->sample = (uint8_t)sqlite3_column_int(s, 2);
-		c->sampled_at_ms = col_time(s, 3);
+		c->sampled_at_ms = memo_time(&when, s, 3);
 		c->extended = sqlite3_column_int(s, 4);
 		for (unsigned k = 0; k < V1_COUNTERS; k++) {
 			if (sqlite3_column_type(s, 5 + (int)k) == SQLITE_NULL)

@@ -155,8 +155,8 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 	}
 	rc = sqlite3_open_v2(path, &st->db,
 			     (flags & FAB_STORE_WRITE)
-				     ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-				     : SQLITE_OPEN_READONLY,
+				     ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+				     : SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
 			     NULL);
 	if (rc != SQLITE_OK) {
 		err = sql_err(st, rc, "open");
