@@ -2,6 +2,8 @@
 /* Entry points: build the model once, render each format to a temporary
  * file, rename them into place only when every format rendered. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +57,22 @@ fail:
 	return err;
 }
 
+struct render_job {
+	const struct fab_report_ctx *c;
+	FILE *f;
+	int (*render)(const struct fab_report_ctx *, FILE *);
+	pthread_t thread;
+	int ret;
+};
+
+static void *render_thread(void *arg)
+{
+	struct render_job *j = arg;
+
+	j->ret = j->render(j->c, j->f);
+	return NULL;
+}
+
 int fab_report_write(const struct fab_snapshot *snap, const struct fab_snapshot *baseline,
 		     const struct fab_report_opts *opts, const char *xml_path,
 		     const char *html_path)
@@ -79,14 +97,26 @@ int fab_report_write(const struct fab_snapshot *snap, const struct fab_snapshot 
 	}
 	if ((err = ctx_build(&c, snap, baseline, opts)))
 		return err;
-	for (int i = 0; i < 2; i++) {
-		if (!paths[i])
-			continue;
-		if ((err = fab_report_file_open(paths[i], &rf[i])))
+	for (int i = 0; i < 2; i++)
+		if (paths[i] && (err = fab_report_file_open(paths[i], &rf[i])))
 			goto out;
-		if ((err = render[i](&c, rf[i].f))) {
-			err = fab_err(err, "cannot write the %s report '%s': %s", what[i], paths[i],
-				      strerror(-err));
+	/* Both formats: the HTML renders on a second thread while this one
+	 * writes the XML. The model is read-only; each writer owns its file
+	 * and scratch memory, and only this thread uses libxml2. */
+	struct render_job job = { .c = &c, .f = rf[1].f, .render = render[1] };
+	bool threaded = xml_path && html_path && !pthread_create(&job.thread, NULL, render_thread, &job);
+	int rets[2] = { 0, 0 };
+	for (int i = 0; i < 2; i++)
+		if (paths[i] && !(i == 1 && threaded))
+			rets[i] = render[i](&c, rf[i].f);
+	if (threaded) {
+		pthread_join(job.thread, NULL);
+		rets[1] = job.ret;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (rets[i]) {
+			err = fab_err(rets[i], "cannot write the %s report '%s': %s", what[i], paths[i],
+				      strerror(-rets[i]));
 			goto out;
 		}
 	}
