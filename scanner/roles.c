@@ -2,8 +2,11 @@
 /*
  * Roles from the shape of the fabric, nothing else (no names, no config):
  *
- *   - a CA is a host;
- *   - a switch with a link to a CA is a leaf (distance 0);
+ *   - a CA is a host, except an in-switch SHARP aggregation node (a CA
+ *     whose NodeDescription ends in "Aggregation Node": NVIDIA Quantum
+ *     switches expose one behind a virtual port of every switch), which is
+ *     unknown: it is not a host and does not make its switch a leaf;
+ *   - a switch with a link to a host is a leaf (distance 0);
  *   - other switches get their distance, over switch-to-switch links, to
  *     the nearest leaf: 1 = spine, 2 or more = core;
  *   - a switch with no path to any CA is unknown, and so are routers and
@@ -14,6 +17,7 @@
  * e.g. the SM's host) counts as a leaf: distance wins.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
@@ -30,14 +34,27 @@ static const struct fab_node *peer_node(const struct fab_snapshot *s,
 	return n < s->n_nodes ? &s->nodes[n] : NULL;
 }
 
+static int is_aggregation_node(const struct fab_node *n)
+{
+	static const char tag[] = "Aggregation Node";
+	size_t len = strlen(n->desc);
+
+	while (len && n->desc[len - 1] == ' ')
+		len--;
+	return n->type == FAB_NODE_CA && len >= sizeof(tag) - 1 &&
+	       !memcmp(n->desc + len - (sizeof(tag) - 1), tag, sizeof(tag) - 1);
+}
+
 void fab_topology_assign_roles(struct fab_snapshot *s)
 {
 	uint32_t *dist = NULL, *queue = NULL;
 	size_t head = 0, tail = 0;
 
 	for (size_t i = 0; i < s->n_nodes; i++)
-		s->nodes[i].role = s->nodes[i].type == FAB_NODE_CA ? FAB_ROLE_HOST
-								    : FAB_ROLE_UNKNOWN;
+		s->nodes[i].role = s->nodes[i].type == FAB_NODE_CA &&
+						   !is_aggregation_node(&s->nodes[i])
+					   ? FAB_ROLE_HOST
+					   : FAB_ROLE_UNKNOWN;
 	if (!s->n_nodes)
 		return;
 	dist = malloc(s->n_nodes * sizeof(*dist));
@@ -47,12 +64,12 @@ void fab_topology_assign_roles(struct fab_snapshot *s)
 	for (size_t i = 0; i < s->n_nodes; i++)
 		dist[i] = UNSEEN;
 
-	/* Sources: switches one link away from a CA. */
+	/* Sources: switches one link away from a host. */
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		const struct fab_node *n = &s->nodes[i];
 		const struct fab_port *p = fab_node_ports(s, n);
 
-		if (n->type != FAB_NODE_CA)
+		if (n->role != FAB_ROLE_HOST)
 			continue;
 		for (uint32_t k = 0; k < n->port_count; k++) {
 			const struct fab_node *r = peer_node(s, &p[k]);
