@@ -172,20 +172,29 @@ out:
 	return err;
 }
 
-/* Tiers from roles; switches without a role by what they are cabled to. */
+/*
+ * Tiers from the roles the scanner assigned. A snapshot without any role
+ * (made before roles existed, or by a tool that does not set them) gets them
+ * inferred from the cabling: CAs are hosts, a switch cabled to a host is a
+ * leaf, one cabled to a leaf a spine, the rest cores. When roles were
+ * assigned, an unknown role stays unknown (an isolated switch, a router, a
+ * SHARP aggregation node).
+ */
 static void assign_tiers(struct fab_report_model *m)
 {
 	const struct fab_snapshot *s = m->snap;
+	bool any_role = false;
 
 	for (size_t i = 0; i < s->n_nodes; i++) {
-		const struct fab_node *n = &s->nodes[i];
-		m->tier[i] = n->role < FAB_ROLE__COUNT ? n->role : FAB_ROLE_UNKNOWN;
-		if (m->tier[i] == FAB_ROLE_UNKNOWN && n->type == FAB_NODE_CA)
-			m->tier[i] = FAB_ROLE_HOST;
+		m->tier[i] = s->nodes[i].role < FAB_ROLE__COUNT ? s->nodes[i].role : FAB_ROLE_UNKNOWN;
+		any_role |= m->tier[i] != FAB_ROLE_UNKNOWN;
 	}
-	/* pass 1: an unknown switch cabled to a host is a leaf; pass 2: one
-	 * cabled to a leaf is a spine; pass 3: the rest are cores */
-	for (unsigned pass = 1; pass <= 3; pass++) {
+	for (size_t i = 0; i < s->n_nodes && !any_role; i++)
+		if (s->nodes[i].type == FAB_NODE_CA)
+			m->tier[i] = FAB_ROLE_HOST;
+	/* pass 1: a switch cabled to a host is a leaf; pass 2: one cabled to a
+	 * leaf is a spine; pass 3: the rest are cores */
+	for (unsigned pass = 1; pass <= 3 && !any_role; pass++) {
 		unsigned want = pass == 1 ? FAB_ROLE_HOST : FAB_ROLE_LEAF;
 		unsigned becomes = pass == 1 ? FAB_ROLE_LEAF : pass == 2 ? FAB_ROLE_SPINE : FAB_ROLE_CORE;
 
@@ -206,6 +215,7 @@ static void assign_tiers(struct fab_report_model *m)
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		const struct fab_node *n = &s->nodes[i];
 		m->n_tier[m->tier[i]]++;
+		m->n_switches += n->type == FAB_NODE_SWITCH;
 		m->leaf_of[i] = FAB_NONE;
 		if (m->tier[i] != FAB_ROLE_HOST)
 			continue;

@@ -52,16 +52,24 @@ struct fab_report_model {
 	uint32_t *f_port;  /* per finding: port it names, FAB_NONE */
 	uint8_t *port_mark; /* per port: FAB_MARK of findings naming it (as port or peer) */
 	uint8_t *node_mark; /* per node: worst of its own findings and its ports' */
-	uint8_t *tier;      /* per node: enum fab_role; unknown roles are inferred */
+	uint8_t *tier;      /* per node: enum fab_role (inferred when the snapshot
+			       has no roles at all) */
 	uint32_t *leaf_of;  /* per node: for hosts, the leaf their first linked
 			       port reaches, else FAB_NONE */
 	size_t n_tier[FAB_ROLE__COUNT];
+	size_t n_switches; /* nodes of type switch */
 	size_t n_ext_ports;    /* ports numbered 1..N */
 	size_t n_active_ports; /* of those, state active */
 	size_t n_sampled_ports; /* ports with a counter sample */
 	struct fab_report_top top[FAB_REPORT_TOP_COUNTERS]; /* largest first */
 	size_t n_top;
 };
+
+/* Whether a node is drawn and listed as a switch: not a host, not a CA. */
+static inline bool fab_report_is_switch(const struct fab_report_model *m, uint32_t node)
+{
+	return m->tier[node] != FAB_ROLE_HOST && m->snap->nodes[node].type != FAB_NODE_CA;
+}
 
 /* Builds the model of snap (borrowed; must be indexed). */
 int fab_report_model_build(const struct fab_snapshot *snap, struct fab_report_model *out);

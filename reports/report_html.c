@@ -98,7 +98,7 @@ static uint32_t *sorted_switches(struct hr *r, size_t *n_out)
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < s->n_nodes; i++)
-		if (r->m->tier[i] != FAB_ROLE_HOST)
+		if (fab_report_is_switch(r->m, (uint32_t)i))
 			v[n++] = (uint32_t)i;
 	qsort_r(v, n, sizeof(*v), cmp_node_label, r);
 	*n_out = n;
@@ -269,7 +269,7 @@ static void write_banner(struct hr *r)
 	fab_hw_fmt(w, "<p class=\"facts\"><b>%zu</b> switches &middot; <b>%zu</b> hosts &middot; "
 		      "<b>%zu</b> of <b>%zu</b> ports active &middot; <b>%zu</b> links &middot; "
 		      "<b>%zu</b> subnet managers &middot; <b>%zu</b> rules with findings</p></div>\n",
-		   s->n_nodes - m->n_tier[FAB_ROLE_HOST], m->n_tier[FAB_ROLE_HOST],
+		   m->n_switches, m->n_tier[FAB_ROLE_HOST],
 		   m->n_active_ports, m->n_ext_ports, s->n_links, s->n_sms, m->n_rules);
 	if (s->status != FAB_SCAN_COMPLETE || s->n_errors)
 		fab_hw_fmt(w, "<p class=\"note\">This scan is <b>%s</b>: it missed %zu things "
@@ -517,8 +517,8 @@ static void write_group(struct hr *r, const struct row *rw, size_t i, const stru
 		fab_hw_fmt(w, "<text class=\"small\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%u</text>", x,
 			   y + h + 11, g->total);
 	else
-		fab_hw_fmt(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%u host%s</text>", x, y + 15,
-			   g->total, g->total == 1 ? "" : "s");
+		fab_hw_fmt(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%u host%s%s</text>", x, y + 15,
+			   g->total, g->total == 1 ? "" : "s", g->leaf == FAB_NONE ? ", no leaf" : "");
 	fab_hw_raw(w, "<title>");
 	if (g->leaf != FAB_NONE) {
 		char gb[FAB_GUID_STRLEN];
@@ -546,8 +546,10 @@ static void write_topology(struct hr *r)
 	struct fab_hw *w = &r->w;
 	const struct fab_snapshot *s = r->s;
 	const struct fab_report_model *m = r->m;
-	static const unsigned tiers[] = { FAB_ROLE_CORE, FAB_ROLE_SPINE, FAB_ROLE_LEAF };
-	struct row rows[3] = { 0 };
+	/* the order of sorted_switches(); switches without a tier come last and
+	 * are drawn below the hosts */
+	static const unsigned tiers[] = { FAB_ROLE_CORE, FAB_ROLE_SPINE, FAB_ROLE_LEAF, FAB_ROLE_UNKNOWN };
+	struct row rows[4] = { 0 };
 	size_t n_sw = 0, n_rows = 0, n_pairs = 0, n_groups = 0;
 	uint32_t *sw = sorted_switches(r, &n_sw);
 	uint32_t *group_of = malloc((s->n_nodes + 1) * sizeof(*group_of)); /* leaf -> group */
@@ -562,8 +564,7 @@ static void write_topology(struct hr *r)
 		goto out;
 	}
 	memset(row_of, -1, s->n_nodes + 1);
-	/* rows: sw is sorted core, spine, leaf */
-	for (size_t t = 0, at = 0; t < 3; t++) {
+	for (size_t t = 0, at = 0; t < 4; t++) {
 		struct row *rw = &rows[n_rows];
 		rw->tier = tiers[t];
 		rw->nodes = sw + at;
@@ -573,7 +574,13 @@ static void write_topology(struct hr *r)
 			n_rows++;
 	}
 	/* host groups, one per leaf in leaf order, then the rest */
-	struct row *leaves = n_rows && rows[n_rows - 1].tier == FAB_ROLE_LEAF ? &rows[n_rows - 1] : NULL;
+	struct row *leaves = NULL, *others = NULL;
+	for (size_t i = 0; i < n_rows; i++) {
+		if (rows[i].tier == FAB_ROLE_LEAF)
+			leaves = &rows[i];
+		if (rows[i].tier == FAB_ROLE_UNKNOWN)
+			others = &rows[i];
+	}
 	for (size_t i = 0; i < s->n_nodes; i++)
 		group_of[i] = FAB_NONE;
 	for (size_t i = 0; leaves && i < leaves->n; i++) {
@@ -622,8 +629,10 @@ static void write_topology(struct hr *r)
 		rw->n = cells;
 		place_row(rw, width);
 		rw->n = n;
-		rw->y = y;
-		y += rw->h + SVG_ROW_GAP;
+		if (rw != others) {
+			rw->y = y;
+			y += rw->h + SVG_ROW_GAP;
+		}
 		for (size_t k = 0; k < rw->n; k++) {
 			xs[rw->nodes[k]] = cell_x(rw, k);
 			row_of[rw->nodes[k]] = (int8_t)i;
@@ -637,6 +646,10 @@ static void write_topology(struct hr *r)
 	}
 	double hosts_y = y, group_h = hrow.narrow ? 64 : 22;
 	double height = hosts_y + group_h + (hrow.narrow ? 22 : 14);
+	if (others) {
+		others->y = height + 40;
+		height = others->y + others->h + 14;
+	}
 
 	/* links between switches, one line per pair of switches */
 	for (size_t i = 0; i < s->n_links; i++) {
@@ -668,9 +681,12 @@ static void write_topology(struct hr *r)
 	fab_hw_fmt(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		      "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"fabric topology\">\n",
 		   width, height, width, height);
-	for (size_t i = 0; i < n_rows; i++)
-		tier_label(w, tier_title(rows[i].tier), rows[i].n, rows[i].y, rows[i].h);
+	for (size_t i = 0; i < n_rows; i++) /* top to bottom */
+		if (&rows[i] != others)
+			tier_label(w, tier_title(rows[i].tier), rows[i].n, rows[i].y, rows[i].h);
 	tier_label(w, "hosts", m->n_tier[FAB_ROLE_HOST], hosts_y, group_h);
+	if (others)
+		tier_label(w, tier_title(others->tier), others->n, others->y, others->h);
 	/* lines, the worst drawn last so that they stay visible */
 	for (unsigned mk = 0; mk <= FAB_SEV__COUNT; mk++) {
 		for (size_t i = 0; i < n_pairs && !w->err; i++) {

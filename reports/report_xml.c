@@ -97,7 +97,7 @@ static void write_summary(struct xr *r)
 	fab_xw_start(x, "summary");
 	fab_xw_attr_lit(x, "verdict", fab_report_verdict_name(m->verdict));
 	fab_xw_attr_u64(x, "nodes", r->s->n_nodes);
-	fab_xw_attr_u64(x, "switches", r->s->n_nodes - m->n_tier[FAB_ROLE_HOST]);
+	fab_xw_attr_u64(x, "switches", m->n_switches);
 	fab_xw_attr_u64(x, "hosts", m->n_tier[FAB_ROLE_HOST]);
 	fab_xw_attr_u64(x, "ports", m->n_ext_ports);
 	fab_xw_attr_u64(x, "active-ports", m->n_active_ports);

@@ -235,6 +235,32 @@ static void test_html_odd_fabrics(void **state)
 	free(html);
 	fab_snapshot_free(s);
 
+	/* roles assigned, two isolated switches cabled to each other and an
+	 * aggregation node: an "other switches" row below the hosts, the
+	 * aggregation node drawn nowhere */
+	s = fatfab_build(1, 2, 2, true);
+	uint32_t x1 = fatfab_node(s, FAB_NODE_SWITCH, 0x0002c903009000b1ull, "island1", 4);
+	uint32_t x2 = fatfab_node(s, FAB_NODE_SWITCH, 0x0002c903009000b2ull, "island2", 4);
+	fatfab_cable(s, x1, 1, x2, 1);
+	uint32_t an = fatfab_node(s, FAB_NODE_CA, 0x0002c903009000aaull, "leaf001 Aggregation Node", 1);
+	struct fab_port *lp = fab_snapshot_port(s, 1, 2); /* leaf001/2 was host 2's */
+	s->ports[lp->remote_idx].remote_idx = FAB_NONE;
+	fatfab_cable(s, 1, 2, an, 1);
+	fab_snapshot_build_links(s);
+	fab_snapshot_index(s);
+	assert_int_equal(fab_report_html(s, NULL, NULL, out), 0);
+	html = rfix_slurp(out, NULL);
+	assert_sane_svg(html);
+	char *svg = between(html, "<svg", "</svg>");
+	assert_non_null(strstr(svg, ">other switches</text>"));
+	assert_int_equal(count_str(svg, "<rect class=\"n"), 1 + 2 + 2);
+	assert_null(strstr(svg, "Aggregation Node"));
+	assert_true(strstr(svg, ">hosts</text>") < strstr(svg, ">other switches</text>"));
+	free(svg);
+	assert_non_null(strstr(html, "<b>5</b> switches &middot; <b>4</b> hosts"));
+	free(html);
+	fab_snapshot_free(s);
+
 	/* nothing at all */
 	s = fab_snapshot_new();
 	fab_snapshot_index(s);

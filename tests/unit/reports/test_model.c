@@ -140,6 +140,32 @@ static void test_tiers_inferred(void **state)
 	fab_snapshot_free(s);
 }
 
+static void test_tiers_trusted(void **state)
+{
+	/* roles assigned: unknown stays unknown (a SHARP aggregation node, an
+	 * isolated switch); nothing is guessed */
+	struct fab_snapshot *s = fatfab_build(2, 4, 3, true);
+	struct fab_report_model m;
+
+	uint32_t an = fatfab_node(s, FAB_NODE_CA, 0x0002c903009000aaull, "leaf001 Aggregation Node", 1);
+	struct fab_port *lp = fab_snapshot_port(s, LEAF(0), 3); /* was host 2's */
+	s->ports[lp->remote_idx].remote_idx = FAB_NONE;
+	fatfab_cable(s, LEAF(0), 3, an, 1);
+	uint32_t lone = fatfab_node(s, FAB_NODE_SWITCH, 0x0002c903009000bbull, "lonely", 4);
+	fab_snapshot_build_links(s);
+	fab_snapshot_index(s);
+	assert_int_equal(fab_report_model_build(s, &m), 0);
+	assert_int_equal(m.tier[an], FAB_ROLE_UNKNOWN);
+	assert_int_equal(m.tier[lone], FAB_ROLE_UNKNOWN);
+	assert_int_equal(m.n_tier[FAB_ROLE_HOST], 12);
+	assert_int_equal(m.n_switches, 2 + 4 + 1);
+	assert_false(fab_report_is_switch(&m, an));
+	assert_true(fab_report_is_switch(&m, lone));
+	assert_false(fab_report_is_switch(&m, HOST(0)));
+	fab_report_model_free(&m);
+	fab_snapshot_free(s);
+}
+
 static void test_top_counters(void **state)
 {
 	struct fab_snapshot *s = fatfab_build(2, 4, 3, true);
@@ -269,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_grouping_and_marks),
 		cmocka_unit_test(test_peer_marks),
 		cmocka_unit_test(test_tiers_inferred),
+		cmocka_unit_test(test_tiers_trusted),
 		cmocka_unit_test(test_top_counters),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_change_values),
