@@ -86,6 +86,66 @@ check "the filter shows every finding" eq "$(dom "$D/dom.html" \
 check "a topology picture" test "$(dom "$D/dom.html" 'count(//svg//rect)')" -gt 12
 check "the changes section" test "$(dom "$D/dom.html" 'count(//section[@id="changes"]//tr)')" -gt 1
 
+# ---- the controls, driven by a test script in a copy of the page (its CSP
+# relaxed to let the test script run after the page's own)
+cat >"$D/drive.js" <<'JS'
+(function () {
+  var d = document, out = [];
+  function shown() { return d.querySelectorAll('details.rule tbody tr:not([hidden])').length; }
+  function fire(el, type) { el.dispatchEvent(new Event(type)); }
+  out.push('all=' + shown());
+  var warn = d.querySelector('.filters input[data-sev="warning"]');
+  warn.checked = false; fire(warn, 'change');
+  out.push('nowarn=' + shown());
+  warn.checked = true; fire(warn, 'change');
+  var rule = d.getElementById('f-rule');
+  rule.value = 'port.errors'; fire(rule, 'change');
+  out.push('rule=' + shown());
+  out.push('groups=' + d.querySelectorAll('details.rule:not([hidden])').length);
+  rule.value = ''; fire(rule, 'change');
+  var text = d.getElementById('f-text');
+  text.value = 'SPINE0002'; fire(text, 'input');
+  out.push('text=' + shown());
+  text.value = ''; fire(text, 'input');
+  out.push('count=' + d.getElementById('f-count').textContent.split(' ')[0]);
+  // sort the biggest findings table by port, up then down
+  var tables = d.querySelectorAll('details.rule table'), t = tables[0];
+  for (var i = 1; i < tables.length; i++)
+    if (tables[i].tBodies[0].rows.length > t.tBodies[0].rows.length) t = tables[i];
+  function ports() {
+    return Array.prototype.map.call(t.tBodies[0].rows, function (r) { return Number(r.cells[3].textContent); });
+  }
+  function sorted(a, dir) { for (var i = 1; i < a.length; i++) if (dir * (a[i] - a[i - 1]) < 0) return false; return true; }
+  var th = t.tHead.rows[0].cells[3];
+  th.click();
+  out.push('asc=' + sorted(ports(), 1) + '/' + th.getAttribute('aria-sort'));
+  th.click();
+  out.push('desc=' + sorted(ports(), -1) + '/' + th.getAttribute('aria-sort'));
+  out.push('rows=' + ports().length);
+  d.documentElement.setAttribute('data-drive', out.join(' '));
+})();
+JS
+sed -e "s/script-src 'sha256-[^']*'/script-src 'unsafe-inline'/" "$D/report.html" |
+	awk -v js="$D/drive.js" 'index($0, "</body>") {
+		print "<script>"; while ((getline l < js) > 0) print l; print "</script>" } { print }' >"$D/drive.html"
+chrome "$D/drive.log" --dump-dom "file://$D/drive.html" >"$D/drive-dom.html"
+drive=$(dom "$D/drive-dom.html" 'string(/html/@data-drive)')
+echo "controls: $drive"
+kv() { tr ' ' '\n' <<<"$drive" | sed -n "s/^$1=//p"; }
+total=$(sqlite3 "$db" "SELECT count(*) FROM findings WHERE scan_id=2")
+check "controls: every finding shown at first" eq "$(kv all)" "$total"
+check "controls: unticking warnings hides them" eq "$(kv nowarn)" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM findings WHERE scan_id=2 AND severity <> 'warning'")"
+check "controls: the rule filter" eq "$(kv rule)" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM findings WHERE scan_id=2 AND rule_id='port.errors'")"
+check "controls: the rule filter hides other groups" eq "$(kv groups)" 1
+check "controls: the text filter (any case)" test "$(kv text)" -gt 0 -a "$(kv text)" -lt "$total"
+check "controls: count back to all" eq "$(kv count)" "$total"
+check "controls: sort ascending" eq "$(kv asc)" "true/ascending"
+check "controls: sort descending" eq "$(kv desc)" "true/descending"
+check "controls: sorting keeps every row" test "$(kv rows)" -gt 1
+check "controls: no console message" no_console "$D/drive.log"
+
 shot=$BUILDDIR/report-screenshot.png
 rm -f "$shot"
 chrome "$D/shot.log" --hide-scrollbars --window-size=1280,1800 --screenshot="$shot" "file://$D/report.html" >/dev/null
