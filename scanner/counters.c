@@ -4,7 +4,9 @@
  *
  *   1. ClassPortInfo once per node (what the PMA supports);
  *   2. PortCounters (0x12) for every port with an active link, and
- *      PortCountersExtended (0x1D) where ClassPortInfo says so;
+ *      PortCountersExtended (0x1D) where ClassPortInfo says so (only the
+ *      latter where it also carries the error counters:
+ *      IsAddlPortCtrsExtSup);
  *   3. with --interval, the same again S seconds after the first round
  *      started (sample 1);
  *   4. with --reset-counters, a PortCounters(Extended) Set on every port
@@ -65,6 +67,13 @@ static bool ext_supported(const struct cnode *cn)
 {
 	return cn->cpi == CPI_OK &&
 	       (cn->cap & (FAB_PM_CAP_EXT_WIDTH | FAB_PM_CAP_EXT_WIDTH_NOIETF));
+}
+
+/* With IsAddlPortCtrsExtSup, PortCountersExtended carries the error
+ * counters too: one MAD per port instead of two. */
+static bool pcx_only(const struct cnode *cn)
+{
+	return ext_supported(cn) && (cn->cap2 & FAB_PM_CAP2_ADDL_PORT_CTRS_EXT);
 }
 
 static uint16_t port_dlid(const struct fab_snapshot *s, const struct fab_port *p)
@@ -139,7 +148,8 @@ static void queue_ports(struct ctr *c, uint32_t node_idx)
 		smp->sample = (uint8_t)c->round;
 		c->sample[pi] = (uint32_t)(c->s->n_samples - 1);
 		c->st[pi] = PS_QUEUED;
-		push(c, cjob(CJ_PC, pi));
+		if (!pcx_only(cn))
+			push(c, cjob(CJ_PC, pi));
 		if (ext_supported(cn))
 			push(c, cjob(CJ_PCX, pi));
 	}
@@ -204,7 +214,8 @@ static int ctr_next(void *ctx, struct fab_mad_req *req)
 			if (c->nodes[ni].dead) {
 				/* Not sent: this PMA already failed. */
 				c->done++;
-				if (kind == CJ_PC)
+				if (kind == CJ_PC ||
+				    (kind == CJ_PCX && pcx_only(&c->nodes[ni])))
 					pma_failed(c, pi, "not asked: this node's PMA did not answer "
 						      "earlier queries after retries");
 				continue;
@@ -369,6 +380,13 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 		if (err) {
 			if (err != -EREMOTEIO)
 				cn->dead = true;
+			if (pcx_only(cn)) { /* it was the only query: no counters */
+				snprintf(msg, sizeof(msg), "PortCountersExtended failed after %d "
+					 "tries: %s", c->retries + 1,
+					 fail_text(err, resp, why, sizeof(why)));
+				pma_failed(c, idx, msg);
+				return;
+			}
 			snprintf(msg, sizeof(msg), "PortCountersExtended failed after %d tries: "
 				 "%s; 32-bit counters kept", c->retries + 1,
 				 fail_text(err, resp, why, sizeof(why)));
@@ -376,8 +394,13 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 				add_err(c, idx, "pma", msg);
 			return;
 		}
-		if (smp)
-			decode_pcx(smp, d, cn);
+		if (!smp)
+			return;
+		decode_pcx(smp, d, cn);
+		if (pcx_only(cn)) {
+			smp->sampled_at_ms = fab_now_ms();
+			c->st[idx] |= PS_PC_OK;
+		}
 		return;
 	default: /* resets */
 		if (err) {

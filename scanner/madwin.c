@@ -408,11 +408,15 @@ static int umad_tr_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
 	struct fab_umad *u = ctx;
 	int len = FAB_MAD_SIZE, rc;
 
-	rc = umad_poll(u->fd, wait_ms);
-	if (rc == -ETIMEDOUT)
-		return 0;
-	if (rc < 0)
-		return rc == -EINTR ? 0 : rc;
+	/* Draining (wait 0): the fd is non-blocking, read straight away and
+	 * save a poll per MAD. */
+	if (wait_ms > 0) {
+		rc = umad_poll(u->fd, wait_ms);
+		if (rc == -ETIMEDOUT)
+			return 0;
+		if (rc < 0)
+			return rc == -EINTR ? 0 : rc;
+	}
 	rc = umad_recv(u->fd, u->buf, &len, 0);
 	if (rc < 0) {
 		/* Nothing there after all (spurious wakeup). */

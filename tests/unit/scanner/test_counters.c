@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The counter collector against a fake PMA: which MADs it sends for each
+ * ClassPortInfo capability, how answers land in samples, and what a PMA
+ * that never answers leaves behind (flags and errors, never zeros).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "fabsweep/names.h"
+#include "fabsweep/scan.h"
+#include "scanner/scan_priv.h"
+#include "unit/snapfix.h"
+
+struct pma {
+	int64_t now;
+	uint16_t cap;
+	uint32_t cap2;
+	uint16_t dead_lid; /* this LID never answers */
+	unsigned n_cpi, n_pc, n_pcx, n_set;
+	uint8_t inbox[4096][FAB_MAD_SIZE];
+	int head, tail;
+};
+
+static int p_send(void *ctx, const uint8_t *mad, const struct fab_mad_req *req,
+		  int timeout_ms)
+{
+	struct pma *p = ctx;
+	uint8_t *a = p->inbox[p->tail % 4096];
+	uint8_t *d = a + FAB_MAD_DATA_OFFS;
+	unsigned port;
+
+	(void)timeout_ms;
+	assert_int_equal(req->mgmt_class, FAB_MAD_CLASS_PERF);
+	switch (req->attr_id) {
+	case CLASS_PORT_INFO: p->n_cpi++; break;
+	case IB_GSI_PORT_COUNTERS: p->n_pc++; break;
+	case IB_GSI_PORT_COUNTERS_EXT: p->n_pcx++; break;
+	}
+	if (req->method == FAB_MAD_SET)
+		p->n_set++;
+	if (req->dlid == p->dead_lid)
+		return 0; /* silence */
+	memcpy(a, mad, FAB_MAD_SIZE);
+	mad_set_field(a, 0, IB_MAD_RESPONSE_F, 1);
+	port = mad_get_field(d, 0, IB_PC_PORT_SELECT_F);
+	switch (req->attr_id) {
+	case CLASS_PORT_INFO:
+		mad_set_field(d, 0, IB_CPI_CAPMASK_F, p->cap);
+		mad_set_field(d, 0, IB_CPI_CAPMASK2_F, p->cap2);
+		break;
+	case IB_GSI_PORT_COUNTERS:
+		/* distinct values per LID and port */
+		mad_set_field(d, 0, IB_PC_ERR_SYM_F, req->dlid * 100 + port);
+		mad_set_field(d, 0, IB_PC_VL15_DROPPED_F, 7);
+		mad_set_field(d, 0, IB_PC_XMT_BYTES_F, 1000 + port);
+		mad_set_field(d, 0, IB_PC_XMT_WAIT_F, 55);
+		break;
+	case IB_GSI_PORT_COUNTERS_EXT: {
+		uint64_t big = (1ull << 40) + port;
+		mad_set_field64(d, 0, IB_PC_EXT_XMT_BYTES_F, big);
+		mad_set_field64(d, 0, IB_PC_EXT_RCV_UPKTS_F, 12345);
+		mad_set_field64(d, 0, IB_PC_EXT_ERR_SYM_F, (1ull << 33) + req->dlid);
+		break;
+	}
+	}
+	p->tail++;
+	return 0;
+}
+
+static int p_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
+{
+	struct pma *p = ctx;
+
+	if (p->head == p->tail) {
+		p->now += wait_ms;
+		return 0;
+	}
+	memcpy(mad, p->inbox[p->head++ % 4096], FAB_MAD_SIZE);
+	*status = 0;
+	return 1;
+}
+
+static int64_t p_now(void *ctx)
+{
+	return ((struct pma *)ctx)->now;
+}
+
+static struct fab_madwin *mk(struct pma *p)
+{
+	struct fab_mad_transport t = { p_send, p_recv, p_now, p };
+	struct fab_madwin *mw = NULL;
+
+	assert_int_equal(fab_madwin_new(&t, 16, 50, 2, &mw), 0);
+	return mw;
+}
+
+static const struct fab_counter_sample *sample_of(const struct fab_snapshot *s,
+						  uint64_t guid, unsigned port)
+{
+	uint32_t n = fab_snapshot_find_node(s, guid);
+	const struct fab_port *p = fab_snapshot_port(s, n, port);
+
+	for (size_t i = 0; i < s->n_samples; i++)
+		if (s->samples[i].port_idx == (uint32_t)(p - s->ports))
+			return &s->samples[i];
+	return NULL;
+}
+
+static unsigned active_ports(const struct fab_snapshot *s)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < s->n_ports; i++)
+		n += s->ports[i].port_num > 0 && s->ports[i].state == FAB_STATE_ACTIVE;
+	return n;
+}
+
+/* A fat tree without its fixture samples and SM, counters still unread. */
+static struct fab_snapshot *fabric(void)
+{
+	struct fab_snapshot *s = snapfix_fat_tree(2, 2, 2);
+
+	s->n_samples = 0;
+	s->n_sms = 0;
+	fab_snapshot_index(s);
+	return s;
+}
+
+static void test_base_counters_only(void **state)
+{
+	static struct pma p;
+	struct fab_scan_opts o;
+	struct fab_snapshot *s = fabric();
+
+	memset(&p, 0, sizeof(p));
+	p.cap = FAB_PM_CAP_XMIT_WAIT;
+	fab_scan_opts_init(&o);
+	struct fab_madwin *mw = mk(&p);
+	assert_int_equal(fab_scan_counters(s, mw, &o), 0);
+	assert_int_equal(p.n_cpi, s->n_nodes); /* once per node */
+	assert_int_equal(p.n_pc, active_ports(s));
+	assert_int_equal(p.n_pcx, 0);        /* not advertised: not asked */
+	assert_int_equal(p.n_set, 0);        /* never without --reset-counters */
+	assert_int_equal(s->n_samples, active_ports(s));
+	assert_int_equal(s->n_errors, 0);
+
+	/* leaf001 (LID 3 in the fixture) port 1, at the switch's LID */
+	const struct fab_counter_sample *c = sample_of(s, 0x2000, 1);
+	assert_non_null(c);
+	assert_false(c->extended);
+	assert_int_equal(c->v[FAB_CTR_SYMBOL_ERRORS], 3 * 100 + 1);
+	assert_int_equal(c->v[FAB_CTR_VL15_DROPPED], 7);
+	assert_int_equal(c->v[FAB_CTR_XMIT_DATA], 1001);
+	assert_int_equal(c->v[FAB_CTR_XMIT_WAIT], 55);
+	assert_true(c->valid & (1u << FAB_CTR_XMIT_WAIT));
+	assert_false(c->valid & (1u << FAB_CTR_UNICAST_RCV_PKTS));
+	assert_int_equal(c->sample, 0);
+	fab_madwin_free(mw);
+	fab_snapshot_free(s);
+}
+
+static void test_extended_width(void **state)
+{
+	static struct pma p;
+	struct fab_scan_opts o;
+	struct fab_snapshot *s = fabric();
+
+	memset(&p, 0, sizeof(p));
+	p.cap = FAB_PM_CAP_EXT_WIDTH; /* no XmitWait support advertised */
+	fab_scan_opts_init(&o);
+	struct fab_madwin *mw = mk(&p);
+	assert_int_equal(fab_scan_counters(s, mw, &o), 0);
+	assert_int_equal(p.n_pc, active_ports(s));
+	assert_int_equal(p.n_pcx, active_ports(s));
+	const struct fab_counter_sample *c = sample_of(s, 0x2000, 2);
+	assert_true(c->extended);
+	assert_int_equal(c->v[FAB_CTR_XMIT_DATA], (1ull << 40) + 2); /* 64-bit wins */
+	assert_int_equal(c->v[FAB_CTR_UNICAST_RCV_PKTS], 12345);
+	assert_int_equal(c->v[FAB_CTR_SYMBOL_ERRORS], 3 * 100 + 2); /* errors: 0x12 */
+	assert_false(c->valid & (1u << FAB_CTR_XMIT_WAIT));
+	fab_madwin_free(mw);
+	fab_snapshot_free(s);
+}
+
+static void test_extended_only_with_addl_counters(void **state)
+{
+	static struct pma p;
+	struct fab_scan_opts o;
+	struct fab_snapshot *s = fabric();
+
+	memset(&p, 0, sizeof(p));
+	p.cap = FAB_PM_CAP_EXT_WIDTH;
+	p.cap2 = FAB_PM_CAP2_ADDL_PORT_CTRS_EXT;
+	fab_scan_opts_init(&o);
+	o.reset_counters = true;
+	struct fab_madwin *mw = mk(&p);
+	assert_int_equal(fab_scan_counters(s, mw, &o), 0);
+	/* one MAD per port for reading, the resets are Sets of both */
+	assert_int_equal(p.n_pcx, 2 * active_ports(s));
+	assert_int_equal(p.n_pc, active_ports(s));
+	assert_int_equal(p.n_set, 2 * active_ports(s));
+	assert_int_equal(s->n_samples, active_ports(s));
+	const struct fab_counter_sample *c = sample_of(s, 0x2000, 1);
+	assert_int_equal(c->v[FAB_CTR_SYMBOL_ERRORS], (1ull << 33) + 3);
+	assert_true(c->valid & (1u << FAB_CTR_SYMBOL_ERRORS));
+	fab_madwin_free(mw);
+	fab_snapshot_free(s);
+}
+
+static void test_dead_pma(void **state)
+{
+	static struct pma p;
+	struct fab_scan_opts o;
+	struct fab_snapshot *s = fabric();
+	uint32_t leaf = fab_snapshot_find_node(s, 0x2001);
+
+	memset(&p, 0, sizeof(p));
+	p.cap = FAB_PM_CAP_EXT_WIDTH;
+	p.dead_lid = s->nodes[leaf].lid;
+	fab_scan_opts_init(&o);
+	o.retries = 2;
+	struct fab_madwin *mw = mk(&p);
+	assert_int_equal(fab_scan_counters(s, mw, &o), 0);
+
+	const struct fab_node *n = &s->nodes[leaf];
+	const struct fab_port *pp = fab_node_ports(s, n);
+	unsigned dead = 0;
+	for (uint32_t k = 0; k < n->port_count; k++) {
+		if (pp[k].port_num == 0 || pp[k].state != FAB_STATE_ACTIVE)
+			continue;
+		dead++;
+		assert_true(pp[k].flags & FAB_F_PMA_FAILED);
+		assert_null(sample_of(s, n->guid, pp[k].port_num)); /* never zeros */
+	}
+	assert_true(n->flags & FAB_F_PMA_FAILED);
+	assert_int_equal(s->n_samples, active_ports(s) - dead);
+	assert_int_equal(s->n_errors, dead); /* one row per port */
+	for (size_t i = 0; i < s->n_errors; i++) {
+		assert_string_equal(s->errors[i].what, "pma");
+		assert_int_equal(s->errors[i].node_guid, 0x2001);
+	}
+	/* Bounded: ClassPortInfo timed out (3 tries), nothing else was sent
+	 * to that LID. */
+	assert_true(p.now <= 3 * 50 + 10);
+	fab_madwin_free(mw);
+	fab_snapshot_free(s);
+}
+
+static void test_interval_second_sample(void **state)
+{
+	static struct pma p;
+	struct fab_scan_opts o;
+	struct fab_snapshot *s = fabric();
+
+	memset(&p, 0, sizeof(p));
+	fab_scan_opts_init(&o);
+	o.interval_s = 1;
+	struct fab_madwin *mw = mk(&p);
+	int64_t t0 = fab_now_ms();
+	assert_int_equal(fab_scan_counters(s, mw, &o), 0);
+	assert_true(fab_now_ms() - t0 >= 1000);
+	assert_int_equal(s->n_samples, 2 * active_ports(s));
+	assert_int_equal(p.n_cpi, s->n_nodes); /* not asked again */
+	unsigned second = 0;
+	for (size_t i = 0; i < s->n_samples; i++)
+		second += s->samples[i].sample == 1;
+	assert_int_equal(second, active_ports(s));
+	fab_madwin_free(mw);
+	fab_snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_base_counters_only),
+		cmocka_unit_test(test_extended_width),
+		cmocka_unit_test(test_extended_only_with_addl_counters),
+		cmocka_unit_test(test_dead_pma),
+		cmocka_unit_test(test_interval_second_sample),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
