@@ -353,7 +353,8 @@ static void write_findings(struct hr *r)
 		fab_hw_fmt(w, "</code> &middot; %u finding%s", ru->total, ru->total == 1 ? "" : "s");
 		for (int sev = FAB_SEV__COUNT - 1; sev >= 0; sev--)
 			if (ru->n[sev] && ru->n[sev] != ru->total)
-				fab_hw_fmt(w, ", %u %s", ru->n[sev], sev_name((unsigned)sev));
+				fab_hw_fmt(w, ", %u %s%s", ru->n[sev], sev_name((unsigned)sev),
+					   ru->n[sev] > 1 && sev != FAB_SEV_INFO ? "s" : "");
 		fab_hw_raw(w, "</summary>\n<table class=\"sortable\"><thead><tr><th>Severity</th><th>Subject</th>"
 			      "<th>Node</th><th>Port</th><th>Peer</th><th>Message</th><th>Evidence</th></tr></thead><tbody>\n");
 		for (size_t k = 0; k < ru->total && !w->err; k++)
