@@ -288,19 +288,33 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	cfg.timeout_ms = (unsigned)o.timeout_ms;
 	cfg.retries = (unsigned)o.retries;
 	cfg.flags = IBND_CONFIG_MLX_EPI;
-	int saved = mute_stderr();
-	ibnd_fabric_t *f = ibnd_discover_fabric(ca, port, NULL, &cfg);
-	unmute_stderr(saved);
-	if (!f) {
-		rc = fab_err(-EIO, "discovery from %s/%d failed: not even the local "
-			     "node answered (is the port's link up?)", ca, port);
-		goto out;
-	}
-	phase_done("discover", &t0, NULL);
-	rc = wt_from_ibnd(&w, f, true);
-	ibnd_destroy_fabric(f); /* before counters: keeps the peak low */
-	if (!rc)
+	const char *env = getenv("FABSWEEP_DISCOVERY");
+	if (env && !strcmp(env, "native"))
+		o.native_discovery = true;
+	if (o.native_discovery) {
+		/* The same engine as the repair pass, rooted at our node. */
 		rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
+		if (!rc && (rc = wt_discover(&w, smp_win, &o)) == -EIO) {
+			rc = fab_err(-EIO, "discovery from %s/%d failed: not even the "
+				     "local node answered (is the port's link up?)", ca, port);
+			goto out;
+		}
+		phase_done("discover", &t0, smp_win);
+	} else {
+		int saved = mute_stderr();
+		ibnd_fabric_t *f = ibnd_discover_fabric(ca, port, NULL, &cfg);
+		unmute_stderr(saved);
+		if (!f) {
+			rc = fab_err(-EIO, "discovery from %s/%d failed: not even the local "
+				     "node answered (is the port's link up?)", ca, port);
+			goto out;
+		}
+		phase_done("discover", &t0, NULL);
+		rc = wt_from_ibnd(&w, f, true);
+		ibnd_destroy_fabric(f); /* before counters: keeps the peak low */
+		if (!rc)
+			rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
+	}
 	if (!rc)
 		rc = wt_repair(&w, smp_win, &o, NULL);
 	phase_done("repair", &t0, smp_win);

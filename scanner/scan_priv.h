@@ -94,6 +94,8 @@ int wt_from_ibnd(struct wt *w, struct ibnd_fabric *f, bool paths_valid);
 /* Re-asks, with retries, what discovery missed: directed-route SMPs only. */
 int wt_repair(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o,
 	      unsigned long *out_mads);
+/* Discovery of our own, from the local node, with the same engine. */
+int wt_discover(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o);
 /* Working topology -> snapshot nodes, ports, links, holes, SMP errors. */
 int wt_to_snapshot(const struct wt *w, struct fab_snapshot *snap);
 

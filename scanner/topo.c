@@ -195,7 +195,7 @@ int wt_from_ibnd(struct wt *w, struct ibnd_fabric *f, bool paths_valid)
 
 /* ---- repair --------------------------------------------------------- */
 
-enum rjob { RJ_NODEINFO = 1, RJ_PORTINFO, RJ_NODEDESC };
+enum rjob { RJ_NODEINFO = 1, RJ_PORTINFO, RJ_NODEDESC, RJ_SELF, RJ_MLNX_EPI };
 
 /*
  * Job: kind, the node the directed route goes to, and `via`: 0 = to that
@@ -247,6 +247,26 @@ static void maybe_probe(struct repair *r, uint32_t n, unsigned p)
 	push(r, rjob(RJ_NODEINFO, n, p, 0));
 }
 
+/*
+ * FDR10 is only visible in Mellanox's vendor ExtendedPortInfo: ask for it
+ * where a LinkUp port of a Mellanox (or Bull) device runs QDR without an
+ * extended speed, as libibnetdisc does. Only through a route of our own
+ * (a node we reach without going through a CA).
+ */
+static void maybe_fdr10(struct repair *r, uint32_t n, unsigned p)
+{
+	const struct wt_node *wn = &r->w->nodes[n];
+	const struct wt_port *wp = wt_port(r->w, n, p);
+	unsigned vendor = mad_get_field((void *)wn->node_info, 0, IB_NODE_VENDORID_F);
+
+	if (p == 0 || !wn->path_valid || (vendor != 0x02c9 && vendor != 0x119f) ||
+	    wp->fdr10_act || pi_get(wp->info, IB_PORT_PHYS_STATE_F) != FAB_PHYS_LINKUP ||
+	    pi_get(wp->info, IB_PORT_LINK_SPEED_ACTIVE_F) != 4 ||
+	    pi_get(wp->info, IB_PORT_LINK_SPEED_EXT_ACTIVE_F) != 0)
+		return;
+	push(r, rjob(RJ_MLNX_EPI, n, 0, p));
+}
+
 static int repair_next(void *ctx, struct fab_mad_req *req)
 {
 	struct repair *r = ctx;
@@ -254,6 +274,13 @@ static int repair_next(void *ctx, struct fab_mad_req *req)
 
 	if (r->err || !fab_jobq_pop(&r->q, &j))
 		return r->err;
+	if (RJ_KIND(j) == RJ_SELF) { /* NodeInfo of the local node: 0 hops */
+		req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
+		req->method = FAB_MAD_GET;
+		req->attr_id = IB_ATTR_NODE_INFO;
+		req->cookie = j;
+		return 1;
+	}
 	const struct wt_node *n = &r->w->nodes[RJ_NODE(j)];
 	unsigned via = RJ_VIA(j);
 
@@ -271,6 +298,10 @@ static int repair_next(void *ctx, struct fab_mad_req *req)
 		break;
 	case RJ_NODEDESC:
 		req->attr_id = IB_ATTR_NODE_DESC;
+		break;
+	case RJ_MLNX_EPI:
+		req->attr_id = IB_ATTR_MLNX_EXT_PORT_INFO;
+		req->attr_mod = RJ_PORT(j);
 		break;
 	default:
 		req->attr_id = IB_ATTR_PORT_INFO;
@@ -345,6 +376,39 @@ static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
 		push(r, rjob(RJ_PORTINFO, from, via, lport));
 }
 
+/* The local node: the root of a discovery of our own. */
+static void got_self(struct repair *r, const uint8_t *ni)
+{
+	struct wt *w = r->w;
+	uint64_t guid = mad_get_field64((void *)ni, 0, IB_NODE_GUID_F);
+	uint64_t port_guid = mad_get_field64((void *)ni, 0, IB_NODE_PORT_GUID_F);
+	unsigned type = mad_get_field((void *)ni, 0, IB_NODE_TYPE_F);
+	unsigned nports = mad_get_field((void *)ni, 0, IB_NODE_NPORTS_F);
+	unsigned lport = mad_get_field((void *)ni, 0, IB_NODE_LOCAL_PORT_F);
+
+	if (type < FAB_NODE_CA || type > FAB_NODE_ROUTER || nports < 1 ||
+	    nports > 254 || lport > nports)
+		return;
+	uint32_t m = wt_add_node(w, guid, type, nports);
+	if (m == FAB_NONE) {
+		r->err = -ENOMEM;
+		return;
+	}
+	struct wt_node *nn = &w->nodes[m];
+	memcpy(nn->node_info, ni, sizeof(nn->node_info));
+	nn->path_valid = true;
+	nn->hops = 0;
+	push(r, rjob(RJ_NODEDESC, m, 0, 0));
+	if (type == FAB_NODE_SWITCH) {
+		for (unsigned p = 0; p <= nports; p++)
+			push(r, rjob(RJ_PORTINFO, m, 0, p));
+	} else {
+		wt_port(w, m, lport)->exists = true;
+		wt_port(w, m, lport)->guid = port_guid;
+		push(r, rjob(RJ_PORTINFO, m, 0, lport));
+	}
+}
+
 static void repair_done(void *ctx, const struct fab_mad_req *req, int err,
 			const uint8_t *resp)
 {
@@ -358,6 +422,9 @@ static void repair_done(void *ctx, const struct fab_mad_req *req, int err,
 		return; /* still missing: wt_to_snapshot records it */
 	const uint8_t *data = resp + FAB_MAD_DATA_OFFS;
 	switch (RJ_KIND(j)) {
+	case RJ_SELF:
+		got_self(r, data);
+		break;
 	case RJ_NODEINFO:
 		got_nodeinfo(r, n, via, data);
 		break;
@@ -386,6 +453,17 @@ static void repair_done(void *ctx, const struct fab_mad_req *req, int err,
 					   ? r->w->nodes[target].guid
 					   : 0;
 		maybe_probe(r, target, port);
+		maybe_fdr10(r, target, port);
+		break;
+	}
+	case RJ_MLNX_EPI: {
+		struct wt_port *wp = wt_port(r->w, n, port);
+		wp->fdr10_act = (uint8_t)mad_get_field((void *)data, 0,
+					IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F);
+		wp->fdr10_en = (uint8_t)mad_get_field((void *)data, 0,
+					IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F);
+		wp->fdr10_sup = (uint8_t)mad_get_field((void *)data, 0,
+					IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F);
 		break;
 	}
 	}
@@ -424,6 +502,23 @@ int wt_repair(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o
 	fab_jobq_free(&r.q);
 	if (out_mads)
 		*out_mads = fab_madwin_stats(mw)->sent - before;
+	return rc;
+}
+
+int wt_discover(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o)
+{
+	struct repair r = { .w = w, .o = o };
+	int rc;
+
+	push(&r, rjob(RJ_SELF, 0, 0, 0));
+	rc = r.err;
+	if (!rc)
+		rc = fab_madwin_run(mw, repair_next, repair_done, &r);
+	if (!rc)
+		rc = r.err;
+	fab_jobq_free(&r.q);
+	if (!rc && !w->n_nodes)
+		rc = -EIO;
 	return rc;
 }
 

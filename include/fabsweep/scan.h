@@ -20,6 +20,10 @@ struct fab_scan_opts {
 	bool reset_counters;    /* --reset-counters (the only Set MAD sent) */
 	bool no_counters;       /* topology and SMs only */
 	const char *load_cache; /* --load-cache FILE: offline, no MADs at all */
+	/* Discover with fabsweep's own MAD window engine instead of
+	 * libibnetdisc (fewer SMPs, user-space retries and deadlines; see
+	 * docs/scan.md). Also set by FABSWEEP_DISCOVERY=native. */
+	bool native_discovery;
 	/* Progress callback (may be NULL): phase name and counts. */
 	void (*progress)(const char *phase, unsigned long done,
 			 unsigned long total, void *ctx);

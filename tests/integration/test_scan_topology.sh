@@ -34,7 +34,7 @@ check "status complete" eq "$(q "SELECT status FROM scans")" complete
 check "source names the CA port" eq "$(q "SELECT source LIKE 'ib:%/%' FROM scans")" 1
 
 # counts against the generator
-check "nodes" eq "$(q "SELECT count(*) FROM nodes")" "$(want nodes)"
+check "nodes" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = 1")" "$(want nodes)"
 check "switches" eq "$(q "SELECT count(*) FROM nodes WHERE node_type='switch'")" "$(want switches)"
 check "CAs" eq "$(q "SELECT count(*) FROM nodes WHERE node_type='ca'")" "$(want cas)"
 check "links" eq "$(q "SELECT count(*) FROM links")" "$(want links)"
@@ -76,22 +76,40 @@ check "hops from host0001" eq "$(q "SELECT description || ':' || hops FROM nodes
 	"$(printf 'host0001:0\nhost0016:4\nleaf001:1\nleaf004:3\nspine001:2')"
 check "descriptions from NodeDescription" eq "$(q "SELECT count(*) FROM nodes WHERE description LIKE 'host____' OR description LIKE 'leaf___' OR description LIKE 'spine___'")" "$(want nodes)"
 
+# fabsweep's own discovery (FABSWEEP_DISCOVERY=native) finds the very same
+# topology as libibnetdisc: nodes, ports with their state, links (scan 2)
+FABSWEEP_DISCOVERY=native sim "$FABSWEEP" scan --db "$D/fab.db" --quiet
+rc=$?
+check "native discovery: exit 0" eq "$rc" 0
+same() { # SQL over scan ?1: scans 1 and 2 agree
+	[[ "$(q "${1//\?1/1}")" == "$(q "${1//\?1/2}")" ]] || { echo "  differs: $1"; return 1; }
+}
+check "native: same nodes" same "SELECT group_concat(x) FROM (SELECT node_guid || node_type || description ||
+	lid || num_ports || role || hops AS x FROM nodes WHERE scan_id = ?1 ORDER BY 1)"
+check "native: same ports" same "SELECT group_concat(x) FROM (SELECT node_guid || port_num || port_guid || lid ||
+	state || phys_state || ifnull(width_active, '') || ifnull(speed_active, '') || ifnull(speed_supported, '') ||
+	ifnull(remote_guid, '') || ifnull(remote_port, '') AS x FROM ports WHERE scan_id = ?1 ORDER BY 1)"
+check "native: same links" same "SELECT group_concat(x) FROM (SELECT a_guid || a_port || b_guid || b_port ||
+	width || speed AS x FROM links WHERE scan_id = ?1 ORDER BY 1)"
+check "native: same switch port 0" same "SELECT group_concat(x) FROM (SELECT node_guid || lid || cap_mask AS x
+	FROM mgmt_ports WHERE scan_id = ?1 ORDER BY 1)"
+
 # offline: an ibnetdiscover cache gives the same topology, with no MAD sent
 sim ibnetdiscover --cache "$D/fabric.cache" > /dev/null 2>&1
 "$FABSWEEP" scan --db "$D/fab.db" --quiet --load-cache "$D/fabric.cache"
 rc=$?
 check "cache scan exits 0" eq "$rc" 0
-check "cache: source" eq "$(q "SELECT source FROM scans WHERE scan_id = 2")" "cache:$D/fabric.cache"
+check "cache: source" eq "$(q "SELECT source FROM scans WHERE scan_id = 3")" "cache:$D/fabric.cache"
 for t in nodes links; do
-	check "cache: same $t" eq "$(q "SELECT count(*) FROM $t WHERE scan_id = 2")" \
+	check "cache: same $t" eq "$(q "SELECT count(*) FROM $t WHERE scan_id = 3")" \
 		"$(q "SELECT count(*) FROM $t WHERE scan_id = 1")"
 done
 check "cache: same links" eq \
-	"$(q "SELECT group_concat(a_guid||a_port||b_guid||b_port||width||speed) FROM links WHERE scan_id = 2")" \
-	"$(q "SELECT group_concat(a_guid||a_port||b_guid||b_port||width||speed) FROM links WHERE scan_id = 1")"
+	"$(q "SELECT group_concat(x) FROM (SELECT a_guid||a_port||b_guid||b_port||width||speed AS x FROM links WHERE scan_id = 3 ORDER BY 1)")" \
+	"$(q "SELECT group_concat(x) FROM (SELECT a_guid||a_port||b_guid||b_port||width||speed AS x FROM links WHERE scan_id = 1 ORDER BY 1)")"
 check "cache: no counters, hops unknown" eq \
-	"$(q "SELECT (SELECT count(*) FROM counters WHERE scan_id = 2) || ' ' ||
-	          (SELECT count(*) FROM nodes WHERE scan_id = 2 AND hops IS NOT NULL)")" "0 0"
+	"$(q "SELECT (SELECT count(*) FROM counters WHERE scan_id = 3) || ' ' ||
+	          (SELECT count(*) FROM nodes WHERE scan_id = 3 AND hops IS NOT NULL)")" "0 0"
 
 echo "scan_topology: $pass passed, $fail failed"
 ((fail == 0))
