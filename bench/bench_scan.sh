@@ -18,7 +18,10 @@
 # -o 16, peak memory <= 2 x ibnetdiscover's.
 #
 # Usage: bench/bench_scan.sh [--runs N] [--leaves N] [--spines N]
-#            [--hosts-per-leaf N] [--keep DIR] [--strict] [-- SCAN-OPTIONS...]
+#            [--hosts-per-leaf N] [--native] [--keep DIR] [--strict]
+#            [-- SCAN-OPTIONS...]
+# --native: also time `fabsweep scan` with its own discovery
+# (FABSWEEP_DISCOVERY=native) as a fourth tool.
 # Environment: FABSWEEP, FABGEN (default: build/ next to this script),
 # FABSIM_TIMEOUT (default here 600: OpenSM needs a while on 4k nodes).
 # --strict: exit 1 when a target is missed. Options after -- go to
@@ -30,7 +33,7 @@ src=$(cd "$here/.." && pwd)
 FABSWEEP=${FABSWEEP:-$src/build/fabsweep}
 FABGEN=${FABGEN:-$src/build/fabgen}
 export FABSIM_TIMEOUT=${FABSIM_TIMEOUT:-600}
-runs=5 leaves=128 spines=32 hpl=32 keep="" strict=0
+runs=5 leaves=128 spines=32 hpl=32 keep="" strict=0 native=0
 scan_opts=()
 while (($#)); do
 	case "$1" in
@@ -40,6 +43,7 @@ while (($#)); do
 	--hosts-per-leaf) hpl=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
 	--strict) strict=1; shift ;;
+	--native) native=1; shift ;;
 	--) shift; scan_opts=("$@"); break ;;
 	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_scan: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -79,10 +83,11 @@ echo "simulator + OpenSM up in $(($(date +%s) - t0)) s; load: $(cut -d' ' -f1-3 
 run() {
 	local tool=$1 r=$2 out=$D/time.$1 rc
 	case "$tool" in
-	fabsweep)
+	fabsweep | native)
 		rm -f "$D/fab.db" "$D/fab.db-wal" "$D/fab.db-shm"
-		FABSWEEP_SCAN_DEBUG=1 fabsim_run "$D/sim" -- /usr/bin/time -f '%e %M' -o "$out" \
-			"$FABSWEEP" scan --db "$D/fab.db" --quiet "${scan_opts[@]}" > /dev/null 2> "$D/phases"
+		FABSWEEP_DISCOVERY=$([[ $tool == native ]] && echo native) FABSWEEP_SCAN_DEBUG=1 \
+			fabsim_run "$D/sim" -- /usr/bin/time -f '%e %M' -o "$out" \
+			"$FABSWEEP" scan --db "$D/fab.db" --quiet "${scan_opts[@]}" > /dev/null 2> "$D/phases.$tool"
 		;;
 	ibqueryerrors)
 		fabsim_run "$D/sim" -- /usr/bin/time -f '%e %M' -o "$out" ibqueryerrors > /dev/null 2>&1 ;;
@@ -96,15 +101,17 @@ run() {
 
 : > "$D/results"
 tools=(fabsweep ibqueryerrors ibnetdiscover)
+((native)) && tools+=(native)
+nt=${#tools[@]}
 for ((r = 0; r <= runs; r++)); do
-	for ((k = 0; k < 3; k++)); do
-		run "${tools[$(((r + k) % 3))]}" "$r"
+	for ((k = 0; k < nt; k++)); do
+		run "${tools[$(((r + k) % nt))]}" "$r"
 	done
 	((r == 0)) && echo "warm-up round done" || echo "round $r/$runs done"
 done
 
 # fabsweep must have produced a complete snapshot each time
-bad=$(awk '$1 == "fabsweep" && $5 != 0' "$D/results" | wc -l)
+bad=$(awk '($1 == "fabsweep" || $1 == "native") && $5 != 0' "$D/results" | wc -l)
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 echo
 echo "last fabsweep snapshot: status $(q "SELECT status FROM scans"), $(q "SELECT count(*) FROM nodes") nodes," \
@@ -112,8 +119,11 @@ echo "last fabsweep snapshot: status $(q "SELECT status FROM scans"), $(q "SELEC
 	"($(q "SELECT count(*) FROM port_counters WHERE extended") extended), $(q "SELECT count(*) FROM sms") SMs," \
 	"database $(($(stat -c %s "$D/fab.db") / 1024)) KiB"
 ((bad)) && echo "WARNING: $bad fabsweep runs did not exit 0 (complete)"
-echo "fabsweep phases (last run):"
-sed 's/^/  /' "$D/phases"
+for t in fabsweep native; do
+	[[ -f $D/phases.$t ]] || continue
+	echo "$t phases (last run):"
+	sed 's/^/  /' "$D/phases.$t"
+done
 echo
 
 # medians over the measured rounds (not the warm-up)
@@ -128,6 +138,7 @@ for t in "${tools[@]}"; do
 	read -r mem _ < <(stats "$t" 4)
 	label=$t
 	[[ $t == ibnetdiscover ]] && label="ibnetdiscover -o 16"
+	[[ $t == native ]] && label="fabsweep (native)"
 	awk -v l="$label" -v a="$med" -v b="$min" -v c="$max" -v m="$mem" \
 		'BEGIN { printf "%-22s %9.2f %9.2f %9.2f %12.1f\n", l, a, b, c, m / 1024 }'
 	printf -v "med_$t" '%s' "$med"
@@ -148,6 +159,12 @@ echo
 	target "fabsweep / ibqueryerrors time" "$(ratio "$med_fabsweep" "$med_ibqueryerrors")" 0.3333
 	target "fabsweep / ibnetdiscover -o 16 time" "$(ratio "$med_fabsweep" "$med_ibnetdiscover")" 2.5
 	target "fabsweep / ibnetdiscover peak memory" "$(ratio "$mem_fabsweep" "$mem_ibnetdiscover")" 2.0
+	if ((native)); then
+		echo "with native discovery:"
+		target "  native / ibqueryerrors time" "$(ratio "$med_native" "$med_ibqueryerrors")" 0.3333
+		target "  native / ibnetdiscover -o 16 time" "$(ratio "$med_native" "$med_ibnetdiscover")" 2.5
+		target "  native / ibnetdiscover peak memory" "$(ratio "$mem_native" "$mem_ibnetdiscover")" 2.0
+	fi
 }
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 [[ -n $keep ]] && echo "kept: $D (results, phases, fab.db, sim logs)"
