@@ -217,18 +217,22 @@ int fab_cmd_scan(int argc, char **argv)
 	snap->host = fab_snapshot_strdup(snap, host, SIZE_MAX);
 	snap->label = label ? fab_snapshot_strdup(snap, label, SIZE_MAX) : NULL;
 	snap->started_at_ms = fab_now_ms();
-	/* RoCE: IB is skipped (with a note) on a machine without IB devices. */
-	if (!no_ib && !so.load_cache && !so.ca && !fab_roce_have_ib_devices(ro.sysfs_root)) {
+	/* RoCE: when IB finds no device (or only RoCE ports) on a machine
+	 * without IB devices, the IB part is skipped with a note. */
+	if (!no_ib && (err = fab_scan_ib(&so, snap))) {
+		if (so.load_cache || so.ca || (err != -ENODEV && err != -ENETDOWN) ||
+		    fab_roce_have_ib_devices(ro.sysfs_root))
+			goto out;
 		if (!quiet)
 			fab_cli_roce_note("no InfiniBand device on this machine: InfiniBand part skipped", NULL);
+		fab_err_clear();
+		err = 0;
 		no_ib = true;
 	}
 	if (no_ib) {
 		snap->status = FAB_SCAN_COMPLETE;
 		snap->source = fab_snapshot_strdup(snap, "roce", SIZE_MAX);
 	} else {
-		if ((err = fab_scan_ib(&so, snap)))
-			goto out;
 		fab_topology_assign_roles(snap);
 	}
 	if (no_ib || ro.n_lldp_sockets || ro.sysfs_root) {
