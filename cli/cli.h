@@ -93,3 +93,8 @@ int fab_cmd_merge(int argc, char **argv);
 void fab_cli_roce_note(const char *msg, void *ctx);
 void fab_cli_roce_summary(FILE *f, const struct fab_snapshot *snap);
 void fab_cli_print_errors(FILE *f, const struct fab_snapshot *snap);
+
+/* Operations (issue 7): fabsweep sweep and ready (cli/cmd_sweep.c,
+ * cli/cmd_ready.c). */
+int fab_cmd_sweep(int argc, char **argv);
+int fab_cmd_ready(int argc, char **argv);

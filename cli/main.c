@@ -83,6 +83,20 @@ const struct fab_cmd fab_commands[] = {
 	  "  merge --db DB FILE...  files from 'fabsweep collect' (the latest scan of each)\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
+	/* Operations: the scheduled sweep and pre-job readiness (docs/workflows.md). */
+	{ "ready", fab_cmd_ready, "probe live whether the fabric is ready for a job on these hosts",
+	  "  --hosts LIST         Slurm host list (node[001-016,020]); default $SLURM_JOB_NODELIST\n"
+	  "  --hostfile FILE      one host or host list a line (# comments)\n"
+	  "  --db PATH            database with the latest sweep\n"
+	  "  --scan ID            the sweep to compare with (default: the latest)\n"
+	  "  --fail-on LEVEL      the sweep's findings at or above LEVEL make a host not ready: error (default), warning, info, never\n"
+	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
+	  "  --ca NAME, --port N  local port to probe from (default: the first active)\n"
+	  "  --timeout MS         per MAD (default 200)\n"
+	  "  --retries N          per MAD (default 2)\n"
+	  "  --quiet              no summary line; problems only\n"
+	  "  --verbose            timings on stderr\n"
+	  "  exit status: 0 ready, 1 not ready, 2 usage, 3 could not check\n" },
 	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },
 };

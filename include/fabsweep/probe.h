@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Live probes of ports a snapshot already knows, without discovery, and
+ * pre-job readiness built on them (`fabsweep ready`).
+ *
+ * A probe sends LID-routed MADs straight to the LIDs a stored snapshot
+ * recorded (NodeInfo to confirm who answers there, PortInfo, PortCounters),
+ * all in flight at once through the scanner's MAD window engine, with short
+ * timeouts. Readiness matches host names to channel adapters of the latest
+ * sweep, plans which ports to probe (each host's CA ports and the switch
+ * ports they attach to), and turns the answers and the sweep's findings
+ * into one line per problem. docs/workflows.md, "Pre-job readiness".
+ *
+ * Modules: scanner/probe.c sends MADs; scanner/ready.c is pure (snapshot and
+ * answers in, verdicts out) so that it is tested without a fabric.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabsweep/snapshot.h"
+
+struct fab_nodemap;
+
+/* ---- the probe (scanner/probe.c) ----------------------------------------- */
+
+#define FAB_PROBE_DEFAULT_TIMEOUT_MS 200
+#define FAB_PROBE_DEFAULT_RETRIES 2
+#define FAB_PROBE_DEFAULT_WINDOW 128
+
+struct fab_probe_opts {
+	const char *ca;  /* local CA; NULL: the first with an active IB port */
+	int port;        /* local port; 0: the first active one */
+	int window;      /* MADs in flight (<= 0: the default) */
+	int timeout_ms;  /* per MAD (<= 0: the default) */
+	int retries;     /* per MAD (< 0: the default) */
+};
+
+void fab_probe_opts_init(struct fab_probe_opts *o);
+
+/*
+ * One port to probe and what came back. The caller fills port_idx (an
+ * external port of the snapshot passed to fab_probe_ports(), whose node
+ * and LIDs say where to ask); the probe fills the rest. Errors are 0 or a
+ * negative errno: -ETIMEDOUT (no answer after all tries), -EREMOTEIO
+ * (answered with an error status), -EHOSTUNREACH (no LID to ask at),
+ * -ECANCELED (not asked: NodeInfo showed another node at that LID).
+ */
+struct fab_probe_port {
+	uint32_t port_idx;      /* in: the port, an index into snap->ports */
+	uint16_t lid;           /* out: where it was asked (switches: the switch LID) */
+	int node_err;           /* NodeInfo at lid */
+	uint64_t node_guid;     /* the NodeGUID that answered at lid */
+	int info_err;           /* PortInfo */
+	struct fab_port live;   /* decoded PortInfo (state, widths, speeds, LID...) */
+	int ctr_err;            /* PortCounters */
+	struct fab_counter_sample ctr; /* error counters and XmitWait as read now */
+};
+
+struct fab_probe_stats {
+	unsigned long sent, resent, answered, failed; /* MADs, from the engine */
+	double open_ms;  /* opening the local MAD port (fab_probe_open) */
+	double mads_ms;  /* from the first MAD sent to the last answer */
+	char source[80]; /* "ib:mlx5_0/1": where the probe ran from */
+};
+
+/* An open local MAD port to probe through. */
+struct fab_probe;
+
+/*
+ * Opens the local port (o->ca/o->port, else the first active InfiniBand
+ * port) and a MAD window over it. o is copied. *out owned by the caller.
+ * Returns 0, or a negative errno with fab_errmsg() set (no usable port,
+ * the MAD device cannot be opened).
+ */
+int fab_probe_open(const struct fab_probe_opts *o, struct fab_probe **out);
+void fab_probe_close(struct fab_probe *p); /* accepts NULL */
+
+/*
+ * The same in a thread of its own, so that opening the device (which takes
+ * tens of milliseconds under the simulator's umad2sim) overlaps with other
+ * work such as loading a snapshot: begin returns at once; end waits and
+ * gives what fab_probe_open() would have (its message set in the caller's
+ * thread). Every begin that returned 0 needs its end.
+ */
+struct fab_probe_pending;
+int fab_probe_open_begin(const struct fab_probe_opts *o, struct fab_probe_pending **out);
+int fab_probe_open_end(struct fab_probe_pending *pending, struct fab_probe **out);
+
+/*
+ * Probes ports[0..n) of snap: for each distinct LID a NodeInfo (a port is
+ * only trusted when the node answering at its LID has the snapshot's GUID);
+ * for each port a PortInfo (attribute modifier: the port number) and a
+ * PortCounters (PortSelect: the port number). Switch ports are asked at
+ * the switch's LID, CA ports at their own. Everything borrowed; fills
+ * ports[] and *stats (may be NULL). A port that does not answer is data,
+ * not a failure. Returns 0, or a negative errno with fab_errmsg() set when
+ * the MAD transport failed.
+ */
+int fab_probe_ports(struct fab_probe *p, const struct fab_snapshot *snap,
+		    struct fab_probe_port *ports, size_t n,
+		    struct fab_probe_stats *stats);
+
+/*
+ * Forensic scans (`scan --forensic`): reads PortCounters of every external
+ * port of snap that has no counter sample yet (a normal scan reads active
+ * ports only: this adds down, polling and disabled ports, and ports whose
+ * PortInfo failed) wherever the node has a LID to ask at: the switch LID,
+ * or for a CA the LID of one of its active ports. The samples get sample
+ * number 0 and the time they were read. A port whose counters cannot be
+ * read gets a scan error ("pma", "forensic: ...") and FAB_F_PMA_FAILED.
+ * *n_read (may be NULL) = ports read. The snapshot's source
+ * ("ib:CA/PORT") says which local port to use when o->ca is NULL.
+ * Returns 0 or a negative errno with fab_errmsg() set.
+ */
+int fab_probe_unsampled_counters(const struct fab_probe_opts *o,
+				 struct fab_snapshot *snap, size_t *n_read);
+
+/* ---- readiness (scanner/ready.c, pure) ------------------------------------- */
+
+/*
+ * Whether a node description (or a node-name-map name) names host: its
+ * first word (up to a blank) is host, ignoring case, or host followed by a
+ * '.' and a domain ("host0001.cluster.example HCA-1" names host0001).
+ */
+bool fab_ready_name_matches(const char *host, const char *desc);
+
+/* The hosts a readiness check is about, indexed for matching. */
+struct fab_ready_hosts;
+
+/* Indexes names[0..n) (borrowed: keep them alive); duplicates are merged.
+ * *out owned by the caller. 0 or -ENOMEM. */
+int fab_ready_hosts_new(const char *const *names, size_t n,
+			struct fab_ready_hosts **out);
+void fab_ready_hosts_free(struct fab_ready_hosts *h); /* accepts NULL */
+/* Distinct hosts, in the order first given. */
+size_t fab_ready_hosts_count(const struct fab_ready_hosts *h);
+const char *fab_ready_hosts_name(const struct fab_ready_hosts *h, size_t i);
+/* Index of the host that desc (a description or mapped name) names, or
+ * (size_t)-1. O(log n). */
+size_t fab_ready_hosts_find(const struct fab_ready_hosts *h, const char *desc);
+/* Whether a CA with this GUID and description belongs to one of the hosts,
+ * by its description or, when map is given, its mapped name. */
+bool fab_ready_hosts_want(const struct fab_ready_hosts *h,
+			  const struct fab_nodemap *map, uint64_t guid,
+			  const char *desc);
+
+enum fab_ready_verdict {
+	FAB_READY_OK = 0,
+	FAB_READY_NOT_READY, /* a problem was seen */
+	FAB_READY_UNKNOWN,   /* could not be checked */
+	FAB_READY__COUNT
+};
+
+struct fab_ready_problem {
+	size_t host;     /* index in the hosts */
+	uint8_t verdict; /* FAB_READY_NOT_READY or FAB_READY_UNKNOWN */
+	char *text;      /* one line, not naming the host (owned) */
+};
+
+struct fab_ready {
+	/* the plan: what to probe (fab_probe_ports() fills the answers) */
+	struct fab_probe_port *ports;
+	size_t n_ports;
+	/* the outcome (fab_ready_evaluate()) */
+	uint8_t *verdict; /* per host, enum fab_ready_verdict */
+	size_t n_hosts;
+	struct fab_ready_problem *problems; /* in host order */
+	size_t n_problems;
+	/* private */
+	uint32_t *ca_of;     /* per node of the view: host index + 1, 0 none */
+	uint32_t *target_of; /* per port of the view: index in ports, FAB_NONE */
+	size_t n_nodes, n_view_ports;
+};
+
+/*
+ * Plans a readiness check of hosts over view: a snapshot of the latest
+ * sweep, whole or the part around the hosts (fab_store_load_around()).
+ * Every port of a host's CAs that had a link in the view is probed, with
+ * the port at the other end. view and map (may be NULL) are borrowed and
+ * must outlive *out. *out owned by the caller (fab_ready_free).
+ */
+int fab_ready_plan(const struct fab_snapshot *view, const struct fab_ready_hosts *hosts,
+		   const struct fab_nodemap *map, struct fab_ready **out);
+
+/* Error counter increases since the sweep that make a port not ready:
+ * ibdiagnet's bad-link deltas (docs/workflows.md). 0: not checked. */
+uint64_t fab_ready_counter_limit(unsigned ctr);
+
+/*
+ * Judges every host from the probe's answers in r->ports and from the
+ * view's findings at or above fail_on (enum fab_severity; FAB_SEV__COUNT:
+ * findings never count): link state, width and speed against the view,
+ * error counters against the view's latest samples, who answers at each
+ * LID. Fills r->verdict and r->problems (replacing earlier ones).
+ * 0 or -ENOMEM.
+ */
+int fab_ready_evaluate(struct fab_ready *r, const struct fab_snapshot *view,
+		       const struct fab_ready_hosts *hosts,
+		       const struct fab_nodemap *map, unsigned fail_on);
+
+/* The verdict of them all: not ready if any host is, else unknown if any
+ * host could not be checked, else ready. */
+enum fab_ready_verdict fab_ready_overall(const struct fab_ready *r);
+
+void fab_ready_free(struct fab_ready *r); /* accepts NULL */

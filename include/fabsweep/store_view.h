@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Part of a stored snapshot, read in a few milliseconds: the channel
+ * adapters a caller picks and what surrounds them. `fabsweep ready` needs a
+ * handful of hosts out of a sweep of thousands, within its 100 ms budget;
+ * loading the whole snapshot (fab_store_load_scan) takes longer than that on
+ * a 4,096-host fabric. Implemented in store/view_io.c.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fab_store;
+struct fab_snapshot;
+
+/* Picks a CA by its node GUID and (sanitized) description. */
+typedef bool (*fab_store_view_want_fn)(uint64_t guid, const char *desc, void *ctx);
+
+/*
+ * Loads the view of scan scan_id (0: the latest, negative: that many
+ * before) around the CAs that want() picks: those CAs with all their ports;
+ * the nodes at the other end of their links with port 0 (a switch's LID and
+ * CapabilityMask) and the ports cabled to the picked CAs only; the counter
+ * samples of every port in the view; and the stored findings that name a
+ * node of the view (as node or peer). Scan fields (id, times, status,
+ * label, host, source) are set; subnet managers, scan errors and RoCE data
+ * are not loaded. The view is indexed and its links built. One read
+ * transaction. *out owned by the caller. Returns 0, -ENOENT (no such scan)
+ * or another negative errno with fab_errmsg() set.
+ */
+int fab_store_load_view(struct fab_store *st, int64_t scan_id,
+			fab_store_view_want_fn want, void *ctx,
+			struct fab_snapshot **out);
