@@ -102,13 +102,12 @@ static void add_err(struct ctr *c, uint32_t port_idx, const char *what,
 {
 	const struct fab_port *p = &c->s->ports[port_idx];
 	const struct fab_node *n = &c->s->nodes[p->node_idx];
-	char g[FAB_GUID_STRLEN];
+	char who[FAB_DESC_CAP + 8];
 	int rc;
 
-	fab_guid_format(n->guid, g);
 	rc = fab_snapshot_add_error(c->s, n->guid, p->port_num, what,
-		"\"%s\" (%s) port %u, LID %u: %s", n->desc, g, p->port_num,
-		port_dlid(c->s, p), detail);
+		"%s port %u (LID %u): %s", fab_scan_node_label(n, who, sizeof(who)),
+		p->port_num, port_dlid(c->s, p), detail);
 	if (rc && !c->err)
 		c->err = rc;
 }
@@ -339,7 +338,7 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 
 	c->done++;
 	if (c->o->progress && (c->done % 2048) == 0)
-		fab_scan_progress(c->o, "counters", c->done, c->total);
+		fab_scan_progress(c->o, "counters", c->done, 0); /* total grows */
 	if (kind == CJ_CPI) {
 		struct cnode *cn = &c->nodes[idx];
 		if (!err) {
@@ -460,7 +459,7 @@ static int run_round(struct ctr *c, struct fab_madwin *mw)
 		rc = fab_madwin_run(mw, ctr_next, ctr_done, c);
 	if (!rc)
 		rc = c->err;
-	fab_scan_progress(c->o, "counters", c->done, c->total);
+	fab_scan_progress(c->o, "counters", c->done, c->done);
 	if (!rc)
 		compact(c, first);
 	return rc;

@@ -269,15 +269,22 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		return rc;
 	s->source = fab_snapshot_printf(s, "ib:%s/%d", ca, port);
 
-	/* The master's ActCount before discovery starts. */
-	if (up.state == FAB_STATE_ACTIVE && up.sm_lid) {
+	const char *env = getenv("FABSWEEP_DISCOVERY");
+	if (env && !strcmp(env, "native"))
+		o.native_discovery = true;
+
+	/* The master's ActCount before discovery starts. Our port stays open
+	 * for native discovery; libibnetdisc wants it closed meanwhile. */
+	if ((up.state == FAB_STATE_ACTIVE && up.sm_lid) || o.native_discovery) {
 		rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
 		if (rc)
 			goto out;
-		if (fab_scan_sminfo_one(sm_win, (uint16_t)up.sm_lid, &before) == 0 &&
+		if (up.state == FAB_STATE_ACTIVE && up.sm_lid &&
+		    fab_scan_sminfo_one(sm_win, (uint16_t)up.sm_lid, &before) == 0 &&
 		    before.state == 3)
 			have_before = true;
-		close_port(&um, &smp_win, &gmp_win, &sm_win);
+		if (!o.native_discovery)
+			close_port(&um, &smp_win, &gmp_win, &sm_win);
 	}
 
 	/* Topology. */
@@ -288,13 +295,9 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	cfg.timeout_ms = (unsigned)o.timeout_ms;
 	cfg.retries = (unsigned)o.retries;
 	cfg.flags = IBND_CONFIG_MLX_EPI;
-	const char *env = getenv("FABSWEEP_DISCOVERY");
-	if (env && !strcmp(env, "native"))
-		o.native_discovery = true;
 	if (o.native_discovery) {
 		/* The same engine as the repair pass, rooted at our node. */
-		rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
-		if (!rc && (rc = wt_discover(&w, smp_win, &o)) == -EIO) {
+		if ((rc = wt_discover(&w, smp_win, &o)) == -EIO) {
 			rc = fab_err(-EIO, "discovery from %s/%d failed: not even the "
 				     "local node answered (is the port's link up?)", ca, port);
 			goto out;

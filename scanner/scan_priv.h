@@ -119,6 +119,10 @@ int fab_jobq_push(struct fab_jobq *q, uint64_t job);
 bool fab_jobq_pop(struct fab_jobq *q, uint64_t *out);
 void fab_jobq_free(struct fab_jobq *q);
 
+/* "desc" (quoted) or, without a description, the GUID: names a node in
+ * scan_errors messages. buf needs FAB_DESC_CAP + 8 bytes. */
+const char *fab_scan_node_label(const struct fab_node *n, char *buf, size_t len);
+
 /* Progress helper: calls o->progress when set. */
 void fab_scan_progress(const struct fab_scan_opts *o, const char *phase,
 		       unsigned long done, unsigned long total);

@@ -111,7 +111,7 @@ static void all_done(void *ctx, const struct fab_mad_req *req, int err,
 	struct fab_sm *sm = &a->s->sms[req->cookie];
 	struct fab_port *p = &a->s->ports[sm->port_idx];
 	const struct fab_node *n = &a->s->nodes[p->node_idx];
-	char g[FAB_GUID_STRLEN];
+	char who[FAB_DESC_CAP + 8];
 	uint64_t port_guid = sm->port_guid;
 
 	if (!err) {
@@ -122,10 +122,10 @@ static void all_done(void *ctx, const struct fab_mad_req *req, int err,
 	}
 	sm->failed = true;
 	p->flags |= FAB_F_SMINFO_FAILED;
-	fab_guid_format(n->guid, g);
 	int rc = fab_snapshot_add_error(a->s, n->guid, p->port_num, "sminfo",
-		"\"%s\" (%s) port %u, LID %u advertises a subnet manager (IsSM) but "
-		"SMInfo %s (is the SM process hung?)", n->desc, g, p->port_num,
+		"%s port %u (LID %u) advertises a subnet manager (IsSM) but "
+		"SMInfo %s (is the SM process hung?)",
+		fab_scan_node_label(n, who, sizeof(who)), p->port_num,
 		sm->lid, err == -ETIMEDOUT ? "got no answer after retries"
 		       : err == -EREMOTEIO ? "was answered with an error status"
 					   : "failed");
@@ -158,14 +158,14 @@ int fab_scan_sms(struct fab_snapshot *s, struct fab_madwin *mw,
 			sm->lid = n->type == FAB_NODE_SWITCH ? n->lid : p->lid;
 			sm->port_idx = pi;
 			if (!sm->lid) {
-				char g[FAB_GUID_STRLEN];
+				char who[FAB_DESC_CAP + 8];
 
 				sm->failed = true;
 				s->ports[pi].flags |= FAB_F_SMINFO_FAILED;
-				fab_guid_format(n->guid, g);
 				if (fab_snapshot_add_error(s, n->guid, p->port_num, "sminfo",
-					"\"%s\" (%s) port %u advertises a subnet manager but "
-					"has no LID to ask it at", n->desc, g, p->port_num))
+					"%s port %u advertises a subnet manager but has no "
+					"LID to ask it at", fab_scan_node_label(n, who, sizeof(who)),
+					p->port_num))
 					return -ENOMEM;
 			}
 		}

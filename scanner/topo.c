@@ -538,15 +538,18 @@ static int cmp_order(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static const char *node_label(const struct fab_node *n, char *buf, size_t len)
+const char *fab_scan_node_label(const struct fab_node *n, char *buf, size_t len)
 {
 	char g[FAB_GUID_STRLEN];
 
-	fab_guid_format(n->guid, g);
-	if (n->desc[0])
-		snprintf(buf, len, "\"%s\" (%s)", n->desc, g);
-	else
+	/* The GUID and port are columns of scan_errors already: the name is
+	 * what a reader of the message needs. */
+	if (n->desc[0]) {
+		snprintf(buf, len, "\"%s\"", n->desc);
+	} else {
+		fab_guid_format(n->guid, g);
 		snprintf(buf, len, "%s", g);
+	}
 	return buf;
 }
 
@@ -640,7 +643,7 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 		struct fab_port *fp = &s->ports[i];
 		struct fab_node *n = &s->nodes[fp->node_idx];
 		const struct wt_port *wp = wt_port(w, s2w[fp->node_idx], fp->port_num);
-		char who[FAB_DESC_CAP + 32];
+		char who[FAB_DESC_CAP + 8];
 
 		/* The cable is known even when this end's PortInfo is not: the
 		 * far end was reached through it (both ends point at each other). */
@@ -656,7 +659,7 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 			rc = fab_snapshot_add_error(s, n->guid, fp->port_num, "smp",
 				"%s port %u: PortInfo did not answer after retries; "
 				"its state is unknown (check the device's management agent)",
-				node_label(n, who, sizeof(who)), fp->port_num);
+				fab_scan_node_label(n, who, sizeof(who)), fp->port_num);
 			if (rc)
 				goto out;
 			continue;
@@ -667,13 +670,13 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 			rc = fab_snapshot_add_error(s, n->guid, fp->port_num, "hole",
 				"%s port %u: the link is up but the node behind it did not "
 				"answer NodeInfo after retries (check that node and the cable)",
-				node_label(n, who, sizeof(who)), fp->port_num);
+				fab_scan_node_label(n, who, sizeof(who)), fp->port_num);
 			if (rc)
 				goto out;
 		}
 	}
 	for (size_t i = 0; i < s->n_nodes; i++) {
-		char who[FAB_DESC_CAP + 32];
+		char who[FAB_DESC_CAP + 8];
 		const struct fab_node *n = &s->nodes[i];
 
 		if (!(n->flags & FAB_F_DUP_GUID))
@@ -681,7 +684,7 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 		rc = fab_snapshot_add_error(s, n->guid, -1, "dup_guid",
 			"%s: GUID seen on more than one device; discovery merged them "
 			"(give every device a unique GUID)",
-			node_label(n, who, sizeof(who)));
+			fab_scan_node_label(n, who, sizeof(who)));
 		if (rc)
 			goto out;
 	}
