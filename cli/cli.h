@@ -57,6 +57,16 @@ int fab_cmd_rules(int argc, char **argv);
 /* Loads --config FILE, else /etc/fabsweep/fabsweep.conf when it exists, else
  * the defaults. *out owned by the caller; fab_errmsg() set on failure. */
 int fab_cli_load_config(const char *path, struct fab_config **out);
+/* Site rules (docs/site-rules.md, cli/cmd_rules.c): loads --rules-dir DIR
+ * (NULL: /etc/fabsweep/rules.d if present) and, with validate, compiles
+ * them. Prints a line on stderr for each broken rule and each [rules] line
+ * of cfg naming a site rule that is not there; *n_problems (may be NULL)
+ * counts them. 0, or a negative errno (message set) when the directory
+ * cannot be read. print_site_failures: the rules a run refused or failed. */
+struct fab_site_rules;
+int fab_cli_load_site_rules(const char *dir, const struct fab_config *cfg, int validate,
+			    struct fab_site_rules **out, size_t *n_problems);
+void fab_cli_print_site_failures(FILE *f, struct fab_site_rules *rs);
 
 /* workflows: fabsweep diff and export (cli/cmd_diff.c, cmd_export.c); db
  * prune and db baseline are in cli/cmd_db.c. */

@@ -15,6 +15,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/rules.h"
+#include "fabsweep/site_rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
@@ -59,9 +60,11 @@ static void set_colours(struct colours *c)
 }
 
 static void print_summary(const struct fab_snapshot *snap, const struct fab_rules_result *res,
-			  const struct fab_config *cfg, int64_t base_id, size_t limit)
+			  const struct fab_site_result *site, const struct fab_config *cfg,
+			  int64_t base_id, size_t limit)
 {
-	size_t n_rules, ran = 0, skipped = 0, disabled = 0, shown = 0;
+	size_t n_rules, ran = site->n_ran, skipped = 0, disabled = site->n_disabled, shown = 0;
+	size_t site_failed = site->n_failed + site->n_broken;
 	const struct fab_rule *t = fab_rules_table(&n_rules);
 	char when[FAB_TIME_STRLEN];
 	struct colours c;
@@ -75,6 +78,10 @@ static void print_summary(const struct fab_snapshot *snap, const struct fab_rule
 	fab_time_format(snap->started_at_ms, when);
 	printf("scan %lld (%s, %s): %zu rules run", (long long)snap->scan_id, when,
 	       snap->source ? snap->source : "-", ran);
+	if (site->n_ran)
+		printf(" (%zu site)", site->n_ran);
+	if (site_failed)
+		printf(", %zu site rule%s failed", site_failed, site_failed == 1 ? "" : "s");
 	if (skipped)
 		printf(", %zu skipped", skipped);
 	if (disabled)
@@ -137,7 +144,7 @@ static int resolve_baseline(struct fab_store *st, const char *ref, int64_t *out)
 
 int fab_cmd_check(int argc, char **argv)
 {
-	enum { O_DB = 256, O_SCAN, O_CONFIG, O_FAIL_ON, O_BASELINE, O_LIMIT, O_QUIET };
+	enum { O_DB = 256, O_SCAN, O_CONFIG, O_FAIL_ON, O_BASELINE, O_LIMIT, O_QUIET, O_RULES_DIR };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -146,9 +153,10 @@ int fab_cmd_check(int argc, char **argv)
 		{ "baseline", required_argument, NULL, O_BASELINE },
 		{ "limit", required_argument, NULL, O_LIMIT },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "rules-dir", required_argument, NULL, O_RULES_DIR },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = fab_cli_default_db(), *config = NULL, *baseline = NULL;
+	const char *db = fab_cli_default_db(), *config = NULL, *baseline = NULL, *rules_dir = NULL;
 	int64_t scan_id = 0, base_id = 0;
 	int fail_on = FAB_SEV_ERROR, quiet = 0, c, ret = FAB_EXIT_RUNTIME;
 	long limit = DEFAULT_LIMIT;
@@ -156,6 +164,9 @@ int fab_cmd_check(int argc, char **argv)
 	struct fab_store *st = NULL;
 	struct fab_snapshot *snap = NULL, *base = NULL;
 	struct fab_rules_result res;
+	struct fab_site_rules *site = NULL;
+	struct fab_site_result sres = { 0 };
+	size_t n_site;
 
 	optind = 1;
 	opterr = 0;
@@ -165,6 +176,7 @@ int fab_cmd_check(int argc, char **argv)
 		case O_CONFIG: config = optarg; break;
 		case O_BASELINE: baseline = optarg; break;
 		case O_QUIET: quiet = 1; break;
+		case O_RULES_DIR: rules_dir = optarg; break;
 		case O_SCAN:
 			if (fab_cli_parse_scan(optarg, &scan_id))
 				return fab_cli_usage_error("check", "--scan takes a scan id, 'latest' or -N, not '%s'",
@@ -188,7 +200,8 @@ int fab_cmd_check(int argc, char **argv)
 	if (optind < argc)
 		return fab_cli_usage_error("check", "unexpected argument '%s'", argv[optind]);
 
-	if (fab_cli_load_config(config, &cfg))
+	if (fab_cli_load_config(config, &cfg) ||
+	    fab_cli_load_site_rules(rules_dir, cfg, false, &site, NULL))
 		goto fail;
 	if (access(db, F_OK) != 0) {
 		fab_err(-ENOENT, "database '%s' does not exist; run 'fabsweep scan' first or pass --db", db);
@@ -214,8 +227,20 @@ int fab_cmd_check(int argc, char **argv)
 	}
 	if (fab_rules_run(cfg, snap, base, 0, &res) || fab_store_replace_findings(st, snap))
 		goto fail;
+	/* site rules see the built-in findings just stored (docs/site-rules.md);
+	 * one that fails is reported and records nothing, the others run */
+	fab_site_rules_list(site, &n_site);
+	if (n_site) {
+		if (fab_site_rules_run(site, cfg, db, snap, base ? base_id : 0, 0, &sres) ||
+		    fab_store_replace_findings(st, snap))
+			goto fail;
+		fab_cli_print_site_failures(stderr, site);
+		for (int i = 0; i < FAB_SEV__COUNT; i++)
+			res.by_severity[i] += sres.by_severity[i];
+		res.n_suppressed += sres.n_suppressed;
+	}
 	if (!quiet)
-		print_summary(snap, &res, cfg, base ? base_id : 0, (size_t)limit);
+		print_summary(snap, &res, &sres, cfg, base ? base_id : 0, (size_t)limit);
 	ret = FAB_EXIT_OK;
 	for (size_t i = 0; fail_on != FAIL_NEVER && i < snap->n_findings; i++)
 		if (snap->findings[i].severity >= fail_on)
@@ -228,5 +253,6 @@ out:
 	fab_snapshot_free(base);
 	fab_store_close(st);
 	fab_config_free(cfg);
+	fab_site_rules_free(site);
 	return ret;
 }

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fabsweep/error.h"
+#include "fabsweep/site_rules.h"
+
 #include "cli/cli.h"
 #include "fabsweep/config.h"
 #include "fabsweep/names.h"
@@ -62,6 +65,150 @@ static void needs_text(unsigned needs, char *buf, size_t len)
 		snprintf(buf, len, "topology and port state only");
 }
 
+/* ---- site rules ------------------------------------------------------------ */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* A broken rule that has an id (a duplicate, or a query that does not
+ * compile) still counts as defined for the config check: its own error
+ * says what is wrong. */
+static bool site_id_known(struct fab_site_rules *rs, const char *id)
+{
+	size_t n;
+	const struct fab_site_rule *v = fab_site_rules_list(rs, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id && !strcmp(v[i].id, id))
+			return true;
+	return false;
+}
+
+int fab_cli_load_site_rules(const char *dir, const struct fab_config *cfg, int validate,
+			    struct fab_site_rules **out, size_t *n_problems)
+{
+	struct fab_site_rules *rs;
+	size_t n, n_cfg, bad = 0;
+	int err = fab_site_rules_load(dir, &rs);
+
+	if (err)
+		return err;
+	if (validate && (err = fab_site_rules_validate(rs)) < 0) {
+		fab_site_rules_free(rs);
+		return err;
+	}
+	const struct fab_site_rule *v = fab_site_rules_list(rs, &n);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].status == FAB_SITE_BROKEN) {
+			fprintf(stderr, "fabsweep: %s\n", v[i].error);
+			bad++;
+		}
+	const struct fab_config_site_rule *c = fab_config_site_rules(cfg, &n_cfg);
+	for (size_t i = 0; i < n_cfg; i++)
+		if (!site_id_known(rs, c[i].id)) {
+			fprintf(stderr, "fabsweep: %s:%u: [rules] names the site rule '%s', which no file in %s defines\n",
+				fab_config_path(cfg), c[i].line, c[i].id,
+				fab_site_rules_dir(rs) ? fab_site_rules_dir(rs) : FAB_SITE_RULES_DIR);
+			bad++;
+		}
+	if (n_problems)
+		*n_problems = bad;
+	*out = rs;
+	return 0;
+}
+
+void fab_cli_print_site_failures(FILE *f, struct fab_site_rules *rs)
+{
+	size_t n;
+	const struct fab_site_rule *v = fab_site_rules_list(rs, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].status == FAB_SITE_FAILED)
+			fprintf(f, "fabsweep: %s\n", v[i].error);
+}
+
+static void list_site_rules(const struct fab_config *cfg, struct fab_site_rules *rs)
+{
+	size_t n;
+	const struct fab_site_rule *v = fab_site_rules_list(rs, &n);
+	bool changed = false;
+
+	if (!fab_site_rules_dir(rs)) {
+		printf("\nNo site rules (%s does not exist; docs/site-rules.md).\n", FAB_SITE_RULES_DIR);
+		return;
+	}
+	printf("\nSite rules in %s:\n", fab_site_rules_dir(rs));
+	if (!n) {
+		printf("  none (no *.sql file)\n");
+		return;
+	}
+	printf("%-22s %-9s %-22s %s\n", "ID", "SEVERITY", "FILE", "TITLE");
+	for (size_t i = 0; i < n; i++) {
+		const struct fab_site_rule *r = &v[i];
+		char s[16];
+
+		if (r->status == FAB_SITE_BROKEN && !r->title) {
+			printf("%-22s %-9s %-22s %s\n", r->id ? r->id : "-", "broken",
+			       base_name(r->path), "(see the error above)");
+			continue;
+		}
+		unsigned line;
+		int sev = fab_config_site_severity(cfg, r->id, r->severity, &line);
+		snprintf(s, sizeof(s), "%s%s", r->status == FAB_SITE_BROKEN ? "broken" : sev_or_off(sev),
+			 line && r->status != FAB_SITE_BROKEN ? "*" : "");
+		changed |= line != 0;
+		printf("%-22s %-9s %-22s %s\n", r->id, s, base_name(r->path), r->title);
+	}
+	if (changed)
+		printf("\n* set in %s\n", fab_config_path(cfg));
+}
+
+/* Prints text line by line, indented. */
+static void indent_text(const char *text, const char *indent)
+{
+	while (*text) {
+		size_t l = strcspn(text, "\n");
+		printf("%s%.*s\n", l ? indent : "", (int)l, text);
+		text += l + (text[l] == '\n');
+	}
+}
+
+static void show_site_rule(const struct fab_config *cfg, const struct fab_site_rule *r)
+{
+	unsigned line;
+	int sev = fab_config_site_severity(cfg, r->id, r->severity, &line);
+
+	printf("%s: %s\n\n", r->id, r->title);
+	printf("severity:  %s", sev_or_off(sev));
+	if (line)
+		printf(" (default %s; set at %s:%u)", fab_severity_name(r->severity),
+		       fab_config_path(cfg), line);
+	printf("\ncategory:  site\n");
+	printf("origin:    %s\n", r->path);
+	printf("limits:    %g s, %lld MiB, %d findings\n", r->time_limit,
+	       FAB_SITE_HEAP_BYTES / (1024 * 1024), FAB_SITE_ROWS_MAX);
+	if (r->status == FAB_SITE_BROKEN)
+		printf("status:    broken: %s\n", r->error);
+	if (r->rationale) {
+		printf("\nWhy it matters:\n");
+		wrap(r->rationale, "  ");
+	}
+	printf("\nWhat to do:\n");
+	wrap(r->remediation, "  ");
+	const char *q = r->sql;
+	unsigned at = r->sql_line;
+	for (; *q == '\n' || *q == '\r'; q++)
+		at += *q == '\n';
+	printf("\nQuery (%s, from line %u; :scan_id and :baseline_id are bound):\n",
+	       base_name(r->path), at);
+	indent_text(q, "  ");
+	printf("\nMore: docs/site-rules.md\n");
+}
+
 static void list_rules(const struct fab_config *cfg)
 {
 	size_t n;
@@ -84,7 +231,6 @@ static void list_rules(const struct fab_config *cfg)
 	}
 	if (changed)
 		printf("\n* set in %s\n", fab_config_path(cfg));
-	printf("\n'fabsweep rules show ID' explains one; docs/rules/ID.md documents it.\n");
 }
 
 static void show_rule(const struct fab_config *cfg, const struct fab_rule *r)
@@ -128,24 +274,42 @@ static void show_rule(const struct fab_config *cfg, const struct fab_rule *r)
 	printf("\nMore: docs/rules/%s.md\n", r->id);
 }
 
+/* A site rule by id, broken ones too (they are shown with their error). */
+static const struct fab_site_rule *site_rule_named(struct fab_site_rules *rs, const char *id)
+{
+	size_t n;
+	const struct fab_site_rule *v = fab_site_rules_list(rs, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id && v[i].title && !strcmp(v[i].id, id))
+			return &v[i];
+	return NULL;
+}
+
 int fab_cmd_rules(int argc, char **argv)
 {
-	enum { O_CONFIG = 256 };
+	enum { O_CONFIG = 256, O_RULES_DIR };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, O_CONFIG },
+		{ "rules-dir", required_argument, NULL, O_RULES_DIR },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL;
+	const char *config = NULL, *rules_dir = NULL, *id = NULL;
 	struct fab_config *cfg = NULL;
+	struct fab_site_rules *site = NULL;
+	size_t problems = 0;
 	int c, ret = FAB_EXIT_OK;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c != O_CONFIG)
+		if (c == O_CONFIG)
+			config = optarg;
+		else if (c == O_RULES_DIR)
+			rules_dir = optarg;
+		else
 			return fab_cli_usage_error("rules", "unknown option '%s'; 'fabsweep help rules' lists them",
 						   argv[optind - 1]);
-		config = optarg;
 	}
 	if (optind < argc && strcmp(argv[optind], "show"))
 		return fab_cli_usage_error("rules", "unknown action '%s'; use 'fabsweep rules' or 'fabsweep rules show ID'",
@@ -153,15 +317,37 @@ int fab_cmd_rules(int argc, char **argv)
 	if (optind < argc && optind + 2 != argc)
 		return fab_cli_usage_error("rules", "'rules show' takes one rule id");
 	const struct fab_rule *r = NULL;
-	if (optind < argc && !(r = fab_rule_find(argv[optind + 1])))
-		return fab_cli_usage_error("rules", "unknown rule '%s'; 'fabsweep rules' lists them",
-					   argv[optind + 1]);
-	if (fab_cli_load_config(config, &cfg))
-		return fab_cli_fail();
-	if (r)
+	if (optind < argc) {
+		id = argv[optind + 1];
+		/* a site rule's id is known once its directory is read */
+		if (!(r = fab_rule_find(id)) && strncmp(id, FAB_SITE_ID_PREFIX, strlen(FAB_SITE_ID_PREFIX)))
+			return fab_cli_usage_error("rules", "unknown rule '%s'; 'fabsweep rules' lists them", id);
+	}
+	if (fab_cli_load_config(config, &cfg) ||
+	    fab_cli_load_site_rules(rules_dir, cfg, 1, &site, &problems)) {
+		ret = fab_cli_fail();
+		goto out;
+	}
+	if (r) {
 		show_rule(cfg, r);
-	else
+	} else if (id) {
+		const struct fab_site_rule *sr = site_rule_named(site, id);
+		if (!sr) {
+			ret = fab_cli_usage_error("rules", "unknown rule '%s'; 'fabsweep rules' lists them", id);
+			goto out;
+		}
+		show_site_rule(cfg, sr);
+		if (sr->status == FAB_SITE_BROKEN)
+			ret = FAB_EXIT_RUNTIME;
+	} else {
 		list_rules(cfg);
+		list_site_rules(cfg, site);
+		printf("\n'fabsweep rules show ID' explains one; docs/rules/ID.md documents a built-in rule, docs/site-rules.md site rules.\n");
+		if (problems)
+			ret = FAB_EXIT_RUNTIME;
+	}
+out:
+	fab_site_rules_free(site);
 	fab_config_free(cfg);
 	return ret;
 }

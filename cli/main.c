@@ -59,10 +59,12 @@ const struct fab_cmd fab_commands[] = {
 	  "  --fail-on LEVEL      exit 1 when a finding is at or above LEVEL: error (default), warning, info, never\n"
 	  "  --baseline ID        compare counters with an earlier scan (id, -N, or a baseline name)\n"
 	  "  --limit N            findings listed on the terminal (default 50, 0: all)\n"
+	  "  --rules-dir DIR      site rules, *.sql (default /etc/fabsweep/rules.d if present; docs/site-rules.md)\n"
 	  "  --quiet              print nothing; the exit code says it\n" },
-	{ "rules", fab_cmd_rules, "list the health rules; 'rules show ID' explains one",
+	{ "rules", fab_cmd_rules, "list the health rules and site rules; 'rules show ID' explains one",
 	  "  show ID              rationale, parameters and current values, remediation\n"
-	  "  --config FILE        show the values this file sets (and validate it)\n" },
+	  "  --config FILE        show the values this file sets (and validate it)\n"
+	  "  --rules-dir DIR      site rules to list and check (default /etc/fabsweep/rules.d if present)\n" },
 	{ "report", fab_cmd_report, "render a checked snapshot as HTML and/or XML (docs/reports.md)",
 	  "  --db PATH            database\n"
 	  "  --scan ID            snapshot to render (default: the latest; -1 the one before)\n"

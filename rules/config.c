@@ -30,6 +30,8 @@ struct fab_config {
 	unsigned *value_line;
 	struct fab_suppression *supp;
 	size_t n_supp, cap_supp;
+	struct fab_config_site_rule *site; /* [rules] lines naming site rules */
+	size_t n_site, cap_site;
 };
 
 /* Sections that are not made of parameters. */
@@ -45,6 +47,9 @@ void fab_config_free(struct fab_config *cfg)
 		free((char *)cfg->supp[i].until);
 	}
 	free(cfg->supp);
+	for (size_t i = 0; i < cfg->n_site; i++)
+		free((char *)cfg->site[i].id);
+	free(cfg->site);
 	free(cfg->values);
 	free(cfg->value_line);
 	free(cfg->path);
@@ -114,6 +119,30 @@ const struct fab_suppression *fab_config_suppressions(const struct fab_config *c
 {
 	*n_out = cfg ? cfg->n_supp : 0;
 	return cfg ? cfg->supp : NULL;
+}
+
+const struct fab_config_site_rule *fab_config_site_rules(const struct fab_config *cfg,
+							 size_t *n_out)
+{
+	*n_out = cfg ? cfg->n_site : 0;
+	return cfg ? cfg->site : NULL;
+}
+
+int fab_config_site_severity(const struct fab_config *cfg, const char *id, int def,
+			     unsigned *line_out)
+{
+	size_t n;
+	const struct fab_config_site_rule *v = fab_config_site_rules(cfg, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].id, id)) {
+			if (line_out)
+				*line_out = v[i].line;
+			return v[i].severity == FAB_CONFIG_SITE_ON ? def : v[i].severity;
+		}
+	if (line_out)
+		*line_out = 0;
+	return def;
 }
 
 /* ---- parsing --------------------------------------------------------------- */
@@ -229,12 +258,48 @@ static void known_keys(const char *sec, char *buf, size_t len)
 		}
 }
 
+/* A site rule (docs/site-rules.md) is not known while the config is read:
+ * its line is kept, applied by id when site rules run, and checked against
+ * the rules directory by the command line. */
+static int set_site_rule(struct parser *ps, const char *key, const char *val)
+{
+	struct fab_config *cfg = ps->cfg;
+	int sev;
+
+	for (size_t i = 0; i < cfg->n_site; i++)
+		if (!strcmp(cfg->site[i].id, key))
+			return PERR(ps, "rule '%s' is set twice in [rules] (first at line %u); keep one",
+				    key, cfg->site[i].line);
+	if (!strcmp(val, "off"))
+		sev = -1;
+	else if (!strcmp(val, "on"))
+		sev = FAB_CONFIG_SITE_ON;
+	else if ((sev = fab_severity_parse(val)) < 0)
+		return PERR(ps, "'%s' takes on, off, error, warning or info, not '%s'", key, val);
+	if (cfg->n_site == cfg->cap_site) {
+		size_t ncap = cfg->cap_site ? cfg->cap_site * 2 : 8;
+		struct fab_config_site_rule *v = realloc(cfg->site, ncap * sizeof(*v));
+		if (!v)
+			return fab_err(-ENOMEM, "out of memory");
+		cfg->site = v;
+		cfg->cap_site = ncap;
+	}
+	cfg->site[cfg->n_site] = (struct fab_config_site_rule){
+		.id = strdup(key), .severity = sev, .line = ps->line,
+	};
+	if (!cfg->site[cfg->n_site++].id)
+		return fab_err(-ENOMEM, "out of memory");
+	return 0;
+}
+
 static int set_rule(struct parser *ps, const char *key, const char *val)
 {
 	const struct fab_rule *r = fab_rule_find(key);
 	struct fab_config *cfg = ps->cfg;
 	int sev;
 
+	if (!r && !strncmp(key, FAB_CONFIG_SITE_PREFIX, strlen(FAB_CONFIG_SITE_PREFIX)))
+		return set_site_rule(ps, key, val);
 	if (!r)
 		return PERR(ps, "unknown rule '%s' in [rules]; 'fabsweep rules' lists them", key);
 	size_t i = fab_rule_index(r);
@@ -290,7 +355,8 @@ static int add_suppression(struct parser *ps, const char *key, char *val)
 	char *until, *date, *pattern;
 	int64_t until_ms;
 
-	if (!rule_glob_matches(key))
+	if (!rule_glob_matches(key) &&
+	    strncmp(key, FAB_CONFIG_SITE_PREFIX, strlen(FAB_CONFIG_SITE_PREFIX)))
 		return PERR(ps, "'%s' in [suppress] matches no rule; 'fabsweep rules' lists them", key);
 	/* PATTERN until YYYY-MM-DD: the pattern may contain spaces */
 	until = NULL;

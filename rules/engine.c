@@ -362,22 +362,70 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 	return NULL;
 }
 
+/* ---- a context for emitting (the table's rules and site rules) ------------------ */
+
+int rule_ctx_init(struct fab_rule_ctx *ctx, const struct fab_config *cfg,
+		  struct fab_snapshot *snap, int64_t now_ms)
+{
+	size_t n_supp;
+
+	fab_config_suppressions(cfg, &n_supp);
+	memset(ctx, 0, sizeof(*ctx));
+	rbuf_init(&ctx->subject);
+	rbuf_init(&ctx->scratch);
+	rbuf_init(&ctx->ev);
+	rbuf_init(&ctx->tmp);
+	ctx->cfg = cfg;
+	ctx->snap = snap;
+	ctx->out = snap;
+	ctx->now_ms = now_ms ? now_ms : fab_now_ms();
+	ctx->supp = calloc(n_supp + 1, sizeof(*ctx->supp));
+	return ctx->supp ? 0 : fab_err(-ENOMEM, "out of memory");
+}
+
+void rule_ctx_use(struct fab_rule_ctx *ctx, const struct fab_rule *rule, int severity)
+{
+	size_t n_supp;
+	const struct fab_suppression *supp = fab_config_suppressions(ctx->cfg, &n_supp);
+	struct fab_suppression *active = (struct fab_suppression *)ctx->supp;
+
+	/* the suppressions that apply to this rule, still in force */
+	ctx->n_supp = 0;
+	for (size_t k = 0; k < n_supp; k++)
+		if (ctx->now_ms < supp[k].until_ms && !fnmatch(supp[k].rule, rule->id, 0))
+			active[ctx->n_supp++] = supp[k];
+	ctx->rule = rule;
+	ctx->severity = (uint8_t)severity;
+	ctx->n_emitted = ctx->n_suppressed = 0;
+}
+
+bool rule_ctx_nomem(const struct fab_rule_ctx *ctx)
+{
+	return ctx->subject.nomem || ctx->scratch.nomem || ctx->ev.nomem || ctx->tmp.nomem;
+}
+
+void rule_ctx_fini(struct fab_rule_ctx *ctx)
+{
+	rbuf_free(&ctx->subject);
+	rbuf_free(&ctx->scratch);
+	rbuf_free(&ctx->ev);
+	rbuf_free(&ctx->tmp);
+	free((struct fab_suppression *)ctx->supp);
+	ctx->supp = NULL;
+}
+
 int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 		  const struct fab_snapshot *baseline, int64_t now_ms,
 		  struct fab_rules_result *out)
 {
 	struct fab_rules_result res = { 0 };
 	struct shared sh = { 0 };
-	struct fab_rule_ctx ctx = { 0 };
-	struct fab_suppression *active = NULL;
-	size_t n_rules, n_supp;
+	struct fab_rule_ctx ctx;
+	size_t n_rules;
 	const struct fab_rule *table = fab_rules_table(&n_rules);
-	const struct fab_suppression *supp = fab_config_suppressions(cfg, &n_supp);
 	int err = 0;
 	double t = mono_s();
 
-	if (!now_ms)
-		now_ms = fab_now_ms();
 	if (baseline && baseline->started_at_ms && snap->started_at_ms &&
 	    baseline->started_at_ms > snap->started_at_ms)
 		return fab_err(-EINVAL, "the baseline (scan %lld) is newer than the snapshot checked (scan %lld); pass an older --baseline",
@@ -386,11 +434,11 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 		return fab_err(err, "out of memory indexing the snapshot");
 	fab_snapshot_clear_findings(snap);
 
+	err = rule_ctx_init(&ctx, cfg, snap, now_ms);
 	sh.latest = calloc(snap->n_ports + 1, sizeof(*sh.latest));
 	sh.first = calloc(snap->n_ports + 1, sizeof(*sh.first));
 	sh.earlier = calloc(snap->n_ports + 1, sizeof(*sh.earlier));
-	active = calloc(n_supp + 1, sizeof(*active));
-	if (!sh.latest || !sh.first || !sh.earlier || !active) {
+	if (err || !sh.latest || !sh.first || !sh.earlier) {
 		err = fab_err(-ENOMEM, "out of memory");
 		goto out;
 	}
@@ -403,18 +451,9 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 		res.delta_seconds = sh.secs;
 	}
 
-	rbuf_init(&ctx.subject);
-	rbuf_init(&ctx.scratch);
-	rbuf_init(&ctx.ev);
-	rbuf_init(&ctx.tmp);
-	ctx.cfg = cfg;
-	ctx.snap = snap;
-	ctx.out = snap;
 	ctx.base = baseline;
 	ctx.latest = sh.latest;
 	ctx.earlier = sh.earlier;
-	ctx.now_ms = now_ms;
-	ctx.supp = active;
 	res.n_rules = n_rules;
 	for (size_t i = 0; i < n_rules; i++) {
 		const struct fab_rule *r = &table[i];
@@ -432,19 +471,12 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 			res.status[i] = FAB_RULE_SKIPPED;
 			continue;
 		}
-		/* the suppressions that apply to this rule, still in force */
-		ctx.n_supp = 0;
-		for (size_t k = 0; k < n_supp; k++)
-			if (now_ms < supp[k].until_ms && !fnmatch(supp[k].rule, r->id, 0))
-				active[ctx.n_supp++] = supp[k];
-		ctx.rule = r;
-		ctx.severity = (uint8_t)sev;
-		ctx.n_emitted = ctx.n_suppressed = 0;
+		rule_ctx_use(&ctx, r, sev);
 		t = mono_s();
 		if ((err = r->check(&ctx)))
 			goto out;
 		res.seconds[i] = mono_s() - t;
-		if (ctx.subject.nomem || ctx.scratch.nomem || ctx.ev.nomem || ctx.tmp.nomem) {
+		if (rule_ctx_nomem(&ctx)) {
 			err = fab_err(-ENOMEM, "out of memory running rule '%s'", r->id);
 			goto out;
 		}
@@ -454,11 +486,7 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 		res.n_suppressed += ctx.n_suppressed;
 	}
 out:
-	rbuf_free(&ctx.subject);
-	rbuf_free(&ctx.scratch);
-	rbuf_free(&ctx.ev);
-	rbuf_free(&ctx.tmp);
-	free(active);
+	rule_ctx_fini(&ctx);
 	free(sh.latest);
 	free(sh.first);
 	free(sh.earlier);

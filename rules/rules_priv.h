@@ -93,6 +93,20 @@ struct fab_rule_ctx {
 	struct rbuf subject, scratch;
 };
 
+/*
+ * The engine's side of a context, for fab_rules_run() and for rules that are
+ * not in the table (site rules, rules/site_run.c). init: emit into snap
+ * (borrowed), suppressions of cfg expiring against now_ms (0: now); 0 or
+ * -ENOMEM. use: the rule (borrowed) whose findings follow, at severity, with
+ * the suppressions that apply to it; resets the counts. nomem: whether a
+ * scratch buffer ran out of memory. fini: frees (after a failed init too).
+ */
+int rule_ctx_init(struct fab_rule_ctx *ctx, const struct fab_config *cfg,
+		  struct fab_snapshot *snap, int64_t now_ms);
+void rule_ctx_use(struct fab_rule_ctx *ctx, const struct fab_rule *rule, int severity);
+bool rule_ctx_nomem(const struct fab_rule_ctx *ctx);
+void rule_ctx_fini(struct fab_rule_ctx *ctx);
+
 /* How port's counters moved between earlier and latest; false (and *out
  * untouched) when there is nothing to compare. */
 bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_delta *out);

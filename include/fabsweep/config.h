@@ -66,3 +66,25 @@ struct fab_suppression {
 /* The suppressions in file order (borrowed). */
 const struct fab_suppression *fab_config_suppressions(const struct fab_config *cfg,
 						      size_t *n_out);
+
+/*
+ * [rules] lines that name site rules (ids starting with "site.",
+ * docs/site-rules.md). Site rules are read from their directory, not known
+ * while the config is: their lines are kept here, applied by id when they
+ * run, and the command line checks that each names a rule. A [suppress]
+ * key starting with "site." is accepted for the same reason.
+ */
+#define FAB_CONFIG_SITE_PREFIX "site."
+#define FAB_CONFIG_SITE_ON (-2) /* "on": the rule's own severity */
+struct fab_config_site_rule {
+	const char *id;
+	int severity; /* enum fab_severity, -1 off, FAB_CONFIG_SITE_ON */
+	unsigned line;
+};
+/* In file order (borrowed). */
+const struct fab_config_site_rule *fab_config_site_rules(const struct fab_config *cfg,
+							 size_t *n_out);
+/* Effective severity of the site rule id whose own is def: -1 when off.
+ * *line_out (may be NULL): the line that set it, 0 if none. */
+int fab_config_site_severity(const struct fab_config *cfg, const char *id, int def,
+			     unsigned *line_out);
