@@ -2,8 +2,12 @@
 /* The command line: a static command table and the helpers commands share. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "fabsweep/roce.h" /* struct fab_cli_scan */
+#include "fabsweep/scan.h"
 
 /* Exit codes (documented in README.md and docs/cli.md). */
 enum {
@@ -103,6 +107,33 @@ int fab_cmd_merge(int argc, char **argv);
 void fab_cli_roce_note(const char *msg, void *ctx);
 void fab_cli_roce_summary(FILE *f, const struct fab_snapshot *snap);
 void fab_cli_print_errors(FILE *f, const struct fab_snapshot *snap);
+
+/* Operations (issue 7): fabsweep sweep and ready (cli/cmd_sweep.c,
+ * cli/cmd_ready.c). */
+int fab_cmd_sweep(int argc, char **argv);
+int fab_cmd_ready(int argc, char **argv);
+
+/*
+ * A scan as `fabsweep scan` makes and commits one, shared with sweep
+ * (cli/cmd_scan.c): SIGINT/SIGTERM lose nothing before the commit and wait
+ * for it once it started; progress on stderr when it is a terminal and not
+ * quiet; the InfiniBand part (with forensic: the counters of every port,
+ * not only active ones), then the RoCE part. On success *out is the
+ * committed snapshot (owned by the caller). Returns 0, or a negative errno
+ * with fab_errmsg() set: nothing was written, or (-EINTR) the scan was
+ * committed and then interrupted.
+ */
+struct fab_store;
+struct fab_cli_scan {
+	struct fab_scan_opts so;
+	struct fab_roce_opts ro;  /* lldp_sockets points at lldp_socks */
+	const char *lldp_socks[64];
+	const char *label;
+	bool no_ib, forensic, quiet;
+};
+void fab_cli_scan_init(struct fab_cli_scan *a);
+int fab_cli_scan_commit(struct fab_store *st, struct fab_cli_scan *a,
+			struct fab_snapshot **out);
 
 /* Operations (issue 7): fabsweep sweep and ready (cli/cmd_sweep.c,
  * cli/cmd_ready.c). */

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/probe.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
@@ -103,11 +104,107 @@ static void print_summary(const struct fab_snapshot *snap, const char *db)
 	printf("database: %s\n", db);
 }
 
+void fab_cli_scan_init(struct fab_cli_scan *a)
+{
+	memset(a, 0, sizeof(*a));
+	fab_scan_opts_init(&a->so);
+	a->ro.note = fab_cli_roce_note;
+}
+
+/* Shared with sweep: see cli.h. */
+int fab_cli_scan_commit(struct fab_store *st, struct fab_cli_scan *a,
+			struct fab_snapshot **out)
+{
+	struct fab_scan_opts so = a->so;
+	struct fab_roce_opts ro = a->ro;
+	bool no_ib = a->no_ib, quiet = a->quiet;
+	int err;
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!quiet && fab_cli_tty(stderr)) {
+		so.progress = progress;
+	}
+
+	struct fab_snapshot *snap = fab_snapshot_new();
+	if (!snap)
+		return fab_err(-ENOMEM, "out of memory");
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	snap->host = fab_snapshot_strdup(snap, host, SIZE_MAX);
+	snap->label = a->label ? fab_snapshot_strdup(snap, a->label, SIZE_MAX) : NULL;
+	snap->started_at_ms = fab_now_ms();
+	/* RoCE: when IB finds no device (or only RoCE ports) on a machine
+	 * without IB devices, the IB part is skipped with a note. */
+	if (!no_ib && (err = fab_scan_ib(&so, snap))) {
+		if (so.load_cache || so.ca || (err != -ENODEV && err != -ENETDOWN) ||
+		    fab_roce_have_ib_devices(ro.sysfs_root))
+			goto fail;
+		if (!quiet)
+			fab_cli_roce_note("no InfiniBand device on this machine: InfiniBand part skipped", NULL);
+		fab_err_clear();
+		err = 0;
+		no_ib = true;
+	}
+	if (no_ib) {
+		snap->status = FAB_SCAN_COMPLETE;
+		snap->source = fab_snapshot_strdup(snap, "roce", SIZE_MAX);
+	} else {
+		fab_topology_assign_roles(snap);
+	}
+	/* Forensic: the counters a scan leaves out (docs/scan.md). */
+	if (a->forensic && !no_ib && !so.load_cache && !so.no_counters) {
+		struct fab_probe_opts po;
+		size_t n_read = 0;
+
+		fab_probe_opts_init(&po);
+		po.ca = so.ca;
+		po.port = so.port;
+		po.window = so.window;
+		po.timeout_ms = so.timeout_ms;
+		po.retries = so.retries;
+		if (so.progress)
+			so.progress("forensic", 0, 0, NULL);
+		if ((err = fab_probe_unsampled_counters(&po, snap, &n_read)))
+			goto fail;
+		if (so.progress)
+			so.progress("forensic", n_read, n_read, NULL);
+	}
+	if (no_ib || ro.n_lldp_sockets || ro.sysfs_root) {
+		ro.lldp_sockets = a->lldp_socks;
+		if (quiet)
+			ro.note = NULL;
+		if ((err = fab_roce_collect(&ro, snap)))
+			goto fail;
+	}
+	snap->finished_at_ms = fab_now_ms();
+
+	/* The commit is one transaction; signals wait until it is done. */
+	committing = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	err = fab_store_write_scan(st, snap);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (err)
+		goto fail;
+	if (got_signal) {
+		err = fab_err(-EINTR, "interrupted; scan %lld was committed before stopping",
+			      (long long)snap->scan_id);
+		goto fail;
+	}
+	*out = snap;
+	return 0;
+fail:
+	fab_snapshot_free(snap);
+	return err;
+}
+
 int fab_cmd_scan(int argc, char **argv)
 {
 	enum { O_DB = 256, O_CA, O_PORT, O_SMPS, O_WINDOW, O_TIMEOUT, O_RETRIES,
 	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET,
-	       O_NOIB, O_LLDP_SOCKET, O_SYSFS_ROOT /* RoCE */ };
+	       O_NOIB, O_LLDP_SOCKET, O_SYSFS_ROOT /* RoCE */,
+	       O_FORENSIC /* ops */ };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "ca", required_argument, NULL, O_CA },
@@ -125,35 +222,37 @@ int fab_cmd_scan(int argc, char **argv)
 		{ "no-ib", no_argument, NULL, O_NOIB },
 		{ "lldp-socket", required_argument, NULL, O_LLDP_SOCKET },
 		{ "sysfs-root", required_argument, NULL, O_SYSFS_ROOT },
+		{ "forensic", no_argument, NULL, O_FORENSIC },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fab_scan_opts so;
-	const char *db = fab_cli_default_db(), *label = NULL;
-	int quiet = 0, c, err;
-	long v;
+	struct fab_cli_scan a;
+	struct fab_scan_opts *so = &a.so;
 	/* RoCE (docs/roce.md): --no-ib, --lldp-socket (repeatable), --sysfs-root */
-	struct fab_roce_opts ro = { .note = fab_cli_roce_note };
-	const char *lldp_socks[64];
-	bool no_ib = false;
+	struct fab_roce_opts *ro = &a.ro;
+	const char *db = fab_cli_default_db();
+	bool interval_given = false;
+	int c, err;
+	long v;
 
-	fab_scan_opts_init(&so);
+	fab_cli_scan_init(&a);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_DB: db = optarg; break;
-		case O_CA: so.ca = optarg; break;
-		case O_CACHE: so.load_cache = optarg; break;
-		case O_LABEL: label = optarg; break;
-		case O_RESET: so.reset_counters = true; break;
-		case O_NOCTR: so.no_counters = true; break;
-		case O_QUIET: quiet = 1; break;
-		case O_NOIB: no_ib = true; break;
-		case O_SYSFS_ROOT: ro.sysfs_root = optarg; break;
+		case O_CA: so->ca = optarg; break;
+		case O_CACHE: so->load_cache = optarg; break;
+		case O_LABEL: a.label = optarg; break;
+		case O_RESET: so->reset_counters = true; break;
+		case O_NOCTR: so->no_counters = true; break;
+		case O_QUIET: a.quiet = true; break;
+		case O_FORENSIC: a.forensic = true; break;
+		case O_NOIB: a.no_ib = true; break;
+		case O_SYSFS_ROOT: ro->sysfs_root = optarg; break;
 		case O_LLDP_SOCKET:
-			if (ro.n_lldp_sockets == sizeof(lldp_socks) / sizeof(lldp_socks[0]))
+			if (ro->n_lldp_sockets == sizeof(a.lldp_socks) / sizeof(a.lldp_socks[0]))
 				return fab_cli_usage_error("scan", "at most 64 --lldp-socket options; use collect and merge for more");
-			lldp_socks[ro.n_lldp_sockets++] = optarg;
+			a.lldp_socks[ro->n_lldp_sockets++] = optarg;
 			break;
 		case O_PORT:
 		case O_SMPS:
@@ -173,12 +272,12 @@ int fab_cmd_scan(int argc, char **argv)
 				return fab_cli_usage_error("scan", "%s takes a whole number from %ld to %ld, not '%s'",
 							   lim[k].name, lim[k].min, lim[k].max, optarg);
 			int iv = (int)v;
-			if (c == O_PORT) so.port = iv;
-			else if (c == O_SMPS) so.smps = iv;
-			else if (c == O_WINDOW) so.window = iv;
-			else if (c == O_TIMEOUT) so.timeout_ms = iv;
-			else if (c == O_RETRIES) so.retries = iv;
-			else so.interval_s = iv;
+			if (c == O_PORT) so->port = iv;
+			else if (c == O_SMPS) so->smps = iv;
+			else if (c == O_WINDOW) so->window = iv;
+			else if (c == O_TIMEOUT) so->timeout_ms = iv;
+			else if (c == O_RETRIES) so->retries = iv;
+			else so->interval_s = iv, interval_given = true;
 			break;
 		}
 		default:
@@ -188,9 +287,17 @@ int fab_cmd_scan(int argc, char **argv)
 	}
 	if (optind < argc)
 		return fab_cli_usage_error("scan", "unexpected argument '%s'", argv[optind]);
-	if (so.load_cache && access(so.load_cache, R_OK) != 0)
+	if (so->load_cache && access(so->load_cache, R_OK) != 0)
 		return fab_cli_usage_error("scan", "cannot read cache file '%s': %s",
-					   so.load_cache, strerror(errno));
+					   so->load_cache, strerror(errno));
+	/* Forensic (docs/scan.md): everything, the evidence left as found. */
+	if (a.forensic && (so->reset_counters || so->no_counters || so->load_cache || a.no_ib))
+		return fab_cli_usage_error("scan", "--forensic records every counter as found: it does not go with "
+					   "--reset-counters, --no-counters, --load-cache or --no-ib");
+	if (a.forensic && !interval_given)
+		so->interval_s = 1; /* a second sample: which counters still move */
+	if (a.forensic && !a.label)
+		a.label = "forensic";
 
 	/* Open the database first: a bad --db fails before any MAD is sent. */
 	struct fab_store *st = NULL;
@@ -199,64 +306,11 @@ int fab_cmd_scan(int argc, char **argv)
 	if ((err = fab_store_open(db, FAB_STORE_WRITE, &st)))
 		return fab_cli_fail();
 
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (!quiet && fab_cli_tty(stderr)) {
-		so.progress = progress;
-	}
-
-	struct fab_snapshot *snap = fab_snapshot_new();
+	struct fab_snapshot *snap = NULL;
 	int ret = FAB_EXIT_RUNTIME;
-	if (!snap) {
-		fab_err(-ENOMEM, "out of memory");
+	if ((err = fab_cli_scan_commit(st, &a, &snap)))
 		goto out;
-	}
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	snap->host = fab_snapshot_strdup(snap, host, SIZE_MAX);
-	snap->label = label ? fab_snapshot_strdup(snap, label, SIZE_MAX) : NULL;
-	snap->started_at_ms = fab_now_ms();
-	/* RoCE: when IB finds no device (or only RoCE ports) on a machine
-	 * without IB devices, the IB part is skipped with a note. */
-	if (!no_ib && (err = fab_scan_ib(&so, snap))) {
-		if (so.load_cache || so.ca || (err != -ENODEV && err != -ENETDOWN) ||
-		    fab_roce_have_ib_devices(ro.sysfs_root))
-			goto out;
-		if (!quiet)
-			fab_cli_roce_note("no InfiniBand device on this machine: InfiniBand part skipped", NULL);
-		fab_err_clear();
-		err = 0;
-		no_ib = true;
-	}
-	if (no_ib) {
-		snap->status = FAB_SCAN_COMPLETE;
-		snap->source = fab_snapshot_strdup(snap, "roce", SIZE_MAX);
-	} else {
-		fab_topology_assign_roles(snap);
-	}
-	if (no_ib || ro.n_lldp_sockets || ro.sysfs_root) {
-		ro.lldp_sockets = lldp_socks;
-		if (quiet)
-			ro.note = NULL;
-		if ((err = fab_roce_collect(&ro, snap)))
-			goto out;
-	}
-	snap->finished_at_ms = fab_now_ms();
-
-	/* The commit is one transaction; signals wait until it is done. */
-	committing = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	err = fab_store_write_scan(st, snap);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (err)
-		goto out;
-	if (got_signal) {
-		fprintf(stderr, "fabsweep: interrupted; scan %lld was committed before stopping\n",
-			(long long)snap->scan_id);
-		goto out;
-	}
-	if (!quiet) {
+	if (!a.quiet) {
 		print_summary(snap, db);
 		fab_cli_roce_summary(stdout, snap); /* RoCE */
 	}
