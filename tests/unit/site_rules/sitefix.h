@@ -27,7 +27,7 @@ static inline void sf_path(char *buf, size_t len, const char *tag)
 
 static inline void sf_unlink_db(const char *path)
 {
-	char p[1200];
+	char p[4200];
 
 	unlink(path);
 	snprintf(p, sizeof(p), "%s-wal", path);
