@@ -135,6 +135,33 @@ void fab_cli_scan_init(struct fab_cli_scan *a);
 int fab_cli_scan_commit(struct fab_store *st, struct fab_cli_scan *a,
 			struct fab_snapshot **out);
 
+/*
+ * The checking of `fabsweep check` once a snapshot is loaded, shared with
+ * sweep (cli/cmd_check.c): the rules (with the expected topology when a
+ * reference is given) and the site rules, the findings stored with the
+ * scan, the summary on stdout unless quiet (subjects with mapped names).
+ * *exit_out: FAB_EXIT_OK or FAB_EXIT_FINDINGS (a finding at or above
+ * fail_on; 100 never). Returns 0 or a negative errno with fab_errmsg() set.
+ */
+struct fab_site_rules;
+struct fab_cli_check {
+	const struct fab_config *cfg;
+	struct fab_site_rules *site; /* may be NULL */
+	const char *db;
+	const struct fab_snapshot *base;      /* counter baseline or NULL */
+	const struct fab_snapshot *reference; /* expected topology or NULL */
+	const struct fab_nodemap *names;      /* may be NULL */
+	int fail_on;
+	size_t limit;
+	bool quiet;
+};
+int fab_cli_check_snapshot(struct fab_store *st, struct fab_snapshot *snap,
+			   const struct fab_cli_check *a, int *exit_out);
+/* --expect FILE|SCAN: an ibnetdiscover topology file when ref names a file
+ * (imported, indexed), else a scan of st (an id, latest, -N, a baseline
+ * name). *out owned by the caller. */
+int fab_cli_load_reference(struct fab_store *st, const char *ref, struct fab_snapshot **out);
+
 /* Operations (issue 7): fabsweep sweep and ready (cli/cmd_sweep.c,
  * cli/cmd_ready.c). */
 int fab_cmd_sweep(int argc, char **argv);

@@ -8,17 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/site_rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
+#include "fabsweep/topo.h"
 
 #define FAIL_NEVER 100 /* --fail-on never */
 #define DEFAULT_LIMIT 50
@@ -59,7 +62,8 @@ static void set_colours(struct colours *c)
 	c->off = "\033[0m";
 }
 
-static void print_summary(const struct fab_snapshot *snap, const struct fab_rules_result *res,
+static void print_summary(const struct fab_snapshot *snap, const struct fab_nodemap *names,
+			  const struct fab_rules_result *res,
 			  const struct fab_site_result *site, const struct fab_config *cfg,
 			  int64_t base_id, size_t limit)
 {
@@ -108,8 +112,10 @@ static void print_summary(const struct fab_snapshot *snap, const struct fab_rule
 				shown++;
 				continue;
 			}
+			char sb[1024];
+			const char *subject = fab_nodemap_subject(names, snap, f, sb, sizeof(sb));
 			printf("%s%-7s%s %-22s %s: %s\n", c.sev[sev], fab_severity_name((unsigned)sev),
-			       c.off, f->rule_id, f->subject ? f->subject : "-", f->message);
+			       c.off, f->rule_id, subject ? subject : "-", f->message);
 			shown++;
 		}
 	if (limit && shown > limit)
@@ -142,9 +148,77 @@ static int resolve_baseline(struct fab_store *st, const char *ref, int64_t *out)
 	return fab_store_baseline_resolve(st, ref, out);
 }
 
+/* Shared with sweep (cli.h). */
+int fab_cli_load_reference(struct fab_store *st, const char *ref, struct fab_snapshot **out)
+{
+	struct fab_snapshot *r;
+	struct stat sb;
+	int64_t id;
+	int err;
+
+	if (!ref || !*ref)
+		return fab_err(-EINVAL, "an empty --expect: give an ibnetdiscover file or a scan");
+	if (stat(ref, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+		if (!(r = fab_snapshot_new()))
+			return fab_err(-ENOMEM, "out of memory");
+		if ((err = fab_topo_import_file(ref, r)) || (err = fab_snapshot_index(r))) {
+			fab_snapshot_free(r);
+			return err == -ENOMEM ? fab_err(err, "out of memory") : err;
+		}
+		*out = r;
+		return 0;
+	}
+	if (!st)
+		return fab_err(-ENOENT, "--expect '%s' is no file (and there is no database to find a scan in)", ref);
+	if (fab_cli_parse_scan(ref, &id) ? fab_store_baseline_resolve(st, ref, &id)
+					 : fab_store_resolve_scan(st, id, &id))
+		return fab_err(-ENOENT, "--expect '%s' is neither a file nor a scan (an id, latest, -N or a baseline name)",
+			       ref);
+	return fab_store_load_scan(st, id, out);
+}
+
+/* Shared with sweep (cli.h): everything `check` does once the snapshot is loaded. */
+int fab_cli_check_snapshot(struct fab_store *st, struct fab_snapshot *snap,
+			   const struct fab_cli_check *a, int *exit_out)
+{
+	struct fab_rules_result res;
+	struct fab_site_result sres = { 0 };
+	size_t n_site;
+
+	if (fab_rules_run_ref(a->cfg, snap, a->base, a->reference, 0, &res) ||
+	    fab_store_replace_findings(st, snap))
+		return -EIO;
+	/* site rules see the built-in findings just stored (docs/site-rules.md);
+	 * one that fails is reported and records nothing, the others run */
+	fab_site_rules_list(a->site, &n_site);
+	if (n_site) {
+		if (fab_site_rules_run(a->site, a->cfg, a->db, snap, a->base ? a->base->scan_id : 0, 0, &sres) ||
+		    fab_store_replace_findings(st, snap))
+			return -EIO;
+		fab_cli_print_site_failures(stderr, a->site);
+		for (int i = 0; i < FAB_SEV__COUNT; i++)
+			res.by_severity[i] += sres.by_severity[i];
+		res.n_suppressed += sres.n_suppressed;
+	}
+	if (!a->quiet) {
+		print_summary(snap, a->names, &res, &sres, a->cfg, a->base ? a->base->scan_id : 0, a->limit);
+		if (a->reference)
+			printf("expected topology: %s (%zu nodes, %zu links)\n",
+			       a->reference->scan_id ? fab_snapshot_printf(snap, "scan %lld", (long long)a->reference->scan_id)
+						     : a->reference->source ? a->reference->source : "-",
+			       a->reference->n_nodes, a->reference->n_links);
+	}
+	*exit_out = FAB_EXIT_OK;
+	for (size_t i = 0; a->fail_on != FAIL_NEVER && i < snap->n_findings; i++)
+		if (snap->findings[i].severity >= a->fail_on)
+			*exit_out = FAB_EXIT_FINDINGS;
+	return 0;
+}
+
 int fab_cmd_check(int argc, char **argv)
 {
-	enum { O_DB = 256, O_SCAN, O_CONFIG, O_FAIL_ON, O_BASELINE, O_LIMIT, O_QUIET, O_RULES_DIR };
+	enum { O_DB = 256, O_SCAN, O_CONFIG, O_FAIL_ON, O_BASELINE, O_LIMIT, O_QUIET, O_RULES_DIR,
+	       O_EXPECT, O_MAP /* ops */ };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -154,8 +228,13 @@ int fab_cmd_check(int argc, char **argv)
 		{ "limit", required_argument, NULL, O_LIMIT },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "rules-dir", required_argument, NULL, O_RULES_DIR },
+		{ "expect", required_argument, NULL, O_EXPECT },
+		{ "node-name-map", required_argument, NULL, O_MAP },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *expect = NULL, *map_path = NULL;
+	struct fab_snapshot *reference = NULL;
+	struct fab_nodemap *names = NULL;
 	const char *db = fab_cli_default_db(), *config = NULL, *baseline = NULL, *rules_dir = NULL;
 	int64_t scan_id = 0, base_id = 0;
 	int fail_on = FAB_SEV_ERROR, quiet = 0, c, ret = FAB_EXIT_RUNTIME;
@@ -163,10 +242,7 @@ int fab_cmd_check(int argc, char **argv)
 	struct fab_config *cfg = NULL;
 	struct fab_store *st = NULL;
 	struct fab_snapshot *snap = NULL, *base = NULL;
-	struct fab_rules_result res;
 	struct fab_site_rules *site = NULL;
-	struct fab_site_result sres = { 0 };
-	size_t n_site;
 
 	optind = 1;
 	opterr = 0;
@@ -177,6 +253,8 @@ int fab_cmd_check(int argc, char **argv)
 		case O_BASELINE: baseline = optarg; break;
 		case O_QUIET: quiet = 1; break;
 		case O_RULES_DIR: rules_dir = optarg; break;
+		case O_EXPECT: expect = optarg; break;
+		case O_MAP: map_path = optarg; break;
 		case O_SCAN:
 			if (fab_cli_parse_scan(optarg, &scan_id))
 				return fab_cli_usage_error("check", "--scan takes a scan id, 'latest' or -N, not '%s'",
@@ -225,32 +303,22 @@ int fab_cmd_check(int argc, char **argv)
 		if (fab_store_load_scan(st, base_id, &base))
 			goto fail;
 	}
-	if (fab_rules_run(cfg, snap, base, 0, &res) || fab_store_replace_findings(st, snap))
+	if ((expect && fab_cli_load_reference(st, expect, &reference)) ||
+	    fab_nodemap_open(map_path, &names))
 		goto fail;
-	/* site rules see the built-in findings just stored (docs/site-rules.md);
-	 * one that fails is reported and records nothing, the others run */
-	fab_site_rules_list(site, &n_site);
-	if (n_site) {
-		if (fab_site_rules_run(site, cfg, db, snap, base ? base_id : 0, 0, &sres) ||
-		    fab_store_replace_findings(st, snap))
-			goto fail;
-		fab_cli_print_site_failures(stderr, site);
-		for (int i = 0; i < FAB_SEV__COUNT; i++)
-			res.by_severity[i] += sres.by_severity[i];
-		res.n_suppressed += sres.n_suppressed;
-	}
-	if (!quiet)
-		print_summary(snap, &res, &sres, cfg, base ? base_id : 0, (size_t)limit);
-	ret = FAB_EXIT_OK;
-	for (size_t i = 0; fail_on != FAIL_NEVER && i < snap->n_findings; i++)
-		if (snap->findings[i].severity >= fail_on)
-			ret = FAB_EXIT_FINDINGS;
+	struct fab_cli_check ck = { .cfg = cfg, .site = site, .db = db, .base = base,
+				    .reference = reference, .names = names, .fail_on = fail_on,
+				    .limit = (size_t)limit, .quiet = quiet };
+	if (fab_cli_check_snapshot(st, snap, &ck, &ret))
+		goto fail;
 	goto out;
 fail:
 	ret = fab_cli_fail();
 out:
 	fab_snapshot_free(snap);
 	fab_snapshot_free(base);
+	fab_snapshot_free(reference);
+	fab_nodemap_free(names);
 	fab_store_close(st);
 	fab_config_free(cfg);
 	fab_site_rules_free(site);

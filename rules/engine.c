@@ -418,6 +418,14 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 		  const struct fab_snapshot *baseline, int64_t now_ms,
 		  struct fab_rules_result *out)
 {
+	return fab_rules_run_ref(cfg, snap, baseline, NULL, now_ms, out);
+}
+
+int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
+		      const struct fab_snapshot *baseline,
+		      const struct fab_snapshot *reference, int64_t now_ms,
+		      struct fab_rules_result *out)
+{
 	struct fab_rules_result res = { 0 };
 	struct shared sh = { 0 };
 	struct fab_rule_ctx ctx;
@@ -452,6 +460,7 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 	}
 
 	ctx.base = baseline;
+	ctx.ref = reference && reference->guid_order ? reference : NULL; /* indexed */
 	ctx.latest = sh.latest;
 	ctx.earlier = sh.earlier;
 	res.n_rules = n_rules;
@@ -465,6 +474,10 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 		}
 		if (sev < 0) {
 			res.status[i] = FAB_RULE_DISABLED;
+			continue;
+		}
+		if ((r->needs & FAB_NEED_REFERENCE) && !ctx.ref) {
+			res.status[i] = FAB_RULE_NOT_REQUESTED;
 			continue;
 		}
 		if ((res.why_skipped[i] = why_not(r->needs, snap, &sh))) {

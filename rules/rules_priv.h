@@ -75,6 +75,7 @@ struct fab_rule_ctx {
 	const struct fab_config *cfg;
 	const struct fab_snapshot *snap;
 	const struct fab_snapshot *base; /* baseline or NULL */
+	const struct fab_snapshot *ref;  /* expected topology (check --expect) or NULL */
 	/* per port (index in snap->ports): the latest counter sample, and the
 	 * earlier one to compare it with (the first sample, or the
 	 * baseline's); NULL when there is none. rule_delta() compares them. */
@@ -168,3 +169,6 @@ int check_mtu_mismatch(struct fab_rule_ctx *ctx);
 int check_lid_unassigned(struct fab_rule_ctx *ctx);
 int check_topology_asymmetric(struct fab_rule_ctx *ctx);
 int check_node_unresponsive(struct fab_rule_ctx *ctx);
+/* Expected topology against ctx->ref (rules/expect.c); rule->arg says which. */
+enum { EXPECT_MISSING = 0, EXPECT_UNEXPECTED = 1, EXPECT_MISWIRED = 2 };
+int check_expect(struct fab_rule_ctx *ctx);

@@ -428,6 +428,62 @@ static const struct fab_rule rules[] = {
 		PARAMS(asym_params),
 		.check = check_topology_asymmetric,
 	},
+	/* Expected topology (rules/expect.c): run only with a reference,
+	 * `fabsweep check --expect FILE|SCAN`. */
+	{
+		.id = "topology.missing_link",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_TOPOLOGY,
+		.needs = FAB_NEED_REFERENCE,
+		.title = "A cable of the reference topology is missing",
+		.rationale =
+			"The reference topology (the cabling plan, or a scan of the fabric when it was "
+			"right) has a cable between these two ports and the scan does not: the cable is "
+			"unplugged, broken, or its link is down. Routing loses a path, and a host or a "
+			"switch may be cut off or reachable over fewer uplinks than planned.",
+		.remediation =
+			"Check the cable between the two ports named (seated, lit, undamaged) and the "
+			"port state on both ends (ibportstate ... query); replace the cable if the link "
+			"does not come up. If the change is intended, refresh the reference.",
+		.check = check_expect,
+		.arg = EXPECT_MISSING,
+	},
+	{
+		.id = "topology.unexpected_link",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_TOPOLOGY,
+		.needs = FAB_NEED_REFERENCE,
+		.title = "A cable is not in the reference topology",
+		.rationale =
+			"The scan found a cable the reference topology does not have: between ports that "
+			"were free in the reference, or to a node the reference does not know. A cable "
+			"nobody planned changes routing, can create loops of traffic between leaves and "
+			"may connect something that should not be on the fabric.",
+		.remediation =
+			"Find out who added the cable and why; remove it, or refresh the reference if it "
+			"belongs there now.",
+		.check = check_expect,
+		.arg = EXPECT_UNEXPECTED,
+	},
+	{
+		.id = "topology.miswired",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_TOPOLOGY,
+		.needs = FAB_NEED_REFERENCE,
+		.title = "A cable is plugged into the wrong port",
+		.rationale =
+			"Both ends of this cable are ports of the reference topology, but there at least "
+			"one of them is cabled elsewhere: the cable sits in the wrong port. Links stay up, "
+			"so nothing else reports it, yet routing tables, port-based monitoring and the "
+			"next person at the rack all go by the plan. Two cables swapped with each other "
+			"give two findings that name each other.",
+		.remediation =
+			"Move the cable to the port the finding names (the reference's end of each port); "
+			"for a swapped pair, swap the two cables back. If the plan changed, refresh the "
+			"reference.",
+		.check = check_expect,
+		.arg = EXPECT_MISWIRED,
+	},
 	{
 		.id = "node.unresponsive",
 		.severity = FAB_SEV_WARNING,

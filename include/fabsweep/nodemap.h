@@ -65,3 +65,23 @@ const char *fab_nodemap_lookup(const struct fab_nodemap *map, uint64_t guid);
  */
 const char *fab_nodemap_name(const struct fab_nodemap *map, uint64_t guid,
 			     const char *fallback_desc);
+
+/*
+ * Mapped names where output shows a stored finding or a snapshot
+ * (core/nodemap_apply.c; used by check, ready, report and sweep).
+ *
+ * fab_nodemap_subject: the subject of finding f (of snap) with mapped node
+ * names, when the stored subject has the form the rules build from
+ * descriptions ("desc", "desc/port", "desc/port <-> desc/port") and map
+ * names one of its nodes; else the stored subject. Writes into buf (len
+ * bytes) when it renames; the result is borrowed from buf or from f.
+ *
+ * fab_nodemap_apply: renames snap in memory for rendering: each mapped
+ * node's description becomes its name, and finding subjects follow (as
+ * above). The database is not touched. 0 or -ENOMEM.
+ */
+struct fab_snapshot;
+struct fab_finding;
+const char *fab_nodemap_subject(const struct fab_nodemap *map, const struct fab_snapshot *snap,
+				const struct fab_finding *f, char *buf, size_t len);
+int fab_nodemap_apply(const struct fab_nodemap *map, struct fab_snapshot *snap);

@@ -37,6 +37,8 @@ enum {
 	FAB_NEED_COUNTERS = 1 << 0, /* at least one counter sample */
 	FAB_NEED_DELTAS = 1 << 1,   /* two samples, or a baseline with samples */
 	FAB_NEED_SMINFO = 1 << 2,   /* the scan asked for SMInfo (live scans) */
+	FAB_NEED_REFERENCE = 1 << 3, /* a reference topology (check --expect); without
+				      * one the rule is not asked for (not "skipped") */
 };
 
 /* Kinds of parameter values: how they parse, print and compare. */
@@ -118,6 +120,7 @@ enum fab_rule_status {
 	FAB_RULE_DISABLED, /* switched off in the config */
 	FAB_RULE_SKIPPED,  /* the snapshot lacks what it needs */
 	FAB_RULE_RETIRED,
+	FAB_RULE_NOT_REQUESTED, /* needs a reference topology none was given for */
 };
 
 /* What a run did, for the terminal summary. */
@@ -149,3 +152,15 @@ struct fab_rules_result {
 int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 		  const struct fab_snapshot *baseline, int64_t now_ms,
 		  struct fab_rules_result *out);
+
+/*
+ * The same, with the expected topology: reference (borrowed, indexed; NULL:
+ * none) is what the rules that need one (FAB_NEED_REFERENCE: missing,
+ * unexpected and miswired links, rules/expect.c) compare snap with: an
+ * imported ibnetdiscover file or an earlier snapshot. Without a reference
+ * those rules have status FAB_RULE_NOT_REQUESTED.
+ */
+int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
+		      const struct fab_snapshot *baseline,
+		      const struct fab_snapshot *reference, int64_t now_ms,
+		      struct fab_rules_result *out);

@@ -151,6 +151,8 @@ static struct fab_snapshot *run_case(const char *dbp, const char *sql, const cha
 	struct fab_snapshot *snap, *base = NULL, *back;
 	struct fab_store *st;
 	const char *b = strstr(sql, "-- baseline:");
+	const char *x = strstr(sql, "-- expect:"); /* a reference topology (check --expect) */
+	struct fab_snapshot *ref = NULL;
 	struct fab_rules_result res;
 
 	if (conf && exists(conf)) {
@@ -161,8 +163,10 @@ static struct fab_snapshot *run_case(const char *dbp, const char *sql, const cha
 	assert_int_equal(fab_store_load_scan(st, 2, &snap), 0);
 	if (b)
 		assert_int_equal(fab_store_load_scan(st, strtol(b + 12, NULL, 10), &base), 0);
+	if (x)
+		assert_int_equal(fab_store_load_scan(st, strtol(x + 10, NULL, 10), &ref), 0);
 	for (int round = 0; round < 2; round++) {
-		if (fab_rules_run(cfg, snap, base, NOW_MS, &res))
+		if (fab_rules_run_ref(cfg, snap, base, ref, NOW_MS, &res))
 			fail_msg("rules: %s", fab_errmsg());
 		assert_int_equal(fab_store_replace_findings(st, snap), 0);
 	}
@@ -170,6 +174,7 @@ static struct fab_snapshot *run_case(const char *dbp, const char *sql, const cha
 	assert_int_equal(back->n_findings, snap->n_findings);
 	fab_snapshot_free(snap);
 	fab_snapshot_free(base);
+	fab_snapshot_free(ref);
 	fab_store_close(st);
 	fab_config_free(cfg);
 	return back;
@@ -262,6 +267,9 @@ static void test_base_is_healthy(void **state)
 	assert_int_equal(fab_store_load_scan(st, 2, &s), 0);
 	assert_int_equal(fab_store_load_scan(st, 1, &b), 0);
 	assert_int_equal(fab_rules_run(NULL, s, b, NOW_MS, NULL), 0);
+	assert_int_equal(s->n_findings, 0);
+	/* and with the earlier scan as the expected topology */
+	assert_int_equal(fab_rules_run_ref(NULL, s, b, b, NOW_MS, NULL), 0);
 	assert_int_equal(s->n_findings, 0);
 	fab_snapshot_free(s);
 	fab_snapshot_free(b);
