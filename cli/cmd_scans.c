@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* fabsweep scans: list snapshots. (fabsweep db lives in cmd_db.c.) */
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
 #include "fabsweep/store.h"
 
 /* Parses --db only; returns -1 on success or an exit code. */
@@ -29,7 +35,13 @@ static int parse_db_only(const char *cmd, int argc, char **argv, const char **db
 static int print_row(const struct fab_scan_row *r, void *ctx)
 {
 	int *count = ctx;
+	/* A label is text from whoever ran the scan: no terminal escapes. */
+	size_t len = r->label ? strlen(r->label) : 0;
+	char *label = malloc(4 * len + 1);
 
+	if (!label)
+		return fab_err(-ENOMEM, "out of memory");
+	fab_text_sanitize((const uint8_t *)(r->label ? r->label : ""), len, label, 4 * len + 1);
 	if (!(*count)++)
 		printf("%-6s %-24s %-8s %7s %8s %7s %8s %6s  %s\n", "SCAN", "STARTED",
 		       "STATUS", "NODES", "PORTS", "LINKS", "FINDINGS", "MISSED", "LABEL");
@@ -37,8 +49,8 @@ static int print_row(const struct fab_scan_row *r, void *ctx)
 	       (long long)r->scan_id, r->started_at ? r->started_at : "-",
 	       r->status ? r->status : "-", (long long)r->n_nodes,
 	       (long long)r->n_ports, (long long)r->n_links,
-	       (long long)r->n_findings, (long long)r->n_errors,
-	       r->label ? r->label : "");
+	       (long long)r->n_findings, (long long)r->n_errors, label);
+	free(label);
 	return 0;
 }
 
