@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -33,10 +34,12 @@ static void on_signal(int sig)
 		got_signal = sig;
 		return;
 	}
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+	/* The raw system calls: libraries preloaded under a simulator (umad2sim)
+	 * wrap write() and exit paths, and a handler may run in their threads. */
+	if (syscall(SYS_write, STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
 		/* nothing more to do */
 	}
-	_exit(FAB_EXIT_RUNTIME);
+	syscall(SYS_exit_group, FAB_EXIT_RUNTIME);
 }
 
 static void progress(const char *phase, unsigned long done, unsigned long total,
