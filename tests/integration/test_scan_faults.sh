@@ -94,10 +94,11 @@ fabsim_console "$D/sim" 'Error "leaf004" 0' > /dev/null
 # scan racing that sweep can still see it half-configured, so allow the
 # fabric a few seconds to settle (bounded).
 for _ in 1 2 3 4 5; do
-	scan && break
+	scan
+	rc=$?
+	((rc == 0)) && break
 	sleep 1
 done
-rc=$?
 check "healed: exit 0" eq "$rc" 0
 
 echo "scan_faults: $pass passed, $fail failed"
