@@ -153,7 +153,7 @@ static void list_site_rules(const struct fab_config *cfg, struct fab_site_rules 
 
 		if (r->status == FAB_SITE_BROKEN && !r->title) {
 			printf("%-22s %-9s %-22s %s\n", r->id ? r->id : "-", "broken",
-			       base_name(r->path), "(see the error above)");
+			       base_name(r->path), "(see its error on stderr)");
 			continue;
 		}
 		unsigned line;
