@@ -14,45 +14,14 @@
 
 #include "cli/cli.h"
 #include "fabsweep/error.h"
+#include "fabsweep/names.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
 
 int fab_cli_parse_duration(const char *s, int64_t *out_ms)
 {
-	static const struct { char unit; int64_t ms; } units[] = {
-		{ 's', 1000 }, { 'm', 60 * 1000 }, { 'h', 3600 * 1000 },
-		{ 'd', 86400 * 1000 }, { 'w', 7 * 86400 * 1000 },
-	};
-	const int64_t max = 100LL * 366 * 86400 * 1000; /* a century */
-	int64_t total = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	while (*s) {
-		int64_t v = 0;
-		size_t digits = 0, k;
-
-		for (; *s >= '0' && *s <= '9'; s++, digits++) {
-			if (digits == 9)
-				return -EINVAL;
-			v = v * 10 + (*s - '0');
-		}
-		if (!digits)
-			return -EINVAL;
-		for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
-			if (*s == units[k].unit)
-				break;
-		if (k == sizeof(units) / sizeof(units[0]))
-			return -EINVAL; /* a unit is required: "30" is ambiguous */
-		s++;
-		total += v * units[k].ms;
-		if (total > max)
-			return -EINVAL;
-	}
-	if (!total)
-		return -EINVAL;
-	*out_ms = total;
-	return 0;
+	/* one parser for the command line and the config file ([sweep]) */
+	return fab_duration_parse(s, out_ms);
 }
 
 struct db_args {

@@ -86,6 +86,23 @@ const struct fab_cmd fab_commands[] = {
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
 	/* Operations: the scheduled sweep and pre-job readiness (docs/workflows.md). */
+	{ "sweep", fab_cmd_sweep, "scan, check, write reports and the Prometheus file, prune: what the timer runs",
+	  "  --db PATH            database\n"
+	  "  --config FILE        rule configuration and its [sweep] settings (default /etc/fabsweep/fabsweep.conf if present)\n"
+	  "  --rules-dir DIR      site rules (default /etc/fabsweep/rules.d if present)\n"
+	  "  --report-dir DIR     write fabsweep-<time>-scan<ID>.html/.xml and latest.html/.xml there ([sweep] report_dir)\n"
+	  "  --prometheus FILE    write the Prometheus textfile ([sweep] prometheus)\n"
+	  "  --keep N             prune to the newest N scans ([sweep] keep)\n"
+	  "  --older-than D       prune scans older than D, e.g. 30d ([sweep] older_than)\n"
+	  "  --fail-on LEVEL      exit 1 at findings at or above LEVEL: error (default), warning, info, never\n"
+	  "  --baseline REF       compare counters with: previous (default), none, a scan id or a baseline name\n"
+	  "  --expect FILE|SCAN   expected topology: an ibnetdiscover file or a scan ([sweep] expect)\n"
+	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
+	  "  --interval SECONDS   take a second counter sample ([sweep] interval; default none)\n"
+	  "  --label TEXT         label the snapshot (default 'sweep')\n"
+	  "  --ca NAME, --port N, --timeout MS, --retries N   as for scan\n"
+	  "  --quiet              print nothing; the exit code says it\n"
+	  "  exit status: 0 healthy, 1 findings at or above --fail-on, 3 a step failed, 4 the scan was partial\n" },
 	{ "ready", fab_cmd_ready, "probe live whether the fabric is ready for a job on these hosts",
 	  "  --hosts LIST         Slurm host list (node[001-016,020]); default $SLURM_JOB_NODELIST\n"
 	  "  --hostfile FILE      one host or host list a line (# comments)\n"

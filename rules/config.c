@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <assert.h>
+
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
@@ -30,12 +32,14 @@ struct fab_config {
 	unsigned *value_line;
 	struct fab_suppression *supp;
 	size_t n_supp, cap_supp;
+	char *sweep[FAB_SWEEP__COUNT]; /* [sweep] values as written */
+	unsigned sweep_line[FAB_SWEEP__COUNT];
 	struct fab_config_site_rule *site; /* [rules] lines naming site rules */
 	size_t n_site, cap_site;
 };
 
 /* Sections that are not made of parameters. */
-static const char *const special_sections[] = { "rules", "suppress" };
+static const char *const special_sections[] = { "rules", "suppress", "sweep" };
 
 void fab_config_free(struct fab_config *cfg)
 {
@@ -47,6 +51,8 @@ void fab_config_free(struct fab_config *cfg)
 		free((char *)cfg->supp[i].until);
 	}
 	free(cfg->supp);
+	for (size_t i = 0; i < FAB_SWEEP__COUNT; i++)
+		free(cfg->sweep[i]);
 	for (size_t i = 0; i < cfg->n_site; i++)
 		free((char *)cfg->site[i].id);
 	free(cfg->site);
@@ -143,6 +149,93 @@ int fab_config_site_severity(const struct fab_config *cfg, const char *id, int d
 	if (line_out)
 		*line_out = 0;
 	return def;
+}
+
+/* ---- [sweep] --------------------------------------------------------------- */
+
+enum sweep_kind { SW_DIR, SW_PROM, SW_COUNT, SW_DURATION, SW_FAIL_ON, SW_BASELINE,
+		  SW_TEXT, SW_MAP, SW_SECONDS };
+
+static const struct {
+	const char *key;
+	uint8_t kind;
+	const char *expect; /* what the value must be, for the error message */
+} sweep_keys[] = {
+	[FAB_SWEEP_REPORT_DIR] = { "report_dir", SW_DIR, "an absolute directory path" },
+	[FAB_SWEEP_PROMETHEUS] = { "prometheus", SW_PROM,
+				   "an absolute path ending in .prom (the textfile collector reads *.prom)" },
+	[FAB_SWEEP_KEEP] = { "keep", SW_COUNT, "a whole number of scans from 1 to 1000000" },
+	[FAB_SWEEP_OLDER_THAN] = { "older_than", SW_DURATION,
+				   "a duration such as 30d, 12h, 2w or 1d12h" },
+	[FAB_SWEEP_FAIL_ON] = { "fail_on", SW_FAIL_ON, "error, warning, info or never" },
+	[FAB_SWEEP_BASELINE] = { "baseline", SW_BASELINE,
+				 "previous, none, a scan id or a baseline name" },
+	[FAB_SWEEP_EXPECT] = { "expect", SW_TEXT,
+			       "an ibnetdiscover topology file or a scan (id or baseline name)" },
+	[FAB_SWEEP_NODE_NAME_MAP] = { "node_name_map", SW_MAP, "an absolute path, or none" },
+	[FAB_SWEEP_INTERVAL] = { "interval", SW_SECONDS, "seconds from 0 to 3600 (0: one sample)" },
+};
+static_assert(ARRAY_SIZE(sweep_keys) == FAB_SWEEP__COUNT, "sweep keys");
+
+const char *fab_config_sweep_key_name(unsigned key)
+{
+	return key < FAB_SWEEP__COUNT ? sweep_keys[key].key : NULL;
+}
+
+const char *fab_config_sweep(const struct fab_config *cfg, unsigned key, unsigned *line_out)
+{
+	const char *v = cfg && key < FAB_SWEEP__COUNT ? cfg->sweep[key] : NULL;
+
+	if (line_out)
+		*line_out = v ? cfg->sweep_line[key] : 0;
+	return v;
+}
+
+static bool whole_number(const char *s, long long lo, long long hi)
+{
+	char *end;
+	long long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return !errno && !*end && v >= lo && v <= hi;
+}
+
+static bool sweep_value_ok(unsigned kind, const char *v)
+{
+	size_t l = strlen(v);
+	int64_t ms;
+
+	switch (kind) {
+	case SW_DIR:
+		return v[0] == '/';
+	case SW_PROM:
+		return v[0] == '/' && l > 6 && !strcmp(v + l - 5, ".prom");
+	case SW_MAP:
+		return v[0] == '/' || !strcmp(v, "none");
+	case SW_COUNT:
+		return whole_number(v, 1, 1000000);
+	case SW_SECONDS:
+		return whole_number(v, 0, 3600);
+	case SW_DURATION:
+		return fab_duration_parse(v, &ms) == 0;
+	case SW_FAIL_ON:
+		return !strcmp(v, "never") || fab_severity_parse(v) >= 0;
+	case SW_BASELINE:
+		if (!strcmp(v, "previous") || !strcmp(v, "none") || whole_number(v, 1, INT64_MAX))
+			return true;
+		/* a baseline name: a letter, then letters, digits, '.', '_', '-' */
+		if (l > 64 || !isalpha((unsigned char)v[0]))
+			return false;
+		for (size_t i = 0; i < l; i++)
+			if (!isalnum((unsigned char)v[i]) && !strchr("._-", v[i]))
+				return false;
+		return true;
+	default:
+		return l > 0;
+	}
 }
 
 /* ---- parsing --------------------------------------------------------------- */
@@ -421,6 +514,31 @@ static int set_param(struct parser *ps, const char *key, const char *val)
 	return PERR(ps, "unknown key '%s' in [%s]; known: %s", key, ps->section, keys);
 }
 
+static int set_sweep(struct parser *ps, const char *key, const char *val)
+{
+	struct fab_config *cfg = ps->cfg;
+
+	for (size_t i = 0; i < FAB_SWEEP__COUNT; i++) {
+		if (strcmp(sweep_keys[i].key, key))
+			continue;
+		if (cfg->sweep[i])
+			return PERR(ps, "'%s' is set twice in [sweep] (first at line %u); keep one",
+				    key, cfg->sweep_line[i]);
+		if (!sweep_value_ok(sweep_keys[i].kind, val))
+			return PERR(ps, "'%s' in [sweep] takes %s, not '%s'", key, sweep_keys[i].expect, val);
+		if (!(cfg->sweep[i] = strdup(val)))
+			return fab_err(-ENOMEM, "out of memory");
+		cfg->sweep_line[i] = ps->line;
+		return 0;
+	}
+	char keys[400];
+	size_t off = 0;
+	for (size_t i = 0; i < FAB_SWEEP__COUNT && off < sizeof(keys); i++)
+		off += (size_t)snprintf(keys + off, sizeof(keys) - off, "%s%s", i ? ", " : "",
+					sweep_keys[i].key);
+	return PERR(ps, "unknown key '%s' in [sweep]; known: %s", key, keys);
+}
+
 static int parse_line(struct parser *ps, char *line)
 {
 	char *s, *eq, *key, *val;
@@ -465,6 +583,8 @@ static int parse_line(struct parser *ps, char *line)
 		return set_rule(ps, key, val);
 	if (!strcmp(ps->section, "suppress"))
 		return add_suppression(ps, key, val);
+	if (!strcmp(ps->section, "sweep"))
+		return set_sweep(ps, key, val);
 	return set_param(ps, key, val);
 }
 

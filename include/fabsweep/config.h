@@ -68,6 +68,28 @@ const struct fab_suppression *fab_config_suppressions(const struct fab_config *c
 						      size_t *n_out);
 
 /*
+ * [sweep]: settings of `fabsweep sweep` (docs/config.md), checked when the
+ * file is read like everything else in it. The command line overrides them.
+ */
+enum fab_sweep_key {
+	FAB_SWEEP_REPORT_DIR = 0, /* absolute directory path */
+	FAB_SWEEP_PROMETHEUS,     /* absolute path of a .prom file */
+	FAB_SWEEP_KEEP,           /* retention: newest N scans (1..1000000) */
+	FAB_SWEEP_OLDER_THAN,     /* retention: a duration (fab_duration_parse) */
+	FAB_SWEEP_FAIL_ON,        /* error, warning, info, never */
+	FAB_SWEEP_BASELINE,       /* previous, none, a scan id or a baseline name */
+	FAB_SWEEP_EXPECT,         /* expected topology: a file or a scan */
+	FAB_SWEEP_NODE_NAME_MAP,  /* absolute path, or none */
+	FAB_SWEEP_INTERVAL,       /* seconds between two counter samples, 0..3600 */
+	FAB_SWEEP__COUNT
+};
+/* "report_dir", ... (the config keys); NULL when out of range. */
+const char *fab_config_sweep_key_name(unsigned key);
+/* The value as written (borrowed), or NULL when not set; *line_out (may be
+ * NULL) is the line that set it (0 when not set). */
+const char *fab_config_sweep(const struct fab_config *cfg, unsigned key, unsigned *line_out);
+
+/*
  * [rules] lines that name site rules (ids starting with "site.",
  * docs/site-rules.md). Site rules are read from their directory, not known
  * while the config is: their lines are kept here, applied by id when they

@@ -70,6 +70,11 @@ int fab_time_parse(const char *s, int64_t *out_ms);
 /* Wall clock, Unix epoch milliseconds. */
 int64_t fab_now_ms(void);
 
+/* A duration: one or more <number><unit>, units s, m, h, d, w ("30d",
+ * "12h", "1d12h"); a unit is required; at most a century, more than 0.
+ * 0 and *out_ms, or -EINVAL (core/duration.c). */
+int fab_duration_parse(const char *s, int64_t *out_ms);
+
 /*
  * Makes untrusted bytes safe to store and show: valid UTF-8 sequences are
  * kept except control characters; control bytes, DEL and bytes that are not
