@@ -90,44 +90,6 @@ static bool tsa_parse(const char *s, uint8_t v[FAB_PRIOS])
 
 /* ---- writing ------------------------------------------------------------ */
 
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-}
-
-static int step(struct fab_store *st, sqlite3_stmt *s, const char *what)
-{
-	int rc = sqlite3_step(s);
-
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	if (rc == SQLITE_DONE)
-		return 0;
-	return fab_err(rc == SQLITE_FULL ? -ENOSPC : -EIO, "database '%s': write %s: %s",
-		       fab_store_path(st), what, sqlite3_errmsg(st->db));
-}
-
-static void bind_time(sqlite3_stmt *s, int i, int64_t ms)
-{
-	char buf[FAB_TIME_STRLEN];
-
-	if (ms) {
-		fab_time_format(ms, buf);
-		sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
-	}
-}
-
-static void bind_guid(sqlite3_stmt *s, int i, uint64_t g)
-{
-	char buf[FAB_GUID_STRLEN];
-
-	if (g) {
-		fab_guid_format(g, buf);
-		sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
-	}
-}
-
 static void bind_caps(sqlite3_stmt *s, int i, bool has, unsigned avail, unsigned en)
 {
 	char buf[96];
@@ -209,19 +171,19 @@ static int write_systems(struct fab_store *st, const struct fab_snapshot *snap)
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
-		bind_text(s, 3, y->name ? y->name : "?");
-		bind_text(s, 4, y->chassis_id);
-		bind_text(s, 5, y->chassis_id_subtype);
-		bind_text(s, 6, y->description);
-		bind_text(s, 7, y->mgmt_address);
-		bind_text(s, 8, fab_role_name(y->role));
+		fab_sql_bind_text(s, 3, y->name ? y->name : "?");
+		fab_sql_bind_text(s, 4, y->chassis_id);
+		fab_sql_bind_text(s, 5, y->chassis_id_subtype);
+		fab_sql_bind_text(s, 6, y->description);
+		fab_sql_bind_text(s, 7, y->mgmt_address);
+		fab_sql_bind_text(s, 8, fab_role_name(y->role));
 		bind_caps(s, 9, y->has_caps, y->cap_available, y->cap_enabled);
 		sqlite3_bind_int(s, 12, y->collected);
 		sqlite3_bind_int(s, 13, y->lldp);
-		bind_text(s, 14, y->hostname);
-		bind_text(s, 15, y->source);
-		bind_time(s, 16, y->collected_at_ms);
-		err = step(st, s, "a system");
+		fab_sql_bind_text(s, 14, y->hostname);
+		fab_sql_bind_text(s, 15, y->source);
+		fab_sql_bind_time(s, 16, y->collected_at_ms);
+		err = fab_sql_step(st, s, "a system");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -254,23 +216,23 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
 		sqlite3_bind_int64(s, 3, p->system_idx);
-		bind_text(s, 4, sysname(r, p->system_idx));
-		bind_text(s, 5, p->ifname ? p->ifname : "?");
-		bind_text(s, 6, p->mac);
+		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
+		fab_sql_bind_text(s, 6, p->mac);
 		if (p->mtu)
 			sqlite3_bind_int64(s, 7, p->mtu);
 		if (p->speed_mbps >= 0)
 			sqlite3_bind_int(s, 8, p->speed_mbps);
-		bind_text(s, 9, p->state);
+		fab_sql_bind_text(s, 9, p->state);
 		sqlite3_bind_int(s, 10, !!(p->flags & FAB_ETH_F_SYSFS));
 		sqlite3_bind_int(s, 11, !!(p->flags & FAB_ETH_F_LLDP));
 		sqlite3_bind_int(s, 12, !!(p->flags & FAB_ETH_F_STUB));
-		bind_text(s, 13, p->port_id);
-		bind_text(s, 14, p->port_id_subtype);
-		bind_text(s, 15, p->port_descr);
+		fab_sql_bind_text(s, 13, p->port_id);
+		fab_sql_bind_text(s, 14, p->port_id_subtype);
+		fab_sql_bind_text(s, 15, p->port_descr);
 		if ((err = bind_lldp_dcbx(s, 16, r, &p->adv)))
 			break;
-		bind_text(s, 30, fab_dcb_status_name(p->dcb_status));
+		fab_sql_bind_text(s, 30, fab_dcb_status_name(p->dcb_status));
 		if (p->dcbx_mode >= 0)
 			sqlite3_bind_int(s, 31, p->dcbx_mode);
 		if (p->dcb_status == FAB_DCB_OK) {
@@ -285,10 +247,10 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 		}
 		if (p->rdma_port_idx < r->n_rdma_ports) {
 			const struct fab_rdma_port *q = &r->rdma_ports[p->rdma_port_idx];
-			bind_text(s, 41, r->devices[q->device_idx].name);
+			fab_sql_bind_text(s, 41, r->devices[q->device_idx].name);
 			sqlite3_bind_int(s, 42, q->port_num);
 		}
-		err = step(st, s, "an Ethernet port");
+		err = fab_sql_step(st, s, "an Ethernet port");
 	}
 	if (err == -EINVAL || err == -ENOMEM)
 		err = fab_err(err, "snapshot has inconsistent application entries");
@@ -319,28 +281,28 @@ static int write_neighbors(struct fab_store *st, const struct fab_snapshot *snap
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
 		sqlite3_bind_int64(s, 3, n->port_idx);
-		bind_text(s, 4, sysname(r, p->system_idx));
-		bind_text(s, 5, p->ifname ? p->ifname : "?");
-		bind_text(s, 6, n->chassis_id);
-		bind_text(s, 7, n->chassis_id_subtype);
-		bind_text(s, 8, n->system_name);
-		bind_text(s, 9, n->system_descr);
-		bind_text(s, 10, n->port_id);
-		bind_text(s, 11, n->port_id_subtype);
-		bind_text(s, 12, n->port_descr);
-		bind_text(s, 13, n->mgmt_address);
+		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
+		fab_sql_bind_text(s, 6, n->chassis_id);
+		fab_sql_bind_text(s, 7, n->chassis_id_subtype);
+		fab_sql_bind_text(s, 8, n->system_name);
+		fab_sql_bind_text(s, 9, n->system_descr);
+		fab_sql_bind_text(s, 10, n->port_id);
+		fab_sql_bind_text(s, 11, n->port_id_subtype);
+		fab_sql_bind_text(s, 12, n->port_descr);
+		fab_sql_bind_text(s, 13, n->mgmt_address);
 		sqlite3_bind_int64(s, 14, n->ttl);
 		bind_caps(s, 15, n->has_caps, n->cap_available, n->cap_enabled);
 		if ((err = bind_lldp_dcbx(s, 18, r, &n->dcbx)))
 			break;
 		if (n->remote_port_idx < r->n_eth_ports) {
 			const struct fab_eth_port *q = &r->eth_ports[n->remote_port_idx];
-			bind_text(s, 32, q->ifname);
+			fab_sql_bind_text(s, 32, q->ifname);
 			sqlite3_bind_int(s, 33, r->systems[q->system_idx].collected);
 			sqlite3_bind_int64(s, 34, n->remote_system_idx);
 			sqlite3_bind_int64(s, 35, n->remote_port_idx);
 		}
-		err = step(st, s, "an LLDP neighbour");
+		err = fab_sql_step(st, s, "an LLDP neighbour");
 	}
 	if (err == -EINVAL || err == -ENOMEM)
 		err = fab_err(err, "snapshot has inconsistent application entries");
@@ -361,15 +323,15 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 		const struct fab_eth_port *a = &r->eth_ports[l->a], *b = &r->eth_ports[l->b];
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		bind_text(s, 2, sysname(r, a->system_idx));
-		bind_text(s, 3, a->ifname ? a->ifname : "?");
-		bind_text(s, 4, sysname(r, b->system_idx));
-		bind_text(s, 5, b->ifname ? b->ifname : "?");
+		fab_sql_bind_text(s, 2, sysname(r, a->system_idx));
+		fab_sql_bind_text(s, 3, a->ifname ? a->ifname : "?");
+		fab_sql_bind_text(s, 4, sysname(r, b->system_idx));
+		fab_sql_bind_text(s, 5, b->ifname ? b->ifname : "?");
 		sqlite3_bind_int(s, 6, !!(l->heard & FAB_LINK_A_HEARD_B));
 		sqlite3_bind_int(s, 7, !!(l->heard & FAB_LINK_B_HEARD_A));
 		sqlite3_bind_int64(s, 8, l->a);
 		sqlite3_bind_int64(s, 9, l->b);
-		err = step(st, s, "an Ethernet link");
+		err = fab_sql_step(st, s, "an Ethernet link");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -389,15 +351,15 @@ static int write_tlv_range(struct fab_store *st, sqlite3_stmt *s, const struct f
 		snprintf(oui, sizeof(oui), "%02x-%02x-%02x", t->oui >> 16 & 0xff,
 			 t->oui >> 8 & 0xff, t->oui & 0xff);
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		bind_text(s, 2, owner);
+		fab_sql_bind_text(s, 2, owner);
 		sqlite3_bind_int64(s, 3, (int64_t)idx);
-		bind_text(s, 4, sysname(r, p->system_idx));
-		bind_text(s, 5, p->ifname);
-		bind_text(s, 6, oui);
+		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_text(s, 5, p->ifname);
+		fab_sql_bind_text(s, 6, oui);
 		sqlite3_bind_int(s, 7, t->subtype);
 		sqlite3_bind_blob(s, 8, t->len ? (const void *)t->info : "", t->len,
 				  SQLITE_TRANSIENT);
-		err = step(st, s, "an LLDP TLV");
+		err = fab_sql_step(st, s, "an LLDP TLV");
 	}
 	return err;
 }
@@ -447,15 +409,15 @@ static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int64(d, 1, snap->scan_id);
 		sqlite3_bind_int64(d, 2, (int64_t)i);
 		sqlite3_bind_int64(d, 3, v->system_idx);
-		bind_text(d, 4, sys);
-		bind_text(d, 5, v->name ? v->name : "?");
-		bind_guid(d, 6, v->node_guid);
-		bind_guid(d, 7, v->sys_image_guid);
-		bind_text(d, 8, v->node_desc);
-		bind_text(d, 9, v->fw_ver);
-		bind_text(d, 10, v->hca_type);
-		bind_text(d, 11, v->board_id);
-		bind_text(d, 12, v->pci_address);
+		fab_sql_bind_text(d, 4, sys);
+		fab_sql_bind_text(d, 5, v->name ? v->name : "?");
+		fab_sql_bind_guid_opt(d, 6, v->node_guid);
+		fab_sql_bind_guid_opt(d, 7, v->sys_image_guid);
+		fab_sql_bind_text(d, 8, v->node_desc);
+		fab_sql_bind_text(d, 9, v->fw_ver);
+		fab_sql_bind_text(d, 10, v->hca_type);
+		fab_sql_bind_text(d, 11, v->board_id);
+		fab_sql_bind_text(d, 12, v->pci_address);
 		if (v->pcie_speed_gts > 0)
 			sqlite3_bind_double(d, 13, v->pcie_speed_gts);
 		if (v->pcie_width)
@@ -464,38 +426,38 @@ static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
 			sqlite3_bind_double(d, 15, v->pcie_max_speed_gts);
 		if (v->pcie_max_width)
 			sqlite3_bind_int(d, 16, v->pcie_max_width);
-		err = step(st, d, "an RDMA device");
+		err = fab_sql_step(st, d, "an RDMA device");
 		for (uint32_t k = 0; !err && k < v->port_count; k++) {
 			const struct fab_rdma_port *q = &r->rdma_ports[v->port_first + k];
 
 			sqlite3_bind_int64(p, 1, snap->scan_id);
 			sqlite3_bind_int64(p, 2, (int64_t)i);
 			sqlite3_bind_int(p, 3, q->port_num);
-			bind_text(p, 4, sys);
-			bind_text(p, 5, v->name ? v->name : "?");
-			bind_text(p, 6, fab_state_name(q->state));
-			bind_text(p, 7, fab_phys_state_name(q->phys_state));
-			bind_text(p, 8, q->rate);
+			fab_sql_bind_text(p, 4, sys);
+			fab_sql_bind_text(p, 5, v->name ? v->name : "?");
+			fab_sql_bind_text(p, 6, fab_state_name(q->state));
+			fab_sql_bind_text(p, 7, fab_phys_state_name(q->phys_state));
+			fab_sql_bind_text(p, 8, q->rate);
 			if (q->rate_gbps > 0)
 				sqlite3_bind_double(p, 9, q->rate_gbps);
-			bind_text(p, 10, q->link_layer);
-			bind_text(p, 11, q->netdev);
+			fab_sql_bind_text(p, 10, q->link_layer);
+			fab_sql_bind_text(p, 11, q->netdev);
 			if (q->eth_port_idx != FAB_NONE)
 				sqlite3_bind_int64(p, 12, q->eth_port_idx);
-			err = step(st, p, "an RDMA port");
+			err = fab_sql_step(st, p, "an RDMA port");
 			for (uint32_t j = 0; !err && j < q->ctr_count; j++) {
 				const struct fab_rdma_counter *t = &r->counters[q->ctr_first + j];
 
 				sqlite3_bind_int64(c, 1, snap->scan_id);
 				sqlite3_bind_int64(c, 2, (int64_t)i);
 				sqlite3_bind_int(c, 3, q->port_num);
-				bind_text(c, 4, sys);
-				bind_text(c, 5, v->name ? v->name : "?");
-				bind_text(c, 6, fab_rdma_ctr_kind_name(t->kind));
-				bind_text(c, 7, t->name);
+				fab_sql_bind_text(c, 4, sys);
+				fab_sql_bind_text(c, 5, v->name ? v->name : "?");
+				fab_sql_bind_text(c, 6, fab_rdma_ctr_kind_name(t->kind));
+				fab_sql_bind_text(c, 7, t->name);
 				/* stored as SQLite's signed 64-bit: values >= 2^63 wrap */
 				sqlite3_bind_int64(c, 8, (int64_t)t->value);
-				err = step(st, c, "an RDMA counter");
+				err = fab_sql_step(st, c, "an RDMA counter");
 			}
 		}
 	}
@@ -520,11 +482,6 @@ int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap)
 
 /* ---- loading ------------------------------------------------------------ */
 
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-	return (const char *)sqlite3_column_text(s, i);
-}
-
 static bool col_null(sqlite3_stmt *s, int i)
 {
 	return sqlite3_column_type(s, i) == SQLITE_NULL;
@@ -532,27 +489,7 @@ static bool col_null(sqlite3_stmt *s, int i)
 
 static const char *col_dup(struct fab_roce *r, sqlite3_stmt *s, int i)
 {
-	return col_null(s, i) ? NULL : fab_roce_strdup(r, col_text(s, i));
-}
-
-static int query(struct fab_store *st, const char *sql, int64_t scan_id, sqlite3_stmt **out)
-{
-	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
-		return fab_err(-EIO, "database '%s': read: %s", fab_store_path(st),
-			       sqlite3_errmsg(st->db));
-	sqlite3_bind_int64(*out, 1, scan_id);
-	return 0;
-}
-
-static int finish(struct fab_store *st, sqlite3_stmt *s, int rc, int err)
-{
-	sqlite3_finalize(s);
-	if (err)
-		return err;
-	if (rc != SQLITE_DONE)
-		return fab_err(-EIO, "database '%s': read: %s", fab_store_path(st),
-			       sqlite3_errmsg(st->db));
-	return 0;
+	return col_null(s, i) ? NULL : fab_roce_strdup(r, fab_sql_text(s, i));
 }
 
 static int gap(struct fab_store *st, int64_t scan, const char *what)
@@ -571,7 +508,7 @@ static void col_caps(sqlite3_stmt *s, int i, bool *has, uint16_t *avail, uint16_
 static int load_systems(struct fab_store *st, struct fab_roce *r, int64_t scan)
 {
 	sqlite3_stmt *s;
-	int rc, err = query(st,
+	int rc, err = fab_sql_scan_query(st,
 		"SELECT system_idx, system, chassis_id, chassis_id_subtype, description,"
 		" mgmt_address, role, capabilities, cap_available, cap_enabled, collected,"
 		" lldp, hostname, source, collected_at FROM systems WHERE scan_id=?1"
@@ -595,7 +532,7 @@ static int load_systems(struct fab_store *st, struct fab_roce *r, int64_t scan)
 		y->chassis_id_subtype = col_dup(r, s, 3);
 		y->description = col_dup(r, s, 4);
 		y->mgmt_address = col_dup(r, s, 5);
-		int role = fab_role_parse(col_text(s, 6));
+		int role = fab_role_parse(fab_sql_text(s, 6));
 		y->role = (uint8_t)(role < 0 ? 0 : role);
 		col_caps(s, 7, &y->has_caps, &y->cap_available, &y->cap_enabled);
 		y->collected = sqlite3_column_int(s, 10);
@@ -603,9 +540,9 @@ static int load_systems(struct fab_store *st, struct fab_roce *r, int64_t scan)
 		y->hostname = col_dup(r, s, 12);
 		y->source = col_dup(r, s, 13);
 		if (!col_null(s, 14))
-			fab_time_parse(col_text(s, 14), &y->collected_at_ms);
+			fab_time_parse(fab_sql_text(s, 14), &y->collected_at_ms);
 	}
-	return finish(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 /* DCB columns back into a dcbx (pfc at i: enabled, cap, mbc; apps i+3; ets i+4..) */
@@ -621,7 +558,7 @@ static int col_dcb(struct fab_roce *r, sqlite3_stmt *s, int i, struct fab_dcbx *
 	if (!col_null(s, i + 3)) {
 		struct fab_app_entry apps[FAB_DCB_MAX_APPS];
 		size_t n;
-		if (fab_app_parse(col_text(s, i + 3), apps, FAB_DCB_MAX_APPS, &n) == 0) {
+		if (fab_app_parse(fab_sql_text(s, i + 3), apps, FAB_DCB_MAX_APPS, &n) == 0) {
 			if (n > FAB_DCB_MAX_APPS)
 				n = FAB_DCB_MAX_APPS;
 			if (fab_roce_add_apps(r, apps, n, &d->app_first))
@@ -630,9 +567,9 @@ static int col_dcb(struct fab_roce *r, sqlite3_stmt *s, int i, struct fab_dcbx *
 			d->app_valid = true;
 		}
 	}
-	if (!col_null(s, i + 6) && u8list_parse(col_text(s, i + 6), d->ets.prio_tc) &&
-	    u8list_parse(col_text(s, i + 7), d->ets.tc_bw) &&
-	    tsa_parse(col_text(s, i + 8), d->ets.tsa)) {
+	if (!col_null(s, i + 6) && u8list_parse(fab_sql_text(s, i + 6), d->ets.prio_tc) &&
+	    u8list_parse(fab_sql_text(s, i + 7), d->ets.tc_bw) &&
+	    tsa_parse(fab_sql_text(s, i + 8), d->ets.tsa)) {
 		d->ets.valid = true;
 		d->ets.willing = sqlite3_column_int(s, i + 4) != 0;
 		d->ets.max_tcs = (uint8_t)sqlite3_column_int(s, i + 5);
@@ -643,7 +580,7 @@ static int col_dcb(struct fab_roce *r, sqlite3_stmt *s, int i, struct fab_dcbx *
 static int load_eth_ports(struct fab_store *st, struct fab_roce *r, int64_t scan)
 {
 	sqlite3_stmt *s;
-	int rc, err = query(st,
+	int rc, err = fab_sql_scan_query(st,
 		"SELECT port_idx, system_idx, ifname, mac, mtu, speed_mbps, state, sysfs, lldp,"
 		" stub, port_id, port_id_subtype, port_descr, dcb_status, dcbx_mode,"
 		" dcb_pfc_enabled, dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing,"
@@ -677,19 +614,19 @@ static int load_eth_ports(struct fab_store *st, struct fab_roce *r, int64_t scan
 		p->port_id = col_dup(r, s, 10);
 		p->port_id_subtype = col_dup(r, s, 11);
 		p->port_descr = col_dup(r, s, 12);
-		int ds = fab_dcb_status_parse(col_text(s, 13));
+		int ds = fab_dcb_status_parse(fab_sql_text(s, 13));
 		p->dcb_status = (uint8_t)(ds < 0 ? FAB_DCB_NOT_QUERIED : ds);
 		p->dcbx_mode = col_null(s, 14) ? -1 : (int16_t)sqlite3_column_int(s, 14);
 		if (p->dcb_status == FAB_DCB_OK)
 			p->dcb = dcb;
 	}
-	return finish(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 static int load_neighbors(struct fab_store *st, struct fab_roce *r, int64_t scan)
 {
 	sqlite3_stmt *s;
-	int rc, err = query(st,
+	int rc, err = fab_sql_scan_query(st,
 		"SELECT neighbor_idx, port_idx, chassis_id, chassis_id_subtype, neighbor_system,"
 		" neighbor_descr, neighbor_port_id, neighbor_port_id_subtype,"
 		" neighbor_port_descr, mgmt_address, ttl, capabilities, cap_available,"
@@ -728,27 +665,27 @@ static int load_neighbors(struct fab_store *st, struct fab_roce *r, int64_t scan
 			n->remote_port_idx = (uint32_t)rp;
 		}
 	}
-	return finish(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 /* Raw TLVs back to their owners (rows of one owner are consecutive), then decode. */
 static int load_tlvs(struct fab_store *st, struct fab_roce *r, int64_t scan)
 {
 	sqlite3_stmt *s;
-	int rc, err = query(st,
+	int rc, err = fab_sql_scan_query(st,
 		"SELECT owner, owner_idx, oui, subtype, info FROM lldp_tlvs WHERE scan_id=?1"
 		" ORDER BY rowid", scan, &s);
 
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		bool port = !strcmp(col_text(s, 0) ? col_text(s, 0) : "", "port");
+		bool port = !strcmp(fab_sql_text(s, 0) ? fab_sql_text(s, 0) : "", "port");
 		int64_t idx = sqlite3_column_int64(s, 1);
 		unsigned a, b, c;
 		uint32_t *first, *count;
 
 		if (idx < 0 || (port ? (size_t)idx >= r->n_eth_ports : (size_t)idx >= r->n_neighbors) ||
-		    !col_text(s, 2) || sscanf(col_text(s, 2), "%x-%x-%x", &a, &b, &c) != 3) {
+		    !fab_sql_text(s, 2) || sscanf(fab_sql_text(s, 2), "%x-%x-%x", &a, &b, &c) != 3) {
 			err = gap(st, scan, "LLDP TLVs");
 			break;
 		}
@@ -775,7 +712,7 @@ static int load_tlvs(struct fab_store *st, struct fab_roce *r, int64_t scan)
 		}
 		(*count)++;
 	}
-	if ((err = finish(st, s, rc, err)))
+	if ((err = fab_sql_done(st, s, rc, err)))
 		return err;
 	for (size_t i = 0; i < r->n_eth_ports; i++) {
 		struct fab_dcbx d;
@@ -795,7 +732,7 @@ static int load_tlvs(struct fab_store *st, struct fab_roce *r, int64_t scan)
 static int load_links(struct fab_store *st, struct fab_roce *r, int64_t scan)
 {
 	sqlite3_stmt *s;
-	int rc, err = query(st,
+	int rc, err = fab_sql_scan_query(st,
 		"SELECT a_port_idx, b_port_idx, a_heard_b, b_heard_a FROM eth_links"
 		" WHERE scan_id=?1 ORDER BY rowid", scan, &s);
 
@@ -818,13 +755,13 @@ static int load_links(struct fab_store *st, struct fab_roce *r, int64_t scan)
 		l->heard = (uint8_t)((sqlite3_column_int(s, 2) ? FAB_LINK_A_HEARD_B : 0) |
 				     (sqlite3_column_int(s, 3) ? FAB_LINK_B_HEARD_A : 0));
 	}
-	return finish(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 static int load_rdma(struct fab_store *st, struct fab_roce *r, int64_t scan)
 {
 	sqlite3_stmt *s;
-	int rc, err = query(st,
+	int rc, err = fab_sql_scan_query(st,
 		"SELECT device_idx, system_idx, device, node_guid, sys_image_guid, node_desc,"
 		" fw_ver, hca_type, board_id, pci_address, pcie_speed_gts, pcie_width,"
 		" pcie_max_speed_gts, pcie_max_width FROM rdma_devices WHERE scan_id=?1"
@@ -847,9 +784,9 @@ static int load_rdma(struct fab_store *st, struct fab_roce *r, int64_t scan)
 		}
 		d->name = col_dup(r, s, 2);
 		if (!col_null(s, 3))
-			fab_guid_parse(col_text(s, 3), &d->node_guid);
+			fab_guid_parse(fab_sql_text(s, 3), &d->node_guid);
 		if (!col_null(s, 4))
-			fab_guid_parse(col_text(s, 4), &d->sys_image_guid);
+			fab_guid_parse(fab_sql_text(s, 4), &d->sys_image_guid);
 		d->node_desc = col_dup(r, s, 5);
 		d->fw_ver = col_dup(r, s, 6);
 		d->hca_type = col_dup(r, s, 7);
@@ -860,10 +797,10 @@ static int load_rdma(struct fab_store *st, struct fab_roce *r, int64_t scan)
 		d->pcie_max_speed_gts = sqlite3_column_double(s, 12);
 		d->pcie_max_width = (uint8_t)sqlite3_column_int(s, 13);
 	}
-	if ((err = finish(st, s, rc, err)))
+	if ((err = fab_sql_done(st, s, rc, err)))
 		return err;
 
-	if ((err = query(st,
+	if ((err = fab_sql_scan_query(st,
 		"SELECT device_idx, port_num, state, phys_state, rate, rate_gbps, link_layer,"
 		" netdev, eth_port_idx FROM rdma_port_rows WHERE scan_id=?1"
 		" ORDER BY device_idx, port_num", scan, &s)))
@@ -882,9 +819,9 @@ static int load_rdma(struct fab_store *st, struct fab_roce *r, int64_t scan)
 			break;
 		}
 		p->port_num = (uint8_t)sqlite3_column_int(s, 1);
-		int v = fab_state_parse(col_text(s, 2));
+		int v = fab_state_parse(fab_sql_text(s, 2));
 		p->state = (uint8_t)(v < 0 ? 0 : v);
-		v = fab_phys_state_parse(col_text(s, 3));
+		v = fab_phys_state_parse(fab_sql_text(s, 3));
 		p->phys_state = (uint8_t)(v < 0 ? 0 : v);
 		p->rate = col_dup(r, s, 4);
 		p->rate_gbps = sqlite3_column_double(s, 5);
@@ -896,10 +833,10 @@ static int load_rdma(struct fab_store *st, struct fab_roce *r, int64_t scan)
 			r->eth_ports[e].rdma_port_idx = (uint32_t)(r->n_rdma_ports - 1);
 		}
 	}
-	if ((err = finish(st, s, rc, err)))
+	if ((err = fab_sql_done(st, s, rc, err)))
 		return err;
 
-	if ((err = query(st,
+	if ((err = fab_sql_scan_query(st,
 		"SELECT device_idx, port_num, kind, counter, value FROM rdma_counters"
 		" WHERE scan_id=?1 ORDER BY rowid", scan, &s)))
 		return err;
@@ -924,15 +861,15 @@ static int load_rdma(struct fab_store *st, struct fab_roce *r, int64_t scan)
 			break;
 		}
 		last = pi;
-		int kind = fab_rdma_ctr_kind_parse(col_text(s, 2));
+		int kind = fab_rdma_ctr_kind_parse(fab_sql_text(s, 2));
 		if ((err = fab_roce_add_counter(r, pi, (unsigned)(kind < 0 ? 0 : kind),
-						col_text(s, 3) ? col_text(s, 3) : "?",
+						fab_sql_text(s, 3) ? fab_sql_text(s, 3) : "?",
 						(uint64_t)sqlite3_column_int64(s, 4)))) {
 			err = NOMEM();
 			break;
 		}
 	}
-	return finish(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap)

@@ -16,41 +16,12 @@
 
 #define V1_COUNTERS 21
 
-/* Binding helpers: NULL-safe text, GUIDs as text, optional integers. */
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static void bind_guid(sqlite3_stmt *s, int i, uint64_t guid)
-{
-	char buf[FAB_GUID_STRLEN];
-
-	fab_guid_format(guid, buf);
-	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
-}
-
-static void bind_time(sqlite3_stmt *s, int i, int64_t ms)
-{
-	char buf[FAB_TIME_STRLEN];
-
-	if (!ms) {
-		sqlite3_bind_null(s, i);
-		return;
-	}
-	fab_time_format(ms, buf);
-	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
-}
-
 static void bind_widths(sqlite3_stmt *s, int i, unsigned mask)
 {
 	char buf[64];
 
 	fab_widths_format(mask, buf, sizeof(buf));
-	bind_text(s, i, mask ? buf : NULL);
+	fab_sql_bind_text(s, i, mask ? buf : NULL);
 }
 
 static void bind_speeds(sqlite3_stmt *s, int i, unsigned mask)
@@ -58,20 +29,7 @@ static void bind_speeds(sqlite3_stmt *s, int i, unsigned mask)
 	char buf[96];
 
 	fab_speeds_format(mask, buf, sizeof(buf));
-	bind_text(s, i, mask ? buf : NULL);
-}
-
-/* Steps an insert and resets it for the next row. */
-static int step(struct fab_store *st, sqlite3_stmt *s, const char *what)
-{
-	int rc = sqlite3_step(s);
-
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	if (rc == SQLITE_DONE)
-		return 0;
-	return fab_err(rc == SQLITE_FULL ? -ENOSPC : -EIO, "database '%s': write %s: %s",
-		       fab_store_path(st), what, sqlite3_errmsg(st->db));
+	fab_sql_bind_text(s, i, mask ? buf : NULL);
 }
 
 static int write_findings(struct fab_store *st, const struct fab_snapshot *snap)
@@ -85,16 +43,16 @@ static int write_findings(struct fab_store *st, const struct fab_snapshot *snap)
 		const struct fab_finding *f = &snap->findings[i];
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		bind_text(s, 2, f->rule_id);
-		bind_text(s, 3, fab_severity_name(f->severity));
-		bind_text(s, 4, f->node);
-		bind_text(s, 5, f->port);
-		bind_text(s, 6, f->peer_node);
-		bind_text(s, 7, f->peer_port);
-		bind_text(s, 8, f->subject);
-		bind_text(s, 9, f->message ? f->message : "");
-		bind_text(s, 10, f->evidence);
-		err = step(st, s, "a finding");
+		fab_sql_bind_text(s, 2, f->rule_id);
+		fab_sql_bind_text(s, 3, fab_severity_name(f->severity));
+		fab_sql_bind_text(s, 4, f->node);
+		fab_sql_bind_text(s, 5, f->port);
+		fab_sql_bind_text(s, 6, f->peer_node);
+		fab_sql_bind_text(s, 7, f->peer_port);
+		fab_sql_bind_text(s, 8, f->subject);
+		fab_sql_bind_text(s, 9, f->message ? f->message : "");
+		fab_sql_bind_text(s, 10, f->evidence);
+		err = fab_sql_step(st, s, "a finding");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -109,16 +67,16 @@ static int write_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 
 	if (err)
 		return err;
-	bind_time(s, 1, snap->started_at_ms ? snap->started_at_ms : fab_now_ms());
-	bind_time(s, 2, snap->finished_at_ms);
-	bind_text(s, 3, fab_scan_status_name(snap->status));
-	bind_text(s, 4, snap->label);
-	bind_text(s, 5, snap->host);
-	bind_text(s, 6, snap->source);
+	fab_sql_bind_time(s, 1, snap->started_at_ms ? snap->started_at_ms : fab_now_ms());
+	fab_sql_bind_time(s, 2, snap->finished_at_ms);
+	fab_sql_bind_text(s, 3, fab_scan_status_name(snap->status));
+	fab_sql_bind_text(s, 4, snap->label);
+	fab_sql_bind_text(s, 5, snap->host);
+	fab_sql_bind_text(s, 6, snap->source);
 	sqlite3_bind_int64(s, 7, snap->sm_act_start);
 	sqlite3_bind_int64(s, 8, snap->sm_act_end);
-	bind_text(s, 9, FABSWEEP_VERSION);
-	err = step(st, s, "the scan");
+	fab_sql_bind_text(s, 9, FABSWEEP_VERSION);
+	err = fab_sql_step(st, s, "the scan");
 	if (!err)
 		snap->scan_id = sqlite3_last_insert_rowid(st->db);
 	sqlite3_finalize(s);
@@ -139,13 +97,13 @@ static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
-		bind_guid(s, 3, n->guid);
-		bind_text(s, 4, fab_node_type_name(n->type));
-		bind_text(s, 5, n->desc);
+		fab_sql_bind_guid(s, 3, n->guid);
+		fab_sql_bind_text(s, 4, fab_node_type_name(n->type));
+		fab_sql_bind_text(s, 5, n->desc);
 		sqlite3_bind_int(s, 6, n->lid);
 		sqlite3_bind_int(s, 7, n->num_ports);
-		bind_text(s, 8, fab_role_name(n->role));
-		bind_guid(s, 9, n->sys_guid);
+		fab_sql_bind_text(s, 8, fab_role_name(n->role));
+		fab_sql_bind_guid(s, 9, n->sys_guid);
 		sqlite3_bind_int64(s, 10, n->vendor_id);
 		sqlite3_bind_int64(s, 11, n->device_id);
 		sqlite3_bind_int64(s, 12, n->revision);
@@ -155,7 +113,7 @@ static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int(s, 15, !!(n->flags & FAB_F_PMA_FAILED));
 		if (n->desc_raw_len)
 			sqlite3_bind_blob(s, 16, n->desc_raw, n->desc_raw_len, SQLITE_TRANSIENT);
-		err = step(st, s, "a node");
+		err = fab_sql_step(st, s, "a node");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -179,14 +137,14 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, p->node_idx);
 		sqlite3_bind_int(s, 3, p->port_num);
-		bind_guid(s, 4, snap->nodes[p->node_idx].guid);
+		fab_sql_bind_guid(s, 4, snap->nodes[p->node_idx].guid);
 		if (p->guid)
-			bind_guid(s, 5, p->guid);
+			fab_sql_bind_guid(s, 5, p->guid);
 		sqlite3_bind_int(s, 6, p->lid);
 		sqlite3_bind_int(s, 7, p->lmc);
 		sqlite3_bind_int(s, 8, p->sm_lid);
-		bind_text(s, 9, fab_state_name(p->state));
-		bind_text(s, 10, fab_phys_state_name(p->phys_state));
+		fab_sql_bind_text(s, 9, fab_state_name(p->state));
+		fab_sql_bind_text(s, 10, fab_phys_state_name(p->phys_state));
 		bind_widths(s, 11, p->width_active);
 		bind_widths(s, 12, p->width_enabled);
 		bind_widths(s, 13, p->width_supported);
@@ -202,7 +160,7 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int(s, 20, p->op_vls);
 		sqlite3_bind_int64(s, 21, p->cap_mask);
 		if (p->remote_guid) {
-			bind_guid(s, 22, p->remote_guid);
+			fab_sql_bind_guid(s, 22, p->remote_guid);
 			sqlite3_bind_int(s, 23, p->remote_port);
 		}
 		if (p->remote_idx != FAB_NONE && p->remote_idx < snap->n_ports)
@@ -210,7 +168,7 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int(s, 25, !!(p->flags & FAB_F_SMP_FAILED));
 		sqlite3_bind_int(s, 26, !!(p->flags & FAB_F_PMA_FAILED));
 		sqlite3_bind_int(s, 27, !!(p->flags & FAB_F_NO_REMOTE));
-		err = step(st, s, "a port");
+		err = fab_sql_step(st, s, "a port");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -230,9 +188,9 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 		double rate = fab_rate_gbps(a->width_active, a->speed_active);
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		bind_guid(s, 2, snap->nodes[a->node_idx].guid);
+		fab_sql_bind_guid(s, 2, snap->nodes[a->node_idx].guid);
 		sqlite3_bind_int(s, 3, a->port_num);
-		bind_guid(s, 4, snap->nodes[b->node_idx].guid);
+		fab_sql_bind_guid(s, 4, snap->nodes[b->node_idx].guid);
 		sqlite3_bind_int(s, 5, b->port_num);
 		bind_widths(s, 6, a->width_active);
 		bind_speeds(s, 7, a->speed_active);
@@ -240,7 +198,7 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 			sqlite3_bind_double(s, 8, rate);
 		sqlite3_bind_int64(s, 9, a->node_idx);
 		sqlite3_bind_int64(s, 10, b->node_idx);
-		err = step(st, s, "a link");
+		err = fab_sql_step(st, s, "a link");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -273,13 +231,13 @@ static int write_samples(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int64(s, 2, p->node_idx);
 		sqlite3_bind_int(s, 3, p->port_num);
 		sqlite3_bind_int(s, 4, c->sample);
-		bind_guid(s, 5, snap->nodes[p->node_idx].guid);
-		bind_time(s, 6, c->sampled_at_ms);
+		fab_sql_bind_guid(s, 5, snap->nodes[p->node_idx].guid);
+		fab_sql_bind_time(s, 6, c->sampled_at_ms);
 		sqlite3_bind_int(s, 7, c->extended);
 		for (unsigned k = 0; k < V1_COUNTERS; k++)
 			if (c->valid & (1u << k))
 				sqlite3_bind_int64(s, 8 + (int)k, (int64_t)c->v[k]);
-		err = step(st, s, "counters");
+		err = fab_sql_step(st, s, "counters");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -296,20 +254,20 @@ static int write_sms(struct fab_store *st, const struct fab_snapshot *snap)
 		const struct fab_sm *sm = &snap->sms[i];
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		bind_guid(s, 2, sm->port_guid);
+		fab_sql_bind_guid(s, 2, sm->port_guid);
 		sqlite3_bind_int(s, 3, sm->lid);
 		if (!sm->failed) {
-			bind_text(s, 4, fab_sm_state_name(sm->state));
+			fab_sql_bind_text(s, 4, fab_sm_state_name(sm->state));
 			sqlite3_bind_int(s, 5, sm->priority);
 			sqlite3_bind_int64(s, 6, sm->act_count);
 		}
 		if (sm->port_idx != FAB_NONE && sm->port_idx < snap->n_ports) {
 			const struct fab_port *p = &snap->ports[sm->port_idx];
-			bind_guid(s, 7, snap->nodes[p->node_idx].guid);
+			fab_sql_bind_guid(s, 7, snap->nodes[p->node_idx].guid);
 			sqlite3_bind_int(s, 8, p->port_num);
 		}
 		sqlite3_bind_int(s, 9, sm->failed);
-		err = step(st, s, "a subnet manager");
+		err = fab_sql_step(st, s, "a subnet manager");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -327,12 +285,12 @@ static int write_errors(struct fab_store *st, const struct fab_snapshot *snap)
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		if (e->node_guid)
-			bind_guid(s, 2, e->node_guid);
+			fab_sql_bind_guid(s, 2, e->node_guid);
 		if (e->port_num >= 0)
 			sqlite3_bind_int(s, 3, e->port_num);
-		bind_text(s, 4, e->what);
-		bind_text(s, 5, e->message);
-		err = step(st, s, "a scan error");
+		fab_sql_bind_text(s, 4, e->what);
+		fab_sql_bind_text(s, 5, e->message);
+		err = fab_sql_step(st, s, "a scan error");
 	}
 	sqlite3_finalize(s);
 	return err;
@@ -389,17 +347,12 @@ int fab_store_replace_findings(struct fab_store *st, const struct fab_snapshot *
 
 /* ---- loading ---------------------------------------------------------- */
 
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-	return (const char *)sqlite3_column_text(s, i);
-}
-
 static uint64_t col_guid(sqlite3_stmt *s, int i)
 {
 	uint64_t g = 0;
 
 	if (sqlite3_column_type(s, i) != SQLITE_NULL)
-		fab_guid_parse(col_text(s, i), &g);
+		fab_guid_parse(fab_sql_text(s, i), &g);
 	return g;
 }
 
@@ -408,7 +361,7 @@ static int64_t col_time(sqlite3_stmt *s, int i)
 	int64_t ms = 0;
 
 	if (sqlite3_column_type(s, i) != SQLITE_NULL)
-		fab_time_parse(col_text(s, i), &ms);
+		fab_time_parse(fab_sql_text(s, i), &ms);
 	return ms;
 }
 
@@ -444,7 +397,7 @@ static int64_t memo_mask(struct memo *m, const char *t, int (*parse)(const char 
 
 static int64_t memo_time(struct memo *m, sqlite3_stmt *s, int i)
 {
-	const char *t = col_text(s, i);
+	const char *t = fab_sql_text(s, i);
 	int64_t ms = 0;
 	size_t l;
 
@@ -467,36 +420,12 @@ static int parse_or(int v, int dflt)
 	return v < 0 ? dflt : v;
 }
 
-/* Prepares a per-scan query and binds the scan id as ?1. */
-static int scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
-		      sqlite3_stmt **out)
-{
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, out, NULL);
-
-	if (rc != SQLITE_OK)
-		return fab_err(-EIO, "database '%s': read: %s", st->path,
-			       sqlite3_errmsg(st->db));
-	sqlite3_bind_int64(*out, 1, scan_id);
-	return 0;
-}
-
-static int done(struct fab_store *st, sqlite3_stmt *s, int rc, int err)
-{
-	sqlite3_finalize(s);
-	if (err)
-		return err;
-	if (rc != SQLITE_DONE)
-		return fab_err(-EIO, "database '%s': read: %s", st->path,
-			       sqlite3_errmsg(st->db));
-	return 0;
-}
-
 #define NOMEM() fab_err(-ENOMEM, "out of memory loading a snapshot")
 
 static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 {
 	sqlite3_stmt *s;
-	int err = scan_query(st,
+	int err = fab_sql_scan_query(st,
 		"SELECT started_at, finished_at, status, label, host, source,"
 		" sm_act_start, sm_act_end FROM scans WHERE scan_id=?1", snap->scan_id, &s);
 	int rc;
@@ -511,11 +440,11 @@ static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 	}
 	snap->started_at_ms = col_time(s, 0);
 	snap->finished_at_ms = col_time(s, 1);
-	snap->status = (uint8_t)parse_or(fab_scan_status_parse(col_text(s, 2)),
+	snap->status = (uint8_t)parse_or(fab_scan_status_parse(fab_sql_text(s, 2)),
 					 FAB_SCAN_FAILED);
-	snap->label = fab_snapshot_strdup(snap, col_text(s, 3), SIZE_MAX);
-	snap->host = fab_snapshot_strdup(snap, col_text(s, 4), SIZE_MAX);
-	snap->source = fab_snapshot_strdup(snap, col_text(s, 5), SIZE_MAX);
+	snap->label = fab_snapshot_strdup(snap, fab_sql_text(s, 3), SIZE_MAX);
+	snap->host = fab_snapshot_strdup(snap, fab_sql_text(s, 4), SIZE_MAX);
+	snap->source = fab_snapshot_strdup(snap, fab_sql_text(s, 5), SIZE_MAX);
 	snap->sm_act_start = (uint32_t)sqlite3_column_int64(s, 6);
 	snap->sm_act_end = (uint32_t)sqlite3_column_int64(s, 7);
 	sqlite3_finalize(s);
@@ -525,7 +454,7 @@ static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 static int load_nodes(struct fab_store *st, struct fab_snapshot *snap)
 {
 	sqlite3_stmt *s;
-	int err = scan_query(st,
+	int err = fab_sql_scan_query(st,
 		"SELECT node_idx, node_guid, node_type, description, lid, num_ports, role,"
 		" sys_guid, vendor_id, device_id, revision, hops, smp_failed, pma_failed,"
 		" description_raw FROM nodes WHERE scan_id=?1 ORDER BY node_idx",
@@ -547,12 +476,12 @@ static int load_nodes(struct fab_store *st, struct fab_snapshot *snap)
 			break;
 		}
 		n->guid = col_guid(s, 1);
-		n->type = (uint8_t)parse_or(fab_node_type_parse(col_text(s, 2)), 0);
-		const char *d = col_text(s, 3);
+		n->type = (uint8_t)parse_or(fab_node_type_parse(fab_sql_text(s, 2)), 0);
+		const char *d = fab_sql_text(s, 3);
 		snprintf(n->desc, sizeof(n->desc), "%s", d ? d : "");
 		n->lid = (uint16_t)sqlite3_column_int(s, 4);
 		n->num_ports = (uint8_t)sqlite3_column_int(s, 5);
-		n->role = (uint8_t)parse_or(fab_role_parse(col_text(s, 6)), 0);
+		n->role = (uint8_t)parse_or(fab_role_parse(fab_sql_text(s, 6)), 0);
 		n->sys_guid = col_guid(s, 7);
 		n->vendor_id = (uint32_t)sqlite3_column_int64(s, 8);
 		n->device_id = (uint32_t)sqlite3_column_int64(s, 9);
@@ -569,13 +498,13 @@ static int load_nodes(struct fab_store *st, struct fab_snapshot *snap)
 			n->desc_raw_len = (uint8_t)rl;
 		}
 	}
-	return done(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
 {
 	sqlite3_stmt *s;
-	int err = scan_query(st,
+	int err = fab_sql_scan_query(st,
 		"SELECT node_idx, port_num, port_guid, lid, lmc, sm_lid, state, phys_state,"
 		" width_active, width_enabled, width_supported, speed_active, speed_enabled,"
 		" speed_supported, mtu_active, mtu_cap, op_vls, cap_mask, remote_guid,"
@@ -627,14 +556,14 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
 		p->lid = (uint16_t)sqlite3_column_int(s, 3);
 		p->lmc = (uint8_t)sqlite3_column_int(s, 4);
 		p->sm_lid = (uint16_t)sqlite3_column_int(s, 5);
-		p->state = (uint8_t)parse_or(fab_state_parse(col_text(s, 6)), 0);
-		p->phys_state = (uint8_t)parse_or(fab_phys_state_parse(col_text(s, 7)), 0);
-		p->width_active = (uint8_t)memo_mask(&memo[0], col_text(s, 8), fab_widths_parse);
-		p->width_enabled = (uint8_t)memo_mask(&memo[1], col_text(s, 9), fab_widths_parse);
-		p->width_supported = (uint8_t)memo_mask(&memo[2], col_text(s, 10), fab_widths_parse);
-		p->speed_active = (uint16_t)memo_mask(&memo[3], col_text(s, 11), fab_speeds_parse);
-		p->speed_enabled = (uint16_t)memo_mask(&memo[4], col_text(s, 12), fab_speeds_parse);
-		p->speed_supported = (uint16_t)memo_mask(&memo[5], col_text(s, 13), fab_speeds_parse);
+		p->state = (uint8_t)parse_or(fab_state_parse(fab_sql_text(s, 6)), 0);
+		p->phys_state = (uint8_t)parse_or(fab_phys_state_parse(fab_sql_text(s, 7)), 0);
+		p->width_active = (uint8_t)memo_mask(&memo[0], fab_sql_text(s, 8), fab_widths_parse);
+		p->width_enabled = (uint8_t)memo_mask(&memo[1], fab_sql_text(s, 9), fab_widths_parse);
+		p->width_supported = (uint8_t)memo_mask(&memo[2], fab_sql_text(s, 10), fab_widths_parse);
+		p->speed_active = (uint16_t)memo_mask(&memo[3], fab_sql_text(s, 11), fab_speeds_parse);
+		p->speed_enabled = (uint16_t)memo_mask(&memo[4], fab_sql_text(s, 12), fab_speeds_parse);
+		p->speed_supported = (uint16_t)memo_mask(&memo[5], fab_sql_text(s, 13), fab_speeds_parse);
 		p->mtu_active = (uint8_t)parse_or(fab_mtu_from_bytes((unsigned)sqlite3_column_int(s, 14)), 0);
 		p->mtu_cap = (uint8_t)parse_or(fab_mtu_from_bytes((unsigned)sqlite3_column_int(s, 15)), 0);
 		p->op_vls = (uint8_t)sqlite3_column_int(s, 16);
@@ -651,7 +580,7 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
 		if (sqlite3_column_int(s, 23))
 			p->flags |= FAB_F_NO_REMOTE;
 	}
-	err = done(st, s, rc, err);
+	err = fab_sql_done(st, s, rc, err);
 	for (size_t i = 0; !err && i < snap->n_ports; i++) {
 		struct fab_port *p = &snap->ports[i];
 		if (remote_node[i] != FAB_NONE && remote_node[i] < snap->n_nodes) {
@@ -679,7 +608,7 @@ static int load_samples(struct fab_store *st, struct fab_snapshot *snap)
 					fab_counter_name(c));
 	snprintf(sql + off, sizeof(sql) - off,
 		 " FROM port_counters WHERE scan_id=?1 ORDER BY node_idx, port_num, sample");
-	if ((err = scan_query(st, sql, snap->scan_id, &s)))
+	if ((err = fab_sql_scan_query(st, sql, snap->scan_id, &s)))
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t ni = sqlite3_column_int64(s, 0);
@@ -705,7 +634,7 @@ static int load_samples(struct fab_store *st, struct fab_snapshot *snap)
 			c->v[k] = (uint64_t)sqlite3_column_int64(s, 5 + (int)k);
 		}
 	}
-	return done(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 static uint32_t port_by_guid(const struct fab_snapshot *snap, uint64_t node_guid,
@@ -723,7 +652,7 @@ static uint32_t port_by_guid(const struct fab_snapshot *snap, uint64_t node_guid
 static int load_sms(struct fab_store *st, struct fab_snapshot *snap)
 {
 	sqlite3_stmt *s;
-	int err = scan_query(st,
+	int err = fab_sql_scan_query(st,
 		"SELECT port_guid, lid, state, priority, act_count, node_guid, port_num,"
 		" failed FROM sms WHERE scan_id=?1 ORDER BY rowid", snap->scan_id, &s);
 	int rc;
@@ -739,7 +668,7 @@ static int load_sms(struct fab_store *st, struct fab_snapshot *snap)
 		}
 		sm->port_guid = col_guid(s, 0);
 		sm->lid = (uint16_t)sqlite3_column_int(s, 1);
-		sm->state = (uint8_t)parse_or(fab_sm_state_parse(col_text(s, 2)), 0);
+		sm->state = (uint8_t)parse_or(fab_sm_state_parse(fab_sql_text(s, 2)), 0);
 		sm->priority = (uint8_t)sqlite3_column_int(s, 3);
 		sm->act_count = (uint32_t)sqlite3_column_int64(s, 4);
 		if (sqlite3_column_type(s, 5) != SQLITE_NULL)
@@ -747,13 +676,13 @@ static int load_sms(struct fab_store *st, struct fab_snapshot *snap)
 						    sqlite3_column_int(s, 6));
 		sm->failed = sqlite3_column_int(s, 7);
 	}
-	return done(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 static int load_errors(struct fab_store *st, struct fab_snapshot *snap)
 {
 	sqlite3_stmt *s;
-	int err = scan_query(st,
+	int err = fab_sql_scan_query(st,
 		"SELECT node_guid, port_num, what, message FROM scan_errors"
 		" WHERE scan_id=?1 ORDER BY rowid", snap->scan_id, &s);
 	int rc;
@@ -763,20 +692,20 @@ static int load_errors(struct fab_store *st, struct fab_snapshot *snap)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int port = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1
 								    : sqlite3_column_int(s, 1);
-		const char *msg = col_text(s, 3);
+		const char *msg = fab_sql_text(s, 3);
 
 		if ((err = fab_snapshot_add_error(snap, col_guid(s, 0), port,
-						  col_text(s, 2) ? col_text(s, 2) : "",
+						  fab_sql_text(s, 2) ? fab_sql_text(s, 2) : "",
 						  "%s", msg ? msg : "")))
 			break;
 	}
-	return done(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 static int load_findings(struct fab_store *st, struct fab_snapshot *snap)
 {
 	sqlite3_stmt *s;
-	int err = scan_query(st,
+	int err = fab_sql_scan_query(st,
 		"SELECT rule_id, severity, node, port, peer_node, peer_port, subject,"
 		" message, evidence FROM findings WHERE scan_id=?1 ORDER BY rowid",
 		snap->scan_id, &s);
@@ -786,20 +715,20 @@ static int load_findings(struct fab_store *st, struct fab_snapshot *snap)
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct fab_finding f = {
-			.rule_id = col_text(s, 0),
-			.severity = (uint8_t)parse_or(fab_severity_parse(col_text(s, 1)), 0),
-			.node = col_text(s, 2),
-			.port = col_text(s, 3),
-			.peer_node = col_text(s, 4),
-			.peer_port = col_text(s, 5),
-			.subject = col_text(s, 6),
-			.message = col_text(s, 7),
-			.evidence = col_text(s, 8),
+			.rule_id = fab_sql_text(s, 0),
+			.severity = (uint8_t)parse_or(fab_severity_parse(fab_sql_text(s, 1)), 0),
+			.node = fab_sql_text(s, 2),
+			.port = fab_sql_text(s, 3),
+			.peer_node = fab_sql_text(s, 4),
+			.peer_port = fab_sql_text(s, 5),
+			.subject = fab_sql_text(s, 6),
+			.message = fab_sql_text(s, 7),
+			.evidence = fab_sql_text(s, 8),
 		};
 		if ((err = fab_snapshot_add_finding(snap, &f)))
 			break;
 	}
-	return done(st, s, rc, err);
+	return fab_sql_done(st, s, rc, err);
 }
 
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id,

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct fab_store {
 	sqlite3 *db;
@@ -17,3 +18,18 @@ int fab_store_prepare(struct fab_store *st, const char *sql, sqlite3_stmt **out)
 int fab_store_begin(struct fab_store *st);
 /* Commits when err is 0, else rolls back; returns err or the commit's error. */
 int fab_store_finish(struct fab_store *st, int err);
+
+/* store/sql.c: helpers every store file uses. A NULL text, a 0 time and a
+ * 0 GUID given to _opt bind SQL NULL. */
+void fab_sql_bind_text(sqlite3_stmt *s, int i, const char *v);
+void fab_sql_bind_guid(sqlite3_stmt *s, int i, uint64_t guid);
+void fab_sql_bind_guid_opt(sqlite3_stmt *s, int i, uint64_t guid);
+void fab_sql_bind_time(sqlite3_stmt *s, int i, int64_t ms);
+/* Steps an insert and resets it for the next row. */
+int fab_sql_step(struct fab_store *st, sqlite3_stmt *s, const char *what);
+const char *fab_sql_text(sqlite3_stmt *s, int i);
+/* Prepares a per-scan query with the scan id bound as ?1. */
+int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
+		       sqlite3_stmt **out);
+/* Finalizes a read loop: err, or an error when rc is not SQLITE_DONE. */
+int fab_sql_done(struct fab_store *st, sqlite3_stmt *s, int rc, int err);

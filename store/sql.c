@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/* Binding, stepping and reading helpers shared by store/'s files. */
+#include <errno.h>
+#include <sqlite3.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/store.h"
+#include "store_priv.h"
+
+void fab_sql_bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+void fab_sql_bind_guid(sqlite3_stmt *s, int i, uint64_t guid)
+{
+	char buf[FAB_GUID_STRLEN];
+
+	fab_guid_format(guid, buf);
+	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+}
+
+void fab_sql_bind_guid_opt(sqlite3_stmt *s, int i, uint64_t guid)
+{
+	if (guid)
+		fab_sql_bind_guid(s, i, guid);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+void fab_sql_bind_time(sqlite3_stmt *s, int i, int64_t ms)
+{
+	char buf[FAB_TIME_STRLEN];
+
+	if (!ms) {
+		sqlite3_bind_null(s, i);
+		return;
+	}
+	fab_time_format(ms, buf);
+	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+}
+
+int fab_sql_step(struct fab_store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	return fab_err(rc == SQLITE_FULL ? -ENOSPC : -EIO, "database '%s': write %s: %s",
+		       fab_store_path(st), what, sqlite3_errmsg(st->db));
+}
+
+const char *fab_sql_text(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
+		       sqlite3_stmt **out)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
+		return fab_err(-EIO, "database '%s': read: %s", fab_store_path(st),
+			       sqlite3_errmsg(st->db));
+	sqlite3_bind_int64(*out, 1, scan_id);
+	return 0;
+}
+
+int fab_sql_done(struct fab_store *st, sqlite3_stmt *s, int rc, int err)
+{
+	sqlite3_finalize(s);
+	if (err)
+		return err;
+	if (rc != SQLITE_DONE)
+		return fab_err(-EIO, "database '%s': read: %s", fab_store_path(st),
+			       sqlite3_errmsg(st->db));
+	return 0;
+}
