@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* fabsweep report: render a checked snapshot as HTML and/or XML. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "cli/cli.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/report.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -17,6 +19,7 @@ struct report_args {
 	struct fab_common_opts common;
 	const char *html, *xml;
 	const char *baseline; /* as given: scan id, "latest", -N, or a baseline name */
+	const char *node_name_map; /* --node-name-map: NULL the default, "" none */
 	struct fab_report_opts opts;
 };
 
@@ -30,6 +33,7 @@ static int parse(int argc, char **argv, struct report_args *a)
 		{ "xml", required_argument, NULL, 'x' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "all-counters", no_argument, NULL, 'a' },
+		{ "node-name-map", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -59,6 +63,9 @@ static int parse(int argc, char **argv, struct report_args *a)
 			break;
 		case 'a':
 			a->opts.all_counters = true;
+			break;
+		case 'n':
+			a->node_name_map = optarg;
 			break;
 		default:
 			return fab_cli_usage_error("report", "unknown or incomplete option '%s'; "
@@ -109,6 +116,18 @@ int fab_cmd_report(int argc, char **argv)
 	}
 	fab_store_close(st);
 	st = NULL;
+	/* node-name-map names replace descriptions in the rendered report */
+	struct fab_nodemap *names = NULL;
+	fab_err_clear();
+	if (fab_nodemap_open(a.node_name_map, &names) || fab_nodemap_apply(names, snap) ||
+	    (base && fab_nodemap_apply(names, base))) {
+		if (!fab_errmsg()[0])
+			fab_err(-ENOMEM, "out of memory");
+		fab_nodemap_free(names);
+		ret = fab_cli_fail();
+		goto out;
+	}
+	fab_nodemap_free(names);
 	if (fab_report_write(snap, base, &a.opts, a.xml, a.html)) {
 		ret = fab_cli_fail();
 		goto out;

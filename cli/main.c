@@ -23,6 +23,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --no-ib              skip InfiniBand (skipped with a note when this machine has no IB device)\n"
 	  "  --lldp-socket PATH   also record RoCE/LLDP from this lldpd socket (repeatable)\n"
 	  "  --sysfs-root DIR     also record RoCE host state from sysfs under DIR\n"
+	  "  --forensic           record everything: counters of every port (down ones too), a second sample\n"
+	  "                       1 s later (unless --interval), label 'forensic' (unless --label); no reset\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
 	{ "scans", fab_cmd_scans, "list the snapshots in the database",
@@ -58,6 +60,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --config FILE        rule configuration (default /etc/fabsweep/fabsweep.conf if present; docs/config.md)\n"
 	  "  --fail-on LEVEL      exit 1 when a finding is at or above LEVEL: error (default), warning, info, never\n"
 	  "  --baseline ID        compare counters with an earlier scan (id, -N, or a baseline name)\n"
+	  "  --expect FILE|SCAN   expected topology: an ibnetdiscover file, or a scan (id, -N, baseline name)\n"
+	  "  --node-name-map FILE node names in the summary (default /etc/rdma/ib-node-name-map if present; '' none)\n"
 	  "  --limit N            findings listed on the terminal (default 50, 0: all)\n"
 	  "  --rules-dir DIR      site rules, *.sql (default /etc/fabsweep/rules.d if present; docs/site-rules.md)\n"
 	  "  --quiet              print nothing; the exit code says it\n" },
@@ -71,7 +75,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --html FILE          write the HTML report (one self-contained page)\n"
 	  "  --xml FILE           write the XML report (docs/fabsweep-report.xsd)\n"
 	  "  --baseline ID        also show what changed since this scan (id, -N, or a baseline name)\n"
-	  "  --all-counters       XML: counters of every port, not only of ports with findings\n" },
+	  "  --all-counters       XML: counters of every port, not only of ports with findings\n"
+	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n" },
 	/* RoCE: collect on every machine, merge the files (docs/roce.md). */
 	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB) into a snapshot file",
 	  "  --out FILE           snapshot file to write (a fabsweep database with one scan; replaced atomically)\n"
