@@ -6,7 +6,9 @@
 #  - a host dropping every MAD: the scan ends in bounded time, exit 4, and
 #    records the dead node as a hole at its leaf's port;
 #  - a leaf switch dropping every MAD: same, with its whole subtree missing and
-#    a hole at every spine port that faces it.
+#    a hole at every spine port that faces it;
+#  - a leaf switch that answers NodeInfo but no PortInfo: the node is recorded
+#    as not answering SMPs, every port of it with an unknown state.
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
@@ -90,7 +92,21 @@ check "dead leaf: a hole at each spine port facing it" eq "$(q "SELECT group_con
 check "dead leaf: nothing else missed" eq "$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s AND what <> 'hole'")" 0
 fabsim_console "$D/sim" 'Error "leaf004" 0' > /dev/null
 
-# 4: healed: complete again. OpenSM re-sweeps the leaf that came back; a
+# 4: a switch whose management agent answers NodeInfo but no PortInfo: the
+# node is there, recorded as not answering SMPs, every port of it unknown
+fabsim_console "$D/sim" 'Error "leaf003" 100 0x15' > /dev/null
+scan --timeout 200
+rc=$?
+s=$(last)
+fabsim_console "$D/sim" 'Error "leaf003" 0' > /dev/null
+check "mute switch: exit 4 (partial)" eq "$rc" 4
+check "mute switch: recorded as not answering SMPs" eq "$(q "SELECT smp_failed FROM nodes WHERE scan_id = $s AND description = 'leaf003'")" 1
+check "mute switch: all its ports unknown" eq "$(q "SELECT count(*) || ' ' || sum(p.smp_failed) || ' ' || count(p.state)
+	FROM ports p JOIN nodes n USING (scan_id, node_guid) WHERE p.scan_id = $s AND n.description = 'leaf003'")" "$(q "SELECT num_ports || ' ' || num_ports || ' 0' FROM nodes WHERE scan_id = $s AND description = 'leaf003'")"
+check "mute switch: one smp error per port" eq "$(q "SELECT count(*) FROM scan_errors e JOIN nodes n USING (scan_id, node_guid)
+	WHERE e.scan_id = $s AND n.description = 'leaf003' AND e.what = 'smp'")" "$(q "SELECT num_ports + 1 FROM nodes WHERE scan_id = $s AND description = 'leaf003'")"
+
+# 5: healed: complete again. OpenSM re-sweeps the leaf that came back; a
 # scan racing that sweep can still see it half-configured, so allow the
 # fabric a few seconds to settle (bounded).
 for _ in 1 2 3 4 5; do
