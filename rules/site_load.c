@@ -169,8 +169,12 @@ static int header_line(struct hdr *h, const char *s, size_t len)
 		h->last = -1;
 		return 0;
 	}
+	bool indented = ws >= 2 || line[0] == '\t';
+	for (size_t i = 0; i < len; i++) /* values are shown: no tabs */
+		if (line[i] == '\t')
+			line[i] = ' ';
 	/* indented: continues the paragraph above */
-	if (ws >= 2 || line[0] == '\t') {
+	if (indented) {
 		if (h->last < 0 || !keys[h->last].paragraph)
 			return herr(h, h->line, "an indented header line continues remediation or rationale only; a key is '-- key: value'");
 		rbuf_printf(&h->val[h->last], " %s", line + ws);
@@ -232,6 +236,48 @@ static int header_values(struct hdr *h, struct fab_site_rule *r)
 	return 0;
 }
 
+/*
+ * What is shown is what runs: the file is UTF-8 text without control
+ * characters (but tab, and CR before LF) and without bidirectional overrides
+ * (which make text read differently from what it is, in SQL as anywhere).
+ * The sanitizer of node descriptions decides; a line it changes is refused.
+ */
+static int check_text(struct hdr *h, const char *t, size_t len)
+{
+	char *in = malloc(len + 1), *out = malloc(4 * len + 1);
+	unsigned line = 1;
+	int err = 0;
+
+	if (!in || !out) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t off = 0; off < len && !err; line++) {
+		const char *nl = memchr(t + off, '\n', len - off);
+		size_t full = nl ? (size_t)(nl - (t + off)) : len - off, l = full, w;
+
+		memcpy(in, t + off, l);
+		if (l && in[l - 1] == '\r')
+			l--; /* CRLF */
+		for (size_t i = 0; i < l; i++)
+			if (in[i] == '\t')
+				in[i] = ' ';
+		w = fab_text_sanitize((const uint8_t *)in, l, out, 4 * l + 1);
+		if (w != l || memcmp(in, out, l)) {
+			size_t i = 0;
+			while (i < l && i < w && in[i] == out[i])
+				i++;
+			err = herr(h, line, "byte 0x%02x at column %zu: a rule file is UTF-8 text without control characters or bidirectional overrides",
+				   (unsigned char)t[off + i], i + 1);
+		}
+		off += full + (nl ? 1 : 0);
+	}
+done:
+	free(in);
+	free(out);
+	return err;
+}
+
 /* Reads the header of r->text; sets r->sql and r->sql_line. */
 static int parse_text(struct fab_site_rule *r, size_t len)
 {
@@ -241,16 +287,8 @@ static int parse_text(struct fab_site_rule *r, size_t len)
 
 	for (int k = 0; k < K__COUNT; k++)
 		rbuf_init(&h.val[k]);
-	/* a text file: no control bytes but tab, CR and LF */
-	for (size_t i = 0, line = 1; i < len; i++) {
-		unsigned char c = (unsigned char)t[i];
-		if (c == '\n')
-			line++;
-		else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
-			err = herr(&h, (unsigned)line, "control byte 0x%02x: a rule file is text", c);
-			goto out;
-		}
-	}
+	if ((err = check_text(&h, t, len)))
+		goto out;
 	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
 		p += 3; /* a UTF-8 byte-order mark */
 	for (h.line = 1; p < t + len && p[0] == '-' && p[1] == '-'; h.line++) {

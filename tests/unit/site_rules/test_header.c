@@ -92,6 +92,12 @@ static void test_valid(void **state)
 	assert_int_equal(r->sql_line, 5);
 	fab_site_rules_free(rs);
 
+	/* tabs in values become spaces: they are shown */
+	rs = parse("-- id: site.t\n-- severity:\tinfo\n-- title: a\tb\n-- remediation: R\n" QUERY, &r);
+	assert_int_equal(r->status, FAB_SITE_LOADED);
+	assert_string_equal(r->title, "a b");
+	fab_site_rules_free(rs);
+
 	/* time limits */
 	rs = parse(HEAD "-- time-limit: 60\n" QUERY, &r);
 	assert_true(r->time_limit == 60);
@@ -166,8 +172,21 @@ static void test_not_text(void **state)
 	struct fab_site_rule *r;
 	size_t n;
 
-	assert_broken(HEAD "SELECT '\x1b[2J' AS node\n", "x.sql:5: control byte 0x1b: a rule file is text");
-	assert_broken(HEAD "\x7f\n", "x.sql:5: control byte 0x7f");
+	assert_broken(HEAD "SELECT '\x1b[2J' AS node\n", "x.sql:5: byte 0x1b at column 9: a rule file is UTF-8 text without control characters or bidirectional overrides");
+	assert_broken(HEAD "\x7f\n", "x.sql:5: byte 0x7f at column 1");
+	assert_broken("-- id: site.x\r\r\n", "x.sql:1: byte 0x0d at column 14");
+	assert_broken("-- id: site.x\n-- title: caf\xe9\n", "x.sql:2: byte 0xe9 at column 14"); /* Latin-1 */
+	assert_broken("-- id: site.x\n-- title: \xc2\x9b\n", "x.sql:2: byte 0xc2 at column 11"); /* C1 CSI */
+	/* Trojan Source: a right-to-left override inside a comment or string */
+	assert_broken(HEAD "SELECT 1 AS node -- \xe2\x80\xae ;)\n", "x.sql:5: byte 0xe2 at column 21");
+	assert_broken(HEAD "SELECT '\xe2\x81\xa6' AS node\n", "x.sql:5: byte 0xe2 at column 9");
+	/* UTF-8 text and tabs are fine */
+	struct fab_site_rule *ok;
+	rs = parse("-- id: site.x\n-- severity: info\n-- title: Caf\xc3\xa9 \xe2\x86\x92 r\xc3\xa9seau\n"
+		   "-- remediation: R\n\tSELECT 1\n", &ok);
+	assert_int_equal(ok->status, FAB_SITE_LOADED);
+	assert_string_equal(ok->title, "Caf\xc3\xa9 \xe2\x86\x92 r\xc3\xa9seau");
+	fab_site_rules_free(rs);
 	/* a NUL byte */
 	static const char nul[] = "-- id: site.x\n\0SELECT 1";
 	assert_int_equal(fab_site_rules_parse(nul, sizeof(nul) - 1, "x.sql", &rs), 0);
