@@ -207,7 +207,7 @@ int fab_cmd_scan(int argc, char **argv)
 	enum { O_DB = 256, O_CA, O_PORT, O_SMPS, O_WINDOW, O_TIMEOUT, O_RETRIES,
 	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET,
 	       O_NOIB, O_LLDP_SOCKET, O_SYSFS_ROOT /* RoCE */,
-	       O_FORENSIC /* ops */ };
+	       O_FORENSIC /* ops */, O_DISCOVERY };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "ca", required_argument, NULL, O_CA },
@@ -226,6 +226,7 @@ int fab_cmd_scan(int argc, char **argv)
 		{ "lldp-socket", required_argument, NULL, O_LLDP_SOCKET },
 		{ "sysfs-root", required_argument, NULL, O_SYSFS_ROOT },
 		{ "forensic", no_argument, NULL, O_FORENSIC },
+		{ "discovery", required_argument, NULL, O_DISCOVERY },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_cli_scan a;
@@ -250,6 +251,12 @@ int fab_cmd_scan(int argc, char **argv)
 		case O_NOCTR: so->no_counters = true; break;
 		case O_QUIET: a.quiet = true; break;
 		case O_FORENSIC: a.forensic = true; break;
+		case O_DISCOVERY:
+			if (strcmp(optarg, "ibnetdisc") && strcmp(optarg, "native"))
+				return fab_cli_usage_error("scan", "--discovery takes 'ibnetdisc' or 'native', not '%s'",
+							   optarg);
+			so->native_discovery = !strcmp(optarg, "native");
+			break;
 		case O_NOIB: a.no_ib = true; break;
 		case O_SYSFS_ROOT: ro->sysfs_root = optarg; break;
 		case O_LLDP_SOCKET:
