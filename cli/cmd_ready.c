@@ -49,7 +49,7 @@ static double mono_ms(void)
 int fab_cmd_ready(int argc, char **argv)
 {
 	enum { O_DB = 256, O_SCAN, O_HOSTS, O_HOSTFILE, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE };
+	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -63,6 +63,7 @@ int fab_cmd_ready(int argc, char **argv)
 		{ "node-name-map", required_argument, NULL, O_MAP },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
+		{ "window", required_argument, NULL, O_WINDOW },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db = fab_cli_default_db(), *map_path = NULL;
@@ -107,6 +108,11 @@ int fab_cmd_ready(int argc, char **argv)
 			if (fab_cli_parse_int(optarg, 1, 60000, &v))
 				return fab_cli_usage_error("ready", "--timeout takes milliseconds from 1 to 60000, not '%s'", optarg);
 			po.timeout_ms = (int)v;
+			break;
+		case O_WINDOW:
+			if (fab_cli_parse_int(optarg, 1, 1024, &v))
+				return fab_cli_usage_error("ready", "--window takes a whole number from 1 to 1024, not '%s'", optarg);
+			po.window = (int)v;
 			break;
 		case O_RETRIES:
 			if (fab_cli_parse_int(optarg, 0, 20, &v))

@@ -118,6 +118,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --ca NAME, --port N  local port to probe from (default: the first active)\n"
 	  "  --timeout MS         per MAD (default 200)\n"
 	  "  --retries N          per MAD (default 2)\n"
+	  "  --window N           MADs in flight (default 128)\n"
 	  "  --quiet              no summary line; problems only\n"
 	  "  --verbose            timings on stderr\n"
 	  "  exit status: 0 ready, 1 not ready, 2 usage, 3 could not check\n" },
