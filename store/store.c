@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,14 @@ static int sql_err(struct fab_store *st, int rc, const char *what)
 		 : rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? -EPROTO
 		 : -EIO;
 
-	return fab_err(code, "database '%s': %s: %s", st->path, what,
-		       st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	/* what to do (house style 11), where SQLite's words do not say it */
+	const char *hint = rc == SQLITE_FULL ? "; free space on its file system or choose another --db"
+			 : rc == SQLITE_NOTADB ? "; is --db the right file?"
+			 : rc == SQLITE_CORRUPT ? "; restore it from a backup or choose another --db"
+			 : "";
+
+	return fab_err(code, "database '%s': %s: %s%s", st->path, what,
+		       st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc), hint);
 }
 
 int fab_store_exec(struct fab_store *st, const char *sql, const char *what)
@@ -140,6 +147,21 @@ static int check_schema(struct fab_store *st, unsigned flags)
 	return 0;
 }
 
+/* Whether path's -shm file is missing and cannot be created (a reader of
+ * a WAL database in a read-only directory or on a read-only mount). */
+static bool shm_unwritable(const char *path)
+{
+	char shm[PATH_MAX], dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (snprintf(shm, sizeof(shm), "%s-shm", path) >= (int)sizeof(shm) || access(shm, F_OK) == 0)
+		return false;
+	if (!slash)
+		return access(".", W_OK) != 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + (slash == path), path);
+	return access(dir, W_OK) != 0;
+}
+
 int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 {
 	struct fab_store *st;
@@ -162,11 +184,23 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 		err = sql_err(st, rc, "open");
 		goto fail;
 	}
+	/* SQLite opens a file it cannot write read-only without a word: say
+	 * so now, not after a whole scan at the commit. */
+	if ((flags & FAB_STORE_WRITE) && sqlite3_db_readonly(st->db, "main") == 1) {
+		err = fab_err(-EROFS, "database '%s' is read-only here (file mode, owner or a read-only mount); give write access "
+			      "to the file and its directory, or choose another --db", path);
+		goto fail;
+	}
 	st->writable = flags & FAB_STORE_WRITE;
 	sqlite3_extended_result_codes(st->db, 0);
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-	if ((err = check_schema(st, flags)))
+	if ((err = check_schema(st, flags))) {
+		if (!(flags & FAB_STORE_WRITE) && (err == -EROFS || err == -EIO) && shm_unwritable(path))
+			err = fab_err(err, "cannot read database '%s': a WAL database needs '%s-shm' "
+				      "beside it, and that directory is not writable; make it writable "
+				      "or copy the database elsewhere", path, path);
 		goto fail;
+	}
 	if (st->writable) {
 		/* WAL: readers never block a scan; NORMAL is durable across a
 		 * process crash, which is what a kill mid-scan is. */
