@@ -20,6 +20,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --reset-counters     clear port counters after reading them\n"
 	  "  --no-counters        topology and subnet managers only\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
+	  "  --discovery ENGINE   ibnetdisc (default) or native (docs/scan.md)\n"
 	  "  --no-ib              skip InfiniBand (skipped with a note when this machine has no IB device)\n"
 	  "  --lldp-socket PATH   also record RoCE/LLDP from this lldpd socket (repeatable)\n"
 	  "  --sysfs-root DIR     also record RoCE host state from sysfs under DIR\n"
