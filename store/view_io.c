@@ -117,7 +117,8 @@ static int cmp_i64(const void *a, const void *b)
 /* View index of an original node index, FAB_NONE if not in the view. */
 static uint32_t view_node(const struct view *w, int64_t orig)
 {
-	const int64_t *p = bsearch(&orig, w->orig, w->n_orig, sizeof(*w->orig), cmp_i64);
+	const int64_t *p = w->n_orig ? bsearch(&orig, w->orig, w->n_orig, sizeof(*w->orig), cmp_i64)
+				     : NULL;
 
 	return p ? (uint32_t)(p - w->orig) : FAB_NONE;
 }
@@ -382,7 +383,8 @@ static int load(struct view *w, fab_store_view_want_fn want, void *ctx)
 	q = NULL;
 	if (err)
 		goto out;
-	qsort(peers, n_peers, sizeof(*peers), cmp_want_port);
+	if (n_peers) /* (no qsort, memcpy or bsearch on NULL, even for 0 elements) */
+		qsort(peers, n_peers, sizeof(*peers), cmp_want_port);
 
 	/* 3. the nodes of the view, in their original order */
 	for (size_t i = 0; i < n_peers; i++)
@@ -396,8 +398,10 @@ static int load(struct view *w, fab_store_view_want_fn want, void *ctx)
 		err = fab_err(-ENOMEM, "out of memory");
 		goto out;
 	}
-	memcpy(ca_sorted, cas.v, n_ca * sizeof(*ca_sorted));
-	qsort(cas.v, cas.n, sizeof(*cas.v), cmp_i64);
+	if (n_ca)
+		memcpy(ca_sorted, cas.v, n_ca * sizeof(*ca_sorted));
+	if (cas.n)
+		qsort(cas.v, cas.n, sizeof(*cas.v), cmp_i64);
 	w->orig = cas.v;
 	w->n_orig = 0;
 	for (size_t i = 0; i < cas.n; i++)
@@ -418,7 +422,7 @@ static int load(struct view *w, fab_store_view_want_fn want, void *ctx)
 	for (size_t i = 0; i < w->n_orig && !err; i++) {
 		int64_t orig = w->orig[i];
 		uint32_t vn = (uint32_t)s->n_nodes;
-		bool picked = bsearch(&orig, ca_sorted, n_ca, sizeof(*ca_sorted), cmp_i64) != NULL;
+		bool picked = n_ca && bsearch(&orig, ca_sorted, n_ca, sizeof(*ca_sorted), cmp_i64);
 
 		sqlite3_bind_int64(w->q_node, 2, orig);
 		rc = sqlite3_step(w->q_node);
