@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Faults on a simulated fabric (ibsim + OpenSM), beyond test_scan_faults.sh
 # (which covers 5% loss at the hosts, a dead host and a dead leaf):
-#  - MAD loss of 1, 5 and 20% on EVERY node, switches included: each lossy
+#  - MAD loss of 1, 5 and 20% on EVERY node, switches included, with both
+#    discovery engines (--discovery ibnetdisc, native): each lossy
 #    snapshot is compared row by row with a loss-free one. A value that is
 #    there must be the right one; what is missing must be named in
 #    scan_errors and the snapshot marked partial;
@@ -12,7 +13,8 @@
 #  - the master SM killed during a scan: before discovery (the scan is held
 #    on its debug output while the standby takes over), during the scan, and
 #    with no standby;
-#  - two devices with one GUID (ibsim `Guid`; OpenSM runs with -y).
+#  - two devices with one GUID (ibsim `Guid`; OpenSM runs with -y), with both
+#    discovery engines (--discovery ibnetdisc, native).
 # Checks that find a bug in fabsweep print KNOWN-FAIL (listed in
 # docs/reliability.md) and do not fail the test; everything else must pass.
 set -uo pipefail
@@ -184,39 +186,53 @@ ref=$(last)
 check "reference: every node" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = $ref")" "$(want nodes)"
 
 # ---- 1. MAD loss on every node
+for engine in ibnetdisc native; do
 for rate in 1 5 20; do
+	L="loss $rate% ($engine)"
 	for n in $(nodes_of "$D/net"); do printf 'Error "%s" %d\n' "$n" "$rate" > "$D/sim/ctl"; done
 	console Attached
 	t0=$(date +%s%N)
-	scan --label "loss-$rate" --timeout 200
+	before=$(last)
+	fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$db" --quiet --label "loss-$rate-$engine" \
+		--timeout 200 --discovery "$engine" 2> "$D/err"
 	rc=$?
 	took=$(ms_since "$t0")
 	s=$(last)
+	if ((rc == 3)); then
+		# nothing to scan from: the local node's own NodeInfo was lost
+		echo "$L: exit 3 in $took ms: $(cat "$D/err")"
+		check "$L: exit 3 writes nothing" eq "$s" "$before"
+		known_fail_when_hit "$L: exit 3 only when the local node did not answer after retries" \
+			"libibnetdisc sends the local node's first SMPs once (no retries under ibsim) and, when they are lost, the scan ends with 'found no node': the repair pass needs a node to start from (~1 scan in 4 at 20% loss; --discovery native: ~1 in 30, after retries)" \
+			grep -q 'not even the local node answered' "$D/err"
+		continue
+	fi
 	read -r status nodes links ctr errs < <(q "SELECT status, (SELECT count(*) FROM nodes n WHERE n.scan_id = s.scan_id),
 		(SELECT count(*) FROM links l WHERE l.scan_id = s.scan_id),
 		(SELECT count(DISTINCT node_guid || '/' || port_num) FROM counters c WHERE c.scan_id = s.scan_id),
 		(SELECT count(*) FROM scan_errors e WHERE e.scan_id = s.scan_id) FROM scans s WHERE scan_id = $s" | tr '|' ' ')
-	echo "loss $rate%: exit $rc in $took ms, $status: $nodes/$(want nodes) nodes, $links/$(want links) links," \
+	echo "$L: exit $rc in $took ms, $status: $nodes/$(want nodes) nodes, $links/$(want links) links," \
 		"counters of $ctr/$(want active_ports) ports, $errs scan_errors"
-	check "loss $rate%: exit 0 or 4" test "$rc" = 0 -o "$rc" = 4
-	check "loss $rate%: bounded time" test "$took" -lt 30000
-	check "loss $rate%: status matches what was missed" eq "$status/$rc" \
+	check "$L: exit 0 or 4 (3: the local node lost)" test "$rc" = 0 -o "$rc" = 4
+	check "$L: bounded time" test "$took" -lt 30000
+	check "$L: status matches what was missed" eq "$status/$rc" \
 		"$( ((errs == 0)) && echo complete/0 || echo partial/4)"
-	check "loss $rate%: devices as read: type, ports, vendor, device" none wrong_nodes "$ref" "$s" strict
-	known_fail_when_hit "loss $rate%: devices as read: description and LID" \
+	check "$L: devices as read: type, ports, vendor, device" none wrong_nodes "$ref" "$s" strict
+	known_fail_when_hit "$L: devices as read: description and LID" \
 		"a NodeDescription lost after all retries is stored as '' (not NULL) and no scan_errors row names it; a device whose PortInfo (switch: port 0) was lost gets LID 0, not NULL" \
 		none wrong_nodes "$ref" "$s"
-	known_fail_when_hit "loss $rate%: ports as read equal the loss-free scan's" \
+	known_fail_when_hit "$L: ports as read equal the loss-free scan's" \
 		"when a switch's port 0 PortInfo is lost, every port of that switch gets LID 0 (the switch LID) although its own PortInfo was read" \
 		none wrong_ports "$ref" "$s"
-	check "loss $rate%: links as read equal the loss-free scan's" none wrong_links "$ref" "$s"
-	check "loss $rate%: error counters as read equal the loss-free scan's" none wrong_counters "$ref" "$s"
-	known_fail_when_hit "loss $rate%: whatever is missing is named in scan_errors" \
+	check "$L: links as read equal the loss-free scan's" none wrong_links "$ref" "$s"
+	check "$L: error counters as read equal the loss-free scan's" none wrong_counters "$ref" "$s"
+	known_fail_when_hit "$L: whatever is missing is named in scan_errors" \
 		"when a switch's port 0 PortInfo is lost its LID is unknown (0): its ports' counters are never asked for, and neither pma_failed nor a scan_errors row says so" \
 		none unexplained "$ref" "$s"
-	check "loss $rate%: no counters (never zeros) for a port it could not read" eq \
+	check "$L: no counters (never zeros) for a port it could not read" eq \
 		"$(q "SELECT count(*) FROM counters c JOIN ports p USING (scan_id, node_guid, port_num)
 		      WHERE c.scan_id = $s AND p.pma_failed")" 0
+done
 done
 for n in $(nodes_of "$D/net"); do printf 'Error "%s" 0\n' "$n" > "$D/sim/ctl"; done
 console Attached
@@ -281,7 +297,7 @@ ref=$(last)
 peer=$(q "SELECT remote_guid || '/' || remote_port FROM ports p JOIN nodes n USING (scan_id, node_guid)
 	WHERE p.scan_id = $ref AND n.description = 'leaf002' AND p.port_num = 2")
 leaf2=$(q "SELECT node_guid FROM nodes WHERE scan_id = $ref AND description = 'leaf002'")
-for ((i = 0; i < 4; i++)); do
+for ((i = 0; i < 3; i++)); do
 	fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$db" --quiet --timeout 200 --smps 2 --window 4 2>/dev/null &
 	runner=$!
 	sleep "0.0$((RANDOM % 10))"
@@ -363,9 +379,8 @@ known_fail "master changed during the scan: the snapshot says so" \
 	"sm_act_start is taken from the new master (the old master's ActCount is dropped when its GUID differs) and no scan_errors row mentions the change: sm_act_start = sm_act_end looks like a quiet subnet" \
 	test "$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s AND what = 'sminfo'")" -ge 1
 
-# 4c: no standby: the master dies before discovery and nobody takes over
-fabsim_stop "$D/sim" > /dev/null
-fabsim_start "$D/net" "$D/sim" --sm-prio 10 > /dev/null || { echo "FAIL: simulator did not restart"; exit 1; }
+# 4c: no standby: the master (now the former standby) dies before discovery
+# and nobody takes over
 exec {HOLD}<> "$D/errpipe"
 head -c 65526 /dev/zero >&"$HOLD"
 rm -f "$D/pid"
@@ -373,7 +388,7 @@ FABSWEEP_SCAN_DEBUG=1 fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" scan
 	--timeout 200 2>&"$HOLD" &
 runner=$!
 wait_blocked "$D/pid"
-fabsim_stop_sm "$D/sim" 1 --kill > /dev/null
+fabsim_stop_sm "$D/sim" 2 --kill > /dev/null
 sleep 0.5
 dd bs=65526 count=1 iflag=fullblock status=none <&"$HOLD" > /dev/null
 wait "$runner"
@@ -386,26 +401,27 @@ echo "SM killed before discovery (no standby): exit $rc, $st, sm_act_start $a0, 
 check "no master left: exit 0 or 4, topology complete" eq "$( ((rc == 0 || rc == 4)) && echo ok)/$(q "SELECT count(*) FROM nodes
 	WHERE scan_id = $s")" "ok/$(want nodes)"
 check "no master left: sm_act_start is the master's count at the start" test "$a0" -gt 0
-check "no master left: the snapshot names the master that stopped answering" eq \
-	"$(q "SELECT count(*) FROM sms WHERE scan_id = $s AND failed")/$(q "SELECT count(*) FROM scan_errors
-	WHERE scan_id = $s AND what = 'sminfo'")/$rc" "1/1/4"
+nfailed=$(q "SELECT count(*) FROM sms WHERE scan_id = $s AND failed")
+check "no master left: the snapshot names the SMs that stopped answering" test "$nfailed" -ge 1 -a "$rc" = 4
+check "no master left: ... each in scan_errors, and no master" eq "$(q "SELECT count(*) FROM scan_errors
+	WHERE scan_id = $s AND what = 'sminfo'")/$(q "SELECT count(*) FROM sms WHERE scan_id = $s AND state = 'master'")" "$nfailed/0"
 
 # ---- 5. two devices with one GUID (OpenSM must not exit: -y)
-fabsim_stop "$D/sim" > /dev/null
-FABSIM_OPENSM_ARGS=-y fabsim_start "$D/net" "$D/sim" --sm-prio 10 > /dev/null ||
-	{ echo "FAIL: simulator did not restart"; exit 1; }
+FABSIM_OPENSM_ARGS=-y fabsim_start_sm "$D/sim" 1 > /dev/null || { echo "FAIL: OpenSM -y did not start"; exit 1; }
 dupguid=$(q "SELECT node_guid FROM nodes WHERE scan_id = $ref AND description = 'host0010'")
 console "Guid \"host0011\" $dupguid"
-scan --timeout 200
-rc=$?
-s=$(last)
-check "duplicate GUID: exit 4 (partial: a fault is recorded)" eq "$rc" 4
-check "duplicate GUID: flagged in scan_errors" eq "$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s
-	AND what = 'dup_guid' AND node_guid = '$dupguid'")" 1
-known_fail "duplicate GUID: both devices kept, never merged" \
-	"libibnetdisc merges devices by GUID: one of host0010/host0011 is missing ($(q "SELECT count(*) FROM nodes WHERE scan_id = $s
-	AND node_guid = '$dupguid'") node with the GUID, $(q "SELECT count(*) FROM nodes WHERE scan_id = $s") of $(want nodes) nodes) and its leaf port shows a false 'hole'" \
-	test "$(q "SELECT count(*) FROM nodes WHERE scan_id = $s AND node_guid = '$dupguid'")" = 2
+for engine in ibnetdisc native; do
+	scan --timeout 200 --discovery "$engine"
+	rc=$?
+	s=$(last)
+	check "duplicate GUID ($engine): exit 4 (partial: a fault is recorded)" eq "$rc" 4
+	check "duplicate GUID ($engine): flagged in scan_errors" eq "$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s
+		AND what = 'dup_guid' AND node_guid = '$dupguid'")" 1
+	known_fail "duplicate GUID ($engine): both devices kept, never merged, no false hole" \
+		"the two are merged ($(q "SELECT count(*) FROM nodes WHERE scan_id = $s AND node_guid = '$dupguid'") node with the GUID, $(q "SELECT count(*) FROM nodes WHERE scan_id = $s") of $(want nodes) nodes; docs/schema.md now documents the merge for live scans) and the leaf port of the one left out gets a 'hole' row, which says it did not answer NodeInfo although it did: $(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s AND what = 'hole'") hole(s)" \
+		test "$(q "SELECT count(*) FROM nodes WHERE scan_id = $s AND node_guid = '$dupguid'")/$(q "SELECT count(*)
+		FROM scan_errors WHERE scan_id = $s AND what = 'hole'")" = 2/0
+done
 check "duplicate GUID: OpenSM still runs" fabsim_status "$D/sim"
 
 echo "reliability_faults: $pass passed, $fail failed, $known known failures"
