@@ -337,6 +337,7 @@ int fab_site_db_open(const char *path, struct fab_site_db **out)
 		goto fail;
 	sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH, FAB_SITE_LENGTH_MAX);
 	sqlite3_limit(q->db, SQLITE_LIMIT_SQL_LENGTH, FAB_SITE_FILE_MAX);
+	sqlite3_limit(q->db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, FAB_SITE_PATTERN_MAX);
 	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
 	sqlite3_limit(q->db, SQLITE_LIMIT_WORKER_THREADS, 0);
 	sqlite3_set_authorizer(q->db, authorize, q);

@@ -51,8 +51,14 @@ const char *fab_site_column_name(unsigned col);
 #define FAB_SITE_TIME_MAX 60.0
 /* Memory one rule may use, on top of what SQLite used before it started. */
 #define FAB_SITE_HEAP_BYTES (256LL * 1024 * 1024)
-/* Longest string or blob a query may build (SQLITE_LIMIT_LENGTH). */
-#define FAB_SITE_LENGTH_MAX 1000000
+/*
+ * Longest string or blob a query may build (SQLITE_LIMIT_LENGTH), and LIKE
+ * or GLOB pattern. The time limit is checked between the steps of a query;
+ * one function call is one step, and its cost grows with the length of its
+ * arguments (instr() over 1 MB strings takes 10 s): these bound it (0.1 s).
+ */
+#define FAB_SITE_LENGTH_MAX 100000
+#define FAB_SITE_PATTERN_MAX 1000
 
 struct fab_site_db;
 

@@ -262,7 +262,7 @@ static void test_failed_leaves_nothing(void **state)
 	sf_write(path, "-- id: site.toobig\n-- severity: error\n-- title: T\n-- remediation: R\n"
 		       "WITH RECURSIVE f(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM f WHERE x < 5)\n"
 		       "SELECT x AS node, NULL AS port, NULL AS peer_node, NULL AS peer_port, NULL AS subject,\n"
-		       " iif(x < 4, 'ok', printf('%.*c', 900000, 'x') || printf('%.*c', 900000, 'x')) AS message FROM f\n");
+		       " iif(x < 4, 'ok', printf('%.*c', 60000, 'x') || printf('%.*c', 60000, 'x')) AS message FROM f\n");
 	sf_rule(dir, "b.sql", "site.fine", "info", ROW("'n'", "NULL", "NULL", "NULL", "NULL", "'fine'"));
 	assert_int_equal(fab_site_rules_load(dir, &rs), 0);
 	struct fab_snapshot *s = check(rs, NULL, &res);

@@ -254,15 +254,18 @@ static void test_limits(void **state)
 	refused(db, "WITH RECURSIVE f(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM f) " SEL("max(x)") " FROM f",
 		-ETIME, "stopped after 1 s, its time limit; make the query cheaper, or raise '-- time-limit:' (at most 60 s)");
 	/* a string longer than a query may build */
-	refused(db, SEL("length(printf('%.*c', 900000, 'x') || printf('%.*c', 900000, 'y'))"), -E2BIG,
-		"stopped: it builds a string or blob longer than 1000000 bytes");
-	refused(db, "WITH RECURSIVE f(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM f WHERE x < 200000) "
+	refused(db, SEL("length(printf('%.*c', 60000, 'x') || printf('%.*c', 60000, 'y'))"), -E2BIG,
+		"stopped: it builds a string or blob longer than 100000 bytes");
+	refused(db, "WITH RECURSIVE f(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM f WHERE x < 20000) "
 		    SEL("length(group_concat(printf('%.*c', 100, 'x')))") " FROM f",
-		-E2BIG, "longer than 1000000 bytes");
-	/* memory: 400 rows of 900 kB held for sorting is more than the budget */
-	refused_in(db, 60, "WITH RECURSIVE f(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM f WHERE x < 400) "
-		    "SELECT printf('%.*c', 900000, 'x') AS node, x AS port, NULL AS peer_node, NULL AS peer_port,"
-		    " NULL AS subject, 'm' AS message FROM f ORDER BY x DESC",
+		-E2BIG, "longer than 100000 bytes");
+	refused(db, SEL("'a' LIKE printf('%.*c', 1001, '%')"), -EINVAL, "LIKE or GLOB pattern too complex");
+	assert_int_equal(run(db, SEL("'a' LIKE printf('%.*c', 1000, '%')"), 1, NULL), 0);
+	/* memory: 3,000 rows of 99 kB held for sorting is more than the budget */
+	refused_in(db, 60, "WITH RECURSIVE f(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM f WHERE x < 3000),"
+		    " big(s) AS (SELECT replace(printf('%.*c', 990, 'x'), 'x', printf('%.*c', 100, 'y')))"
+		    " SELECT s || x AS node, x AS port, NULL AS peer_node, NULL AS peer_port,"
+		    " NULL AS subject, 'm' AS message FROM f, big ORDER BY x DESC",
 		-ENOMEM, "stopped: it needs more than 256 MiB of memory");
 	/* the process-wide heap limits are restored */
 	assert_true(sqlite3_hard_heap_limit64(-1) == hard);
