@@ -192,6 +192,10 @@ static void test_refused(void **state)
 	refused(db, SEL("changes()"), -EPERM, "it calls changes()");
 	refused(db, SEL("readfile('/etc/shadow')"), -EINVAL, "no such function: readfile");
 	refused(db, SEL("count(*)") " FROM json_each('[1,2]')", -EPERM, "table-valued function");
+	refused(db, SEL("count(*)") " FROM dbstat", -EPERM, "table-valued function or virtual table");
+	refused(db, SEL("count(*)") " FROM sqlite_stmt", -EPERM, "table-valued function or virtual table");
+	refused(db, SEL("count(*)") " FROM pragma_database_list", -EPERM, "table-valued function or virtual table");
+	refused(db, "CREATE VIRTUAL TABLE t USING fts5(x)", -EPERM, "refused:");
 	/* the schema and the tables behind the views */
 	refused(db, SEL("sql") " FROM sqlite_master", -EPERM,
 		"refused: it reads 'sqlite_master', which is not a relation of the public SQL interface (docs/schema.md)");
