@@ -651,7 +651,7 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 			struct fab_port *rp = fab_snapshot_port(s, w2s[wp->rnode], wp->rport);
 			if (rp) {
 				fp->remote_idx = (uint32_t)(rp - s->ports);
-				fp->remote_guid = rp->guid;
+				fp->remote_guid = s->nodes[rp->node_idx].guid; /* the remote node, as ibnetdiscover names it */
 				fp->remote_port = rp->port_num;
 			}
 		}

@@ -309,7 +309,7 @@ for ((i = 0; i < 3; i++)); do
 	check "unlink at a random moment ($i): links and cables agree" eq "$(q "SELECT count(*) FROM links l WHERE l.scan_id = $s
 		AND NOT EXISTS (SELECT 1 FROM ports a JOIN ports b ON b.scan_id = a.scan_id WHERE a.scan_id = $s
 		AND a.node_guid = l.a_guid AND a.port_num = l.a_port AND b.node_guid = l.b_guid AND b.port_num = l.b_port
-		AND a.remote_guid = b.port_guid AND b.remote_guid = a.port_guid)")" 0
+		AND a.remote_guid = b.node_guid AND b.remote_guid = a.node_guid)")" 0
 	check "unlink at a random moment ($i): every port but the cable's two ends as before" none \
 		q "SELECT x.node_guid || '[' || x.port_num || ']' FROM ports x JOIN ports r ON r.scan_id = $ref
 		   AND r.node_guid = x.node_guid AND r.port_num = x.port_num

@@ -112,7 +112,7 @@ static void test_topology(void **state)
 	const struct fab_port *cp = fab_snapshot_port(s, 0, 1);
 	assert_int_equal(p[1].remote_idx, (uint32_t)(cp - s->ports));
 	assert_int_equal(cp->remote_idx, (uint32_t)(&p[1] - s->ports));
-	assert_int_equal(p[1].remote_guid, 0x11);
+	assert_int_equal(p[1].remote_guid, 0x10); /* the remote node GUID, not its port GUID 0x11 */
 	assert_int_equal(cp->remote_guid, 0x20);
 	assert_int_equal(cp->remote_port, 1);
 
