@@ -106,10 +106,11 @@ check "mute switch: all its ports unknown" eq "$(q "SELECT count(*) || ' ' || su
 check "mute switch: one smp error per port" eq "$(q "SELECT count(*) FROM scan_errors e JOIN nodes n USING (scan_id, node_guid)
 	WHERE e.scan_id = $s AND n.description = 'leaf003' AND e.what = 'smp'")" "$(q "SELECT num_ports + 1 FROM nodes WHERE scan_id = $s AND description = 'leaf003'")"
 
-# 5: healed: complete again. OpenSM re-sweeps the leaf that came back; a
-# scan racing that sweep can still see it half-configured, so allow the
-# fabric a few seconds to settle (bounded).
-for _ in 1 2 3 4 5; do
+# 5: healed: complete again. OpenSM brings the switches that came back (and
+# their hosts) into the subnet at its next sweep (every 10 s by default);
+# until then a scan sees them half-configured, so allow the fabric to settle
+# (bounded: 30 tries a second apart).
+for _ in $(seq 30); do
 	scan
 	rc=$?
 	((rc == 0)) && break
