@@ -210,7 +210,7 @@ static void check_topology(const struct fab_snapshot *s)
 			continue;
 		FUZZ_REQUIRE(r < s->n_ports && s->ports[r].remote_idx == i);
 		FUZZ_REQUIRE(p->port_num > 0 && p->remote_port == s->ports[r].port_num);
-		FUZZ_REQUIRE(p->remote_guid == s->ports[r].guid);
+		FUZZ_REQUIRE(p->remote_guid == s->nodes[s->ports[r].node_idx].guid);
 	}
 	for (size_t i = 0; i < s->n_links; i++) {
 		const struct fab_link *l = &s->links[i];
