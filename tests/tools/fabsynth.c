@@ -162,20 +162,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct fab_snapshot *s = build(leaves, spines, hpl, label, nfind);
-	struct fab_store *st;
+	struct fab_store *st = NULL;
+	int ret = 0;
 	if (fab_store_open(db, FAB_STORE_WRITE, &st)) {
 		fprintf(stderr, "fabsynth: %s\n", fab_errmsg());
-		return 3;
+		ret = 3;
 	}
-	for (unsigned i = 0; i < scans; i++) {
+	for (unsigned i = 0; !ret && i < scans; i++) {
 		s->scan_id = 0;
 		if (fab_store_write_scan(st, s)) {
 			fprintf(stderr, "fabsynth: %s\n", fab_errmsg());
-			return 3;
+			ret = 3;
+			break;
 		}
 		printf("%lld %zu %zu %zu\n", (long long)s->scan_id, s->n_nodes, s->n_ports, s->n_links);
 	}
 	fab_store_close(st);
 	fab_snapshot_free(s);
-	return 0;
+	return ret;
 }
