@@ -33,7 +33,7 @@ if [[ -z "${FABSWEEP_NO_SANITIZE:-}" ]]; then
 	# (tests/sanitizers/*.supp say which); umad2sim is LD_PRELOADed, hence
 	# verify_asan_link_order=0.
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0:suppressions=$top/tests/sanitizers/asan.supp \
-	LSAN_OPTIONS=suppressions=$top/tests/sanitizers/lsan.supp \
+	LSAN_OPTIONS=suppressions=$top/tests/sanitizers/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --test-dir "$top/build/sanitize" --output-on-failure -j"$jobs" "$@"
 fi
