@@ -15,6 +15,7 @@
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/roce.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "rules_priv.h"
@@ -192,6 +193,64 @@ int rule_emit_raw(struct fab_rule_ctx *ctx, const char *node, const char *port,
 	return err;
 }
 
+/* Ethernet and RDMA findings: the system name is the node, an interface or
+ * device name the port; no GUIDs. */
+static int emit_named(struct fab_rule_ctx *ctx, const char *node, const char *port,
+		      const char *peer_node, const char *peer_port, const char *evidence,
+		      const char *fmt, va_list ap)
+{
+	struct end a = { .guid = node, .port = port, .node = FAB_NONE };
+	struct end b = { .guid = peer_node, .port = peer_port, .node = FAB_NONE };
+
+	rbuf_reset(&ctx->subject);
+	rbuf_printf(&ctx->subject, "%s", node);
+	if (port)
+		rbuf_printf(&ctx->subject, "/%s", port);
+	if (peer_node) {
+		rbuf_printf(&ctx->subject, " <-> %s", peer_node);
+		if (peer_port)
+			rbuf_printf(&ctx->subject, "/%s", peer_port);
+	}
+	return emit(ctx, &a, &b, rbuf_str(&ctx->subject), evidence, fmt, ap);
+}
+
+static const char *sys_name(const struct fab_roce *r, uint32_t sys)
+{
+	return sys < r->n_systems && r->systems[sys].name ? r->systems[sys].name : "?";
+}
+
+int rule_emit_eth(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer,
+		  const char *evidence, const char *fmt, ...)
+{
+	const struct fab_roce *r = ctx->snap->roce;
+	const struct fab_eth_port *p = &r->eth_ports[port];
+	const struct fab_eth_port *q = peer == FAB_NONE ? NULL : &r->eth_ports[peer];
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = emit_named(ctx, sys_name(r, p->system_idx), p->ifname ? p->ifname : "?",
+			 q ? sys_name(r, q->system_idx) : NULL,
+			 q ? (q->ifname ? q->ifname : "?") : NULL, evidence, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int rule_emit_rdma(struct fab_rule_ctx *ctx, uint32_t dev, const char *port,
+		   const char *evidence, const char *fmt, ...)
+{
+	const struct fab_roce *r = ctx->snap->roce;
+	const struct fab_rdma_device *d = &r->devices[dev];
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = emit_named(ctx, sys_name(r, d->system_idx),
+			 port ? port : (d->name ? d->name : "?"), NULL, NULL, evidence, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
 /* ---- shared data: samples and deltas ------------------------------------------ */
 
 /* Latest (and first) sample of every port of s; arrays of s->n_ports. */
@@ -350,9 +409,19 @@ static bool live_scan(const struct fab_snapshot *s)
 	return s->source && !strncmp(s->source, "ib:", 3);
 }
 
-static const char *why_not(unsigned needs, const struct fab_snapshot *s,
-			   const struct shared *sh)
+static bool have_roce(const struct fab_snapshot *s)
 {
+	return s && s->roce && s->roce->n_systems;
+}
+
+static const char *why_not(unsigned needs, const struct fab_snapshot *s,
+			   const struct fab_snapshot *base, const struct shared *sh)
+{
+	if ((needs & FAB_NEED_ROCE) && !have_roce(s))
+		return "the snapshot has no RoCE part (collect and merge, or scan --no-ib)";
+	if ((needs & FAB_NEED_ROCE_BASELINE) &&
+	    (!have_roce(base) || !base->roce->n_counters))
+		return "needs a baseline with RDMA counters (check --baseline)";
 	if ((needs & FAB_NEED_COUNTERS) && !s->n_samples)
 		return "the snapshot has no counter samples";
 	if ((needs & FAB_NEED_DELTAS) && !sh->n_deltas)
@@ -480,7 +549,7 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 			res.status[i] = FAB_RULE_NOT_REQUESTED;
 			continue;
 		}
-		if ((res.why_skipped[i] = why_not(r->needs, snap, &sh))) {
+		if ((res.why_skipped[i] = why_not(r->needs, snap, baseline, &sh))) {
 			res.status[i] = FAB_RULE_SKIPPED;
 			continue;
 		}

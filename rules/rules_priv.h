@@ -134,6 +134,21 @@ int rule_emit_raw(struct fab_rule_ctx *ctx, const char *node, const char *port,
 		  const char *evidence, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
 
+/*
+ * Emits a finding about an Ethernet port (index in snap->roce->eth_ports)
+ * and, when not FAB_NONE, the other end of its link: node and peer node
+ * are system names, port and peer port interface names; the subject is
+ * "host3/eth0 <-> leaf2/swp3". Returns 0 or -ENOMEM.
+ */
+int rule_emit_eth(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer,
+		  const char *evidence, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* About an RDMA device (index in snap->roce->devices): node is its system,
+ * port `port` when not NULL (a netdev, "mlx5_0/1"), else the device name. */
+int rule_emit_rdma(struct fab_rule_ctx *ctx, uint32_t dev, const char *port,
+		   const char *evidence, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* Appends a node's name: its description, or its GUID when it has none. */
 void rule_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t node);
 /* Appends "name/port" for a port (index in s->ports). */

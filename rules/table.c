@@ -528,6 +528,8 @@ static const char *const categories[] = {
 	[FAB_CAT_ADDRESSING] = "addressing",
 	[FAB_CAT_TOPOLOGY] = "topology",
 	[FAB_CAT_SCAN] = "scan",
+	[FAB_CAT_ROCE] = "roce",
+	[FAB_CAT_HOST] = "host",
 };
 static_assert(ARRAY_SIZE(categories) == FAB_CAT__COUNT, "categories");
 

@@ -28,6 +28,8 @@ enum fab_rule_category {
 	FAB_CAT_ADDRESSING, /* LIDs, GUIDs, node descriptions */
 	FAB_CAT_TOPOLOGY,   /* the shape of the fabric */
 	FAB_CAT_SCAN,       /* what the scan could not see */
+	FAB_CAT_ROCE,       /* Ethernet / RoCE: DCB (PFC, APP), MTU, speed, LLDP */
+	FAB_CAT_HOST,       /* RDMA devices of hosts: PCIe link, firmware */
 	FAB_CAT__COUNT
 };
 
@@ -39,6 +41,9 @@ enum {
 	FAB_NEED_SMINFO = 1 << 2,   /* the scan asked for SMInfo (live scans) */
 	FAB_NEED_REFERENCE = 1 << 3, /* a reference topology (check --expect); without
 				      * one the rule is not asked for (not "skipped") */
+	FAB_NEED_ROCE = 1 << 4,      /* a RoCE part (collect, merge, scan --no-ib) */
+	FAB_NEED_ROCE_BASELINE = 1 << 5, /* a baseline whose RoCE part has RDMA
+					  * counters (check --baseline) */
 };
 
 /* Kinds of parameter values: how they parse, print and compare. */
@@ -97,7 +102,7 @@ const struct fab_rule *fab_rules_table(size_t *n_out);
 const struct fab_rule *fab_rule_find(const char *id);
 /* Position of a rule in the table. */
 size_t fab_rule_index(const struct fab_rule *rule);
-/* "link", "counters", "sm", "addressing", "topology", "scan". */
+/* "link", "counters", "sm", "addressing", "topology", "scan", "roce", "host". */
 const char *fab_rule_category_name(unsigned cat);
 
 /*

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 
 #define RF_T0 1772359200000LL /* 2026-03-01T10:00:00.000Z */
@@ -83,6 +84,197 @@ static inline void rf_link(struct fab_snapshot *s, uint32_t a, unsigned pa, uint
 	}
 }
 
+/* ---- the RoCE part: 2 spines, 2 leaves, 4 hosts (README "The RoCE part") ---- */
+
+/* 802.1Qaz information strings (after OUI and subtype), as sent on the wire. */
+static const uint8_t RF_PFC3[] = { 0x08, 0x08 }; /* cap 8, PFC on priority 3 */
+static const uint8_t RF_APP[] = { 0x00, 0x63, 0x12, 0xb7, 0x65, 0x00, 0x1a }; /* udp:4791=3,dscp:26=3 */
+static const uint8_t RF_ETS[] = { 0x00, 0x00, 0x03, 0x00, 0x00, 50, 0, 0, 50, 0, 0, 0, 0,
+				  2, 0, 0, 2, 0, 0, 0, 0 }; /* priority 3 on TC3, TC0/TC3 50/50 */
+#define RF_ROCE_COUNTERS 5
+static const char *const rf_roce_counters[RF_ROCE_COUNTERS] = {
+	"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "out_of_sequence",
+	"packet_seq_err",
+};
+
+static inline uint32_t rf_system(struct fab_roce *r, const char *name, unsigned n, bool sw,
+				 int64_t t0)
+{
+	struct fab_roce_system *y = fab_roce_add_system(r);
+	char buf[32];
+
+	y->name = fab_roce_strdup(r, name);
+	snprintf(buf, sizeof(buf), "02:00:00:00:00:%02x", n);
+	y->chassis_id = fab_roce_strdup(r, buf);
+	y->chassis_id_subtype = "mac";
+	y->description = sw ? "SONiC 202405" : "Debian GNU/Linux 12";
+	y->has_caps = true;
+	y->cap_available = FAB_LLDP_CAP_BRIDGE | FAB_LLDP_CAP_ROUTER | FAB_LLDP_CAP_STATION;
+	y->cap_enabled = sw ? FAB_LLDP_CAP_BRIDGE | FAB_LLDP_CAP_ROUTER : FAB_LLDP_CAP_STATION;
+	y->collected = y->lldp = true;
+	y->hostname = y->name;
+	y->source = "lldp:/run/lldpd.socket";
+	y->collected_at_ms = t0 + 2000;
+	return (uint32_t)(r->n_systems - 1);
+}
+
+/* An interface; dcbx: advertises PFC (and APP) on priority 3 over LLDP. */
+static inline uint32_t rf_eth(struct fab_roce *r, uint32_t sys, const char *ifname,
+			      unsigned mtu, int mbps, bool lldp, bool app)
+{
+	struct fab_eth_port *p = fab_roce_add_eth_port(r, sys);
+	uint32_t i = (uint32_t)(r->n_eth_ports - 1);
+	struct fab_dcbx d;
+
+	p->ifname = fab_roce_strdup(r, ifname);
+	p->mtu = mtu;
+	p->speed_mbps = mbps;
+	p->state = "up";
+	p->flags = FAB_ETH_F_SYSFS | (lldp ? FAB_ETH_F_LLDP : 0);
+	p->dcb_status = FAB_DCB_NOT_QUERIED;
+	p->dcbx_mode = -1;
+	if (!lldp)
+		return i;
+	p->port_id = p->ifname;
+	p->port_id_subtype = "ifname";
+	p->tlv_first = (uint32_t)r->n_tlvs;
+	fab_roce_add_tlv(r, FAB_OUI_8021, FAB_8021_ETS_CFG, RF_ETS, sizeof(RF_ETS));
+	fab_roce_add_tlv(r, FAB_OUI_8021, FAB_8021_PFC, RF_PFC3, sizeof(RF_PFC3));
+	if (app)
+		fab_roce_add_tlv(r, FAB_OUI_8021, FAB_8021_APP, RF_APP, sizeof(RF_APP));
+	r->eth_ports[i].tlv_count = (uint32_t)r->n_tlvs - r->eth_ports[i].tlv_first;
+	fab_roce_decode_tlvs(r, r->eth_ports[i].tlv_first, r->eth_ports[i].tlv_count, &d);
+	r->eth_ports[i].adv = d;
+	return i;
+}
+
+/* What port `at` heard from port `from` (which must advertise over LLDP). */
+static inline void rf_hear(struct fab_roce *r, uint32_t at, uint32_t from)
+{
+	const struct fab_eth_port *f = &r->eth_ports[from];
+	const struct fab_roce_system *y = &r->systems[f->system_idx];
+	struct fab_lldp_neighbor *n = fab_roce_add_neighbor(r, at);
+	uint32_t i = (uint32_t)(r->n_neighbors - 1), first = f->tlv_first, count = f->tlv_count;
+	struct fab_dcbx d;
+
+	n->chassis_id = y->chassis_id;
+	n->chassis_id_subtype = y->chassis_id_subtype;
+	n->system_name = y->name;
+	n->system_descr = y->description;
+	n->port_id = f->port_id;
+	n->port_id_subtype = f->port_id_subtype;
+	n->port_descr = f->ifname;
+	n->ttl = 120;
+	n->has_caps = true;
+	n->cap_available = y->cap_available;
+	n->cap_enabled = y->cap_enabled;
+	n->tlv_first = (uint32_t)r->n_tlvs;
+	for (uint32_t k = 0; k < count; k++) {
+		struct fab_lldp_tlv t = r->tlvs[first + k];
+		fab_roce_add_tlv(r, t.oui, t.subtype, t.info, t.len);
+	}
+	r->neighbors[i].tlv_count = count;
+	fab_roce_decode_tlvs(r, r->neighbors[i].tlv_first, count, &d);
+	r->neighbors[i].dcbx = d;
+}
+
+static inline void rf_eth_link(struct fab_roce *r, uint32_t a, uint32_t b)
+{
+	rf_hear(r, a, b);
+	rf_hear(r, b, a);
+}
+
+/* A host's RoCE NIC: DCB as configured, mlx5_0 on top with its counters. */
+static inline void rf_rdma(struct fab_roce *r, uint32_t sys, uint32_t eth, unsigned n,
+			   int64_t shift_ms)
+{
+	static const struct fab_app_entry apps[] = {
+		{ .priority = 3, .selector = FAB_APP_SEL_UDP, .protocol = 4791 },
+		{ .priority = 3, .selector = FAB_APP_SEL_DSCP, .protocol = 26 },
+	};
+	struct fab_eth_port *p = &r->eth_ports[eth];
+	struct fab_rdma_device *d;
+	struct fab_rdma_port *rp;
+	char buf[32];
+
+	p->mac = NULL;
+	p->dcb_status = FAB_DCB_OK;
+	p->dcbx_mode = 0x09; /* host, IEEE */
+	p->dcb.pfc = (struct fab_pfc){ .valid = true, .cap = 8, .enabled = 0x08 };
+	p->dcb.ets = r->eth_ports[eth].adv.ets;
+	p->dcb.ets.willing = false;
+	fab_roce_add_apps(r, apps, 2, &r->eth_ports[eth].dcb.app_first);
+	r->eth_ports[eth].dcb.app_count = 2;
+	r->eth_ports[eth].dcb.app_valid = true;
+
+	d = fab_roce_add_device(r, sys);
+	d->name = "mlx5_0";
+	d->node_guid = 0x0002c90300d00000ull + n;
+	d->sys_image_guid = d->node_guid;
+	snprintf(buf, sizeof(buf), "host%u mlx5_0", n);
+	d->node_desc = fab_roce_strdup(r, buf);
+	d->fw_ver = "20.39.1002";
+	d->hca_type = "MT4123";
+	d->board_id = "MT_0000000223";
+	d->pci_address = "0000:03:00.0";
+	d->pcie_width = d->pcie_max_width = 16;
+	d->pcie_speed_gts = d->pcie_max_speed_gts = 16.0;
+	rp = fab_roce_add_rdma_port(r, (uint32_t)(r->n_devices - 1));
+	rp->port_num = 1;
+	rp->state = FAB_STATE_ACTIVE;
+	rp->phys_state = FAB_PHYS_LINKUP;
+	rp->rate = "100 Gb/sec (2X HDR)";
+	rp->rate_gbps = 100;
+	rp->link_layer = "Ethernet";
+	rp->netdev = "eth0";
+	/* slow, steady growth: one of each per second since a common origin */
+	for (unsigned k = 0; k < RF_ROCE_COUNTERS; k++)
+		fab_roce_add_counter(r, (uint32_t)(r->n_rdma_ports - 1), FAB_RDMA_CTR_HW,
+				     rf_roce_counters[k],
+				     (uint64_t)(1000000 + 100000 * k + 1000 * n +
+						(7200000 + shift_ms) / 1000));
+}
+
+static inline void rf_roce(struct fab_snapshot *s, int64_t t0, int64_t shift_ms)
+{
+	struct fab_roce *r = fab_snapshot_roce(s);
+	uint32_t sp[2], lf[2], h[4], lport[2][4], sport[2][2], heth[4];
+	char name[32];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "spine%u", i + 1);
+		sp[i] = rf_system(r, name, ++n, true, t0);
+		for (unsigned k = 0; k < 2; k++) {
+			snprintf(name, sizeof(name), "swp%u", k + 1);
+			sport[i][k] = rf_eth(r, sp[i], name, 9216, 400000, true, false);
+		}
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "leaf%u", i + 1);
+		lf[i] = rf_system(r, name, ++n, true, t0);
+		lport[i][0] = rf_eth(r, lf[i], "swp1", 9216, 100000, true, true);
+		lport[i][1] = rf_eth(r, lf[i], "swp2", 9216, 100000, true, true);
+		lport[i][2] = rf_eth(r, lf[i], "swp51", 9216, 400000, true, false);
+		lport[i][3] = rf_eth(r, lf[i], "swp52", 9216, 400000, true, false);
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "host%u", i + 1);
+		h[i] = rf_system(r, name, ++n, false, t0);
+		heth[i] = rf_eth(r, h[i], "eth0", 9000, 100000, true, true);
+		rf_eth(r, h[i], "eno1", 1500, 1000, false, false); /* management, no LLDP */
+		r->eth_ports[r->n_eth_ports - 1].dcb_status = FAB_DCB_UNSUPPORTED;
+	}
+	for (unsigned i = 0; i < 4; i++)
+		rf_eth_link(r, lport[i / 2][i % 2], heth[i]);
+	for (unsigned i = 0; i < 2; i++)
+		for (unsigned k = 0; k < 2; k++)
+			rf_eth_link(r, lport[i][2 + k], sport[k][i]);
+	for (unsigned i = 0; i < 4; i++)
+		rf_rdma(r, h[i], heth[i], i + 1, shift_ms);
+	fab_roce_resolve(r);
+}
+
 /* The base fabric, its clock shifted by shift_ms (scan 1, the baseline, is
  * the same fabric an hour earlier). */
 static inline struct fab_snapshot *rf_base(int64_t shift_ms)
@@ -152,6 +344,7 @@ static inline struct fab_snapshot *rf_base(int64_t shift_ms)
 	sm->priority = 10;
 	sm->act_count = 4990;
 	sm->port_idx = (uint32_t)(fab_snapshot_port(s, h[1], 1) - s->ports);
+	rf_roce(s, t0, shift_ms);
 	fab_snapshot_index(s);
 	return s;
 }
