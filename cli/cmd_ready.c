@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "fabsweep/error.h"
 #include "fabsweep/hostlist.h"
+#include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/probe.h"
@@ -49,7 +50,7 @@ static double mono_ms(void)
 int fab_cmd_ready(int argc, char **argv)
 {
 	enum { O_DB = 256, O_SCAN, O_HOSTS, O_HOSTFILE, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW };
+	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW, O_MKEY, O_MKEY_FILE };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -64,10 +65,14 @@ int fab_cmd_ready(int argc, char **argv)
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "window", required_argument, NULL, O_WINDOW },
+		{ "m-key", required_argument, NULL, O_MKEY },
+		{ "m-key-file", required_argument, NULL, O_MKEY_FILE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db = fab_cli_default_db(), *map_path = NULL;
 	const char *host_expr = NULL, *hostfile = NULL;
+	const char *mkey_text = NULL, *mkey_file = NULL;
+	struct fab_mkeys *mkeys = NULL;
 	struct fab_probe_opts po;
 	int64_t scan_id = 0;
 	int c, quiet = 0, verbose = 0;
@@ -86,6 +91,8 @@ int fab_cmd_ready(int argc, char **argv)
 		case O_MAP: map_path = optarg; break;
 		case O_QUIET: quiet = 1; break;
 		case O_VERBOSE: verbose = 1; break;
+		case O_MKEY: mkey_text = optarg; break;
+		case O_MKEY_FILE: mkey_file = optarg; break;
 		case O_SCAN:
 			if (fab_cli_parse_scan(optarg, &scan_id))
 				return fab_cli_usage_error("ready", "--scan takes a scan id, 'latest' or -N, not '%s'",
@@ -163,6 +170,17 @@ int fab_cmd_ready(int argc, char **argv)
 		fab_hostlist_free(hl);
 		return fab_cli_usage_error("ready", "the host list is empty");
 	}
+	/* M_Key for the probe's SMPs (docs/security.md): never echoed. */
+	bool loose = false;
+	if (fab_mkeys_from_options(mkey_text, getenv("FABSWEEP_MKEY"), mkey_file,
+				   &mkeys, &loose)) {
+		fab_hostlist_free(hl);
+		return fab_cli_usage_error("ready", "%s", fab_errmsg());
+	}
+	if (loose && !quiet)
+		fprintf(stderr, "fabsweep: warning: M_Key file '%s' can be read by its group "
+			"or others; chmod 600 it\n", mkey_file);
+	po.mkeys = mkeys;
 	names = calloc(fab_hostlist_count(hl), sizeof(*names));
 	if (!names) {
 		fab_err(-ENOMEM, "out of memory");
@@ -244,5 +262,6 @@ out:
 	fab_ready_hosts_free(hosts);
 	free(names);
 	fab_hostlist_free(hl);
+	fab_mkeys_free(mkeys);
 	return ret;
 }

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "fabsweep/error.h"
+#include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "fabsweep/probe.h"
 #include "fabsweep/roce.h"
@@ -167,6 +168,7 @@ int fab_cli_scan_commit(struct fab_store *st, struct fab_cli_scan *a,
 		po.window = so.window;
 		po.timeout_ms = so.timeout_ms;
 		po.retries = so.retries;
+		po.mkeys = so.mkeys;
 		if (so.progress)
 			so.progress("forensic", 0, 0, NULL);
 		if ((err = fab_probe_unsampled_counters(&po, snap, &n_read)))
@@ -207,7 +209,7 @@ int fab_cmd_scan(int argc, char **argv)
 	enum { O_DB = 256, O_CA, O_PORT, O_SMPS, O_WINDOW, O_TIMEOUT, O_RETRIES,
 	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET,
 	       O_NOIB, O_LLDP_SOCKET, O_SYSFS_ROOT /* RoCE */,
-	       O_FORENSIC /* ops */, O_DISCOVERY };
+	       O_FORENSIC /* ops */, O_DISCOVERY, O_MKEY, O_MKEY_FILE };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "ca", required_argument, NULL, O_CA },
@@ -227,6 +229,8 @@ int fab_cmd_scan(int argc, char **argv)
 		{ "sysfs-root", required_argument, NULL, O_SYSFS_ROOT },
 		{ "forensic", no_argument, NULL, O_FORENSIC },
 		{ "discovery", required_argument, NULL, O_DISCOVERY },
+		{ "m-key", required_argument, NULL, O_MKEY },
+		{ "m-key-file", required_argument, NULL, O_MKEY_FILE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_cli_scan a;
@@ -235,6 +239,8 @@ int fab_cmd_scan(int argc, char **argv)
 	struct fab_roce_opts *ro = &a.ro;
 	const char *db = fab_cli_default_db();
 	bool interval_given = false;
+	const char *mkey_text = NULL, *mkey_file = NULL;
+	struct fab_mkeys *mkeys = NULL;
 	int c, err;
 	long v;
 
@@ -258,6 +264,8 @@ int fab_cmd_scan(int argc, char **argv)
 			so->native_discovery = !strcmp(optarg, "native");
 			break;
 		case O_NOIB: a.no_ib = true; break;
+		case O_MKEY: mkey_text = optarg; break;
+		case O_MKEY_FILE: mkey_file = optarg; break;
 		case O_SYSFS_ROOT: ro->sysfs_root = optarg; break;
 		case O_LLDP_SOCKET:
 			if (ro->n_lldp_sockets == sizeof(a.lldp_socks) / sizeof(a.lldp_socks[0]))
@@ -308,13 +316,24 @@ int fab_cmd_scan(int argc, char **argv)
 		so->interval_s = 1; /* a second sample: which counters still move */
 	if (a.forensic && !a.label)
 		a.label = "forensic";
+	/* M_Key (docs/security.md): never echoed, never stored. */
+	bool loose = false;
+	if (fab_mkeys_from_options(mkey_text, getenv("FABSWEEP_MKEY"), mkey_file,
+				   &mkeys, &loose))
+		return fab_cli_usage_error("scan", "%s", fab_errmsg());
+	if (loose && !a.quiet)
+		fprintf(stderr, "fabsweep: warning: M_Key file '%s' can be read by its group "
+			"or others; chmod 600 it\n", mkey_file);
+	so->mkeys = mkeys;
 
 	/* Open the database first: a bad --db fails before any MAD is sent. */
 	struct fab_store *st = NULL;
 	if (!getenv("FABSWEEP_DB") && !strcmp(db, "/var/lib/fabsweep/fabsweep.db"))
 		ensure_dir(db);
-	if ((err = fab_store_open(db, FAB_STORE_WRITE, &st)))
+	if ((err = fab_store_open(db, FAB_STORE_WRITE, &st))) {
+		fab_mkeys_free(mkeys);
 		return fab_cli_fail();
+	}
 
 	struct fab_snapshot *snap = NULL;
 	int ret = FAB_EXIT_RUNTIME;
@@ -333,5 +352,6 @@ out:
 		fab_cli_fail();
 	fab_snapshot_free(snap);
 	fab_store_close(st);
+	fab_mkeys_free(mkeys);
 	return ret;
 }

@@ -21,6 +21,9 @@ const struct fab_cmd fab_commands[] = {
 	  "  --no-counters        topology and subnet managers only\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
 	  "  --discovery ENGINE   ibnetdisc (default) or native (docs/scan.md)\n"
+	  "  --m-key KEY          M_Key for every SMP, 0x... or decimal (visible in ps: prefer\n"
+	  "                       $FABSWEEP_MKEY or --m-key-file; docs/security.md)\n"
+	  "  --m-key-file FILE    guid2mkey file: '<port or node GUID> <M_Key>' lines (mode 0600)\n"
 	  "  --no-ib              skip InfiniBand (skipped with a note when this machine has no IB device)\n"
 	  "  --lldp-socket PATH   also record RoCE/LLDP from this lldpd socket (repeatable)\n"
 	  "  --sysfs-root DIR     also record RoCE host state from sysfs under DIR\n"
@@ -120,6 +123,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --timeout MS         per MAD (default 200)\n"
 	  "  --retries N          per MAD (default 2)\n"
 	  "  --window N           MADs in flight (default 128)\n"
+	  "  --m-key KEY, --m-key-file FILE  M_Keys for the probe's SMPs, as for scan ($FABSWEEP_MKEY)\n"
 	  "  --quiet              no summary line; problems only\n"
 	  "  --verbose            timings on stderr\n"
 	  "  exit status: 0 ready, 1 not ready, 2 usage, 3 could not check\n" },

@@ -129,6 +129,9 @@ void fab_mad_encode(uint8_t *mad, const struct fab_mad_req *r, uint64_t tid)
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, r->attr_id);
 	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, r->attr_mod);
+	/* Only SMPs carry an M_Key; other classes have no such field there. */
+	if (r->mgmt_class == FAB_MAD_CLASS_SMI || r->mgmt_class == FAB_MAD_CLASS_SMI_DR)
+		mad_set_field64(mad, 0, IB_MAD_MKEY_F, r->mkey);
 	if (r->mgmt_class == FAB_MAD_CLASS_SMI_DR) {
 		mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, r->dr_hops);
 		mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 0);

@@ -36,6 +36,7 @@ struct fab_mad_req {
 	uint8_t dr_hops;     /* directed route: hop count ... */
 	uint8_t dr_path[64]; /* ... and ports at [1..dr_hops] */
 	uint8_t data[64];    /* payload at MAD offset 64 (the rest is zero) */
+	uint64_t mkey;       /* SMP classes: M_Key at offset 24; PMA: ignored */
 	uint64_t cookie;     /* the caller's, untouched */
 };
 

@@ -22,6 +22,7 @@
 #include <infiniband/umad.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "fabsweep/probe.h"
 #include "fabsweep/snapshot.h"
@@ -167,6 +168,7 @@ static void mport_close(struct mport *m)
 
 struct fab_probe {
 	struct mport m;
+	const struct fab_mkeys *mkeys;
 };
 
 int fab_probe_open(const struct fab_probe_opts *o, struct fab_probe **out)
@@ -180,6 +182,7 @@ int fab_probe_open(const struct fab_probe_opts *o, struct fab_probe **out)
 		free(p);
 		return rc;
 	}
+	p->mkeys = o->mkeys;
 	*out = p;
 	return 0;
 }
@@ -302,6 +305,7 @@ struct probe {
 	uint32_t *port_lid; /* per port: index in lids, or FAB_NONE */
 	uint32_t *lid_head; /* per LID: its first port, FAB_NONE */
 	uint32_t *port_next; /* per port: the next port asked at its LID */
+	const struct fab_mkeys *mkeys;
 	struct fab_jobq q;
 	int err;
 };
@@ -357,6 +361,7 @@ static int probe_next(void *ctx, struct fab_mad_req *req)
 		req->mgmt_class = FAB_MAD_CLASS_SMI;
 		req->attr_id = IB_ATTR_NODE_INFO;
 		req->dlid = pr->lids[C_IDX(j)].lid;
+		req->mkey = fab_mkeys_lookup(pr->mkeys, 0, pr->lids[C_IDX(j)].want_guid);
 		return 1;
 	}
 	const struct fab_probe_port *pp = &pr->ports[C_IDX(j)];
@@ -366,6 +371,8 @@ static int probe_next(void *ctx, struct fab_mad_req *req)
 		req->mgmt_class = FAB_MAD_CLASS_SMI;
 		req->attr_id = IB_ATTR_PORT_INFO;
 		req->attr_mod = p->port_num;
+		req->mkey = fab_mkeys_lookup(pr->mkeys, p->guid,
+					     pr->s->nodes[p->node_idx].guid);
 	} else {
 		req->mgmt_class = FAB_MAD_CLASS_PERF;
 		req->attr_id = IB_GSI_PORT_COUNTERS;
@@ -447,7 +454,7 @@ static void probe_done(void *ctx, const struct fab_mad_req *req, int err,
 int fab_probe_ports(struct fab_probe *fp, const struct fab_snapshot *snap,
 		    struct fab_probe_port *ports, size_t n, struct fab_probe_stats *stats)
 {
-	struct probe pr = { .s = snap, .ports = ports, .n = n };
+	struct probe pr = { .s = snap, .ports = ports, .n = n, .mkeys = fp->mkeys };
 	const struct mport *m = &fp->m;
 	struct fab_madwin_stats before = *fab_madwin_stats(m->mw);
 	uint16_t *lids = NULL;

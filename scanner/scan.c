@@ -26,6 +26,7 @@
 #include <infiniband/umad.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
@@ -247,6 +248,8 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	struct fab_sm before = { 0 };
 	bool have_before = false;
 	int port = 0, rc;
+	/* The key of devices not known yet (and libibnetdisc's only key). */
+	uint64_t mkey_fallback = fab_mkeys_lookup(o.mkeys, 0, 0);
 
 	if (o.smps <= 0)
 		o.smps = FAB_SCAN_DEFAULT_SMPS;
@@ -292,7 +295,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		if (rc)
 			goto out;
 		if (up.state == FAB_STATE_ACTIVE && up.sm_lid &&
-		    fab_scan_sminfo_one(sm_win, (uint16_t)up.sm_lid, &before) == 0 &&
+		    fab_scan_sminfo_one(sm_win, (uint16_t)up.sm_lid, mkey_fallback, &before) == 0 &&
 		    before.state == 3)
 			have_before = true;
 		if (!o.native_discovery)
@@ -307,6 +310,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	cfg.timeout_ms = (unsigned)o.timeout_ms;
 	cfg.retries = (unsigned)o.retries;
 	cfg.flags = IBND_CONFIG_MLX_EPI;
+	cfg.mkey = mkey_fallback; /* every SMP libibnetdisc sends */
 	if (o.native_discovery) {
 		/* The same engine as the repair pass, rooted at our node. */
 		if ((rc = wt_discover(&w, smp_win, &o)) == -EIO) {
@@ -365,7 +369,9 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		struct fab_sm after;
 		s->sm_act_start = have_before && before.port_guid == m->port_guid
 					  ? before.act_count : m->act_count;
-		if (fab_scan_sminfo_one(sm_win, m->lid, &after) == 0) {
+		uint64_t key = fab_mkeys_lookup(o.mkeys, m->port_guid,
+			m->port_idx < s->n_ports ? s->nodes[s->ports[m->port_idx].node_idx].guid : 0);
+		if (fab_scan_sminfo_one(sm_win, m->lid, key, &after) == 0) {
 			s->sm_act_end = after.act_count;
 		} else {
 			char g[FAB_GUID_STRLEN];

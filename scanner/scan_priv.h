@@ -64,6 +64,7 @@ struct wt_node {
 	bool dup_guid;         /* two devices answered with this GUID */       /* false for a cache file */
 	uint8_t hops;          /* directed-route hops from the scanning port */
 	uint8_t path[64];      /* directed route: ports at [1..hops] */
+	uint64_t entry_guid;   /* GUID of the port our SMPs enter by, 0: unknown */
 	uint32_t port_first;   /* num_ports + 1 slots in wt.ports */
 };
 
@@ -102,8 +103,10 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *snap);
 /* PMA counters (scanner/counters.c) and SMInfo (scanner/sminfo.c). */
 int fab_scan_counters(struct fab_snapshot *snap, struct fab_madwin *mw,
 		      const struct fab_scan_opts *o);
-/* Queries SMInfo at lid; returns 0 and fills *out, or a negative errno. */
-int fab_scan_sminfo_one(struct fab_madwin *mw, uint16_t lid, struct fab_sm *out);
+/* Queries SMInfo at lid with M_Key mkey; returns 0 and fills *out, or a
+ * negative errno. */
+int fab_scan_sminfo_one(struct fab_madwin *mw, uint16_t lid, uint64_t mkey,
+			struct fab_sm *out);
 int fab_scan_sms(struct fab_snapshot *snap, struct fab_madwin *mw,
 		 const struct fab_scan_opts *o);
 

@@ -11,11 +11,14 @@
 
 #include <infiniband/mad.h>
 
+#include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "scanner/scan_priv.h"
 
-static void fill_req(struct fab_mad_req *req, uint16_t lid, uint64_t cookie)
+static void fill_req(struct fab_mad_req *req, uint16_t lid, uint64_t mkey,
+		     uint64_t cookie)
 {
+	req->mkey = mkey;
 	req->mgmt_class = FAB_MAD_CLASS_SMI;
 	req->method = FAB_MAD_GET;
 	req->attr_id = IB_ATTR_SMINFO;
@@ -36,6 +39,7 @@ static void decode(struct fab_sm *sm, const uint8_t *d)
 
 struct one {
 	uint16_t lid;
+	uint64_t mkey;
 	bool sent;
 	int err;
 	struct fab_sm *out;
@@ -48,7 +52,7 @@ static int one_next(void *ctx, struct fab_mad_req *req)
 	if (o->sent)
 		return 0;
 	o->sent = true;
-	fill_req(req, o->lid, 0);
+	fill_req(req, o->lid, o->mkey, 0);
 	return 1;
 }
 
@@ -63,10 +67,11 @@ static void one_done(void *ctx, const struct fab_mad_req *req, int err,
 		decode(o->out, resp + FAB_MAD_DATA_OFFS);
 }
 
-int fab_scan_sminfo_one(struct fab_madwin *mw, uint16_t lid, struct fab_sm *out)
+int fab_scan_sminfo_one(struct fab_madwin *mw, uint16_t lid, uint64_t mkey,
+			struct fab_sm *out)
 {
 	struct fab_sm sm = { .lid = lid, .port_idx = FAB_NONE };
-	struct one o = { .lid = lid, .out = &sm, .err = -ETIMEDOUT };
+	struct one o = { .lid = lid, .mkey = mkey, .out = &sm, .err = -ETIMEDOUT };
 	int rc;
 
 	if (!lid)
@@ -98,7 +103,10 @@ static int all_next(void *ctx, struct fab_mad_req *req)
 		struct fab_sm *sm = &a->s->sms[i];
 		if (!sm->lid)
 			continue; /* recorded as failed already */
-		fill_req(req, sm->lid, i);
+		const struct fab_port *p = &a->s->ports[sm->port_idx];
+		fill_req(req, sm->lid,
+			 fab_mkeys_lookup(a->o->mkeys, p->guid,
+					  a->s->nodes[p->node_idx].guid), i);
 		return 1;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
+#include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "scanner/scan_priv.h"
 
@@ -267,6 +268,28 @@ static void maybe_fdr10(struct repair *r, uint32_t n, unsigned p)
 	push(r, rjob(RJ_MLNX_EPI, n, 0, p));
 }
 
+/*
+ * The M_Key for SMPs to node n: the entry of the port they enter by, else
+ * of the node GUID, else (a CA from libibnetdisc, entry port unknown) of
+ * any of its ports, else the fallback.
+ */
+static uint64_t node_mkey(const struct repair *r, uint32_t n)
+{
+	const struct fab_mkeys *mk = r->o ? r->o->mkeys : NULL;
+	const struct wt_node *wn = &r->w->nodes[n];
+	uint64_t fallback = fab_mkeys_lookup(mk, 0, 0);
+	uint64_t k = fab_mkeys_lookup(mk, wn->entry_guid, wn->guid);
+
+	if (k != fallback || wn->entry_guid || wn->type == FAB_NODE_SWITCH)
+		return k;
+	for (unsigned p = 1; p <= wn->num_ports; p++) {
+		uint64_t g = wt_port(r->w, n, p)->guid;
+		if (g && (k = fab_mkeys_lookup(mk, g, 0)) != fallback)
+			return k;
+	}
+	return fallback;
+}
+
 static int repair_next(void *ctx, struct fab_mad_req *req)
 {
 	struct repair *r = ctx;
@@ -278,11 +301,22 @@ static int repair_next(void *ctx, struct fab_mad_req *req)
 		req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
 		req->method = FAB_MAD_GET;
 		req->attr_id = IB_ATTR_NODE_INFO;
+		req->mkey = fab_mkeys_lookup(r->o ? r->o->mkeys : NULL, 0, 0);
 		req->cookie = j;
 		return 1;
 	}
 	const struct wt_node *n = &r->w->nodes[RJ_NODE(j)];
 	unsigned via = RJ_VIA(j);
+	const struct wt_port *vp = via ? wt_port(r->w, RJ_NODE(j), via) : NULL;
+
+	/* The key of the node that answers: n itself, the known node behind
+	 * port via, or (NodeInfo of a node not known yet) the fallback. */
+	if (!via)
+		req->mkey = node_mkey(r, RJ_NODE(j));
+	else if (RJ_KIND(j) != RJ_NODEINFO && vp->rnode != FAB_NONE)
+		req->mkey = node_mkey(r, vp->rnode);
+	else
+		req->mkey = fab_mkeys_lookup(r->o ? r->o->mkeys : NULL, 0, 0);
 
 	req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
 	req->method = FAB_MAD_GET;
@@ -352,6 +386,7 @@ static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
 		memcpy(nn->path, src->path, sizeof(nn->path));
 		nn->hops = (uint8_t)(src->hops + 1);
 		nn->path[nn->hops] = (uint8_t)via;
+		nn->entry_guid = port_guid;
 		push(r, rjob(RJ_NODEDESC, m, 0, 0));
 		if (type == FAB_NODE_SWITCH) {
 			for (unsigned p = 0; p <= nports; p++)
@@ -398,6 +433,7 @@ static void got_self(struct repair *r, const uint8_t *ni)
 	memcpy(nn->node_info, ni, sizeof(nn->node_info));
 	nn->path_valid = true;
 	nn->hops = 0;
+	nn->entry_guid = port_guid;
 	push(r, rjob(RJ_NODEDESC, m, 0, 0));
 	if (type == FAB_NODE_SWITCH) {
 		for (unsigned p = 0; p <= nports; p++)

@@ -16,6 +16,8 @@
  */
 #pragma once
 
+struct fab_mkeys;
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +38,9 @@ struct fab_probe_opts {
 	int window;      /* MADs in flight (<= 0: the default) */
 	int timeout_ms;  /* per MAD (<= 0: the default) */
 	int retries;     /* per MAD (< 0: the default) */
+	/* M_Keys for the SMPs (NodeInfo, PortInfo); NULL: key 0. Borrowed:
+	 * must outlive the open probe. */
+	const struct fab_mkeys *mkeys;
 };
 
 void fab_probe_opts_init(struct fab_probe_opts *o);

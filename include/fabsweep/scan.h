@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 struct fab_snapshot;
+struct fab_mkeys;
 
 struct fab_scan_opts {
 	const char *ca;         /* --ca NAME; NULL: first CA with an active port */
@@ -24,6 +25,9 @@ struct fab_scan_opts {
 	 * libibnetdisc (fewer SMPs, user-space retries and deadlines; see
 	 * docs/scan.md). Also set by FABSWEEP_DISCOVERY=native. */
 	bool native_discovery;
+	/* M_Keys for the SMPs (--m-key, --m-key-file, FABSWEEP_MKEY); NULL:
+	 * key 0. Borrowed. Never stored or printed (docs/security.md). */
+	const struct fab_mkeys *mkeys;
 	/* Progress callback (may be NULL): phase name and counts. */
 	void (*progress)(const char *phase, unsigned long done,
 			 unsigned long total, void *ctx);
