@@ -59,12 +59,21 @@ int umad_send(int fd, int agentid, void *umad, int length, int timeout_ms, int r
 {
 	static int (*real)(int, int, void *, int, int, int);
 	const uint8_t *m = umad_get_mad(umad);
-	char line[80];
+	char line[120];
 
 	if (!real)
 		real = (int (*)(int, int, void *, int, int, int))dlsym(RTLD_NEXT, "umad_send");
-	snprintf(line, sizeof(line), "mad class 0x%02x method 0x%02x attr 0x%04x\n",
-		 m[1], m[3], (unsigned)(m[16] << 8 | m[17]));
+	/* SMPs (classes 0x01, 0x81): also the M_Key, bytes 24-31 */
+	if (m[1] == 0x01 || m[1] == 0x81) {
+		unsigned long long k = 0;
+		for (int i = 24; i < 32; i++)
+			k = k << 8 | m[i];
+		snprintf(line, sizeof(line), "mad class 0x%02x method 0x%02x attr 0x%04x mkey %016llx\n",
+			 m[1], m[3], (unsigned)(m[16] << 8 | m[17]), k);
+	} else {
+		snprintf(line, sizeof(line), "mad class 0x%02x method 0x%02x attr 0x%04x\n",
+			 m[1], m[3], (unsigned)(m[16] << 8 | m[17]));
+	}
 	logline(line);
 	return real(fd, agentid, umad, length, timeout_ms, retries);
 }
@@ -127,7 +136,72 @@ check "a umad port was opened" grep -q '^open /dev/infiniband/umad' "$D/get.log"
 check "the binary does not refer to an issm device" eq "$(strings -a "$FABSWEEP" | grep -c issm)" 0
 check "nor imports umad_get_issm_path" eq "$(nm -D --undefined-only "$FABSWEEP" 2>/dev/null | grep -c issm)" 0
 
-# ---- 3. unprivileged
+# ---- 3. M_Key (docs/security.md). ibsim 0.10 does not check M_Keys (its
+# SMA ignores the header's M_Key and OpenSM's PortInfo.M_Key), so a
+# protected subnet cannot be simulated: what is proven here is that every
+# SMP carries the key asked for (the spy reads bytes 24-31), PMA MADs none,
+# and that the key shows nowhere: database, output, reports, messages.
+K=5ec12e7a11c0ffee K_DEC=6827789611889131502      # the fallback key
+K2=0badc0de5eed1234 K2_DEC=841540766696018484     # leaf001's, from a file
+no_key() { # file: neither key, in hex (any case) or decimal
+	! grep -aqiE "$K|$K_DEC|$K2|$K2_DEC|${K^^}" "$@"
+}
+keys_of() { # spy log: the distinct M_Keys of its SMPs
+	grep -o 'mkey [0-9a-f]*' "$1" | sort -u | cut -d' ' -f2 | tr '\n' ' '
+}
+check "without a key, every SMP carries M_Key 0" eq "$(keys_of "$D/get.log")" "0000000000000000 "
+spy_scan "$D/mkey.log" --m-key "0x$K"
+check "--m-key: scan exits 0" eq "$?" 0
+check "--m-key: every SMP carries the key" eq "$(keys_of "$D/mkey.log")" "$K "
+check "--m-key: libibnetdisc's SMPs carry it too" grep -q "class 0x81 method 0x01 attr 0x0011 mkey $K" "$D/mkey.log"
+check "--m-key: SMInfo (LID-routed) carries it" grep -q "class 0x01 method 0x01 attr 0x0020 mkey $K" "$D/mkey.log"
+check "--m-key: PMA MADs carry none" none "$D/mkey.log" '^mad class 0x04 .*mkey'
+check "--m-key: PMA MADs were sent" grep -q '^mad class 0x04' "$D/mkey.log"
+FABSWEEP_MKEY=$K_DEC spy_scan "$D/mkey_env.log" --discovery native
+check "FABSWEEP_MKEY (decimal), native discovery: every SMP carries the key" eq "$(keys_of "$D/mkey_env.log")" "$K "
+L1=$(sqlite3 -readonly "$D/fab.db" "SELECT node_guid FROM nodes WHERE description = 'leaf001' LIMIT 1")
+umask 077
+printf '# guid2mkey\n%s 0x%s\n0x00000000000000aa 0x1\n' "$L1" "$K2" > "$D/g2m"
+umask 022
+FABSWEEP_MKEY=0x$K spy_scan "$D/mkey_file.log" --discovery native --m-key-file "$D/g2m" 2> "$D/mkey_file.err"
+check "--m-key-file: scan exits 0" eq "$?" 0
+check "--m-key-file 0600: no warning" eq "$(wc -c < "$D/mkey_file.err")" 0
+check "--m-key-file: the file's key and the fallback, nothing else" eq "$(keys_of "$D/mkey_file.log")" "$(printf '%s\n%s\n' "$K2" "$K" | sort | tr '\n' ' ')"
+check "--m-key-file: leaf001's NodeDescription carries its own key" eq \
+	"$(grep -c "attr 0x0010 mkey $K2" "$D/mkey_file.log")" 1
+chmod 0644 "$D/g2m"
+(
+	source "$D/sim/env"
+	cd "$D/sim/scratch" || exit 1
+	LD_PRELOAD=$FABSIM_LD_PRELOAD "$FABSWEEP" scan --db "$D/fab.db" --m-key "$K_DEC" \
+		--m-key-file "$D/g2m" --label mkey > "$D/mkey.out" 2> "$D/mkey.err"
+)
+check "a scan that prints its summary exits 0" eq "$?" 0
+check "a group/world-readable file is warned about" grep -q "M_Key file '$D/g2m' can be read by its group or others" "$D/mkey.err"
+"$FABSWEEP" report --db "$D/fab.db" --html "$D/mkey.html" --xml "$D/mkey.xml" > "$D/report.out" 2>&1
+check "report of a scan with keys" eq "$?" 0
+sqlite3 -readonly "$D/fab.db" .dump > "$D/dump.sql"
+strings -a "$D"/fab.db* > "$D/db.strings"
+check "the key is nowhere: database (strings of the file, -wal)" no_key "$D/db.strings"
+check "the key is nowhere: SQL dump" no_key "$D/dump.sql"
+check "the key is nowhere: stdout, stderr, reports" no_key "$D/mkey.out" "$D/mkey.err" "$D/mkey.html" \
+	"$D/mkey.xml" "$D/report.out" "$D/mkey_file.err"
+check "the dump is not empty (the check can fail)" grep -q 'INSERT INTO' "$D/dump.sql"
+"$FABSWEEP" scan --db "$D/bad.db" --m-key "0x${K}zz" > "$D/bad.out" 2> "$D/bad.err"
+check "an invalid --m-key: exit 2" eq "$?" 2
+check "an invalid --m-key: one line naming the option" eq "$(grep -c -- '--m-key takes' "$D/bad.err")/$(wc -l < "$D/bad.err")" 1/1
+check "an invalid --m-key: not echoed" no_key "$D/bad.out" "$D/bad.err"
+FABSWEEP_MKEY="-$K_DEC" "$FABSWEEP" scan --db "$D/bad.db" > "$D/bad.out" 2> "$D/bad.err"
+check "an invalid FABSWEEP_MKEY: exit 2, named, not echoed" eq "$?/$(grep -c FABSWEEP_MKEY "$D/bad.err")" 2/1
+check "an invalid FABSWEEP_MKEY: not echoed" no_key "$D/bad.err"
+printf '%s 0x%s\n%s 0x%sq\n' "$L1" "$K2" 0x1234 "$K" > "$D/g2m.bad"
+"$FABSWEEP" ready --db "$D/fab.db" --hosts host0001 --m-key-file "$D/g2m.bad" > "$D/bad.out" 2> "$D/bad.err"
+check "a bad guid2mkey line (ready): exit 2" eq "$?" 2
+check "a bad guid2mkey line: file:line named" grep -q "$D/g2m.bad:2: the M_Key is not" "$D/bad.err"
+check "a bad guid2mkey line: the key not echoed" no_key "$D/bad.err"
+check "the binary's help shows no key" no_key <("$FABSWEEP" help scan)
+
+# ---- 4. unprivileged
 chmod 0755 "$D" "$D/sim"
 mkdir "$D/user"
 chown nobody:nogroup "$D/user"
