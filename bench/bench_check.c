@@ -182,7 +182,7 @@ static int measure(const char *db, int with_baseline)
 	double t0 = now_s(), t1, t2, t3, c0 = cpu_s(), c1, c2, c3;
 
 	if (fab_store_open(db, FAB_STORE_WRITE, &st) || fab_store_load_scan(st, 2, &snap) ||
-	    (with_baseline && fab_store_load_scan(st, 1, &base))) {
+	    (with_baseline && fab_store_load_baseline(st, 1, &base))) {
 		fprintf(stderr, "bench_check: %s\n", fab_errmsg());
 		return 1;
 	}

@@ -300,7 +300,7 @@ int fab_cmd_check(int argc, char **argv)
 				baseline, (long long)base_id, (long long)snap->scan_id);
 			goto fail;
 		}
-		if (fab_store_load_scan(st, base_id, &base))
+		if (fab_store_load_baseline(st, base_id, &base))
 			goto fail;
 	}
 	if ((expect && fab_cli_load_reference(st, expect, &reference)) ||

@@ -451,18 +451,43 @@ static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 	return 0;
 }
 
-static int load_nodes(struct fab_store *st, struct fab_snapshot *snap)
+/* How many rows of table the scan has (to size an array once). */
+static int count_rows(struct fab_store *st, const char *table, int64_t scan_id,
+		      size_t *out)
+{
+	char sql[128];
+	sqlite3_stmt *s;
+	int err, rc;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE scan_id=?1", table);
+	if ((err = fab_sql_scan_query(st, sql, scan_id, &s)))
+		return err;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*out = (size_t)sqlite3_column_int64(s, 0);
+	return fab_sql_done(st, s, rc == SQLITE_ROW ? SQLITE_DONE : rc, 0);
+}
+
+/* light: only what a counter baseline needs (index, GUID, type, description). */
+static int load_nodes(struct fab_store *st, struct fab_snapshot *snap, bool light)
 {
 	sqlite3_stmt *s;
-	int err = fab_sql_scan_query(st,
-		"SELECT node_idx, node_guid, node_type, description, lid, num_ports, role,"
-		" sys_guid, vendor_id, device_id, revision, hops, smp_failed, pma_failed,"
-		" description_raw FROM nodes WHERE scan_id=?1 ORDER BY node_idx",
+	int err = fab_sql_scan_query(st, light
+		? "SELECT node_idx, node_guid, node_type, description FROM nodes"
+		  " WHERE scan_id=?1 ORDER BY node_idx"
+		: "SELECT node_idx, node_guid, node_type, description, lid, num_ports, role,"
+		  " sys_guid, vendor_id, device_id, revision, hops, smp_failed, pma_failed,"
+		  " description_raw FROM nodes WHERE scan_id=?1 ORDER BY node_idx",
 		snap->scan_id, &s);
+	size_t rows = 0;
 	int rc;
 
 	if (err)
 		return err;
+	if ((err = count_rows(st, "nodes", snap->scan_id, &rows)) ||
+	    (err = fab_snapshot_reserve(snap, rows, 0, 0) ? NOMEM() : 0)) {
+		sqlite3_finalize(s);
+		return err;
+	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct fab_node *n;
 
@@ -479,6 +504,8 @@ static int load_nodes(struct fab_store *st, struct fab_snapshot *snap)
 		n->type = (uint8_t)parse_or(fab_node_type_parse(fab_sql_text(s, 2)), 0);
 		const char *d = fab_sql_text(s, 3);
 		snprintf(n->desc, sizeof(n->desc), "%s", d ? d : "");
+		if (light)
+			continue;
 		n->lid = (uint16_t)sqlite3_column_int(s, 4);
 		n->num_ports = (uint8_t)sqlite3_column_int(s, 5);
 		n->role = (uint8_t)parse_or(fab_role_parse(fab_sql_text(s, 6)), 0);
@@ -501,11 +528,14 @@ static int load_nodes(struct fab_store *st, struct fab_snapshot *snap)
 	return fab_sql_done(st, s, rc, err);
 }
 
-static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
+/* light: port numbers and GUIDs only (no PortInfo, no remote ends). */
+static int load_ports(struct fab_store *st, struct fab_snapshot *snap, bool light)
 {
 	sqlite3_stmt *s;
-	int err = fab_sql_scan_query(st,
-		"SELECT node_idx, port_num, port_guid, lid, lmc, sm_lid, state, phys_state,"
+	int err = fab_sql_scan_query(st, light
+		? "SELECT node_idx, port_num, port_guid FROM port_rows WHERE scan_id=?1"
+		  " ORDER BY node_idx, port_num"
+		: "SELECT node_idx, port_num, port_guid, lid, lmc, sm_lid, state, phys_state,"
 		" width_active, width_enabled, width_supported, speed_active, speed_enabled,"
 		" speed_supported, mtu_active, mtu_cap, op_vls, cap_mask, remote_guid,"
 		" remote_port, remote_node_idx, smp_failed, pma_failed, no_remote"
@@ -513,12 +543,18 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
 		snap->scan_id, &s);
 	uint32_t *remote_node;
 	struct memo memo[6] = { 0 };
+	size_t rows = 0;
 	int rc;
 
 	if (err)
 		return err;
+	if ((err = count_rows(st, "port_rows", snap->scan_id, &rows)) ||
+	    (err = fab_snapshot_reserve(snap, 0, rows, 0) ? NOMEM() : 0)) {
+		sqlite3_finalize(s);
+		return err;
+	}
 	/* remote node index per port, resolved to a port index once all are in */
-	size_t cap = 1024;
+	size_t cap = rows > 1024 ? rows : 1024;
 	remote_node = malloc(cap * sizeof(*remote_node));
 	if (!remote_node) {
 		sqlite3_finalize(s);
@@ -553,6 +589,9 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
 		p->node_idx = (uint32_t)ni;
 		p->port_num = (uint8_t)sqlite3_column_int(s, 1);
 		p->guid = col_guid(s, 2);
+		remote_node[snap->n_ports - 1] = FAB_NONE;
+		if (light)
+			continue;
 		p->lid = (uint16_t)sqlite3_column_int(s, 3);
 		p->lmc = (uint8_t)sqlite3_column_int(s, 4);
 		p->sm_lid = (uint16_t)sqlite3_column_int(s, 5);
@@ -593,13 +632,21 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap)
 	return err;
 }
 
-static int load_samples(struct fab_store *st, struct fab_snapshot *snap)
+/* latest_only: keep each port's last sample only (a baseline's). */
+static int load_samples(struct fab_store *st, struct fab_snapshot *snap,
+			bool latest_only)
 {
 	char sql[1024];
-	size_t off;
+	size_t off, rows = 0;
 	sqlite3_stmt *s;
 	struct memo when = { 0 };
 	int err, rc;
+
+	if ((err = count_rows(st, "port_counters", snap->scan_id, &rows)))
+		return err;
+	if (fab_snapshot_reserve(snap, 0, 0, latest_only && rows > snap->n_ports
+					      ? snap->n_ports : rows))
+		return NOMEM();
 
 	off = (size_t)snprintf(sql, sizeof(sql),
 			       "SELECT node_idx, port_num, sample, sampled_at, extended");
@@ -619,11 +666,16 @@ static int load_samples(struct fab_store *st, struct fab_snapshot *snap)
 		    !(p = fab_snapshot_port(snap, (uint32_t)ni,
 					    (unsigned)sqlite3_column_int(s, 1))))
 			continue;
-		if (!(c = fab_snapshot_add_sample(snap))) {
+		uint32_t pi = (uint32_t)(p - snap->ports);
+		if (latest_only && snap->n_samples &&
+		    snap->samples[snap->n_samples - 1].port_idx == pi) {
+			c = &snap->samples[snap->n_samples - 1]; /* a later one */
+			memset(c, 0, sizeof(*c));
+		} else if (!(c = fab_snapshot_add_sample(snap))) {
 			err = NOMEM();
 			break;
 		}
-		c->port_idx = (uint32_t)(p - snap->ports);
+		c->port_idx = pi;
 		c->sample = (uint8_t)sqlite3_column_int(s, 2);
 		c->sampled_at_ms = memo_time(&when, s, 3);
 		c->extended = sqlite3_column_int(s, 4);
@@ -731,8 +783,9 @@ static int load_findings(struct fab_store *st, struct fab_snapshot *snap)
 	return fab_sql_done(st, s, rc, err);
 }
 
-int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
-			struct fab_snapshot **out)
+/* light: a counter baseline (fab_store_load_baseline). */
+static int load(struct fab_store *st, int64_t scan_id, bool light,
+		struct fab_snapshot **out)
 {
 	struct fab_snapshot *snap;
 	int err;
@@ -748,20 +801,20 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 		goto out;
 	err = load_scan_row(st, snap);
 	if (!err)
-		err = load_nodes(st, snap);
+		err = load_nodes(st, snap, light);
 	if (!err)
-		err = load_ports(st, snap);
+		err = load_ports(st, snap, light);
 	if (!err)
 		err = fab_snapshot_index(snap);
-	if (!err)
+	if (!err && !light)
 		err = fab_snapshot_build_links(snap);
 	if (!err)
-		err = load_samples(st, snap);
-	if (!err)
+		err = load_samples(st, snap, light);
+	if (!err && !light)
 		err = load_sms(st, snap);
-	if (!err)
+	if (!err && !light)
 		err = load_errors(st, snap);
-	if (!err)
+	if (!err && !light)
 		err = load_findings(st, snap);
 	if (!err)
 		err = fab_store_load_roce(st, snap); /* RoCE part (store/roce_io.c) */
@@ -775,4 +828,16 @@ out:
 	}
 	*out = snap;
 	return 0;
+}
+
+int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
+			struct fab_snapshot **out)
+{
+	return load(st, scan_id, false, out);
+}
+
+int fab_store_load_baseline(struct fab_store *st, int64_t scan_id,
+			    struct fab_snapshot **out)
+{
+	return load(st, scan_id, true, out);
 }

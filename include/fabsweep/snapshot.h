@@ -268,6 +268,11 @@ struct fab_node *fab_snapshot_add_node(struct fab_snapshot *snap);
 struct fab_port *fab_snapshot_add_port(struct fab_snapshot *snap);
 struct fab_link *fab_snapshot_add_link(struct fab_snapshot *snap);
 struct fab_counter_sample *fab_snapshot_add_sample(struct fab_snapshot *snap);
+/* Makes room for at least that many nodes, ports and samples in all (a
+ * loader that knows the counts fills each array once instead of regrowing
+ * it, and large arrays are prefaulted in one go). 0 or -ENOMEM. */
+int fab_snapshot_reserve(struct fab_snapshot *snap, size_t nodes, size_t ports,
+			 size_t samples);
 struct fab_sm *fab_snapshot_add_sm(struct fab_snapshot *snap);
 /* Records what the scan missed. what and the message are copied. */
 int fab_snapshot_add_error(struct fab_snapshot *snap, uint64_t node_guid,

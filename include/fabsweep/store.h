@@ -47,6 +47,16 @@ int fab_store_resolve_scan(struct fab_store *st, int64_t id, int64_t *out);
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 			struct fab_snapshot **out);
 
+/*
+ * Loads what a counter baseline needs and no more, for check --baseline: the
+ * scan row, nodes (index, GUID, type, description), ports (numbers and
+ * GUIDs; no PortInfo, no remote ends, so no links), every counter sample and
+ * the RoCE part. No SMs, scan errors or findings. About half the cost of
+ * fab_store_load_scan on a large fabric.
+ */
+int fab_store_load_baseline(struct fab_store *st, int64_t scan_id,
+			    struct fab_snapshot **out);
+
 /* Replaces the findings of a stored scan with snap's, in one transaction. */
 int fab_store_replace_findings(struct fab_store *st,
 			       const struct fab_snapshot *snap);

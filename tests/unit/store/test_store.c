@@ -145,6 +145,48 @@ static void test_roundtrip(void **state)
 	fab_snapshot_free(snap);
 }
 
+/* A baseline load: topology identity and each port's latest sample only. */
+static void test_load_baseline(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(2, 4, 3), *back;
+	struct fab_store *st;
+	size_t with_samples = snap->n_samples;
+	uint32_t port = snap->samples[0].port_idx;
+	struct fab_counter_sample *later = fab_snapshot_add_sample(snap);
+
+	assert_non_null(later);
+	*later = snap->samples[0];
+	later->sample = 1;
+	later->sampled_at_ms += 10000;
+	later->v[FAB_CTR_SYMBOL_ERRORS] = 77;
+	fab_snapshot_add_error(snap, 0x2001, 7, "pma", "PortCounters timed out");
+	write_one(snap);
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
+	assert_int_equal(fab_store_load_baseline(st, 0, &back), 0);
+	assert_int_equal(back->n_nodes, snap->n_nodes);
+	assert_int_equal(back->n_ports, snap->n_ports);
+	assert_int_equal(back->n_samples, with_samples);
+	assert_int_equal(back->n_links, 0);
+	assert_int_equal(back->n_sms, 0);
+	assert_int_equal(back->n_errors, 0);
+	assert_int_equal(back->started_at_ms, snap->started_at_ms);
+	for (size_t i = 0; i < snap->n_nodes; i++)
+		assert_int_equal(back->nodes[i].guid, snap->nodes[i].guid);
+	for (size_t i = 0; i < snap->n_ports; i++) {
+		assert_int_equal(back->ports[i].port_num, snap->ports[i].port_num);
+		assert_int_equal(back->ports[i].node_idx, snap->ports[i].node_idx);
+	}
+	assert_null(fab_snapshot_sample(back, port, 0));
+	const struct fab_counter_sample *c = fab_snapshot_sample(back, port, 1);
+	assert_non_null(c);
+	assert_int_equal(c->v[FAB_CTR_SYMBOL_ERRORS], 77);
+	assert_int_equal(c->sampled_at_ms, later->sampled_at_ms);
+	fab_store_close(st);
+	fab_snapshot_free(back);
+	fab_snapshot_free(snap);
+}
+
 static void test_resolve(void **state)
 {
 	struct fab_snapshot *snap = snapfix_fat_tree(1, 1, 1);
@@ -269,6 +311,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),
