@@ -35,6 +35,7 @@ if [[ -z "${FABSWEEP_NO_SANITIZE:-}" ]]; then
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0:suppressions=$top/tests/sanitizers/asan.supp \
 	LSAN_OPTIONS=suppressions=$top/tests/sanitizers/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	KILL_ITERATIONS=${KILL_ITERATIONS:-25} \
 		ctest --test-dir "$top/build/sanitize" --output-on-failure -j"$jobs" "$@"
 fi
 echo "== all tests passed in $(($(date +%s) - start)) s"

@@ -46,8 +46,10 @@ wait "$runner"
 scan_ms=$((($(date +%s%N) - start) / 1000000 + 1))
 rm -f "$D/pid"
 
-# SIGKILL at random moments across the whole scan, commit included
-iterations=${KILL_ITERATIONS:-25}
+# SIGKILL at 100 random moments across the whole scan, commit included
+# (scripts/test.sh's sanitizer pass sets KILL_ITERATIONS=25: that pass is
+# about memory errors, and 100 kills under ASan cost minutes)
+iterations=${KILL_ITERATIONS:-100}
 for ((i = 0; i < iterations; i++)); do
 	fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" scan --db "$db" --quiet --label "killed-$i" 2>/dev/null &
 	runner=$!
