@@ -187,3 +187,38 @@ int check_node_unresponsive(struct fab_rule_ctx *ctx);
 /* Expected topology against ctx->ref (rules/expect.c); rule->arg says which. */
 enum { EXPECT_MISSING = 0, EXPECT_UNEXPECTED = 1, EXPECT_MISWIRED = 2 };
 int check_expect(struct fab_rule_ctx *ctx);
+
+/* ---- RoCE and Ethernet (rules/check_roce.c, rules/check_eth.c) ----------- */
+
+struct fab_roce;
+struct fab_eth_port;
+
+/* What several RoCE checks need per Ethernet port, built in one pass. */
+struct roce_view {
+	const struct fab_roce *r;
+	uint32_t *link_of; /* per port: a link it is an end of, FAB_NONE */
+	uint32_t *heard;   /* per port: neighbour records heard on it */
+	bool *sys_pfc;     /* per system: advertises a PFC TLV on some port */
+	bool *sys_app;     /* per system: advertises an APP TLV on some port */
+};
+/* Builds the view of s->roce (must be non-NULL); 0 or -ENOMEM. */
+int roce_view_init(const struct fab_snapshot *s, struct roce_view *v);
+void roce_view_fini(struct roce_view *v);
+/* Its operational state is "up". */
+bool roce_is_up(const struct fab_eth_port *p);
+/* The other end of the port's link, FAB_NONE when it has none. */
+uint32_t roce_peer(const struct roce_view *v, uint32_t port);
+/* Whether an RDMA port runs on it, or it is set up for RoCE (PFC on some
+ * priority, or an application entry for UDP 4791). */
+bool roce_port(const struct roce_view *v, uint32_t port);
+
+int check_roce_pfc_disabled(struct fab_rule_ctx *ctx);
+int check_roce_pfc_mismatch(struct fab_rule_ctx *ctx);
+int check_roce_dscp_mapping(struct fab_rule_ctx *ctx);
+int check_roce_mtu_mismatch(struct fab_rule_ctx *ctx);
+int check_roce_congestion(struct fab_rule_ctx *ctx);
+int check_lldp_no_neighbor(struct fab_rule_ctx *ctx);
+int check_lldp_asymmetric(struct fab_rule_ctx *ctx);
+int check_eth_speed_mismatch(struct fab_rule_ctx *ctx);
+int check_pcie_degraded(struct fab_rule_ctx *ctx);
+int check_fw_mismatch(struct fab_rule_ctx *ctx);

@@ -115,6 +115,12 @@ static const struct fab_rule_param asym_params[] = {
 	  .help = "fewest switches of one role from which their common pattern is derived" },
 };
 
+/* RoCE: the [roce] keys are shared by several rules; each is owned by one. */
+static const struct fab_rule_param roce_prio_params[] = {
+	{ .section = "roce", .key = "priority", .type = FAB_PARAM_INT, .def = 3, .min = 0,
+	  .max = 7, .help = "802.1p priority RoCE traffic runs on (lossless, PFC)" },
+};
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fab_rule rules[] = {
@@ -497,6 +503,29 @@ static const struct fab_rule rules[] = {
 			"Scan again; if it persists, check the node (a hung host, a switch management "
 			"problem) and the link towards it. Raise --timeout/--retries for slow devices.",
 		.check = check_node_unresponsive,
+	},
+	{
+		.id = "roce.pfc_disabled",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE,
+		.title = "PFC is not enabled on the RoCE priority",
+		.rationale =
+			"RoCE relies on a lossless priority: when a receive buffer fills, Priority Flow "
+			"Control pauses the sender instead of dropping. Without PFC on the RoCE priority "
+			"(default 3) at a RoCE interface or at the switch port facing it, congestion "
+			"drops RDMA packets; the transport recovers with go-back-N retransmissions and "
+			"timeouts, so the job slows down by orders of magnitude with nothing failing "
+			"outright. A RoCE interface is one an RDMA port runs on, or one set up for RoCE "
+			"(PFC on some priority, an application entry for UDP 4791); management NICs are "
+			"left alone.",
+		.remediation =
+			"Enable PFC on the RoCE priority at both ends: on a host with the NIC's tools "
+			"(mlnx_qos -i IF --pfc 0,0,0,1,0,0,0,0, or dcb pfc set dev IF prio-pfc 3:on), on "
+			"the switch in its QoS / lossless profile for the port. If the fabric uses "
+			"another priority, set [roce] priority.",
+		PARAMS(roce_prio_params),
+		.check = check_roce_pfc_disabled,
 	},
 };
 

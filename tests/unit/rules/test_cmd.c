@@ -126,13 +126,36 @@ static void write_conf(const char *text)
 	fclose(f);
 }
 
+/* What `check` says it ran on the base fabric: every rule but those needing
+ * a reference (not asked for) or a RoCE baseline (skipped). less: rules
+ * disabled. */
+static const char *ran_text(size_t less, const char *rest)
+{
+	static char buf[256];
+	size_t n, run = 0, skipped = 0;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].retired || (t[i].needs & FAB_NEED_REFERENCE))
+			continue;
+		if (t[i].needs & FAB_NEED_ROCE_BASELINE)
+			skipped++;
+		else
+			run++;
+	}
+	snprintf(buf, sizeof(buf), "%zu rules run%s%s%s", run - less,
+		 skipped ? ", " : "", skipped ? (skipped == 1 ? "1 skipped" : "? skipped") : "", rest);
+	return buf;
+}
+
 #define CHECK(...) call(fab_cmd_check, "check", "--db", db, "--config", conf, __VA_ARGS__, (char *)NULL)
 
 static void test_check(void **state)
 {
 	write_conf("# defaults\n");
 	assert_int_equal(CHECK("--scan", "latest"), FAB_EXIT_OK);
-	assert_non_null(strstr(out, "scan 2 (2026-03-01T10:00:00.000Z, ib:mlx5_0/1): 19 rules run; 0 findings"));
+	assert_non_null(strstr(out, "scan 2 (2026-03-01T10:00:00.000Z, ib:mlx5_0/1): "));
+	assert_non_null(strstr(out, ran_text(0, "; 0 findings")));
 	assert_non_null(strstr(out, "counter deltas: between the scan's two samples (10s)"));
 	assert_string_equal(err, "");
 
@@ -163,7 +186,7 @@ static void test_check(void **state)
 	assert_int_equal(CHECK("--fail-on", "warning"), FAB_EXIT_FINDINGS);
 	write_conf("[rules]\nlink.width_degraded = off\n");
 	assert_int_equal(CHECK("--fail-on", "error"), FAB_EXIT_OK);
-	assert_non_null(strstr(out, "18 rules run, 1 disabled; 1 finding: 0 errors, 1 warning, 0 info"));
+	assert_non_null(strstr(out, ran_text(1, ", 1 disabled; 1 finding: 0 errors, 1 warning, 0 info")));
 	assert_int_equal(CHECK("--fail-on", "warning"), FAB_EXIT_FINDINGS);
 	assert_int_equal(CHECK("--fail-on", "info"), FAB_EXIT_FINDINGS);
 	assert_int_equal(count("SELECT count(*) FROM findings WHERE scan_id=2"), 1);
