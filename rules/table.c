@@ -121,6 +121,12 @@ static const struct fab_rule_param roce_prio_params[] = {
 	  .max = 7, .help = "802.1p priority RoCE traffic runs on (lossless, PFC)" },
 };
 
+static const struct fab_rule_param roce_mtu_params[] = {
+	{ .section = "roce", .key = "mtu", .type = FAB_PARAM_INT, .def = 9000, .min = 0,
+	  .max = 65535,
+	  .help = "MTU in bytes every RoCE interface should run at least (0: only compare the two ends)" },
+};
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fab_rule rules[] = {
@@ -526,6 +532,25 @@ static const struct fab_rule rules[] = {
 			"another priority, set [roce] priority.",
 		PARAMS(roce_prio_params),
 		.check = check_roce_pfc_disabled,
+	},
+	{
+		.id = "roce.mtu_mismatch",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE,
+		.title = "Ethernet MTU differs between the ends of a RoCE link, or is below the jumbo MTU",
+		.rationale =
+			"The RoCE path MTU is negotiated from the interface MTU: a host at 1500 bytes "
+			"sends 1024-byte RDMA packets where the fabric expects 4096, costing bandwidth "
+			"and CPU; a switch port whose MTU is smaller than its neighbour's drops the "
+			"larger frames silently. A host at 9000 on a switch port at 9216 is the usual "
+			"set-up and is not reported.",
+		.remediation =
+			"Set the interface MTU (ip link set dev IF mtu 9000, and in the network "
+			"configuration so it survives a reboot) or the switch port MTU to match. If "
+			"the fabric deliberately runs another MTU, set [roce] mtu.",
+		PARAMS(roce_mtu_params),
+		.check = check_roce_mtu_mismatch,
 	},
 };
 
