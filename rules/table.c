@@ -127,6 +127,11 @@ static const struct fab_rule_param roce_mtu_params[] = {
 	  .help = "MTU in bytes every RoCE interface should run at least (0: only compare the two ends)" },
 };
 
+static const struct fab_rule_param roce_dscp_params[] = {
+	{ .section = "roce", .key = "dscp", .type = FAB_PARAM_INT, .def = 26, .min = 0,
+	  .max = 63, .help = "DSCP RoCE traffic is marked with (mapped to the RoCE priority)" },
+};
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fab_rule rules[] = {
@@ -551,6 +556,26 @@ static const struct fab_rule rules[] = {
 			"the fabric deliberately runs another MTU, set [roce] mtu.",
 		PARAMS(roce_mtu_params),
 		.check = check_roce_mtu_mismatch,
+	},
+	{
+		.id = "roce.dscp_mapping",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE,
+		.title = "RoCE DSCP or UDP 4791 is not mapped to the RoCE priority",
+		.rationale =
+			"In DSCP trust mode a packet's priority comes from its DSCP through the "
+			"Application Priority table: if the RoCE DSCP (default 26) is not mapped to the "
+			"RoCE priority, or the UDP 4791 (RoCE v2) entry is missing or points to another "
+			"priority, RDMA traffic lands in a lossy queue although PFC is configured. It "
+			"works until the first congestion, then drops.",
+		.remediation =
+			"Add the entries on the host (dcb app add dev IF dscp-prio 26:3, or mlnx_qos "
+			"--trust dscp with --dscp2prio set,26,3) and in the switch's QoS map; on a "
+			"willing host, fix the switch's advertised table. Set [roce] dscp (and [roce] "
+			"priority) if the fabric uses other values.",
+		PARAMS(roce_dscp_params),
+		.check = check_roce_dscp_mapping,
 	},
 };
 
