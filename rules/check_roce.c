@@ -309,8 +309,11 @@ int check_roce_pfc_mismatch(struct fab_rule_ctx *ctx)
 		rbuf_printf(&ctx->tmp, " and ");
 		prio_list(&ctx->tmp, b);
 		rbuf_reset(&ctx->ev);
-		rbuf_printf(&ctx->ev, "pfc_enabled=0x%02x; source=%s; peer_pfc_enabled=0x%02x; peer_source=%s",
-			    a, pfc_src_names[sa], b, pfc_src_names[sb]);
+		rbuf_printf(&ctx->ev, "pfc_priorities=");
+		prio_list(&ctx->ev, a);
+		rbuf_printf(&ctx->ev, "; source=%s; peer_pfc_priorities=", pfc_src_names[sa]);
+		prio_list(&ctx->ev, b);
+		rbuf_printf(&ctx->ev, "; peer_source=%s", pfc_src_names[sb]);
 		err = rule_emit_eth(ctx, l->a, l->b, rbuf_str(&ctx->ev),
 				    "the ends enable PFC on different priorities (%s)",
 				    rbuf_str(&ctx->tmp));

@@ -577,6 +577,24 @@ static const struct fab_rule rules[] = {
 		PARAMS(roce_dscp_params),
 		.check = check_roce_dscp_mapping,
 	},
+	{
+		.id = "roce.pfc_mismatch",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE,
+		.title = "The ends of a link enable PFC on different priorities",
+		.rationale =
+			"PFC works per hop: a pause frame for a priority is honoured only when the "
+			"receiving end has PFC on that priority. When the two ends of a link enable "
+			"different priorities, one direction of the lossless class is lossy, and "
+			"traffic is dropped under load on a link that looks configured from either end.",
+		.remediation =
+			"Make both ends enable PFC on the same priorities (the RoCE priority, default "
+			"3): fix the end that differs from the rest of the fabric. With DCBX, a willing "
+			"host takes the switch's configuration: check the switch's advertised PFC and "
+			"that the host is willing (lldptool / mlnx_qos).",
+		.check = check_roce_pfc_mismatch,
+	},
 };
 
 static_assert(ARRAY_SIZE(rules) <= FAB_RULES_MAX, "raise FAB_RULES_MAX");
