@@ -595,6 +595,25 @@ static const struct fab_rule rules[] = {
 			"that the host is willing (lldptool / mlnx_qos).",
 		.check = check_roce_pfc_mismatch,
 	},
+	{
+		.id = "lldp.no_neighbor",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE,
+		.title = "An interface is up and runs LLDP but hears no neighbour",
+		.rationale =
+			"Every link of a RoCE fabric is found through LLDP: an interface that is up but "
+			"hears nothing has either a neighbour that does not run LLDP (a switch with LLDP "
+			"off, a NIC whose firmware agent consumes the frames) or a link that is up on "
+			"this side only. Either way the link is missing from the fabric graph, and the "
+			"rules comparing the two ends of links cannot see it.",
+		.remediation =
+			"Enable LLDP on the neighbour (lldpd, or the switch's LLDP with the 802.1 TLVs); "
+			"on ConnectX hosts disable the firmware LLDP agent or run lldpd on the PF; check "
+			"the cabling. An interface that is deliberately without a neighbour can be "
+			"excluded from lldpd (lldpd -I) or suppressed.",
+		.check = check_lldp_no_neighbor,
+	},
 };
 
 static_assert(ARRAY_SIZE(rules) <= FAB_RULES_MAX, "raise FAB_RULES_MAX");
