@@ -614,6 +614,24 @@ static const struct fab_rule rules[] = {
 			"excluded from lldpd (lldpd -I) or suppressed.",
 		.check = check_lldp_no_neighbor,
 	},
+	{
+		.id = "lldp.asymmetric",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE,
+		.title = "LLDP is heard in one direction only",
+		.rationale =
+			"When A hears B on a link but B, which runs LLDP there, does not hear A, frames "
+			"are lost in one direction (a unidirectional fault, a receive filter, a "
+			"firmware agent eating the frames) or B's LLDP on that port is misconfigured. "
+			"DCBX negotiation through LLDP fails the same way, so a willing end keeps its "
+			"defaults.",
+		.remediation =
+			"Check the receive side of the deaf end: lldpcli show neighbors on it, interface "
+			"errors, the NIC's firmware LLDP agent, the cable or optic. Collect again once "
+			"fixed.",
+		.check = check_lldp_asymmetric,
+	},
 };
 
 static_assert(ARRAY_SIZE(rules) <= FAB_RULES_MAX, "raise FAB_RULES_MAX");
