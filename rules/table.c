@@ -632,6 +632,24 @@ static const struct fab_rule rules[] = {
 			"fixed.",
 		.check = check_lldp_asymmetric,
 	},
+	{
+		.id = "eth.speed_mismatch",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE,
+		.title = "Ethernet link runs at another speed than its other end or its tier",
+		.rationale =
+			"Links of one tier (host-leaf, leaf-spine, ...) are built to run one speed; a "
+			"link that negotiated lower (25G instead of 100G: a bad cable or optic, a "
+			"mis-set port, a forced speed) stays up, so nothing else reports it, and it "
+			"becomes the bottleneck of every flow that hashes onto it. The ends of a link "
+			"reporting different speeds is a port or breakout misconfiguration.",
+		.remediation =
+			"Check the optics and cables of the link and both ends' speed and autonegotiation "
+			"settings (ethtool IF on a host, the port configuration on the switch); reseat or "
+			"replace. If the tier is deliberately mixed, suppress the links that differ.",
+		.check = check_eth_speed_mismatch,
+	},
 };
 
 static_assert(ARRAY_SIZE(rules) <= FAB_RULES_MAX, "raise FAB_RULES_MAX");
