@@ -236,7 +236,12 @@ int check_pcie_degraded(struct fab_rule_ctx *ctx)
 			err = rule_emit_rdma(ctx, (uint32_t)i, NULL, rbuf_str(&ctx->ev),
 					     "PCIe link runs %s, below the device's %s", now, can);
 		} else {
-			pcie_text(can, sizeof(can), min_w, min_s);
+			if (!min_s)
+				snprintf(can, sizeof(can), "x%u", min_w);
+			else if (!min_w)
+				snprintf(can, sizeof(can), "%g GT/s", min_s);
+			else
+				pcie_text(can, sizeof(can), min_w, min_s);
 			err = rule_emit_rdma(ctx, (uint32_t)i, NULL, rbuf_str(&ctx->ev),
 					     "PCIe link runs %s, below the expected %s", now, can);
 		}

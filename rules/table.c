@@ -132,6 +132,15 @@ static const struct fab_rule_param roce_dscp_params[] = {
 	  .max = 63, .help = "DSCP RoCE traffic is marked with (mapped to the RoCE priority)" },
 };
 
+static const struct fab_rule_param pcie_params[] = {
+	{ .section = "pcie.degraded", .key = "min_width", .type = FAB_PARAM_INT, .def = 0,
+	  .min = 0, .max = 32,
+	  .help = "lanes every RDMA device's PCIe link should run at least (0: only its maximum)" },
+	{ .section = "pcie.degraded", .key = "min_speed_gts", .type = FAB_PARAM_INT, .def = 0,
+	  .min = 0, .max = 128,
+	  .help = "GT/s per lane every RDMA device's PCIe link should run at least (8: Gen3; 0: only its maximum)" },
+};
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fab_rule rules[] = {
@@ -649,6 +658,25 @@ static const struct fab_rule rules[] = {
 			"settings (ethtool IF on a host, the port configuration on the switch); reseat or "
 			"replace. If the tier is deliberately mixed, suppress the links that differ.",
 		.check = check_eth_speed_mismatch,
+	},
+	{
+		.id = "pcie.degraded",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_HOST,
+		.needs = FAB_NEED_ROCE,
+		.title = "RDMA device's PCIe link runs below its width or speed",
+		.rationale =
+			"A 100-400 Gb/s NIC needs its full PCIe link (typically x16 at Gen3 or better): "
+			"one that trained at x8 or at a lower generation (a card in the wrong slot, a "
+			"riser, a BIOS setting, a bad contact) caps the host's RDMA bandwidth below the "
+			"network's, and nothing on the network side shows it.",
+		.remediation =
+			"Check lspci -vv (LnkCap against LnkSta) for the device, move the card to a "
+			"full-width slot, check the BIOS slot settings (bifurcation, generation) and the "
+			"riser; reseat the card. Set [pcie.degraded] min_width / min_speed_gts to also "
+			"require a minimum whatever the device reports it can do.",
+		PARAMS(pcie_params),
+		.check = check_pcie_degraded,
 	},
 };
 
