@@ -678,6 +678,24 @@ static const struct fab_rule rules[] = {
 		PARAMS(pcie_params),
 		.check = check_pcie_degraded,
 	},
+	{
+		.id = "fw.mismatch",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_HOST,
+		.needs = FAB_NEED_ROCE,
+		.title = "RDMA devices of one model run different firmware",
+		.rationale =
+			"Devices of the same model (same HCA type and board id) are expected to run the "
+			"same firmware: a straggler misses fixes (congestion control, PFC watchdog, "
+			"link training) the rest of the fabric has, and problems that appear on a few "
+			"hosts only are hard to explain without it. Boards of other vendors (another "
+			"board id) often follow their own firmware releases and are compared separately.",
+		.remediation =
+			"Update the device to the firmware the others run (mlxfwmanager, or the vendor's "
+			"tool), or plan the rollout so the fabric converges; a deliberate canary can be "
+			"suppressed until it ends.",
+		.check = check_fw_mismatch,
+	},
 };
 
 static_assert(ARRAY_SIZE(rules) <= FAB_RULES_MAX, "raise FAB_RULES_MAX");
