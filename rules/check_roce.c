@@ -580,7 +580,7 @@ static int congestion_port(struct fab_rule_ctx *ctx, uint32_t rp, const struct c
 		if (rate <= lim)
 			continue;
 		rbuf_sep(&ctx->tmp, ", ");
-		rbuf_printf(&ctx->tmp, "%s %.1f/s (limit %g/s)", key.name, rate, lim);
+		rbuf_printf(&ctx->tmp, "%s %.1f/s > %g/s", key.name, rate, lim);
 		rbuf_sep(&ctx->ev, "; ");
 		rbuf_printf(&ctx->ev, "%s=+%llu in %.0f s", key.name,
 			    (unsigned long long)(key.value - b->value), secs);
@@ -590,11 +590,11 @@ static int congestion_port(struct fab_rule_ctx *ctx, uint32_t rp, const struct c
 		return 0;
 	if (p->eth_port_idx != FAB_NONE && p->eth_port_idx < r->n_eth_ports)
 		return rule_emit_eth(ctx, p->eth_port_idx, FAB_NONE, rbuf_str(&ctx->ev),
-				     "RDMA congestion counters rise fast: %s", rbuf_str(&ctx->tmp));
+				     "RDMA counters rise faster than their limits: %s", rbuf_str(&ctx->tmp));
 	char name[96];
 	snprintf(name, sizeof(name), "%s/%u", d->name ? d->name : "?", p->port_num);
 	return rule_emit_rdma(ctx, p->device_idx, name, rbuf_str(&ctx->ev),
-			      "RDMA congestion counters rise fast: %s", rbuf_str(&ctx->tmp));
+			      "RDMA counters rise faster than their limits: %s", rbuf_str(&ctx->tmp));
 }
 
 int check_roce_congestion(struct fab_rule_ctx *ctx)

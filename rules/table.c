@@ -141,6 +141,20 @@ static const struct fab_rule_param pcie_params[] = {
 	  .help = "GT/s per lane every RDMA device's PCIe link should run at least (8: Gen3; 0: only its maximum)" },
 };
 
+/* RDMA counters (hw_counters file names) and their rates per second. */
+#define ROCE_RATE(name, dflt)                                                    \
+	{ .section = "roce.congestion", .key = name, .type = FAB_PARAM_RATE,     \
+	  .def = dflt, .min = 0, .max = 1e18,                                    \
+	  .help = "fires when " name " rises faster than this per second ('off': never)" }
+
+static const struct fab_rule_param roce_congestion_params[] = {
+	ROCE_RATE("np_ecn_marked_roce_packets", 10000),
+	ROCE_RATE("np_cnp_sent", 10000),
+	ROCE_RATE("rp_cnp_handled", 10000),
+	ROCE_RATE("out_of_sequence", 10),
+	ROCE_RATE("packet_seq_err", 10),
+};
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fab_rule rules[] = {
@@ -695,6 +709,27 @@ static const struct fab_rule rules[] = {
 			"tool), or plan the rollout so the fabric converges; a deliberate canary can be "
 			"suppressed until it ends.",
 		.check = check_fw_mismatch,
+	},
+	{
+		.id = "roce.congestion",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE | FAB_NEED_ROCE_BASELINE,
+		.title = "RDMA congestion or sequence-error counters rise fast",
+		.rationale =
+			"ECN marks and congestion notification packets (CNPs) rising fast show sustained "
+			"congestion the congestion control is fighting; out-of-sequence packets and "
+			"sequence errors show drops: a lossy RoCE priority, a PFC problem, a bad link. "
+			"The RDMA counters are one sample per collection, so the rule compares the "
+			"snapshot with a baseline (check --baseline), matched by system, device, port "
+			"and counter name; without one it is skipped.",
+		.remediation =
+			"For ECN and CNPs: find the congested links (switch queue and pause counters), "
+			"spread the traffic or tune congestion control. For out-of-sequence and sequence "
+			"errors: check roce.pfc_disabled, roce.pfc_mismatch and roce.dscp_mapping for "
+			"this host and its switch, and the link's error counters.",
+		PARAMS(roce_congestion_params),
+		.check = check_roce_congestion,
 	},
 };
 

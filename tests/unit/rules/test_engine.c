@@ -316,6 +316,41 @@ static void test_deltas_baseline(void **state)
 	fab_snapshot_free(b);
 }
 
+/* roce.congestion compares the RDMA counters with a baseline's: skipped
+ * without one, run with one (the base fabric rises slowly: no finding). */
+static void test_roce_baseline(void **state)
+{
+	struct fab_snapshot *s = rf_base(0), *b = rf_base(-3600 * 1000LL);
+	struct fab_rules_result res;
+	size_t i = fab_rule_index(fab_rule_find("roce.congestion"));
+
+	run(NULL, s, NULL, &res);
+	assert_int_equal(res.status[i], FAB_RULE_SKIPPED);
+	assert_non_null(strstr(res.why_skipped[i], "baseline"));
+	run(NULL, s, b, &res);
+	assert_int_equal(res.status[i], FAB_RULE_RAN);
+	assert_int_equal(s->n_findings, 0);
+	/* 100 out-of-sequence packets a second on host2's port, matched by name */
+	struct fab_roce *r = s->roce;
+	for (size_t k = 0; k < r->n_counters; k++)
+		if (!strcmp(r->counters[k].name, "out_of_sequence") &&
+		    !strcmp(r->systems[r->devices[r->rdma_ports[r->counters[k].port_idx].device_idx]
+					       .system_idx].name, "host2"))
+			r->counters[k].value += 360000;
+	run(NULL, s, b, &res);
+	assert_int_equal(s->n_findings, 1);
+	assert_string_equal(s->findings[0].rule_id, "roce.congestion");
+	assert_string_equal(s->findings[0].node, "host2");
+	assert_string_equal(s->findings[0].port, "eth0");
+	/* a baseline without a RoCE part: skipped again */
+	fab_roce_free(b->roce);
+	b->roce = NULL;
+	run(NULL, s, b, &res);
+	assert_int_equal(res.status[i], FAB_RULE_SKIPPED);
+	fab_snapshot_free(s);
+	fab_snapshot_free(b);
+}
+
 /* Rules whose data is missing are skipped, not run. */
 static void test_skips(void **state)
 {
@@ -481,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_deltas),
 		cmocka_unit_test_setup_teardown(test_deltas_baseline, setup, teardown),
 		cmocka_unit_test(test_skips),
+		cmocka_unit_test(test_roce_baseline),
 		cmocka_unit_test(test_rerun),
 		cmocka_unit_test(test_sm_details),
 		cmocka_unit_test(test_many_duplicates),
