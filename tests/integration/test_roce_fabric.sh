@@ -7,7 +7,8 @@
 #   host7 runs MTU 1500; host6 advertises no APP entry for UDP 4791.
 # Runs `fabsweep collect` inside every namespace and `fabsweep merge`, and
 # checks the merged snapshot holds exactly the expected adjacencies, PFC
-# bitmaps, application entries, MTUs and roles; then a direct multi-socket
+# bitmaps, application entries, MTUs and roles, and that `fabsweep check` finds
+# exactly the injected faults; then a direct multi-socket
 # `scan --no-ib --lldp-socket ...` records the same adjacencies.
 # Needs root. Removes everything it created (namespaces, daemons by PID,
 # sockets) on any exit. Addresses are TEST-NET-1 (192.0.2.0/24).
@@ -226,6 +227,32 @@ compare "management addresses (TEST-NET) and TTL" "192.0.2.1|4" \
 compare "merged scan is complete" "complete|0|merge:14 files" \
 	"$(q "$db" "SELECT status, (SELECT count(*) FROM scan_errors e WHERE e.scan_id=s.scan_id), source
 		FROM scans s")"
+
+# The rules on the merged fabric: the findings at warning or above are exactly
+# the injected faults, one line per (rule, system, interface); anything extra
+# or missing fails. host3's PFC on 4 is both "not on the RoCE priority" and
+# "the ends differ"; leaf2's port to host5 advertises no PFC while its other
+# ports do; host7 runs MTU 1500; host6 has no UDP 4791 entry. veth has no DCB,
+# no RDMA device and no PCIe: the rules judge it from LLDP and sysfs alone
+# (docs/rules/*.md), and hosts are recognised by their LLDP capabilities.
+"$FABSWEEP" check --db "$db" >"$work/check.out" 2>"$work/check.err"
+rc=$?
+[[ $rc == 1 ]] && ok || bad "check on the merged fabric: exit $rc, want 1 (errors found): $(cat "$work/check.err")"
+expected_findings="roce.dscp_mapping host6 eth0
+roce.mtu_mismatch host7 eth0
+roce.pfc_disabled host3 eth0
+roce.pfc_disabled leaf2 swp3
+roce.pfc_mismatch host3 eth0"
+expected_findings=$(printf '%s\n' "$expected_findings" | LC_ALL=C sort)
+compare "findings at warning or above are exactly the injected faults" "$expected_findings" \
+	"$(q "$db" "SELECT rule_id||' '||node||' '||port FROM findings
+		WHERE scan_id = (SELECT max(scan_id) FROM scans) AND severity IN ('warning', 'error')
+		ORDER BY 1" | LC_ALL=C sort)"
+compare "RoCE findings name the other end of the link" "host3/eth0 <-> leaf2/swp1|leaf2/swp3 <-> host5/eth1" \
+	"$(q "$db" "SELECT group_concat(subject, '|') FROM (SELECT subject FROM findings
+		WHERE rule_id = 'roce.pfc_disabled' ORDER BY subject)")"
+grep -q "^skipped roce.congestion: needs a baseline" "$work/check.out" && ok ||
+	bad "check without a baseline does not say why roce.congestion was skipped: $(cat "$work/check.out")"
 
 # A file that is not a snapshot: recorded, the rest still merged, exit 4.
 echo "not a database" >"$work/bogus.db"
