@@ -7,6 +7,7 @@
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/roce.h"
 #include "model.h"
 
 static const char *const verdicts[] = {
@@ -275,6 +276,70 @@ static void top_counters(struct fab_report_model *m)
 	}
 }
 
+/* ------------------------------------------------------------ Ethernet */
+
+struct eth_key {
+	const char *system, *ifname;
+	uint32_t port;
+};
+
+static int cmp_eth_key(const void *x, const void *y)
+{
+	const struct eth_key *a = x, *b = y;
+	int c = strcmp(a->system, b->system);
+
+	return c ? c : strcmp(a->ifname, b->ifname);
+}
+
+static uint32_t lookup_eth(const struct eth_key *keys, size_t n, const char *system,
+			   const char *ifname)
+{
+	struct eth_key k = { system, ifname, 0 };
+	const struct eth_key *hit;
+
+	if (!system || !ifname)
+		return FAB_NONE;
+	hit = bsearch(&k, keys, n, sizeof(k), cmp_eth_key);
+	return hit ? hit->port : FAB_NONE;
+}
+
+/* Marks every Ethernet port a finding names (as node/port or peer), through
+ * a sorted index of (system, ifname): O((ports + findings) log ports). */
+static int eth_model(struct fab_report_model *m)
+{
+	const struct fab_snapshot *s = m->snap;
+	const struct fab_roce *r = s->roce;
+	struct eth_key *keys;
+
+	if (!r)
+		return 0;
+	m->eth_mark = calloc(r->n_eth_ports + 1, 1);
+	keys = malloc((r->n_eth_ports + 1) * sizeof(*keys));
+	if (!m->eth_mark || !keys) {
+		free(keys);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+		keys[i] = (struct eth_key){ r->systems[p->system_idx].name, p->ifname, (uint32_t)i };
+	}
+	qsort(keys, r->n_eth_ports, sizeof(*keys), cmp_eth_key);
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const struct fab_finding *f = &s->findings[i];
+		unsigned sev = f->severity < FAB_SEV__COUNT ? f->severity : FAB_SEV_ERROR;
+
+		mark(m->eth_mark, lookup_eth(keys, r->n_eth_ports, f->node, f->port), sev);
+		mark(m->eth_mark, lookup_eth(keys, r->n_eth_ports, f->peer_node, f->peer_port), sev);
+	}
+	free(keys);
+	for (size_t i = 0; i < r->n_systems; i++)
+		m->n_eth_role[r->systems[i].role < FAB_ROLE__COUNT ? r->systems[i].role
+								 : FAB_ROLE_UNKNOWN]++;
+	for (size_t i = 0; i < r->n_links; i++)
+		m->n_eth_heard_both += r->links[i].heard == (FAB_LINK_A_HEARD_B | FAB_LINK_B_HEARD_A);
+	return 0;
+}
+
 int fab_report_model_build(const struct fab_snapshot *s, struct fab_report_model *out)
 {
 	struct fab_report_model m = { .snap = s };
@@ -320,6 +385,8 @@ int fab_report_model_build(const struct fab_snapshot *s, struct fab_report_model
 	}
 	assign_tiers(&m);
 	top_counters(&m);
+	if ((err = eth_model(&m)))
+		goto fail;
 	*out = m;
 	return 0;
 fail:
@@ -337,6 +404,7 @@ void fab_report_model_free(struct fab_report_model *m)
 	free(m->node_mark);
 	free(m->tier);
 	free(m->leaf_of);
+	free(m->eth_mark);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -63,6 +63,11 @@ struct fab_report_model {
 	size_t n_sampled_ports; /* ports with a counter sample */
 	struct fab_report_top top[FAB_REPORT_TOP_COUNTERS]; /* largest first */
 	size_t n_top;
+	/* Ethernet (snap->roce; all zero/NULL without it) */
+	uint8_t *eth_mark;  /* per eth port: FAB_MARK of findings naming it
+			       (system as node and ifname as port, or as peer) */
+	size_t n_eth_role[FAB_ROLE__COUNT]; /* systems per role */
+	size_t n_eth_heard_both;            /* links each end hears */
 };
 
 /* Whether a node is drawn and listed as a switch: not a host, not a CA. */

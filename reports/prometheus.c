@@ -19,6 +19,7 @@
 #include "fabsweep/export.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
+#include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 
 /* Longest label value written, in input bytes; longer ones are cut. */
@@ -485,6 +486,123 @@ static int write_findings(struct pw *w)
 	return 0;
 }
 
+/* ------------------------------------------------------------ Ethernet */
+
+/* Ports a system collected itself (not stubs known from a neighbour). */
+static bool eth_own(const struct fab_eth_port *p)
+{
+	return !(p->flags & FAB_ETH_F_STUB);
+}
+
+static void write_ethernet(struct pw *w)
+{
+	const struct fab_roce *ro = w->snap->roce;
+	size_t by_role[FAB_ROLE__COUNT] = { 0 };
+	struct label l[5];
+
+	if (!ro || !ro->n_systems)
+		return;
+	for (size_t i = 0; i < ro->n_systems; i++)
+		by_role[ro->systems[i].role < FAB_ROLE__COUNT ? ro->systems[i].role : FAB_ROLE_UNKNOWN]++;
+	family(w, "fabsweep_eth_systems", "gauge",
+	       "Ethernet systems (hosts and switches, from LLDP and collect) by role.");
+	for (unsigned r = 0; r < FAB_ROLE__COUNT; r++) {
+		l[0] = (struct label){ "role", fab_role_name(r) };
+		sample_u64(w, "fabsweep_eth_systems", l, 1, by_role[r]);
+	}
+	family(w, "fabsweep_eth_links", "gauge", "Ethernet links seen over LLDP (each cable once).");
+	sample_u64(w, "fabsweep_eth_links", NULL, 0, ro->n_links);
+
+	static const struct { const char *name, *help; } fams[] = {
+		{ "fabsweep_eth_port_up", "1 when the interface's operstate is up." },
+		{ "fabsweep_eth_port_mtu_bytes", "Interface MTU in bytes." },
+		{ "fabsweep_eth_port_speed_mbps", "Interface speed in Mb/s (when the driver reports one)." },
+		{ "fabsweep_eth_port_pfc_bitmap",
+		  "PFC enable bitmap, bit n = priority n: the NIC's DCB configuration, else what the port advertises over LLDP." },
+	};
+	for (size_t k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
+		family(w, fams[k].name, "gauge", fams[k].help);
+		for (size_t i = 0; i < ro->n_eth_ports; i++) {
+			const struct fab_eth_port *p = &ro->eth_ports[i];
+			const struct fab_pfc *pfc = p->dcb_status == FAB_DCB_OK && p->dcb.pfc.valid
+							    ? &p->dcb.pfc : &p->adv.pfc;
+			uint64_t v;
+
+			l[0] = (struct label){ "system", ro->systems[p->system_idx].name };
+			l[1] = (struct label){ "ifname", p->ifname };
+			switch (k) {
+			case 0:
+				if (!eth_own(p) || !p->state)
+					continue;
+				v = strcmp(p->state, "up") == 0;
+				break;
+			case 1:
+				if (!eth_own(p) || !p->mtu)
+					continue;
+				v = p->mtu;
+				break;
+			case 2:
+				if (!eth_own(p) || p->speed_mbps <= 0)
+					continue;
+				v = (uint64_t)p->speed_mbps;
+				break;
+			default:
+				if (!pfc->valid)
+					continue;
+				v = pfc->enabled;
+			}
+			sample_u64(w, fams[k].name, l, 2, v);
+		}
+	}
+
+	family(w, "fabsweep_rdma_device_info", "gauge",
+	       "An RDMA device: 1, with its type and firmware as labels.");
+	for (size_t i = 0; i < ro->n_devices; i++) {
+		const struct fab_rdma_device *d = &ro->devices[i];
+		l[0] = (struct label){ "system", ro->systems[d->system_idx].name };
+		l[1] = (struct label){ "device", d->name };
+		l[2] = (struct label){ "type", d->hca_type ? d->hca_type : "" };
+		l[3] = (struct label){ "fw_ver", d->fw_ver ? d->fw_ver : "" };
+		sample_u64(w, "fabsweep_rdma_device_info", l, 4, 1);
+	}
+	static const struct { const char *name, *help; } pcie[] = {
+		{ "fabsweep_rdma_pcie_width_lanes", "PCIe link width of the RDMA device, lanes." },
+		{ "fabsweep_rdma_pcie_max_width_lanes", "Maximum PCIe link width of the RDMA device, lanes." },
+		{ "fabsweep_rdma_pcie_speed_gts", "PCIe link speed of the RDMA device, GT/s per lane." },
+		{ "fabsweep_rdma_pcie_max_speed_gts", "Maximum PCIe link speed of the RDMA device, GT/s per lane." },
+	};
+	for (size_t k = 0; k < sizeof(pcie) / sizeof(pcie[0]); k++) {
+		family(w, pcie[k].name, "gauge", pcie[k].help);
+		for (size_t i = 0; i < ro->n_devices; i++) {
+			const struct fab_rdma_device *d = &ro->devices[i];
+			double v = k == 0 ? d->pcie_width : k == 1 ? d->pcie_max_width
+					  : k == 2 ? d->pcie_speed_gts : d->pcie_max_speed_gts;
+			if (v <= 0)
+				continue;
+			l[0] = (struct label){ "system", ro->systems[d->system_idx].name };
+			l[1] = (struct label){ "device", d->name };
+			sample_dbl(w, pcie[k].name, l, 2, v);
+		}
+	}
+	family(w, "fabsweep_rdma_port_counter_total", "counter",
+	       "An RDMA port counter from sysfs (kind port: counters/, hw: hw_counters/, ext: counters_ext/).");
+	for (size_t i = 0; i < ro->n_counters; i++) {
+		const struct fab_rdma_counter *c = &ro->counters[i];
+		const struct fab_rdma_port *p = &ro->rdma_ports[c->port_idx];
+		const struct fab_rdma_device *d = &ro->devices[p->device_idx];
+		char num[8];
+
+		snprintf(num, sizeof(num), "%u", p->port_num);
+		l[0] = (struct label){ "system", ro->systems[d->system_idx].name };
+		l[1] = (struct label){ "device", d->name };
+		l[2] = (struct label){ "port", num };
+		const char *kind = fab_rdma_ctr_kind_name(c->kind);
+		l[3] = (struct label){ "kind", kind ? kind : "unknown" };
+		l[4] = (struct label){ "counter", c->name };
+		sample_u64(w, "fabsweep_rdma_port_counter_total", l, 5, c->value);
+	}
+}
+
 int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_nodemap *names,
 			  FILE *f)
 {
@@ -495,6 +613,7 @@ int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_node
 	write_scan(&w);
 	write_ports(&w);
 	write_counters(&w);
+	write_ethernet(&w);
 	if (write_sms(&w) || write_findings(&w))
 		return fab_err(-ENOMEM, "out of memory writing metrics");
 	if (ferror(f))

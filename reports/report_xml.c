@@ -7,6 +7,7 @@
 #include "fabsweep/diff.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
+#include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "model.h"
 #include "xmlw.h"
@@ -267,6 +268,91 @@ static void write_links(struct xr *r)
 	fab_xw_end(x);
 }
 
+/* The Ethernet part (merged RoCE snapshots, scan --lldp-socket): every
+ * system, link and RDMA device; PFC as the eth_ports view has it (the NIC's
+ * when DCB answered, else as advertised over LLDP). */
+static void eth_end_attrs(struct fab_xw *x, const struct fab_roce *ro, const char *end,
+			  const struct fab_eth_port *p)
+{
+	char name[32];
+	const struct fab_pfc *pfc = p->dcb_status == FAB_DCB_OK && p->dcb.pfc.valid ? &p->dcb.pfc
+										: &p->adv.pfc;
+
+	snprintf(name, sizeof(name), "%s-system", end);
+	fab_xw_attr(x, name, ro->systems[p->system_idx].name);
+	snprintf(name, sizeof(name), "%s-ifname", end);
+	fab_xw_attr(x, name, p->ifname);
+	if (p->speed_mbps > 0) {
+		snprintf(name, sizeof(name), "%s-speed-mbps", end);
+		fab_xw_attr_i64(x, name, p->speed_mbps);
+	}
+	if (p->mtu) {
+		snprintf(name, sizeof(name), "%s-mtu", end);
+		fab_xw_attr_u64(x, name, p->mtu);
+	}
+	if (pfc->valid) {
+		snprintf(name, sizeof(name), "%s-pfc-enabled", end);
+		fab_xw_attr_u64(x, name, pfc->enabled);
+	}
+}
+
+static void write_ethernet(struct xr *r)
+{
+	struct fab_xw *x = &r->x;
+	const struct fab_roce *ro = r->s->roce;
+
+	if (!ro || !ro->n_systems)
+		return;
+	fab_xw_start(x, "ethernet");
+	fab_xw_attr_u64(x, "systems", ro->n_systems);
+	fab_xw_attr_u64(x, "ports", ro->n_eth_ports);
+	fab_xw_attr_u64(x, "links", ro->n_links);
+	fab_xw_attr_u64(x, "rdma-devices", ro->n_devices);
+	for (size_t i = 0; i < ro->n_systems && !x->err; i++) {
+		const struct fab_roce_system *sy = &ro->systems[i];
+		fab_xw_start(x, "system");
+		fab_xw_attr(x, "name", sy->name);
+		fab_xw_attr_lit(x, "role", fab_role_name(sy->role));
+		attr_flag(x, "collected", sy->collected);
+		attr_flag(x, "lldp", sy->lldp);
+		fab_xw_attr(x, "chassis-id", sy->chassis_id);
+		fab_xw_attr(x, "mgmt-address", sy->mgmt_address);
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < ro->n_links && !x->err; i++) {
+		const struct fab_eth_link *l = &ro->links[i];
+		uint8_t ma = r->m->eth_mark[l->a], mb = r->m->eth_mark[l->b];
+		fab_xw_start(x, "link");
+		eth_end_attrs(x, ro, "a", &ro->eth_ports[l->a]);
+		eth_end_attrs(x, ro, "b", &ro->eth_ports[l->b]);
+		attr_flag(x, "a-heard-b", l->heard & FAB_LINK_A_HEARD_B);
+		attr_flag(x, "b-heard-a", l->heard & FAB_LINK_B_HEARD_A);
+		attr_mark(x, ma > mb ? ma : mb);
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < ro->n_devices && !x->err; i++) {
+		const struct fab_rdma_device *d = &ro->devices[i];
+		fab_xw_start(x, "rdma-device");
+		fab_xw_attr(x, "system", ro->systems[d->system_idx].name);
+		fab_xw_attr(x, "name", d->name);
+		fab_xw_attr(x, "type", d->hca_type);
+		fab_xw_attr(x, "board-id", d->board_id);
+		fab_xw_attr(x, "fw-ver", d->fw_ver);
+		if (d->node_guid)
+			fab_xw_attr_guid(x, "node-guid", d->node_guid);
+		if (d->pcie_width)
+			fab_xw_attr_u64(x, "pcie-width", d->pcie_width);
+		if (d->pcie_max_width)
+			fab_xw_attr_u64(x, "pcie-max-width", d->pcie_max_width);
+		if (d->pcie_speed_gts > 0)
+			fab_xw_attr_double(x, "pcie-speed-gts", d->pcie_speed_gts);
+		if (d->pcie_max_speed_gts > 0)
+			fab_xw_attr_double(x, "pcie-max-speed-gts", d->pcie_max_speed_gts);
+		fab_xw_end(x);
+	}
+	fab_xw_end(x);
+}
+
 static void write_sms(struct xr *r)
 {
 	struct fab_xw *x = &r->x;
@@ -439,6 +525,7 @@ int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 	write_sms(&r);
 	write_scan_errors(&r);
 	write_counters(&r);
+	write_ethernet(&r);
 	if (r.base)
 		write_changes(&r);
 	fab_xw_end(x);

@@ -19,24 +19,7 @@ set -uo pipefail
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
-pass=0 fail=0
-check() { # description, then a command that must succeed
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
-ge() { [[ "$1" -ge "$2" ]] || { echo "  got '$1', want at least '$2'"; return 1; }; }
-has() { grep -qaF -- "$2" "$1" || { echo "  $1 lacks: $2"; return 1; }; }
-# Output that is safe on a terminal: valid UTF-8; no C0 control but tab and
-# newline, no DEL, no C1 control (U+0080..U+009F), no bidi override/isolate.
-safe() {
-	iconv -f UTF-8 -t UTF-8 "$1" > /dev/null 2>&1 || { echo "  $(basename "$1"): not valid UTF-8"; return 1; }
-	local bad='[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]'
-	[[ $(LC_ALL=C grep -caP "$bad" "$1") == 0 ]] && return 0
-	LC_ALL=C grep -naP "$bad" "$1" | head -3 | cat -v | sed 's/^/  /'
-	return 1
-}
+source "$SRCDIR/tests/integration/checks.sh" # check eq ge has safe prom_ok
 db=$D/fab.db
 fs() { # name, then fabsweep arguments: output (stdout and stderr) in $D/out.NAME
 	local name=$1
@@ -154,13 +137,6 @@ check "XML: the label made safe" eq "$(xmllint --xpath "count(//@*[. = 'nightly\
 check "XML files hold no raw control byte" eq "$(cat "$D"/*.xml | tr -d '\n\t' | LC_ALL=C grep -c '[[:cntrl:]]')" 0
 
 # ---- Prometheus: the exposition grammar, label values escaped
-LABEL_RE='[a-zA-Z_][a-zA-Z0-9_]*="([^"\\\x00-\x1f\x7f]|\\[\\"n])*"'
-PROM_RE="^[a-zA-Z_:][a-zA-Z0-9_:]*(\\{$LABEL_RE(,$LABEL_RE)*\\})? [-+0-9.eE]+\$|^#"
-prom_ok() { # every line a comment or: name{label="escaped",...} value
-	[[ $(LC_ALL=C grep -cvaP "$PROM_RE" "$1") == 0 ]] && return 0
-	LC_ALL=C grep -vaP "$PROM_RE" "$1" | head -3 | cat -v | sed 's/^/  bad line: /'
-	return 1
-}
 check "prometheus file: every line well-formed, labels escaped" prom_ok "$D/fab.prom"
 check "prometheus stdout: the same" prom_ok "$D/out.prom_stdout"
 check "prometheus: backslashes escaped" has "$D/fab.prom" 'node="it'"'"'s <b>bold</b> & '"'"'q'"'"' \\back\\slash \\x41"'

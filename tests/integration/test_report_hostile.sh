@@ -12,14 +12,7 @@ set -uo pipefail
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
-pass=0 fail=0
-check() { # description, then a command that must succeed
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
-ge() { [[ "$1" -ge "$2" ]] || { echo "  got '$1', want at least '$2'"; return 1; }; }
+source "$SRCDIR/tests/integration/checks.sh" # check eq ge has safe prom_ok
 
 chromium_bin() { command -v chromium || command -v chromium-browser; }
 if ! chromium_bin >/dev/null; then

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Ethernet part of the reports: a merged RoCE snapshot (no InfiniBand
+ * node) shows its systems, links and RDMA devices, marks the link a finding
+ * names by system and interface, and leaves out the InfiniBand sections; the
+ * XML validates against the schema.
+ */
+#include "unit/reports/reportfix.h"
+
+#include "fabsweep/export.h"
+#include "fabsweep/names.h"
+#include "fabsweep/report.h"
+#include "fabsweep/roce.h"
+#include "fabsweep/snapshot.h"
+
+static char xml[512], html[512];
+
+static int setup(void **state)
+{
+	rfix_path(xml, sizeof(xml), "test_ethernet", ".xml");
+	rfix_path(html, sizeof(html), "test_ethernet", ".html");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(xml);
+	unlink(html);
+	return 0;
+}
+
+static uint32_t add_port(struct fab_roce *r, uint32_t sys, const char *ifname, uint32_t mtu,
+			 int32_t mbps, uint8_t pfc)
+{
+	struct fab_eth_port *p = fab_roce_add_eth_port(r, sys);
+
+	assert_non_null(p);
+	p->ifname = fab_roce_strdup(r, ifname);
+	p->mtu = mtu;
+	p->speed_mbps = mbps;
+	p->state = "up";
+	p->flags = FAB_ETH_F_SYSFS | FAB_ETH_F_LLDP;
+	p->adv.pfc = (struct fab_pfc){ .valid = true, .cap = 8, .enabled = pfc };
+	return (uint32_t)(p - r->eth_ports);
+}
+
+/* leaf "sw<b>1" and host1, one link between them (host1 at MTU 1500, PFC on
+ * priority 4), a second healthy host; host1's HCA at x8 of x16. */
+static struct fab_snapshot *roce_fabric(void)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	struct fab_roce *r = fab_snapshot_roce(s);
+	const char *names[] = { "host1", "host2", "sw<b>1</b>" };
+	const uint8_t roles[] = { FAB_ROLE_HOST, FAB_ROLE_HOST, FAB_ROLE_LEAF };
+
+	assert_non_null(r);
+	s->host = "h";
+	s->source = "merge:3 files";
+	for (unsigned i = 0; i < 3; i++) {
+		struct fab_roce_system *sy = fab_roce_add_system(r);
+		assert_non_null(sy);
+		sy->name = fab_roce_strdup(r, names[i]);
+		sy->role = roles[i];
+		sy->collected = sy->lldp = true;
+	}
+	uint32_t h1 = add_port(r, 0, "eth0", 1500, 100000, 0x10);
+	uint32_t h2 = add_port(r, 1, "eth0", 9000, 100000, 0x08);
+	uint32_t s1 = add_port(r, 2, "swp1", 9000, 100000, 0x08);
+	uint32_t s2 = add_port(r, 2, "swp2", 9000, 100000, 0x08);
+	const uint32_t ends[2][2] = { { h1, s1 }, { h2, s2 } };
+	for (unsigned i = 0; i < 2; i++) {
+		struct fab_eth_link *l = fab_roce_add_link(r);
+		assert_non_null(l);
+		*l = (struct fab_eth_link){ ends[i][0], ends[i][1],
+					    FAB_LINK_A_HEARD_B | (i ? FAB_LINK_B_HEARD_A : 0) };
+	}
+	struct fab_rdma_device *d = fab_roce_add_device(r, 0);
+	assert_non_null(d);
+	d->name = "mlx5_0";
+	d->hca_type = "MT4129";
+	d->fw_ver = "28.39.1002";
+	d->pcie_width = 8;
+	d->pcie_max_width = 16;
+	d->pcie_speed_gts = d->pcie_max_speed_gts = 16.0;
+	struct fab_rdma_port *rp = fab_roce_add_rdma_port(r, 0);
+	assert_non_null(rp);
+	rp->port_num = 1;
+	rp->state = FAB_STATE_ACTIVE;
+	rp->netdev = "eth0";
+	assert_int_equal(fab_roce_add_counter(r, 0, FAB_RDMA_CTR_HW, "np_ecn_marked_roce_packets", 42), 0);
+	struct fab_finding f = { .rule_id = "roce.mtu_mismatch", .severity = FAB_SEV_WARNING,
+				 .node = "host1", .port = "eth0", .peer_node = "sw<b>1</b>",
+				 .peer_port = "swp1", .subject = "host1/eth0 <-> sw<b>1</b>/swp1",
+				 .message = "MTU 1500 is below the expected 9000" };
+	assert_int_equal(fab_snapshot_add_finding(s, &f), 0);
+	assert_int_equal(fab_snapshot_index(s), 0);
+	return s;
+}
+
+static void test_ethernet_xml(void **state)
+{
+	struct fab_snapshot *s = roce_fabric();
+
+	assert_int_equal(fab_report_xml(s, NULL, NULL, xml), 0);
+	xmlDocPtr doc = rfix_xml_valid(xml);
+	assert_int_equal(rfix_count(doc, "//r:ethernet[@systems='3' and @ports='4' and @links='2'"
+					 " and @rdma-devices='1']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:ethernet/r:system[@name='sw<b>1</b>' and @role='leaf'"
+					 " and @collected='true']"), 1);
+	/* the link the finding names carries its severity; the other none */
+	assert_int_equal(rfix_count(doc, "//r:ethernet/r:link[@a-system='host1' and @a-mtu='1500'"
+					 " and @b-mtu='9000' and @a-pfc-enabled='16' and @b-pfc-enabled='8'"
+					 " and @a-heard-b='true' and not(@b-heard-a)"
+					 " and @worst-severity='warning']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:ethernet/r:link[@a-system='host2' and not(@worst-severity)"
+					 " and @b-heard-a='true']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:rdma-device[@system='host1' and @name='mlx5_0'"
+					 " and @pcie-width='8' and @pcie-max-width='16' and @fw-ver='28.39.1002']"), 1);
+	xmlFreeDoc(doc);
+	fab_snapshot_free(s);
+}
+
+static void test_ethernet_html(void **state)
+{
+	struct fab_snapshot *s = roce_fabric();
+	htmlDocPtr doc;
+
+	assert_int_equal(fab_report_html(s, NULL, NULL, html), 0);
+	char *page = rfix_slurp(html, NULL);
+	struct rfix_live live = rfix_html_live(html, &doc);
+	assert_int_equal(live.scripts, 1); /* the report's own; no markup from names */
+	assert_non_null(strstr(page, "<section id=\"ethernet\">"));
+	assert_non_null(strstr(page, "sw&lt;b&gt;1&lt;/b&gt;/swp1"));
+	assert_non_null(strstr(page, "1500 / 9000"));
+	assert_non_null(strstr(page, "<td>4 / 3</td>"));
+	assert_non_null(strstr(page, "<b>x8 16 GT/s</b>"));
+	assert_non_null(strstr(page, "<b>3</b> Ethernet systems"));
+	/* no InfiniBand node: no InfiniBand sections */
+	assert_null(strstr(page, "id=\"topology\""));
+	assert_null(strstr(page, "id=\"sm\""));
+	assert_null(strstr(page, "id=\"switches\""));
+	assert_null(strstr(page, "subnet managers &middot;"));
+	xmlFreeDoc(doc);
+	free(page);
+	fab_snapshot_free(s);
+}
+
+static void test_ethernet_prometheus(void **state)
+{
+	struct fab_snapshot *s = roce_fabric();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fab_export_prometheus(s, NULL, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "fabsweep_eth_systems{role=\"leaf\"} 1\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_links 2\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_port_mtu_bytes{system=\"host1\",ifname=\"eth0\"} 1500\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_port_pfc_bitmap{system=\"sw<b>1</b>\",ifname=\"swp1\"} 8\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_port_up{system=\"host2\",ifname=\"eth0\"} 1\n"));
+	assert_non_null(strstr(text, "fabsweep_rdma_pcie_width_lanes{system=\"host1\",device=\"mlx5_0\"} 8\n"));
+	assert_non_null(strstr(text, "fabsweep_rdma_device_info{system=\"host1\",device=\"mlx5_0\","
+				     "type=\"MT4129\",fw_ver=\"28.39.1002\"} 1\n"));
+	assert_non_null(strstr(text, "fabsweep_rdma_port_counter_total{system=\"host1\",device=\"mlx5_0\","
+				     "port=\"1\",kind=\"hw\",counter=\"np_ecn_marked_roce_packets\"} 42\n"));
+	free(text);
+	fab_snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ethernet_xml, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ethernet_html, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ethernet_prometheus, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
