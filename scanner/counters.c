@@ -510,6 +510,27 @@ int fab_scan_counters(struct fab_snapshot *s, struct fab_madwin *mw,
 		goto out;
 	for (size_t i = 0; i < s->n_ports; i++)
 		c.sample[i] = FAB_NONE;
+	/* An active port with no LID to ask its PMA at (a switch whose port 0
+	 * PortInfo was lost): not read, and said so, never silently skipped. */
+	for (size_t i = 0; i < s->n_ports; i++) {
+		struct fab_port *p = &s->ports[i];
+		struct fab_node *n = &s->nodes[p->node_idx];
+		char who[FAB_DESC_CAP + 8];
+
+		if (p->port_num == 0 || p->state != FAB_STATE_ACTIVE ||
+		    (p->flags & FAB_F_SMP_FAILED) || port_dlid(s, p))
+			continue;
+		p->flags |= FAB_F_PMA_FAILED;
+		n->flags |= FAB_F_PMA_FAILED;
+		rc = fab_snapshot_add_error(s, n->guid, p->port_num, "pma",
+			"%s port %u: counters not read: no LID to ask its performance "
+			"agent at (%s)", fab_scan_node_label(n, who, sizeof(who)),
+			p->port_num, n->type == FAB_NODE_SWITCH
+				? "the switch's port 0 PortInfo did not answer"
+				: "the port has no LID");
+		if (rc)
+			goto out;
+	}
 
 	int64_t t0 = fab_now_ms();
 	rc = run_round(&c, mw);

@@ -5,7 +5,8 @@
  *   1. pick the CA port (--ca/--port, else the first with an active link);
  *   2. SMInfo of the SM our port points at: the master's ActCount "before";
  *   3. topology with libibnetdisc (max_smps = --smps), copied into a
- *      working topology, then libibnetdisc's fabric is freed;
+ *      working topology, then libibnetdisc's fabric is freed; tried again
+ *      when it found no node, then our own engine (native discovery);
  *   4. repair: ask again, with retries, for what discovery missed;
  *   5. snapshot nodes/ports/links, holes and SMP failures recorded;
  *   6. SMInfo of every IsSM port;
@@ -320,19 +321,33 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		}
 		phase_done("discover", &t0, smp_win);
 	} else {
-		int saved = mute_stderr();
-		ibnd_fabric_t *f = ibnd_discover_fabric(ca, port, NULL, &cfg);
-		unmute_stderr(saved);
-		if (!f) {
+		/* libibnetdisc sends the local node's first SMPs once and leaves
+		 * retries to the kernel (the simulator has none): when they are
+		 * lost it finds no node at all, and the repair pass has nothing
+		 * to start from. Try it again from scratch, as often as a MAD is
+		 * retried; then our own engine, which retries the local node. */
+		ibnd_fabric_t *f = NULL;
+		for (int t = 0; t <= o.retries && !f; t++) {
+			int saved = mute_stderr();
+			f = ibnd_discover_fabric(ca, port, NULL, &cfg);
+			unmute_stderr(saved);
+			if (f && !f->nodes) {
+				ibnd_destroy_fabric(f);
+				f = NULL;
+			}
+		}
+		phase_done("discover", &t0, NULL);
+		if (f) {
+			rc = wt_from_ibnd(&w, f, true);
+			ibnd_destroy_fabric(f); /* before counters: keeps the peak low */
+		}
+		if (!rc)
+			rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
+		if (!rc && !f && (rc = wt_discover(&w, smp_win, &o)) == -EIO) {
 			rc = fab_err(-EIO, "discovery from %s/%d failed: not even the local "
 				     "node answered (is the port's link up?)", ca, port);
 			goto out;
 		}
-		phase_done("discover", &t0, NULL);
-		rc = wt_from_ibnd(&w, f, true);
-		ibnd_destroy_fabric(f); /* before counters: keeps the peak low */
-		if (!rc)
-			rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
 	}
 	if (!rc)
 		rc = wt_repair(&w, smp_win, &o, NULL);
@@ -363,25 +378,44 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		goto out;
 	}
 
-	/* The master's ActCount at the end: did it sweep meanwhile? */
+	/* The master's ActCount at the end: did it sweep meanwhile? The
+	 * start is the master seen before discovery; if another SM is master
+	 * by the end, the counts are not comparable and the snapshot says so. */
 	const struct fab_sm *m = find_master(s);
+	if (have_before)
+		s->sm_act_start = before.act_count;
 	if (m) {
 		struct fab_sm after;
-		s->sm_act_start = have_before && before.port_guid == m->port_guid
-					  ? before.act_count : m->act_count;
+		uint64_t start_guid = have_before ? before.port_guid : m->port_guid;
 		uint64_t key = fab_mkeys_lookup(o.mkeys, m->port_guid,
 			m->port_idx < s->n_ports ? s->nodes[s->ports[m->port_idx].node_idx].guid : 0);
+		char g[FAB_GUID_STRLEN], g2[FAB_GUID_STRLEN];
+
+		if (!have_before)
+			s->sm_act_start = m->act_count;
 		if (fab_scan_sminfo_one(sm_win, m->lid, key, &after) == 0) {
 			s->sm_act_end = after.act_count;
+			if (after.port_guid != start_guid || after.state != 3) {
+				fab_guid_format(start_guid, g);
+				fab_guid_format(after.port_guid, g2);
+				s->sm_act_end = 0;
+				rc = fab_snapshot_add_error(s, 0, -1, "sminfo",
+					"the master SM changed during the scan, from port %s to "
+					"port %s (LID %u, %s): sm_act_start is the first master's "
+					"ActCount, sm_act_end is unknown (0); the subnet was "
+					"reconfigured meanwhile", g, g2, m->lid,
+					after.state == 3 ? "master" : "no longer master");
+				if (rc)
+					goto out;
+			}
 		} else {
-			char g[FAB_GUID_STRLEN];
 			fab_guid_format(m->port_guid, g);
-			fab_snapshot_add_error(s, 0, -1, "sminfo",
+			rc = fab_snapshot_add_error(s, 0, -1, "sminfo",
 				"the master SM (port %s, LID %u) did not answer SMInfo at "
 				"the end of the scan; sm_act_end is unknown (0)", g, m->lid);
+			if (rc)
+				goto out;
 		}
-	} else if (have_before) {
-		s->sm_act_start = before.act_count;
 	}
 	finish(s);
 out:

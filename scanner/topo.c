@@ -535,6 +535,19 @@ int wt_repair(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o
 		rc = fab_madwin_run(mw, repair_next, repair_done, &r);
 	if (!rc)
 		rc = r.err;
+	/* A switch's LID comes only from its port 0 PortInfo, and without it
+	 * none of its ports' counters can be asked for: one more round of
+	 * tries for those alone (bounded: one MAD per such switch). */
+	for (uint32_t n = 0; !rc && n < w->n_nodes; n++) {
+		const struct wt_node *wn = &w->nodes[n];
+		if (wn->path_valid && wn->type == FAB_NODE_SWITCH &&
+		    !wt_port(w, n, 0)->have_info)
+			push(&r, rjob(RJ_PORTINFO, n, 0, 0));
+	}
+	if (!rc && !r.err && r.q.n)
+		rc = fab_madwin_run(mw, repair_next, repair_done, &r);
+	if (!rc)
+		rc = r.err;
 	fab_jobq_free(&r.q);
 	if (out_mads)
 		*out_mads = fab_madwin_stats(mw)->sent - before;
@@ -624,8 +637,13 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 		n->hops = wn->path_valid ? (int16_t)wn->hops : -1;
 		n->flags = wn->dup_guid ? FAB_F_DUP_GUID : 0;
 		fab_node_set_desc(n, wn->desc, sizeof(wn->desc));
-		uint16_t sw_lid = sw && p0->have_info
-					  ? (uint16_t)pi_get(p0->info, IB_PORT_LID_F) : 0;
+		/* A live node whose NodeDescription never answered (an empty
+		 * one that answered has have_desc): unknown, said below. */
+		if (wn->path_valid && !wn->have_desc)
+			n->flags |= FAB_F_SMP_FAILED;
+		/* A switch's LID is port 0's: without it, unknown, never 0. */
+		bool sw_lid_known = sw && p0->have_info;
+		uint16_t sw_lid = sw_lid_known ? (uint16_t)pi_get(p0->info, IB_PORT_LID_F) : 0;
 
 		for (unsigned p = sw ? 0 : 1; p <= wn->num_ports; p++) {
 			const struct wt_port *wp = wt_port(w, ord[k].idx, p);
@@ -641,7 +659,7 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 			fp->guid = wp->guid ? wp->guid : (sw ? wn->guid : 0);
 			n->port_count++;
 			if (!wp->have_info) {
-				fp->flags |= FAB_F_SMP_FAILED;
+				fp->flags |= FAB_F_SMP_FAILED | FAB_F_LID_UNKNOWN;
 				n->flags |= FAB_F_SMP_FAILED;
 				continue;
 			}
@@ -660,17 +678,26 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 				/* Switch external ports carry the switch's LID. */
 				fp->lid = sw_lid;
 				fp->lmc = 0;
+				if (!sw_lid_known)
+					fp->flags |= FAB_F_LID_UNKNOWN;
 			}
 		}
-		if (sw)
+		if (sw) {
 			n->lid = sw_lid;
-		else {
+			if (!sw_lid_known)
+				n->flags |= FAB_F_LID_UNKNOWN;
+		} else {
 			const struct fab_port *fp = fab_node_ports(s, n);
+			bool known = false;
 			for (uint32_t i = 0; i < n->port_count && !n->lid; i++)
 				if (fp[i].state == FAB_STATE_ACTIVE)
 					n->lid = fp[i].lid;
 			for (uint32_t i = 0; i < n->port_count && !n->lid; i++)
 				n->lid = fp[i].lid;
+			for (uint32_t i = 0; i < n->port_count; i++)
+				known |= !(fp[i].flags & FAB_F_LID_UNKNOWN);
+			if (!known)
+				n->flags |= FAB_F_LID_UNKNOWN;
 		}
 	}
 
@@ -714,7 +741,16 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		char who[FAB_DESC_CAP + 8];
 		const struct fab_node *n = &s->nodes[i];
+		const struct wt_node *wn = &w->nodes[s2w[i]];
 
+		if (wn->path_valid && !wn->have_desc) {
+			rc = fab_snapshot_add_error(s, n->guid, -1, "smp",
+				"%s: NodeDescription did not answer after retries; its "
+				"description is unknown (stored as '' with smp_failed)",
+				fab_scan_node_label(n, who, sizeof(who)));
+			if (rc)
+				goto out;
+		}
 		if (!(n->flags & FAB_F_DUP_GUID))
 			continue;
 		rc = fab_snapshot_add_error(s, n->guid, -1, "dup_guid",

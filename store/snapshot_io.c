@@ -100,7 +100,8 @@ static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
 		fab_sql_bind_guid(s, 3, n->guid);
 		fab_sql_bind_text(s, 4, fab_node_type_name(n->type));
 		fab_sql_bind_text(s, 5, n->desc);
-		sqlite3_bind_int(s, 6, n->lid);
+		if (!(n->flags & FAB_F_LID_UNKNOWN)) /* else NULL: not 0 */
+			sqlite3_bind_int(s, 6, n->lid);
 		sqlite3_bind_int(s, 7, n->num_ports);
 		fab_sql_bind_text(s, 8, fab_role_name(n->role));
 		fab_sql_bind_guid(s, 9, n->sys_guid);
@@ -140,9 +141,14 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 		fab_sql_bind_guid(s, 4, snap->nodes[p->node_idx].guid);
 		if (p->guid)
 			fab_sql_bind_guid(s, 5, p->guid);
-		sqlite3_bind_int(s, 6, p->lid);
-		sqlite3_bind_int(s, 7, p->lmc);
-		sqlite3_bind_int(s, 8, p->sm_lid);
+		/* What was not read is NULL (unknown), never 0. */
+		bool read = !(p->flags & FAB_F_SMP_FAILED);
+		if (!(p->flags & FAB_F_LID_UNKNOWN))
+			sqlite3_bind_int(s, 6, p->lid);
+		if (read) {
+			sqlite3_bind_int(s, 7, p->lmc);
+			sqlite3_bind_int(s, 8, p->sm_lid);
+		}
 		fab_sql_bind_text(s, 9, fab_state_name(p->state));
 		fab_sql_bind_text(s, 10, fab_phys_state_name(p->phys_state));
 		bind_widths(s, 11, p->width_active);
@@ -157,8 +163,10 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 			sqlite3_bind_int(s, 18, (int)fab_mtu_bytes(p->mtu_active));
 		if (p->mtu_cap)
 			sqlite3_bind_int(s, 19, (int)fab_mtu_bytes(p->mtu_cap));
-		sqlite3_bind_int(s, 20, p->op_vls);
-		sqlite3_bind_int64(s, 21, p->cap_mask);
+		if (read) {
+			sqlite3_bind_int(s, 20, p->op_vls);
+			sqlite3_bind_int64(s, 21, p->cap_mask);
+		}
 		if (p->remote_guid) {
 			fab_sql_bind_guid(s, 22, p->remote_guid);
 			sqlite3_bind_int(s, 23, p->remote_port);

@@ -107,6 +107,9 @@ enum {
 	FAB_F_NO_REMOTE = 1 << 2,    /* LinkUp but no remote end was discovered */
 	FAB_F_SMINFO_FAILED = 1 << 3, /* advertises IsSM but SMInfo failed */
 	FAB_F_DUP_GUID = 1 << 4,     /* GUID seen on more than one device */
+	/* The LID is unknown (lid 0 is no value; stored as NULL): the port's
+	 * PortInfo, or for a switch port 0's, was not read. */
+	FAB_F_LID_UNKNOWN = 1 << 5,
 };
 
 /*

@@ -80,6 +80,8 @@ static int f_send(void *ctx, const uint8_t *mad, const struct fab_mad_req *req,
 	mad_set_field(ans, 0, IB_MAD_METHOD_F, FAB_MAD_GET_RESP);
 	mad_set_field(ans, 0, IB_DRSMP_DIRECTION_F, 1);
 	memset(ans + FAB_MAD_DATA_OFFS, 0, 64);
+	if (mad_get_field(ans, 0, IB_MAD_ATTRID_F) == IB_ATTR_PORT_INFO)
+		mad_set_field(ans + FAB_MAD_DATA_OFFS, 0, IB_PORT_STATE_F, 1); /* Down */
 	return 0;
 }
 
