@@ -5,19 +5,17 @@
  * longest name are computed from the ranges before a single host is written.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "fabsweep/error.h"
 #include "fabsweep/hostlist.h"
 #include "fabsweep/names.h"
+#include "readfile.h"
 
 #define NUM_DIGITS_MAX 18 /* fits uint64_t with room to spare */
 
@@ -479,45 +477,14 @@ int fab_hostlist_add_text(struct fab_hostlist *hl, const char *text, size_t len,
 
 int fab_hostlist_add_file(struct fab_hostlist *hl, const char *path)
 {
-	struct stat sb;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, err;
+	char *buf;
+	size_t len;
+	int err = fab_read_small_file(path, "host file", FAB_HOSTFILE_MAX, &buf, &len);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fab_err(-errno, "cannot open host file '%s': %s", path,
-			       strerror(errno));
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		err = fab_err(-EINVAL, "host file '%s' is not a readable regular file", path);
-		goto out;
-	}
-	if ((uint64_t)sb.st_size > FAB_HOSTFILE_MAX) {
-		err = fab_err(-E2BIG, "host file '%s' is larger than %u bytes", path,
-			      FAB_HOSTFILE_MAX);
-		goto out;
-	}
-	if (!(buf = malloc((size_t)sb.st_size + 1))) {
-		err = fab_err(-ENOMEM, "out of memory reading '%s'", path);
-		goto out;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = fab_err(-errno, "cannot read host file '%s': %s", path,
-				      strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	err = fab_hostlist_add_text(hl, buf, got, path);
-out:
+	if (err)
+		return err;
+	err = fab_hostlist_add_text(hl, buf, len, path);
 	free(buf);
-	close(fd);
 	return err;
 }
 

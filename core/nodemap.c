@@ -4,15 +4,13 @@
  * a comment, or exactly `0xGUID "name"` with an optional trailing comment.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
+#include "readfile.h"
 
 struct nm_entry {
 	uint64_t guid;
@@ -215,51 +213,14 @@ int fab_nodemap_parse(const char *text, size_t len, const char *name,
 
 int fab_nodemap_load(const char *path, struct fab_nodemap **out)
 {
-	struct stat sb;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, err;
+	char *buf;
+	size_t len;
+	int err = fab_read_small_file(path, "node-name-map", FAB_NODEMAP_FILE_MAX, &buf, &len);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fab_err(-errno, "cannot open node-name-map '%s': %s", path,
-			       strerror(errno));
-	if (fstat(fd, &sb) != 0) {
-		err = fab_err(-errno, "cannot read node-name-map '%s': %s", path,
-			      strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		err = fab_err(-EINVAL, "node-name-map '%s' is not a regular file", path);
-		goto out;
-	}
-	if ((uint64_t)sb.st_size > FAB_NODEMAP_FILE_MAX) {
-		err = fab_err(-E2BIG, "node-name-map '%s' is larger than %u bytes", path,
-			      FAB_NODEMAP_FILE_MAX);
-		goto out;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		err = fab_err(-ENOMEM, "out of memory reading '%s'", path);
-		goto out;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = fab_err(-errno, "cannot read node-name-map '%s': %s", path,
-				      strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	err = fab_nodemap_parse(buf, got, path, out);
-out:
+	if (err)
+		return err;
+	err = fab_nodemap_parse(buf, len, path, out);
 	free(buf);
-	close(fd);
 	return err;
 }
 
