@@ -275,7 +275,7 @@ int check_roce_pfc_disabled(struct fab_rule_ctx *ctx)
 
 		if (!roce_link(&v, l))
 			continue;
-		if (!(err = pfc_end(ctx, &v, l->a, l->b, prio)))
+		if (!(err = pfc_end(ctx, &v, l->a, l->b, prio)) && l->b != l->a)
 			err = pfc_end(ctx, &v, l->b, l->a, prio);
 	}
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++)
