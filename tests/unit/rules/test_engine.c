@@ -252,6 +252,58 @@ static void test_suppressions(void **state)
 	fab_snapshot_free(s);
 }
 
+/* Ethernet findings: suppressions match the system and interface names of
+ * either end, or the subject; [roce] keys are shared between rules. */
+static void test_roce_names_and_keys(void **state)
+{
+	static const struct {
+		const char *conf;
+		size_t kept;
+	} cases[] = {
+		{ "[suppress]\nroce.mtu_mismatch = host2/eth0 until 2026-03-01", 0 },
+		{ "[suppress]\nroce.mtu_mismatch = leaf1/swp2 until 2026-03-01", 0 }, /* the peer */
+		{ "[suppress]\nroce.mtu_mismatch = host2 until 2026-03-01", 0 },
+		{ "[suppress]\nroce.* = host[12]/* until 2026-03-01", 0 },
+		{ "[suppress]\nroce.mtu_mismatch = host2/eth0 <-> leaf1/swp2 until 2026-03-01", 0 },
+		{ "[suppress]\nroce.mtu_mismatch = host2/eno1 until 2026-03-01", 1 },
+		{ "[suppress]\nroce.pfc_disabled = host2/eth0 until 2026-03-01", 1 },
+		{ "[roce]\nmtu = 1500", 0 },
+	};
+	struct fab_snapshot *s = rf_base(0);
+	struct fab_roce *r = s->roce;
+	uint32_t e = fab_roce_find_eth_port(r, fab_roce_find_system(r, "host2"), "eth0");
+	struct fab_rules_result res;
+	struct fab_config *cfg;
+
+	assert_int_not_equal(e, FAB_NONE);
+	r->eth_ports[e].mtu = 1500;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cfg = config(cases[i].conf);
+		run(cfg, s, NULL, &res);
+		if (s->n_findings != cases[i].kept)
+			fail_msg("'%s': %zu findings, wanted %zu", cases[i].conf, s->n_findings, cases[i].kept);
+		if (cases[i].kept) {
+			assert_string_equal(s->findings[0].node, "host2");
+			assert_string_equal(s->findings[0].port, "eth0");
+			assert_string_equal(s->findings[0].peer_node, "leaf1");
+			assert_string_equal(s->findings[0].peer_port, "swp2");
+			assert_string_equal(s->findings[0].subject, "host2/eth0 <-> leaf1/swp2");
+		}
+		fab_config_free(cfg);
+	}
+	/* another RoCE priority: PFC on 3 is now off on every RoCE link end
+	 * (8 links x 2), and roce.dscp_mapping reads the same key (4 hosts and
+	 * the 4 leaf ports facing them map DSCP 26 and UDP 4791 to 3) */
+	r->eth_ports[e].mtu = 9000;
+	cfg = config("[roce]\npriority = 4\n");
+	run(cfg, s, NULL, &res);
+	assert_int_equal(count(s, "roce.pfc_disabled"), 16);
+	assert_int_equal(count(s, "roce.dscp_mapping"), 8);
+	assert_int_equal(s->n_findings, 24);
+	fab_config_free(cfg);
+	fab_snapshot_free(s);
+}
+
 /* Deltas: saturated counters, resets, and the baseline. */
 static void test_deltas(void **state)
 {
@@ -517,6 +569,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deltas_baseline, setup, teardown),
 		cmocka_unit_test(test_skips),
 		cmocka_unit_test(test_roce_baseline),
+		cmocka_unit_test_setup_teardown(test_roce_names_and_keys, setup, teardown),
 		cmocka_unit_test(test_rerun),
 		cmocka_unit_test(test_sm_details),
 		cmocka_unit_test(test_many_duplicates),
