@@ -31,7 +31,10 @@ check --fail-on warning
 rc=$?
 eq "$rc" 0 "check of the healthy fabric (--fail-on warning)"
 ((rc == 0)) || cat "$D/out"
-grep -q "19 rules run; " "$D/out" && ok || { bad "every rule runs on a live scan with two samples"; cat "$D/out"; }
+# every InfiniBand rule runs; the 10 RoCE rules are skipped (no RoCE part)
+grep -q "19 rules run, 10 skipped; " "$D/out" && ok || { bad "every InfiniBand rule runs on a live scan with two samples"; cat "$D/out"; }
+grep -q "^skipped roce.pfc_disabled: the snapshot has no RoCE part" "$D/out" && ok ||
+	bad "check says why the RoCE rules were skipped on an InfiniBand scan"
 eq "$(q "SELECT count(*) FROM findings WHERE severity IN ('error', 'warning')")" 0 "no finding stored at warning or above"
 eq "$(q "SELECT count(*) FROM sms WHERE scan_id = 1")" 2 "two SMs seen"
 s1=$(last)
