@@ -49,6 +49,7 @@ struct wt_port {
 	bool exists;       /* seen (a switch has all its ports) */
 	bool have_info;
 	bool probed;       /* the repair pass asked for the node behind it */
+	uint64_t dup_of;   /* the node behind answered with this GUID, seen elsewhere */
 	uint64_t guid;
 	uint32_t rnode;    /* remote node index, FAB_NONE when unknown */
 	uint8_t rport;

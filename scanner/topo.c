@@ -394,13 +394,15 @@ static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
 		}
 	} else if (w->nodes[m].type != type || lport > w->nodes[m].num_ports) {
 		w->nodes[m].dup_guid = true;
+		wt_port(w, from, via)->dup_of = guid;
 		return;
 	}
 	struct wt_port *mp = wt_port(w, m, lport);
 	if (mp->rnode != FAB_NONE && (mp->rnode != from || mp->rport != via)) {
 		/* That port is already cabled elsewhere: two devices share
-		 * this GUID. */
+		 * this GUID. It answered: not a hole, a duplicate. */
 		w->nodes[m].dup_guid = true;
+		wt_port(w, from, via)->dup_of = guid;
 		return;
 	}
 	mp->exists = true;
@@ -723,6 +725,20 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 				"%s port %u: PortInfo did not answer after retries; "
 				"its state is unknown (check the device's management agent)",
 				fab_scan_node_label(n, who, sizeof(who)), fp->port_num);
+			if (rc)
+				goto out;
+			continue;
+		}
+		if (fp->port_num > 0 && fp->remote_idx == FAB_NONE && wp->dup_of &&
+		    fp->phys_state == FAB_PHYS_LINKUP) {
+			char g[FAB_GUID_STRLEN];
+
+			fab_guid_format(wp->dup_of, g);
+			rc = fab_snapshot_add_error(s, n->guid, fp->port_num, "dup_guid",
+				"%s port %u: the device behind it answered NodeInfo with GUID "
+				"%s, which another device has; it is merged with that one and "
+				"not in the snapshot (give every device a unique GUID)",
+				fab_scan_node_label(n, who, sizeof(who)), fp->port_num, g);
 			if (rc)
 				goto out;
 			continue;
