@@ -122,7 +122,16 @@ int fab_cli_scan_commit(struct fab_store *st, struct fab_cli_scan *a,
 	struct fab_scan_opts so = a->so;
 	struct fab_roce_opts ro = a->ro;
 	bool no_ib = a->no_ib, quiet = a->quiet;
+	struct fab_mkeys *env_keys = NULL;
 	int err;
+
+	/* sweep has no M_Key options: FABSWEEP_MKEY still applies. */
+	if (!so.mkeys && getenv("FABSWEEP_MKEY")) {
+		if ((err = fab_mkeys_from_options(NULL, getenv("FABSWEEP_MKEY"), NULL,
+						  &env_keys, NULL)))
+			return err;
+		so.mkeys = env_keys;
+	}
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
@@ -132,8 +141,10 @@ int fab_cli_scan_commit(struct fab_store *st, struct fab_cli_scan *a,
 	}
 
 	struct fab_snapshot *snap = fab_snapshot_new();
-	if (!snap)
+	if (!snap) {
+		fab_mkeys_free(env_keys);
 		return fab_err(-ENOMEM, "out of memory");
+	}
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	snap->host = fab_snapshot_strdup(snap, host, SIZE_MAX);
@@ -198,9 +209,11 @@ int fab_cli_scan_commit(struct fab_store *st, struct fab_cli_scan *a,
 		goto fail;
 	}
 	*out = snap;
+	fab_mkeys_free(env_keys);
 	return 0;
 fail:
 	fab_snapshot_free(snap);
+	fab_mkeys_free(env_keys);
 	return err;
 }
 

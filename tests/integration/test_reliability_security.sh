@@ -200,6 +200,18 @@ check "a bad guid2mkey line (ready): exit 2" eq "$?" 2
 check "a bad guid2mkey line: file:line named" grep -q "$D/g2m.bad:2: the M_Key is not" "$D/bad.err"
 check "a bad guid2mkey line: the key not echoed" no_key "$D/bad.err"
 check "the binary's help shows no key" no_key <("$FABSWEEP" help scan)
+# sweep (the timer's command) has no M_Key option: FABSWEEP_MKEY applies
+(
+	source "$D/sim/env"
+	cd "$D/sim/scratch" || exit 1
+	FABSWEEP_MKEY=0x$K MADSPY_LOG=$D/sweep.log LD_PRELOAD=$D/madspy.so:$FABSIM_LD_PRELOAD \
+		"$FABSWEEP" sweep --db "$D/sweep.db" --report-dir "$D/sweep-reports" --fail-on never > "$D/sweep.out" 2>&1
+)
+check "sweep with FABSWEEP_MKEY: exit 0" eq "$?" 0
+check "sweep with FABSWEEP_MKEY: every SMP carries the key" eq "$(keys_of "$D/sweep.log")" "$K "
+check "sweep wrote its reports" test -s "$D/sweep-reports/latest.html" -a -s "$D/sweep-reports/latest.xml"
+check "sweep: the key is nowhere in its output, database or reports" no_key "$D/sweep.out" "$D"/sweep.db* \
+	"$D"/sweep-reports/*
 
 # ---- 4. unprivileged
 chmod 0755 "$D" "$D/sim"
