@@ -270,6 +270,16 @@ ip netns exec "$(ns mgmt)" "$FABSWEEP" scan --quiet --no-ib --db "$work/multi.db
 rc=$?
 [[ $rc == 0 ]] && ok || bad "scan --no-ib with 14 sockets: exit $rc"
 compare "multi-socket scan: same adjacencies" "$expected_links" "$(q "$work/multi.db" "$links_sql")"
+# Its rules see what LLDP shows: the same PFC and APP faults; MTUs are sysfs
+# facts of each machine, unknown to a scan that only reads their lldpd, so
+# host7's MTU goes unreported rather than guessed.
+"$FABSWEEP" check --quiet --db "$work/multi.db" >/dev/null 2>"$work/multi.check.err"
+rc=$?
+[[ $rc == 1 ]] && ok || bad "check on the multi-socket scan: exit $rc, want 1: $(cat "$work/multi.check.err")"
+compare "multi-socket scan: the faults LLDP shows, nothing else" \
+	"$(printf '%s\n' "$expected_findings" | grep -v mtu_mismatch)" \
+	"$(q "$work/multi.db" "SELECT rule_id||' '||node||' '||port FROM findings
+		WHERE severity IN ('warning', 'error') ORDER BY 1" | LC_ALL=C sort)"
 compare "multi-socket scan: same roles (and the scanning machine)" \
 	"$(printf '%s\n%s' "$expected_roles" "$(hostname) unknown 1" | LC_ALL=C sort)" \
 	"$(q "$work/multi.db" "SELECT system||' '||role||' '||collected FROM systems ORDER BY 1")"
