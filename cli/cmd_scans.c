@@ -45,11 +45,15 @@ static int print_row(const struct fab_scan_row *r, void *ctx)
 	if (!(*count)++)
 		printf("%-6s %-24s %-8s %7s %8s %7s %8s %6s  %s\n", "SCAN", "STARTED",
 		       "STATUS", "NODES", "PORTS", "LINKS", "FINDINGS", "MISSED", "LABEL");
-	printf("%-6lld %-24s %-8s %7lld %8lld %7lld %8lld %6lld  %s\n",
+	/* FINDINGS "-": never checked, which is not the same as none */
+	char findings[24] = "-";
+	if (r->checked)
+		snprintf(findings, sizeof(findings), "%lld", (long long)r->n_findings);
+	printf("%-6lld %-24s %-8s %7lld %8lld %7lld %8s %6lld  %s\n",
 	       (long long)r->scan_id, r->started_at ? r->started_at : "-",
 	       r->status ? r->status : "-", (long long)r->n_nodes,
 	       (long long)r->n_ports, (long long)r->n_links,
-	       (long long)r->n_findings, (long long)r->n_errors, label);
+	       findings, (long long)r->n_errors, label);
 	free(label);
 	return 0;
 }

@@ -33,6 +33,8 @@ static const char fab_html_css[] =
 	".verdict{font-size:30px;font-weight:700;text-transform:uppercase;letter-spacing:.05em;color:var(--ok)}\n"
 	".degraded .verdict{color:var(--warn)}\n"
 	".failing .verdict{color:var(--err)}\n"
+	".banner.unchecked{border-left-color:var(--mute)}\n"
+	".unchecked .verdict{color:var(--mute)}\n"
 	".facts{color:var(--mute)}\n"
 	".facts b{color:var(--ink)}\n"
 	".pill{display:inline-block;padding:2px 12px;border-radius:999px;font-weight:600;font-size:13px;margin:2px 6px 2px 0;"

@@ -242,6 +242,9 @@ static void write_scan(struct pw *w)
 	family(w, "fabsweep_scan_missed_items", "gauge",
 	       "Nodes, ports or queries the scan could not see (scan_errors).");
 	sample_u64(w, "fabsweep_scan_missed_items", NULL, 0, s->n_errors);
+	family(w, "fabsweep_scan_checked", "gauge",
+	       "1 when fabsweep check has run on the scan (else the findings families are empty, not clean).");
+	sample_u64(w, "fabsweep_scan_checked", NULL, 0, s->checked_at_ms != 0);
 	family(w, "fabsweep_nodes", "gauge", "Devices found, by node type.");
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
 		uint64_t n = 0;

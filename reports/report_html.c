@@ -225,7 +225,7 @@ static void write_head(struct hr *r)
 		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		      "<link rel=\"icon\" href=\"data:,\">\n");
 	fab_hw_fmt(w, "<title>fabsweep report: scan %lld, %s</title>\n", (long long)r->s->scan_id,
-		   fab_report_verdict_name(r->m->verdict));
+		   r->s->checked_at_ms ? fab_report_verdict_name(r->m->verdict) : "not checked");
 	fab_hw_raw(w, "<style>");
 	fab_hw_raw(w, fab_html_css);
 	fab_hw_raw(w, "</style>\n</head>\n<body>\n");
@@ -279,8 +279,14 @@ static void write_banner(struct hr *r)
 	const struct fab_snapshot *s = r->s;
 	const struct fab_report_model *m = r->m;
 	const char *v = fab_report_verdict_name(m->verdict);
+	bool checked = s->checked_at_ms != 0;
 
-	fab_hw_fmt(w, "<section id=\"verdict\" class=\"banner %s\">\n<div class=\"verdict\">%s</div>\n<div>", v, v);
+	if (checked)
+		fab_hw_fmt(w, "<section id=\"verdict\" class=\"banner %s\">\n<div class=\"verdict\">%s</div>\n<div>",
+			   v, v);
+	else
+		fab_hw_raw(w, "<section id=\"verdict\" class=\"banner unchecked\">\n"
+			      "<div class=\"verdict\">not checked</div>\n<div>");
 	count_pill(w, m->sev[FAB_SEV_ERROR], FAB_SEV_ERROR, "error", "errors");
 	count_pill(w, m->sev[FAB_SEV_WARNING], FAB_SEV_WARNING, "warning", "warnings");
 	count_pill(w, m->sev[FAB_SEV_INFO], FAB_SEV_INFO, "info", "info");
@@ -295,6 +301,10 @@ static void write_banner(struct hr *r)
 		fab_hw_fmt(w, "<b>%zu</b> Ethernet systems &middot; <b>%zu</b> Ethernet links &middot; ",
 			   s->roce->n_systems, s->roce->n_links);
 	fab_hw_fmt(w, "<b>%zu</b> rules with findings</p></div>\n", m->n_rules);
+	if (!checked)
+		fab_hw_fmt(w, "<p class=\"note\">No rule has judged this scan: <code>fabsweep check "
+			      "--scan %lld</code> has not run on it, so the absence of findings means "
+			      "nothing yet.</p>\n", (long long)s->scan_id);
 	if (s->status != FAB_SCAN_COMPLETE || s->n_errors)
 		fab_hw_fmt(w, "<p class=\"note\">This scan is <b>%s</b>: it missed %zu things "
 			      "(<a href=\"#missed\">listed below</a>); what it could not see is not judged.</p>\n",
@@ -348,8 +358,14 @@ static void write_findings(struct hr *r)
 
 	fab_hw_raw(w, "<section id=\"findings\">\n<h2>Findings</h2>\n");
 	if (!r->s->n_findings) {
-		fab_hw_raw(w, "<p class=\"muted\">No findings are stored with this scan: every rule "
-			      "that ran passed (or <code>fabsweep check</code> has not run on it).</p>\n</section>\n");
+		if (r->s->checked_at_ms) {
+			fab_hw_raw(w, "<p class=\"muted\">No findings: every rule that ran passed (checked ");
+			time_text(w, r->s->checked_at_ms);
+			fab_hw_raw(w, ").</p>\n</section>\n");
+		} else {
+			fab_hw_raw(w, "<p class=\"muted\">No findings, because no rule has run on this scan "
+				      "(<code>fabsweep check</code>).</p>\n</section>\n");
+		}
 		return;
 	}
 	fab_hw_raw(w, "<div class=\"filters\"><span>Show:</span>"

@@ -87,6 +87,8 @@ static void scan_attrs(struct fab_xw *x, const struct fab_snapshot *s)
 	fab_xw_attr(x, "label", s->label);
 	fab_xw_attr_u64(x, "sm-act-start", s->sm_act_start);
 	fab_xw_attr_u64(x, "sm-act-end", s->sm_act_end);
+	if (s->checked_at_ms)
+		fab_xw_attr_time(x, "checked-at", s->checked_at_ms);
 }
 
 static void write_summary(struct xr *r)

@@ -510,6 +510,7 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 	if (!snap->guid_order && (err = fab_snapshot_index(snap)))
 		return fab_err(err, "out of memory indexing the snapshot");
 	fab_snapshot_clear_findings(snap);
+	snap->checked_at_ms = now_ms ? now_ms : fab_now_ms();
 
 	err = rule_ctx_init(&ctx, cfg, snap, now_ms);
 	sh.latest = calloc(snap->n_ports + 1, sizeof(*sh.latest));

@@ -232,6 +232,17 @@ static const char *const migrations[] = {
 	" port_num INTEGER NOT NULL, system TEXT NOT NULL, device TEXT NOT NULL,"
 	" kind TEXT NOT NULL, counter TEXT NOT NULL, value INTEGER NOT NULL);"
 	"CREATE INDEX rdma_counters_by_scan ON rdma_counters(scan_id);",
+
+	/* 1 -> 2: when each scan was last checked. Scans that have findings
+	 * were checked (when is not known: their end); the others cannot be
+	 * told from clean ones and stay unchecked. */
+	"CREATE TABLE checks("
+	" scan_id INTEGER PRIMARY KEY,"
+	" checked_at TEXT NOT NULL,"
+	" fabsweep_version TEXT);"
+	"INSERT INTO checks(scan_id, checked_at)"
+	" SELECT s.scan_id, coalesce(s.finished_at, s.started_at) FROM scans s"
+	" WHERE EXISTS (SELECT 1 FROM findings f WHERE f.scan_id = s.scan_id);",
 };
 
 /* The long form of port_counters: one row per counter value. */

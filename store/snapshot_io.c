@@ -304,6 +304,25 @@ static int write_errors(struct fab_store *st, const struct fab_snapshot *snap)
 	return err;
 }
 
+/* Records that the rules ran on the scan (replacing an earlier record). */
+static int write_check(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err;
+
+	if (!snap->checked_at_ms)
+		return 0;
+	if ((err = fab_store_prepare(st, "INSERT OR REPLACE INTO checks(scan_id, checked_at,"
+					 " fabsweep_version) VALUES (?,?,?)", &s)))
+		return err;
+	sqlite3_bind_int64(s, 1, snap->scan_id);
+	fab_sql_bind_time(s, 2, snap->checked_at_ms);
+	fab_sql_bind_text(s, 3, FABSWEEP_VERSION);
+	err = fab_sql_step(st, s, "the check record");
+	sqlite3_finalize(s);
+	return err;
+}
+
 int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 {
 	int64_t old_id = snap->scan_id;
@@ -329,6 +348,8 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 	if (!err)
 		err = write_findings(st, snap);
 	if (!err)
+		err = write_check(st, snap);
+	if (!err)
 		err = fab_store_write_roce(st, snap); /* RoCE part (store/roce_io.c) */
 	err = fab_store_finish(st, err);
 	if (err)
@@ -350,6 +371,8 @@ int fab_store_replace_findings(struct fab_store *st, const struct fab_snapshot *
 	err = fab_store_exec(st, sql, "delete old findings");
 	if (!err)
 		err = write_findings(st, snap);
+	if (!err)
+		err = write_check(st, snap);
 	return fab_store_finish(st, err);
 }
 
@@ -435,7 +458,9 @@ static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 	sqlite3_stmt *s;
 	int err = fab_sql_scan_query(st,
 		"SELECT started_at, finished_at, status, label, host, source,"
-		" sm_act_start, sm_act_end FROM scans WHERE scan_id=?1", snap->scan_id, &s);
+		" sm_act_start, sm_act_end,"
+		" (SELECT checked_at FROM checks c WHERE c.scan_id = scans.scan_id)"
+		" FROM scans WHERE scan_id=?1", snap->scan_id, &s);
 	int rc;
 
 	if (err)
@@ -455,6 +480,7 @@ static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 	snap->source = fab_snapshot_strdup(snap, fab_sql_text(s, 5), SIZE_MAX);
 	snap->sm_act_start = (uint32_t)sqlite3_column_int64(s, 6);
 	snap->sm_act_end = (uint32_t)sqlite3_column_int64(s, 7);
+	snap->checked_at_ms = col_time(s, 8);
 	sqlite3_finalize(s);
 	return 0;
 }

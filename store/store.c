@@ -279,7 +279,8 @@ int fab_store_list_scans(struct fab_store *st,
 		" (SELECT count(*) FROM port_rows p WHERE p.scan_id=s.scan_id AND p.port_num>0),"
 		" (SELECT count(*) FROM links l WHERE l.scan_id=s.scan_id),"
 		" (SELECT count(*) FROM findings f WHERE f.scan_id=s.scan_id),"
-		" (SELECT count(*) FROM scan_errors e WHERE e.scan_id=s.scan_id)"
+		" (SELECT count(*) FROM scan_errors e WHERE e.scan_id=s.scan_id),"
+		" EXISTS (SELECT 1 FROM checks c WHERE c.scan_id=s.scan_id)"
 		" FROM scans s ORDER BY s.scan_id";
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL), ret = 0;
@@ -300,6 +301,7 @@ int fab_store_list_scans(struct fab_store *st,
 			.n_links = sqlite3_column_int64(s, 9),
 			.n_findings = sqlite3_column_int64(s, 10),
 			.n_errors = sqlite3_column_int64(s, 11),
+			.checked = sqlite3_column_int(s, 12) != 0,
 		};
 		if ((ret = fn(&r, ctx)))
 			break;

@@ -227,6 +227,9 @@ struct fab_roce;
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
 	int64_t started_at_ms, finished_at_ms;
+	/* When the rules last ran on it (fab_rules_run; the checks relation),
+	 * 0 when never: then "no findings" means "not judged", not "healthy". */
+	int64_t checked_at_ms;
 	uint8_t status; /* enum fab_scan_status */
 	const char *label;  /* arena, may be NULL */
 	const char *host;   /* arena */

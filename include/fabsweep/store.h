@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,7 +19,7 @@ enum {
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 1
+#define FAB_SCHEMA_VERSION 2
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 
@@ -65,6 +66,7 @@ struct fab_scan_row {
 	int64_t scan_id;
 	const char *started_at, *finished_at, *status, *label, *host, *source;
 	int64_t n_nodes, n_ports, n_links, n_findings, n_errors;
+	bool checked; /* fabsweep check has run on it (else n_findings says nothing) */
 };
 /* Calls fn for every scan, oldest first; stops early when fn returns non-zero
  * (that value is returned). Row strings are valid during the call only. */

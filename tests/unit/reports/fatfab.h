@@ -81,6 +81,7 @@ static inline struct fab_snapshot *fatfab_build(unsigned spines, unsigned leaves
 	lf = calloc(leaves, sizeof(*lf));
 	s->started_at_ms = 1764557635000;
 	s->finished_at_ms = s->started_at_ms + 2500;
+	s->checked_at_ms = s->finished_at_ms + 500; /* as if fabsweep check ran */
 	s->scan_id = 1;
 	s->host = fab_snapshot_strdup(s, "mgmt01", SIZE_MAX);
 	s->source = fab_snapshot_strdup(s, "ib:mlx5_0/1", SIZE_MAX);

@@ -158,6 +158,16 @@ static void test_html_verdicts(void **state)
 	assert_non_null(strstr(html, "This scan is <b>partial</b>"));
 	assert_non_null(strstr(html, "<section id=\"missed\">"));
 	free(html);
+	/* never checked: no verdict from the absence of findings */
+	fab_snapshot_clear_findings(s);
+	s->checked_at_ms = 0;
+	assert_int_equal(fab_report_html(s, NULL, NULL, out), 0);
+	html = rfix_slurp(out, NULL);
+	assert_non_null(strstr(html, "class=\"banner unchecked\">\n<div class=\"verdict\">not checked</div>"));
+	assert_non_null(strstr(html, "<code>fabsweep check --scan"));
+	assert_non_null(strstr(html, "no rule has run on this scan"));
+	assert_null(strstr(html, "healthy"));
+	free(html);
 	fab_snapshot_free(s);
 }
 

@@ -187,6 +187,53 @@ static void test_load_baseline(void **state)
 	fab_snapshot_free(snap);
 }
 
+/* The checks relation: written when the rules ran, loaded back; a version 1
+ * database gets it on migration, backfilled for scans that have findings. */
+static void test_checks(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(1, 2, 1), *back;
+	struct fab_store *st;
+	struct fab_finding f = { .rule_id = "sm.no_standby", .severity = FAB_SEV_WARNING,
+				 .subject = "fabric", .message = "one SM" };
+
+	write_one(snap); /* scan 1: never checked */
+	snap->checked_at_ms = snap->started_at_ms + 60000;
+	fab_snapshot_add_finding(snap, &f);
+	write_one(snap); /* scan 2: checked when written (a sweep) */
+	assert_int_equal(count("SELECT count(*) FROM checks"), 1);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, 1, &back), 0);
+	assert_int_equal(back->checked_at_ms, 0);
+	back->checked_at_ms = snap->started_at_ms + 120000; /* fabsweep check */
+	assert_int_equal(fab_store_replace_findings(st, back), 0);
+	assert_int_equal(fab_store_replace_findings(st, back), 0);
+	fab_snapshot_free(back);
+	assert_int_equal(fab_store_load_scan(st, 1, &back), 0);
+	assert_int_equal(back->checked_at_ms, snap->started_at_ms + 120000);
+	fab_snapshot_free(back);
+	assert_int_equal(fab_store_load_scan(st, 2, &back), 0);
+	assert_int_equal(back->checked_at_ms, snap->checked_at_ms);
+	fab_snapshot_free(back);
+	fab_store_close(st);
+	assert_int_equal(count("SELECT count(*) FROM checks"), 2);
+
+	/* back to version 1: no checks relation; scan 2 has findings */
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE checks; PRAGMA user_version=1", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), -EPROTO);
+	assert_non_null(strstr(fab_errmsg(), "run 'fabsweep db migrate'"));
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	fab_store_close(st);
+	assert_int_equal(count("PRAGMA user_version"), FAB_SCHEMA_VERSION);
+	assert_int_equal(count("SELECT count(*) FROM checks"), 1);
+	assert_int_equal(count("SELECT scan_id FROM checks WHERE checked_at ="
+			       " (SELECT finished_at FROM scans WHERE scan_id = 2)"), 2);
+	fab_snapshot_free(snap);
+}
+
 static void test_resolve(void **state)
 {
 	struct fab_snapshot *snap = snapfix_fat_tree(1, 1, 1);
@@ -312,6 +359,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),

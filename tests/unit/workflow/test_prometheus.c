@@ -403,7 +403,8 @@ static void test_values(void **state)
 	static const char *const fams[] = {
 		"fabsweep_scan_id", "fabsweep_scan_timestamp_seconds",
 		"fabsweep_scan_duration_seconds", "fabsweep_scan_status",
-		"fabsweep_scan_missed_items", "fabsweep_nodes", "fabsweep_links",
+		"fabsweep_scan_missed_items", "fabsweep_scan_checked", "fabsweep_nodes",
+		"fabsweep_links",
 		"fabsweep_port_state", "fabsweep_port_phys_state",
 		"fabsweep_port_link_width_lanes", "fabsweep_port_link_speed_gbps_per_lane",
 		"fabsweep_port_rate_gbps", "fabsweep_port_errors_total",
