@@ -212,6 +212,23 @@ static void test_check(void **state)
 	assert_non_null(strstr(out, "since the baseline, scan 1"));
 }
 
+/* roce.congestion through the CLI: skipped without --baseline, run with one
+ * (the baseline is loaded light, RoCE part included). */
+static void test_check_roce_baseline(void **state)
+{
+	write_conf("# defaults\n");
+	sql("UPDATE rdma_counters SET value = value + 360000 WHERE scan_id = 2"
+	    " AND system = 'host2' AND counter = 'out_of_sequence';");
+	assert_int_equal(CHECK("--scan", "2"), FAB_EXIT_OK);
+	assert_non_null(strstr(out, "skipped roce.congestion: needs a baseline with RDMA counters (check --baseline)\n"));
+	assert_int_equal(CHECK("--scan", "2", "--baseline", "1", "--fail-on", "warning"), FAB_EXIT_FINDINGS);
+	assert_null(strstr(out, "skipped roce.congestion"));
+	assert_non_null(strstr(out, "warning roce.congestion        host2/eth0: RDMA counters rise faster than their limits: out_of_sequence 101.0/s > 10/s\n"));
+	assert_int_equal(count("SELECT count(*) FROM findings WHERE scan_id=2 AND rule_id='roce.congestion'"
+			       " AND node='host2' AND port='eth0' AND peer_node IS NULL"), 1);
+	assert_int_equal(count("SELECT count(*) FROM findings WHERE scan_id=2"), 1);
+}
+
 static void test_check_errors(void **state)
 {
 	write_conf("# defaults\n");
@@ -288,6 +305,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_roce_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules, setup, teardown),
 	};
