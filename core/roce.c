@@ -263,6 +263,9 @@ struct fab_roce *fab_roce_new(void)
 	return r;
 }
 
+struct fab_roce_names;
+static void names_free(struct fab_roce_names *x);
+
 static void roce_free_arrays(struct fab_roce *r)
 {
 	free(r->systems);
@@ -275,6 +278,7 @@ static void roce_free_arrays(struct fab_roce *r)
 	free(r->apps);
 	free(r->tlvs);
 	fab_arena_free(r->arena);
+	names_free(r->names);
 }
 
 void fab_roce_free(struct fab_roce *r)
@@ -910,8 +914,10 @@ static void sort_links(struct fab_roce *r)
 }
 
 /* RDMA port <-> eth port by the netdev name, within one system. */
-static void map_rdma_netdevs(struct fab_roce *r)
+static void map_rdma_netdevs(struct resolver *x)
 {
+	struct fab_roce *r = x->r;
+
 	for (size_t i = 0; i < r->n_eth_ports; i++)
 		r->eth_ports[i].rdma_port_idx = FAB_NONE;
 	for (size_t i = 0; i < r->n_rdma_ports; i++) {
@@ -921,7 +927,7 @@ static void map_rdma_netdevs(struct fab_roce *r)
 		p->eth_port_idx = FAB_NONE;
 		if (!p->netdev)
 			continue;
-		uint32_t e = fab_roce_find_eth_port(r, sys, p->netdev);
+		uint32_t e = find_port(x, sys, K_IFNAME, p->netdev, NULL);
 		if (e != FAB_NONE) {
 			p->eth_port_idx = e;
 			r->eth_ports[e].rdma_port_idx = (uint32_t)i;
@@ -985,13 +991,15 @@ int fab_roce_resolve(struct fab_roce *r)
 		n->remote_port_idx = p;
 		err = add_link(&x, n->port_idx, p);
 	}
+	if (!err) {
+		sort_links(r);
+		map_rdma_netdevs(&x); /* through the port index: linear */
+	}
 	hidx_free(&x.systems);
 	hidx_free(&x.ports);
 	hidx_free(&x.links);
 	if (err)
 		return err;
-	sort_links(r);
-	map_rdma_netdevs(r);
 	fab_roce_assign_roles(r);
 	return 0;
 }
@@ -1254,6 +1262,52 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 	return err;
 }
 
+/*
+ * Collected systems of a model by name, kept across fab_roce_merge() calls
+ * (merge is called once per file: a fresh index per call, or a scan, would
+ * make merging n files O(n^2)). Systems are only appended between calls;
+ * the arrays are rebuilt only by compact(), which starts a new model.
+ */
+struct fab_roce_names {
+	struct hidx h;
+	size_t n_indexed; /* systems[0 .. n_indexed) are in h */
+};
+
+static void names_free(struct fab_roce_names *x)
+{
+	if (x) {
+		hidx_free(&x->h);
+		free(x);
+	}
+}
+
+static bool match_collected(uint32_t v, const void *ctx)
+{
+	const struct key *k = ctx;
+
+	return k->r->systems[v].collected && streq(k->r->systems[v].name, k->s);
+}
+
+/* The collected system of dst named name, FAB_NONE if none; indexes the
+ * systems appended since the last call first. */
+static int find_collected(struct fab_roce *dst, const char *name, uint32_t *out)
+{
+	struct key k = { .r = dst, .tag = K_SYSNAME, .s = name };
+	struct fab_roce_names *x = dst->names;
+
+	if (!x && !(x = dst->names = calloc(1, sizeof(*x))))
+		return -ENOMEM;
+	for (; x->n_indexed < dst->n_systems; x->n_indexed++) {
+		const struct fab_roce_system *s = &dst->systems[x->n_indexed];
+		if (s->collected && s->name &&
+		    hidx_put(&x->h, key_hash(K_SYSNAME, 0, s->name, false), (uint32_t)x->n_indexed))
+			return -ENOMEM;
+	}
+	*out = name ? hidx_get(&x->h, key_hash(K_SYSNAME, 0, name, false), match_collected, &k)
+		    : FAB_NONE;
+	return 0;
+}
+
 int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		   const char *source, size_t *out_dups)
 {
@@ -1271,10 +1325,9 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 
 		if (!s->collected)
 			continue;
-		uint32_t old = FAB_NONE;
-		for (size_t k = 0; k < dst->n_systems && old == FAB_NONE; k++)
-			if (dst->systems[k].collected && streq(dst->systems[k].name, s->name))
-				old = (uint32_t)k;
+		uint32_t old;
+		if ((err = find_collected(dst, s->name, &old)))
+			break;
 		if (old != FAB_NONE) {
 			dups++;
 			if (s->collected_at_ms <= dst->systems[old].collected_at_ms)

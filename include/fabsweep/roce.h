@@ -281,6 +281,7 @@ struct fab_roce {
 	struct fab_lldp_tlv *tlvs;
 	size_t n_tlvs, cap_tlvs;
 	struct fab_arena *arena;
+	struct fab_roce_names *names; /* private to core/roce.c: merge's index */
 };
 
 /* A new empty model (owned by the caller) or NULL on ENOMEM. */
