@@ -502,9 +502,13 @@ static int set_param(struct parser *ps, const char *key, const char *val)
 			if (cfg->value_line[slot])
 				return PERR(ps, "'%s' is set twice in [%s] (first at line %u); keep one",
 					    key, ps->section, cfg->value_line[slot]);
-			if (fab_param_parse(p, val, &v))
-				return PERR(ps, "'%s' in [%s] takes %s, not '%s'", key,
-					    ps->section, fab_param_expect(p), val);
+			if (fab_param_parse(p, val, &v)) {
+				char range[64] = ""; /* plain numbers say their bounds */
+				if (p->type == FAB_PARAM_INT)
+					snprintf(range, sizeof(range), " from %g to %g", p->min, p->max);
+				return PERR(ps, "'%s' in [%s] takes %s%s, not '%s'", key,
+					    ps->section, fab_param_expect(p), range, val);
+			}
 			cfg->values[slot] = v;
 			cfg->value_line[slot] = ps->line;
 			return 0;

@@ -235,6 +235,7 @@ static void test_errors(void **state)
 	load_bad("[thresholds]\nSymbolErrorCounter = 10\n[treshold]\n", 3, "unknown section [treshold]; known: [expect], [thresholds], [rates]");
 	load_bad("[thresholds]\n\nSymbolErrors = 10\n", 3, "unknown key 'SymbolErrors' in [thresholds]; known: SymbolErrorCounter");
 	load_bad("[thresholds]\nSymbolErrorCounter = ten\n", 2, "takes a whole number or 'off', not 'ten'");
+	load_bad("[roce]\npriority = 9\n", 2, "'priority' in [roce] takes a whole number from 0 to 7, not '9'");
 	load_bad("[thresholds]\nSymbolErrorCounter = -1\n", 2, "not '-1'");
 	load_bad("[thresholds]\nSymbolErrorCounter = 10.5\n", 2, "not '10.5'");
 	load_bad("[thresholds]\nSymbolErrorCounter = 99999999999999999999999\n", 2, "whole number");
@@ -246,7 +247,7 @@ static void test_errors(void **state)
 	load_bad("[expect]\nspeed.leaf-spine = 4X\n", 2, "a speed (SDR");
 	load_bad("[expect]\nwidth.leaf-host = 4X\n", 2, "unknown key 'width.leaf-host' in [expect]");
 	load_bad("[expect]\nmtu = 1000\n", 2, "an MTU in bytes");
-	load_bad("[sm.no_standby]\nmin_standby = 0\n", 2, "takes a whole number, not '0'");
+	load_bad("[sm.no_standby]\nmin_standby = 0\n", 2, "takes a whole number from 1 to 15, not '0'");
 	load_bad("[sm.no_standby]\nmin_standby = 16\n", 2, "not '16'");
 	load_bad("SymbolErrorCounter=10\n", 1, "outside any section; counter thresholds go under [thresholds]");
 	load_bad("# x\nfoo = 1\n", 2, "'foo' is outside any section");
