@@ -42,6 +42,9 @@
 #   FABSIM_SM_POLL_MS       OpenSM sminfo_polling_timeout (default 1000; OpenSM's own 10000)
 #   FABSIM_SM_POLL_RETRIES  OpenSM polling_retry_number (default 2; OpenSM's own 4)
 #   FABSIM_OPENSM_ARGS      extra OpenSM arguments (word-split)
+#   FABSIM_OSM_EXTRA_CONF   opensm.conf settings, "key value" a line, that replace
+#                           (or add to) the generated ones, e.g. "m_key 0x1
+#                           m_key_protection_level 3" (default: none)
 #
 # ibsim has 10 client slots. A client that exits normally frees its slot; one
 # that is killed keeps it until `X <n>` on the console: `fabsim.sh reap DIR`
@@ -260,7 +263,19 @@ fabsim_start_sm() {
 		awk -v poll="${FABSIM_SM_POLL_MS:-1000}" -v retries="${FABSIM_SM_POLL_RETRIES:-2}" '
 			$1 == "sminfo_polling_timeout" { $2 = poll }
 			$1 == "polling_retry_number" { $2 = retries }
-			{ print }' "$conf.default" >"$conf" || return 1
+			BEGIN {
+				n = split(ENVIRON["FABSIM_OSM_EXTRA_CONF"], l, "\n")
+				for (i = 1; i <= n; i++) {
+					if (split(l[i], kv, " ") < 2)
+						continue
+					v = l[i]
+					sub(/^[ \t]*[^ \t]+[ \t]+/, "", v)
+					over[kv[1]] = v
+				}
+			}
+			($1 in over) { $0 = $1 " " over[$1]; delete over[$1] }
+			{ print }
+			END { for (k in over) print k " " over[k] }' "$conf.default" >"$conf" || return 1
 	fi
 	: >>"$log"
 	# OpenSM appends to its log: only what this start writes counts.

@@ -14,7 +14,7 @@ set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
-trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
+trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; fabsim_stop "$D/sim2" >/dev/null 2>&1; rm -rf "$D"' EXIT
 pass=0 fail=0
 check() { # description, then a command that must succeed
 	local what=$1
@@ -212,6 +212,17 @@ check "sweep with FABSWEEP_MKEY: every SMP carries the key" eq "$(keys_of "$D/sw
 check "sweep wrote its reports" test -s "$D/sweep-reports/latest.html" -a -s "$D/sweep-reports/latest.xml"
 check "sweep: the key is nowhere in its output, database or reports" no_key "$D/sweep.out" "$D"/sweep.db* \
 	"$D"/sweep-reports/*
+# The simulator's limit, checked: OpenSM protects the subnet at level 3
+# (FABSIM_OSM_EXTRA_CONF) and ibsim still answers Gets without the key. If
+# this fails, ibsim now checks M_Keys: test a protected subnet here (a scan
+# without the key partial, with it complete) and update docs/security.md.
+FABSIM_OSM_EXTRA_CONF=$'m_key 0x'"$K"$'\nm_key_protection_level 3\nm_key_lease_period 0' \
+	fabsim_start "$D/net" "$D/sim2" --sm-prio 10 > /dev/null || { echo "FAIL: protected simulator did not start"; exit 1; }
+check "OpenSM was configured to protect at level 3" grep -q '^m_key_protection_level 3' "$D/sim2/sm1/opensm.conf"
+fabsim_run "$D/sim2" -- "$FABSWEEP" scan --db "$D/sim2.db" --quiet
+check "ibsim 0.10 does not enforce M_Key: a scan without the key is complete" eq "$?/$(sqlite3 -readonly "$D/sim2.db" \
+	'SELECT status FROM scans')" 0/complete
+fabsim_stop "$D/sim2" > /dev/null
 
 # ---- 4. unprivileged
 chmod 0755 "$D" "$D/sim"
