@@ -4,7 +4,6 @@
  * messages never quote the line: it holds a secret.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +11,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
+#include "readfile.h"
 
 struct mkey_entry {
 	uint64_t guid, key;
@@ -278,36 +278,15 @@ int fab_mkeys_load(struct fab_mkeys *k, const char *path, bool *out_loose)
 	char *buf = NULL;
 	size_t len = 0;
 	int err;
-	FILE *f = fopen(path, "re");
 
-	if (!f)
-		return fab_err(-errno, "cannot read M_Key file '%s': %s", path,
-			       strerror(errno));
-	setvbuf(f, NULL, _IONBF, 0); /* no stdio copy of the secret */
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return fab_err(-EINVAL, "M_Key file '%s' is not a regular file", path);
-	}
-	if (st.st_size > (off_t)FAB_MKEY_FILE_MAX_ENTRIES * 64) {
-		fclose(f);
-		return fab_err(-E2BIG, "M_Key file '%s' is too large", path);
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		fclose(f);
-		return fab_err(-ENOMEM, "out of memory reading '%s'", path);
-	}
-	len = fread(buf, 1, (size_t)st.st_size, f);
-	if (ferror(f)) {
-		err = fab_err(-EIO, "cannot read M_Key file '%s'", path);
-		goto out;
-	}
+	err = fab_read_small_file(path, "M_Key file", (size_t)FAB_MKEY_FILE_MAX_ENTRIES * 64,
+				  &buf, &len);
+	if (err)
+		return err;
 	err = fab_mkeys_parse(k, buf, len, path);
 	if (!err && out_loose)
-		*out_loose = (st.st_mode & (S_IRWXG | S_IRWXO)) != 0;
-out:
-	fclose(f);
-	explicit_bzero(buf, (size_t)st.st_size + 1);
+		*out_loose = stat(path, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO));
+	explicit_bzero(buf, len);
 	free(buf);
 	return err;
 }

@@ -170,7 +170,7 @@ static void test_options(void **state)
 	fab_mkeys_free(k);
 	unlink(path);
 	assert_int_not_equal(fab_mkeys_from_options(NULL, NULL, path, &k, &loose), 0);
-	assert_non_null(strstr(fab_errmsg(), "cannot read M_Key file"));
+	assert_non_null(strstr(fab_errmsg(), "cannot open M_Key file"));
 }
 
 int main(void)
