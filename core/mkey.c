@@ -34,8 +34,8 @@ static int parse_hex(const char *s, size_t len, uint64_t *out)
 	char buf[24];
 	int err;
 
-	if (len < 1 || len > 18)
-		return -EINVAL;
+	if (len < 1 || len > 18 || memchr(s, '\0', len))
+		return -EINVAL; /* a NUL would end fab_guid_parse() early */
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	err = fab_guid_parse(buf, out);

@@ -47,6 +47,9 @@ static void test_parse_key(void **state)
 		assert_int_not_equal(parse(bad[i], &k), 0);
 		assert_true(k == 7);
 	}
+	/* bytes after a NUL count (found by fuzz_mkey) */
+	assert_int_equal(fab_mkey_parse("0x1\0\0\x12", 7, &k), -EINVAL);
+	assert_true(k == 7);
 	/* len bounds the text: "12" of "123" */
 	assert_int_equal(fab_mkey_parse("123", 2, &k), 0);
 	assert_true(k == 12);
