@@ -50,8 +50,10 @@ int check_lid_unassigned(struct fab_rule_ctx *ctx)
 		if (n->type == FAB_NODE_SWITCH) {
 			const struct fab_port *p0 = fab_snapshot_port(s, (uint32_t)i, 0);
 			unsigned lid = p0 ? p0->lid : n->lid;
+			bool unknown = p0 ? p0->flags & FAB_F_LID_UNKNOWN : n->flags & FAB_F_LID_UNKNOWN;
 
-			if (lid_valid(lid) || !any_active(s, n))
+			/* unknown: port 0's PortInfo was not read (node.unresponsive) */
+			if (lid_valid(lid) || unknown || !any_active(s, n))
 				continue;
 			rbuf_reset(&ctx->ev);
 			rbuf_printf(&ctx->ev, "lid=%u", lid);
@@ -69,7 +71,8 @@ int check_lid_unassigned(struct fab_rule_ctx *ctx)
 		for (uint32_t k = 0; k < n->port_count; k++) {
 			uint32_t pi = n->port_first + k;
 
-			if (!p[k].port_num || p[k].state != FAB_STATE_ACTIVE || lid_valid(p[k].lid))
+			if (!p[k].port_num || p[k].state != FAB_STATE_ACTIVE || lid_valid(p[k].lid) ||
+			    (p[k].flags & FAB_F_LID_UNKNOWN))
 				continue;
 			rbuf_reset(&ctx->ev);
 			rbuf_printf(&ctx->ev, "lid=%u; state=active", p[k].lid);

@@ -541,6 +541,8 @@ static int load_nodes(struct fab_store *st, struct fab_snapshot *snap, bool ligh
 		if (light)
 			continue;
 		n->lid = (uint16_t)sqlite3_column_int(s, 4);
+		if (sqlite3_column_type(s, 4) == SQLITE_NULL)
+			n->flags |= FAB_F_LID_UNKNOWN; /* not read: not LID 0 */
 		n->num_ports = (uint8_t)sqlite3_column_int(s, 5);
 		n->role = (uint8_t)parse_or(fab_role_parse(fab_sql_text(s, 6)), 0);
 		n->sys_guid = col_guid(s, 7);
@@ -627,6 +629,8 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap, bool ligh
 		if (light)
 			continue;
 		p->lid = (uint16_t)sqlite3_column_int(s, 3);
+		if (sqlite3_column_type(s, 3) == SQLITE_NULL)
+			p->flags |= FAB_F_LID_UNKNOWN;
 		p->lmc = (uint8_t)sqlite3_column_int(s, 4);
 		p->sm_lid = (uint16_t)sqlite3_column_int(s, 5);
 		p->state = (uint8_t)parse_or(fab_state_parse(fab_sql_text(s, 6)), 0);
