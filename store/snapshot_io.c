@@ -670,7 +670,9 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap, bool ligh
 	return err;
 }
 
-/* latest_only: keep each port's last sample only (a baseline's). */
+/* latest_only: keep each port's last sample only (a baseline's): read
+ * backwards along the primary key, so the first row of a port is its latest
+ * and the others are skipped without decoding them. */
 static int load_samples(struct fab_store *st, struct fab_snapshot *snap,
 			bool latest_only)
 {
@@ -692,7 +694,9 @@ static int load_samples(struct fab_store *st, struct fab_snapshot *snap,
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
 					fab_counter_name(c));
 	snprintf(sql + off, sizeof(sql) - off,
-		 " FROM port_counters WHERE scan_id=?1 ORDER BY node_idx, port_num, sample");
+		 latest_only ? " FROM port_counters WHERE scan_id=?1"
+			       " ORDER BY node_idx DESC, port_num DESC, sample DESC"
+			     : " FROM port_counters WHERE scan_id=?1 ORDER BY node_idx, port_num, sample");
 	if ((err = fab_sql_scan_query(st, sql, snap->scan_id, &s)))
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -706,10 +710,9 @@ static int load_samples(struct fab_store *st, struct fab_snapshot *snap,
 			continue;
 		uint32_t pi = (uint32_t)(p - snap->ports);
 		if (latest_only && snap->n_samples &&
-		    snap->samples[snap->n_samples - 1].port_idx == pi) {
-			c = &snap->samples[snap->n_samples - 1]; /* a later one */
-			memset(c, 0, sizeof(*c));
-		} else if (!(c = fab_snapshot_add_sample(snap))) {
+		    snap->samples[snap->n_samples - 1].port_idx == pi)
+			continue; /* an earlier sample of the port just read */
+		if (!(c = fab_snapshot_add_sample(snap))) {
 			err = NOMEM();
 			break;
 		}
