@@ -7,7 +7,9 @@
  *   3. topology with libibnetdisc (max_smps = --smps), copied into a
  *      working topology, then libibnetdisc's fabric is freed; tried again
  *      when it found no node, then our own engine (native discovery);
- *   4. repair: ask again, with retries, for what discovery missed;
+ *   4. repair: ask again, with retries, for what discovery missed; when
+ *      it found devices that share a GUID (libibnetdisc merges them),
+ *      discovery and repair once more with our own engine;
  *   5. snapshot nodes/ports/links, holes and SMP failures recorded;
  *   6. SMInfo of every IsSM port;
  *   7. port counters (ClassPortInfo, PortCounters, PortCountersExtended);
@@ -352,6 +354,23 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	if (!rc)
 		rc = wt_repair(&w, smp_win, &o, NULL);
 	phase_done("repair", &t0, smp_win);
+	/* libibnetdisc keys its nodes by GUID: devices that share one are
+	 * merged into one node there, and what it says of that node (links,
+	 * ports) mixes them. When the repair pass found such a GUID, discover
+	 * once more with our own engine, which keeps each device apart. */
+	if (!rc && !o.native_discovery && wt_has_dup(&w)) {
+		wt_free(&w);
+		rc = wt_discover(&w, smp_win, &o);
+		if (!rc)
+			rc = wt_repair(&w, smp_win, &o, NULL);
+		if (rc == -EIO) {
+			wt_free(&w);
+			rc = fab_err(-EIO, "discovery from %s/%d failed: not even the local "
+				     "node answered (is the port's link up?)", ca, port);
+			goto out;
+		}
+		phase_done("rediscover", &t0, smp_win);
+	}
 	if (!rc)
 		rc = wt_to_snapshot(&w, s);
 	wt_free(&w);

@@ -62,7 +62,7 @@ struct wt_node {
 	uint8_t type, num_ports;
 	bool have_desc;
 	bool path_valid;
-	bool dup_guid;         /* two devices answered with this GUID */       /* false for a cache file */
+	bool dup_guid;         /* another device answered with this GUID */ /* false for a cache file */
 	uint8_t hops;          /* directed-route hops from the scanning port */
 	uint8_t path[64];      /* directed route: ports at [1..hops] */
 	uint64_t entry_guid;   /* GUID of the port our SMPs enter by, 0: unknown */
@@ -98,6 +98,8 @@ int wt_repair(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o
 	      unsigned long *out_mads);
 /* Discovery of our own, from the local node, with the same engine. */
 int wt_discover(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts *o);
+/* Whether two devices answered with one GUID (a node has dup_guid). */
+bool wt_has_dup(const struct wt *w);
 /* Working topology -> snapshot nodes, ports, links, holes, SMP errors. */
 int wt_to_snapshot(const struct wt *w, struct fab_snapshot *snap);
 

@@ -73,10 +73,12 @@ static int hash_grow(struct wt *w)
 	return 0;
 }
 
-uint32_t wt_add_node(struct wt *w, uint64_t guid, unsigned type,
-		     unsigned num_ports)
+/* Adds a node; with dup, also when the GUID is known already (another
+ * device that answers with it: wt_find still returns the first). */
+static uint32_t add_node(struct wt *w, uint64_t guid, unsigned type,
+			 unsigned num_ports, bool dup)
 {
-	if (wt_find(w, guid) != FAB_NONE)
+	if (!dup && wt_find(w, guid) != FAB_NONE)
 		return FAB_NONE;
 	if (w->n_nodes == w->cap_nodes) {
 		size_t cap = w->cap_nodes ? w->cap_nodes * 2 : 256;
@@ -116,6 +118,12 @@ uint32_t wt_add_node(struct wt *w, uint64_t guid, unsigned type,
 		k = (k + 1) & (w->hash_cap - 1);
 	w->hash[k] = idx + 1;
 	return idx;
+}
+
+uint32_t wt_add_node(struct wt *w, uint64_t guid, unsigned type,
+		     unsigned num_ports)
+{
+	return add_node(w, guid, type, num_ports, false);
 }
 
 static unsigned pi_get(const uint8_t *info, enum MAD_FIELDS f)
@@ -213,10 +221,16 @@ static uint64_t rjob(enum rjob kind, uint32_t node, unsigned via, unsigned port)
 #define RJ_PORT(j) ((unsigned)((j) >> 40) & 0xff)
 #define RJ_KIND(j) ((unsigned)((j) >> 48) & 0xff)
 
+/* Devices that share a GUID with one found before are kept as nodes of
+ * their own, up to this many per discovery (a bound on what a fabric of
+ * one GUID everywhere can make us explore); beyond it, flagged only. */
+#define WT_MAX_DUPS 1024
+
 struct repair {
 	struct wt *w;
 	struct fab_jobq q;
 	int err;
+	unsigned dups;
 	unsigned long done;
 	const struct fab_scan_opts *o;
 };
@@ -356,6 +370,52 @@ static void link_ends(struct wt *w, uint32_t a, unsigned ap, uint32_t b, unsigne
 	pb->rport = (uint8_t)ap;
 }
 
+/*
+ * Which known node a NodeInfo answer that came in through (from, via) on
+ * its port lport is. A port has one cable: the node with that GUID whose
+ * port lport is this very cable, else the first one of the same type whose
+ * port lport is not cabled yet (a switch reached from another neighbour,
+ * another port of a CA). FAB_NONE when none fits: a different device that
+ * answers with the same GUID. *seen says whether the GUID is known at all.
+ */
+static uint32_t match_node(const struct wt *w, uint64_t guid, unsigned type,
+			   unsigned lport, uint32_t from, unsigned via, bool *seen)
+{
+	uint32_t fit = FAB_NONE;
+
+	*seen = false;
+	if (!w->hash_cap)
+		return FAB_NONE;
+	for (size_t h = hash_guid(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
+		uint32_t v = w->hash[h];
+		if (!v)
+			return fit;
+		const struct wt_node *n = &w->nodes[v - 1];
+		if (n->guid != guid)
+			continue;
+		*seen = true;
+		if (n->type != type || lport > n->num_ports)
+			continue;
+		const struct wt_port *p = wt_port(w, v - 1, lport);
+		if (p->rnode == from && p->rport == via)
+			return v - 1;
+		if (p->rnode == FAB_NONE && (fit == FAB_NONE || v - 1 < fit))
+			fit = v - 1;
+	}
+}
+
+/* Marks every node with this GUID as one of several devices sharing it. */
+static void mark_dup(struct wt *w, uint64_t guid)
+{
+	for (size_t h = hash_guid(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
+		uint32_t v = w->hash[h];
+		if (!v)
+			return;
+		if (w->nodes[v - 1].guid == guid)
+			w->nodes[v - 1].dup_guid = true;
+	}
+}
+
 /* NodeInfo through (from, via) answered: link, or learn a new node. */
 static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
 			 const uint8_t *ni)
@@ -366,6 +426,7 @@ static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
 	unsigned type = mad_get_field((void *)ni, 0, IB_NODE_TYPE_F);
 	unsigned nports = mad_get_field((void *)ni, 0, IB_NODE_NPORTS_F);
 	unsigned lport = mad_get_field((void *)ni, 0, IB_NODE_LOCAL_PORT_F);
+	bool seen;
 
 	/* Untrusted: the answer indexes our arrays. It came in through a
 	 * cable, so LocalPortNum is an external port, never a switch's port 0
@@ -373,12 +434,24 @@ static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
 	if (type < FAB_NODE_CA || type > FAB_NODE_ROUTER || nports < 1 ||
 	    nports > 254 || lport < 1 || lport > nports)
 		return;
-	uint32_t m = wt_find(w, guid);
+	uint32_t m = match_node(w, guid, type, lport, from, via, &seen);
+	if (m == FAB_NONE && seen && r->dups >= WT_MAX_DUPS) {
+		/* Beyond the bound: recorded at the port, not explored. */
+		mark_dup(w, guid);
+		wt_port(w, from, via)->dup_of = guid;
+		return;
+	}
 	if (m == FAB_NONE) {
-		m = wt_add_node(w, guid, type, nports);
+		/* A new device; when the GUID is known, another device with
+		 * it: kept as a node of its own, explored by its own route. */
+		m = add_node(w, guid, type, nports, seen);
 		if (m == FAB_NONE) {
 			r->err = -ENOMEM;
 			return;
+		}
+		if (seen) {
+			r->dups++;
+			mark_dup(w, guid);
 		}
 		struct wt_node *src = &w->nodes[from], *nn = &w->nodes[m];
 		memcpy(nn->node_info, ni, sizeof(nn->node_info));
@@ -392,19 +465,8 @@ static void got_nodeinfo(struct repair *r, uint32_t from, unsigned via,
 			for (unsigned p = 0; p <= nports; p++)
 				push(r, rjob(RJ_PORTINFO, m, 0, p));
 		}
-	} else if (w->nodes[m].type != type || lport > w->nodes[m].num_ports) {
-		w->nodes[m].dup_guid = true;
-		wt_port(w, from, via)->dup_of = guid;
-		return;
 	}
 	struct wt_port *mp = wt_port(w, m, lport);
-	if (mp->rnode != FAB_NONE && (mp->rnode != from || mp->rport != via)) {
-		/* That port is already cabled elsewhere: two devices share
-		 * this GUID. It answered: not a hole, a duplicate. */
-		w->nodes[m].dup_guid = true;
-		wt_port(w, from, via)->dup_of = guid;
-		return;
-	}
 	mp->exists = true;
 	mp->guid = w->nodes[m].type == FAB_NODE_SWITCH ? guid : port_guid;
 	link_ends(w, from, via, m, lport);
@@ -575,6 +637,14 @@ int wt_discover(struct wt *w, struct fab_madwin *mw, const struct fab_scan_opts 
 
 /* ---- working topology -> snapshot ---------------------------------- */
 
+bool wt_has_dup(const struct wt *w)
+{
+	for (size_t i = 0; i < w->n_nodes; i++)
+		if (w->nodes[i].dup_guid)
+			return true;
+	return false;
+}
+
 struct order {
 	uint64_t guid;
 	uint32_t idx;
@@ -736,8 +806,8 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 			fab_guid_format(wp->dup_of, g);
 			rc = fab_snapshot_add_error(s, n->guid, fp->port_num, "dup_guid",
 				"%s port %u: the device behind it answered NodeInfo with GUID "
-				"%s, which another device has; it is merged with that one and "
-				"not in the snapshot (give every device a unique GUID)",
+				"%s, which another device has; it is not in the snapshot "
+				"(too many devices share GUIDs; give every device a unique GUID)",
 				fab_scan_node_label(n, who, sizeof(who)), fp->port_num, g);
 			if (rc)
 				goto out;
@@ -770,8 +840,8 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 		if (!(n->flags & FAB_F_DUP_GUID))
 			continue;
 		rc = fab_snapshot_add_error(s, n->guid, -1, "dup_guid",
-			"%s: GUID seen on more than one device; discovery merged them "
-			"(give every device a unique GUID)",
+			"%s: GUID seen on more than one device; each is kept as a node "
+			"of its own (give every device a unique GUID)",
 			fab_scan_node_label(n, who, sizeof(who)));
 		if (rc)
 			goto out;

@@ -446,19 +446,48 @@ check "no master left: ... each in scan_errors, and no master" eq "$(q "SELECT c
 FABSIM_OPENSM_ARGS=-y fabsim_start_sm "$D/sim" 1 > /dev/null || { echo "FAIL: OpenSM -y did not start"; exit 1; }
 dupguid=$(q "SELECT node_guid FROM nodes WHERE scan_id = $ref AND description = 'host0010'")
 console "Guid \"host0011\" $dupguid"
+# A counter of the second device only: its counters must be its own.
+console 'PerformanceSet "host0011"[1] PortCounters.SymbolErrorCounter=77'
+# node_idx of the two devices: each must be a node of its own, with
+# its own port and cable to its own leaf port (remote_node_idx, never
+# the GUID, tells the ends apart), both flagged.
+dup_nodes() { q "SELECT group_concat(description || ':' || node_type || ':' || (flags_ok), ' ') FROM
+	(SELECT n.description, n.node_type, (SELECT count(*) FROM scan_errors e WHERE e.scan_id = n.scan_id
+	AND e.what = 'dup_guid' AND e.node_guid = n.node_guid AND e.port_num IS NULL
+	AND e.message LIKE char(34) || n.description || char(34) || '%') AS flags_ok
+	FROM nodes n WHERE n.scan_id = $s AND n.node_guid = '$dupguid' ORDER BY n.description)"; }
 for engine in ibnetdisc native; do
+	t0=$(date +%s%N)
 	scan --timeout 200 --discovery "$engine"
 	rc=$?
+	took=$(ms_since "$t0")
 	s=$(last)
-	check "duplicate GUID ($engine): exit 4 (partial: a fault is recorded)" eq "$rc" 4
-	check "duplicate GUID ($engine): flagged in scan_errors" eq "$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s
-		AND what = 'dup_guid' AND node_guid = '$dupguid'")" 1
-	check "duplicate GUID ($engine): no false hole; the port it hangs off is named as a dup_guid" eq \
-		"$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s AND what = 'hole'")/$(q "SELECT count(*)
-		FROM scan_errors WHERE scan_id = $s AND what = 'dup_guid' AND port_num > 0 AND message LIKE '%$dupguid%'")" 0/1
-	known_fail "duplicate GUID ($engine): both devices kept, never merged" \
-		"the two are merged ($(q "SELECT count(*) FROM nodes WHERE scan_id = $s AND node_guid = '$dupguid'") node with the GUID, $(q "SELECT count(*) FROM nodes WHERE scan_id = $s") of $(want nodes) nodes; docs/schema.md documents the merge for live scans)" \
-		test "$(q "SELECT count(*) FROM nodes WHERE scan_id = $s AND node_guid = '$dupguid'")" = 2
+	echo "duplicate GUID ($engine): exit $rc in $took ms, $(q "SELECT count(*) FROM nodes WHERE scan_id = $s") nodes, $(q "SELECT count(*) FROM links WHERE scan_id = $s") links, with the GUID: $(dup_nodes), errors: $(q "SELECT group_concat(what || ifnull('@' || port_num, ''), ' ') FROM scan_errors WHERE scan_id = $s")"
+	check "duplicate GUID ($engine): exit 4 (partial: a fault is recorded), bounded time" eq \
+		"$rc/$((took < 12000))" 4/1
+	check "duplicate GUID ($engine): both devices kept, never merged: all nodes and links" eq \
+		"$(q "SELECT count(*) FROM nodes WHERE scan_id = $s")/$(q "SELECT count(*) FROM links WHERE scan_id = $s")" \
+		"$(want nodes)/$(want links)"
+	check "duplicate GUID ($engine): the GUID's two nodes are host0010 and host0011, each with a dup_guid row" eq \
+		"$(dup_nodes)" "host0010:ca:1 host0011:ca:1"
+	check "duplicate GUID ($engine): each has its own port and cable, to a different leaf port, both ends agreeing" eq \
+		"$(q "SELECT count(DISTINCT n.node_idx) || '/' || count(DISTINCT r.node_idx || ':' || r.port_num) FROM nodes n
+		JOIN port_rows p ON p.scan_id = n.scan_id AND p.node_idx = n.node_idx AND p.port_num > 0
+		JOIN port_rows r ON r.scan_id = p.scan_id AND r.node_idx = p.remote_node_idx AND r.port_num = p.remote_port
+		AND r.remote_node_idx = p.node_idx AND r.remote_port = p.port_num
+		JOIN links l ON l.scan_id = n.scan_id AND ((l.a_node_idx = n.node_idx AND l.a_port = p.port_num)
+		OR (l.b_node_idx = n.node_idx AND l.b_port = p.port_num))
+		WHERE n.scan_id = $s AND n.node_guid = '$dupguid'")" 2/2
+	check "duplicate GUID ($engine): no hole, nothing left out at a port" eq \
+		"$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s AND (what = 'hole' OR (what = 'dup_guid' AND port_num IS NOT NULL))")" 0
+	check "duplicate GUID ($engine): each device has its own counters (77 symbol errors set on host0011 only)" eq \
+		"$(q "SELECT group_concat(v, ' ') FROM (SELECT n.description || '=' || c.SymbolErrorCounter AS v
+		FROM nodes n JOIN port_counters c ON c.scan_id = n.scan_id AND c.node_idx = n.node_idx AND c.sample = 0
+		WHERE n.scan_id = $s AND n.node_guid = '$dupguid' ORDER BY n.description)")" "host0010=0 host0011=77"
+	fabsim_run "$D/sim" -- "$FABSWEEP" check --db "$db" --scan "$s" --quiet --fail-on never > /dev/null 2>&1
+	check "duplicate GUID ($engine): rule guid.duplicate names both devices" eq \
+		"$(q "SELECT group_concat(message, '|') FROM findings WHERE scan_id = $s AND rule_id = 'guid.duplicate'")" \
+		"node GUID $dupguid is shared by two: host0010, host0011"
 done
 check "duplicate GUID: OpenSM still runs" fabsim_status "$D/sim"
 

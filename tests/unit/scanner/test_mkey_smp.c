@@ -20,6 +20,7 @@
 #include "fabsweep/mkey.h"
 #include "fabsweep/scan.h"
 #include "scanner/scan_priv.h"
+#include "unit/scanner/fake_smp.h"
 
 static uint64_t be64_at(const uint8_t *p)
 {
@@ -61,40 +62,28 @@ static void test_encode(void **state)
 struct fake {
 	uint8_t sent[256][FAB_MAD_SIZE];
 	int n_sent;
-	uint8_t inbox[256][FAB_MAD_SIZE];
-	int in_head, in_tail;
+	struct fake_smp_inbox in;
 };
 
 static int f_send(void *ctx, const uint8_t *mad, const struct fab_mad_req *req,
 		  int timeout_ms)
 {
 	struct fake *f = ctx;
-	uint8_t *ans = f->inbox[f->in_tail++];
 
 	(void)req;
 	(void)timeout_ms;
 	assert_true(f->n_sent < 256);
 	memcpy(f->sent[f->n_sent++], mad, FAB_MAD_SIZE);
-	memcpy(ans, mad, FAB_MAD_SIZE);
-	mad_set_field(ans, 0, IB_MAD_RESPONSE_F, 1);
-	mad_set_field(ans, 0, IB_MAD_METHOD_F, FAB_MAD_GET_RESP);
-	mad_set_field(ans, 0, IB_DRSMP_DIRECTION_F, 1);
-	memset(ans + FAB_MAD_DATA_OFFS, 0, 64);
-	if (mad_get_field(ans, 0, IB_MAD_ATTRID_F) == IB_ATTR_PORT_INFO)
-		mad_set_field(ans + FAB_MAD_DATA_OFFS, 0, IB_PORT_STATE_F, 1); /* Down */
+	uint8_t *d = fake_smp_answer(&f->in, mad);
+	if (mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F) == IB_ATTR_PORT_INFO)
+		mad_set_field(d, 0, IB_PORT_STATE_F, 1); /* Down */
 	return 0;
 }
 
 static int f_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
 {
-	struct fake *f = ctx;
-
 	(void)wait_ms;
-	if (f->in_head == f->in_tail)
-		return 0;
-	memcpy(mad, f->inbox[f->in_head++], FAB_MAD_SIZE);
-	*status = 0;
-	return 1;
+	return fake_smp_recv(&((struct fake *)ctx)->in, mad, status);
 }
 
 static void test_repair_keys(void **state)
