@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,11 @@ static void set_colours(struct colours *c)
 	c->sev[FAB_SEV_INFO] = "\033[36m";
 	c->dim = "\033[2m";
 	c->off = "\033[0m";
+}
+
+static bool same_reason(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
 }
 
 static void print_summary(const struct fab_snapshot *snap, const struct fab_nodemap *names,
@@ -121,10 +127,31 @@ static void print_summary(const struct fab_snapshot *snap, const struct fab_node
 	if (limit && shown > limit)
 		printf("... and %zu more: fabsweep report, or sqlite3 -readonly DB 'SELECT * FROM findings WHERE scan_id=%lld'\n",
 		       shown - limit, (long long)snap->scan_id);
-	for (size_t i = 0; i < n_rules; i++) {
-		if (res->status[i] != FAB_RULE_SKIPPED)
+	/* One line per reason: "skipped ID: why", or "skipped N rules (why):
+	 * ID, ID, ..." (an InfiniBand scan skips every RoCE rule alike). */
+	bool told[FAB_RULES_MAX] = { false };
+	for (size_t i = 0; i < n_rules && i < FAB_RULES_MAX; i++) {
+		size_t same = 0;
+
+		if (res->status[i] != FAB_RULE_SKIPPED || told[i])
 			continue;
-		printf("%sskipped %s: %s%s\n", c.dim, t[i].id, res->why_skipped[i], c.off);
+		for (size_t j = i; j < n_rules && j < FAB_RULES_MAX; j++)
+			same += res->status[j] == FAB_RULE_SKIPPED &&
+				same_reason(res->why_skipped[j], res->why_skipped[i]);
+		if (same == 1) {
+			printf("%sskipped %s: %s%s\n", c.dim, t[i].id,
+			       res->why_skipped[i] ? res->why_skipped[i] : "?", c.off);
+			continue;
+		}
+		printf("%sskipped %zu rules (%s):", c.dim, same,
+		       res->why_skipped[i] ? res->why_skipped[i] : "?");
+		for (size_t j = i, k = 0; j < n_rules && j < FAB_RULES_MAX; j++)
+			if (res->status[j] == FAB_RULE_SKIPPED &&
+			    same_reason(res->why_skipped[j], res->why_skipped[i])) {
+				printf("%s %s", k++ ? "," : "", t[j].id);
+				told[j] = true;
+			}
+		printf("%s\n", c.off);
 	}
 	if (res->n_suppressed)
 		printf("%s%zu finding%s suppressed by %s%s\n", c.dim, res->n_suppressed,
