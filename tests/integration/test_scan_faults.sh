@@ -14,13 +14,7 @@ set -uo pipefail
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
-pass=0 fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
+source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@" 2>/dev/null; }
 last() { q "SELECT max(scan_id) FROM scans"; }

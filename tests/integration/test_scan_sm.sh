@@ -16,13 +16,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-pass=0 fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
+source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@"; }
 

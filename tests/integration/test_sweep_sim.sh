@@ -12,14 +12,7 @@ set -uo pipefail
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
-pass=0 fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
-has() { grep -qF -- "$2" "$1" || { echo "  '$1' lacks: $2"; sed 's/^/    /' "$1" | head -40; return 1; }; }
+source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 sweep() { fabsim_run "$D/sim" -- "$FABSWEEP" sweep --db "$D/fab.db" --config "$D/conf" "$@"; }
 

@@ -9,14 +9,7 @@ set -uo pipefail
 : "${FABSWEEP:?} ${FABSYNTH:?} ${SRCDIR:?} ${BUILDDIR:?}"
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
-pass=0 fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
-has() { grep -qF -- "$2" "$1" || { echo "  '$1' lacks: $2"; return 1; }; }
+source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
 q() { sqlite3 "$D/fab.db" "$@"; }
 fs() { "$FABSWEEP" "$@" --db "$D/fab.db"; }
 LEAF1=0x0002c90300200000 HOST1=0x0002c90300300000 HOST2=0x0002c90300300002
