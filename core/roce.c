@@ -519,6 +519,11 @@ int fab_roce_decode_tlvs(struct fab_roce *r, uint32_t first, uint32_t count,
 	return 0;
 }
 
+const struct fab_pfc *fab_eth_port_pfc(const struct fab_eth_port *p)
+{
+	return p->dcb_status == FAB_DCB_OK && p->dcb.pfc.valid ? &p->dcb.pfc : &p->adv.pfc;
+}
+
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name)
 {
 	for (size_t i = 0; r && name && i < r->n_systems; i++)

@@ -527,8 +527,7 @@ static void write_ethernet(struct pw *w)
 		family(w, fams[k].name, "gauge", fams[k].help);
 		for (size_t i = 0; i < ro->n_eth_ports; i++) {
 			const struct fab_eth_port *p = &ro->eth_ports[i];
-			const struct fab_pfc *pfc = p->dcb_status == FAB_DCB_OK && p->dcb.pfc.valid
-							    ? &p->dcb.pfc : &p->adv.pfc;
+			const struct fab_pfc *pfc = fab_eth_port_pfc(p);
 			uint64_t v;
 
 			l[0] = (struct label){ "system", ro->systems[p->system_idx].name };

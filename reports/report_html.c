@@ -829,8 +829,7 @@ static void write_sms(struct hr *r)
  * it advertises over LLDP; as in the eth_ports view. false: unknown. */
 static bool eth_pfc(const struct fab_eth_port *p, uint8_t *bits)
 {
-	const struct fab_pfc *pfc = p->dcb_status == FAB_DCB_OK && p->dcb.pfc.valid ? &p->dcb.pfc
-										: &p->adv.pfc;
+	const struct fab_pfc *pfc = fab_eth_port_pfc(p);
 
 	*bits = pfc->enabled;
 	return pfc->valid;

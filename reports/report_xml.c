@@ -277,8 +277,7 @@ static void eth_end_attrs(struct fab_xw *x, const struct fab_roce *ro, const cha
 			  const struct fab_eth_port *p)
 {
 	char name[32];
-	const struct fab_pfc *pfc = p->dcb_status == FAB_DCB_OK && p->dcb.pfc.valid ? &p->dcb.pfc
-										: &p->adv.pfc;
+	const struct fab_pfc *pfc = fab_eth_port_pfc(p);
 
 	snprintf(name, sizeof(name), "%s-system", end);
 	fab_xw_attr(x, name, ro->systems[p->system_idx].name);

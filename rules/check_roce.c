@@ -122,15 +122,12 @@ static const char *const pfc_src_names[] = { "unknown", "dcb", "lldp", "none" };
 static enum pfc_src port_pfc(const struct roce_view *v, uint32_t port, uint8_t *bits)
 {
 	const struct fab_eth_port *p = &v->r->eth_ports[port];
+	const struct fab_pfc *pfc = fab_eth_port_pfc(p);
 
 	*bits = 0;
-	if (p->dcb_status == FAB_DCB_OK && p->dcb.pfc.valid) {
-		*bits = p->dcb.pfc.enabled;
-		return PFC_DCB;
-	}
-	if (p->adv.pfc.valid) {
-		*bits = p->adv.pfc.enabled;
-		return PFC_LLDP;
+	if (pfc->valid) {
+		*bits = pfc->enabled;
+		return pfc == &p->dcb.pfc ? PFC_DCB : PFC_LLDP;
 	}
 	if ((p->flags & (FAB_ETH_F_LLDP | FAB_ETH_F_STUB)) && p->system_idx < v->r->n_systems &&
 	    v->sys_pfc[p->system_idx])

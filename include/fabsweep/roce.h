@@ -326,6 +326,13 @@ const char *fab_roce_strdup_safe(struct fab_roce *r, const char *s);
 int fab_roce_decode_tlvs(struct fab_roce *r, uint32_t first, uint32_t count,
 			 struct fab_dcbx *out);
 
+/*
+ * The PFC configuration a port runs, as the eth_ports view has it: the NIC's
+ * (DCB) when DCB answered with one, else what the port advertises over LLDP
+ * (for a stub: what its neighbour heard). Check ->valid: it may say nothing.
+ */
+const struct fab_pfc *fab_eth_port_pfc(const struct fab_eth_port *p);
+
 /* Lookups: FAB_NONE when absent. Linear; fine for one collect. */
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name);
 uint32_t fab_roce_find_eth_port(const struct fab_roce *r, uint32_t system_idx,
