@@ -378,24 +378,6 @@ int fab_store_replace_findings(struct fab_store *st, const struct fab_snapshot *
 
 /* ---- loading ---------------------------------------------------------- */
 
-static uint64_t col_guid(sqlite3_stmt *s, int i)
-{
-	uint64_t g = 0;
-
-	if (sqlite3_column_type(s, i) != SQLITE_NULL)
-		fab_guid_parse(fab_sql_text(s, i), &g);
-	return g;
-}
-
-static int64_t col_time(sqlite3_stmt *s, int i)
-{
-	int64_t ms = 0;
-
-	if (sqlite3_column_type(s, i) != SQLITE_NULL)
-		fab_time_parse(fab_sql_text(s, i), &ms);
-	return ms;
-}
-
 /*
  * Most rows of a snapshot repeat the same widths, speeds and sample times:
  * remember the last text seen in a column and what it parsed to.
@@ -471,8 +453,8 @@ static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 		return fab_err(-ENOENT, "database '%s' has no scan %lld", st->path,
 			       (long long)snap->scan_id);
 	}
-	snap->started_at_ms = col_time(s, 0);
-	snap->finished_at_ms = col_time(s, 1);
+	snap->started_at_ms = fab_sql_time(s, 0);
+	snap->finished_at_ms = fab_sql_time(s, 1);
 	snap->status = (uint8_t)parse_or(fab_scan_status_parse(fab_sql_text(s, 2)),
 					 FAB_SCAN_FAILED);
 	snap->label = fab_snapshot_strdup(snap, fab_sql_text(s, 3), SIZE_MAX);
@@ -480,7 +462,7 @@ static int load_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 	snap->source = fab_snapshot_strdup(snap, fab_sql_text(s, 5), SIZE_MAX);
 	snap->sm_act_start = (uint32_t)sqlite3_column_int64(s, 6);
 	snap->sm_act_end = (uint32_t)sqlite3_column_int64(s, 7);
-	snap->checked_at_ms = col_time(s, 8);
+	snap->checked_at_ms = fab_sql_time(s, 8);
 	sqlite3_finalize(s);
 	return 0;
 }
@@ -534,7 +516,7 @@ static int load_nodes(struct fab_store *st, struct fab_snapshot *snap, bool ligh
 			err = NOMEM();
 			break;
 		}
-		n->guid = col_guid(s, 1);
+		n->guid = fab_sql_guid(s, 1);
 		n->type = (uint8_t)parse_or(fab_node_type_parse(fab_sql_text(s, 2)), 0);
 		const char *d = fab_sql_text(s, 3);
 		snprintf(n->desc, sizeof(n->desc), "%s", d ? d : "");
@@ -545,7 +527,7 @@ static int load_nodes(struct fab_store *st, struct fab_snapshot *snap, bool ligh
 			n->flags |= FAB_F_LID_UNKNOWN; /* not read: not LID 0 */
 		n->num_ports = (uint8_t)sqlite3_column_int(s, 5);
 		n->role = (uint8_t)parse_or(fab_role_parse(fab_sql_text(s, 6)), 0);
-		n->sys_guid = col_guid(s, 7);
+		n->sys_guid = fab_sql_guid(s, 7);
 		n->vendor_id = (uint32_t)sqlite3_column_int64(s, 8);
 		n->device_id = (uint32_t)sqlite3_column_int64(s, 9);
 		n->revision = (uint32_t)sqlite3_column_int64(s, 10);
@@ -624,7 +606,7 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap, bool ligh
 		}
 		p->node_idx = (uint32_t)ni;
 		p->port_num = (uint8_t)sqlite3_column_int(s, 1);
-		p->guid = col_guid(s, 2);
+		p->guid = fab_sql_guid(s, 2);
 		remote_node[snap->n_ports - 1] = FAB_NONE;
 		if (light)
 			continue;
@@ -645,7 +627,7 @@ static int load_ports(struct fab_store *st, struct fab_snapshot *snap, bool ligh
 		p->mtu_cap = (uint8_t)parse_or(fab_mtu_from_bytes((unsigned)sqlite3_column_int(s, 15)), 0);
 		p->op_vls = (uint8_t)sqlite3_column_int(s, 16);
 		p->cap_mask = (uint32_t)sqlite3_column_int64(s, 17);
-		p->remote_guid = col_guid(s, 18);
+		p->remote_guid = fab_sql_guid(s, 18);
 		p->remote_port = (uint8_t)sqlite3_column_int(s, 19);
 		remote_node[snap->n_ports - 1] =
 			sqlite3_column_type(s, 20) == SQLITE_NULL
@@ -759,13 +741,13 @@ static int load_sms(struct fab_store *st, struct fab_snapshot *snap)
 			err = NOMEM();
 			break;
 		}
-		sm->port_guid = col_guid(s, 0);
+		sm->port_guid = fab_sql_guid(s, 0);
 		sm->lid = (uint16_t)sqlite3_column_int(s, 1);
 		sm->state = (uint8_t)parse_or(fab_sm_state_parse(fab_sql_text(s, 2)), 0);
 		sm->priority = (uint8_t)sqlite3_column_int(s, 3);
 		sm->act_count = (uint32_t)sqlite3_column_int64(s, 4);
 		if (sqlite3_column_type(s, 5) != SQLITE_NULL)
-			sm->port_idx = port_by_guid(snap, col_guid(s, 5),
+			sm->port_idx = port_by_guid(snap, fab_sql_guid(s, 5),
 						    sqlite3_column_int(s, 6));
 		sm->failed = sqlite3_column_int(s, 7);
 	}
@@ -787,7 +769,7 @@ static int load_errors(struct fab_store *st, struct fab_snapshot *snap)
 								    : sqlite3_column_int(s, 1);
 		const char *msg = fab_sql_text(s, 3);
 
-		if ((err = fab_snapshot_add_error(snap, col_guid(s, 0), port,
+		if ((err = fab_snapshot_add_error(snap, fab_sql_guid(s, 0), port,
 						  fab_sql_text(s, 2) ? fab_sql_text(s, 2) : "",
 						  "%s", msg ? msg : "")))
 			break;

@@ -61,6 +61,24 @@ const char *fab_sql_text(sqlite3_stmt *s, int i)
 	return (const char *)sqlite3_column_text(s, i);
 }
 
+uint64_t fab_sql_guid(sqlite3_stmt *s, int i)
+{
+	uint64_t g = 0;
+
+	if (sqlite3_column_type(s, i) != SQLITE_NULL)
+		fab_guid_parse(fab_sql_text(s, i), &g);
+	return g;
+}
+
+int64_t fab_sql_time(sqlite3_stmt *s, int i)
+{
+	int64_t ms = 0;
+
+	if (sqlite3_column_type(s, i) != SQLITE_NULL)
+		fab_time_parse(fab_sql_text(s, i), &ms);
+	return ms;
+}
+
 int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
 		       sqlite3_stmt **out)
 {

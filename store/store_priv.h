@@ -28,6 +28,9 @@ void fab_sql_bind_time(sqlite3_stmt *s, int i, int64_t ms);
 /* Steps an insert and resets it for the next row. */
 int fab_sql_step(struct fab_store *st, sqlite3_stmt *s, const char *what);
 const char *fab_sql_text(sqlite3_stmt *s, int i);
+/* A GUID or time column; 0 when NULL (or not parseable). */
+uint64_t fab_sql_guid(sqlite3_stmt *s, int i);
+int64_t fab_sql_time(sqlite3_stmt *s, int i);
 /* Prepares a per-scan query with the scan id bound as ?1. */
 int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
 		       sqlite3_stmt **out);

@@ -46,29 +46,6 @@ static int db_err(struct view *w, const char *what)
 		       sqlite3_errmsg(w->st->db));
 }
 
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-	return (const char *)sqlite3_column_text(s, i);
-}
-
-static uint64_t col_guid(sqlite3_stmt *s, int i)
-{
-	uint64_t g = 0;
-
-	if (sqlite3_column_type(s, i) != SQLITE_NULL)
-		fab_guid_parse(col_text(s, i), &g);
-	return g;
-}
-
-static int64_t col_time(sqlite3_stmt *s, int i)
-{
-	int64_t ms = 0;
-
-	if (sqlite3_column_type(s, i) != SQLITE_NULL)
-		fab_time_parse(col_text(s, i), &ms);
-	return ms;
-}
-
 static int or0(int v)
 {
 	return v < 0 ? 0 : v;
@@ -96,13 +73,13 @@ static int load_scan_row(struct view *w)
 		return fab_err(-ENOENT, "database '%s' has no scan %lld", w->st->path,
 			       (long long)w->scan);
 	}
-	s->started_at_ms = col_time(q, 0);
-	s->finished_at_ms = col_time(q, 1);
-	int st = fab_scan_status_parse(col_text(q, 2));
+	s->started_at_ms = fab_sql_time(q, 0);
+	s->finished_at_ms = fab_sql_time(q, 1);
+	int st = fab_scan_status_parse(fab_sql_text(q, 2));
 	s->status = (uint8_t)(st < 0 ? FAB_SCAN_FAILED : st);
-	s->label = fab_snapshot_strdup(s, col_text(q, 3), SIZE_MAX);
-	s->host = fab_snapshot_strdup(s, col_text(q, 4), SIZE_MAX);
-	s->source = fab_snapshot_strdup(s, col_text(q, 5), SIZE_MAX);
+	s->label = fab_snapshot_strdup(s, fab_sql_text(q, 3), SIZE_MAX);
+	s->host = fab_snapshot_strdup(s, fab_sql_text(q, 4), SIZE_MAX);
+	s->source = fab_snapshot_strdup(s, fab_sql_text(q, 5), SIZE_MAX);
 	sqlite3_finalize(q);
 	return 0;
 }
@@ -130,14 +107,14 @@ static int read_node(struct view *w, sqlite3_stmt *q)
 
 	if (!n)
 		return fab_err(-ENOMEM, "out of memory");
-	n->guid = col_guid(q, 1);
-	n->type = (uint8_t)or0(fab_node_type_parse(col_text(q, 2)));
-	const char *d = col_text(q, 3);
+	n->guid = fab_sql_guid(q, 1);
+	n->type = (uint8_t)or0(fab_node_type_parse(fab_sql_text(q, 2)));
+	const char *d = fab_sql_text(q, 3);
 	snprintf(n->desc, sizeof(n->desc), "%s", d ? d : "");
 	n->lid = (uint16_t)sqlite3_column_int(q, 4);
 	n->num_ports = (uint8_t)sqlite3_column_int(q, 5);
-	n->role = (uint8_t)or0(fab_role_parse(col_text(q, 6)));
-	n->sys_guid = col_guid(q, 7);
+	n->role = (uint8_t)or0(fab_role_parse(fab_sql_text(q, 6)));
+	n->sys_guid = fab_sql_guid(q, 7);
 	n->vendor_id = (uint32_t)sqlite3_column_int64(q, 8);
 	n->device_id = (uint32_t)sqlite3_column_int64(q, 9);
 	n->revision = (uint32_t)sqlite3_column_int64(q, 10);
@@ -171,23 +148,23 @@ static int read_port(struct view *w, sqlite3_stmt *q, uint32_t vn)
 	n->port_count++;
 	p->node_idx = vn;
 	p->port_num = (uint8_t)sqlite3_column_int(q, 0);
-	p->guid = col_guid(q, 1);
+	p->guid = fab_sql_guid(q, 1);
 	p->lid = (uint16_t)sqlite3_column_int(q, 2);
 	p->lmc = (uint8_t)sqlite3_column_int(q, 3);
 	p->sm_lid = (uint16_t)sqlite3_column_int(q, 4);
-	p->state = (uint8_t)or0(fab_state_parse(col_text(q, 5)));
-	p->phys_state = (uint8_t)or0(fab_phys_state_parse(col_text(q, 6)));
-	p->width_active = (uint8_t)or0(col_text(q, 7) ? fab_widths_parse(col_text(q, 7)) : 0);
-	p->width_enabled = (uint8_t)or0(col_text(q, 8) ? fab_widths_parse(col_text(q, 8)) : 0);
-	p->width_supported = (uint8_t)or0(col_text(q, 9) ? fab_widths_parse(col_text(q, 9)) : 0);
-	p->speed_active = (uint16_t)or0(col_text(q, 10) ? fab_speeds_parse(col_text(q, 10)) : 0);
-	p->speed_enabled = (uint16_t)or0(col_text(q, 11) ? fab_speeds_parse(col_text(q, 11)) : 0);
-	p->speed_supported = (uint16_t)or0(col_text(q, 12) ? fab_speeds_parse(col_text(q, 12)) : 0);
+	p->state = (uint8_t)or0(fab_state_parse(fab_sql_text(q, 5)));
+	p->phys_state = (uint8_t)or0(fab_phys_state_parse(fab_sql_text(q, 6)));
+	p->width_active = (uint8_t)or0(fab_sql_text(q, 7) ? fab_widths_parse(fab_sql_text(q, 7)) : 0);
+	p->width_enabled = (uint8_t)or0(fab_sql_text(q, 8) ? fab_widths_parse(fab_sql_text(q, 8)) : 0);
+	p->width_supported = (uint8_t)or0(fab_sql_text(q, 9) ? fab_widths_parse(fab_sql_text(q, 9)) : 0);
+	p->speed_active = (uint16_t)or0(fab_sql_text(q, 10) ? fab_speeds_parse(fab_sql_text(q, 10)) : 0);
+	p->speed_enabled = (uint16_t)or0(fab_sql_text(q, 11) ? fab_speeds_parse(fab_sql_text(q, 11)) : 0);
+	p->speed_supported = (uint16_t)or0(fab_sql_text(q, 12) ? fab_speeds_parse(fab_sql_text(q, 12)) : 0);
 	p->mtu_active = (uint8_t)or0(fab_mtu_from_bytes((unsigned)sqlite3_column_int(q, 13)));
 	p->mtu_cap = (uint8_t)or0(fab_mtu_from_bytes((unsigned)sqlite3_column_int(q, 14)));
 	p->op_vls = (uint8_t)sqlite3_column_int(q, 15);
 	p->cap_mask = (uint32_t)sqlite3_column_int64(q, 16);
-	p->remote_guid = col_guid(q, 17);
+	p->remote_guid = fab_sql_guid(q, 17);
 	p->remote_port = (uint8_t)sqlite3_column_int(q, 18);
 	w->rnode[s->n_ports - 1] = sqlite3_column_type(q, 19) == SQLITE_NULL
 					   ? -1 : sqlite3_column_int64(q, 19);
@@ -269,7 +246,7 @@ static int load_samples(struct view *w)
 			}
 			c->port_idx = (uint32_t)i;
 			c->sample = (uint8_t)sqlite3_column_int(w->q_ctr, 0);
-			c->sampled_at_ms = col_time(w->q_ctr, 1);
+			c->sampled_at_ms = fab_sql_time(w->q_ctr, 1);
 			c->extended = sqlite3_column_int(w->q_ctr, 2);
 			for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
 				if (sqlite3_column_type(w->q_ctr, 3 + (int)k) == SQLITE_NULL)
@@ -297,23 +274,23 @@ static int load_findings(struct view *w)
 		return err;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		uint64_t g1 = 0, g2 = 0;
-		bool in = (col_text(q, 2) && !fab_guid_parse(col_text(q, 2), &g1) &&
+		bool in = (fab_sql_text(q, 2) && !fab_guid_parse(fab_sql_text(q, 2), &g1) &&
 			   fab_snapshot_find_node(s, g1) != FAB_NONE) ||
-			  (col_text(q, 4) && !fab_guid_parse(col_text(q, 4), &g2) &&
+			  (fab_sql_text(q, 4) && !fab_guid_parse(fab_sql_text(q, 4), &g2) &&
 			   fab_snapshot_find_node(s, g2) != FAB_NONE);
 		if (!in)
 			continue;
-		int sev = fab_severity_parse(col_text(q, 1));
+		int sev = fab_severity_parse(fab_sql_text(q, 1));
 		struct fab_finding f = {
-			.rule_id = col_text(q, 0),
+			.rule_id = fab_sql_text(q, 0),
 			.severity = (uint8_t)(sev < 0 ? FAB_SEV_ERROR : sev),
-			.node = col_text(q, 2),
-			.port = col_text(q, 3),
-			.peer_node = col_text(q, 4),
-			.peer_port = col_text(q, 5),
-			.subject = col_text(q, 6),
-			.message = col_text(q, 7),
-			.evidence = col_text(q, 8),
+			.node = fab_sql_text(q, 2),
+			.port = fab_sql_text(q, 3),
+			.peer_node = fab_sql_text(q, 4),
+			.peer_port = fab_sql_text(q, 5),
+			.subject = fab_sql_text(q, 6),
+			.message = fab_sql_text(q, 7),
+			.evidence = fab_sql_text(q, 8),
 		};
 		if ((err = fab_snapshot_add_finding(s, &f))) {
 			err = fab_err(err, "out of memory");
@@ -342,8 +319,8 @@ static int load(struct view *w, fab_store_view_want_fn want, void *ctx)
 			   " WHERE scan_id=?1 AND node_type='ca' ORDER BY node_idx", &q)))
 		return err;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *d = col_text(q, 2);
-		if (want(col_guid(q, 1), d ? d : "", ctx) && pick_add(&cas, sqlite3_column_int64(q, 0))) {
+		const char *d = fab_sql_text(q, 2);
+		if (want(fab_sql_guid(q, 1), d ? d : "", ctx) && pick_add(&cas, sqlite3_column_int64(q, 0))) {
 			err = fab_err(-ENOMEM, "out of memory");
 			break;
 		}
