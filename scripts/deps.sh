@@ -9,6 +9,7 @@ FABSWEEP_PACKAGES=(
 	libsqlite3-dev sqlite3 libxml2-dev libxml2-utils libcmocka-dev
 	liblldpctl-dev lldpd iproute2
 	ibsim-utils opensm infiniband-diags
+	valgrind groff-base systemd
 )
 # Only what the browser test needs; it skips itself (and says so) without it.
 FABSWEEP_OPTIONAL_PACKAGES=(chromium)

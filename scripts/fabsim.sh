@@ -10,6 +10,7 @@
 #   fabsim.sh stop DIR                   # idempotent
 #   fabsim.sh stop-sm DIR [1|2] [--kill] # end one OpenSM (SM failure tests)
 #   fabsim.sh start-sm DIR [1|2] [--host NODE] [--prio P]
+#   fabsim.sh resweep DIR [1|2]          # the SM configures what changed, now; waits
 #   fabsim.sh reap DIR                   # free ibsim client slots of dead clients
 #   fabsim.sh status DIR
 #
@@ -586,6 +587,41 @@ fabsim_console() {
 	return $rc
 }
 
+# fabsim_resweep DIR [1|2]: after a change to the fabric (Unlink, Link,
+# ibportstate), has the SM (default 1, the one that is master) sweep now and
+# waits (bounded by FABSIM_TIMEOUT) until it has configured the change: a
+# test waits for this instead of sleeping. SIGHUP makes OpenSM run a heavy
+# sweep, which logs SUBNET UP when it ends. A sweep already under way when
+# the signal comes can end after it without having seen the change, so this
+# asks twice: the second SUBNET UP comes from a sweep that began after the
+# first request, hence after the change.
+fabsim_resweep() {
+	local dir n=1 pid st log off round t i
+	dir=$(_fabsim_abs "${1:-}")
+	[[ ${2:-} == 1 || ${2:-} == 2 ]] && n=$2
+	_fabsim_check_dir "$dir" || return 1
+	read -r pid st < <(_fabsim_pid_of "$dir" "sm$n") || true
+	if [[ -z ${pid:-} ]] || ! _fabsim_alive "$pid" "$st"; then
+		_fabsim_err "SM $n is not running in \"$dir\""
+		return 1
+	fi
+	if ((n == 1)); then log=$dir/osm.log; else log=$dir/osm2.log; fi
+	t=$(_fabsim_timeout)
+	for round in 1 2; do
+		off=$(stat -c %s "$log")
+		kill -HUP "$pid" 2>/dev/null || { _fabsim_err "cannot signal SM $n (pid $pid)"; return 1; }
+		for ((i = 0; i < t * 50; i++)); do
+			grep -q 'SUBNET UP' <(tail -c "+$((off + 1))" "$log") && continue 2
+			_fabsim_alive "$pid" "$st" || { _fabsim_err "SM $n exited during a sweep"; return 1; }
+			sleep 0.02
+		done
+		_fabsim_err "SM $n did not finish a sweep within $t s (round $round)"
+		_fabsim_tail "$log"
+		return 1
+	done
+	return 0
+}
+
 # fabsim_reap DIR: disconnect ("X n") every attached client whose pid is gone.
 fabsim_reap() {
 	local dir out n p freed=0
@@ -623,7 +659,7 @@ fabsim_status() {
 # ---------------------------------------------------------------- command line
 
 _fabsim_usage() {
-	sed -n '5,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '5,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 fabsim_main() {
@@ -636,6 +672,7 @@ fabsim_main() {
 	stop) fabsim_stop "$@" ;;
 	stop-sm) fabsim_stop_sm "$@" ;;
 	start-sm) fabsim_start_sm "$@" ;;
+	resweep) fabsim_resweep "$@" ;;
 	reap) fabsim_reap "$@" ;;
 	status) fabsim_status "$@" ;;
 	-h | --help | help) _fabsim_usage ;;

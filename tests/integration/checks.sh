@@ -32,3 +32,68 @@ prom_ok() {
 	LC_ALL=C grep -vaP "$PROM_RE" "$1" | head -3 | cat -v | sed 's/^/  bad line: /'
 	return 1
 }
+
+# ---- what a test cannot do, and waiting
+#   skip REASON           this test cannot run here: exit 77, which ctest shows
+#                         as skipped (SKIP_RETURN_CODE), never as passed
+#   need TOOL...          tools scripts/deps.sh installs: missing is a failure
+#   wait_for SECS WHAT CMD...
+#                         polls CMD every 0.1 s until it succeeds; after SECS
+#                         (times $WAIT_SCALE, default 1) says what never
+#                         happened and returns 1
+skip() { echo "SKIP: $*"; exit 77; }
+need() {
+	local t
+	for t; do
+		command -v "$t" > /dev/null || { echo "FAIL: '$t' is missing (scripts/deps.sh installs it)"; exit 1; }
+	done
+}
+wait_for() {
+	local secs=$1 what=$2 i
+	shift 2
+	for ((i = 0; i < secs * ${WAIT_SCALE:-1} * 10; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	echo "  waited ${secs}s: $what never happened"
+	return 1
+}
+
+# ---- running as another user (nobody)
+# The checkout can sit where nobody cannot read (root's home is 0700, a
+# clone made with umask 077). nobody_prepare DIR copies what nobody runs
+# into DIR/nobody, world-readable: the fabsweep binary ($NOBODY_FABSWEEP)
+# and the sanitizer suppression files named in ASAN_OPTIONS, LSAN_OPTIONS
+# and UBSAN_OPTIONS, which as_nobody points at the copies. DIR and its
+# parents must be enterable by others (a mktemp -d under /tmp, chmod 0755);
+# nobody_prepare fails the test, saying so, when they are not. Files a test
+# hands to nobody get their modes set explicitly (umask 077 makes them 0600).
+NOBODY_ENV=()
+nobody_prepare() {
+	local dir=$1/nobody v val path q copy
+	mkdir -p "$dir" && chmod 0755 "$1" "$dir" || return 1
+	install -m 0755 "$FABSWEEP" "$dir/fabsweep" || return 1
+	NOBODY_FABSWEEP=$dir/fabsweep
+	NOBODY_ENV=()
+	for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
+		val=${!v:-}
+		[[ $val == *suppressions=* ]] || continue
+		path=${val#*suppressions=}
+		q=${path:0:1}
+		if [[ $q == "'" || $q == '"' ]]; then
+			path=${path:1}
+			path=${path%%"$q"*}
+			val=${val/"suppressions=$q$path$q"/suppressions=\'$dir/$v.supp\'}
+		else
+			path=${path%%:*}
+			val=${val/"suppressions=$path"/suppressions=\'$dir/$v.supp\'}
+		fi
+		install -m 0644 "$path" "$dir/$v.supp" || return 1
+		NOBODY_ENV+=("$v=$val")
+	done
+	as_nobody test -x "$NOBODY_FABSWEEP" || {
+		echo "FAIL: user nobody cannot reach $NOBODY_FABSWEEP (is a parent directory private?)"
+		exit 1
+	}
+}
+as_nobody() { env "${NOBODY_ENV[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }

@@ -79,6 +79,7 @@ for s in sw host; do
 		echo "configure ports e0 lldp custom-tlv add oui 00,80,c2 subtype 11 oui-info $pfc"
 		[[ $s == sw ]] && echo "configure system capabilities enabled bridge,router"
 	} > "$D/$s.conf"
+	chmod 0644 "$D/$s.conf" # lldpcli reads it as _lldpd (the umask may be 077)
 	ip netns exec "$pfx-$s" lldpd -d -u "$D/$s.sock" -O "$D/$s.conf" -I 'e0' > "$D/$s.log" 2>&1 &
 	pids+=($!)
 done

@@ -13,6 +13,7 @@
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
+source "$SRCDIR/tests/integration/checks.sh" # nobody_prepare, as_nobody
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; fabsim_stop "$D/sim2" >/dev/null 2>&1; rm -rf "$D"' EXIT
 pass=0 fail=0
@@ -25,7 +26,6 @@ eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 none() { # no line of file $1 matches the extended regex $2
 	! grep -qE -- "$2" "$1" || { grep -E -- "$2" "$1" | sort | uniq -c | head -5 | sed 's/^/  /'; return 1; }
 }
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 
 # ---- the spy: logs every MAD sent through libibumad and every open()
 cat > "$D/madspy.c" <<'EOF'
@@ -143,7 +143,9 @@ check "nor imports umad_get_issm_path" eq "$(nm -D --undefined-only "$FABSWEEP" 
 # and that the key shows nowhere: database, output, reports, messages.
 K=5ec12e7a11c0ffee K_DEC=6827789611889131502      # the fallback key
 K2=0badc0de5eed1234 K2_DEC=841540766696018484     # leaf001's, from a file
-no_key() { # file: neither key, in hex (any case) or decimal
+no_key() { # files: neither key, in hex (any case) or decimal; each file must exist
+	local f
+	for f; do [[ -r $f ]] || { echo "  $f is missing: nothing to search"; return 1; }; done
 	! grep -aqiE "$K|$K_DEC|$K2|$K2_DEC|${K^^}" "$@"
 }
 keys_of() { # spy log: the distinct M_Keys of its SMPs
@@ -160,9 +162,10 @@ check "--m-key: PMA MADs were sent" grep -q '^mad class 0x04' "$D/mkey.log"
 FABSWEEP_MKEY=$K_DEC spy_scan "$D/mkey_env.log" --discovery native
 check "FABSWEEP_MKEY (decimal), native discovery: every SMP carries the key" eq "$(keys_of "$D/mkey_env.log")" "$K "
 L1=$(sqlite3 -readonly "$D/fab.db" "SELECT node_guid FROM nodes WHERE description = 'leaf001' LIMIT 1")
+old_umask=$(umask)
 umask 077
 printf '# guid2mkey\n%s 0x%s\n0x00000000000000aa 0x1\n' "$L1" "$K2" > "$D/g2m"
-umask 022
+umask "$old_umask"
 FABSWEEP_MKEY=0x$K spy_scan "$D/mkey_file.log" --discovery native --m-key-file "$D/g2m" 2> "$D/mkey_file.err"
 check "--m-key-file: scan exits 0" eq "$?" 0
 check "--m-key-file 0600: no warning" eq "$(wc -c < "$D/mkey_file.err")" 0
@@ -225,28 +228,29 @@ check "ibsim 0.10 does not enforce M_Key: a scan without the key is complete" eq
 fabsim_stop "$D/sim2" > /dev/null
 
 # ---- 4. unprivileged
-chmod 0755 "$D" "$D/sim"
+nobody_prepare "$D" || { echo "FAIL: cannot prepare a copy of fabsweep for nobody"; exit 1; }
+chmod 0755 "$D/sim"
 mkdir "$D/user"
 chown nobody:nogroup "$D/user"
 cp "$D/fab.db" "$D/user/fab.db"
 chown nobody:nogroup "$D/user/fab.db"
 cd "$D/user" || exit 1
-as_nobody "$FABSWEEP" scans --db fab.db > /dev/null
+as_nobody "$NOBODY_FABSWEEP" scans --db fab.db > /dev/null
 check "nobody: scans" eq "$?" 0
-as_nobody "$FABSWEEP" check --db fab.db --quiet
+as_nobody "$NOBODY_FABSWEEP" check --db fab.db --quiet
 check "nobody: check (exit 0 or 1)" test "$?" -le 1
-as_nobody "$FABSWEEP" report --db fab.db --html r.html --xml r.xml > /dev/null
+as_nobody "$NOBODY_FABSWEEP" report --db fab.db --html r.html --xml r.xml > /dev/null
 check "nobody: report" eq "$?" 0
-as_nobody "$FABSWEEP" export prometheus --db fab.db --out fab.prom --quiet
+as_nobody "$NOBODY_FABSWEEP" export prometheus --db fab.db --out fab.prom --quiet
 check "nobody: export prometheus" eq "$?" 0
-as_nobody "$FABSWEEP" diff --db fab.db 1 2 > /dev/null
+as_nobody "$NOBODY_FABSWEEP" diff --db fab.db 1 2 > /dev/null
 check "nobody: diff" eq "$?" 0
 # a scan as nobody, umad2sim standing in for /dev/infiniband; the default
 # database of a user that is not root is ./fabsweep.db
 (
 	source "$D/sim/env"
 	unset FABSWEEP_DB
-	LD_PRELOAD=$FABSIM_LD_PRELOAD as_nobody "$FABSWEEP" scan --quiet
+	LD_PRELOAD=$FABSIM_LD_PRELOAD as_nobody "$NOBODY_FABSWEEP" scan --quiet
 )
 check "nobody: scan on the simulator" eq "$?" 0
 check "nobody: the default database is ./fabsweep.db, owned by nobody" eq \

@@ -8,13 +8,13 @@
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
-command -v valgrind > /dev/null || { echo "SKIP: valgrind is not installed (apt-get install valgrind)"; exit 0; }
+source "$SRCDIR/tests/integration/checks.sh" # need, skip
+need valgrind
 # valgrind cannot run a binary built with AddressSanitizer (the sanitizer pass
-# of scripts/test.sh); the plain build's run of this test is the one that counts.
-if [[ $(ldd "$FABSWEEP" 2>/dev/null) == *libasan* ]]; then
-	echo "SKIP: $FABSWEEP is built with AddressSanitizer; valgrind runs in the plain build"
-	exit 0
-fi
+# of scripts/test.sh): there this test is listed as skipped; the plain build's
+# run is the one that counts.
+[[ $(ldd "$FABSWEEP" 2>/dev/null) == *libasan* ]] &&
+	skip "$FABSWEEP is built with AddressSanitizer; valgrind runs in the plain build"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
 pass=0 fail=0

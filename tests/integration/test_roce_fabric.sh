@@ -134,6 +134,7 @@ for s in "${systems[@]}"; do
 		[[ $s == host* ]] || echo "configure system capabilities enabled bridge,router"
 		printf '%s' "${conf[$s]}"
 	} >"$work/$s.conf"
+	chmod 0644 "$work/$s.conf" # lldpcli reads it as _lldpd (the umask may be 077)
 	ip netns exec "$(ns "$s")" lldpd -d -u "$work/$s.sock" -O "$work/$s.conf" \
 		-I 'eth*,swp*' -m "$addr" >"$work/$s.log" 2>&1 &
 	pids+=($!)

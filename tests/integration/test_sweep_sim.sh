@@ -13,6 +13,7 @@ source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
+need xmllint
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 sweep() { fabsim_run "$D/sim" -- "$FABSWEEP" sweep --db "$D/fab.db" --config "$D/conf" "$@"; }
 
@@ -58,7 +59,7 @@ printf '%s "leaf-two"   # row B\n' "$LEAF2" > "$D/map"
 
 fabsim_console "$D/sim" 'Unlink "leaf001"[4]' > /dev/null || exit 1
 fabsim_console "$D/sim" 'PerformanceSet "leaf002"[1] PortCounters.SymbolErrorCounter=77' > /dev/null || exit 1
-sleep 3 # let OpenSM sweep the change in
+fabsim_resweep "$D/sim" || exit 1 # OpenSM has configured the change
 sweep > "$D/out2" 2> "$D/err2"
 rc=$?
 check "sweep 2 exits 1 (an error finding: the counter rate): $rc" eq "$rc" 1
@@ -69,12 +70,10 @@ check "sweep 2: stored subject keeps the description" eq \
 H2=$(ls "$D"/reports/fabsweep-*-scan2.html 2> /dev/null)
 check "latest.html is now scan 2's" eq "$(stat -c %i "$D/reports/latest.html")" "$(stat -c %i "$H2")"
 check "report names the node by the map" has "$D/reports/latest.html" "leaf-two"
-if command -v xmllint > /dev/null; then
-	xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/reports/latest.xml" 2> /dev/null
-	check "latest.xml validates" eq "$?" 0
-	check "XML: changes since scan 1 (the removed link)" \
-		eq "$(xmllint --xpath 'count(//*[local-name()="change" and @kind="link-removed"])' "$D/reports/latest.xml")" 1
-fi
+xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/reports/latest.xml" 2> /dev/null
+check "latest.xml validates" eq "$?" 0
+check "XML: changes since scan 1 (the removed link)" \
+	eq "$(xmllint --xpath 'count(//*[local-name()="change" and @kind="link-removed"])' "$D/reports/latest.xml")" 1
 P="$D/prom/fabsweep.prom"
 check "prometheus: scan 2" has "$P" "fabsweep_scan_id 2"
 check "prometheus: the counter, mapped name" has "$P" \

@@ -11,6 +11,7 @@ source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
+need xmllint
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@"; }
 fs() { "$FABSWEEP" "$@" --db "$D/fab.db"; }
@@ -32,7 +33,7 @@ check "counter readable before" test -n "$base"
 
 fabsim_console "$D/sim" 'Unlink "leaf001"[4]' > /dev/null || exit 1
 fabsim_console "$D/sim" 'PerformanceSet "leaf002"[1] PortCounters.SymbolErrorCounter=77' > /dev/null || exit 1
-sleep 3 # let OpenSM sweep the change in
+fabsim_resweep "$D/sim" || exit 1 # OpenSM has configured the change
 scan
 rc=$?
 check "scan 2 committed (exit 0 or 4: $rc)" test "$rc" -eq 0 -o "$rc" -eq 4
@@ -48,12 +49,10 @@ check "diff: spine port down" has "$D/diff.txt" "  \"spine002\" $SPINE2 port $SP
 check "diff: counter increase" has "$D/diff.txt" \
 	"  \"leaf002\" $LEAF2 port 1 SymbolErrorCounter: $base -> 77 (+$((77 - base)))"
 check "diff: no node change" eq "$(grep -c '^nodes ' "$D/diff.txt")" 0
-if command -v xmllint > /dev/null; then
-	xmllint --noout --schema "$SRCDIR/docs/fabsweep-diff.xsd" "$D/diff.xml" 2> /dev/null
-	check "diff XML validates" eq "$?" 0
-	check "XML: link-removed" eq "$(xmllint --xpath 'count(//change[@kind="link-removed"])' "$D/diff.xml")" 1
-	check "XML: counter" eq "$(xmllint --xpath 'string(//change[@kind="counter-increase" and @counter="SymbolErrorCounter"]/subject/@name)' "$D/diff.xml")" leaf002
-fi
+xmllint --noout --schema "$SRCDIR/docs/fabsweep-diff.xsd" "$D/diff.xml" 2> /dev/null
+check "diff XML validates" eq "$?" 0
+check "XML: link-removed" eq "$(xmllint --xpath 'count(//change[@kind="link-removed"])' "$D/diff.xml")" 1
+check "XML: counter" eq "$(xmllint --xpath 'string(//change[@kind="counter-increase" and @counter="SymbolErrorCounter"]/subject/@name)' "$D/diff.xml")" leaf002
 
 printf '%s "leaf-two"\n' "$LEAF2" > "$D/map"
 fs export prometheus --scan 2 --out "$D/fabsweep.prom" --node-name-map "$D/map" --quiet
