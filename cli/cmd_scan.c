@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* fabsweep scan: discover the fabric, then commit the snapshot in one go. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,9 @@
  * after the commit that it was interrupted.
  */
 static volatile sig_atomic_t committing, got_signal;
+/* Where the handler's message goes: stderr as it was when the scan began
+ * (the scanner sends fd 2 to /dev/null while libibnetdisc runs). */
+static int msg_fd = STDERR_FILENO;
 
 static void on_signal(int sig)
 {
@@ -37,7 +41,7 @@ static void on_signal(int sig)
 	}
 	/* The raw system calls: libraries preloaded under a simulator (umad2sim)
 	 * wrap write() and exit paths, and a handler may run in their threads. */
-	if (syscall(SYS_write, STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+	if (syscall(SYS_write, msg_fd, msg, sizeof(msg) - 1) < 0) {
 		/* nothing more to do */
 	}
 	syscall(SYS_exit_group, FAB_EXIT_RUNTIME);
@@ -134,6 +138,13 @@ int fab_cli_scan_commit(struct fab_store *st, struct fab_cli_scan *a,
 	}
 
 	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (msg_fd == STDERR_FILENO) { /* once per process: sweep scans again */
+		int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+
+		if (fd >= 0)
+			msg_fd = fd;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (!quiet && fab_cli_tty(stderr)) {

@@ -32,8 +32,9 @@ if [[ -z "${FABSWEEP_NO_SANITIZE:-}" ]]; then
 	# Suppressions cover bugs in the simulator shim and libibnetdisc only
 	# (tests/sanitizers/*.supp say which); umad2sim is LD_PRELOADed, hence
 	# verify_asan_link_order=0.
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0:suppressions=$top/tests/sanitizers/asan.supp \
-	LSAN_OPTIONS=suppressions=$top/tests/sanitizers/lsan.supp:print_suppressions=0 \
+	# The paths are quoted: the sanitizers split options at spaces.
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:verify_asan_link_order=0:suppressions='$top/tests/sanitizers/asan.supp'" \
+	LSAN_OPTIONS="suppressions='$top/tests/sanitizers/lsan.supp':print_suppressions=0" \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	KILL_ITERATIONS=${KILL_ITERATIONS:-25} \
 		ctest --test-dir "$top/build/sanitize" --output-on-failure -j"$jobs" "$@"

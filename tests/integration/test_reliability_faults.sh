@@ -61,7 +61,28 @@ q() { sqlite3 -readonly "$db" "$@"; }
 scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$db" --quiet "$@" 2>/dev/null; }
 last() { q "SELECT max(scan_id) FROM scans"; }
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
-console() { fabsim_console "$D/sim" "$1" > /dev/null; }
+console() { # a console command ibsim must accept (a refusal is a failure)
+	fabsim_console "$D/sim" "$1" > "$D/console.out" && return 0
+	fail=$((fail + 1))
+	echo "FAIL: ibsim did not take '$1': $(cat "$D/console.out")"
+	return 1
+}
+# ibsim's Dump shows each port's drop rate: true when every port of the
+# fabric drops MADs at rate $1 (0: none does)
+loss_everywhere() {
+	local out ports with
+	out=$(fabsim_console "$D/sim" Dump) || return 1
+	ports=$(grep -cE '^[0-9a-f]+[[:space:]]+\[[0-9]+\]' <<< "$out")
+	if (($1 == 0)); then
+		with=$(grep -c 'err_rate' <<< "$out")
+		[[ $with == 0 ]] && return 0
+	else
+		with=$(grep -cE "# err_rate $1(\s|\$)" <<< "$out")
+		[[ $with == "$ports" && $ports -gt 0 ]] && return 0
+	fi
+	echo "  $with of $ports ports have the drop rate asked for ($1%)"
+	return 1
+}
 nodes_of() { awk '$1 == "Switch" || $1 == "Hca" { gsub(/"/, "", $3); print $3 }' "$1"; }
 
 # ---- comparison of scan $2 with the loss-free scan $1 (SQL on one database)
@@ -196,6 +217,7 @@ for rate in 1 5 20; do
 	L="loss $rate% ($engine)"
 	for n in $(nodes_of "$D/net"); do printf 'Error "%s" %d\n' "$n" "$rate" > "$D/sim/ctl"; done
 	console Attached
+	check "$L: ibsim drops MADs on every port" loss_everywhere "$rate"
 	t0=$(date +%s%N)
 	before=$(last)
 	fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$db" --quiet --label "loss-$rate-$engine" \
@@ -236,6 +258,7 @@ done
 done
 for n in $(nodes_of "$D/net"); do printf 'Error "%s" 0\n' "$n" > "$D/sim/ctl"; done
 console Attached
+check "loss lifted: no port drops MADs" loss_everywhere 0
 
 # ---- 2. a PMA that fails while SMPs work: host0006 and leaf003
 console 'Error "host0006" 100 18'
