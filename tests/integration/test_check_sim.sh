@@ -19,6 +19,15 @@ scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$db" --quiet "$@"; }
 check() { "$FABSWEEP" check --db "$db" --config "$D/empty.conf" "$@" >"$D/out" 2>&1; }
 last() { q "SELECT max(scan_id) FROM scans"; }
 guid() { q "SELECT node_guid FROM nodes WHERE scan_id = $(last) AND description = '$1'"; }
+# The rules with findings of the last scan at severity $1 (and above): an
+# exit code is checked together with this, so that it is the injected fault's
+# and not one left over from an earlier step.
+rules_at() {
+	local sev="'error'"
+	[[ $1 == warning ]] && sev="'error', 'warning'"
+	q "SELECT ifnull(group_concat(rule_id, ' '), 'none') FROM (SELECT DISTINCT rule_id FROM findings
+		WHERE scan_id = $(last) AND severity IN ($sev) ORDER BY 1)"
+}
 : >"$D/empty.conf"
 
 "$FABGEN" --leaves 4 --spines 2 --hosts-per-leaf 4 -o "$D/net" || exit 1
@@ -47,6 +56,7 @@ check
 eq "$?" 0 "old symbol errors are a warning: exit 0 at --fail-on error"
 check --fail-on warning
 eq "$?" 1 "... and exit 1 at --fail-on warning"
+eq "$(rules_at warning)" port.errors "... because of port.errors alone"
 eq "$(q "SELECT rule_id || ' ' || severity || ' ' || port FROM findings
 	WHERE scan_id = $(last) AND node = '$(guid leaf002)'")" "port.errors warning 1" "port.errors on leaf002/1"
 grep -q "SymbolErrorCounter 500 > 10" "$D/out" && ok || bad "terminal names the counter"
@@ -55,11 +65,15 @@ check --fail-on never
 eq "$(q "SELECT count(*) FROM findings WHERE scan_id = $(last)")" "$n" "checking again replaces, never duplicates"
 
 # 3: a link that went down twice since scan 1: port.link_flapping with --baseline
+# (the symbol errors of step 2 cleared first: this step's fault alone)
+fabsim_console "$D/sim" 'PerformanceSet "leaf002"[1] PortCounters.SymbolErrorCounter=0' >/dev/null ||
+	bad "console PerformanceSet (clear)"
 fabsim_console "$D/sim" 'PerformanceSet "leaf001"[1] PortCounters.LinkDownedCounter=2' >/dev/null ||
 	bad "console PerformanceSet LinkDownedCounter"
 scan
 check --baseline "$s1"
 eq "$?" 1 "a flapping link is an error"
+eq "$(rules_at error)" port.link_flapping "... the only error"
 eq "$(q "SELECT count(*) FROM findings WHERE scan_id = $(last) AND rule_id = 'port.link_flapping'
 	AND node = '$(guid leaf001)' AND port = '1'")" 1 "port.link_flapping on leaf001/1 since the baseline"
 check
@@ -84,6 +98,7 @@ if [[ -n ${lid:-} && -n ${port:-} ]] &&
 	done
 	check
 	eq "$?" 1 "a 1X link is an error"
+	eq "$(rules_at error)" link.width_degraded "... the only error"
 	eq "$(q "SELECT count(*) FROM findings WHERE scan_id = $(last) AND rule_id = 'link.width_degraded'
 		AND ((node = '$(guid leaf003)' AND port = '$port') OR (peer_node = '$(guid leaf003)' AND peer_port = '$port'))")" 1 \
 		"link.width_degraded on leaf003/$port"
@@ -93,11 +108,22 @@ else
 	bad "could not set leaf003/${port:-?} to 1X with ibportstate"
 fi
 
-# 5: the standby SM stops: sm.no_standby
+# 5: the standby SM stops: sm.no_standby. The faults of steps 3 and 4 go
+# first (the link back to 4X, the counter back to 0), and the fabric is
+# seen healthy again, so that the exit code is the lone SM's.
+fabsim_console "$D/sim" 'PerformanceSet "leaf001"[1] PortCounters.LinkDownedCounter=0' >/dev/null ||
+	bad "console PerformanceSet (clear)"
+[[ -n ${lid:-} && -n ${port:-} ]] && fabsim_run "$D/sim" -- ibportstate "$lid" "$port" width 2 >/dev/null 2>&1
+fabsim_resweep "$D/sim" || bad "OpenSM did not sweep"
+scan
+check --fail-on warning
+eq "$?" 0 "healthy again before the SM stops"
+eq "$(rules_at warning)" none "... nothing at warning or above"
 fabsim_stop_sm "$D/sim" 2 >/dev/null 2>&1 || bad "stop the standby SM"
 scan
 check --fail-on warning
 eq "$?" 1 "a lone SM fails --fail-on warning"
+eq "$(rules_at warning)" sm.no_standby "... because of sm.no_standby alone"
 eq "$(q "SELECT count(*) FROM findings WHERE scan_id = $(last) AND rule_id = 'sm.no_standby'
 	AND node = '$(guid host0001)'")" 1 "sm.no_standby names the master on host0001"
 

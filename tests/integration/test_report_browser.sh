@@ -18,32 +18,8 @@ check() { # description, then a command that must succeed
 eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 
 # ---- Chromium: installed on demand, a fresh profile per run, no network
-chromium_bin() { command -v chromium || command -v chromium-browser; }
-if ! chromium_bin >/dev/null; then
-	echo "installing chromium (apt-get install -y chromium)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null 2>&1 ||
-		{ apt-get update >/dev/null 2>&1 &&
-			DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null 2>&1; }
-fi
-CHROMIUM=$(chromium_bin) || { echo "FAIL: chromium is not installed and could not be installed"; exit 1; }
-chrome() { # log file, then chromium arguments
-	local log=$1 prof
-	shift
-	prof=$(mktemp -d "$D/profile.XXXXXX")
-	timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--disable-default-apps --disable-extensions --user-data-dir="$prof" \
-		--enable-logging=stderr --v=0 "$@" 2>"$log"
-}
-# Every console message (errors, CSP violations, logs): the page logs none.
-no_console() {
-	if grep -a 'CONSOLE' "$1"; then return 1; fi
-	return 0
-}
-# XPath over the DOM as the browser built it (after the script ran).
-# Schema validation; xmllint's messages only when it fails.
-xsd_valid() { xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$1" 2>"$D/xsd.log" || { cat "$D/xsd.log"; return 1; }; }
-dom() { xmllint --html --xpath "$2" "$1" 2>/dev/null; }
+source "$SRCDIR/tests/integration/browser.sh" # chrome no_console console_is_logged xsd_valid dom
+check "control: Chromium's log shows a page's console messages" console_is_logged
 
 # ---- a checked snapshot and a baseline
 db=$D/fab.db

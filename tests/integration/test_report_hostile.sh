@@ -14,27 +14,8 @@ D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh" # check eq ge has safe prom_ok
 
-chromium_bin() { command -v chromium || command -v chromium-browser; }
-if ! chromium_bin >/dev/null; then
-	echo "installing chromium (apt-get install -y chromium)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null 2>&1 ||
-		{ apt-get update >/dev/null 2>&1 &&
-			DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null 2>&1; }
-fi
-CHROMIUM=$(chromium_bin) || { echo "FAIL: chromium is not installed and could not be installed"; exit 1; }
-chrome() { # log file, then chromium arguments
-	local log=$1 prof
-	shift
-	prof=$(mktemp -d "$D/profile.XXXXXX")
-	timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--disable-default-apps --disable-extensions --user-data-dir="$prof" \
-		--enable-logging=stderr --v=0 "$@" 2>"$log"
-}
-no_console() { ! grep -a 'CONSOLE' "$1"; }
-# Schema validation; xmllint's messages only when it fails.
-xsd_valid() { xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$1" 2>"$D/xsd.log" || { cat "$D/xsd.log"; return 1; }; }
-dom() { xmllint --html --xpath "$2" "$1" 2>/dev/null; }
+source "$SRCDIR/tests/integration/browser.sh" # chrome no_console console_is_logged xsd_valid dom
+check "control: Chromium's log shows a page's console messages" console_is_logged
 # XPath on the XML report, elements by local name (xmllint has no prefixes)
 xq() { xmllint --xpath "$1" "$D/report.xml" 2>/dev/null; }
 
