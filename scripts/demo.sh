@@ -4,17 +4,23 @@
 # injected faults, scans it, checks it, writes reports, and prints where the
 # results are. Everything it starts is stopped when it ends.
 #   scripts/demo.sh [OUTDIR]     (default OUTDIR: ./fabsweep-demo)
+# With FABSWEEP and FABGEN set to built binaries (as tests/integration/
+# test_demo.sh does) it uses those and builds nothing.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "${1:-fabsweep-demo}" && cd "${1:-fabsweep-demo}" && pwd)
 source "$top/scripts/deps.sh"
 fabsweep_install_deps
 
-echo "== building"
-cmake -S "$top" -B "$top/build/release" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$top/build/release" -j"$(nproc)" >/dev/null
-fabsweep=$top/build/release/fabsweep
-fabgen=$top/build/release/fabgen
+if [[ -n ${FABSWEEP:-} && -n ${FABGEN:-} ]]; then
+	fabsweep=$FABSWEEP fabgen=$FABGEN
+else
+	echo "== building"
+	cmake -S "$top" -B "$top/build/release" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build "$top/build/release" -j"$(nproc)" >/dev/null
+	fabsweep=$top/build/release/fabsweep
+	fabgen=$top/build/release/fabgen
+fi
 db=$out/fabsweep.db
 
 source "$top/scripts/fabsim.sh"
@@ -54,4 +60,4 @@ sqlite3 -readonly "$db" "SELECT 'links: ' || count(*) || ', of which not 4X: ' |
 sqlite3 -readonly "$db" "SELECT 'subnet managers: ' || group_concat(state || ' (priority ' || priority || ')', ', ') FROM sms WHERE scan_id = (SELECT max(scan_id) FROM scans)"
 echo "database: $db"
 [[ -f $out/report.html ]] && echo "report:   $out/report.html and $out/report.xml"
-echo "try:      sqlite3 -readonly $db 'SELECT * FROM links WHERE width <> \"4X\"'"
+echo "try:      sqlite3 -readonly $(printf %q "$db") 'SELECT * FROM links WHERE width <> \"4X\"'"
