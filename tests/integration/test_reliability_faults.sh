@@ -15,8 +15,7 @@
 #    with no standby;
 #  - two devices with one GUID (ibsim `Guid`; OpenSM runs with -y), with both
 #    discovery engines (--discovery ibnetdisc, native).
-# Checks that find a bug in fabsweep print KNOWN-FAIL (listed in
-# docs/reliability.md) and do not fail the test; everything else must pass.
+# Every check must pass: a bug found here fails the test.
 # Unknown is not wrong: a NULL LID, or the description '' of a node with
 # smp_failed and an 'smp' row (its NodeDescription was lost), is compared
 # with nothing.
@@ -31,29 +30,11 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-pass=0 fail=0 known=0
+pass=0 fail=0
 check() { # description, then a command that must succeed
 	local what=$1
 	shift
 	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-known_fail() { # description, what is wrong, command
-	local what=$1 why=$2
-	shift 2
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "NOTE: known failure fixed, remove its KNOWN-FAIL mark: $what"
-	else
-		known=$((known + 1))
-		echo "KNOWN-FAIL: $what: $why"
-	fi
-}
-# The same for a bug that shows only when chance hits it (which MAD is
-# lost): a pass says nothing, so it is counted without a note.
-known_fail_when_hit() { # description, what is wrong, command
-	local what=$1 why=$2
-	shift 2
-	if "$@"; then pass=$((pass + 1)); else known=$((known + 1)); echo "KNOWN-FAIL: $what: $why"; fi
 }
 eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 db=$D/fab.db
@@ -514,5 +495,5 @@ for engine in ibnetdisc native; do
 done
 check "duplicate GUID: OpenSM still runs" fabsim_status "$D/sim"
 
-echo "reliability_faults: $pass passed, $fail failed, $known known failures"
+echo "reliability_faults: $pass passed, $fail failed"
 ((fail == 0))

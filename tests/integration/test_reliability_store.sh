@@ -28,24 +28,11 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-pass=0 fail=0 known=0
+pass=0 fail=0
 check() { # description, then a command that must succeed
 	local what=$1
 	shift
 	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-# A check that fails because of a known bug in fabsweep (listed in
-# docs/reliability.md): printed as KNOWN-FAIL, not counted as a failure.
-known_fail() { # description, reason, command
-	local what=$1 why=$2
-	shift 2
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "NOTE: known failure fixed, remove its KNOWN-FAIL mark: $what"
-	else
-		known=$((known + 1))
-		echo "KNOWN-FAIL: $what: $why"
-	fi
 }
 eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 one_line() { # file: exactly one non-empty line
@@ -270,5 +257,5 @@ check "not SQLite: the message says what to do" has "$D/err" "is --db the right 
 "$FABSWEEP" scans --db "$D/bad/truncated.db" 2> "$D/err"
 check "damaged: the message says what to do" has "$D/err" "malformed.*restore it from a backup"
 
-echo "reliability_store: $pass passed, $fail failed, $known known failures"
+echo "reliability_store: $pass passed, $fail failed"
 ((fail == 0))
