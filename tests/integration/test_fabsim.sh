@@ -141,9 +141,9 @@ fi
 # 5. A second SM with a lower priority becomes STANDBY. (Starting a higher-
 # priority SM second triggers an OpenSM handover, which hangs now and then
 # under ibsim: see scripts/README.md.)
-wait_sminfo() { # port-guid state: poll up to 30 s
-	local i
-	for ((i = 0; i < 60; i++)); do
+wait_sminfo() { # port-guid state: poll until FABSIM_TIMEOUT (120 s: a failover on a busy machine)
+	local end=$((SECONDS + ${FABSIM_TIMEOUT:-120}))
+	while ((SECONDS < end)); do
 		out=$(fabsim_run "$sim" -- sminfo -G "$1" 2>&1)
 		[[ $out == *"$2"* ]] && return 0
 		sleep 0.5
