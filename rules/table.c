@@ -203,6 +203,7 @@ static const struct fab_rule rules[] = {
 		.id = "port.not_active",
 		.severity = FAB_SEV_ERROR,
 		.category = FAB_CAT_LINK,
+		.needs = FAB_NEED_PORT_STATE,
 		.title = "Physical link is up but the port is not Active",
 		.rationale =
 			"A port whose physical link is up but whose logical state is Init or Armed "
@@ -441,6 +442,7 @@ static const struct fab_rule rules[] = {
 		.id = "mtu.mismatch",
 		.severity = FAB_SEV_WARNING,
 		.category = FAB_CAT_LINK,
+		.needs = FAB_NEED_PORT_STATE,
 		.title = "Link ends run different MTUs, or below the expected MTU",
 		.rationale =
 			"The MTU of a path is the smallest on it: one link with a smaller MTU caps every "
