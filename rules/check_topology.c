@@ -396,6 +396,25 @@ static int mark_shared(struct topo *t)
 	return 0;
 }
 
+/* A spine alone in its group that the leaves of a group of at least
+ * min_peers all reach (the only spine of a small fabric) is no odd switch:
+ * their cables to it are part of their pattern. Leaf groups are the first
+ * n_leaf_groups. */
+static void keep_lone_spines(struct topo *t, uint32_t n_leaf_groups, size_t min_peers)
+{
+	for (uint32_t g = 0; g < n_leaf_groups; g++) {
+		uint32_t rep = t->grep[g];
+
+		if (t->gsize[g] < min_peers)
+			continue;
+		for (uint32_t k = 0; k < t->klen[rep]; k++) {
+			uint32_t sp = t->keys[t->kfirst[rep] + k].node;
+			if (t->atyp[sp] && t->total[sp])
+				t->atyp[sp] = 0;
+		}
+	}
+}
+
 /* Appends the neighbours of switch i one level down (a leaf: up) that it
  * has fewer links to than its group's first class: to the message (names,
  * the first MAX_SHORT) and the evidence (GUIDs). */
@@ -474,7 +493,7 @@ int check_topology_asymmetric(struct fab_rule_ctx *ctx)
 	uint32_t(*cnt)[N_SW_ROLES] = NULL;
 	int64_t(*mode)[N_SW_ROLES] = NULL;
 	size_t have[N_SW_ROLES] = { 0 };
-	uint32_t max_level = 0;
+	uint32_t max_level = 0, n_leaf_groups = 0;
 	int err = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -528,6 +547,10 @@ int check_topology_asymmetric(struct fab_rule_ctx *ctx)
 			build_key(&t, members[k], l ? l - 1 : 1, l > 0);
 		if (group_level(&t, members, m))
 			err = fab_err(-ENOMEM, "out of memory checking the topology");
+		if (!l)
+			n_leaf_groups = t.n_groups;
+		else if (l == 1)
+			keep_lone_spines(&t, n_leaf_groups, min_peers);
 	}
 	if (err)
 		goto out;

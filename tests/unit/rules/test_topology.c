@@ -123,7 +123,7 @@ static size_t count(const struct fab *f)
 	return n;
 }
 
-/* The message of the finding about node i, or NULL. */
+/* The message of the finding about node i (the test fails without one). */
 static const char *finding(const struct fab *f, uint32_t i)
 {
 	char g[FAB_GUID_STRLEN];
@@ -133,6 +133,7 @@ static const char *finding(const struct fab *f, uint32_t i)
 		if (!strcmp(f->s->findings[k].rule_id, "topology.asymmetric") &&
 		    !strcmp(f->s->findings[k].node, g))
 			return f->s->findings[k].message;
+	fail_msg("no finding about %s", f->s->nodes[i].desc);
 	return NULL;
 }
 
@@ -251,11 +252,35 @@ static void test_thinner_leaf_at_half(void **state)
 	wire(&f, thin);
 	run(&f);
 	dump(&f);
-	assert_non_null(finding(&f, f.la[3]));
 	assert_string_equal(finding(&f, f.la[3]),
 			    "leaf 4 links to spines where most of its group of 4 leaves have 8; "
 			    "1 link to a1 where they have 2; 1 link to a2 where they have 2; "
 			    "1 link to a3 where they have 2; 1 link to a4 where they have 2");
+	fab_snapshot_free(f.s);
+}
+
+/* The only spine of a small fabric is alone in its group, yet every leaf
+ * reaches it: the leaves' cables to it are their pattern. */
+static void test_lone_spine(void **state)
+{
+	struct fab f;
+	char name[16];
+
+	memset(&f, 0, sizeof(f));
+	f.s = fab_snapshot_new();
+	uint32_t sp = fab_switch(&f, "spine"), l = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "leaf%u", i + 1);
+		l = fab_switch(&f, name);
+		hosts(&f, l, 2);
+		cable(&f, l, sp, i == 3 ? 2 : 3);
+	}
+	run(&f);
+	dump(&f);
+	assert_int_equal(count(&f), 1);
+	assert_string_equal(finding(&f, l), /* the fourth leaf */
+			    "leaf 2 links to spines where most of its group of 4 leaves have 3; "
+			    "2 links to spine where they have 3");
 	fab_snapshot_free(f.s);
 }
 
@@ -267,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_management_leaf),
 		cmocka_unit_test(test_name_hint),
 		cmocka_unit_test(test_thinner_leaf_at_half),
+		cmocka_unit_test(test_lone_spine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
