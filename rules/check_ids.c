@@ -293,8 +293,10 @@ static int dup_descs(struct fab_rule_ctx *ctx, struct key *v)
 	size_t n = 0;
 	int err;
 
+	/* A CA inside a switch (a SHARP aggregation node) carries the vendor's
+	 * description on every switch, by design: not a name to make unique. */
 	for (size_t i = 0; i < s->n_nodes; i++)
-		if (s->nodes[i].desc[0])
+		if (s->nodes[i].desc[0] && !fab_node_in_switch(s, (uint32_t)i))
 			v[n++] = (struct key){ .text = s->nodes[i].desc, .node = (uint32_t)i,
 					       .port = FAB_NONE };
 	qsort(v, n, sizeof(*v), cmp_text);

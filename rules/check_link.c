@@ -4,8 +4,11 @@
  * MTU. Each looks at every link once (snap->links: each physical link once,
  * a before b); port 0 is never a link end.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
@@ -80,6 +83,127 @@ static unsigned link_active(const struct fab_port *a, const struct fab_port *b,
 	return at->rank(x) <= at->rank(y) ? x : y;
 }
 
+/*
+ * What a kind of device can run, where its ports do not say. A topology file
+ * (or a port whose PortInfo was not read) has no supported widths or speeds;
+ * then a port supports what the best up link of any device of its kind runs:
+ * same node type, vendor, device ID and description with its numbers aside
+ * ("ai400x-012 HCA-1" and "ai400x-031 HCA-2" are one kind, "luna-0560
+ * mlx5_4" another). A whole kind running below its tier's majority (storage
+ * appliances at EDR on HDR leaves, DDR-only adapters among QDR ones) is a
+ * design then, not a degraded link; a device slower than its kin is still
+ * found.
+ */
+struct kinds {
+	uint32_t *of;   /* per node: its kind */
+	unsigned *best; /* per kind: the best value an up link of it runs */
+};
+
+static uint64_t kind_hash(const struct fab_node *n)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	uint32_t ids[4] = { n->type, n->vendor_id, n->device_id, 0 };
+	size_t len = strlen(n->desc);
+	bool digits = false;
+
+	for (size_t k = 0; k < sizeof(ids); k++)
+		h = (h ^ ((const uint8_t *)ids)[k]) * 1099511628211ULL;
+	while (len && n->desc[len - 1] == ' ')
+		len--;
+	for (size_t k = 0; k < len; k++) {
+		bool d = n->desc[k] >= '0' && n->desc[k] <= '9';
+		if (d && digits)
+			continue; /* a run of digits counts as one '#' */
+		digits = d;
+		h = (h ^ (uint8_t)(d ? '#' : n->desc[k])) * 1099511628211ULL;
+	}
+	return h;
+}
+
+struct hash_idx {
+	uint64_t h;
+	uint32_t i;
+};
+
+static int cmp_hash_idx(const void *x, const void *y)
+{
+	const struct hash_idx *a = x, *b = y;
+
+	if (a->h != b->h)
+		return a->h < b->h ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Builds k when some up link has an end that reports no capability; leaves it
+ * empty otherwise. 0 or -ENOMEM. */
+static int kinds_init(struct kinds *k, const struct fab_snapshot *s, const struct attr *at,
+		      int kind)
+{
+	struct hash_idx *v;
+	uint32_t n_kinds = 0;
+	bool needed = false;
+
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < s->n_links && !needed; i++) {
+		const struct fab_port *a = &s->ports[s->links[i].a], *b = &s->ports[s->links[i].b];
+		needed = port_up(a) && port_up(b) && (!supported_of(a, kind) || !supported_of(b, kind));
+	}
+	if (!needed)
+		return 0;
+	v = malloc((s->n_nodes + 1) * sizeof(*v));
+	k->of = malloc((s->n_nodes + 1) * sizeof(*k->of));
+	k->best = calloc(s->n_nodes + 1, sizeof(*k->best));
+	if (!v || !k->of || !k->best) {
+		free(v);
+		free(k->of);
+		free(k->best);
+		memset(k, 0, sizeof(*k));
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->n_nodes; i++)
+		v[i] = (struct hash_idx){ .h = kind_hash(&s->nodes[i]), .i = (uint32_t)i };
+	qsort(v, s->n_nodes, sizeof(*v), cmp_hash_idx);
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		if (i && v[i].h != v[i - 1].h)
+			n_kinds++;
+		k->of[v[i].i] = n_kinds;
+	}
+	free(v);
+	for (size_t i = 0; i < s->n_links; i++) {
+		const struct fab_port *a = &s->ports[s->links[i].a], *b = &s->ports[s->links[i].b];
+		unsigned act;
+
+		if (!port_up(a) || !port_up(b) || !(act = link_active(a, b, at, kind)))
+			continue;
+		for (int e = 0; e < 2; e++) {
+			unsigned *best = &k->best[k->of[(e ? b : a)->node_idx]];
+			if (at->rank(act) > at->rank(*best))
+				*best = act;
+		}
+	}
+	return 0;
+}
+
+static void kinds_fini(struct kinds *k)
+{
+	free(k->of);
+	free(k->best);
+}
+
+/* What port p supports: its own mask, else every value up to its kind's best. */
+static unsigned supported_or_kind(const struct fab_port *p, const struct kinds *k,
+				  const struct attr *at, int kind)
+{
+	unsigned sup = supported_of(p, kind), best, mask = 0;
+
+	if (sup || !k->of || !(best = k->best[k->of[p->node_idx]]))
+		return sup;
+	for (unsigned b = 0; b < ATTR_BITS; b++)
+		if (at->name(1u << b) && at->rank(1u << b) <= at->rank(best))
+			mask |= 1u << b;
+	return mask;
+}
+
 static int link_tier(const struct fab_snapshot *s, const struct fab_link *l)
 {
 	return fab_tier(s->nodes[s->ports[l->a].node_idx].role,
@@ -109,8 +233,11 @@ int check_link_degraded(struct fab_rule_ctx *ctx)
 	uint32_t total[FAB_TIER_COUNT] = { 0 };
 	unsigned majority[FAB_TIER_COUNT] = { 0 }, configured[FAB_TIER_COUNT] = { 0 };
 	char tier_name[32];
-	int err;
+	struct kinds kinds;
+	int err = 0;
 
+	if (kinds_init(&kinds, s, at, kind))
+		return fab_err(-ENOMEM, "out of memory checking link %ss", at->what);
 	/* What the links of each tier run, and the configured expectations. */
 	for (size_t i = 0; i < s->n_links; i++) {
 		const struct fab_link *l = &s->links[i];
@@ -158,8 +285,8 @@ int check_link_degraded(struct fab_rule_ctx *ctx)
 		could = at->best(common);
 		by_caps = could && at->rank(act) < at->rank(could);
 		/* the best both ends' hardware supports, whatever is enabled */
-		sa = supported_of(a, kind);
-		sb = supported_of(b, kind);
+		sa = supported_or_kind(a, &kinds, at, kind);
+		sb = supported_or_kind(b, &kinds, at, kind);
 		can = at->best(sa && sb ? sa & sb : sa | sb);
 
 		expect = configured[tier] ? configured[tier] : majority[tier];
@@ -205,9 +332,10 @@ int check_link_degraded(struct fab_rule_ctx *ctx)
 		err = rule_emit_port(ctx, l->a, l->b, rbuf_str(&ctx->ev), "link runs at %s %s; %s",
 				     at->what, at->name(act), rbuf_str(&ctx->tmp));
 		if (err)
-			return err;
+			break;
 	}
-	return 0;
+	kinds_fini(&kinds);
+	return err;
 }
 
 /* ---- port.not_active --------------------------------------------------------------- */

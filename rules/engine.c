@@ -409,6 +409,12 @@ static bool live_scan(const struct fab_snapshot *s)
 	return s->source && !strncmp(s->source, "ib:", 3);
 }
 
+/* Imported from an ibnetdiscover file (scanner/topo_import.c). */
+static bool topology_file(const struct fab_snapshot *s)
+{
+	return s->source && !strncmp(s->source, "file:", 5);
+}
+
 static bool have_roce(const struct fab_snapshot *s)
 {
 	return s && s->roce && s->roce->n_systems;
@@ -428,6 +434,8 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "needs two counter samples (scan --interval) or a baseline (check --baseline)";
 	if ((needs & FAB_NEED_SMINFO) && !s->n_sms && !live_scan(s))
 		return "the snapshot has no subnet manager data (not a live scan)";
+	if ((needs & FAB_NEED_PORT_STATE) && topology_file(s))
+		return "the snapshot is a topology file (no port states or MTUs)";
 	return NULL;
 }
 

@@ -112,7 +112,7 @@ static const struct fab_rule_param mtu_params[] = {
 static const struct fab_rule_param asym_params[] = {
 	{ .section = "topology.asymmetric", .key = "min_peers", .type = FAB_PARAM_INT,
 	  .def = 3, .min = 2, .max = 100000,
-	  .help = "fewest switches of one role from which their common pattern is derived" },
+	  .help = "fewest switches of one group (cabled alike) from which their common pattern is derived" },
 };
 
 /* RoCE: the [roce] keys are shared by several rules; each is owned by one. */
@@ -203,6 +203,7 @@ static const struct fab_rule rules[] = {
 		.id = "port.not_active",
 		.severity = FAB_SEV_ERROR,
 		.category = FAB_CAT_LINK,
+		.needs = FAB_NEED_PORT_STATE,
 		.title = "Physical link is up but the port is not Active",
 		.rationale =
 			"A port whose physical link is up but whose logical state is Init or Armed "
@@ -441,6 +442,7 @@ static const struct fab_rule rules[] = {
 		.id = "mtu.mismatch",
 		.severity = FAB_SEV_WARNING,
 		.category = FAB_CAT_LINK,
+		.needs = FAB_NEED_PORT_STATE,
 		.title = "Link ends run different MTUs, or below the expected MTU",
 		.rationale =
 			"The MTU of a path is the smallest on it: one link with a smaller MTU caps every "
@@ -456,15 +458,19 @@ static const struct fab_rule rules[] = {
 		.id = "topology.asymmetric",
 		.severity = FAB_SEV_WARNING,
 		.category = FAB_CAT_TOPOLOGY,
-		.title = "A switch breaks the pattern of its tier",
+		.title = "A switch breaks the pattern of its group",
 		.rationale =
-			"In a fat tree or spine-leaf fabric switches of one tier are cabled alike: every "
-			"leaf has the same number of uplinks, every spine reaches every leaf. A leaf with "
-			"fewer uplinks, a spine missing a leaf, or an extra cable breaks the routing "
-			"balance and usually means a cable is missing, down or plugged into the wrong port.",
+			"In a fat tree or spine-leaf fabric the switches that play the same part are "
+			"cabled alike: the leaves of a pod have the same uplinks, the spines that serve the "
+			"same leaves reach each of them alike. A leaf with fewer uplinks than its pod, a "
+			"spine missing a leaf of its group, or an extra cable breaks the routing balance "
+			"and usually means a cable is missing, down or plugged into the wrong port. Groups "
+			"built differently by design (a smaller pod, a management leaf) are compared with "
+			"nobody else.",
 		.remediation =
-			"Compare the switch with its peers (the finding says what most of them have); "
-			"find the missing or misplaced cable, often a link that is down.",
+			"Compare the switch with its group (the finding says what most of them have and "
+			"names the neighbours it has fewer links to): find the missing or misplaced cable, "
+			"often a link that is down.",
 		PARAMS(asym_params),
 		.check = check_topology_asymmetric,
 	},

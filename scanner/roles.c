@@ -2,22 +2,23 @@
 /*
  * Roles from the shape of the fabric, nothing else (no names, no config):
  *
- *   - a CA is a host, except an in-switch SHARP aggregation node (a CA
- *     whose NodeDescription ends in "Aggregation Node": NVIDIA Quantum
- *     switches expose one behind a virtual port of every switch), which is
- *     unknown: it is not a host and does not make its switch a leaf;
- *   - a switch with a link to a host is a leaf (distance 0);
+ *   - a CA is a host, except a CA inside a switch (fab_node_in_switch(): the
+ *     SHARP aggregation node NVIDIA Quantum switches expose behind a virtual
+ *     port), which is unknown: it is not a host and does not make its switch
+ *     a leaf;
+ *   - a switch with a link to a host is a leaf (distance 0), except a hub
+ *     among such switches: one cabled to two or more of them, and to more
+ *     of them than each of those is (hosts cabled to a spine, e.g. the SM's
+ *     host or management nodes, leave it a spine: its leaves are cabled to
+ *     it and to other spines alike);
  *   - other switches get their distance, over switch-to-switch links, to
  *     the nearest leaf: 1 = spine, 2 or more = core;
  *   - a switch with no path to any CA is unknown, and so are routers and
  *     nodes of unknown type.
  *
  * One multi-source breadth-first search over the links: linear in ports.
- * A switch that serves as leaf and spine at once (a CA cabled to a spine,
- * e.g. the SM's host) counts as a leaf: distance wins.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
@@ -34,15 +35,63 @@ static const struct fab_node *peer_node(const struct fab_snapshot *s,
 	return n < s->n_nodes ? &s->nodes[n] : NULL;
 }
 
-static int is_aggregation_node(const struct fab_node *n)
+/*
+ * Among the n_src switches with a host (src[], dist 0), the hubs: a switch
+ * cabled to two or more others with a host, and to more of them than each
+ * of those is, loses its distance 0 (hosts cabled to a spine). Decided on
+ * the counts before any change, so the order does not matter. Returns 0,
+ * or -1 when out of memory (nothing changed).
+ */
+static int demote_hubs(const struct fab_snapshot *s, uint32_t *dist, const uint32_t *src,
+		       size_t n_src)
 {
-	static const char tag[] = "Aggregation Node";
-	size_t len = strlen(n->desc);
+	uint32_t *hd = calloc(s->n_nodes, sizeof(*hd)); /* hosted switches cabled to it */
+	uint32_t *seen = malloc(s->n_nodes * sizeof(*seen)); /* last switch that counted it */
+	uint8_t *hub = calloc(s->n_nodes, 1);
 
-	while (len && n->desc[len - 1] == ' ')
-		len--;
-	return n->type == FAB_NODE_CA && len >= sizeof(tag) - 1 &&
-	       !memcmp(n->desc + len - (sizeof(tag) - 1), tag, sizeof(tag) - 1);
+	if (!hd || !seen || !hub) {
+		free(hd);
+		free(seen);
+		free(hub);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n_nodes; i++)
+		seen[i] = UNSEEN;
+	for (size_t k = 0; k < n_src; k++) {
+		uint32_t ni = src[k];
+		const struct fab_node *n = &s->nodes[ni];
+		const struct fab_port *p = fab_node_ports(s, n);
+
+		for (uint32_t q = 0; q < n->port_count; q++) {
+			const struct fab_node *r = peer_node(s, &p[q]);
+			uint32_t ri = r ? (uint32_t)(r - s->nodes) : UNSEEN;
+			if (!r || ri == ni || dist[ri] != 0 || seen[ri] == ni)
+				continue;
+			seen[ri] = ni;
+			hd[ni]++;
+		}
+	}
+	for (size_t k = 0; k < n_src; k++) {
+		uint32_t ni = src[k];
+		const struct fab_node *n = &s->nodes[ni];
+		const struct fab_port *p = fab_node_ports(s, n);
+		bool above_all = hd[ni] >= 2;
+
+		for (uint32_t q = 0; q < n->port_count && above_all; q++) {
+			const struct fab_node *r = peer_node(s, &p[q]);
+			uint32_t ri = r ? (uint32_t)(r - s->nodes) : UNSEEN;
+			if (r && ri != ni && dist[ri] == 0 && hd[ri] >= hd[ni])
+				above_all = false;
+		}
+		hub[ni] = above_all;
+	}
+	for (size_t k = 0; k < n_src; k++)
+		if (hub[src[k]])
+			dist[src[k]] = UNSEEN;
+	free(hd);
+	free(seen);
+	free(hub);
+	return 0;
 }
 
 void fab_topology_assign_roles(struct fab_snapshot *s)
@@ -52,7 +101,7 @@ void fab_topology_assign_roles(struct fab_snapshot *s)
 
 	for (size_t i = 0; i < s->n_nodes; i++)
 		s->nodes[i].role = s->nodes[i].type == FAB_NODE_CA &&
-						   !is_aggregation_node(&s->nodes[i])
+						   !fab_node_in_switch(s, (uint32_t)i)
 					   ? FAB_ROLE_HOST
 					   : FAB_ROLE_UNKNOWN;
 	if (!s->n_nodes)
@@ -82,6 +131,13 @@ void fab_topology_assign_roles(struct fab_snapshot *s)
 			}
 		}
 	}
+	if (demote_hubs(s, dist, queue, tail) < 0)
+		goto out;
+	/* the sources left: the queue again */
+	tail = 0;
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (dist[i] == 0)
+			queue[tail++] = (uint32_t)i;
 	while (head < tail) {
 		uint32_t ni = queue[head++];
 		const struct fab_node *n = &s->nodes[ni];

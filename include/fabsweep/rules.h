@@ -44,6 +44,9 @@ enum {
 	FAB_NEED_ROCE = 1 << 4,      /* a RoCE part (collect, merge, scan --no-ib) */
 	FAB_NEED_ROCE_BASELINE = 1 << 5, /* a baseline whose RoCE part has RDMA
 					  * counters (check --baseline) */
+	FAB_NEED_PORT_STATE = 1 << 6, /* port states and MTUs as PortInfo says them:
+				       * not a topology file (ibnetdiscover lists
+				       * linked ports only, with no state or MTU) */
 };
 
 /* Kinds of parameter values: how they parse, print and compare. */

@@ -52,7 +52,9 @@ void fab_scan_opts_init(struct fab_scan_opts *o);
 int fab_scan_ib(const struct fab_scan_opts *o, struct fab_snapshot *snap);
 
 /*
- * Classifies switches as leaf, spine or core by their distance to the CAs
- * and marks CAs as hosts. Pure: works on any snapshot with links.
+ * Classifies switches as leaf, spine or core by their distance to the
+ * switches with hosts (a spine with hosts on it stays a spine) and marks CAs
+ * as hosts, except CAs inside a switch (fab_node_in_switch()). Pure: works on
+ * any snapshot with links. docs/scan.md, "Roles".
  */
 void fab_topology_assign_roles(struct fab_snapshot *snap);

@@ -315,6 +315,15 @@ static inline struct fab_port *fab_node_ports(const struct fab_snapshot *snap,
 	return node->port_count ? &snap->ports[node->port_first] : NULL;
 }
 
+/*
+ * Whether the node is a channel adapter inside a switch (core/switch_ca.c),
+ * not a host: its description ends in "Aggregation Node" (the SHARP
+ * aggregation node of NVIDIA Quantum switches), or every cabled port of it
+ * leads to a switch with its own SystemImageGUID (a CA in that switch's
+ * chassis). Roles and rules ask this one function.
+ */
+bool fab_node_in_switch(const struct fab_snapshot *snap, uint32_t node_idx);
+
 /* The port with this number on a node, or NULL. */
 struct fab_port *fab_snapshot_port(const struct fab_snapshot *snap,
 				   uint32_t node_idx, unsigned port_num);

@@ -3,8 +3,10 @@
  * The rules on real fabrics' topology files (fixtures/real/ibnetdiscover/,
  * provenance in fixtures/real/README.md), imported with the ibnetdiscover
  * importer and passed through the store as `fabsweep check` sees them.
- * The expected numbers are derived from the files with grep, as each test
- * says, not from the code under test.
+ * The first tests' numbers are derived from the files with grep, as each test
+ * says, not from the code under test. Then every file against its expected
+ * findings (fixtures/real/expected/), reviewed by hand: the verdicts are in
+ * their comments and in docs/real-fabrics.md.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
+#include "fabsweep/names.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -190,12 +194,183 @@ static void test_1x_links(void **state)
 	fab_snapshot_free(s);
 }
 
+/* ---- every real topology against its reviewed findings ---------------------------- */
+
+/*
+ * fixtures/real/expected/<file>.expected: every finding `check` makes on the
+ * imported file and every rule it skips, reviewed by hand (the verdicts are
+ * in its comments and in docs/real-fabrics.md). Lines are compared as sets.
+ */
+static const char *const fabrics[] = {
+	"selene.compute.txt",
+	"selene.storage.txt",
+	"ufm_director.txt",
+	"ufm_small_topo_file",
+	"hyungkwang_Topo.3.txt",
+	"hyungkwang_Topo.5.txt",
+	"hyungkwang_Topo6_CS7500.txt",
+	"hyungkwang_Topo.6_CS8500.txt",
+	"switchib_edr_6switch_ddr_isl.txt",
+	"loginoff_sx6036.ibnetdiscover",
+	"psmn_X5.topofile",
+	"sequoia_ndr.ibdiagnet2.ibnetdiscover",
+	"jabl_1.topo",
+	"jabl_2.topo",
+	"jabl_3.topo",
+	"jabl_4.topo",
+	"infiniscale_iv_qdr_5host.txt",
+};
+
+#define D(x) ((x) ? (x) : "-")
+
+static int cmp_line(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static void push(char ***v, size_t *n, size_t *cap, char *line)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*v = realloc(*v, *cap * sizeof(**v));
+		assert_non_null(*v);
+	}
+	(*v)[(*n)++] = line;
+}
+
+/* The lines of an expected file, comments and blank lines aside. */
+static char **read_expected(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	char buf[4096], **v = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	*n = 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (buf[0] && buf[0] != '#')
+			push(&v, n, &cap, strdup(buf));
+	}
+	fclose(f);
+	return v;
+}
+
+/* What the run did, in the same lines. */
+static char **actual(const struct fab_snapshot *s, const struct fab_rules_result *res, size_t *n)
+{
+	size_t nr, cap = 0;
+	const struct fab_rule *t = fab_rules_table(&nr);
+	char **v = NULL, *line;
+
+	*n = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (res->status[i] == FAB_RULE_SKIPPED) {
+			assert_true(asprintf(&line, "skipped %s", t[i].id) > 0);
+			push(&v, n, &cap, line);
+		}
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const struct fab_finding *f = &s->findings[i];
+		assert_true(asprintf(&line, "%s | %s | %s | %s | %s | %s | %s", f->rule_id,
+				     fab_severity_name(f->severity), D(f->node), D(f->port),
+				     D(f->peer_node), D(f->peer_port), f->message) > 0);
+		push(&v, n, &cap, line);
+	}
+	return v;
+}
+
+static void test_fabric(void **state)
+{
+	const char *name = *state, *fx = getenv("FIXTURES");
+	char path[1200], **want, **got;
+	size_t n_want, n_got, i = 0, j = 0, bad = 0;
+	struct fab_snapshot *s = load_real(name);
+	struct fab_rules_result res;
+
+	assert_int_equal(fab_rules_run(NULL, s, NULL, 0, &res), 0);
+	snprintf(path, sizeof(path), "%s/real/expected/%s.expected", fx ? fx : "fixtures", name);
+	want = read_expected(path, &n_want);
+	got = actual(s, &res, &n_got);
+	qsort(want, n_want, sizeof(*want), cmp_line);
+	qsort(got, n_got, sizeof(*got), cmp_line);
+	while (i < n_want || j < n_got) {
+		int c = i == n_want ? 1 : j == n_got ? -1 : strcmp(want[i], got[j]);
+		if (!c) {
+			i++;
+			j++;
+			continue;
+		}
+		bad++;
+		if (c < 0)
+			print_message("expected, not found: %s\n", want[i++]);
+		else
+			print_message("found, not expected: %s\n", got[j++]);
+	}
+	for (i = 0; i < n_want; i++)
+		free(want[i]);
+	for (j = 0; j < n_got; j++)
+		free(got[j]);
+	free(want);
+	free(got);
+	fab_snapshot_free(s);
+	if (bad)
+		fail_msg("%s: %zu lines differ from %s", name, bad, path);
+}
+
+static bool listed(const char *name)
+{
+	for (size_t k = 0; k < sizeof(fabrics) / sizeof(*fabrics); k++)
+		if (!strcmp(fabrics[k], name))
+			return true;
+	return false;
+}
+
+/* Every topology file held has its expected findings and is tested; every
+ * expected file belongs to one. */
+static void test_every_fabric_listed(void **state)
+{
+	const char *fx = getenv("FIXTURES");
+	char path[1200];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/real/ibnetdiscover", fx ? fx : "fixtures");
+	assert_non_null(d = opendir(path));
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (!listed(e->d_name))
+			fail_msg("fixtures/real/ibnetdiscover/%s is not in fabrics[]", e->d_name);
+	}
+	closedir(d);
+	snprintf(path, sizeof(path), "%s/real/expected", fx ? fx : "fixtures");
+	assert_non_null(d = opendir(path));
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (e->d_name[0] == '.')
+			continue;
+		if (len < 10 || strcmp(e->d_name + len - 9, ".expected"))
+			fail_msg("fixtures/real/expected/%s: not NAME.expected", e->d_name);
+		e->d_name[len - 9] = '\0';
+		if (!listed(e->d_name))
+			fail_msg("fixtures/real/expected/%s.expected: no such topology", e->d_name);
+	}
+	closedir(d);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	struct CMUnitTest tests[4 + sizeof(fabrics) / sizeof(*fabrics)] = {
 		cmocka_unit_test_teardown(test_topo3_sdr_hosts, teardown),
 		cmocka_unit_test_teardown(test_ddr_isl, teardown),
 		cmocka_unit_test_teardown(test_1x_links, teardown),
+		cmocka_unit_test(test_every_fabric_listed),
 	};
+	for (size_t k = 0; k < sizeof(fabrics) / sizeof(*fabrics); k++)
+		tests[4 + k] = (struct CMUnitTest){ .name = fabrics[k],
+						    .test_func = test_fabric,
+						    .teardown_func = teardown,
+						    .initial_state = (void *)fabrics[k] };
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

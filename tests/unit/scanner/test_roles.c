@@ -59,7 +59,7 @@ static void test_three_level_and_island(void **state)
 	fab_snapshot_free(s);
 }
 
-static void test_ca_on_spine_makes_it_leaf(void **state)
+static void test_ca_on_spine_keeps_it_spine(void **state)
 {
 	struct fab_snapshot *s = snapfix_fat_tree(1, 2, 1);
 	uint32_t sm = snapfix_node(s, FAB_NODE_CA, 0x7000, "smhost", 1);
@@ -68,9 +68,37 @@ static void test_ca_on_spine_makes_it_leaf(void **state)
 	fab_snapshot_build_links(s);
 	fab_snapshot_index(s);
 	fab_topology_assign_roles(s);
-	/* Distance wins: documented in scanner/roles.c and docs/scan.md. */
-	assert_int_equal(role_of(s, 0x1000), FAB_ROLE_LEAF);
+	/* The spine has a host, but it is cabled to two switches with hosts
+	 * (the leaves) and each of them to one: a hub, so a spine. */
+	assert_int_equal(role_of(s, 0x1000), FAB_ROLE_SPINE);
+	assert_int_equal(role_of(s, 0x2000), FAB_ROLE_LEAF);
+	assert_int_equal(role_of(s, 0x2001), FAB_ROLE_LEAF);
 	assert_int_equal(role_of(s, 0x7000), FAB_ROLE_HOST);
+	fab_snapshot_free(s);
+}
+
+static void test_leaves_back_to_back_and_in_a_ring(void **state)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	uint32_t sw[5], ca[5];
+
+	/* sw0 <-> sw1: two leaves cabled to each other; sw2, sw3, sw4: a ring
+	 * of leaves. Each has a host; none is a hub (no switch is cabled to
+	 * more leaves than its neighbours are). */
+	for (unsigned i = 0; i < 5; i++) {
+		sw[i] = snapfix_node(s, FAB_NODE_SWITCH, 0x100 + i, "sw", 8);
+		ca[i] = snapfix_node(s, FAB_NODE_CA, 0x200 + i, "ca", 1);
+		snapfix_link(s, sw[i], 1, ca[i], 1, FAB_WIDTH_4X, FAB_SPEED_HDR);
+	}
+	snapfix_link(s, sw[0], 2, sw[1], 2, FAB_WIDTH_4X, FAB_SPEED_HDR);
+	snapfix_link(s, sw[2], 2, sw[3], 3, FAB_WIDTH_4X, FAB_SPEED_HDR);
+	snapfix_link(s, sw[3], 2, sw[4], 3, FAB_WIDTH_4X, FAB_SPEED_HDR);
+	snapfix_link(s, sw[4], 2, sw[2], 3, FAB_WIDTH_4X, FAB_SPEED_HDR);
+	fab_snapshot_build_links(s);
+	fab_snapshot_index(s);
+	fab_topology_assign_roles(s);
+	for (unsigned i = 0; i < 5; i++)
+		assert_int_equal(role_of(s, 0x100 + i), FAB_ROLE_LEAF);
 	fab_snapshot_free(s);
 }
 
@@ -92,7 +120,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_level),
 		cmocka_unit_test(test_three_level_and_island),
-		cmocka_unit_test(test_ca_on_spine_makes_it_leaf),
+		cmocka_unit_test(test_ca_on_spine_keeps_it_spine),
+		cmocka_unit_test(test_leaves_back_to_back_and_in_a_ring),
 		cmocka_unit_test(test_empty_and_dangling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
