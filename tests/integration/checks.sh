@@ -37,10 +37,15 @@ prom_ok() {
 #   skip REASON           this test cannot run here: exit 77, which ctest shows
 #                         as skipped (SKIP_RETURN_CODE), never as passed
 #   need TOOL...          tools scripts/deps.sh installs: missing is a failure
+#   $HANG_MS              the bound of a "bounded time" check (60 s)
 #   wait_for SECS WHAT CMD...
 #                         polls CMD every 0.1 s until it succeeds; after SECS
 #                         (times $WAIT_SCALE, default 1) says what never
 #                         happened and returns 1
+# HANG_MS: what "the scan ends in bounded time" means. A scan with a dead
+# node, PMA or SM takes a few seconds of timeouts; one that takes a minute
+# (a busy machine under the sanitizers is slower, not that slow) hangs.
+HANG_MS=${HANG_MS:-60000}
 skip() { echo "SKIP: $*"; exit 77; }
 need() {
 	local t
