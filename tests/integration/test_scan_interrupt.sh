@@ -23,6 +23,14 @@ started() {
 	done
 	return 1
 }
+# A scan that did not start in time: end it and free its simulator slot, so
+# that it cannot hold the simulator for the scans after it.
+give_up() {
+	pkill -KILL -f -- "--db $db" 2>/dev/null
+	wait "$runner" 2>/dev/null
+	rm -f "$D/pid"
+	fabsim_reap "$D/sim" >/dev/null 2>&1
+}
 snapshot_dump() { # everything scans 1..$1 hold
 	for t in scans nodes port_rows links port_counters sms scan_errors findings; do
 		sqlite3 -readonly "$db" "SELECT * FROM $t WHERE scan_id <= $1 ORDER BY 1, 2, 3"
@@ -53,7 +61,7 @@ iterations=${KILL_ITERATIONS:-100}
 for ((i = 0; i < iterations; i++)); do
 	fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" scan --db "$db" --quiet --label "killed-$i" 2>/dev/null &
 	runner=$!
-	pid=$(started) || { bad "scan $i did not start"; continue; }
+	pid=$(started) || { bad "scan $i did not start"; give_up; continue; }
 	sleep "$(awk -v r=$RANDOM -v ms="$scan_ms" 'BEGIN { printf "%.3f", (r % ms) / 1000 }')"
 	kill -9 "$pid" 2>/dev/null
 	wait "$runner" 2>/dev/null
@@ -90,7 +98,7 @@ for sig in TERM INT; do
 		FABSWEEP_SCAN_DEBUG=1 fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" scan --db "$db" --quiet \
 			--interval 60 --label "sig-$sig-$moment" 2>"$D/err" &
 		runner=$!
-		pid=$(started) || { bad "scan did not start"; continue; }
+		pid=$(started) || { bad "scan did not start"; give_up; continue; }
 		# discovery lasts ~0.1 s here: discovery is looked for without a
 		# pause (bounded: 30 s), the interval every 10 ms
 		end=$((SECONDS + 30))
