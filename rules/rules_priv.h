@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 
@@ -36,17 +37,6 @@ void rbuf_printf(struct rbuf *b, const char *fmt, ...)
 void rbuf_sep(struct rbuf *b, const char *sep);
 /* The text so far ("" when empty); valid until the next append. */
 const char *rbuf_str(const struct rbuf *b);
-
-/* ---- counter deltas ---------------------------------------------------- */
-
-/* How one port's counters moved between two samples. */
-struct fab_delta {
-	uint32_t valid;    /* bit n: counter n known at both ends */
-	uint32_t at_least; /* bit n: inc[n] is a lower bound (reset or saturated) */
-	uint32_t reset;    /* bit n: the counter went down (cleared in between) */
-	double secs;       /* time between the samples; 0 when unknown */
-	uint64_t inc[FAB_CTR__COUNT];
-};
 
 /* ---- link tiers -------------------------------------------------------- */
 
@@ -76,11 +66,10 @@ struct fab_rule_ctx {
 	const struct fab_snapshot *snap;
 	const struct fab_snapshot *base; /* baseline or NULL */
 	const struct fab_snapshot *ref;  /* expected topology (check --expect) or NULL */
-	/* per port (index in snap->ports): the latest counter sample, and the
-	 * earlier one to compare it with (the first sample, or the
-	 * baseline's); NULL when there is none. rule_delta() compares them. */
-	const struct fab_counter_sample *const *latest;
-	const struct fab_counter_sample *const *earlier;
+	/* per port (index in snap->ports): the latest counter sample
+	 * (pairs->latest) and the earlier one it is compared with (the first
+	 * sample, or the baseline's: core/counter.c); rule_delta() compares them. */
+	const struct fab_counter_pairs *pairs;
 	/* scratch text for checks (evidence, lists); reset before use */
 	struct rbuf ev, tmp;
 
@@ -108,9 +97,10 @@ void rule_ctx_use(struct fab_rule_ctx *ctx, const struct fab_rule *rule, int sev
 bool rule_ctx_nomem(const struct fab_rule_ctx *ctx);
 void rule_ctx_fini(struct fab_rule_ctx *ctx);
 
-/* How port's counters moved between earlier and latest; false (and *out
- * untouched) when there is nothing to compare. */
-bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_delta *out);
+/* How port's counters moved between earlier and latest (the counter model,
+ * include/fabsweep/counter.h); false (and *out untouched) when there is
+ * nothing to compare. */
+bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_counter_delta *out);
 
 /* A rule parameter's current value. */
 double rule_param(const struct fab_rule_ctx *ctx, size_t i);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"

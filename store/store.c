@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/snapshot.h"
