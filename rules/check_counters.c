@@ -101,17 +101,19 @@ int check_counters(struct fab_rule_ctx *ctx)
 				continue;
 			uint64_t inc = d->inc[ctr];
 			double rate;
-			fab_counter_increase_text(inc, d->reset & bit, d->saturated & bit, amount,
-						  sizeof(amount));
 			if (p->type == FAB_PARAM_INCREASE) {
 				if (!fab_counter_over(d, (unsigned)ctr, lim))
 					continue;
+				fab_counter_increase_text(inc, d->reset & bit, d->saturated & bit, amount,
+							  sizeof(amount));
 				fmt_num(b, sizeof(b), lim);
 				rbuf_sep(&ctx->tmp, ", ");
 				rbuf_printf(&ctx->tmp, "%s rose by %s (allowed %s)", name, amount, b);
 			} else if (p->type == FAB_PARAM_RATE) {
 				if (!fab_counter_rate(d, (unsigned)ctr, &rate) || rate <= lim)
 					continue;
+				fab_counter_increase_text(inc, d->reset & bit, d->saturated & bit, amount,
+							  sizeof(amount));
 				fmt_num(a, sizeof(a), rate);
 				fmt_num(b, sizeof(b), lim);
 				rbuf_sep(&ctx->tmp, ", ");
