@@ -44,6 +44,19 @@ double rule_param(const struct fab_rule_ctx *ctx, size_t i)
 	return fab_config_value(ctx->cfg, ctx->rule, i);
 }
 
+double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p)
+{
+	size_t n;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	/* the rule that owns it: a walk over a few dozen parameters */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < t[i].n_params; k++)
+			if (&t[i].params[k] == p)
+				return fab_config_value(ctx->cfg, &t[i], k);
+	return p->def;
+}
+
 /* ---- emitting ---------------------------------------------------------------- */
 
 /* One end of a finding, for suppression matching. */
@@ -362,6 +375,7 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 {
 	struct fab_rules_result res = { 0 };
 	struct fab_counter_pairs pairs = { 0 };
+	struct roce_view roce = { 0 };
 	struct fab_rule_ctx ctx;
 	size_t n_rules;
 	const struct fab_rule *table = fab_rules_table(&n_rules);
@@ -378,7 +392,8 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 	snap->checked_at_ms = now_ms ? now_ms : fab_now_ms();
 
 	if ((err = rule_ctx_init(&ctx, cfg, snap, now_ms)) ||
-	    (err = fab_counter_pairs_build(snap, baseline, &pairs)))
+	    (err = fab_counter_pairs_build(snap, baseline, &pairs)) ||
+	    (have_roce(snap) && (err = roce_view_init(snap, &roce))))
 		goto out;
 	res.prepare_seconds = mono_s() - t;
 	if (pairs.n_pairs) {
@@ -389,6 +404,7 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 	ctx.base = baseline;
 	ctx.ref = reference && reference->guid_order ? reference : NULL; /* indexed */
 	ctx.pairs = &pairs;
+	ctx.roce = have_roce(snap) ? &roce : NULL;
 	res.n_rules = n_rules;
 	for (size_t i = 0; i < n_rules; i++) {
 		const struct fab_rule *r = &table[i];
@@ -427,6 +443,7 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 out:
 	rule_ctx_fini(&ctx);
 	fab_counter_pairs_free(&pairs);
+	roce_view_fini(&roce);
 	if (err) {
 		fab_snapshot_clear_findings(snap);
 		return err;

@@ -58,6 +58,7 @@ void fab_tier_name(int tier, char *buf, size_t len);
 
 struct fab_config;
 struct fab_suppression;
+struct roce_view;
 
 struct fab_rule_ctx {
 	/* what the check reads */
@@ -66,6 +67,9 @@ struct fab_rule_ctx {
 	const struct fab_snapshot *snap;
 	const struct fab_snapshot *base; /* baseline or NULL */
 	const struct fab_snapshot *ref;  /* expected topology (check --expect) or NULL */
+	/* the RoCE part's per-port view (rules/check_roce.c); NULL when the
+	 * snapshot has none (rules that need one do not run then) */
+	const struct roce_view *roce;
 	/* per port (index in snap->ports): the latest counter sample
 	 * (pairs->latest) and the earlier one it is compared with (the first
 	 * sample, or the baseline's: core/counter.c); rule_delta() compares them. */
@@ -104,6 +108,15 @@ bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_counte
 
 /* A rule parameter's current value. */
 double rule_param(const struct fab_rule_ctx *ctx, size_t i);
+
+/*
+ * Parameters several rules read: each belongs to (and `fabsweep rules show`
+ * lists it under) one rule; the others read it through rule_shared(), never
+ * by another rule's id. Defined in rules/table.c.
+ */
+extern const struct fab_rule_param *const rule_param_roce_priority; /* [roce] priority */
+/* The current value of a shared parameter (one of the above). */
+double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p);
 
 /*
  * Emits a finding about port `port` (index in snap->ports) and, when not
@@ -183,13 +196,16 @@ int check_expect(struct fab_rule_ctx *ctx);
 struct fab_roce;
 struct fab_eth_port;
 
-/* What several RoCE checks need per Ethernet port, built in one pass. */
+/* What the RoCE checks need per Ethernet port, built in one pass, once per
+ * run: the engine builds it when the snapshot has a RoCE part and hands it
+ * to every check in ctx->roce. */
 struct roce_view {
 	const struct fab_roce *r;
 	uint32_t *link_of; /* per port: a link it is an end of, FAB_NONE */
 	uint32_t *heard;   /* per port: neighbour records heard on it */
 	bool *sys_pfc;     /* per system: advertises a PFC TLV on some port */
 	bool *sys_app;     /* per system: advertises an APP TLV on some port */
+	bool *roce;        /* per port: a RoCE interface (roce_port()) */
 };
 /* Builds the view of s->roce (must be non-NULL); 0 or -ENOMEM. */
 int roce_view_init(const struct fab_snapshot *s, struct roce_view *v);

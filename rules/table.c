@@ -139,11 +139,13 @@ static const struct fab_rule_param asym_params[] = {
 	  .help = "fewest switches of one role from which their common pattern is derived" },
 };
 
-/* RoCE: the [roce] keys are shared by several rules; each is owned by one. */
+/* RoCE: the [roce] keys are shared by several rules; each is owned by one
+ * (and listed under it); the others read it through rule_shared(). */
 static const struct fab_rule_param roce_prio_params[] = {
 	{ .section = "roce", .key = "priority", .type = FAB_PARAM_INT, .def = 3, .min = 0,
 	  .max = 7, .help = "802.1p priority RoCE traffic runs on (lossless, PFC)" },
 };
+const struct fab_rule_param *const rule_param_roce_priority = &roce_prio_params[0];
 
 static const struct fab_rule_param roce_mtu_params[] = {
 	{ .section = "roce", .key = "mtu", .type = FAB_PARAM_INT, .def = 9000, .min = 0,
