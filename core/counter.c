@@ -100,6 +100,15 @@ const struct fab_counter_sample *fab_counter_latest(const struct fab_snapshot *s
 
 /* ---- growth ---------------------------------------------------------------- */
 
+uint64_t fab_counter_grew(uint64_t was, uint64_t now, unsigned bits, bool *reset, bool *saturated)
+{
+	*saturated = bits < 64 && now == (1ull << bits) - 1;
+	*reset = !*saturated && now < was;
+	if (*saturated)
+		return now >= was ? now - was : 0;
+	return *reset ? now : now - was;
+}
+
 void fab_counter_delta(const struct fab_counter_sample *from,
 		       const struct fab_counter_sample *to, struct fab_counter_delta *d)
 {
@@ -108,20 +117,17 @@ void fab_counter_delta(const struct fab_counter_sample *from,
 		d->secs = (double)(to->sampled_at_ms - from->sampled_at_ms) / 1000.0;
 	for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
 		uint32_t bit = 1u << k;
-		uint64_t a = from->v[k], b = to->v[k];
+		bool reset, sat;
 
 		if (!(from->valid & to->valid & bit))
 			continue;
 		d->valid |= bit;
-		if (fab_counter_saturated(to, k)) {
-			d->saturated |= bit;
-			d->inc[k] = b >= a ? b - a : 0;
-		} else if (b < a) {
+		d->inc[k] = fab_counter_grew(from->v[k], to->v[k], fab_counter_bits(k, to->extended),
+					     &reset, &sat);
+		if (reset)
 			d->reset |= bit;
-			d->inc[k] = b;
-		} else {
-			d->inc[k] = b - a;
-		}
+		if (sat)
+			d->saturated |= bit;
 	}
 	d->at_least = d->reset | d->saturated;
 }

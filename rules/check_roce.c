@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
@@ -556,19 +557,23 @@ static int congestion_port(struct fab_rule_ctx *ctx, uint32_t rp, const struct c
 			continue;
 		struct ctr_key key = ctr_key_of(r, ci);
 		const struct ctr_key *b = bsearch(&key, base, nb, sizeof(*base), cmp_ctr_key);
-		if (!b || b->value > key.value)
-			continue; /* not in the baseline, or cleared in between */
+		bool reset, sat;
+		if (!b)
+			continue; /* not in the baseline */
 		int64_t ms = key.at_ms > 0 && b->at_ms > 0 ? key.at_ms - b->at_ms : fallback_ms;
 		if (ms <= 0)
 			continue;
-		double secs = (double)ms / 1000.0, rate = (double)(key.value - b->value) / secs;
+		/* the counter model: after a reset, what it counted since (at least) */
+		uint64_t inc = fab_counter_grew(b->value, key.value, 64, &reset, &sat);
+		double secs = (double)ms / 1000.0, rate = (double)inc / secs;
 		if (rate <= lim)
 			continue;
 		rbuf_sep(&ctx->tmp, ", ");
-		rbuf_printf(&ctx->tmp, "%s %.1f/s > %g/s", key.name, rate, lim);
+		rbuf_printf(&ctx->tmp, "%s %.1f/s%s > %g/s", key.name, rate,
+			    reset ? " or more (cleared in between)" : "", lim);
 		rbuf_sep(&ctx->ev, "; ");
-		rbuf_printf(&ctx->ev, "%s=+%llu in %.0f s", key.name,
-			    (unsigned long long)(key.value - b->value), secs);
+		rbuf_printf(&ctx->ev, "%s=+%llu%s in %.0f s", key.name, (unsigned long long)inc,
+			    reset ? "+" : "", secs);
 		any = true;
 	}
 	if (!any)

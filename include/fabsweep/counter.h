@@ -63,6 +63,12 @@ struct fab_counter_delta {
 	uint64_t inc[FAB_CTR__COUNT];
 };
 
+/* One counter of a given width (64: never saturates) from was to now, by
+ * the rules above: the increase; *reset and *saturated say whether (and
+ * why) it is a lower bound. For counters outside enum fab_counter too (the
+ * RDMA counters of roce.congestion). */
+uint64_t fab_counter_grew(uint64_t was, uint64_t now, unsigned bits, bool *reset,
+			  bool *saturated);
 /* Fills *out from two samples of the same port (both borrowed). */
 void fab_counter_delta(const struct fab_counter_sample *earlier,
 		       const struct fab_counter_sample *later,

@@ -121,6 +121,27 @@ static void test_delta(void **state)
 	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 20);
 }
 
+/* One value pair, any width: what fab_counter_delta does per counter, and
+ * what roce.congestion uses for the 64-bit RDMA counters. */
+static void test_grew(void **state)
+{
+	bool reset, sat;
+
+	(void)state;
+	assert_int_equal(fab_counter_grew(10, 30, 16, &reset, &sat), 20);
+	assert_false(reset || sat);
+	assert_int_equal(fab_counter_grew(500, 20, 16, &reset, &sat), 20);
+	assert_true(reset && !sat);
+	assert_int_equal(fab_counter_grew(100, 65535, 16, &reset, &sat), 65435);
+	assert_true(sat && !reset);
+	assert_int_equal(fab_counter_grew(3, 15, 4, &reset, &sat), 12);
+	assert_true(sat);
+	assert_int_equal(fab_counter_grew(9, 5, 64, &reset, &sat), 5);
+	assert_true(reset);
+	assert_int_equal(fab_counter_grew(UINT64_MAX - 1, UINT64_MAX, 64, &reset, &sat), 1);
+	assert_false(reset || sat); /* 64 bits never saturate */
+}
+
 static void test_text(void **state)
 {
 	char buf[64];
@@ -201,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_saturated),
 		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_grew),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_pairs),
 	};
