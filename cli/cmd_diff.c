@@ -414,7 +414,7 @@ int fab_cli_diff_xml(const char *path, const struct fab_diff *d,
 			xattr(x, "counter", fab_counter_name(c->counter));
 			snprintf(w, sizeof(w), "%llu", (unsigned long long)c->increase);
 			xattr(x, "increase", w);
-			if (c->kind == FAB_CHG_COUNTER_RESET || c->saturated)
+			if (c->at_least)
 				xattr(x, "at-least", "true");
 			if (c->saturated)
 				xattr(x, "saturated", "true");

@@ -134,6 +134,7 @@ static int diff_counters(struct fab_diff *d, const struct fab_snapshot *os,
 		ch->new_value = b->v[c];
 		ch->increase = dl.inc[c];
 		ch->saturated = dl.saturated & bit;
+		ch->at_least = dl.at_least & bit;
 	}
 	return 0;
 }

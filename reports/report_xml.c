@@ -482,7 +482,7 @@ static void write_changes(struct xr *r)
 			fab_xw_attr_lit(x, "counter", buf);
 			/* the counter model's increase (core/counter.c), as diff writes it */
 			fab_xw_attr_u64(x, "increase", c->increase);
-			if (c->kind == FAB_CHG_COUNTER_RESET || c->saturated)
+			if (c->at_least)
 				fab_xw_attr_lit(x, "at-least", "true");
 			if (c->saturated)
 				fab_xw_attr_lit(x, "saturated", "true");

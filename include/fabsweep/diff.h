@@ -61,7 +61,8 @@ struct fab_change {
 	 * (fabsweep/counter.h) says: new - old, or after a reset the new value;
 	 * a lower bound after a reset or when saturated (new value all ones). */
 	uint64_t increase;
-	bool saturated;
+	bool saturated;     /* the new value is all ones */
+	bool at_least;      /* increase is a lower bound: a reset, or saturated */
 	const char *old_text, *new_text; /* NODE_DESC, borrowed */
 };
 

@@ -133,9 +133,11 @@ static void test_issue_scenario(void **state)
 	assert_int_equal(d->changes[5].counter, FAB_CTR_SYMBOL_ERRORS);
 	assert_false(d->changes[5].saturated);
 	assert_int_equal(d->changes[5].increase, 495);
+	assert_false(d->changes[5].at_least);
 	expect(&d->changes[6], FAB_CHG_COUNTER_RESET, 0x3020, 1, 0x2001, 1, 7, 2);
 	assert_int_equal(d->changes[6].counter, FAB_CTR_LINK_DOWNED);
 	assert_int_equal(d->changes[6].increase, 2); /* since the reset */
+	assert_true(d->changes[6].at_least);
 	assert_int_equal(d->count[FAB_CHG_PORT_STATE], 2);
 	assert_int_equal(d->count[FAB_CHG_LINK_REMOVED], 1);
 	assert_int_equal(d->count[FAB_CHG_NODE_ADDED], 0);
@@ -250,6 +252,7 @@ static void test_counter_rules(void **state)
 	expect(&d->changes[1], FAB_CHG_COUNTER_INCREASE, 0x3000, 1, 0x2000, 1, 0, 0xffff);
 	assert_true(d->changes[1].saturated);
 	assert_int_equal(d->changes[1].increase, 0xffff);
+	assert_true(d->changes[1].at_least);
 	fab_diff_free(d);
 
 	/* unindexed snapshots are refused, not compared slowly */
