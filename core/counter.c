@@ -83,6 +83,16 @@ bool fab_counter_is_error(unsigned c)
 	return c < ARRAY_SIZE(counters) && counters[c].error;
 }
 
+uint32_t fab_counter_error_mask(void)
+{
+	uint32_t m = 0;
+
+	for (unsigned c = 0; c < ARRAY_SIZE(counters); c++)
+		if (counters[c].error)
+			m |= 1u << c;
+	return m;
+}
+
 bool fab_counter_saturated(const struct fab_counter_sample *c, unsigned ctr)
 {
 	unsigned bits = fab_counter_bits(ctr, c->extended);
@@ -110,7 +120,7 @@ uint64_t fab_counter_grew(uint64_t was, uint64_t now, unsigned bits, bool *reset
 }
 
 void fab_counter_delta(const struct fab_counter_sample *from,
-		       const struct fab_counter_sample *to, struct fab_counter_delta *d)
+		       const struct fab_counter_sample *to, uint32_t want, struct fab_counter_delta *d)
 {
 	memset(d, 0, sizeof(*d));
 	if (from->sampled_at_ms > 0 && to->sampled_at_ms > from->sampled_at_ms)
@@ -119,7 +129,7 @@ void fab_counter_delta(const struct fab_counter_sample *from,
 		uint32_t bit = 1u << k;
 		bool reset, sat;
 
-		if (!(from->valid & to->valid & bit))
+		if (!(from->valid & to->valid & want & bit))
 			continue;
 		d->valid |= bit;
 		d->inc[k] = fab_counter_grew(from->v[k], to->v[k], fab_counter_bits(k, to->extended),
@@ -244,11 +254,11 @@ void fab_counter_pairs_free(struct fab_counter_pairs *p)
 	memset(p, 0, sizeof(*p));
 }
 
-bool fab_counter_pairs_delta(const struct fab_counter_pairs *p, uint32_t port,
+bool fab_counter_pairs_delta(const struct fab_counter_pairs *p, uint32_t port, uint32_t want,
 			     struct fab_counter_delta *out)
 {
 	if (port >= p->n_ports || !p->latest[port] || !p->earlier[port])
 		return false;
-	fab_counter_delta(p->earlier[port], p->latest[port], out);
+	fab_counter_delta(p->earlier[port], p->latest[port], want, out);
 	return true;
 }

@@ -117,7 +117,7 @@ static int diff_counters(struct fab_diff *d, const struct fab_snapshot *os,
 
 	if (!a || !b)
 		return 0;
-	fab_counter_delta(a, b, &dl);
+	fab_counter_delta(a, b, fab_counter_error_mask(), &dl);
 	for (unsigned c = 0; c < FAB_CTR__COUNT; c++) {
 		uint32_t bit = 1u << c;
 

@@ -257,6 +257,7 @@ static int top_counters(struct fab_report_model *m, const struct fab_snapshot *b
 {
 	const struct fab_snapshot *s = m->snap;
 	struct fab_counter_pairs pairs;
+	uint32_t errors = fab_counter_error_mask();
 	int err;
 
 	if ((err = fab_counter_pairs_build(s, base, &pairs)))
@@ -270,7 +271,7 @@ static int top_counters(struct fab_report_model *m, const struct fab_snapshot *b
 		if (!c)
 			continue;
 		m->n_sampled_ports++;
-		has_delta = fab_counter_pairs_delta(&pairs, (uint32_t)i, &d);
+		has_delta = fab_counter_pairs_delta(&pairs, (uint32_t)i, errors, &d);
 		for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
 			uint32_t bit = 1u << k;
 

@@ -292,6 +292,7 @@ static void write_increases(struct pw *w)
 		{ "fabsweep_port_error_rate_per_second", "gauge",
 		  "fabsweep_port_error_increase per second between the samples compared.", 2 },
 	};
+	uint32_t errors = fab_counter_error_mask();
 	struct port_labels pl;
 
 	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
@@ -299,7 +300,7 @@ static void write_increases(struct pw *w)
 		for (uint32_t i = 0; i < s->n_ports; i++) {
 			struct fab_counter_delta d;
 
-			if (!port_wanted(s, &s->ports[i]) || !fab_counter_pairs_delta(&w->pairs, i, &d))
+			if (!port_wanted(s, &s->ports[i]) || !fab_counter_pairs_delta(&w->pairs, i, errors, &d))
 				continue;
 			port_labels(w, &s->ports[i], &pl);
 			for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {

@@ -46,21 +46,22 @@ int check_counters(struct fab_rule_ctx *ctx)
 	const struct fab_snapshot *s = ctx->snap;
 	const struct fab_rule *r = ctx->rule;
 	double *limits = calloc(r->n_params + 1, sizeof(*limits));
-	bool want_delta = false;
+	uint32_t want_delta = 0; /* the counters compared between samples */
 	int err = 0;
 
 	if (!limits)
 		return fab_err(-ENOMEM, "out of memory");
 	for (size_t k = 0; k < r->n_params; k++) {
 		limits[k] = rule_param(ctx, k);
-		want_delta |= r->params[k].type != FAB_PARAM_COUNT;
+		if (r->params[k].type != FAB_PARAM_COUNT)
+			want_delta |= 1u << r->params[k].arg;
 	}
 
 	for (size_t i = 0; i < s->n_ports; i++) {
 		const struct fab_counter_sample *c = ctx->pairs->latest[i];
 		struct fab_counter_delta dd;
 		const struct fab_counter_delta *d =
-			want_delta && rule_delta(ctx, (uint32_t)i, &dd) ? &dd : NULL;
+			want_delta && rule_delta(ctx, (uint32_t)i, want_delta, &dd) ? &dd : NULL;
 		bool used_delta = false;
 		unsigned hits = 0;
 

@@ -267,9 +267,10 @@ int rule_emit_rdma(struct fab_rule_ctx *ctx, uint32_t dev, const char *port,
 
 /* ---- shared data: counter samples ------------------------------------------ */
 
-bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_counter_delta *out)
+bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, uint32_t want,
+		struct fab_counter_delta *out)
 {
-	return fab_counter_pairs_delta(ctx->pairs, port, out);
+	return fab_counter_pairs_delta(ctx->pairs, port, want, out);
 }
 
 static double mono_s(void)

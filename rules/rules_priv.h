@@ -101,10 +101,11 @@ void rule_ctx_use(struct fab_rule_ctx *ctx, const struct fab_rule *rule, int sev
 bool rule_ctx_nomem(const struct fab_rule_ctx *ctx);
 void rule_ctx_fini(struct fab_rule_ctx *ctx);
 
-/* How port's counters moved between earlier and latest (the counter model,
- * include/fabsweep/counter.h); false (and *out untouched) when there is
- * nothing to compare. */
-bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_counter_delta *out);
+/* How the port's counters in want (a mask) moved between earlier and
+ * latest (the counter model, include/fabsweep/counter.h); false (and *out
+ * untouched) when there is nothing to compare. */
+bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, uint32_t want,
+		struct fab_counter_delta *out);
 
 /* A rule parameter's current value. */
 double rule_param(const struct fab_rule_ctx *ctx, size_t i);

@@ -354,7 +354,7 @@ static void check_counters(struct eval *e, size_t host, const struct fab_probe_p
 	}
 	if (!old)
 		return; /* nothing to compare with: the sweep read none */
-	fab_counter_delta(old, &t->ctr, &d);
+	fab_counter_delta(old, &t->ctr, FAB_CTR_MASK_ALL, &d);
 	for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
 		uint32_t bit = 1u << k;
 		const char *why = fab_counter_why(d.reset & bit, d.saturated & bit);

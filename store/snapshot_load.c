@@ -50,8 +50,10 @@ static int first_cols(const char *cols, int n)
 	return n > 0 && p ? (int)(p - cols) : (int)strlen(cols);
 }
 
-/* The ranges' bounds: ?2..?3 node_idx, ?4..?5 port_num. */
-#define IN_NODES " WHERE scan_id=?1 AND node_idx BETWEEN ?2 AND ?3"
+/* The filter: a range's bounds, ?2..?3 node_idx and ?4..?5 port_num; the
+ * whole scan needs none (SQLite then walks the key with no test per row). */
+#define IN_SCAN " WHERE scan_id=?1"
+#define IN_NODES IN_SCAN " AND node_idx BETWEEN ?2 AND ?3"
 #define IN_PORTS IN_NODES " AND port_num BETWEEN ?4 AND ?5"
 
 #define NOMEM() fab_err(-ENOMEM, "out of memory loading a snapshot")
@@ -135,6 +137,16 @@ struct loader {
 	struct memo memo[7];
 };
 
+static const char *in_nodes(const struct loader *l)
+{
+	return l->ranges ? IN_NODES : IN_SCAN;
+}
+
+static const char *in_ports(const struct loader *l)
+{
+	return l->ranges ? IN_PORTS : IN_SCAN;
+}
+
 /* The loaded node whose node_idx in the database is orig, FAB_NONE if none. */
 static uint32_t node_of(const struct loader *l, int64_t orig)
 {
@@ -171,24 +183,26 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size)
 }
 
 /*
- * Runs q over the rows of the ranges (the whole scan when there are none),
- * binding each range's bounds, and read() on every row. A query about nodes
- * only (ports false) runs once per distinct node range.
+ * Runs q over the rows of the ranges, binding each range's bounds, or once
+ * over the whole scan when there are none, and read() on every row. A query
+ * about nodes only (ports false) runs once per distinct node range.
  */
 static int each_row(struct loader *l, sqlite3_stmt *q, bool ports,
 		    int (*read)(struct loader *l, sqlite3_stmt *q))
 {
-	static const struct fab_load_range all = { 0, INT64_MAX, 0, 255 };
-	const struct fab_load_range *r = l->ranges ? l->ranges : &all;
-	size_t n = l->ranges ? l->n_ranges : 1;
+	const struct fab_load_range *r = l->ranges;
+	size_t n = r ? l->n_ranges : 1;
 	int err = 0, rc = SQLITE_DONE;
 
 	for (size_t i = 0; i < n && !err; i++) {
-		if (!ports && i && r[i].node_lo == r[i - 1].node_lo && r[i].node_hi == r[i - 1].node_hi)
+		if (r && !ports && i && r[i].node_lo == r[i - 1].node_lo &&
+		    r[i].node_hi == r[i - 1].node_hi)
 			continue;
-		sqlite3_bind_int64(q, 2, r[i].node_lo);
-		sqlite3_bind_int64(q, 3, r[i].node_hi);
-		if (ports) {
+		if (r) {
+			sqlite3_bind_int64(q, 2, r[i].node_lo);
+			sqlite3_bind_int64(q, 3, r[i].node_hi);
+		}
+		if (r && ports) {
 			sqlite3_bind_int(q, 4, r[i].port_lo);
 			sqlite3_bind_int(q, 5, r[i].port_hi);
 		}
@@ -313,8 +327,9 @@ static int load_nodes(struct loader *l)
 	sqlite3_stmt *s;
 	int err;
 
-	snprintf(sql, sizeof(sql), "SELECT %.*s FROM nodes" IN_NODES " ORDER BY node_idx",
-		 first_cols(NODE_COLS, l->parts & FAB_LOAD_LIGHT ? NODE_LIGHT : 0), NODE_COLS);
+	snprintf(sql, sizeof(sql), "SELECT %.*s FROM nodes%s ORDER BY node_idx",
+		 first_cols(NODE_COLS, l->parts & FAB_LOAD_LIGHT ? NODE_LIGHT : 0), NODE_COLS,
+		 in_nodes(l));
 	if ((err = reserve(l, "nodes", 1, 0, 0)) ||
 	    (err = fab_sql_scan_query(l->st, sql, l->s->scan_id, &s)))
 		return err;
@@ -387,8 +402,9 @@ static int load_ports(struct loader *l)
 	sqlite3_stmt *s;
 	int err;
 
-	snprintf(sql, sizeof(sql), "SELECT %.*s FROM port_rows" IN_PORTS " ORDER BY node_idx, port_num",
-		 first_cols(PORT_COLS, l->parts & FAB_LOAD_LIGHT ? PORT_LIGHT : 0), PORT_COLS);
+	snprintf(sql, sizeof(sql), "SELECT %.*s FROM port_rows%s ORDER BY node_idx, port_num",
+		 first_cols(PORT_COLS, l->parts & FAB_LOAD_LIGHT ? PORT_LIGHT : 0), PORT_COLS,
+		 in_ports(l));
 	if ((err = reserve(l, "port_rows", 0, 1, 0)) ||
 	    (err = fab_sql_scan_query(l->st, sql, snap->scan_id, &s)) ||
 	    (err = each_row(l, s, true, read_port)))
@@ -448,7 +464,7 @@ static int load_samples(struct loader *l)
 
 	off = (size_t)snprintf(sql, sizeof(sql), "SELECT " SAMPLE_COLS);
 	off += fab_sql_counter_cols(sql + off, sizeof(sql) - off, false);
-	snprintf(sql + off, sizeof(sql) - off, " FROM port_counters" IN_PORTS "%s",
+	snprintf(sql + off, sizeof(sql) - off, " FROM port_counters%s%s", in_ports(l),
 		 latest ? " ORDER BY node_idx DESC, port_num DESC, sample DESC"
 			: " ORDER BY node_idx, port_num, sample");
 	if ((err = reserve(l, "port_counters", 0, 0, latest ? l->s->n_ports : SIZE_MAX)) ||

@@ -30,6 +30,9 @@ int fab_counter_parse(const char *s);
 unsigned fab_counter_bits(unsigned ctr, bool extended);
 /* True for the error counters (not data, packets or XmitWait). */
 bool fab_counter_is_error(unsigned ctr);
+/* Counter masks (bit n: counter n): every counter, the error counters. */
+#define FAB_CTR_MASK_ALL ((uint32_t)((1ull << FAB_CTR__COUNT) - 1))
+uint32_t fab_counter_error_mask(void);
 
 /* Whether counter ctr of sample c is present and at the all-ones value of
  * its width: it stopped counting there (counters saturate, they do not
@@ -69,9 +72,10 @@ struct fab_counter_delta {
  * RDMA counters of roce.congestion). */
 uint64_t fab_counter_grew(uint64_t was, uint64_t now, unsigned bits, bool *reset,
 			  bool *saturated);
-/* Fills *out from two samples of the same port (both borrowed). */
+/* Fills *out from two samples of the same port (both borrowed), for the
+ * counters in want (a mask; the others are left out of valid). */
 void fab_counter_delta(const struct fab_counter_sample *earlier,
-		       const struct fab_counter_sample *later,
+		       const struct fab_counter_sample *later, uint32_t want,
 		       struct fab_counter_delta *out);
 /* inc per second; false (and *out untouched) when the counter is not in
  * both samples or the interval is unknown. A lower bound like inc. */
@@ -113,8 +117,9 @@ struct fab_counter_pairs {
 int fab_counter_pairs_build(const struct fab_snapshot *snap, const struct fab_snapshot *base,
 			    struct fab_counter_pairs *out);
 void fab_counter_pairs_free(struct fab_counter_pairs *p); /* accepts a zeroed one */
-/* The delta of a port's pair; false (and *out untouched) when it has none. */
-bool fab_counter_pairs_delta(const struct fab_counter_pairs *p, uint32_t port,
+/* The delta of a port's pair for the counters in want; false (and *out
+ * untouched) when it has none. */
+bool fab_counter_pairs_delta(const struct fab_counter_pairs *p, uint32_t port, uint32_t want,
 			     struct fab_counter_delta *out);
 
 /* ---- limits -------------------------------------------------------------- */

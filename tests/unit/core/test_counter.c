@@ -85,7 +85,7 @@ static void test_delta(void **state)
 	a.v[FAB_CTR_VL15_DROPPED] = 65535, b.v[FAB_CTR_VL15_DROPPED] = 65535; /* still */
 	a.v[FAB_CTR_LINK_DOWNED] = 300, b.v[FAB_CTR_LINK_DOWNED] = 255; /* 64-bit before */
 	b.valid &= ~(1u << FAB_CTR_XMIT_WAIT);
-	fab_counter_delta(&a, &b, &d);
+	fab_counter_delta(&a, &b, FAB_CTR_MASK_ALL, &d);
 	assert_true(d.secs == 10);
 	assert_false(d.valid & (1u << FAB_CTR_XMIT_WAIT));
 	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 20);
@@ -113,9 +113,15 @@ static void test_delta(void **state)
 	assert_false(fab_counter_over(&d, FAB_CTR_VL15_DROPPED, 0));
 	assert_false(fab_counter_over(&d, FAB_CTR_XMIT_WAIT, 0));
 
+	/* only the counters wanted */
+	fab_counter_delta(&a, &b, 1u << FAB_CTR_RCV_ERRORS, &d);
+	assert_int_equal(d.valid, 1u << FAB_CTR_RCV_ERRORS);
+	assert_int_equal(d.reset, 1u << FAB_CTR_RCV_ERRORS);
+	assert_int_equal(fab_counter_error_mask(), (1u << (FAB_CTR_VL15_DROPPED + 1)) - 1);
+
 	/* no interval: no rate, the increase still */
 	b.sampled_at_ms = 0;
-	fab_counter_delta(&a, &b, &d);
+	fab_counter_delta(&a, &b, FAB_CTR_MASK_ALL, &d);
 	assert_true(d.secs == 0);
 	assert_false(fab_counter_rate(&d, FAB_CTR_SYMBOL_ERRORS, &r));
 	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 20);
@@ -182,7 +188,7 @@ static void test_pairs(void **state)
 	assert_int_equal(fab_counter_pairs_build(s, NULL, &p), 0);
 	assert_int_equal(p.n_pairs, 0);
 	assert_non_null(p.latest[hi]);
-	assert_false(fab_counter_pairs_delta(&p, hi, &d));
+	assert_false(fab_counter_pairs_delta(&p, hi, FAB_CTR_MASK_ALL, &d));
 	fab_counter_pairs_free(&p);
 
 	/* a second sample of one port: compared with its first */
@@ -197,7 +203,7 @@ static void test_pairs(void **state)
 	assert_int_equal(p.n_pairs, 1);
 	assert_false(p.baseline);
 	assert_true(p.secs == 10);
-	assert_true(fab_counter_pairs_delta(&p, hi, &d));
+	assert_true(fab_counter_pairs_delta(&p, hi, FAB_CTR_MASK_ALL, &d));
 	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 7);
 	fab_counter_pairs_free(&p);
 
@@ -207,7 +213,7 @@ static void test_pairs(void **state)
 	assert_int_equal(fab_counter_pairs_build(s, base, &p), 0);
 	assert_true(p.baseline);
 	assert_true(p.n_pairs > 1);
-	assert_true(fab_counter_pairs_delta(&p, hi, &d));
+	assert_true(fab_counter_pairs_delta(&p, hi, FAB_CTR_MASK_ALL, &d));
 	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 7);
 	assert_true(d.reset & (1u << FAB_CTR_SYMBOL_ERRORS));
 	fab_counter_pairs_free(&p);
