@@ -4,7 +4,7 @@
  * light part a counter baseline needs (fab_store_load_baseline), or the part
  * around some channel adapters (fab_store_load_view: store/view_io.c picks
  * them). One loader: a partial load is the same code over a list of key
- * ranges instead of the one range that covers the whole scan, so every row
+ * ranges (a node, some of its ports) instead of the whole scan, so every row
  * is read, and every column decoded, in exactly one place. Each query walks
  * a primary key (scan_id, node_idx[, port_num[, sample]]).
  */
@@ -50,11 +50,11 @@ static int first_cols(const char *cols, int n)
 	return n > 0 && p ? (int)(p - cols) : (int)strlen(cols);
 }
 
-/* The filter: a range's bounds, ?2..?3 node_idx and ?4..?5 port_num; the
- * whole scan needs none (SQLite then walks the key with no test per row). */
+/* The filter: a range's node ?2 and ports ?3..?4, a seek along the primary
+ * key; the whole scan needs none (SQLite then walks the key with no test). */
 #define IN_SCAN " WHERE scan_id=?1"
-#define IN_NODES IN_SCAN " AND node_idx BETWEEN ?2 AND ?3"
-#define IN_PORTS IN_NODES " AND port_num BETWEEN ?4 AND ?5"
+#define IN_NODES IN_SCAN " AND node_idx=?2"
+#define IN_PORTS IN_NODES " AND port_num BETWEEN ?3 AND ?4"
 
 #define NOMEM() fab_err(-ENOMEM, "out of memory loading a snapshot")
 
@@ -185,7 +185,7 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size)
 /*
  * Runs q over the rows of the ranges, binding each range's bounds, or once
  * over the whole scan when there are none, and read() on every row. A query
- * about nodes only (ports false) runs once per distinct node range.
+ * about nodes only (ports false) runs once per node.
  */
 static int each_row(struct loader *l, sqlite3_stmt *q, bool ports,
 		    int (*read)(struct loader *l, sqlite3_stmt *q))
@@ -195,16 +195,13 @@ static int each_row(struct loader *l, sqlite3_stmt *q, bool ports,
 	int err = 0, rc = SQLITE_DONE;
 
 	for (size_t i = 0; i < n && !err; i++) {
-		if (r && !ports && i && r[i].node_lo == r[i - 1].node_lo &&
-		    r[i].node_hi == r[i - 1].node_hi)
+		if (r && !ports && i && r[i].node == r[i - 1].node)
 			continue;
-		if (r) {
-			sqlite3_bind_int64(q, 2, r[i].node_lo);
-			sqlite3_bind_int64(q, 3, r[i].node_hi);
-		}
+		if (r)
+			sqlite3_bind_int64(q, 2, r[i].node);
 		if (r && ports) {
-			sqlite3_bind_int(q, 4, r[i].port_lo);
-			sqlite3_bind_int(q, 5, r[i].port_hi);
+			sqlite3_bind_int(q, 3, r[i].port_lo);
+			sqlite3_bind_int(q, 4, r[i].port_hi);
 		}
 		while (!err && (rc = sqlite3_step(q)) == SQLITE_ROW)
 			err = read(l, q);

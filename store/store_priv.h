@@ -52,10 +52,11 @@ size_t fab_sql_counter_cols(char *buf, size_t cap, bool params);
 
 /* ---- the loader (store/snapshot_load.c) ------------------------------------- */
 
-/* Rows of a scan to load: nodes node_lo..node_hi (node_idx in the
- * database), and of those the ports port_lo..port_hi. */
+/* Rows of a scan to load: the node with node_idx `node` in the database,
+ * and of it the ports port_lo..port_hi (each query is then a seek along the
+ * primary key). */
 struct fab_load_range {
-	int64_t node_lo, node_hi;
+	int64_t node;
 	int port_lo, port_hi;
 };
 

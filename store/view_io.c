@@ -34,7 +34,7 @@ static int add(struct ranges *r, int64_t node, int port_lo, int port_hi)
 		r->v = t;
 		r->cap = ncap;
 	}
-	r->v[r->n++] = (struct fab_load_range){ node, node, port_lo, port_hi };
+	r->v[r->n++] = (struct fab_load_range){ node, port_lo, port_hi };
 	return 0;
 }
 
@@ -42,8 +42,8 @@ static int cmp_range(const void *a, const void *b)
 {
 	const struct fab_load_range *x = a, *y = b;
 
-	if (x->node_lo != y->node_lo)
-		return x->node_lo < y->node_lo ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
 	if (x->port_lo != y->port_lo)
 		return x->port_lo < y->port_lo ? -1 : 1;
 	return y->port_hi - x->port_hi; /* the whole node first */
@@ -59,7 +59,7 @@ static void normalize(struct ranges *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fab_load_range *c = &r->v[i], *p = k ? &r->v[k - 1] : NULL;
 
-		if (p && p->node_lo == c->node_lo && p->port_hi >= c->port_lo)
+		if (p && p->node == c->node && p->port_hi >= c->port_lo)
 			continue; /* inside the one before (the whole node, or the same port) */
 		r->v[k++] = *c;
 	}
@@ -97,7 +97,7 @@ static int pick(struct fab_store *st, int64_t scan, fab_store_view_want_fn want,
 				      " AND remote_node_idx IS NOT NULL", scan, &peers)))
 		return err;
 	for (size_t i = 0; i < n_ca && !err; i++) {
-		sqlite3_bind_int64(peers, 2, r->v[i].node_lo);
+		sqlite3_bind_int64(peers, 2, r->v[i].node);
 		while (!err && (rc = sqlite3_step(peers)) == SQLITE_ROW) {
 			int64_t rn = sqlite3_column_int64(peers, 0);
 			int rp = sqlite3_column_int(peers, 1);
