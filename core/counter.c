@@ -196,7 +196,7 @@ int fab_counter_pairs_build(const struct fab_snapshot *s, const struct fab_snaps
 			    struct fab_counter_pairs *out)
 {
 	struct fab_counter_pairs p = { .n_ports = s->n_ports, .baseline = base != NULL };
-	const struct fab_counter_sample **first = NULL, **blatest = NULL;
+	const struct fab_counter_sample **blatest = NULL;
 	int err = 0;
 
 	if (base && base->n_nodes && !base->guid_order)
@@ -206,38 +206,35 @@ int fab_counter_pairs_build(const struct fab_snapshot *s, const struct fab_snaps
 	p.earlier = calloc(s->n_ports + 1, sizeof(*p.earlier));
 	if (base)
 		blatest = calloc(base->n_ports + 1, sizeof(*blatest));
-	else
-		first = calloc(s->n_ports + 1, sizeof(*first));
-	if (!p.latest || !p.earlier || (base ? !blatest : !first)) {
+	if (!p.latest || !p.earlier || (base && !blatest)) {
 		err = fab_err(-ENOMEM, "out of memory pairing counter samples");
 		goto out;
 	}
-	index_samples(s, p.latest, first);
+	/* without a baseline, earlier[] first holds each port's first sample */
+	index_samples(s, p.latest, base ? NULL : p.earlier);
 	if (base)
 		index_samples(base, blatest, NULL);
 	for (size_t i = 0; i < s->n_ports; i++) {
 		const struct fab_counter_sample *to = p.latest[i], *from = NULL;
 		const struct fab_port *pt = &s->ports[i];
 
-		if (!to)
-			continue;
-		if (base) {
+		if (base && to) {
 			uint32_t bi = fab_snapshot_find_node(base, s->nodes[pt->node_idx].guid);
 			const struct fab_port *bp =
 				bi == FAB_NONE ? NULL : fab_snapshot_port(base, bi, pt->port_num);
 			if (bp)
 				from = blatest[bp - base->ports];
-		} else if (first[i] != to) {
-			from = first[i];
+		} else if (!base && p.earlier[i] != to) {
+			from = p.earlier[i];
 		}
-		if (!from || !(from->valid & to->valid))
+		p.earlier[i] = NULL;
+		if (!to || !from || !(from->valid & to->valid))
 			continue;
 		p.earlier[i] = from;
 		if (!p.n_pairs++ && from->sampled_at_ms > 0 && to->sampled_at_ms > from->sampled_at_ms)
 			p.secs = (double)(to->sampled_at_ms - from->sampled_at_ms) / 1000.0;
 	}
 out:
-	free(first);
 	free(blatest);
 	if (err) {
 		fab_counter_pairs_free(&p);
