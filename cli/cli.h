@@ -39,6 +39,10 @@ struct fab_common_opts {
 const char *fab_cli_default_db(void);
 /* Parses a --scan value ("latest", "7", "-1"); 0 on success. */
 int fab_cli_parse_scan(const char *s, int64_t *out);
+struct fab_store;
+/* Resolves --baseline: a scan as --scan takes it (id, latest, -N), else a
+ * baseline's name (fabsweep db baseline). 0 or a negative errno, message set. */
+int fab_cli_resolve_baseline(struct fab_store *st, const char *ref, int64_t *out);
 /* Parses an integer in [min,max]; 0 on success. */
 int fab_cli_parse_int(const char *s, long min, long max, long *out);
 /* Prints "fabsweep CMD: MSG" for a usage error and returns FAB_EXIT_USAGE. */

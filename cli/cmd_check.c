@@ -165,16 +165,6 @@ static void print_summary(const struct fab_snapshot *snap, const struct fab_node
 			       fab_config_path(cfg), sp[i].line, sp[i].rule, sp[i].pattern, sp[i].until);
 }
 
-/* Resolves --baseline: a scan (id, latest, -N) or a baseline's name. */
-static int resolve_baseline(struct fab_store *st, const char *ref, int64_t *out)
-{
-	int64_t id;
-
-	if (!fab_cli_parse_scan(ref, &id))
-		return fab_store_resolve_scan(st, id, out);
-	return fab_store_baseline_resolve(st, ref, out);
-}
-
 /* Shared with sweep (cli.h). */
 int fab_cli_load_reference(struct fab_store *st, const char *ref, struct fab_snapshot **out)
 {
@@ -315,7 +305,7 @@ int fab_cmd_check(int argc, char **argv)
 	if (fab_store_open(db, FAB_STORE_WRITE, &st) || fab_store_load_scan(st, scan_id, &snap))
 		goto fail;
 	if (baseline) {
-		if (resolve_baseline(st, baseline, &base_id))
+		if (fab_cli_resolve_baseline(st, baseline, &base_id))
 			goto fail;
 		if (base_id == snap->scan_id) {
 			fab_err(-EINVAL, "--baseline %s is the scan being checked (%lld); pass an earlier scan",

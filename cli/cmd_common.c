@@ -8,6 +8,8 @@
 
 #include "cli/cli.h"
 #include "fabsweep/error.h"
+#include "fabsweep/store.h"
+#include "fabsweep/store_prune.h"
 
 const char *fab_cli_default_db(void)
 {
@@ -73,4 +75,13 @@ int fab_cli_fail(void)
 int fab_cli_tty(FILE *f)
 {
 	return isatty(fileno(f));
+}
+
+int fab_cli_resolve_baseline(struct fab_store *st, const char *ref, int64_t *out)
+{
+	int64_t id;
+
+	if (!fab_cli_parse_scan(ref, &id))
+		return fab_store_resolve_scan(st, id, out);
+	return fab_store_baseline_resolve(st, ref, out);
 }

@@ -14,6 +14,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "cli/cli.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/export.h"
@@ -200,14 +201,14 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 	case FAB_CHG_SM_PRIORITY:
 		fprintf(f, "  SM %s on %s: priority %s -> %s\n", g, s, o, n);
 		break;
-	case FAB_CHG_COUNTER_INCREASE:
+	case FAB_CHG_COUNTER_INCREASE: /* c->increase: the counter model's (core/counter.c) */
 		fprintf(f, "  %s %s: %s -> %s (+%llu)%s\n", s, fab_counter_name(c->counter), o, n,
-			(unsigned long long)(c->new_value - c->old_value),
+			(unsigned long long)c->increase,
 			c->saturated ? ", saturated: at least that many" : "");
 		break;
 	case FAB_CHG_COUNTER_RESET:
-		fprintf(f, "  %s %s: %s -> %s (reset; %s since)\n", s, fab_counter_name(c->counter),
-			o, n, n);
+		fprintf(f, "  %s %s: %s -> %s (reset; %llu since)\n", s, fab_counter_name(c->counter),
+			o, n, (unsigned long long)c->increase);
 		break;
 	default:
 		break;
@@ -411,6 +412,10 @@ int fab_cli_diff_xml(const char *path, const struct fab_diff *d,
 		case FAB_CHG_COUNTER_INCREASE:
 		case FAB_CHG_COUNTER_RESET:
 			xattr(x, "counter", fab_counter_name(c->counter));
+			snprintf(w, sizeof(w), "%llu", (unsigned long long)c->increase);
+			xattr(x, "increase", w);
+			if (c->at_least)
+				xattr(x, "at-least", "true");
 			if (c->saturated)
 				xattr(x, "saturated", "true");
 			break;

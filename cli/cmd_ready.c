@@ -15,12 +15,15 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "fabsweep/config.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/hostlist.h"
 #include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/probe.h"
+#include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_view.h"
@@ -50,7 +53,7 @@ static double mono_ms(void)
 int fab_cmd_ready(int argc, char **argv)
 {
 	enum { O_DB = 256, O_SCAN, O_HOSTS, O_HOSTFILE, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW, O_MKEY, O_MKEY_FILE };
+	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW, O_MKEY, O_MKEY_FILE, O_CONFIG };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -67,11 +70,12 @@ int fab_cmd_ready(int argc, char **argv)
 		{ "window", required_argument, NULL, O_WINDOW },
 		{ "m-key", required_argument, NULL, O_MKEY },
 		{ "m-key-file", required_argument, NULL, O_MKEY_FILE },
+		{ "config", required_argument, NULL, O_CONFIG },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db = fab_cli_default_db(), *map_path = NULL;
 	const char *host_expr = NULL, *hostfile = NULL;
-	const char *mkey_text = NULL, *mkey_file = NULL;
+	const char *mkey_text = NULL, *mkey_file = NULL, *config_path = NULL;
 	struct fab_mkeys *mkeys = NULL;
 	struct fab_probe_opts po;
 	int64_t scan_id = 0;
@@ -93,6 +97,7 @@ int fab_cmd_ready(int argc, char **argv)
 		case O_VERBOSE: verbose = 1; break;
 		case O_MKEY: mkey_text = optarg; break;
 		case O_MKEY_FILE: mkey_file = optarg; break;
+		case O_CONFIG: config_path = optarg; break;
 		case O_SCAN:
 			if (fab_cli_parse_scan(optarg, &scan_id))
 				return fab_cli_usage_error("ready", "--scan takes a scan id, 'latest' or -N, not '%s'",
@@ -145,6 +150,8 @@ int fab_cmd_ready(int argc, char **argv)
 	struct fab_probe_pending *pending = NULL;
 	struct fab_probe *probe = NULL;
 	struct fab_probe_stats ps;
+	struct fab_config *cfg = NULL;
+	struct fab_counter_limits limits;
 	const char **names = NULL;
 	int ret = FAB_EXIT_RUNTIME, err;
 	double t0 = mono_ms(), t_load = 0, t_open = 0;
@@ -192,8 +199,9 @@ int fab_cmd_ready(int argc, char **argv)
 		fab_err(-ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (fab_nodemap_open(map_path, &map))
+	if (fab_nodemap_open(map_path, &map) || fab_cli_load_config(config_path, &cfg))
 		goto fail;
+	fab_rules_increase_limits(cfg, &limits); /* what counts as a counter rise */
 	if (access(db, F_OK) != 0) {
 		fab_err(-ENOENT, "database '%s' does not exist: readiness needs a sweep first ('fabsweep sweep' or 'scan'; or pass --db)",
 			db);
@@ -219,7 +227,7 @@ int fab_cmd_ready(int argc, char **argv)
 	pending = NULL;
 	if (err || (r->n_ports && fab_probe_ports(probe, view, r->ports, r->n_ports, &ps)))
 		goto fail;
-	if ((err = fab_ready_evaluate(r, view, hosts, map, fail_on))) {
+	if ((err = fab_ready_evaluate(r, view, hosts, map, &limits, fail_on))) {
 		fab_err(err, "out of memory");
 		goto fail;
 	}
@@ -259,6 +267,7 @@ out:
 	fab_snapshot_free(view);
 	fab_store_close(st);
 	fab_nodemap_free(map);
+	fab_config_free(cfg);
 	fab_ready_hosts_free(hosts);
 	free(names);
 	fab_hostlist_free(hl);

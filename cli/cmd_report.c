@@ -81,17 +81,6 @@ static int parse(int argc, char **argv, struct report_args *a)
 	return -1;
 }
 
-/* The scan --baseline means: a scan reference as --scan takes it, else a
- * baseline name (fabsweep baseline). */
-static int resolve_baseline(struct fab_store *st, const char *ref, int64_t *out)
-{
-	int64_t id;
-
-	if (!fab_cli_parse_scan(ref, &id))
-		return fab_store_resolve_scan(st, id, out);
-	return fab_store_baseline_resolve(st, ref, out);
-}
-
 int fab_cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .common = { .db = fab_cli_default_db() } };
@@ -109,7 +98,7 @@ int fab_cmd_report(int argc, char **argv)
 		ret = fab_cli_fail();
 		goto out;
 	}
-	if (a.baseline && (resolve_baseline(st, a.baseline, &base_id) ||
+	if (a.baseline && (fab_cli_resolve_baseline(st, a.baseline, &base_id) ||
 			   fab_store_load_scan(st, base_id, &base))) {
 		ret = fab_cli_fail();
 		goto out;

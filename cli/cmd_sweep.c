@@ -432,7 +432,7 @@ int fab_cmd_sweep(int argc, char **argv)
 		failed_step = true;
 	}
 	if (snap && prom) {
-		if (fab_export_prometheus_file(snap, names, prom)) {
+		if (fab_export_prometheus_file(snap, base, names, prom)) {
 			step_failed("the Prometheus export", &ret);
 			failed_step = true;
 		} else if (!a.scan.quiet) {

@@ -55,6 +55,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  prometheus           Prometheus text format for node_exporter's textfile collector\n"
 	  "  --out FILE           write FILE atomically (temp + rename); '-' for stdout\n"
 	  "  --scan ID            snapshot to export (default: the latest)\n"
+	  "  --baseline ID        counter increases since this scan (id, -N or a baseline name), as check --baseline\n"
 	  "  --db PATH            database\n"
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
 	  "  --quiet              print nothing on success\n" },
@@ -118,6 +119,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --db PATH            database with the latest sweep\n"
 	  "  --scan ID            the sweep to compare with (default: the latest)\n"
 	  "  --fail-on LEVEL      the sweep's findings at or above LEVEL make a host not ready: error (default), warning, info, never\n"
+	  "  --config FILE        counter increases allowed since the sweep: the [increase] and\n"
+	  "                       [port.link_flapping] keys (default /etc/fabsweep/fabsweep.conf if present)\n"
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
 	  "  --ca NAME, --port N  local port to probe from (default: the first active)\n"
 	  "  --timeout MS         per MAD (default 200)\n"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
@@ -107,29 +108,23 @@ static bool first_of_guid(const struct fab_snapshot *s, uint32_t i)
 	return fab_snapshot_find_node(s, s->nodes[i].guid) == i;
 }
 
-/* The newest counter sample of a port: sample 1 when taken, else 0. */
-static const struct fab_counter_sample *latest(const struct fab_snapshot *s, uint32_t p)
-{
-	const struct fab_counter_sample *c = fab_snapshot_sample(s, p, 1);
-
-	return c ? c : fab_snapshot_sample(s, p, 0);
-}
-
 static int diff_counters(struct fab_diff *d, const struct fab_snapshot *os,
 			 uint32_t op, const struct fab_snapshot *ns, uint32_t np)
 {
-	const struct fab_counter_sample *a = latest(os, op), *b = latest(ns, np);
+	const struct fab_counter_sample *a = fab_counter_latest(os, op);
+	const struct fab_counter_sample *b = fab_counter_latest(ns, np);
+	struct fab_counter_delta dl;
 
 	if (!a || !b)
 		return 0;
+	fab_counter_delta(a, b, fab_counter_error_mask(), &dl);
 	for (unsigned c = 0; c < FAB_CTR__COUNT; c++) {
-		if (!fab_counter_is_error(c) || !(a->valid & b->valid & (1u << c)))
+		uint32_t bit = 1u << c;
+
+		if (!fab_counter_is_error(c) || !(dl.valid & bit) || a->v[c] == b->v[c])
 			continue;
-		if (a->v[c] == b->v[c])
-			continue;
-		bool up = b->v[c] > a->v[c];
-		struct fab_change *ch = add(d, up ? FAB_CHG_COUNTER_INCREASE
-						  : FAB_CHG_COUNTER_RESET);
+		struct fab_change *ch = add(d, dl.reset & bit ? FAB_CHG_COUNTER_RESET
+							      : FAB_CHG_COUNTER_INCREASE);
 		if (!ch)
 			return -ENOMEM;
 		ch->subject = port_end(ns, np);
@@ -137,9 +132,9 @@ static int diff_counters(struct fab_diff *d, const struct fab_snapshot *os,
 		ch->counter = (uint8_t)c;
 		ch->old_value = a->v[c];
 		ch->new_value = b->v[c];
-		unsigned bits = fab_counter_bits(c, b->extended);
-		uint64_t all_ones = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
-		ch->saturated = up && b->v[c] == all_ones;
+		ch->increase = dl.inc[c];
+		ch->saturated = dl.saturated & bit;
+		ch->at_least = dl.at_least & bit;
 	}
 	return 0;
 }

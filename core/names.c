@@ -62,35 +62,6 @@ static_assert(ARRAY_SIZE(severities) == FAB_SEV__COUNT, "severities");
 static const char *const sm_states[] = { "notactive", "discovering", "standby",
 					 "master" };
 
-static const struct {
-	const char *name;
-	unsigned char bits; /* width in PortCounters; 0 = only in extended */
-	unsigned char error;
-} counters[] = {
-	[FAB_CTR_SYMBOL_ERRORS] = { "SymbolErrorCounter", 16, 1 },
-	[FAB_CTR_LINK_ERROR_RECOVERY] = { "LinkErrorRecoveryCounter", 8, 1 },
-	[FAB_CTR_LINK_DOWNED] = { "LinkDownedCounter", 8, 1 },
-	[FAB_CTR_RCV_ERRORS] = { "PortRcvErrors", 16, 1 },
-	[FAB_CTR_RCV_REMOTE_PHYS_ERRORS] = { "PortRcvRemotePhysicalErrors", 16, 1 },
-	[FAB_CTR_RCV_SWITCH_RELAY_ERRORS] = { "PortRcvSwitchRelayErrors", 16, 1 },
-	[FAB_CTR_XMIT_DISCARDS] = { "PortXmitDiscards", 16, 1 },
-	[FAB_CTR_XMIT_CONSTRAINT_ERRORS] = { "PortXmitConstraintErrors", 8, 1 },
-	[FAB_CTR_RCV_CONSTRAINT_ERRORS] = { "PortRcvConstraintErrors", 8, 1 },
-	[FAB_CTR_LOCAL_LINK_INTEGRITY_ERRORS] = { "LocalLinkIntegrityErrors", 4, 1 },
-	[FAB_CTR_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = { "ExcessiveBufferOverrunErrors", 4, 1 },
-	[FAB_CTR_VL15_DROPPED] = { "VL15Dropped", 16, 1 },
-	[FAB_CTR_XMIT_WAIT] = { "PortXmitWait", 32, 0 },
-	[FAB_CTR_XMIT_DATA] = { "PortXmitData", 32, 0 },
-	[FAB_CTR_RCV_DATA] = { "PortRcvData", 32, 0 },
-	[FAB_CTR_XMIT_PKTS] = { "PortXmitPkts", 32, 0 },
-	[FAB_CTR_RCV_PKTS] = { "PortRcvPkts", 32, 0 },
-	[FAB_CTR_UNICAST_XMIT_PKTS] = { "PortUnicastXmitPkts", 0, 0 },
-	[FAB_CTR_UNICAST_RCV_PKTS] = { "PortUnicastRcvPkts", 0, 0 },
-	[FAB_CTR_MULTICAST_XMIT_PKTS] = { "PortMulticastXmitPkts", 0, 0 },
-	[FAB_CTR_MULTICAST_RCV_PKTS] = { "PortMulticastRcvPkts", 0, 0 },
-};
-static_assert(ARRAY_SIZE(counters) == FAB_CTR__COUNT, "counters");
-
 static const char *const width_names[] = { "1X", "4X", "8X", "12X", "2X" };
 /* bit index -> rank: 1X < 2X < 4X < 8X < 12X */
 static const unsigned width_ranks[] = { 1, 3, 4, 5, 2 };
@@ -140,28 +111,6 @@ const char *fab_sm_state_name(unsigned s)
 	return NAME_AT(sm_states, s);
 }
 
-const char *fab_counter_name(unsigned c)
-{
-	return c < ARRAY_SIZE(counters) ? counters[c].name : NULL;
-}
-
-unsigned fab_counter_bits(unsigned c, int extended)
-{
-	if (c >= ARRAY_SIZE(counters))
-		return 0;
-	/* PortCountersExtended has 64-bit data, packet and XmitWait-free
-	 * fields; error counters keep their PortCounters width. */
-	if (!counters[c].bits || (extended && !counters[c].error &&
-				  c != FAB_CTR_XMIT_WAIT))
-		return 64;
-	return counters[c].bits;
-}
-
-int fab_counter_is_error(unsigned c)
-{
-	return c < ARRAY_SIZE(counters) && counters[c].error;
-}
-
 static int parse_in(const char *const *table, size_t n, const char *s)
 {
 	if (!s)
@@ -205,16 +154,6 @@ int fab_severity_parse(const char *s)
 int fab_sm_state_parse(const char *s)
 {
 	return parse_in(sm_states, ARRAY_SIZE(sm_states), s);
-}
-
-int fab_counter_parse(const char *s)
-{
-	if (!s)
-		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
-		if (!strcmp(counters[i].name, s))
-			return (int)i;
-	return -1;
 }
 
 static int single_bit(unsigned v)

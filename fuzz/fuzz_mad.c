@@ -32,6 +32,7 @@
 
 #include <infiniband/mad.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/names.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
@@ -250,30 +251,45 @@ static void top_insert(struct fab_report_model *m, const struct fab_report_top *
 	m->top[at] = *t;
 }
 
-static void top_counters(struct fab_report_model *m)
+/* The largest error counters, each with its increase over the samples
+ * compared (the counter model: the baseline's, else the scan's first). */
+static int top_counters(struct fab_report_model *m, const struct fab_snapshot *base)
 {
 	const struct fab_snapshot *s = m->snap;
+	struct fab_counter_pairs pairs;
+	uint32_t errors = fab_counter_error_mask();
+	int err;
 
+	if ((err = fab_counter_pairs_build(s, base, &pairs)))
+		return err;
+	m->delta_from_baseline = pairs.baseline && pairs.n_pairs;
 	for (size_t i = 0; i < s->n_ports; i++) {
-		const struct fab_counter_sample *c0 = fab_snapshot_sample(s, (uint32_t)i, 0);
-		const struct fab_counter_sample *c1 = fab_snapshot_sample(s, (uint32_t)i, 1);
-		const struct fab_counter_sample *c = c1 ? c1 : c0;
+		const struct fab_counter_sample *c = pairs.latest[i];
+		struct fab_counter_delta d;
+		bool has_delta;
 
 		if (!c)
 			continue;
 		m->n_sampled_ports++;
+		has_delta = fab_counter_pairs_delta(&pairs, (uint32_t)i, errors, &d);
 		for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
-			if (!fab_counter_is_error(k) || !(c->valid & (1u << k)) || !c->v[k])
+			uint32_t bit = 1u << k;
+
+			if (!fab_counter_is_error(k) || !(c->valid & bit) || !c->v[k])
 				continue;
 			struct fab_report_top t = { .port = (uint32_t)i, .ctr = (uint8_t)k,
 						    .sample = c->sample, .value = c->v[k] };
-			if (c1 && c0 && (c0->valid & (1u << k)) && c1->v[k] >= c0->v[k]) {
+			if (has_delta && (d.valid & bit)) {
 				t.has_delta = true;
-				t.delta = c1->v[k] - c0->v[k];
+				t.delta = d.inc[k];
+				t.reset = d.reset & bit;
+				t.saturated = d.saturated & bit;
 			}
 			top_insert(m, &t);
 		}
 	}
+	fab_counter_pairs_free(&pairs);
+	return 0;
 }
 
 /* ------------------------------------------------------------ Ethernet */
@@ -340,7 +356,8 @@ static int eth_model(struct fab_report_model *m)
 	return 0;
 }
 
-int fab_report_model_build(const struct fab_snapshot *s, struct fab_report_model *out)
+int fab_report_model_build(const struct fab_snapshot *s, const struct fab_snapshot *base,
+			   struct fab_report_model *out)
 {
 	struct fab_report_model m = { .snap = s };
 	int err = -ENOMEM;
@@ -384,8 +401,7 @@ int fab_report_model_build(const struct fab_snapshot *s, struct fab_report_model
 		}
 	}
 	assign_tiers(&m);
-	top_counters(&m);
-	if ((err = eth_model(&m)))
+	if ((err = top_counters(&m, base)) || (err = eth_model(&m)))
 		goto fail;
 	*out = m;
 	return 0;
@@ -548,8 +564,7 @@ void fab_report_change_values(const struct fab_change *c, char *was, char *now, 
 	case FAB_CHG_COUNTER_INCREASE:
 	case FAB_CHG_COUNTER_RESET:
 		snprintf(was, len, "%llu", (unsigned long long)c->old_value);
-		snprintf(now, len, "%llu%s", (unsigned long long)c->new_value,
-			 c->kind == FAB_CHG_COUNTER_INCREASE && c->saturated ? " (saturated)" : "");
+		snprintf(now, len, "%llu", (unsigned long long)c->new_value);
 		break;
 	default:
 		break;

@@ -34,8 +34,9 @@ struct fab_report_top {
 	uint8_t ctr;     /* enum fab_counter */
 	uint8_t sample;  /* the sample value is from */
 	uint64_t value;
-	bool has_delta;  /* a second sample exists: delta = second - first */
-	uint64_t delta;
+	bool has_delta;  /* an earlier sample to compare with (core/counter.c) */
+	uint64_t delta;  /* the increase since; a lower bound when reset or saturated */
+	bool reset, saturated;
 };
 
 #define FAB_REPORT_TOP_COUNTERS 25
@@ -63,6 +64,7 @@ struct fab_report_model {
 	size_t n_sampled_ports; /* ports with a counter sample */
 	struct fab_report_top top[FAB_REPORT_TOP_COUNTERS]; /* largest first */
 	size_t n_top;
+	bool delta_from_baseline; /* top[].delta compares with the baseline */
 	/* Ethernet (snap->roce; all zero/NULL without it) */
 	uint8_t *eth_mark;  /* per eth port: FAB_MARK of findings naming it
 			       (system as node and ifname as port, or as peer) */
@@ -76,8 +78,10 @@ static inline bool fab_report_is_switch(const struct fab_report_model *m, uint32
 	return m->tier[node] != FAB_ROLE_HOST && m->snap->nodes[node].type != FAB_NODE_CA;
 }
 
-/* Builds the model of snap (borrowed; must be indexed). */
-int fab_report_model_build(const struct fab_snapshot *snap, struct fab_report_model *out);
+/* Builds the model of snap (borrowed; must be indexed); counter increases
+ * compare it with base (borrowed, may be NULL: the scan's own samples). */
+int fab_report_model_build(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+			   struct fab_report_model *out);
 void fab_report_model_free(struct fab_report_model *m);
 
 struct fab_change;

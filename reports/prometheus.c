@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "atomic.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/export.h"
 #include "fabsweep/names.h"
@@ -73,6 +74,7 @@ struct pw {
 	FILE *f;
 	const struct fab_snapshot *snap;
 	const struct fab_nodemap *names;
+	struct fab_counter_pairs pairs; /* the samples compared (core/counter.c) */
 };
 
 struct label {
@@ -176,36 +178,6 @@ static bool port_wanted(const struct fab_snapshot *s, const struct fab_port *p)
 	       fab_snapshot_find_node(s, s->nodes[p->node_idx].guid) == p->node_idx;
 }
 
-static const struct fab_counter_sample *latest(const struct fab_snapshot *s, uint32_t p)
-{
-	const struct fab_counter_sample *c = fab_snapshot_sample(s, p, 1);
-
-	return c ? c : fab_snapshot_sample(s, p, 0);
-}
-
-static bool saturated(const struct fab_counter_sample *c, unsigned ctr)
-{
-	unsigned bits = fab_counter_bits(ctr, c->extended);
-
-	return c->v[ctr] == (bits >= 64 ? UINT64_MAX : (1ull << bits) - 1);
-}
-
-/* Rate between the two samples of a port: a decrease is a reset, after
- * which the second value is all that was counted. false when not known. */
-static bool rate(const struct fab_snapshot *s, uint32_t p, unsigned ctr, double *out)
-{
-	const struct fab_counter_sample *a = fab_snapshot_sample(s, p, 0);
-	const struct fab_counter_sample *b = fab_snapshot_sample(s, p, 1);
-
-	if (!a || !b || !(a->valid & b->valid & (1u << ctr)) ||
-	    b->sampled_at_ms <= a->sampled_at_ms)
-		return false;
-	double dt = (double)(b->sampled_at_ms - a->sampled_at_ms) / 1000.0;
-	uint64_t d = b->v[ctr] >= a->v[ctr] ? b->v[ctr] - a->v[ctr] : b->v[ctr];
-	*out = (double)d / dt;
-	return true;
-}
-
 /* Counters exported as totals by direction: data (x4: octets) and packets. */
 static const struct {
 	const char *family, *help;
@@ -304,15 +276,60 @@ static void write_ports(struct pw *w)
 	}
 }
 
+/* What the error counters of a port counted between the samples compared
+ * (the counter model): the increase, whether a reset made it "at least",
+ * and the rate. One family each, one series per counter. */
+static void write_increases(struct pw *w)
+{
+	const struct fab_snapshot *s = w->snap;
+	static const struct { const char *name, *type, *help; int what; } fams[] = {
+		{ "fabsweep_port_error_increase", "gauge",
+		  "Error counter increase between the samples compared: the baseline's and the scan's"
+		  " (export --baseline, sweep), else the scan's two (scan --interval). After a reset"
+		  " the value counted since; a lower bound when reset or saturated.", 0 },
+		{ "fabsweep_port_error_counter_reset", "gauge",
+		  "1 when the error counter went down between the samples compared: cleared in between.", 1 },
+		{ "fabsweep_port_error_rate_per_second", "gauge",
+		  "fabsweep_port_error_increase per second between the samples compared.", 2 },
+	};
+	uint32_t errors = fab_counter_error_mask();
+	struct port_labels pl;
+
+	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+		family(w, fams[f].name, fams[f].type, fams[f].help);
+		for (uint32_t i = 0; i < s->n_ports; i++) {
+			struct fab_counter_delta d;
+
+			if (!port_wanted(s, &s->ports[i]) || !fab_counter_pairs_delta(&w->pairs, i, errors, &d))
+				continue;
+			port_labels(w, &s->ports[i], &pl);
+			for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
+				double r;
+
+				if (!fab_counter_is_error(k) || !(d.valid & (1u << k)))
+					continue;
+				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
+				if (fams[f].what == 0)
+					sample_u64(w, fams[f].name, pl.l, 4, d.inc[k]);
+				else if (fams[f].what == 1)
+					sample_u64(w, fams[f].name, pl.l, 4, !!(d.reset & (1u << k)));
+				else if (fab_counter_rate(&d, k, &r))
+					sample_dbl(w, fams[f].name, pl.l, 4, r);
+			}
+		}
+	}
+}
+
 static void write_counters(struct pw *w)
 {
 	const struct fab_snapshot *s = w->snap;
+	const struct fab_counter_sample *const *latest = w->pairs.latest;
 	struct port_labels pl;
 
 	family(w, "fabsweep_port_errors_total", "counter",
 	       "Port error counters as read (PortCounters), by infiniband-diags counter name.");
 	for (uint32_t i = 0; i < s->n_ports; i++) {
-		const struct fab_counter_sample *c = latest(s, i);
+		const struct fab_counter_sample *c = latest[i];
 		if (!c || !port_wanted(s, &s->ports[i]))
 			continue;
 		port_labels(w, &s->ports[i], &pl);
@@ -325,35 +342,21 @@ static void write_counters(struct pw *w)
 	family(w, "fabsweep_port_error_counter_saturated", "gauge",
 	       "1 when an error counter is at its all-ones value: the true count is at least that.");
 	for (uint32_t i = 0; i < s->n_ports; i++) {
-		const struct fab_counter_sample *c = latest(s, i);
+		const struct fab_counter_sample *c = latest[i];
 		if (!c || !port_wanted(s, &s->ports[i]))
 			continue;
 		for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
-			if (fab_counter_is_error(k) && (c->valid & (1u << k)) && saturated(c, k)) {
+			if (fab_counter_is_error(k) && fab_counter_saturated(c, k)) {
 				port_labels(w, &s->ports[i], &pl);
 				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
 				sample_u64(w, "fabsweep_port_error_counter_saturated", pl.l, 4, 1);
 			}
 	}
-	family(w, "fabsweep_port_error_rate_per_second", "gauge",
-	       "Error counter increase per second between the scan's two samples (scan --interval);"
-	       " after a reset, the second value over the interval.");
-	for (uint32_t i = 0; i < s->n_ports; i++) {
-		if (!port_wanted(s, &s->ports[i]) || !fab_snapshot_sample(s, i, 1))
-			continue;
-		port_labels(w, &s->ports[i], &pl);
-		for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
-			double r;
-			if (fab_counter_is_error(k) && rate(s, i, k, &r)) {
-				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
-				sample_dbl(w, "fabsweep_port_error_rate_per_second", pl.l, 4, r);
-			}
-		}
-	}
+	write_increases(w);
 	family(w, "fabsweep_port_xmit_wait_total", "counter",
 	       "PortXmitWait: ticks the port had data to send but no credits.");
 	for (uint32_t i = 0; i < s->n_ports; i++) {
-		const struct fab_counter_sample *c = latest(s, i);
+		const struct fab_counter_sample *c = latest[i];
 		if (c && port_wanted(s, &s->ports[i]) && (c->valid & (1u << FAB_CTR_XMIT_WAIT))) {
 			port_labels(w, &s->ports[i], &pl);
 			sample_u64(w, "fabsweep_port_xmit_wait_total", pl.l, 3, c->v[FAB_CTR_XMIT_WAIT]);
@@ -362,7 +365,7 @@ static void write_counters(struct pw *w)
 	for (size_t k = 0; k < sizeof(flows) / sizeof(flows[0]); k++) {
 		family(w, flows[k].family, "counter", flows[k].help);
 		for (uint32_t i = 0; i < s->n_ports; i++) {
-			const struct fab_counter_sample *c = latest(s, i);
+			const struct fab_counter_sample *c = latest[i];
 			if (!c || !port_wanted(s, &s->ports[i]))
 				continue;
 			port_labels(w, &s->ports[i], &pl);
@@ -605,25 +608,29 @@ static void write_ethernet(struct pw *w)
 	}
 }
 
-int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_nodemap *names,
-			  FILE *f)
+int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+			  const struct fab_nodemap *names, FILE *f)
 {
 	struct pw w = { .f = f, .snap = snap, .names = names };
+	int err = 0;
 
 	if (snap->n_nodes && !snap->guid_order)
 		return fab_err(-EINVAL, "export: snapshot not indexed (call fab_snapshot_index)");
+	if ((err = fab_counter_pairs_build(snap, base, &w.pairs)))
+		return err;
 	write_scan(&w);
 	write_ports(&w);
 	write_counters(&w);
 	write_ethernet(&w);
 	if (write_sms(&w) || write_findings(&w))
-		return fab_err(-ENOMEM, "out of memory writing metrics");
-	if (ferror(f))
-		return fab_err(-EIO, "cannot write metrics: %s", strerror(errno ? errno : EIO));
-	return 0;
+		err = fab_err(-ENOMEM, "out of memory writing metrics");
+	else if (ferror(f))
+		err = fab_err(-EIO, "cannot write metrics: %s", strerror(errno ? errno : EIO));
+	fab_counter_pairs_free(&w.pairs);
+	return err;
 }
 
-int fab_export_prometheus_file(const struct fab_snapshot *snap,
+int fab_export_prometheus_file(const struct fab_snapshot *snap, const struct fab_snapshot *base,
 			       const struct fab_nodemap *names, const char *path)
 {
 	struct fab_outfile *of;
@@ -631,7 +638,7 @@ int fab_export_prometheus_file(const struct fab_snapshot *snap,
 
 	if ((err = fab_outfile_open(path, &of)))
 		return err;
-	if ((err = fab_export_prometheus(snap, names, fab_outfile_stream(of)))) {
+	if ((err = fab_export_prometheus(snap, base, names, fab_outfile_stream(of)))) {
 		fab_outfile_abort(of);
 		return err;
 	}

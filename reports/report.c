@@ -39,7 +39,7 @@ static int ctx_build(struct fab_report_ctx *c, const struct fab_snapshot *snap,
 	c->opts = opts;
 	c->generator = opts->generator ? opts->generator : gen;
 	c->generated_at_ms = opts->generated_at_ms ? opts->generated_at_ms : fab_now_ms();
-	if ((err = fab_report_model_build(snap, &c->m)))
+	if ((err = fab_report_model_build(snap, base, &c->m)))
 		return err;
 	if (base && (err = fab_report_diff_build(base, snap, &c->d)))
 		goto fail;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
@@ -1029,8 +1030,10 @@ static void write_counters(struct hr *r)
 		      "sample of each port; %zu ports sampled.</p>\n", FAB_REPORT_TOP_COUNTERS, m->n_sampled_ports);
 	fab_hw_raw(w, "<table class=\"sortable\"><thead><tr><th>Node</th><th class=\"num\">Port</th>"
 		      "<th>Counter</th><th class=\"num\">Value</th>");
-	if (delta)
-		fab_hw_raw(w, "<th class=\"num\">Change between samples</th>");
+	if (delta && m->delta_from_baseline)
+		fab_hw_fmt(w, "<th class=\"num\">Rose since scan %lld</th>", (long long)r->base->scan_id);
+	else if (delta)
+		fab_hw_raw(w, "<th class=\"num\">Rose between samples</th>");
 	fab_hw_raw(w, "<th>Peer</th><th>Finding</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < m->n_top; i++) {
 		const struct fab_report_top *t = &m->top[i];
@@ -1043,8 +1046,11 @@ static void write_counters(struct hr *r)
 		fab_hw_raw(w, "</td>");
 		if (delta) {
 			fab_hw_raw(w, "<td class=\"num\">");
-			if (t->has_delta)
-				fab_hw_u64(w, t->delta);
+			if (t->has_delta) {
+				char inc[64];
+				fab_counter_increase_text(t->delta, t->reset, t->saturated, inc, sizeof(inc));
+				fab_hw_text(w, inc);
+			}
 			fab_hw_raw(w, "</td>");
 		}
 		fab_hw_raw(w, "<td>");
@@ -1215,6 +1221,12 @@ static void fabric_change_table(struct hr *r)
 		fab_hw_text(w, was);
 		fab_hw_raw(w, "</td><td>");
 		fab_hw_text(w, now);
+		if (c->kind == FAB_CHG_COUNTER_INCREASE || c->kind == FAB_CHG_COUNTER_RESET) {
+			fab_counter_increase_text(c->increase, c->kind == FAB_CHG_COUNTER_RESET,
+						  c->saturated, was, sizeof(was));
+			fab_hw_raw(w, ", rose by ");
+			fab_hw_text(w, was);
+		}
 		fab_hw_raw(w, "</td></tr>\n");
 	}
 	fab_hw_raw(w, "</tbody></table>\n");

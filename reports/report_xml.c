@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
@@ -479,6 +480,12 @@ static void write_changes(struct xr *r)
 		if (c->kind == FAB_CHG_COUNTER_INCREASE || c->kind == FAB_CHG_COUNTER_RESET) {
 			snprintf(buf, sizeof(buf), "%s", fab_counter_name(c->counter));
 			fab_xw_attr_lit(x, "counter", buf);
+			/* the counter model's increase (core/counter.c), as diff writes it */
+			fab_xw_attr_u64(x, "increase", c->increase);
+			if (c->at_least)
+				fab_xw_attr_lit(x, "at-least", "true");
+			if (c->saturated)
+				fab_xw_attr_lit(x, "saturated", "true");
 		}
 		if (c->subject.guid)
 			change_end(x, "subject", &c->subject);

@@ -8,26 +8,21 @@
  *   FAB_PARAM_INCREASE  increase between samples (or since the baseline) > allowed
  *   FAB_PARAM_RATE      that increase per second > threshold
  *
- * One finding per port, naming every counter over its limit. A counter at
- * its all-ones value is saturated (at least that much); one that went down
- * was cleared in between and rose at least its new value.
+ * One finding per port, naming every counter over its limit. Increases,
+ * resets and saturation are the counter model's (core/counter.c): a counter
+ * at its all-ones value is saturated (at least that much); one that went
+ * down was cleared in between and rose at least its new value.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "rules_priv.h"
-
-static bool saturated(const struct fab_counter_sample *c, unsigned k)
-{
-	unsigned bits = fab_counter_bits(k, c->extended);
-
-	return bits < 64 && c->v[k] == (1ull << bits) - 1;
-}
 
 /* Whether the rule has a rate parameter for counter k. */
 static bool has_rate_param(const struct fab_rule *r, int k)
@@ -51,20 +46,22 @@ int check_counters(struct fab_rule_ctx *ctx)
 	const struct fab_snapshot *s = ctx->snap;
 	const struct fab_rule *r = ctx->rule;
 	double *limits = calloc(r->n_params + 1, sizeof(*limits));
-	bool want_delta = false;
+	uint32_t want_delta = 0; /* the counters compared between samples */
 	int err = 0;
 
 	if (!limits)
 		return fab_err(-ENOMEM, "out of memory");
 	for (size_t k = 0; k < r->n_params; k++) {
 		limits[k] = rule_param(ctx, k);
-		want_delta |= r->params[k].type != FAB_PARAM_COUNT;
+		if (r->params[k].type != FAB_PARAM_COUNT)
+			want_delta |= 1u << r->params[k].arg;
 	}
 
 	for (size_t i = 0; i < s->n_ports; i++) {
-		const struct fab_counter_sample *c = ctx->latest[i];
-		struct fab_delta dd;
-		const struct fab_delta *d = want_delta && rule_delta(ctx, (uint32_t)i, &dd) ? &dd : NULL;
+		const struct fab_counter_sample *c = ctx->pairs->latest[i];
+		struct fab_counter_delta dd;
+		const struct fab_counter_delta *d =
+			want_delta && rule_delta(ctx, (uint32_t)i, want_delta, &dd) ? &dd : NULL;
 		bool used_delta = false;
 		unsigned hits = 0;
 
@@ -78,7 +75,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 			const char *name = fab_counter_name((unsigned)ctr);
 			const uint32_t bit = 1u << ctr;
 			double lim = limits[k];
-			char a[32], b[32];
+			char a[32], b[32], amount[64];
 
 			if (lim < 0)
 				continue; /* off */
@@ -90,7 +87,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 					continue; /* judged by its rate */
 				if ((double)c->v[ctr] <= lim)
 					continue;
-				bool sat = saturated(c, (unsigned)ctr);
+				bool sat = fab_counter_saturated(c, (unsigned)ctr);
 				fmt_num(b, sizeof(b), lim);
 				rbuf_sep(&ctx->tmp, ", ");
 				rbuf_printf(&ctx->tmp, "%s %llu%s > %s", name,
@@ -104,26 +101,25 @@ int check_counters(struct fab_rule_ctx *ctx)
 			if (!d || !(d->valid & bit))
 				continue;
 			uint64_t inc = d->inc[ctr];
-			const char *more = d->at_least & bit ? " or more" : "";
-			const char *cleared = d->reset & bit ? " (cleared in between)" : "";
+			double rate;
 			if (p->type == FAB_PARAM_INCREASE) {
-				if ((double)inc <= lim)
+				if (!fab_counter_over(d, (unsigned)ctr, lim))
 					continue;
+				fab_counter_increase_text(inc, d->reset & bit, d->saturated & bit, amount,
+							  sizeof(amount));
 				fmt_num(b, sizeof(b), lim);
 				rbuf_sep(&ctx->tmp, ", ");
-				rbuf_printf(&ctx->tmp, "%s rose by %llu%s%s (allowed %s)", name,
-					    (unsigned long long)inc, more, cleared, b);
+				rbuf_printf(&ctx->tmp, "%s rose by %s (allowed %s)", name, amount, b);
 			} else if (p->type == FAB_PARAM_RATE) {
-				if (d->secs <= 0)
+				if (!fab_counter_rate(d, (unsigned)ctr, &rate) || rate <= lim)
 					continue;
-				double rate = (double)inc / d->secs;
-				if (rate <= lim)
-					continue;
+				fab_counter_increase_text(inc, d->reset & bit, d->saturated & bit, amount,
+							  sizeof(amount));
 				fmt_num(a, sizeof(a), rate);
 				fmt_num(b, sizeof(b), lim);
 				rbuf_sep(&ctx->tmp, ", ");
-				rbuf_printf(&ctx->tmp, "%s rose by %llu%s%s in %gs (%s/s > %s/s)", name,
-					    (unsigned long long)inc, more, cleared, d->secs, a, b);
+				rbuf_printf(&ctx->tmp, "%s rose by %s in %gs (%s/s > %s/s)", name,
+					    amount, d->secs, a, b);
 				rbuf_sep(&ctx->ev, "; ");
 				rbuf_printf(&ctx->ev, "%s_per_s=%s", name, a);
 			} else {

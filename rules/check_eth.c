@@ -32,22 +32,19 @@ static bool collected_lldp(const struct fab_roce *r, const struct fab_eth_port *
 int check_lldp_no_neighbor(struct fab_rule_ctx *ctx)
 {
 	const struct fab_roce *r = ctx->snap->roce;
-	struct roce_view v;
-	int err;
+	const struct roce_view *v = ctx->roce;
+	int err = 0;
 
-	if ((err = roce_view_init(ctx->snap, &v)))
-		return err;
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
 		const struct fab_eth_port *p = &r->eth_ports[i];
 
 		/* a port someone heard is lldp.asymmetric's business */
-		if (!collected_lldp(r, p) || !roce_is_up(p) || v.heard[i] ||
-		    v.link_of[i] != FAB_NONE)
+		if (!collected_lldp(r, p) || !roce_is_up(p) || v->heard[i] ||
+		    v->link_of[i] != FAB_NONE)
 			continue;
 		err = rule_emit_eth(ctx, (uint32_t)i, FAB_NONE, "state=up; lldp=1; neighbors=0",
 				    "up and running LLDP, but hears no neighbour");
 	}
-	roce_view_fini(&v);
 	return err;
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fabsweep/config.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
@@ -25,60 +25,12 @@
 
 #define ROCE_UDP_PORT 4791
 
-/* ---- the view: per-port facts several checks share ---------------------- */
+/* ---- the view: per-port facts the RoCE checks share, built once per run by
+ * the engine (rules/engine.c) and handed to them in ctx->roce ------------- */
 
 bool roce_is_up(const struct fab_eth_port *p)
 {
 	return p->state && !strcasecmp(p->state, "up");
-}
-
-int roce_view_init(const struct fab_snapshot *s, struct roce_view *v)
-{
-	const struct fab_roce *r = s->roce;
-	size_t np = r->n_eth_ports, ns = r->n_systems;
-
-	memset(v, 0, sizeof(*v));
-	v->r = r;
-	v->link_of = malloc((np + 1) * sizeof(*v->link_of));
-	v->heard = calloc(np + 1, sizeof(*v->heard));
-	v->sys_pfc = calloc(ns + 1, sizeof(*v->sys_pfc));
-	v->sys_app = calloc(ns + 1, sizeof(*v->sys_app));
-	if (!v->link_of || !v->heard || !v->sys_pfc || !v->sys_app) {
-		roce_view_fini(v);
-		return fab_err(-ENOMEM, "out of memory indexing the RoCE part");
-	}
-	for (size_t i = 0; i < np; i++) {
-		const struct fab_eth_port *p = &r->eth_ports[i];
-
-		v->link_of[i] = FAB_NONE;
-		if (p->system_idx >= ns)
-			continue;
-		if (p->adv.pfc.valid)
-			v->sys_pfc[p->system_idx] = true;
-		if (p->adv.app_valid)
-			v->sys_app[p->system_idx] = true;
-	}
-	for (size_t i = 0; i < r->n_links; i++) {
-		const struct fab_eth_link *l = &r->links[i];
-
-		if (l->a < np && v->link_of[l->a] == FAB_NONE)
-			v->link_of[l->a] = (uint32_t)i;
-		if (l->b < np && v->link_of[l->b] == FAB_NONE)
-			v->link_of[l->b] = (uint32_t)i;
-	}
-	for (size_t i = 0; i < r->n_neighbors; i++)
-		if (r->neighbors[i].port_idx < np && v->heard[r->neighbors[i].port_idx] < UINT32_MAX)
-			v->heard[r->neighbors[i].port_idx]++;
-	return 0;
-}
-
-void roce_view_fini(struct roce_view *v)
-{
-	free(v->link_of);
-	free(v->heard);
-	free(v->sys_pfc);
-	free(v->sys_app);
-	memset(v, 0, sizeof(*v));
 }
 
 uint32_t roce_peer(const struct roce_view *v, uint32_t port)
@@ -174,9 +126,9 @@ static bool is_udp_roce(const struct fab_app_entry *e)
 /*
  * A RoCE interface by its own evidence: an RDMA port runs on it, or it is
  * set up for lossless traffic (PFC on some priority, or an application
- * entry for UDP 4791).
+ * entry for UDP 4791). Worked out once per port, when the view is built.
  */
-bool roce_port(const struct roce_view *v, uint32_t port)
+static bool is_roce_port(const struct roce_view *v, uint32_t port)
 {
 	const struct fab_app_entry *e;
 	const char *src;
@@ -192,6 +144,64 @@ bool roce_port(const struct roce_view *v, uint32_t port)
 		if (is_udp_roce(&e[k]))
 			return true;
 	return false;
+}
+
+int roce_view_init(const struct fab_snapshot *s, struct roce_view *v)
+{
+	const struct fab_roce *r = s->roce;
+	size_t np = r->n_eth_ports, ns = r->n_systems;
+
+	memset(v, 0, sizeof(*v));
+	v->r = r;
+	v->link_of = malloc((np + 1) * sizeof(*v->link_of));
+	v->heard = calloc(np + 1, sizeof(*v->heard));
+	v->sys_pfc = calloc(ns + 1, sizeof(*v->sys_pfc));
+	v->sys_app = calloc(ns + 1, sizeof(*v->sys_app));
+	v->roce = calloc(np + 1, sizeof(*v->roce));
+	if (!v->link_of || !v->heard || !v->sys_pfc || !v->sys_app || !v->roce) {
+		roce_view_fini(v);
+		return fab_err(-ENOMEM, "out of memory indexing the RoCE part");
+	}
+	for (size_t i = 0; i < np; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+
+		v->link_of[i] = FAB_NONE;
+		if (p->system_idx >= ns)
+			continue;
+		if (p->adv.pfc.valid)
+			v->sys_pfc[p->system_idx] = true;
+		if (p->adv.app_valid)
+			v->sys_app[p->system_idx] = true;
+	}
+	for (size_t i = 0; i < r->n_links; i++) {
+		const struct fab_eth_link *l = &r->links[i];
+
+		if (l->a < np && v->link_of[l->a] == FAB_NONE)
+			v->link_of[l->a] = (uint32_t)i;
+		if (l->b < np && v->link_of[l->b] == FAB_NONE)
+			v->link_of[l->b] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < r->n_neighbors; i++)
+		if (r->neighbors[i].port_idx < np && v->heard[r->neighbors[i].port_idx] < UINT32_MAX)
+			v->heard[r->neighbors[i].port_idx]++;
+	for (size_t i = 0; i < np; i++)
+		v->roce[i] = is_roce_port(v, (uint32_t)i);
+	return 0;
+}
+
+void roce_view_fini(struct roce_view *v)
+{
+	free(v->link_of);
+	free(v->heard);
+	free(v->sys_pfc);
+	free(v->sys_app);
+	free(v->roce);
+	memset(v, 0, sizeof(*v));
+}
+
+bool roce_port(const struct roce_view *v, uint32_t port)
+{
+	return v->roce[port];
 }
 
 /* A link that carries RoCE: either end is a RoCE interface. */
@@ -221,17 +231,10 @@ static void prio_list(struct rbuf *b, uint8_t bits)
 		}
 }
 
-/* The value of another rule's parameter (a [roce] key owned by that rule). */
-static double other_param(const struct fab_rule_ctx *ctx, const char *id, size_t i)
-{
-	const struct fab_rule *r = fab_rule_find(id);
-
-	return r && i < r->n_params ? fab_config_value(ctx->cfg, r, i) : 0;
-}
-
+/* [roce] priority: a parameter several rules share (rules_priv.h). */
 static unsigned roce_priority(const struct fab_rule_ctx *ctx)
 {
-	return (unsigned)other_param(ctx, "roce.pfc_disabled", 0) & 7;
+	return (unsigned)rule_shared(ctx, rule_param_roce_priority) & 7;
 }
 
 /* ---- roce.pfc_disabled ----------------------------------------------------- */
@@ -261,24 +264,21 @@ static int pfc_end(struct fab_rule_ctx *ctx, const struct roce_view *v, uint32_t
 int check_roce_pfc_disabled(struct fab_rule_ctx *ctx)
 {
 	const struct fab_roce *r = ctx->snap->roce;
-	unsigned prio = (unsigned)rule_param(ctx, 0) & 7;
-	struct roce_view v;
-	int err;
+	const struct roce_view *v = ctx->roce;
+	unsigned prio = roce_priority(ctx);
+	int err = 0;
 
-	if ((err = roce_view_init(ctx->snap, &v)))
-		return err;
 	for (size_t i = 0; !err && i < r->n_links; i++) {
 		const struct fab_eth_link *l = &r->links[i];
 
-		if (!roce_link(&v, l))
+		if (!roce_link(v, l))
 			continue;
-		if (!(err = pfc_end(ctx, &v, l->a, l->b, prio)) && l->b != l->a)
-			err = pfc_end(ctx, &v, l->b, l->a, prio);
+		if (!(err = pfc_end(ctx, v, l->a, l->b, prio)) && l->b != l->a)
+			err = pfc_end(ctx, v, l->b, l->a, prio);
 	}
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++)
-		if (lone_port(&v, (uint32_t)i) && roce_port(&v, (uint32_t)i))
-			err = pfc_end(ctx, &v, (uint32_t)i, FAB_NONE, prio);
-	roce_view_fini(&v);
+		if (lone_port(v, (uint32_t)i) && roce_port(v, (uint32_t)i))
+			err = pfc_end(ctx, v, (uint32_t)i, FAB_NONE, prio);
 	return err;
 }
 
@@ -287,15 +287,13 @@ int check_roce_pfc_disabled(struct fab_rule_ctx *ctx)
 int check_roce_pfc_mismatch(struct fab_rule_ctx *ctx)
 {
 	const struct fab_roce *r = ctx->snap->roce;
-	struct roce_view v;
-	int err;
+	const struct roce_view *v = ctx->roce;
+	int err = 0;
 
-	if ((err = roce_view_init(ctx->snap, &v)))
-		return err;
 	for (size_t i = 0; !err && i < r->n_links; i++) {
 		const struct fab_eth_link *l = &r->links[i];
 		uint8_t a, b;
-		enum pfc_src sa = port_pfc(&v, l->a, &a), sb = port_pfc(&v, l->b, &b);
+		enum pfc_src sa = port_pfc(v, l->a, &a), sb = port_pfc(v, l->b, &b);
 
 		/* an end that states no bitmap is roce.pfc_disabled's business */
 		if (sa == PFC_UNKNOWN || sa == PFC_NOT_SENT || sb == PFC_UNKNOWN ||
@@ -315,7 +313,6 @@ int check_roce_pfc_mismatch(struct fab_rule_ctx *ctx)
 				    "the ends enable PFC on different priorities (%s)",
 				    rbuf_str(&ctx->tmp));
 	}
-	roce_view_fini(&v);
 	return err;
 }
 
@@ -394,34 +391,29 @@ static int app_end(struct fab_rule_ctx *ctx, const struct roce_view *v, uint32_t
 int check_roce_dscp_mapping(struct fab_rule_ctx *ctx)
 {
 	const struct fab_roce *r = ctx->snap->roce;
+	const struct roce_view *v = ctx->roce;
 	unsigned dscp = (unsigned)rule_param(ctx, 0), prio = roce_priority(ctx);
-	struct roce_view v;
 	bool *faces;
-	int err;
+	int err = 0;
 
-	if ((err = roce_view_init(ctx->snap, &v)))
-		return err;
-	if (!(faces = calloc(r->n_eth_ports + 1, sizeof(*faces)))) {
-		roce_view_fini(&v);
+	if (!(faces = calloc(r->n_eth_ports + 1, sizeof(*faces))))
 		return fab_err(-ENOMEM, "out of memory");
-	}
 	/* switch ports facing the host side of RoCE */
 	for (size_t i = 0; i < r->n_links; i++) {
 		const struct fab_eth_link *l = &r->links[i];
 
-		if (host_side(&v, l->a) && !host_side(&v, l->b))
+		if (host_side(v, l->a) && !host_side(v, l->b))
 			faces[l->b] = true;
-		if (host_side(&v, l->b) && !host_side(&v, l->a))
+		if (host_side(v, l->b) && !host_side(v, l->a))
 			faces[l->a] = true;
 	}
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
-		if (host_side(&v, (uint32_t)i))
-			err = app_end(ctx, &v, (uint32_t)i, true, dscp, prio);
+		if (host_side(v, (uint32_t)i))
+			err = app_end(ctx, v, (uint32_t)i, true, dscp, prio);
 		else if (faces[i])
-			err = app_end(ctx, &v, (uint32_t)i, false, dscp, prio);
+			err = app_end(ctx, v, (uint32_t)i, false, dscp, prio);
 	}
 	free(faces);
-	roce_view_fini(&v);
 	return err;
 }
 
@@ -467,33 +459,30 @@ static int mtu_emit(struct fab_rule_ctx *ctx, const struct roce_view *v, uint32_
 int check_roce_mtu_mismatch(struct fab_rule_ctx *ctx)
 {
 	const struct fab_roce *r = ctx->snap->roce;
+	const struct roce_view *v = ctx->roce;
 	unsigned expect = (unsigned)rule_param(ctx, 0);
-	struct roce_view v;
-	int err;
+	int err = 0;
 
-	if ((err = roce_view_init(ctx->snap, &v)))
-		return err;
 	for (size_t i = 0; !err && i < r->n_links; i++) {
 		const struct fab_eth_link *l = &r->links[i];
 		uint32_t ma = r->eth_ports[l->a].mtu, mb = r->eth_ports[l->b].mtu;
 		bool low_a = ma && ma < expect, low_b = mb && mb < expect;
 
-		if (!roce_link(&v, l))
+		if (!roce_link(v, l))
 			continue;
 		if (low_a || low_b)
-			err = low_a ? mtu_emit(ctx, &v, l->a, l->b, expect, true)
-				    : mtu_emit(ctx, &v, l->b, l->a, expect, true);
-		else if (ma && mb && ma != mb && mtu_diff_harmful(&v, l->a, l->b))
-			err = ma < mb ? mtu_emit(ctx, &v, l->a, l->b, expect, false)
-				      : mtu_emit(ctx, &v, l->b, l->a, expect, false);
+			err = low_a ? mtu_emit(ctx, v, l->a, l->b, expect, true)
+				    : mtu_emit(ctx, v, l->b, l->a, expect, true);
+		else if (ma && mb && ma != mb && mtu_diff_harmful(v, l->a, l->b))
+			err = ma < mb ? mtu_emit(ctx, v, l->a, l->b, expect, false)
+				      : mtu_emit(ctx, v, l->b, l->a, expect, false);
 	}
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
 		uint32_t m = r->eth_ports[i].mtu;
 
-		if (m && m < expect && lone_port(&v, (uint32_t)i) && roce_port(&v, (uint32_t)i))
-			err = mtu_emit(ctx, &v, (uint32_t)i, FAB_NONE, expect, true);
+		if (m && m < expect && lone_port(v, (uint32_t)i) && roce_port(v, (uint32_t)i))
+			err = mtu_emit(ctx, v, (uint32_t)i, FAB_NONE, expect, true);
 	}
-	roce_view_fini(&v);
 	return err;
 }
 
@@ -568,19 +557,23 @@ static int congestion_port(struct fab_rule_ctx *ctx, uint32_t rp, const struct c
 			continue;
 		struct ctr_key key = ctr_key_of(r, ci);
 		const struct ctr_key *b = bsearch(&key, base, nb, sizeof(*base), cmp_ctr_key);
-		if (!b || b->value > key.value)
-			continue; /* not in the baseline, or cleared in between */
+		bool reset, sat;
+		if (!b)
+			continue; /* not in the baseline */
 		int64_t ms = key.at_ms > 0 && b->at_ms > 0 ? key.at_ms - b->at_ms : fallback_ms;
 		if (ms <= 0)
 			continue;
-		double secs = (double)ms / 1000.0, rate = (double)(key.value - b->value) / secs;
+		/* the counter model: after a reset, what it counted since (at least) */
+		uint64_t inc = fab_counter_grew(b->value, key.value, 64, &reset, &sat);
+		double secs = (double)ms / 1000.0, rate = (double)inc / secs;
 		if (rate <= lim)
 			continue;
 		rbuf_sep(&ctx->tmp, ", ");
-		rbuf_printf(&ctx->tmp, "%s %.1f/s > %g/s", key.name, rate, lim);
+		rbuf_printf(&ctx->tmp, "%s %.1f/s%s > %g/s", key.name, rate,
+			    reset ? " or more (cleared in between)" : "", lim);
 		rbuf_sep(&ctx->ev, "; ");
-		rbuf_printf(&ctx->ev, "%s=+%llu in %.0f s", key.name,
-			    (unsigned long long)(key.value - b->value), secs);
+		rbuf_printf(&ctx->ev, "%s=+%llu%s in %.0f s", key.name, (unsigned long long)inc,
+			    reset ? "+" : "", secs);
 		any = true;
 	}
 	if (!any)

@@ -15,6 +15,7 @@
 #include <assert.h>
 
 #include "fabsweep/config.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/rules.h"

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fabsweep/config.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
@@ -41,6 +42,19 @@ void rule_port_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t port)
 double rule_param(const struct fab_rule_ctx *ctx, size_t i)
 {
 	return fab_config_value(ctx->cfg, ctx->rule, i);
+}
+
+double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p)
+{
+	size_t n;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	/* the rule that owns it: a walk over a few dozen parameters */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < t[i].n_params; k++)
+			if (&t[i].params[k] == p)
+				return fab_config_value(ctx->cfg, &t[i], k);
+	return p->def;
 }
 
 /* ---- emitting ---------------------------------------------------------------- */
@@ -251,147 +265,12 @@ int rule_emit_rdma(struct fab_rule_ctx *ctx, uint32_t dev, const char *port,
 	return err;
 }
 
-/* ---- shared data: samples and deltas ------------------------------------------ */
+/* ---- shared data: counter samples ------------------------------------------ */
 
-/* Latest (and first) sample of every port of s; arrays of s->n_ports. */
-static void index_samples(const struct fab_snapshot *s,
-			  const struct fab_counter_sample **latest,
-			  const struct fab_counter_sample **first)
+bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, uint32_t want,
+		struct fab_counter_delta *out)
 {
-	for (size_t i = 0; i < s->n_samples; i++) {
-		const struct fab_counter_sample *c = &s->samples[i];
-
-		if (c->port_idx >= s->n_ports)
-			continue;
-		if (!latest[c->port_idx] || c->sample >= latest[c->port_idx]->sample)
-			latest[c->port_idx] = c;
-		if (first && (!first[c->port_idx] || c->sample < first[c->port_idx]->sample))
-			first[c->port_idx] = c;
-	}
-}
-
-static bool saturated(uint64_t v, unsigned bits)
-{
-	return bits < 64 && v == (1ull << bits) - 1;
-}
-
-static void delta_of(const struct fab_counter_sample *from,
-		     const struct fab_counter_sample *to, struct fab_delta *d)
-{
-	memset(d, 0, sizeof(*d));
-	if (from->sampled_at_ms > 0 && to->sampled_at_ms > from->sampled_at_ms)
-		d->secs = (double)(to->sampled_at_ms - from->sampled_at_ms) / 1000.0;
-	for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
-		uint32_t bit = 1u << k;
-		uint64_t a = from->v[k], b = to->v[k];
-
-		if (!(from->valid & to->valid & bit))
-			continue;
-		d->valid |= bit;
-		if (b < a) {
-			/* went down: cleared in between; it rose at least b since */
-			d->reset |= bit;
-			d->at_least |= bit;
-			d->inc[k] = b;
-			continue;
-		}
-		d->inc[k] = b - a;
-		if (saturated(b, fab_counter_bits(k, to->extended)))
-			d->at_least |= bit;
-	}
-}
-
-struct base_node {
-	uint64_t guid;
-	uint32_t idx;
-};
-
-static int cmp_base_node(const void *x, const void *y)
-{
-	const struct base_node *a = x, *b = y;
-
-	if (a->guid != b->guid)
-		return a->guid < b->guid ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-static uint32_t base_find(const struct base_node *v, size_t n, uint64_t guid)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].guid == guid ? v[lo].idx : FAB_NONE;
-}
-
-struct shared {
-	const struct fab_counter_sample **latest, **first, **earlier;
-	size_t n_deltas;
-	double secs;
-};
-
-bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_delta *out)
-{
-	const struct fab_counter_sample *to = ctx->latest[port], *from = ctx->earlier[port];
-
-	if (!to || !from || !(from->valid & to->valid))
-		return false;
-	delta_of(from, to, out);
-	return true;
-}
-
-/* Pairs every port's latest sample with an earlier one: the baseline's
- * latest for the same node GUID and port number, or else the port's first
- * sample. Counts the pairs. */
-static int pair_samples(const struct fab_snapshot *s, const struct fab_snapshot *base,
-			struct shared *sh)
-{
-	const struct fab_counter_sample **blatest = NULL;
-	struct base_node *bn = NULL;
-	int err = 0;
-
-	if (base) {
-		blatest = calloc(base->n_ports + 1, sizeof(*blatest));
-		bn = malloc((base->n_nodes + 1) * sizeof(*bn));
-		if (!blatest || !bn) {
-			err = fab_err(-ENOMEM, "out of memory reading the baseline");
-			goto out;
-		}
-		index_samples(base, blatest, NULL);
-		for (size_t i = 0; i < base->n_nodes; i++)
-			bn[i] = (struct base_node){ base->nodes[i].guid, (uint32_t)i };
-		qsort(bn, base->n_nodes, sizeof(*bn), cmp_base_node);
-	}
-	for (size_t i = 0; i < s->n_ports; i++) {
-		const struct fab_counter_sample *to = sh->latest[i], *from = NULL;
-		const struct fab_port *p = &s->ports[i];
-
-		if (!to)
-			continue;
-		if (base) {
-			uint32_t bi = base_find(bn, base->n_nodes, s->nodes[p->node_idx].guid);
-			const struct fab_port *bp =
-				bi == FAB_NONE ? NULL : fab_snapshot_port(base, bi, p->port_num);
-			if (bp)
-				from = blatest[bp - base->ports];
-		} else if (sh->first[i] && sh->first[i] != to) {
-			from = sh->first[i];
-		}
-		if (!from || !(from->valid & to->valid))
-			continue;
-		sh->earlier[i] = from;
-		if (!sh->n_deltas++ && from->sampled_at_ms > 0 && to->sampled_at_ms > from->sampled_at_ms)
-			sh->secs = (double)(to->sampled_at_ms - from->sampled_at_ms) / 1000.0;
-	}
-out:
-	free(blatest);
-	free(bn);
-	return err;
+	return fab_counter_pairs_delta(ctx->pairs, port, want, out);
 }
 
 static double mono_s(void)
@@ -421,7 +300,7 @@ static bool have_roce(const struct fab_snapshot *s)
 }
 
 static const char *why_not(unsigned needs, const struct fab_snapshot *s,
-			   const struct fab_snapshot *base, const struct shared *sh)
+			   const struct fab_snapshot *base, const struct fab_counter_pairs *pairs)
 {
 	if ((needs & FAB_NEED_ROCE) && !have_roce(s))
 		return "the snapshot has no RoCE part (collect and merge, or scan --no-ib)";
@@ -430,7 +309,7 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "needs a baseline with RDMA counters (check --baseline)";
 	if ((needs & FAB_NEED_COUNTERS) && !s->n_samples)
 		return "the snapshot has no counter samples";
-	if ((needs & FAB_NEED_DELTAS) && !sh->n_deltas)
+	if ((needs & FAB_NEED_DELTAS) && !pairs->n_pairs)
 		return "needs two counter samples (scan --interval) or a baseline (check --baseline)";
 	if ((needs & FAB_NEED_SMINFO) && !s->n_sms && !live_scan(s))
 		return "the snapshot has no subnet manager data (not a live scan)";
@@ -504,7 +383,8 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 		      struct fab_rules_result *out)
 {
 	struct fab_rules_result res = { 0 };
-	struct shared sh = { 0 };
+	struct fab_counter_pairs pairs = { 0 };
+	struct roce_view roce = { 0 };
 	struct fab_rule_ctx ctx;
 	size_t n_rules;
 	const struct fab_rule *table = fab_rules_table(&n_rules);
@@ -520,27 +400,20 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 	fab_snapshot_clear_findings(snap);
 	snap->checked_at_ms = now_ms ? now_ms : fab_now_ms();
 
-	err = rule_ctx_init(&ctx, cfg, snap, now_ms);
-	sh.latest = calloc(snap->n_ports + 1, sizeof(*sh.latest));
-	sh.first = calloc(snap->n_ports + 1, sizeof(*sh.first));
-	sh.earlier = calloc(snap->n_ports + 1, sizeof(*sh.earlier));
-	if (err || !sh.latest || !sh.first || !sh.earlier) {
-		err = fab_err(-ENOMEM, "out of memory");
-		goto out;
-	}
-	index_samples(snap, sh.latest, sh.first);
-	if ((err = pair_samples(snap, baseline, &sh)))
+	if ((err = rule_ctx_init(&ctx, cfg, snap, now_ms)) ||
+	    (err = fab_counter_pairs_build(snap, baseline, &pairs)) ||
+	    (have_roce(snap) && (err = roce_view_init(snap, &roce))))
 		goto out;
 	res.prepare_seconds = mono_s() - t;
-	if (sh.n_deltas) {
+	if (pairs.n_pairs) {
 		res.delta_source = baseline ? "baseline" : "samples";
-		res.delta_seconds = sh.secs;
+		res.delta_seconds = pairs.secs;
 	}
 
 	ctx.base = baseline;
 	ctx.ref = reference && reference->guid_order ? reference : NULL; /* indexed */
-	ctx.latest = sh.latest;
-	ctx.earlier = sh.earlier;
+	ctx.pairs = &pairs;
+	ctx.roce = have_roce(snap) ? &roce : NULL;
 	res.n_rules = n_rules;
 	for (size_t i = 0; i < n_rules; i++) {
 		const struct fab_rule *r = &table[i];
@@ -558,7 +431,7 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 			res.status[i] = FAB_RULE_NOT_REQUESTED;
 			continue;
 		}
-		if ((res.why_skipped[i] = why_not(r->needs, snap, baseline, &sh))) {
+		if ((res.why_skipped[i] = why_not(r->needs, snap, baseline, &pairs))) {
 			res.status[i] = FAB_RULE_SKIPPED;
 			continue;
 		}
@@ -578,9 +451,8 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 	}
 out:
 	rule_ctx_fini(&ctx);
-	free(sh.latest);
-	free(sh.first);
-	free(sh.earlier);
+	fab_counter_pairs_free(&pairs);
+	roce_view_fini(&roce);
 	if (err) {
 		fab_snapshot_clear_findings(snap);
 		return err;

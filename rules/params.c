@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/config.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/names.h"
 #include "fabsweep/rules.h"
 #include "rules_priv.h"
@@ -227,5 +229,32 @@ int fab_param_parse(const struct fab_rule_param *p, const char *s, double *out)
 	}
 	default:
 		return -EINVAL;
+	}
+}
+
+/* ---- counter increase limits ---------------------------------------------- */
+
+void fab_rules_increase_limits(const struct fab_config *cfg, struct fab_counter_limits *out)
+{
+	size_t n;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	for (size_t k = 0; k < FAB_CTR__COUNT; k++)
+		out->allowed[k] = FAB_PARAM_OFF;
+	for (size_t i = 0; i < n; i++) {
+		const struct fab_rule *r = &t[i];
+
+		if (r->retired || r->check != check_counters || fab_config_severity(cfg, r) < 0)
+			continue;
+		for (size_t k = 0; k < r->n_params; k++) {
+			const struct fab_rule_param *p = &r->params[k];
+			double v = fab_config_value(cfg, r, k);
+
+			if (p->type != FAB_PARAM_INCREASE || p->arg < 0 || p->arg >= FAB_CTR__COUNT ||
+			    v < 0)
+				continue;
+			if (out->allowed[p->arg] < 0 || v < out->allowed[p->arg])
+				out->allowed[p->arg] = v; /* the strictest rule */
+		}
 	}
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 
@@ -37,17 +38,6 @@ void rbuf_sep(struct rbuf *b, const char *sep);
 /* The text so far ("" when empty); valid until the next append. */
 const char *rbuf_str(const struct rbuf *b);
 
-/* ---- counter deltas ---------------------------------------------------- */
-
-/* How one port's counters moved between two samples. */
-struct fab_delta {
-	uint32_t valid;    /* bit n: counter n known at both ends */
-	uint32_t at_least; /* bit n: inc[n] is a lower bound (reset or saturated) */
-	uint32_t reset;    /* bit n: the counter went down (cleared in between) */
-	double secs;       /* time between the samples; 0 when unknown */
-	uint64_t inc[FAB_CTR__COUNT];
-};
-
 /* ---- link tiers -------------------------------------------------------- */
 
 /* Tier of a link: the unordered pair of its ends' roles. */
@@ -68,6 +58,7 @@ void fab_tier_name(int tier, char *buf, size_t len);
 
 struct fab_config;
 struct fab_suppression;
+struct roce_view;
 
 struct fab_rule_ctx {
 	/* what the check reads */
@@ -76,11 +67,13 @@ struct fab_rule_ctx {
 	const struct fab_snapshot *snap;
 	const struct fab_snapshot *base; /* baseline or NULL */
 	const struct fab_snapshot *ref;  /* expected topology (check --expect) or NULL */
-	/* per port (index in snap->ports): the latest counter sample, and the
-	 * earlier one to compare it with (the first sample, or the
-	 * baseline's); NULL when there is none. rule_delta() compares them. */
-	const struct fab_counter_sample *const *latest;
-	const struct fab_counter_sample *const *earlier;
+	/* the RoCE part's per-port view (rules/check_roce.c); NULL when the
+	 * snapshot has none (rules that need one do not run then) */
+	const struct roce_view *roce;
+	/* per port (index in snap->ports): the latest counter sample
+	 * (pairs->latest) and the earlier one it is compared with (the first
+	 * sample, or the baseline's: core/counter.c); rule_delta() compares them. */
+	const struct fab_counter_pairs *pairs;
 	/* scratch text for checks (evidence, lists); reset before use */
 	struct rbuf ev, tmp;
 
@@ -108,12 +101,23 @@ void rule_ctx_use(struct fab_rule_ctx *ctx, const struct fab_rule *rule, int sev
 bool rule_ctx_nomem(const struct fab_rule_ctx *ctx);
 void rule_ctx_fini(struct fab_rule_ctx *ctx);
 
-/* How port's counters moved between earlier and latest; false (and *out
+/* How the port's counters in want (a mask) moved between earlier and
+ * latest (the counter model, include/fabsweep/counter.h); false (and *out
  * untouched) when there is nothing to compare. */
-bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, struct fab_delta *out);
+bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, uint32_t want,
+		struct fab_counter_delta *out);
 
 /* A rule parameter's current value. */
 double rule_param(const struct fab_rule_ctx *ctx, size_t i);
+
+/*
+ * Parameters several rules read: each belongs to (and `fabsweep rules show`
+ * lists it under) one rule; the others read it through rule_shared(), never
+ * by another rule's id. Defined in rules/table.c.
+ */
+extern const struct fab_rule_param *const rule_param_roce_priority; /* [roce] priority */
+/* The current value of a shared parameter (one of the above). */
+double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p);
 
 /*
  * Emits a finding about port `port` (index in snap->ports) and, when not
@@ -193,13 +197,16 @@ int check_expect(struct fab_rule_ctx *ctx);
 struct fab_roce;
 struct fab_eth_port;
 
-/* What several RoCE checks need per Ethernet port, built in one pass. */
+/* What the RoCE checks need per Ethernet port, built in one pass, once per
+ * run: the engine builds it when the snapshot has a RoCE part and hands it
+ * to every check in ctx->roce. */
 struct roce_view {
 	const struct fab_roce *r;
 	uint32_t *link_of; /* per port: a link it is an end of, FAB_NONE */
 	uint32_t *heard;   /* per port: neighbour records heard on it */
 	bool *sys_pfc;     /* per system: advertises a PFC TLV on some port */
 	bool *sys_app;     /* per system: advertises an APP TLV on some port */
+	bool *roce;        /* per port: a RoCE interface (roce_port()) */
 };
 /* Builds the view of s->roce (must be non-NULL); 0 or -ENOMEM. */
 int roce_view_init(const struct fab_snapshot *s, struct roce_view *v);

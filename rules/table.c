@@ -92,6 +92,30 @@ static const struct fab_rule_param flapping_params[] = {
 	  .help = "increase of LinkErrorRecoveryCounter tolerated between samples ('off': never fire)" },
 };
 
+/* Increases tolerated between two samples (or since a baseline): ibdiagnet
+ * 1.x's bad-link deltas less one (it flags an increase of at least its
+ * value; a parameter is the most that passes). The counters ibdiagnet
+ * ignores (remote physical, switch relay) are off; LinkDowned and
+ * LinkErrorRecovery are port.link_flapping's. `fabsweep ready` judges a
+ * host's links since the sweep with these (and port.link_flapping's). */
+#define INCREASE(ctr, name, dflt)                                                  \
+	{ .section = "increase", .key = name, .type = FAB_PARAM_INCREASE,          \
+	  .arg = FAB_CTR_##ctr, .def = dflt, .min = 0, .max = COUNT_MAX,           \
+	  .help = "fires when " name " rose by more than this between samples ('off': never)" }
+
+static const struct fab_rule_param error_increases[] = {
+	INCREASE(SYMBOL_ERRORS, "SymbolErrorCounter", 0),
+	INCREASE(RCV_ERRORS, "PortRcvErrors", 0),
+	INCREASE(RCV_REMOTE_PHYS_ERRORS, "PortRcvRemotePhysicalErrors", FAB_PARAM_OFF),
+	INCREASE(RCV_SWITCH_RELAY_ERRORS, "PortRcvSwitchRelayErrors", FAB_PARAM_OFF),
+	INCREASE(XMIT_DISCARDS, "PortXmitDiscards", 9),
+	INCREASE(XMIT_CONSTRAINT_ERRORS, "PortXmitConstraintErrors", 9),
+	INCREASE(RCV_CONSTRAINT_ERRORS, "PortRcvConstraintErrors", 9),
+	INCREASE(LOCAL_LINK_INTEGRITY_ERRORS, "LocalLinkIntegrityErrors", 9),
+	INCREASE(EXCESSIVE_BUFFER_OVERRUN_ERRORS, "ExcessiveBufferOverrunErrors", 9),
+	INCREASE(VL15_DROPPED, "VL15Dropped", 9),
+};
+
 static const struct fab_rule_param congestion_params[] = {
 	THRESHOLD(XMIT_WAIT, "PortXmitWait", 1000),
 	RATE(XMIT_WAIT, "PortXmitWait", 10000),
@@ -115,11 +139,13 @@ static const struct fab_rule_param asym_params[] = {
 	  .help = "fewest switches of one group (cabled alike) from which their common pattern is derived" },
 };
 
-/* RoCE: the [roce] keys are shared by several rules; each is owned by one. */
+/* RoCE: the [roce] keys are shared by several rules; each is owned by one
+ * (and listed under it); the others read it through rule_shared(). */
 static const struct fab_rule_param roce_prio_params[] = {
 	{ .section = "roce", .key = "priority", .type = FAB_PARAM_INT, .def = 3, .min = 0,
 	  .max = 7, .help = "802.1p priority RoCE traffic runs on (lossless, PFC)" },
 };
+const struct fab_rule_param *const rule_param_roce_priority = &roce_prio_params[0];
 
 static const struct fab_rule_param roce_mtu_params[] = {
 	{ .section = "roce", .key = "mtu", .type = FAB_PARAM_INT, .def = 9000, .min = 0,
@@ -736,6 +762,28 @@ static const struct fab_rule rules[] = {
 			"this host and its switch, and the link's error counters.",
 		PARAMS(roce_congestion_params),
 		.check = check_roce_congestion,
+	},
+	{
+		.id = "port.error_increase",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_COUNTERS,
+		.needs = FAB_NEED_COUNTERS | FAB_NEED_DELTAS,
+		.title = "Error counters rose between the samples",
+		.rationale =
+			"An error counter that grew between the two samples of a scan (scan --interval) "
+			"or since a baseline (check --baseline, and every sweep against the one before) "
+			"points at a link that is failing now, however slowly: ibdiagnet flags the same "
+			"increases as bad links. A counter that went down was cleared in between and rose "
+			"at least its new value; a saturated one at least up to its all-ones value. "
+			"`fabsweep ready` judges a host's links since the sweep by the same limits.",
+		.remediation =
+			"Look at the port and its peer: symbol and receive errors usually mean the cable, "
+			"a connector or the far transmitter; discards and constraint errors congestion or "
+			"configuration. Reseat or replace the cable, then compare the next sweep. Raise a "
+			"limit under [increase] if a trickle of errors is expected on a link.",
+		PARAMS(error_increases),
+		.check = check_counters,
+		.arg = COUNTERS_ALL,
 	},
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/probe.h"
@@ -255,31 +256,11 @@ int fab_ready_plan(const struct fab_snapshot *v, const struct fab_ready_hosts *h
 
 /* ---- the verdicts ------------------------------------------------------------------ */
 
-/* ibdiagnet 1.x bad-link deltas: increase since the sweep that counts. */
-uint64_t fab_ready_counter_limit(unsigned ctr)
-{
-	switch (ctr) {
-	case FAB_CTR_SYMBOL_ERRORS:
-	case FAB_CTR_LINK_ERROR_RECOVERY:
-	case FAB_CTR_LINK_DOWNED:
-	case FAB_CTR_RCV_ERRORS:
-		return 1;
-	case FAB_CTR_XMIT_DISCARDS:
-	case FAB_CTR_XMIT_CONSTRAINT_ERRORS:
-	case FAB_CTR_RCV_CONSTRAINT_ERRORS:
-	case FAB_CTR_LOCAL_LINK_INTEGRITY_ERRORS:
-	case FAB_CTR_EXCESSIVE_BUFFER_OVERRUN_ERRORS:
-	case FAB_CTR_VL15_DROPPED:
-		return 10;
-	default: /* remote physical, switch relay: not the link's fault; data */
-		return 0;
-	}
-}
-
 struct eval {
 	struct fab_ready *r;
 	const struct fab_snapshot *v;
 	const struct fab_nodemap *map;
+	const struct fab_counter_limits *limits;
 	size_t cap;
 	int err;
 	size_t answered; /* NodeInfo answers of any kind */
@@ -354,20 +335,14 @@ static const char *state_text(const struct fab_port *p, char *buf, size_t len)
 	return buf;
 }
 
-/* The view's latest counter sample of a port, or NULL. */
-static const struct fab_counter_sample *latest(const struct fab_snapshot *v, uint32_t port)
-{
-	const struct fab_counter_sample *s = fab_snapshot_sample(v, port, 1);
-
-	return s ? s : fab_snapshot_sample(v, port, 0);
-}
-
-/* Counters of one port against the sweep: one line naming every counter
- * that rose past its limit. */
+/* Counters of one port against the sweep's latest sample: one line naming
+ * every counter that rose more than its limit allows (the counter model:
+ * a reset or a saturated counter is "or more", as everywhere). */
 static void check_counters(struct eval *e, size_t host, const struct fab_probe_port *t)
 {
-	const struct fab_counter_sample *old = latest(e->v, t->port_idx);
-	char lab[300], line[1024];
+	const struct fab_counter_sample *old = fab_counter_latest(e->v, t->port_idx);
+	struct fab_counter_delta d;
+	char lab[300], line[1024], amount[32];
 	size_t off = 0;
 
 	if (t->ctr_err) {
@@ -379,30 +354,18 @@ static void check_counters(struct eval *e, size_t host, const struct fab_probe_p
 	}
 	if (!old)
 		return; /* nothing to compare with: the sweep read none */
+	fab_counter_delta(old, &t->ctr, FAB_CTR_MASK_ALL, &d);
 	for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
-		uint64_t lim = fab_ready_counter_limit(k), was, now, inc, max;
-		bool reset = false;
+		uint32_t bit = 1u << k;
+		const char *why = fab_counter_why(d.reset & bit, d.saturated & bit);
 
-		if (!lim || !(old->valid & t->ctr.valid & (1u << k)))
+		if (!fab_counter_over(&d, k, e->limits->allowed[k]))
 			continue;
-		was = old->v[k];
-		now = t->ctr.v[k];
-		max = (1ull << fab_counter_bits(k, 0)) - 1;
-		if (now >= was) {
-			inc = now - was;
-		} else if (now == max) {
-			continue; /* saturated now, larger before (64 bit): cannot tell */
-		} else {
-			inc = now; /* cleared in between: at least what it counts now */
-			reset = true;
-		}
-		if (inc < lim)
-			continue;
+		fab_counter_amount(d.inc[k], d.at_least & bit, amount, sizeof(amount));
 		off += (size_t)snprintf(line + off, off < sizeof(line) ? sizeof(line) - off : 0,
-					"%s%s %s%llu (%llu -> %llu%s)", off ? ", " : "",
-					fab_counter_name(k), reset ? ">= +" : "+",
-					(unsigned long long)inc, (unsigned long long)was,
-					(unsigned long long)now, reset ? ", cleared in between" : "");
+					"%s%s +%s (%llu -> %llu%s%s)", off ? ", " : "",
+					fab_counter_name(k), amount, (unsigned long long)old->v[k],
+					(unsigned long long)t->ctr.v[k], why ? ", " : "", why ? why : "");
 		if (off >= sizeof(line))
 			off = sizeof(line) - 1;
 	}
@@ -512,9 +475,9 @@ static bool touches(const struct eval *e, const struct fab_finding *f, size_t ho
 
 int fab_ready_evaluate(struct fab_ready *r, const struct fab_snapshot *v,
 		       const struct fab_ready_hosts *h, const struct fab_nodemap *map,
-		       unsigned fail_on)
+		       const struct fab_counter_limits *limits, unsigned fail_on)
 {
-	struct eval e = { .r = r, .v = v, .map = map };
+	struct eval e = { .r = r, .v = v, .map = map, .limits = limits };
 	uint32_t *first = NULL, *next = NULL;
 	long long scan = (long long)v->scan_id;
 

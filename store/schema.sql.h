@@ -129,7 +129,7 @@ static const char *const migrations[] = {
 	/* Scans marked as baselines: pruning keeps them (store/prune.c). */
 	"CREATE TABLE baselines(scan_id INTEGER NOT NULL, name TEXT, created_at TEXT);"
 
-	/* ---- RoCE / Ethernet (store/roce_io.c, docs/schema.md "RoCE") ---- */
+	/* ---- RoCE / Ethernet (store/roce_write.c, roce_load.c; docs/schema.md "RoCE") ---- */
 	"CREATE TABLE systems("
 	" scan_id INTEGER NOT NULL, system_idx INTEGER NOT NULL,"
 	" system TEXT NOT NULL, chassis_id TEXT, chassis_id_subtype TEXT,"

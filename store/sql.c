@@ -2,7 +2,9 @@
 /* Binding, stepping and reading helpers shared by store/'s files. */
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdio.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/store.h"
@@ -98,4 +100,18 @@ int fab_sql_done(struct fab_store *st, sqlite3_stmt *s, int rc, int err)
 		return fab_err(-EIO, "database '%s': read: %s", fab_store_path(st),
 			       sqlite3_errmsg(st->db));
 	return 0;
+}
+
+size_t fab_sql_counter_cols(char *buf, size_t cap, bool params)
+{
+	size_t off = 0;
+
+	for (unsigned c = 0; c < FAB_SQL_COUNTERS && off < cap; c++) {
+		int n = params ? snprintf(buf + off, cap - off, ",?")
+			       : snprintf(buf + off, cap - off, ", %s", fab_counter_name(c));
+		if (n < 0)
+			break;
+		off += (size_t)n < cap - off ? (size_t)n : cap - off - 1;
+	}
+	return off;
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/snapshot.h"
@@ -21,8 +22,6 @@
 #include "store_priv.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-/* Counters that existed in schema version 1 (columns of port_counters). */
-#define V1_COUNTERS 21
 #define BUSY_TIMEOUT_MS 60000
 
 static int sql_err(struct fab_store *st, int rc, const char *what)
@@ -80,7 +79,7 @@ static int create_counters_view(struct fab_store *st)
 	size_t off = 0;
 
 	off += (size_t)snprintf(sql, sizeof(sql), "%s", FAB_COUNTERS_VIEW_PREFIX);
-	for (unsigned c = 0; c < V1_COUNTERS; c++) {
+	for (unsigned c = 0; c < FAB_SQL_COUNTERS; c++) {
 		const char *n = fab_counter_name(c);
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off,
 			"%sSELECT scan_id, node_guid, port_num, sampled_at, '%s' AS counter,"
@@ -97,13 +96,13 @@ static int migrate(struct fab_store *st, int64_t from)
 
 	if (err)
 		return err;
-	for (int64_t v = from; v < FAB_SCHEMA_VERSION; v++) {
-		err = fab_store_exec(st, migrations[v], "migrate the schema");
-		if (!err && v == 0)
-			err = create_counters_view(st);
-		if (err)
+	for (int64_t v = from; v < FAB_SCHEMA_VERSION; v++)
+		if ((err = fab_store_exec(st, migrations[v], "migrate the schema")))
 			goto out;
-	}
+	/* the long form follows the counter columns as they are now */
+	if ((err = fab_store_exec(st, "DROP VIEW IF EXISTS counters", "migrate the schema")) ||
+	    (err = create_counters_view(st)))
+		goto out;
 	char sql[96];
 	snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
 		 FAB_APPLICATION_ID, FAB_SCHEMA_VERSION);

@@ -4,7 +4,10 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "fabsweep/snapshot.h"
 
 struct fab_store {
 	sqlite3 *db;
@@ -36,3 +39,56 @@ int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
 		       sqlite3_stmt **out);
 /* Finalizes a read loop: err, or an error when rc is not SQLITE_DONE. */
 int fab_sql_done(struct fab_store *st, sqlite3_stmt *s, int rc, int err);
+
+/*
+ * The counter columns of port_counters: one per counter of enum fab_counter,
+ * named by fab_counter_name(), in enum order; schema 1 created all 21. The
+ * one place the store knows how many there are (docs/adding-a-counter.md).
+ */
+#define FAB_SQL_COUNTERS FAB_CTR__COUNT
+/* Appends ", <column>" per counter column to buf (or ",?" each when params);
+ * returns the length appended (cut at cap). */
+size_t fab_sql_counter_cols(char *buf, size_t cap, bool params);
+
+/* ---- the loader (store/snapshot_load.c) ------------------------------------- */
+
+/* Rows of a scan to load: the node with node_idx `node` in the database,
+ * and of it the ports port_lo..port_hi (each query is then a seek along the
+ * primary key). */
+struct fab_load_range {
+	int64_t node;
+	int port_lo, port_hi;
+};
+
+/* What besides nodes, ports and counter samples a load reads. */
+enum {
+	FAB_LOAD_LIGHT = 1 << 0,    /* a counter baseline: GUIDs, types and descriptions
+				     * of nodes, port numbers and GUIDs, each port's
+				     * latest sample; no links */
+	FAB_LOAD_SMS = 1 << 1,
+	FAB_LOAD_ERRORS = 1 << 2,   /* scan_errors */
+	FAB_LOAD_FINDINGS = 1 << 3, /* with ranges: those naming a loaded node */
+	FAB_LOAD_ROCE = 1 << 4,     /* the RoCE part (store/roce_load.c) */
+};
+
+/*
+ * Loads scan scan_id (an id, not resolved) inside the caller's read
+ * transaction: the rows in ranges[0..n) (sorted by node, then port, not
+ * overlapping), or the whole scan when ranges is NULL; the snapshot is
+ * indexed, its links built (unless light). *out owned by the caller.
+ * 0, -ENOENT (no such scan) or another negative errno, message set.
+ */
+int fab_store_load_part(struct fab_store *st, int64_t scan_id,
+			const struct fab_load_range *ranges, size_t n_ranges, unsigned parts,
+			struct fab_snapshot **out);
+
+/* ---- the RoCE part's per-priority columns (store/roce_cols.c) --------------- */
+
+/* Eight values 0..255 as "a,b,c,d,e,f,g,h"; parse: true and v filled when
+ * the text is exactly that. */
+void fab_sql_prio_list_format(const uint8_t v[8], char *buf, size_t cap);
+bool fab_sql_prio_list_parse(const char *s, uint8_t v[8]);
+/* Eight transmission selection algorithms by name ("ets", "strict", ...,
+ * else the number), comma-separated; parse as above. */
+void fab_sql_tsa_format(const uint8_t v[8], char *buf, size_t cap);
+bool fab_sql_tsa_parse(const char *s, uint8_t v[8]);

@@ -32,8 +32,9 @@ enum fab_change_kind {
 	FAB_CHG_SM_VANISHED,    /* an SM port only in old */
 	FAB_CHG_SM_STATE,       /* SMInfo state old -> new */
 	FAB_CHG_SM_PRIORITY,    /* SMInfo priority old -> new */
-	FAB_CHG_COUNTER_INCREASE, /* error counter grew: old -> new */
-	FAB_CHG_COUNTER_RESET,  /* error counter went down: cleared in between */
+	FAB_CHG_COUNTER_INCREASE, /* error counter grew: old -> new (increase) */
+	FAB_CHG_COUNTER_RESET,  /* error counter went down: cleared in between;
+				 * increase: the new value, counted since */
 	FAB_CHG__COUNT
 };
 
@@ -56,7 +57,12 @@ struct fab_change {
 	uint16_t width, speed; /* LINK_ADDED/REMOVED: as the link ran */
 	uint8_t old_phys, new_phys; /* PORT_STATE: enum fab_phys_state */
 	uint8_t counter;    /* COUNTER_*: enum fab_counter */
-	bool saturated;     /* COUNTER_INCREASE: new value is all ones */
+	/* COUNTER_*: what it counted from old to new, as the counter model
+	 * (fabsweep/counter.h) says: new - old, or after a reset the new value;
+	 * a lower bound after a reset or when saturated (new value all ones). */
+	uint64_t increase;
+	bool saturated;     /* the new value is all ones */
+	bool at_least;      /* increase is a lower bound: a reset, or saturated */
 	const char *old_text, *new_text; /* NODE_DESC, borrowed */
 };
 

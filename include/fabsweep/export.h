@@ -36,12 +36,15 @@ void fab_outfile_abort(struct fab_outfile *of);
  * f: HELP and TYPE lines, every metric named fabsweep_*, label values
  * escaped (backslash, double quote, newline; other control bytes and
  * invalid UTF-8 as \xNN). Node labels use names (may be NULL) for mapped
- * names. snap must be indexed (the store's loader does it). No timestamps
- * on samples (the textfile collector refuses them). Returns 0 or -EIO.
+ * names. snap must be indexed (the store's loader does it). Counter
+ * increases and rates compare snap with base (a baseline, may be NULL: then
+ * the scan's own two samples), as `fabsweep check` does. No timestamps
+ * on samples (the textfile collector refuses them). Everything borrowed.
+ * Returns 0, -ENOMEM or -EIO.
  */
-int fab_export_prometheus(const struct fab_snapshot *snap,
+int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_snapshot *base,
 			  const struct fab_nodemap *names, FILE *f);
 
 /* The same, written atomically to path (a fab_outfile). */
-int fab_export_prometheus_file(const struct fab_snapshot *snap,
+int fab_export_prometheus_file(const struct fab_snapshot *snap, const struct fab_snapshot *base,
 			       const struct fab_nodemap *names, const char *path);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Names of enumerations as the public SQL interface spells them, their
- * parsers, and formatting of GUIDs, times and rates.
+ * parsers, and formatting of GUIDs, times and rates. Counter names are in
+ * fabsweep/counter.h.
  */
 #pragma once
 
@@ -17,11 +18,6 @@ const char *fab_phys_state_name(unsigned phys); /* "polling", "linkup", ... NULL
 const char *fab_scan_status_name(unsigned status);
 const char *fab_severity_name(unsigned sev);
 const char *fab_sm_state_name(unsigned state); /* "notactive" .. "master" */
-const char *fab_counter_name(unsigned ctr);     /* "SymbolErrorCounter" ... */
-/* Bit width of a counter in PortCounters (16, 8, 4 or 32); 64 when extended. */
-unsigned fab_counter_bits(unsigned ctr, int extended);
-/* True for the error counters (not data, packets or XmitWait). */
-int fab_counter_is_error(unsigned ctr);
 
 /* Reverse lookups: the enum value, or -1. */
 int fab_node_type_parse(const char *s);
@@ -31,7 +27,6 @@ int fab_phys_state_parse(const char *s);
 int fab_scan_status_parse(const char *s);
 int fab_severity_parse(const char *s);
 int fab_sm_state_parse(const char *s);
-int fab_counter_parse(const char *s);
 
 /* Single width/speed bit to name ("4X", "HDR"); NULL if not exactly one known bit. */
 const char *fab_width_name(unsigned bit);

@@ -25,6 +25,7 @@ struct fab_mkeys;
 #include "fabsweep/snapshot.h"
 
 struct fab_nodemap;
+struct fab_counter_limits;
 
 /* ---- the probe (scanner/probe.c) ----------------------------------------- */
 
@@ -190,21 +191,19 @@ struct fab_ready {
 int fab_ready_plan(const struct fab_snapshot *view, const struct fab_ready_hosts *hosts,
 		   const struct fab_nodemap *map, struct fab_ready **out);
 
-/* Error counter increases since the sweep that make a port not ready:
- * ibdiagnet's bad-link deltas (docs/workflows.md). 0: not checked. */
-uint64_t fab_ready_counter_limit(unsigned ctr);
-
 /*
  * Judges every host from the probe's answers in r->ports and from the
  * view's findings at or above fail_on (enum fab_severity; FAB_SEV__COUNT:
  * findings never count): link state, width and speed against the view,
- * error counters against the view's latest samples, who answers at each
- * LID. Fills r->verdict and r->problems (replacing earlier ones).
- * 0 or -ENOMEM.
+ * counters against the view's latest samples (an increase over limits,
+ * which are the rules' increase parameters: fab_rules_increase_limits()),
+ * who answers at each LID. Fills r->verdict and r->problems (replacing
+ * earlier ones). limits borrowed. 0 or -ENOMEM.
  */
 int fab_ready_evaluate(struct fab_ready *r, const struct fab_snapshot *view,
 		       const struct fab_ready_hosts *hosts,
-		       const struct fab_nodemap *map, unsigned fail_on);
+		       const struct fab_nodemap *map,
+		       const struct fab_counter_limits *limits, unsigned fail_on);
 
 /* The verdict of them all: not ready if any host is, else unknown if any
  * host could not be checked, else ready. */

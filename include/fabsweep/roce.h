@@ -434,7 +434,7 @@ int fab_dcb_parse_reply(const uint8_t *msg, size_t len, struct fab_dcb_info *out
 int fab_dcb_build_request(const char *ifname, uint32_t seq, uint8_t *buf,
 			  size_t cap);
 
-/* ---- store (store/roce_io.c), called inside the store's transactions -- */
+/* ---- store (store/roce_write.c, roce_load.c), inside the store's transactions */
 
 /* Writes snap->roce (if any) for snap->scan_id. */
 int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);

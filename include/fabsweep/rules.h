@@ -172,3 +172,14 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 		      const struct fab_snapshot *baseline,
 		      const struct fab_snapshot *reference, int64_t now_ms,
 		      struct fab_rules_result *out);
+
+struct fab_counter_limits;
+
+/*
+ * The counter increases every enabled counter rule tolerates between two
+ * samples (its FAB_PARAM_INCREASE parameters: port.error_increase,
+ * port.link_flapping), as cfg (NULL: the defaults) sets them; where two
+ * rules limit one counter, the stricter. What `fabsweep ready` judges a
+ * host's counters since the sweep by. Fills *out.
+ */
+void fab_rules_increase_limits(const struct fab_config *cfg, struct fab_counter_limits *out);

@@ -4,7 +4,8 @@
  * adapters a caller picks and what surrounds them. `fabsweep ready` needs a
  * handful of hosts out of a sweep of thousands, within its 100 ms budget;
  * loading the whole snapshot (fab_store_load_scan) takes longer than that on
- * a 4,096-host fabric. Implemented in store/view_io.c.
+ * a 4,096-host fabric. store/view_io.c picks the rows; the one snapshot
+ * loader (store/snapshot_load.c) reads them, as it reads whole snapshots.
  */
 #pragma once
 

@@ -93,16 +93,6 @@ static void test_guid_time(void **state)
 
 static void test_enums(void **state)
 {
-	assert_string_equal(fab_counter_name(FAB_CTR_SYMBOL_ERRORS), "SymbolErrorCounter");
-	assert_int_equal(fab_counter_parse("PortXmitWait"), FAB_CTR_XMIT_WAIT);
-	assert_int_equal(fab_counter_bits(FAB_CTR_LINK_DOWNED, 0), 8);
-	assert_int_equal(fab_counter_bits(FAB_CTR_XMIT_DATA, 0), 32);
-	assert_int_equal(fab_counter_bits(FAB_CTR_XMIT_DATA, 1), 64);
-	assert_int_equal(fab_counter_bits(FAB_CTR_SYMBOL_ERRORS, 1), 16);
-	assert_true(fab_counter_is_error(FAB_CTR_VL15_DROPPED));
-	assert_false(fab_counter_is_error(FAB_CTR_XMIT_WAIT));
-	for (unsigned i = 0; i < FAB_CTR__COUNT; i++)
-		assert_int_equal(fab_counter_parse(fab_counter_name(i)), (int)i);
 	assert_string_equal(fab_phys_state_name(FAB_PHYS_LINKUP), "linkup");
 	assert_int_equal(fab_state_parse("armed"), FAB_STATE_ARMED);
 	assert_int_equal(fab_sm_state_parse("standby"), 2);

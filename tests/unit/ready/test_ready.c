@@ -16,10 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fabsweep/config.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/probe.h"
+#include "fabsweep/rules.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_view.h"
 #include "unit/snapfix.h"
@@ -136,9 +139,29 @@ static struct fab_probe_port *target(struct run *x, uint32_t port)
 	return NULL;
 }
 
+/* The limits `fabsweep ready` uses: the rules' increase parameters, as the
+ * config text (NULL: the defaults) sets them. */
+static void limits_of(const char *conf, struct fab_counter_limits *out)
+{
+	struct fab_config *cfg = NULL;
+
+	if (conf)
+		assert_int_equal(fab_config_parse(conf, strlen(conf), "test.conf", &cfg), 0);
+	fab_rules_increase_limits(cfg, out);
+	fab_config_free(cfg);
+}
+
+static void evaluate_with(struct run *x, const char *conf, unsigned fail_on)
+{
+	struct fab_counter_limits lim;
+
+	limits_of(conf, &lim);
+	assert_int_equal(fab_ready_evaluate(x->r, x->s, x->h, NULL, &lim, fail_on), 0);
+}
+
 static void evaluate(struct run *x, unsigned fail_on)
 {
-	assert_int_equal(fab_ready_evaluate(x->r, x->s, x->h, NULL, fail_on), 0);
+	evaluate_with(x, NULL, fail_on);
 }
 
 static void done(struct run *x)
@@ -313,7 +336,7 @@ static void test_counters(void **state)
 		       "leaf001/1 error counters rose since scan 7: SymbolErrorCounter +25 (0 -> 25), "
 		       "LinkDownedCounter +1 (0 -> 1)");
 	expect_problem(&x, 1, 2, FAB_READY_NOT_READY,
-		       "host0003 HCA-1/1 error counters rose since scan 7: PortRcvErrors >= +3 "
+		       "host0003 HCA-1/1 error counters rose since scan 7: PortRcvErrors +3 or more "
 		       "(100 -> 3, cleared in between)");
 	assert_int_equal(x.r->verdict[1], FAB_READY_OK);
 	/* counters that cannot be read: could not check */
@@ -323,8 +346,22 @@ static void test_counters(void **state)
 	assert_int_equal(x.r->verdict[1], FAB_READY_UNKNOWN);
 	assert_string_equal(x.r->problems[1].text,
 			    "the counters of host0002 HCA-1/1 could not be read (an error status)");
-	assert_int_equal(fab_ready_counter_limit(FAB_CTR_RCV_SWITCH_RELAY_ERRORS), 0);
-	assert_int_equal(fab_ready_counter_limit(FAB_CTR_XMIT_DATA), 0);
+	/* the limits are the rules' parameters: the config moves them */
+	t->ctr_err = 0;
+	evaluate_with(&x, "[increase]\nPortXmitDiscards = 5\n[rules]\nport.link_flapping = off\n",
+		      FAB_SEV_ERROR);
+	assert_int_equal(x.r->verdict[1], FAB_READY_NOT_READY);
+	expect_problem(&x, 0, 0, FAB_READY_NOT_READY,
+		       "leaf001/1 error counters rose since scan 7: SymbolErrorCounter +25 (0 -> 25)");
+	expect_problem(&x, 1, 1, FAB_READY_NOT_READY,
+		       "host0002 HCA-1/1 error counters rose since scan 7: PortXmitDiscards +9 (0 -> 9)");
+	struct fab_counter_limits lim;
+	limits_of(NULL, &lim);
+	assert_true(lim.allowed[FAB_CTR_SYMBOL_ERRORS] == 0);
+	assert_true(lim.allowed[FAB_CTR_XMIT_DISCARDS] == 9);
+	assert_true(lim.allowed[FAB_CTR_LINK_DOWNED] == 0); /* port.link_flapping's */
+	assert_true(lim.allowed[FAB_CTR_RCV_SWITCH_RELAY_ERRORS] < 0);
+	assert_true(lim.allowed[FAB_CTR_XMIT_DATA] < 0);
 	done(&x);
 }
 

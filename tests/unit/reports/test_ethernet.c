@@ -153,7 +153,7 @@ static void test_ethernet_prometheus(void **state)
 	FILE *f = open_memstream(&text, &len);
 
 	assert_non_null(f);
-	assert_int_equal(fab_export_prometheus(s, NULL, f), 0);
+	assert_int_equal(fab_export_prometheus(s, NULL, NULL, f), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "fabsweep_eth_systems{role=\"leaf\"} 1\n"));
 	assert_non_null(strstr(text, "fabsweep_eth_links 2\n"));

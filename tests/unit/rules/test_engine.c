@@ -319,7 +319,7 @@ static void test_deltas(void **state)
 	assert_string_equal(res.delta_source, "samples");
 	assert_true(res.delta_seconds == 10);
 	const struct fab_finding *f = first(s, "port.link_flapping");
-	assert_string_equal(f->message, "LinkDownedCounter rose by 5 or more (allowed 0)");
+	assert_string_equal(f->message, "LinkDownedCounter rose by 5 or more (saturated) (allowed 0)");
 	assert_string_equal(f->evidence, "LinkDownedCounter_increase=5+; interval_s=10");
 	assert_string_equal(first(s, "port.errors")->message,
 			    "LinkDownedCounter 255 (saturated) > 10");

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/store.h"
+#include "fabsweep/store_view.h"
 #include "unit/snapfix.h"
 
 static char dbpath[256];
@@ -184,6 +186,99 @@ static void test_load_baseline(void **state)
 	assert_int_equal(c->sampled_at_ms, later->sampled_at_ms);
 	fab_store_close(st);
 	fab_snapshot_free(back);
+	fab_snapshot_free(snap);
+}
+
+static void raw_exec(const char *sql)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static bool want_guid(uint64_t guid, const char *desc, void *ctx)
+{
+	(void)desc;
+	return guid == *(const uint64_t *)ctx;
+}
+
+/* One loader: the part around a CA reads its rows as the whole load does
+ * (the same code with a filter), and both agree on what they do not know. */
+static void test_one_loader(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(1, 2, 2), *all, *view;
+	struct fab_finding f = { .rule_id = "port.errors", .severity = FAB_SEV_WARNING,
+				 .node = "0x0000000000003010", .port = "1",
+				 .subject = "host", .message = "m" };
+	struct fab_store *st;
+	uint64_t host = 0x3010;
+
+	fab_snapshot_add_finding(snap, &f);
+	f.node = "0x0000000000001000"; /* a spine: not in the view */
+	fab_snapshot_add_finding(snap, &f);
+	write_one(snap);
+	/* a severity the store does not know (a newer writer), a LID not read */
+	raw_exec("PRAGMA ignore_check_constraints=ON;"
+		 "UPDATE findings SET severity='critical';"
+		 "UPDATE nodes SET lid=NULL WHERE node_guid='0x0000000000003010'");
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, 0, &all), 0);
+	assert_int_equal(fab_store_load_view(st, 0, want_guid, &host, &view), 0);
+	assert_int_equal(all->n_findings, 2);
+	assert_int_equal(all->findings[0].severity, FAB_SEV_ERROR);
+	assert_int_equal(view->n_findings, 1);
+	assert_int_equal(view->findings[0].severity, FAB_SEV_ERROR);
+	/* the host, its leaf's port cabled to it and port 0: as the whole load has them */
+	uint32_t hv = fab_snapshot_find_node(view, host), ha = fab_snapshot_find_node(all, host);
+	assert_true(view->nodes[hv].flags & FAB_F_LID_UNKNOWN);
+	assert_int_equal(view->nodes[hv].flags, all->nodes[ha].flags);
+	assert_int_equal(view->n_nodes, 2);
+	assert_int_equal(view->n_ports, 1 + 2);
+	for (size_t i = 0; i < view->n_ports; i++) {
+		const struct fab_port *p = &view->ports[i];
+		uint32_t an = fab_snapshot_find_node(all, view->nodes[p->node_idx].guid);
+		const struct fab_port *q = fab_snapshot_port(all, an, p->port_num);
+		assert_non_null(q);
+		assert_int_equal(p->guid, q->guid);
+		assert_int_equal(p->state, q->state);
+		assert_int_equal(p->width_active, q->width_active);
+		assert_int_equal(p->lid, q->lid);
+		const struct fab_counter_sample *a = fab_snapshot_sample(view, (uint32_t)i, 0);
+		const struct fab_counter_sample *b = fab_snapshot_sample(all, (uint32_t)(q - all->ports), 0);
+		assert_true(!a == !b);
+		if (a)
+			assert_memory_equal(a->v, b->v, sizeof(a->v));
+	}
+	assert_int_equal(view->n_links, 1);
+	fab_snapshot_free(view);
+	/* nothing picked: an empty view, not the whole scan */
+	host = 0x4242;
+	assert_int_equal(fab_store_load_view(st, 0, want_guid, &host, &view), 0);
+	assert_int_equal(view->n_nodes, 0);
+	assert_int_equal(view->n_findings, 0);
+	fab_snapshot_free(view);
+	fab_snapshot_free(all);
+	fab_store_close(st);
+	fab_snapshot_free(snap);
+}
+
+/* The counters view (the long form of port_counters) follows the counter
+ * columns: it is rebuilt after every migration. */
+static void test_counters_view(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(1, 1, 1);
+	struct fab_store *st;
+
+	write_one(snap);
+	int64_t rows = count("SELECT count(*) FROM counters");
+	assert_int_equal(rows, (int64_t)snap->n_samples * FAB_CTR__COUNT);
+	assert_int_equal(count("SELECT count(DISTINCT counter) FROM counters"), FAB_CTR__COUNT);
+	raw_exec("DROP VIEW counters; DROP TABLE checks; PRAGMA user_version=1");
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	fab_store_close(st);
+	assert_int_equal(count("SELECT count(*) FROM counters"), rows);
 	fab_snapshot_free(snap);
 }
 
@@ -360,6 +455,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_loader, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_counters_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),

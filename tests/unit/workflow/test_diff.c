@@ -132,8 +132,12 @@ static void test_issue_scenario(void **state)
 	expect(&d->changes[5], FAB_CHG_COUNTER_INCREASE, 0x2001, 1, 0x3020, 1, 5, 500);
 	assert_int_equal(d->changes[5].counter, FAB_CTR_SYMBOL_ERRORS);
 	assert_false(d->changes[5].saturated);
+	assert_int_equal(d->changes[5].increase, 495);
+	assert_false(d->changes[5].at_least);
 	expect(&d->changes[6], FAB_CHG_COUNTER_RESET, 0x3020, 1, 0x2001, 1, 7, 2);
 	assert_int_equal(d->changes[6].counter, FAB_CTR_LINK_DOWNED);
+	assert_int_equal(d->changes[6].increase, 2); /* since the reset */
+	assert_true(d->changes[6].at_least);
 	assert_int_equal(d->count[FAB_CHG_PORT_STATE], 2);
 	assert_int_equal(d->count[FAB_CHG_LINK_REMOVED], 1);
 	assert_int_equal(d->count[FAB_CHG_NODE_ADDED], 0);
@@ -247,6 +251,8 @@ static void test_counter_rules(void **state)
 	assert_int_equal(d->changes[0].counter, FAB_CTR_RCV_ERRORS);
 	expect(&d->changes[1], FAB_CHG_COUNTER_INCREASE, 0x3000, 1, 0x2000, 1, 0, 0xffff);
 	assert_true(d->changes[1].saturated);
+	assert_int_equal(d->changes[1].increase, 0xffff);
+	assert_true(d->changes[1].at_least);
 	fab_diff_free(d);
 
 	/* unindexed snapshots are refused, not compared slowly */
@@ -411,7 +417,7 @@ static void test_xml(void **state)
 	assert_non_null(strstr(x, "<summary changes=\"7\">"));
 	assert_non_null(strstr(x, "<count kind=\"port-state\" n=\"2\"/>"));
 	assert_non_null(strstr(x, "<change kind=\"link-width\" old=\"4X\" new=\"1X\">"));
-	assert_non_null(strstr(x, "<change kind=\"counter-reset\" old=\"7\" new=\"2\" counter=\"LinkDownedCounter\">"));
+	assert_non_null(strstr(x, "<change kind=\"counter-reset\" old=\"7\" new=\"2\" counter=\"LinkDownedCounter\" increase=\"2\" at-least=\"true\">"));
 	assert_non_null(strstr(x, "<change kind=\"sm-priority\" old=\"15\" new=\"10\" sm-guid=\"0x0000000000003001\">"));
 	assert_non_null(strstr(x, "name=\"&lt;x a=&quot;1&quot;&gt;&amp;amp;\\x1b[31m\\xef\\xbf\\xbe'\""));
 	assert_non_null(strstr(x, "label=\"after &quot;maintenance&quot; &lt;3\""));

@@ -278,7 +278,7 @@ static char *render(const struct fab_snapshot *s, const struct fab_nodemap *m)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_int_equal(fab_export_prometheus(s, m, f), 0);
+	assert_int_equal(fab_export_prometheus(s, NULL, m, f), 0);
 	fclose(f);
 	return buf;
 }
@@ -366,6 +366,13 @@ static void test_values(void **state)
 	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_counter_saturated|"), 1);
 	/* rates only where there are two samples: 12 error counters of one port */
 	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_rate_per_second|"), 12);
+	/* increases as the counter model has them: a reset counts the new value */
+	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=SymbolErrorCounter", L2), 20);
+	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=LinkDownedCounter", L2), 1);
+	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=PortRcvErrors", L2), 0xffff);
+	want_value(&ps, KEY("fabsweep_port_error_counter_reset%s|counter=LinkDownedCounter", L2), 1);
+	want_value(&ps, KEY("fabsweep_port_error_counter_reset%s|counter=SymbolErrorCounter", L2), 0);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_increase|"), 12);
 	want_value(&ps, KEY("fabsweep_port_data_bytes_total%s|direction=xmit", L2), 4000);
 	want_value(&ps, KEY("fabsweep_port_packets_total%s|direction=rcv", L2), 77);
 	want_value(&ps, KEY("fabsweep_port_xmit_wait_total%s", L2), 0);
@@ -408,7 +415,8 @@ static void test_values(void **state)
 		"fabsweep_port_state", "fabsweep_port_phys_state",
 		"fabsweep_port_link_width_lanes", "fabsweep_port_link_speed_gbps_per_lane",
 		"fabsweep_port_rate_gbps", "fabsweep_port_errors_total",
-		"fabsweep_port_error_counter_saturated", "fabsweep_port_error_rate_per_second",
+		"fabsweep_port_error_counter_saturated", "fabsweep_port_error_increase",
+		"fabsweep_port_error_counter_reset", "fabsweep_port_error_rate_per_second",
 		"fabsweep_port_xmit_wait_total", "fabsweep_port_data_bytes_total",
 		"fabsweep_port_packets_total", "fabsweep_sm_state", "fabsweep_sm_priority",
 		"fabsweep_sm_failed", "fabsweep_sm_masters", "fabsweep_findings",
@@ -497,7 +505,7 @@ static void test_atomic_file(void **state)
 	FILE *f = fopen(path, "w");
 	fputs("old\n", f);
 	fclose(f);
-	assert_int_equal(fab_export_prometheus_file(s, NULL, path), 0);
+	assert_int_equal(fab_export_prometheus_file(s, NULL, NULL, path), 0);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0644);
 	f = fopen(path, "r");
@@ -516,7 +524,7 @@ static void test_atomic_file(void **state)
 	assert_int_equal(files, 1);
 	/* a directory that does not exist: an error, no file */
 	snprintf(path, sizeof(path), "%s/missing/fabsweep.prom", dir);
-	assert_true(fab_export_prometheus_file(s, NULL, path) < 0);
+	assert_true(fab_export_prometheus_file(s, NULL, NULL, path) < 0);
 	assert_non_null(strstr(fab_errmsg(), "missing"));
 	snprintf(path, sizeof(path), "%s/fabsweep.prom", dir);
 	unlink(path);

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The counter model (core/counter.c): what every module asks about port
+ * counters, answered once. Which counters there are, their widths, whether
+ * one is saturated, a port's latest sample, which earlier sample it is
+ * compared with, how much a counter grew between the two (reset and
+ * saturation included), and that growth per second. The rules, `ready`,
+ * `diff`, the reports and the Prometheus export all go through it, so a
+ * reset or a saturated counter reads the same everywhere. The semantics an
+ * operator sees are in docs/counters.md.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabsweep/snapshot.h"
+
+/* ---- the counters ------------------------------------------------------ */
+
+/* Name as infiniband-diags spells it ("SymbolErrorCounter"), which is also
+ * its column in port_counters and its config key; NULL when out of range. */
+const char *fab_counter_name(unsigned ctr);
+/* Reverse of fab_counter_name(); -1 when unknown. */
+int fab_counter_parse(const char *s);
+/* Bit width of a counter as a sample holds it: PortCounters' widths (4, 8,
+ * 16 or 32, libibmad's fields) or 64 for what PortCountersExtended carries
+ * (data and packet counters) when the sample is extended. */
+unsigned fab_counter_bits(unsigned ctr, bool extended);
+/* True for the error counters (not data, packets or XmitWait). */
+bool fab_counter_is_error(unsigned ctr);
+/* Counter masks (bit n: counter n): every counter, the error counters. */
+#define FAB_CTR_MASK_ALL ((uint32_t)((1ull << FAB_CTR__COUNT) - 1))
+uint32_t fab_counter_error_mask(void);
+
+/* Whether counter ctr of sample c is present and at the all-ones value of
+ * its width: it stopped counting there (counters saturate, they do not
+ * wrap), so the true count is at least that. A 64-bit counter never is. */
+bool fab_counter_saturated(const struct fab_counter_sample *c, unsigned ctr);
+
+/* The latest sample of a port (sample 1 when the scan took two, else 0), or
+ * NULL when the port has none. O(1) on an indexed snapshot. */
+const struct fab_counter_sample *fab_counter_latest(const struct fab_snapshot *s,
+						    uint32_t port);
+
+/* ---- growth between two samples ----------------------------------------- */
+
+/*
+ * How one port's counters moved from an earlier sample to a later one.
+ * inc[n] is what counter n counted in between:
+ *   - later >= earlier: later - earlier;
+ *   - later < earlier: the counter was cleared in between (a reset: perfquery
+ *     -R, scan --reset-counters, a reboot); inc is the later value, what it
+ *     counted since the clear, and a lower bound (reset bit);
+ *   - later saturated: inc is later - earlier (0 when earlier was larger,
+ *     which only a 64-bit earlier value can be), a lower bound (saturated bit).
+ * at_least = reset | saturated: inc[n] is "at least", never exact.
+ */
+struct fab_counter_delta {
+	uint32_t valid;     /* bit n: counter n present in both samples */
+	uint32_t reset;     /* bit n: went down: cleared in between */
+	uint32_t saturated; /* bit n: the later value is saturated */
+	uint32_t at_least;  /* reset | saturated */
+	double secs;        /* time between the samples; 0 when unknown */
+	uint64_t inc[FAB_CTR__COUNT];
+};
+
+/* One counter of a given width (64: never saturates) from was to now, by
+ * the rules above: the increase; *reset and *saturated say whether (and
+ * why) it is a lower bound. For counters outside enum fab_counter too (the
+ * RDMA counters of roce.congestion). */
+uint64_t fab_counter_grew(uint64_t was, uint64_t now, unsigned bits, bool *reset,
+			  bool *saturated);
+/* Fills *out from two samples of the same port (both borrowed), for the
+ * counters in want (a mask; the others are left out of valid). */
+void fab_counter_delta(const struct fab_counter_sample *earlier,
+		       const struct fab_counter_sample *later, uint32_t want,
+		       struct fab_counter_delta *out);
+/* inc per second; false (and *out untouched) when the counter is not in
+ * both samples or the interval is unknown. A lower bound like inc. */
+bool fab_counter_rate(const struct fab_counter_delta *d, unsigned ctr, double *out);
+/* Whether counter ctr rose more than `allowed` (< 0: never). */
+bool fab_counter_over(const struct fab_counter_delta *d, unsigned ctr, double allowed);
+
+/*
+ * The increase as every output writes it. amount: "20", or "20 or more"
+ * when it is a lower bound; why: "cleared in between" (a reset) or
+ * "saturated", NULL when exact; text: both, "20 or more (cleared in
+ * between)". buf gets at most len bytes (32 suffice for amount, 64 for text).
+ */
+void fab_counter_amount(uint64_t inc, bool at_least, char *buf, size_t len);
+const char *fab_counter_why(bool reset, bool saturated);
+void fab_counter_increase_text(uint64_t inc, bool reset, bool saturated, char *buf, size_t len);
+
+/* ---- which samples are compared ------------------------------------------ */
+
+/*
+ * Per port of a snapshot: its latest sample, and the earlier sample it is
+ * compared with: the baseline's latest sample of the same port (node GUID
+ * and port number) when a baseline is given, else the port's first sample
+ * when the scan took two (scan --interval). `fabsweep check`, the reports
+ * and the Prometheus export all pair samples this way.
+ */
+struct fab_counter_pairs {
+	const struct fab_counter_sample **latest;  /* per port, NULL: none */
+	const struct fab_counter_sample **earlier; /* per port, NULL: nothing to compare */
+	size_t n_ports;
+	size_t n_pairs;   /* ports with both */
+	double secs;      /* interval of the first pair; 0 when unknown */
+	bool baseline;    /* the earlier samples are the baseline's */
+};
+
+/* Builds the pairs of snap against base (NULL: the scan's own samples;
+ * else indexed, as the store's loader leaves it: fab_snapshot_index()).
+ * Both borrowed and must outlive *out. 0, -EINVAL or -ENOMEM (message set). */
+int fab_counter_pairs_build(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+			    struct fab_counter_pairs *out);
+void fab_counter_pairs_free(struct fab_counter_pairs *p); /* accepts a zeroed one */
+/* The delta of a port's pair for the counters in want; false (and *out
+ * untouched) when it has none. */
+bool fab_counter_pairs_delta(const struct fab_counter_pairs *p, uint32_t port, uint32_t want,
+			     struct fab_counter_delta *out);
+
+/* ---- limits -------------------------------------------------------------- */
+
+/* Increase of each counter tolerated between two samples; < 0: not judged.
+ * rules/ fills it from the rule table and the config (fab_rules_increase_limits). */
+struct fab_counter_limits {
+	double allowed[FAB_CTR__COUNT];
+};

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writing the RoCE part of a snapshot, inside fab_store_write_scan()'s
+ * transaction (loading it: roce_load.c). Relations: docs/schema.md, "RoCE
+ * and Ethernet".
+ *
+ * 802.1Qaz data is stored twice: decoded into columns for SQL users, and
+ * as the raw TLVs (lldp_tlvs), from which loading decodes it again, so a
+ * loaded snapshot is what the decoders make of the bytes. DCB data from
+ * the NIC has no raw form and is read back from its columns.
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/roce.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "store_priv.h"
+
+static void bind_caps(sqlite3_stmt *s, int i, bool has, unsigned avail, unsigned en)
+{
+	char buf[96];
+
+	if (!has)
+		return;
+	fab_lldp_caps_format(en, buf, sizeof(buf));
+	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(s, i + 1, (int)avail);
+	sqlite3_bind_int(s, i + 2, (int)en);
+}
+
+/* Application entries as text; NULL when there was no table. */
+static int bind_apps(sqlite3_stmt *s, int i, const struct fab_roce *r,
+		     const struct fab_dcbx *d)
+{
+	if (!d->app_valid)
+		return 0;
+	if (d->app_first + d->app_count > r->n_apps)
+		return -EINVAL;
+	const struct fab_app_entry *e = d->app_count ? &r->apps[d->app_first] : NULL;
+	size_t need = fab_app_format(e, d->app_count, NULL, 0) + 1;
+	char *buf = malloc(need);
+	if (!buf)
+		return -ENOMEM;
+	fab_app_format(e, d->app_count, buf, need);
+	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+	free(buf);
+	return 0;
+}
+
+/* willing, max_tcs, prio_tc, tc_bw, tsa at i.. (willing/max_tcs when cfg) */
+static void bind_ets(sqlite3_stmt *s, int i, const struct fab_ets *e, bool cfg)
+{
+	char buf[64];
+
+	if (!e->valid)
+		return;
+	if (cfg) {
+		sqlite3_bind_int(s, i++, e->willing);
+		sqlite3_bind_int(s, i++, e->max_tcs);
+	}
+	fab_sql_prio_list_format(e->prio_tc, buf, sizeof(buf));
+	sqlite3_bind_text(s, i++, buf, -1, SQLITE_TRANSIENT);
+	fab_sql_prio_list_format(e->tc_bw, buf, sizeof(buf));
+	sqlite3_bind_text(s, i++, buf, -1, SQLITE_TRANSIENT);
+	fab_sql_tsa_format(e->tsa, buf, sizeof(buf));
+	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+}
+
+/* 15 columns: pfc (enabled, willing, mbc, cap), apps, ets cfg (5), reco (3), bad */
+static int bind_lldp_dcbx(sqlite3_stmt *s, int i, const struct fab_roce *r,
+			  const struct fab_dcbx *d)
+{
+	if (d->pfc.valid) {
+		sqlite3_bind_int(s, i, d->pfc.enabled);
+		sqlite3_bind_int(s, i + 1, d->pfc.willing);
+		sqlite3_bind_int(s, i + 2, d->pfc.mbc);
+		sqlite3_bind_int(s, i + 3, d->pfc.cap);
+	}
+	bind_ets(s, i + 5, &d->ets, true);
+	bind_ets(s, i + 10, &d->ets_reco, false);
+	sqlite3_bind_int(s, i + 13, d->bad_tlvs);
+	return bind_apps(s, i + 4, r, d);
+}
+
+static int write_systems(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce *r = snap->roce;
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO systems(scan_id, system_idx, system, chassis_id,"
+		" chassis_id_subtype, description, mgmt_address, role, capabilities,"
+		" cap_available, cap_enabled, collected, lldp, hostname, source, collected_at)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < r->n_systems; i++) {
+		const struct fab_roce_system *y = &r->systems[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, (int64_t)i);
+		fab_sql_bind_text(s, 3, y->name ? y->name : "?");
+		fab_sql_bind_text(s, 4, y->chassis_id);
+		fab_sql_bind_text(s, 5, y->chassis_id_subtype);
+		fab_sql_bind_text(s, 6, y->description);
+		fab_sql_bind_text(s, 7, y->mgmt_address);
+		fab_sql_bind_text(s, 8, fab_role_name(y->role));
+		bind_caps(s, 9, y->has_caps, y->cap_available, y->cap_enabled);
+		sqlite3_bind_int(s, 12, y->collected);
+		sqlite3_bind_int(s, 13, y->lldp);
+		fab_sql_bind_text(s, 14, y->hostname);
+		fab_sql_bind_text(s, 15, y->source);
+		fab_sql_bind_time(s, 16, y->collected_at_ms);
+		err = fab_sql_step(st, s, "a system");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static const char *sysname(const struct fab_roce *r, uint32_t i)
+{
+	return i < r->n_systems && r->systems[i].name ? r->systems[i].name : "?";
+}
+
+static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce *r = snap->roce;
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO eth_port_rows(scan_id, port_idx, system_idx, system, ifname,"
+		" mac, mtu, speed_mbps, state, sysfs, lldp, stub, port_id, port_id_subtype,"
+		" port_descr, lldp_pfc_enabled, lldp_pfc_willing, lldp_pfc_mbc, lldp_pfc_cap,"
+		" lldp_app_entries, lldp_ets_willing, lldp_ets_max_tcs, lldp_ets_prio_tc,"
+		" lldp_ets_tc_bw, lldp_ets_tsa, lldp_reco_prio_tc, lldp_reco_tc_bw,"
+		" lldp_reco_tsa, lldp_bad_tlvs, dcb_status, dcbx_mode, dcb_pfc_enabled,"
+		" dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs,"
+		" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, rdma_device, rdma_port)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, (int64_t)i);
+		sqlite3_bind_int64(s, 3, p->system_idx);
+		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
+		fab_sql_bind_text(s, 6, p->mac);
+		if (p->mtu)
+			sqlite3_bind_int64(s, 7, p->mtu);
+		if (p->speed_mbps >= 0)
+			sqlite3_bind_int(s, 8, p->speed_mbps);
+		fab_sql_bind_text(s, 9, p->state);
+		sqlite3_bind_int(s, 10, !!(p->flags & FAB_ETH_F_SYSFS));
+		sqlite3_bind_int(s, 11, !!(p->flags & FAB_ETH_F_LLDP));
+		sqlite3_bind_int(s, 12, !!(p->flags & FAB_ETH_F_STUB));
+		fab_sql_bind_text(s, 13, p->port_id);
+		fab_sql_bind_text(s, 14, p->port_id_subtype);
+		fab_sql_bind_text(s, 15, p->port_descr);
+		if ((err = bind_lldp_dcbx(s, 16, r, &p->adv)))
+			break;
+		fab_sql_bind_text(s, 30, fab_dcb_status_name(p->dcb_status));
+		if (p->dcbx_mode >= 0)
+			sqlite3_bind_int(s, 31, p->dcbx_mode);
+		if (p->dcb_status == FAB_DCB_OK) {
+			if (p->dcb.pfc.valid) {
+				sqlite3_bind_int(s, 32, p->dcb.pfc.enabled);
+				sqlite3_bind_int(s, 33, p->dcb.pfc.cap);
+				sqlite3_bind_int(s, 34, p->dcb.pfc.mbc);
+			}
+			if ((err = bind_apps(s, 35, r, &p->dcb)))
+				break;
+			bind_ets(s, 36, &p->dcb.ets, true);
+		}
+		if (p->rdma_port_idx < r->n_rdma_ports) {
+			const struct fab_rdma_port *q = &r->rdma_ports[p->rdma_port_idx];
+			fab_sql_bind_text(s, 41, r->devices[q->device_idx].name);
+			sqlite3_bind_int(s, 42, q->port_num);
+		}
+		err = fab_sql_step(st, s, "an Ethernet port");
+	}
+	if (err == -EINVAL || err == -ENOMEM)
+		err = fab_err(err, "snapshot has inconsistent application entries");
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_neighbors(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce *r = snap->roce;
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO lldp_neighbors(scan_id, neighbor_idx, port_idx, system, ifname,"
+		" chassis_id, chassis_id_subtype, neighbor_system, neighbor_descr,"
+		" neighbor_port_id, neighbor_port_id_subtype, neighbor_port_descr,"
+		" mgmt_address, ttl, capabilities, cap_available, cap_enabled,"
+		" pfc_enabled, pfc_willing, pfc_mbc, pfc_cap, app_entries, ets_willing,"
+		" ets_max_tcs, ets_prio_tc, ets_tc_bw, ets_tsa, reco_prio_tc, reco_tc_bw,"
+		" reco_tsa, bad_tlvs, neighbor_ifname, neighbor_collected,"
+		" remote_system_idx, remote_port_idx)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		&s);
+
+	for (size_t i = 0; !err && i < r->n_neighbors; i++) {
+		const struct fab_lldp_neighbor *n = &r->neighbors[i];
+		const struct fab_eth_port *p = &r->eth_ports[n->port_idx];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, (int64_t)i);
+		sqlite3_bind_int64(s, 3, n->port_idx);
+		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
+		fab_sql_bind_text(s, 6, n->chassis_id);
+		fab_sql_bind_text(s, 7, n->chassis_id_subtype);
+		fab_sql_bind_text(s, 8, n->system_name);
+		fab_sql_bind_text(s, 9, n->system_descr);
+		fab_sql_bind_text(s, 10, n->port_id);
+		fab_sql_bind_text(s, 11, n->port_id_subtype);
+		fab_sql_bind_text(s, 12, n->port_descr);
+		fab_sql_bind_text(s, 13, n->mgmt_address);
+		sqlite3_bind_int64(s, 14, n->ttl);
+		bind_caps(s, 15, n->has_caps, n->cap_available, n->cap_enabled);
+		if ((err = bind_lldp_dcbx(s, 18, r, &n->dcbx)))
+			break;
+		if (n->remote_port_idx < r->n_eth_ports) {
+			const struct fab_eth_port *q = &r->eth_ports[n->remote_port_idx];
+			fab_sql_bind_text(s, 32, q->ifname);
+			sqlite3_bind_int(s, 33, r->systems[q->system_idx].collected);
+			sqlite3_bind_int64(s, 34, n->remote_system_idx);
+			sqlite3_bind_int64(s, 35, n->remote_port_idx);
+		}
+		err = fab_sql_step(st, s, "an LLDP neighbour");
+	}
+	if (err == -EINVAL || err == -ENOMEM)
+		err = fab_err(err, "snapshot has inconsistent application entries");
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce *r = snap->roce;
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO eth_links(scan_id, a_system, a_ifname, b_system, b_ifname,"
+		" a_heard_b, b_heard_a, a_port_idx, b_port_idx) VALUES (?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < r->n_links; i++) {
+		const struct fab_eth_link *l = &r->links[i];
+		const struct fab_eth_port *a = &r->eth_ports[l->a], *b = &r->eth_ports[l->b];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_text(s, 2, sysname(r, a->system_idx));
+		fab_sql_bind_text(s, 3, a->ifname ? a->ifname : "?");
+		fab_sql_bind_text(s, 4, sysname(r, b->system_idx));
+		fab_sql_bind_text(s, 5, b->ifname ? b->ifname : "?");
+		sqlite3_bind_int(s, 6, !!(l->heard & FAB_LINK_A_HEARD_B));
+		sqlite3_bind_int(s, 7, !!(l->heard & FAB_LINK_B_HEARD_A));
+		sqlite3_bind_int64(s, 8, l->a);
+		sqlite3_bind_int64(s, 9, l->b);
+		err = fab_sql_step(st, s, "an Ethernet link");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_tlv_range(struct fab_store *st, sqlite3_stmt *s, const struct fab_snapshot *snap,
+			   const char *owner, size_t idx, const struct fab_eth_port *p,
+			   uint32_t first, uint32_t count)
+{
+	const struct fab_roce *r = snap->roce;
+	int err = 0;
+
+	for (uint32_t k = first; !err && k < first + count && k < r->n_tlvs; k++) {
+		const struct fab_lldp_tlv *t = &r->tlvs[k];
+		char oui[16];
+
+		snprintf(oui, sizeof(oui), "%02x-%02x-%02x", t->oui >> 16 & 0xff,
+			 t->oui >> 8 & 0xff, t->oui & 0xff);
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_text(s, 2, owner);
+		sqlite3_bind_int64(s, 3, (int64_t)idx);
+		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_text(s, 5, p->ifname);
+		fab_sql_bind_text(s, 6, oui);
+		sqlite3_bind_int(s, 7, t->subtype);
+		sqlite3_bind_blob(s, 8, t->len ? (const void *)t->info : "", t->len,
+				  SQLITE_TRANSIENT);
+		err = fab_sql_step(st, s, "an LLDP TLV");
+	}
+	return err;
+}
+
+static int write_tlvs(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce *r = snap->roce;
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO lldp_tlvs(scan_id, owner, owner_idx, system, ifname, oui,"
+		" subtype, info) VALUES (?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < r->n_eth_ports; i++)
+		err = write_tlv_range(st, s, snap, "port", i, &r->eth_ports[i],
+				      r->eth_ports[i].tlv_first, r->eth_ports[i].tlv_count);
+	for (size_t i = 0; !err && i < r->n_neighbors; i++)
+		err = write_tlv_range(st, s, snap, "neighbor", i,
+				      &r->eth_ports[r->neighbors[i].port_idx],
+				      r->neighbors[i].tlv_first, r->neighbors[i].tlv_count);
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce *r = snap->roce;
+	sqlite3_stmt *d = NULL, *p = NULL, *c = NULL;
+	int err = fab_store_prepare(st,
+		"INSERT INTO rdma_devices(scan_id, device_idx, system_idx, system, device,"
+		" node_guid, sys_image_guid, node_desc, fw_ver, hca_type, board_id,"
+		" pci_address, pcie_speed_gts, pcie_width, pcie_max_speed_gts,"
+		" pcie_max_width) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &d);
+
+	if (!err)
+		err = fab_store_prepare(st,
+			"INSERT INTO rdma_port_rows(scan_id, device_idx, port_num, system, device,"
+			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx)"
+			" VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &p);
+	if (!err)
+		err = fab_store_prepare(st,
+			"INSERT INTO rdma_counters(scan_id, device_idx, port_num, system, device,"
+			" kind, counter, value) VALUES (?,?,?,?,?,?,?,?)", &c);
+	for (size_t i = 0; !err && i < r->n_devices; i++) {
+		const struct fab_rdma_device *v = &r->devices[i];
+		const char *sys = sysname(r, v->system_idx);
+
+		sqlite3_bind_int64(d, 1, snap->scan_id);
+		sqlite3_bind_int64(d, 2, (int64_t)i);
+		sqlite3_bind_int64(d, 3, v->system_idx);
+		fab_sql_bind_text(d, 4, sys);
+		fab_sql_bind_text(d, 5, v->name ? v->name : "?");
+		fab_sql_bind_guid_opt(d, 6, v->node_guid);
+		fab_sql_bind_guid_opt(d, 7, v->sys_image_guid);
+		fab_sql_bind_text(d, 8, v->node_desc);
+		fab_sql_bind_text(d, 9, v->fw_ver);
+		fab_sql_bind_text(d, 10, v->hca_type);
+		fab_sql_bind_text(d, 11, v->board_id);
+		fab_sql_bind_text(d, 12, v->pci_address);
+		if (v->pcie_speed_gts > 0)
+			sqlite3_bind_double(d, 13, v->pcie_speed_gts);
+		if (v->pcie_width)
+			sqlite3_bind_int(d, 14, v->pcie_width);
+		if (v->pcie_max_speed_gts > 0)
+			sqlite3_bind_double(d, 15, v->pcie_max_speed_gts);
+		if (v->pcie_max_width)
+			sqlite3_bind_int(d, 16, v->pcie_max_width);
+		err = fab_sql_step(st, d, "an RDMA device");
+		for (uint32_t k = 0; !err && k < v->port_count; k++) {
+			const struct fab_rdma_port *q = &r->rdma_ports[v->port_first + k];
+
+			sqlite3_bind_int64(p, 1, snap->scan_id);
+			sqlite3_bind_int64(p, 2, (int64_t)i);
+			sqlite3_bind_int(p, 3, q->port_num);
+			fab_sql_bind_text(p, 4, sys);
+			fab_sql_bind_text(p, 5, v->name ? v->name : "?");
+			fab_sql_bind_text(p, 6, fab_state_name(q->state));
+			fab_sql_bind_text(p, 7, fab_phys_state_name(q->phys_state));
+			fab_sql_bind_text(p, 8, q->rate);
+			if (q->rate_gbps > 0)
+				sqlite3_bind_double(p, 9, q->rate_gbps);
+			fab_sql_bind_text(p, 10, q->link_layer);
+			fab_sql_bind_text(p, 11, q->netdev);
+			if (q->eth_port_idx != FAB_NONE)
+				sqlite3_bind_int64(p, 12, q->eth_port_idx);
+			err = fab_sql_step(st, p, "an RDMA port");
+			for (uint32_t j = 0; !err && j < q->ctr_count; j++) {
+				const struct fab_rdma_counter *t = &r->counters[q->ctr_first + j];
+
+				sqlite3_bind_int64(c, 1, snap->scan_id);
+				sqlite3_bind_int64(c, 2, (int64_t)i);
+				sqlite3_bind_int(c, 3, q->port_num);
+				fab_sql_bind_text(c, 4, sys);
+				fab_sql_bind_text(c, 5, v->name ? v->name : "?");
+				fab_sql_bind_text(c, 6, fab_rdma_ctr_kind_name(t->kind));
+				fab_sql_bind_text(c, 7, t->name);
+				/* stored as SQLite's signed 64-bit: values >= 2^63 wrap */
+				sqlite3_bind_int64(c, 8, (int64_t)t->value);
+				err = fab_sql_step(st, c, "an RDMA counter");
+			}
+		}
+	}
+	sqlite3_finalize(d);
+	sqlite3_finalize(p);
+	sqlite3_finalize(c);
+	return err;
+}
+
+int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	int err;
+
+	if (!snap->roce)
+		return 0;
+	if ((err = write_systems(st, snap)) || (err = write_eth_ports(st, snap)) ||
+	    (err = write_neighbors(st, snap)) || (err = write_links(st, snap)) ||
+	    (err = write_tlvs(st, snap)) || (err = write_rdma(st, snap)))
+		return err;
+	return 0;
+}

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/* Writing a snapshot in one transaction (loading it back: snapshot_load.c). */
+#include <errno.h>
+#include <stdbool.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/counter.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/roce.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "store_priv.h"
+
+static void bind_widths(sqlite3_stmt *s, int i, unsigned mask)
+{
+	char buf[64];
+
+	fab_widths_format(mask, buf, sizeof(buf));
+	fab_sql_bind_text(s, i, mask ? buf : NULL);
+}
+
+static void bind_speeds(sqlite3_stmt *s, int i, unsigned mask)
+{
+	char buf[96];
+
+	fab_speeds_format(mask, buf, sizeof(buf));
+	fab_sql_bind_text(s, i, mask ? buf : NULL);
+}
+
+static int write_findings(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO findings(scan_id, rule_id, severity, node, port, peer_node,"
+		" peer_port, subject, message, evidence) VALUES (?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_findings; i++) {
+		const struct fab_finding *f = &snap->findings[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_text(s, 2, f->rule_id);
+		fab_sql_bind_text(s, 3, fab_severity_name(f->severity));
+		fab_sql_bind_text(s, 4, f->node);
+		fab_sql_bind_text(s, 5, f->port);
+		fab_sql_bind_text(s, 6, f->peer_node);
+		fab_sql_bind_text(s, 7, f->peer_port);
+		fab_sql_bind_text(s, 8, f->subject);
+		fab_sql_bind_text(s, 9, f->message ? f->message : "");
+		fab_sql_bind_text(s, 10, f->evidence);
+		err = fab_sql_step(st, s, "a finding");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_scan_row(struct fab_store *st, struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO scans(started_at, finished_at, status, label, host, source,"
+		" sm_act_start, sm_act_end, fabsweep_version) VALUES (?,?,?,?,?,?,?,?,?)", &s);
+
+	if (err)
+		return err;
+	fab_sql_bind_time(s, 1, snap->started_at_ms ? snap->started_at_ms : fab_now_ms());
+	fab_sql_bind_time(s, 2, snap->finished_at_ms);
+	fab_sql_bind_text(s, 3, fab_scan_status_name(snap->status));
+	fab_sql_bind_text(s, 4, snap->label);
+	fab_sql_bind_text(s, 5, snap->host);
+	fab_sql_bind_text(s, 6, snap->source);
+	sqlite3_bind_int64(s, 7, snap->sm_act_start);
+	sqlite3_bind_int64(s, 8, snap->sm_act_end);
+	fab_sql_bind_text(s, 9, FABSWEEP_VERSION);
+	err = fab_sql_step(st, s, "the scan");
+	if (!err)
+		snap->scan_id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO nodes(scan_id, node_idx, node_guid, node_type, description,"
+		" lid, num_ports, role, sys_guid, vendor_id, device_id, revision, hops,"
+		" smp_failed, pma_failed, description_raw)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_nodes; i++) {
+		const struct fab_node *n = &snap->nodes[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, (int64_t)i);
+		fab_sql_bind_guid(s, 3, n->guid);
+		fab_sql_bind_text(s, 4, fab_node_type_name(n->type));
+		fab_sql_bind_text(s, 5, n->desc);
+		if (!(n->flags & FAB_F_LID_UNKNOWN)) /* else NULL: not 0 */
+			sqlite3_bind_int(s, 6, n->lid);
+		sqlite3_bind_int(s, 7, n->num_ports);
+		fab_sql_bind_text(s, 8, fab_role_name(n->role));
+		fab_sql_bind_guid(s, 9, n->sys_guid);
+		sqlite3_bind_int64(s, 10, n->vendor_id);
+		sqlite3_bind_int64(s, 11, n->device_id);
+		sqlite3_bind_int64(s, 12, n->revision);
+		if (n->hops >= 0)
+			sqlite3_bind_int(s, 13, n->hops);
+		sqlite3_bind_int(s, 14, !!(n->flags & FAB_F_SMP_FAILED));
+		sqlite3_bind_int(s, 15, !!(n->flags & FAB_F_PMA_FAILED));
+		if (n->desc_raw_len)
+			sqlite3_bind_blob(s, 16, n->desc_raw, n->desc_raw_len, SQLITE_TRANSIENT);
+		err = fab_sql_step(st, s, "a node");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO port_rows(scan_id, node_idx, port_num, node_guid, port_guid,"
+		" lid, lmc, sm_lid, state, phys_state, width_active, width_enabled,"
+		" width_supported, speed_active, speed_enabled, speed_supported, rate_gbps,"
+		" mtu_active, mtu_cap, op_vls, cap_mask, remote_guid, remote_port,"
+		" remote_node_idx, smp_failed, pma_failed, no_remote)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_ports; i++) {
+		const struct fab_port *p = &snap->ports[i];
+		double rate = fab_rate_gbps(p->width_active, p->speed_active);
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, p->node_idx);
+		sqlite3_bind_int(s, 3, p->port_num);
+		fab_sql_bind_guid(s, 4, snap->nodes[p->node_idx].guid);
+		if (p->guid)
+			fab_sql_bind_guid(s, 5, p->guid);
+		/* What was not read is NULL (unknown), never 0. */
+		bool read = !(p->flags & FAB_F_SMP_FAILED);
+		if (!(p->flags & FAB_F_LID_UNKNOWN))
+			sqlite3_bind_int(s, 6, p->lid);
+		if (read) {
+			sqlite3_bind_int(s, 7, p->lmc);
+			sqlite3_bind_int(s, 8, p->sm_lid);
+		}
+		fab_sql_bind_text(s, 9, fab_state_name(p->state));
+		fab_sql_bind_text(s, 10, fab_phys_state_name(p->phys_state));
+		bind_widths(s, 11, p->width_active);
+		bind_widths(s, 12, p->width_enabled);
+		bind_widths(s, 13, p->width_supported);
+		bind_speeds(s, 14, p->speed_active);
+		bind_speeds(s, 15, p->speed_enabled);
+		bind_speeds(s, 16, p->speed_supported);
+		if (rate > 0 && p->state >= FAB_STATE_INIT)
+			sqlite3_bind_double(s, 17, rate);
+		if (p->mtu_active)
+			sqlite3_bind_int(s, 18, (int)fab_mtu_bytes(p->mtu_active));
+		if (p->mtu_cap)
+			sqlite3_bind_int(s, 19, (int)fab_mtu_bytes(p->mtu_cap));
+		if (read) {
+			sqlite3_bind_int(s, 20, p->op_vls);
+			sqlite3_bind_int64(s, 21, p->cap_mask);
+		}
+		if (p->remote_guid) {
+			fab_sql_bind_guid(s, 22, p->remote_guid);
+			sqlite3_bind_int(s, 23, p->remote_port);
+		}
+		if (p->remote_idx != FAB_NONE && p->remote_idx < snap->n_ports)
+			sqlite3_bind_int64(s, 24, snap->ports[p->remote_idx].node_idx);
+		sqlite3_bind_int(s, 25, !!(p->flags & FAB_F_SMP_FAILED));
+		sqlite3_bind_int(s, 26, !!(p->flags & FAB_F_PMA_FAILED));
+		sqlite3_bind_int(s, 27, !!(p->flags & FAB_F_NO_REMOTE));
+		err = fab_sql_step(st, s, "a port");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO links(scan_id, a_guid, a_port, b_guid, b_port, width, speed,"
+		" rate_gbps, a_node_idx, b_node_idx) VALUES (?,?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_links; i++) {
+		const struct fab_port *a = &snap->ports[snap->links[i].a];
+		const struct fab_port *b = &snap->ports[snap->links[i].b];
+		/* A link runs at what both ends agree on; take a's view. */
+		double rate = fab_rate_gbps(a->width_active, a->speed_active);
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_guid(s, 2, snap->nodes[a->node_idx].guid);
+		sqlite3_bind_int(s, 3, a->port_num);
+		fab_sql_bind_guid(s, 4, snap->nodes[b->node_idx].guid);
+		sqlite3_bind_int(s, 5, b->port_num);
+		bind_widths(s, 6, a->width_active);
+		bind_speeds(s, 7, a->speed_active);
+		if (rate > 0)
+			sqlite3_bind_double(s, 8, rate);
+		sqlite3_bind_int64(s, 9, a->node_idx);
+		sqlite3_bind_int64(s, 10, b->node_idx);
+		err = fab_sql_step(st, s, "a link");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_samples(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	char sql[2048];
+	size_t off;
+	sqlite3_stmt *s;
+	int err;
+
+	off = (size_t)snprintf(sql, sizeof(sql),
+			       "INSERT INTO port_counters(scan_id, node_idx, port_num, sample,"
+			       " node_guid, sampled_at, extended");
+	off += fab_sql_counter_cols(sql + off, sizeof(sql) - off, false);
+	off += (size_t)snprintf(sql + off, sizeof(sql) - off, ") VALUES (?,?,?,?,?,?,?");
+	off += fab_sql_counter_cols(sql + off, sizeof(sql) - off, true);
+	snprintf(sql + off, sizeof(sql) - off, ")");
+	if ((err = fab_store_prepare(st, sql, &s)))
+		return err;
+	for (size_t i = 0; !err && i < snap->n_samples; i++) {
+		const struct fab_counter_sample *c = &snap->samples[i];
+		const struct fab_port *p = &snap->ports[c->port_idx];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, p->node_idx);
+		sqlite3_bind_int(s, 3, p->port_num);
+		sqlite3_bind_int(s, 4, c->sample);
+		fab_sql_bind_guid(s, 5, snap->nodes[p->node_idx].guid);
+		fab_sql_bind_time(s, 6, c->sampled_at_ms);
+		sqlite3_bind_int(s, 7, c->extended);
+		for (unsigned k = 0; k < FAB_SQL_COUNTERS; k++)
+			if (c->valid & (1u << k))
+				sqlite3_bind_int64(s, 8 + (int)k, (int64_t)c->v[k]);
+		err = fab_sql_step(st, s, "counters");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_sms(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO sms(scan_id, port_guid, lid, state, priority, act_count,"
+		" node_guid, port_num, failed) VALUES (?,?,?,?,?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_sms; i++) {
+		const struct fab_sm *sm = &snap->sms[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_guid(s, 2, sm->port_guid);
+		sqlite3_bind_int(s, 3, sm->lid);
+		if (!sm->failed) {
+			fab_sql_bind_text(s, 4, fab_sm_state_name(sm->state));
+			sqlite3_bind_int(s, 5, sm->priority);
+			sqlite3_bind_int64(s, 6, sm->act_count);
+		}
+		if (sm->port_idx != FAB_NONE && sm->port_idx < snap->n_ports) {
+			const struct fab_port *p = &snap->ports[sm->port_idx];
+			fab_sql_bind_guid(s, 7, snap->nodes[p->node_idx].guid);
+			sqlite3_bind_int(s, 8, p->port_num);
+		}
+		sqlite3_bind_int(s, 9, sm->failed);
+		err = fab_sql_step(st, s, "a subnet manager");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int write_errors(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err = fab_store_prepare(st,
+		"INSERT INTO scan_errors(scan_id, node_guid, port_num, what, message)"
+		" VALUES (?,?,?,?,?)", &s);
+
+	for (size_t i = 0; !err && i < snap->n_errors; i++) {
+		const struct fab_scan_error *e = &snap->errors[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		if (e->node_guid)
+			fab_sql_bind_guid(s, 2, e->node_guid);
+		if (e->port_num >= 0)
+			sqlite3_bind_int(s, 3, e->port_num);
+		fab_sql_bind_text(s, 4, e->what);
+		fab_sql_bind_text(s, 5, e->message);
+		err = fab_sql_step(st, s, "a scan error");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+/* Records that the rules ran on the scan (replacing an earlier record). */
+static int write_check(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err;
+
+	if (!snap->checked_at_ms)
+		return 0;
+	if ((err = fab_store_prepare(st, "INSERT OR REPLACE INTO checks(scan_id, checked_at,"
+					 " fabsweep_version) VALUES (?,?,?)", &s)))
+		return err;
+	sqlite3_bind_int64(s, 1, snap->scan_id);
+	fab_sql_bind_time(s, 2, snap->checked_at_ms);
+	fab_sql_bind_text(s, 3, FABSWEEP_VERSION);
+	err = fab_sql_step(st, s, "the check record");
+	sqlite3_finalize(s);
+	return err;
+}
+
+int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
+{
+	int64_t old_id = snap->scan_id;
+	int err;
+
+	if (!st->writable)
+		return fab_err(-EROFS, "database '%s' was opened read-only", st->path);
+	if ((err = fab_store_begin(st)))
+		return err;
+	err = write_scan_row(st, snap);
+	if (!err)
+		err = write_nodes(st, snap);
+	if (!err)
+		err = write_ports(st, snap);
+	if (!err)
+		err = write_links(st, snap);
+	if (!err)
+		err = write_samples(st, snap);
+	if (!err)
+		err = write_sms(st, snap);
+	if (!err)
+		err = write_errors(st, snap);
+	if (!err)
+		err = write_findings(st, snap);
+	if (!err)
+		err = write_check(st, snap);
+	if (!err)
+		err = fab_store_write_roce(st, snap); /* RoCE part (store/roce_write.c) */
+	err = fab_store_finish(st, err);
+	if (err)
+		snap->scan_id = old_id;
+	return err;
+}
+
+int fab_store_replace_findings(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	char sql[96];
+	int err;
+
+	if (!st->writable)
+		return fab_err(-EROFS, "database '%s' was opened read-only", st->path);
+	if ((err = fab_store_begin(st)))
+		return err;
+	snprintf(sql, sizeof(sql), "DELETE FROM findings WHERE scan_id=%lld",
+		 (long long)snap->scan_id);
+	err = fab_store_exec(st, sql, "delete old findings");
+	if (!err)
+		err = write_findings(st, snap);
+	if (!err)
+		err = write_check(st, snap);
+	return fab_store_finish(st, err);
+}

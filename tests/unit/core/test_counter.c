@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/* The counter model (core/counter.c): widths, saturation, deltas with resets
+ * and saturation, rates, limits, the text every output writes, and which
+ * samples are compared (the scan's two, or the baseline's). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "fabsweep/counter.h"
+#include "unit/snapfix.h"
+
+static void test_table(void **state)
+{
+	(void)state;
+	assert_string_equal(fab_counter_name(FAB_CTR_SYMBOL_ERRORS), "SymbolErrorCounter");
+	assert_null(fab_counter_name(FAB_CTR__COUNT));
+	assert_int_equal(fab_counter_parse("PortXmitWait"), FAB_CTR_XMIT_WAIT);
+	assert_int_equal(fab_counter_parse("SymbolErrors"), -1);
+	for (unsigned i = 0; i < FAB_CTR__COUNT; i++)
+		assert_int_equal(fab_counter_parse(fab_counter_name(i)), (int)i);
+	/* libibmad's PortCounters widths; extended: 64-bit data and packets */
+	assert_int_equal(fab_counter_bits(FAB_CTR_LOCAL_LINK_INTEGRITY_ERRORS, false), 4);
+	assert_int_equal(fab_counter_bits(FAB_CTR_LINK_DOWNED, false), 8);
+	assert_int_equal(fab_counter_bits(FAB_CTR_SYMBOL_ERRORS, false), 16);
+	assert_int_equal(fab_counter_bits(FAB_CTR_SYMBOL_ERRORS, true), 16);
+	assert_int_equal(fab_counter_bits(FAB_CTR_XMIT_DATA, false), 32);
+	assert_int_equal(fab_counter_bits(FAB_CTR_XMIT_DATA, true), 64);
+	assert_int_equal(fab_counter_bits(FAB_CTR_XMIT_WAIT, true), 32);
+	assert_int_equal(fab_counter_bits(FAB_CTR_UNICAST_XMIT_PKTS, false), 64);
+	assert_int_equal(fab_counter_bits(FAB_CTR__COUNT, false), 0);
+	assert_true(fab_counter_is_error(FAB_CTR_VL15_DROPPED));
+	assert_false(fab_counter_is_error(FAB_CTR_XMIT_WAIT));
+	assert_false(fab_counter_is_error(FAB_CTR__COUNT));
+}
+
+static struct fab_counter_sample sample(int64_t at_ms, bool extended)
+{
+	struct fab_counter_sample c = { .sampled_at_ms = at_ms, .extended = extended };
+
+	c.valid = (1u << FAB_CTR__COUNT) - 1;
+	return c;
+}
+
+static void test_saturated(void **state)
+{
+	struct fab_counter_sample c = sample(1000, false);
+
+	(void)state;
+	c.v[FAB_CTR_LOCAL_LINK_INTEGRITY_ERRORS] = 15;         /* 4 bits */
+	c.v[FAB_CTR_LINK_DOWNED] = 255;                        /* 8 bits */
+	c.v[FAB_CTR_SYMBOL_ERRORS] = 65535;                    /* 16 bits */
+	c.v[FAB_CTR_XMIT_WAIT] = 0xffffffffu;                  /* 32 bits */
+	c.v[FAB_CTR_RCV_ERRORS] = 65534;
+	c.v[FAB_CTR_UNICAST_XMIT_PKTS] = UINT64_MAX;           /* 64 bits: never */
+	assert_true(fab_counter_saturated(&c, FAB_CTR_LOCAL_LINK_INTEGRITY_ERRORS));
+	assert_true(fab_counter_saturated(&c, FAB_CTR_LINK_DOWNED));
+	assert_true(fab_counter_saturated(&c, FAB_CTR_SYMBOL_ERRORS));
+	assert_true(fab_counter_saturated(&c, FAB_CTR_XMIT_WAIT));
+	assert_false(fab_counter_saturated(&c, FAB_CTR_RCV_ERRORS));
+	assert_false(fab_counter_saturated(&c, FAB_CTR_UNICAST_XMIT_PKTS));
+	c.valid &= ~(1u << FAB_CTR_SYMBOL_ERRORS); /* not read: not saturated */
+	assert_false(fab_counter_saturated(&c, FAB_CTR_SYMBOL_ERRORS));
+	/* an extended sample's data counters are 64 bits wide */
+	c = sample(1000, true);
+	c.v[FAB_CTR_XMIT_DATA] = 0xffffffffu;
+	assert_false(fab_counter_saturated(&c, FAB_CTR_XMIT_DATA));
+	c.extended = false;
+	assert_true(fab_counter_saturated(&c, FAB_CTR_XMIT_DATA));
+}
+
+static void test_delta(void **state)
+{
+	struct fab_counter_sample a = sample(1000, false), b = sample(11000, false);
+	struct fab_counter_delta d;
+	double r;
+
+	(void)state;
+	a.v[FAB_CTR_SYMBOL_ERRORS] = 10, b.v[FAB_CTR_SYMBOL_ERRORS] = 30;   /* normal */
+	a.v[FAB_CTR_RCV_ERRORS] = 500, b.v[FAB_CTR_RCV_ERRORS] = 20;        /* reset */
+	a.v[FAB_CTR_XMIT_DISCARDS] = 100, b.v[FAB_CTR_XMIT_DISCARDS] = 65535; /* saturated */
+	a.v[FAB_CTR_VL15_DROPPED] = 65535, b.v[FAB_CTR_VL15_DROPPED] = 65535; /* still */
+	a.v[FAB_CTR_LINK_DOWNED] = 300, b.v[FAB_CTR_LINK_DOWNED] = 255; /* 64-bit before */
+	b.valid &= ~(1u << FAB_CTR_XMIT_WAIT);
+	fab_counter_delta(&a, &b, FAB_CTR_MASK_ALL, &d);
+	assert_true(d.secs == 10);
+	assert_false(d.valid & (1u << FAB_CTR_XMIT_WAIT));
+	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 20);
+	assert_false(d.at_least & (1u << FAB_CTR_SYMBOL_ERRORS));
+	assert_int_equal(d.inc[FAB_CTR_RCV_ERRORS], 20);
+	assert_true(d.reset & (1u << FAB_CTR_RCV_ERRORS));
+	assert_true(d.at_least & (1u << FAB_CTR_RCV_ERRORS));
+	assert_int_equal(d.inc[FAB_CTR_XMIT_DISCARDS], 65435);
+	assert_true(d.saturated & (1u << FAB_CTR_XMIT_DISCARDS));
+	assert_false(d.reset & (1u << FAB_CTR_XMIT_DISCARDS));
+	assert_int_equal(d.inc[FAB_CTR_VL15_DROPPED], 0);
+	assert_true(d.at_least & (1u << FAB_CTR_VL15_DROPPED));
+	/* saturated now, larger before: not a reset, at least 0 */
+	assert_int_equal(d.inc[FAB_CTR_LINK_DOWNED], 0);
+	assert_false(d.reset & (1u << FAB_CTR_LINK_DOWNED));
+	assert_true(d.saturated & (1u << FAB_CTR_LINK_DOWNED));
+	assert_int_equal(d.at_least, d.reset | d.saturated);
+
+	assert_true(fab_counter_rate(&d, FAB_CTR_SYMBOL_ERRORS, &r));
+	assert_true(r == 2);
+	assert_false(fab_counter_rate(&d, FAB_CTR_XMIT_WAIT, &r));
+	assert_true(fab_counter_over(&d, FAB_CTR_SYMBOL_ERRORS, 19));
+	assert_false(fab_counter_over(&d, FAB_CTR_SYMBOL_ERRORS, 20));
+	assert_false(fab_counter_over(&d, FAB_CTR_SYMBOL_ERRORS, -1)); /* off */
+	assert_false(fab_counter_over(&d, FAB_CTR_VL15_DROPPED, 0));
+	assert_false(fab_counter_over(&d, FAB_CTR_XMIT_WAIT, 0));
+
+	/* only the counters wanted */
+	fab_counter_delta(&a, &b, 1u << FAB_CTR_RCV_ERRORS, &d);
+	assert_int_equal(d.valid, 1u << FAB_CTR_RCV_ERRORS);
+	assert_int_equal(d.reset, 1u << FAB_CTR_RCV_ERRORS);
+	assert_int_equal(fab_counter_error_mask(), (1u << (FAB_CTR_VL15_DROPPED + 1)) - 1);
+
+	/* no interval: no rate, the increase still */
+	b.sampled_at_ms = 0;
+	fab_counter_delta(&a, &b, FAB_CTR_MASK_ALL, &d);
+	assert_true(d.secs == 0);
+	assert_false(fab_counter_rate(&d, FAB_CTR_SYMBOL_ERRORS, &r));
+	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 20);
+}
+
+/* One value pair, any width: what fab_counter_delta does per counter, and
+ * what roce.congestion uses for the 64-bit RDMA counters. */
+static void test_grew(void **state)
+{
+	bool reset, sat;
+
+	(void)state;
+	assert_int_equal(fab_counter_grew(10, 30, 16, &reset, &sat), 20);
+	assert_false(reset || sat);
+	assert_int_equal(fab_counter_grew(500, 20, 16, &reset, &sat), 20);
+	assert_true(reset && !sat);
+	assert_int_equal(fab_counter_grew(100, 65535, 16, &reset, &sat), 65435);
+	assert_true(sat && !reset);
+	assert_int_equal(fab_counter_grew(3, 15, 4, &reset, &sat), 12);
+	assert_true(sat);
+	assert_int_equal(fab_counter_grew(9, 5, 64, &reset, &sat), 5);
+	assert_true(reset);
+	assert_int_equal(fab_counter_grew(UINT64_MAX - 1, UINT64_MAX, 64, &reset, &sat), 1);
+	assert_false(reset || sat); /* 64 bits never saturate */
+}
+
+static void test_text(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	fab_counter_amount(20, false, buf, sizeof(buf));
+	assert_string_equal(buf, "20");
+	fab_counter_amount(20, true, buf, sizeof(buf));
+	assert_string_equal(buf, "20 or more");
+	assert_null(fab_counter_why(false, false));
+	assert_string_equal(fab_counter_why(true, false), "cleared in between");
+	assert_string_equal(fab_counter_why(false, true), "saturated");
+	fab_counter_increase_text(20, false, false, buf, sizeof(buf));
+	assert_string_equal(buf, "20");
+	fab_counter_increase_text(20, true, false, buf, sizeof(buf));
+	assert_string_equal(buf, "20 or more (cleared in between)");
+	fab_counter_increase_text(65435, false, true, buf, sizeof(buf));
+	assert_string_equal(buf, "65435 or more (saturated)");
+}
+
+static struct fab_counter_sample *sample_of(struct fab_snapshot *s, uint64_t guid, unsigned port)
+{
+	const struct fab_port *p = fab_snapshot_port(s, fab_snapshot_find_node(s, guid), port);
+
+	return (struct fab_counter_sample *)fab_counter_latest(s, (uint32_t)(p - s->ports));
+}
+
+static void test_pairs(void **state)
+{
+	struct fab_snapshot *s = snapfix_fat_tree(1, 1, 2), *base = snapfix_fat_tree(1, 1, 2);
+	struct fab_counter_pairs p;
+	struct fab_counter_delta d;
+	const struct fab_port *hp = fab_snapshot_port(s, fab_snapshot_find_node(s, 0x3000), 1);
+	uint32_t hi = (uint32_t)(hp - s->ports);
+
+	(void)state;
+	/* one sample each: nothing to compare within the scan */
+	assert_int_equal(fab_counter_pairs_build(s, NULL, &p), 0);
+	assert_int_equal(p.n_pairs, 0);
+	assert_non_null(p.latest[hi]);
+	assert_false(fab_counter_pairs_delta(&p, hi, FAB_CTR_MASK_ALL, &d));
+	fab_counter_pairs_free(&p);
+
+	/* a second sample of one port: compared with its first */
+	struct fab_counter_sample *c1 = fab_snapshot_add_sample(s);
+	*c1 = *sample_of(s, 0x3000, 1);
+	c1->sample = 1;
+	c1->sampled_at_ms += 10000;
+	c1->v[FAB_CTR_SYMBOL_ERRORS] = 7;
+	assert_int_equal(fab_snapshot_index(s), 0);
+	assert_ptr_equal(fab_counter_latest(s, hi), &s->samples[s->n_samples - 1]);
+	assert_int_equal(fab_counter_pairs_build(s, NULL, &p), 0);
+	assert_int_equal(p.n_pairs, 1);
+	assert_false(p.baseline);
+	assert_true(p.secs == 10);
+	assert_true(fab_counter_pairs_delta(&p, hi, FAB_CTR_MASK_ALL, &d));
+	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 7);
+	fab_counter_pairs_free(&p);
+
+	/* a baseline wins over the first sample: matched by node GUID and port */
+	sample_of(base, 0x3000, 1)->v[FAB_CTR_SYMBOL_ERRORS] = 9; /* then cleared */
+	base->samples[0].sampled_at_ms = s->samples[0].sampled_at_ms - 3600 * 1000;
+	assert_int_equal(fab_counter_pairs_build(s, base, &p), 0);
+	assert_true(p.baseline);
+	assert_true(p.n_pairs > 1);
+	assert_true(fab_counter_pairs_delta(&p, hi, FAB_CTR_MASK_ALL, &d));
+	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 7);
+	assert_true(d.reset & (1u << FAB_CTR_SYMBOL_ERRORS));
+	fab_counter_pairs_free(&p);
+	fab_counter_pairs_free(&p); /* a zeroed one is fine */
+	fab_snapshot_free(s);
+	fab_snapshot_free(base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_saturated),
+		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_grew),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_pairs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
