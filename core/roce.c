@@ -16,7 +16,6 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- 802.1Qaz decoders (pure) ----------------------------------------- */
 

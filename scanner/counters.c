@@ -264,7 +264,6 @@ static const struct {
 	{ FAB_CTR_MULTICAST_RCV_PKTS, IB_PC_EXT_RCV_MPKTS_F },
 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* PortCounters answer -> sample, not overwriting what the extended one set. */
 static void decode_pc(struct fab_counter_sample *smp, const uint8_t *d,

@@ -28,7 +28,6 @@
 #include "fabsweep/snapshot.h"
 #include "scanner/scan_priv.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 void fab_probe_opts_init(struct fab_probe_opts *o)
 {

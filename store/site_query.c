@@ -22,11 +22,11 @@
 #include <time.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/names.h"
 #include "fabsweep/site_rules.h"
 #include "fabsweep/store.h"
 #include "store_priv.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PROGRESS_OPS 4096 /* VM instructions between two looks at the clock */
 #define BUSY_MS 5000
 

@@ -20,7 +20,6 @@
 #include "schema.sql.h"
 #include "store_priv.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* Counters that existed in schema version 1 (columns of port_counters). */
 #define V1_COUNTERS 21
 #define BUSY_TIMEOUT_MS 60000

@@ -12,7 +12,10 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 
+struct fab_diff;
+struct fab_nodemap;
 struct fab_snapshot;
 
 struct fab_report_opts {
@@ -65,3 +68,19 @@ int fab_report_write(const struct fab_snapshot *snap,
 		     const struct fab_snapshot *baseline,
 		     const struct fab_report_opts *opts, const char *xml_path,
 		     const char *html_path);
+
+/*
+ * A diff (fab_diff_compute() of old_snap -> new_snap, both borrowed) as
+ * text to f: a line naming the two scans, then the changes grouped by kind,
+ * node names through names (may be NULL). 0, or -EIO when f failed.
+ */
+int fab_report_diff_text(FILE *f, const struct fab_diff *d,
+			 const struct fab_snapshot *old_snap,
+			 const struct fab_snapshot *new_snap,
+			 const struct fab_nodemap *names);
+/* The same as XML valid against docs/fabsweep-diff.xsd, written to path
+ * atomically (the target is left as it was on failure). */
+int fab_report_diff_xml(const char *path, const struct fab_diff *d,
+			const struct fab_snapshot *old_snap,
+			const struct fab_snapshot *new_snap,
+			const struct fab_nodemap *names);

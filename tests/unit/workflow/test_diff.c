@@ -17,7 +17,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlschemas.h>
 
-#include "cli/cli.h"
+#include "fabsweep/report.h"
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
@@ -297,7 +297,7 @@ static char *render_text(const struct fab_diff *d, const struct fab_snapshot *a,
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_int_equal(fab_cli_diff_text(f, d, a, b, m), 0);
+	assert_int_equal(fab_report_diff_text(f, d, a, b, m), 0);
 	fclose(f);
 	return buf;
 }
@@ -404,7 +404,7 @@ static void test_xml(void **state)
 				  evil, sizeof(evil) - 1);
 	b->label = "after \"maintenance\" <3";
 	assert_int_equal(fab_diff_compute(a, b, &d), 0);
-	assert_int_equal(fab_cli_diff_xml(path, d, a, b, NULL), 0);
+	assert_int_equal(fab_report_diff_xml(path, d, a, b, NULL), 0);
 	validate(path);
 	char *x = slurp(path);
 	assert_non_null(strstr(x, "<fabsweep-diff version=\"1\""));
@@ -426,7 +426,7 @@ static void test_xml(void **state)
 	e->nodes[fab_snapshot_find_node(e, 0x1001)].lid = 42;
 	reindex(e);
 	assert_int_equal(fab_diff_compute(c, e, &d), 0);
-	assert_int_equal(fab_cli_diff_xml(path, d, c, e, NULL), 0);
+	assert_int_equal(fab_report_diff_xml(path, d, c, e, NULL), 0);
 	validate(path);
 	x = slurp(path);
 	assert_non_null(strstr(x, "<change kind=\"node-description\" old=\"spine001\" new=\"renamed\">"));
@@ -435,7 +435,7 @@ static void test_xml(void **state)
 	fab_diff_free(d);
 
 	/* an unwritable target: error, nothing left behind */
-	assert_int_not_equal(fab_cli_diff_xml("/nonexistent-dir/x.xml", d = NULL, c, e, NULL), 0);
+	assert_int_not_equal(fab_report_diff_xml("/nonexistent-dir/x.xml", d = NULL, c, e, NULL), 0);
 	unlink(path);
 	fab_snapshot_free(a);
 	fab_snapshot_free(b);
