@@ -31,7 +31,7 @@ int fab_pipeline_check_snapshot(struct fab_store *st, struct fab_snapshot *snap,
 	 * one that fails is reported and records nothing, the others run */
 	fab_site_rules_list(with->site, &n_site);
 	if (n_site) {
-		if (fab_site_rules_run(with->site, with->cfg, fab_store_path(st), snap,
+		if (fab_site_rules_run(with->site, with->cfg, st, snap,
 				       with->base ? with->base->scan_id : 0, 0, &c.site) ||
 		    fab_store_replace_findings(st, snap))
 			return -EIO;

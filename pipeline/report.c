@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "fabsweep/error.h"
-#include "fabsweep/export.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/report.h"

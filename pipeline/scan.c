@@ -16,7 +16,7 @@
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/probe.h"
-#include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"

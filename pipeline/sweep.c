@@ -17,7 +17,6 @@
 
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
-#include "fabsweep/export.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"

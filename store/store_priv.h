@@ -36,3 +36,11 @@ int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
 		       sqlite3_stmt **out);
 /* Finalizes a read loop: err, or an error when rc is not SQLITE_DONE. */
 int fab_sql_done(struct fab_store *st, sqlite3_stmt *s, int rc, int err);
+
+/* store/roce_io.c: the RoCE part of a snapshot, inside the transactions of
+ * snapshot_io.c. Writes snap->roce (if any) for snap->scan_id; loads the
+ * RoCE part of snap->scan_id into snap->roce (left NULL when the scan has
+ * none). */
+struct fab_snapshot;
+int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
+int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);

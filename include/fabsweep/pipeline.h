@@ -27,7 +27,7 @@
 #include "fabsweep/names.h"      /* FAB_SEV__COUNT */
 #include "fabsweep/probe.h"      /* struct fab_probe_opts, fab_probe_stats */
 #include "fabsweep/report.h"     /* struct fab_report_opts */
-#include "fabsweep/roce.h"       /* struct fab_roce_opts */
+#include "fabsweep/roce_collect.h" /* struct fab_roce_opts */
 #include "fabsweep/rules.h"      /* struct fab_rules_result */
 #include "fabsweep/scan.h"       /* struct fab_scan_opts */
 #include "fabsweep/site_rules.h" /* struct fab_site_result */

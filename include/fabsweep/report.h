@@ -84,3 +84,22 @@ int fab_report_diff_xml(const char *path, const struct fab_diff *d,
 			const struct fab_snapshot *old_snap,
 			const struct fab_snapshot *new_snap,
 			const struct fab_nodemap *names);
+
+/*
+ * The Prometheus text exposition format (version 0.0.4) of snap, for
+ * node_exporter's textfile collector (reports/prometheus.c; the metrics
+ * are listed in docs/workflows.md): HELP and TYPE lines, every metric named
+ * fabsweep_*, label values escaped (backslash, double quote, newline; other
+ * control bytes and invalid UTF-8 as \xNN). Node labels use names (may be
+ * NULL) for mapped names. snap must be indexed (the store's loader does
+ * it). No timestamps on samples (the textfile collector refuses them).
+ * Writes to f; returns 0 or -EIO.
+ */
+int fab_export_prometheus(const struct fab_snapshot *snap,
+			  const struct fab_nodemap *names, FILE *f);
+
+/* The same, written to path atomically like the reports: under a temporary
+ * name beside it ("PATH.tmpXXXXXX", never ending in ".prom", mode 0644),
+ * renamed over it, so the collector sees the old file or the new one. */
+int fab_export_prometheus_file(const struct fab_snapshot *snap,
+			       const struct fab_nodemap *names, const char *path);
