@@ -36,13 +36,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[600];
-
-	unlink(db);
-	snprintf(p, sizeof(p), "%s-wal", db);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", db);
-	unlink(p);
+	fabfix_unlink_db(db);
 	unlink(conf);
 	return 0;
 }

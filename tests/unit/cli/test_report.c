@@ -34,15 +34,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[600];
-
-	unlink(db);
+	fabfix_unlink_db(db);
 	unlink(xml);
 	unlink(html);
-	snprintf(p, sizeof(p), "%s-wal", db);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", db);
-	unlink(p);
 	return 0;
 }
 

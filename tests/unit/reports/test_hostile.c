@@ -31,15 +31,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[600];
-
 	unlink(html);
 	unlink(xml);
-	unlink(db);
-	snprintf(p, sizeof(p), "%s-wal", db);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", db);
-	unlink(p);
+	fabfix_unlink_db(db);
 	return 0;
 }
 

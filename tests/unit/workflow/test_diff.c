@@ -45,19 +45,7 @@ static struct fab_counter_sample *sample_of(struct fab_snapshot *s, uint64_t gui
 
 static void unlink_ports(struct fab_snapshot *s, uint64_t ga, unsigned pa)
 {
-	struct fab_port *a = &s->ports[port_of(s, ga, pa)];
-	struct fab_port *b = &s->ports[a->remote_idx];
-
-	for (int i = 0; i < 2; i++) {
-		struct fab_port *p = i ? b : a;
-		p->remote_idx = FAB_NONE;
-		p->remote_guid = 0;
-		p->remote_port = 0;
-		p->state = FAB_STATE_DOWN;
-		p->phys_state = FAB_PHYS_POLLING;
-		p->width_active = 0;
-		p->speed_active = 0;
-	}
+	fabfix_uncable(s, fab_snapshot_find_node(s, ga), pa);
 }
 
 static void reindex(struct fab_snapshot *s)

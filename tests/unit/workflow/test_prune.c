@@ -35,13 +35,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[300];
-
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	fabfix_unlink_db(dbpath);
 	return 0;
 }
 
