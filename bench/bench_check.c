@@ -31,6 +31,7 @@
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "fabfix/fabfix.h"
 
 #define TARGET_S 1.0
 #define TARGET_MB 256.0
@@ -52,123 +53,47 @@ static double cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint32_t add_node(struct fab_snapshot *s, uint8_t type, uint8_t role, uint64_t guid,
-			 const char *desc, unsigned nports)
-{
-	struct fab_node *n = fab_snapshot_add_node(s);
-	uint32_t idx = (uint32_t)(s->n_nodes - 1);
-
-	n->guid = n->sys_guid = guid;
-	n->type = type;
-	n->role = role;
-	n->num_ports = (uint8_t)nports;
-	n->lid = (uint16_t)(idx + 1);
-	fab_node_set_desc(n, (const uint8_t *)desc, strlen(desc));
-	for (unsigned p = type == FAB_NODE_SWITCH ? 0 : 1; p <= nports; p++) {
-		struct fab_port *pt = fab_snapshot_add_port(s);
-		s->nodes[idx].port_count++;
-		pt->node_idx = idx;
-		pt->port_num = (uint8_t)p;
-		pt->guid = type == FAB_NODE_SWITCH ? guid : guid + 1;
-		pt->lid = (uint16_t)(idx + 1);
-		pt->state = p == 0 ? FAB_STATE_ACTIVE : FAB_STATE_DOWN;
-		pt->phys_state = p == 0 ? FAB_PHYS_LINKUP : FAB_PHYS_POLLING;
-		pt->mtu_cap = 5;
-	}
-	return idx;
-}
-
-static void cable(struct fab_snapshot *s, uint32_t a, unsigned pa, uint32_t b, unsigned pb)
-{
-	struct fab_port *x = fab_snapshot_port(s, a, pa), *y = fab_snapshot_port(s, b, pb);
-
-	x->remote_idx = (uint32_t)(y - s->ports);
-	y->remote_idx = (uint32_t)(x - s->ports);
-	x->remote_guid = s->nodes[b].guid;
-	x->remote_port = (uint8_t)pb;
-	y->remote_guid = s->nodes[a].guid;
-	y->remote_port = (uint8_t)pa;
-	for (struct fab_port *p = x;; p = y) {
-		p->state = FAB_STATE_ACTIVE;
-		p->phys_state = FAB_PHYS_LINKUP;
-		p->width_enabled = p->width_supported = FAB_WIDTH_1X | FAB_WIDTH_4X;
-		p->speed_enabled = p->speed_supported = FAB_SPEED_SDR | FAB_SPEED_EDR | FAB_SPEED_HDR;
-		p->width_active = FAB_WIDTH_4X;
-		p->speed_active = FAB_SPEED_HDR;
-		p->mtu_active = 5;
-		if (p == y)
-			break;
-	}
-}
-
 static struct fab_snapshot *build(unsigned spines, unsigned leaves, unsigned hpl, int64_t shift)
 {
-	struct fab_snapshot *s = fab_snapshot_new();
-	uint32_t *sp = calloc(spines, sizeof(*sp)), *lf = calloc(leaves, sizeof(*lf));
-	char name[64];
+	const struct fabfix_tree t = {
+		.spines = spines, .leaves = leaves, .hosts_per_leaf = hpl,
+		.spine_guid = 0x0002c90300100000ull, .leaf_guid = 0x0002c90300200000ull,
+		.host_guid = 0x0002c90300400000ull, .host_step = 2,
+		.spine = { "spine", 3 }, .leaf = { "leaf", 3 }, .host = { "node", 5, " HCA-1" },
+		.roles = true,
+	};
+	struct fab_snapshot *s = fabfix_fat_tree(&t);
 	int64_t t0 = T0 + shift;
 
-	if (!s || !sp || !lf)
+	if (!s)
 		return NULL;
 	s->started_at_ms = t0;
 	s->finished_at_ms = t0 + 20000;
 	s->host = fab_snapshot_strdup(s, "bench", SIZE_MAX);
 	s->source = fab_snapshot_strdup(s, "ib:mlx5_0/1", SIZE_MAX);
-	for (unsigned i = 0; i < spines; i++) {
-		snprintf(name, sizeof(name), "spine%03u", i + 1);
-		sp[i] = add_node(s, FAB_NODE_SWITCH, FAB_ROLE_SPINE, 0x0002c90300100000ull + i, name,
-				 leaves);
+	/* defects: one missing uplink, a few degraded links */
+	if (leaves > 7 && spines > 3) {
+		fabfix_uncable(s, (uint32_t)(spines + 7), hpl + 1 + 3);
+		fab_snapshot_build_links(s);
 	}
-	for (unsigned i = 0; i < leaves; i++) {
-		snprintf(name, sizeof(name), "leaf%03u", i + 1);
-		lf[i] = add_node(s, FAB_NODE_SWITCH, FAB_ROLE_LEAF, 0x0002c90300200000ull + i, name,
-				 hpl + spines);
-	}
-	for (unsigned i = 0, h = 0; i < leaves; i++) {
-		for (unsigned j = 0; j < hpl; j++, h++) {
-			snprintf(name, sizeof(name), "node%05u HCA-1", h + 1);
-			uint32_t c = add_node(s, FAB_NODE_CA, FAB_ROLE_HOST,
-					      0x0002c90300400000ull + (uint64_t)h * 2, name, 1);
-			cable(s, lf[i], j + 1, c, 1);
-		}
-		for (unsigned k = 0; k < spines; k++)
-			if (!(i == 7 && k == 3)) /* one missing uplink */
-				cable(s, lf[i], hpl + 1 + k, sp[k], i + 1);
-	}
-	/* defects: a few degraded links */
 	for (size_t i = 0; i < s->n_ports; i += 9973) {
 		struct fab_port *p = &s->ports[i];
 		if (p->remote_idx == FAB_NONE)
 			continue;
 		p->width_active = s->ports[p->remote_idx].width_active = FAB_WIDTH_1X;
 	}
-	fab_snapshot_build_links(s);
 	for (unsigned smp = 0; smp < 2; smp++)
 		for (size_t i = 0; i < s->n_ports; i++) {
-			if (!s->ports[i].port_num || s->ports[i].state != FAB_STATE_ACTIVE)
+			if (!fabfix_sampled(s, i))
 				continue;
-			struct fab_counter_sample *c = fab_snapshot_add_sample(s);
-			c->port_idx = (uint32_t)i;
-			c->sample = (uint8_t)smp;
-			c->extended = true;
-			c->sampled_at_ms = t0 + 1000 + smp * 10000;
-			c->valid = (1u << FAB_CTR__COUNT) - 1;
+			struct fab_counter_sample *c = fabfix_sample(s, i, smp, t0 + 1000 + smp * 10000);
 			c->v[FAB_CTR_XMIT_DATA] = i * 1000 + smp * 5000;
 			c->v[FAB_CTR_RCV_DATA] = i * 900 + smp * 5000;
 			c->v[FAB_CTR_SYMBOL_ERRORS] = i % 1009 == 0 ? 50 + smp * 300 : 0;
 			c->v[FAB_CTR_XMIT_WAIT] = i % 4001 == 0 ? 2000 : 0;
 		}
-	for (int k = 0; k < 2; k++) {
-		struct fab_sm *sm = fab_snapshot_add_sm(s);
-		uint32_t host = spines + leaves + (uint32_t)k;
-		sm->port_guid = s->nodes[host].guid + 1;
-		sm->lid = s->nodes[host].lid;
-		sm->state = k ? 2 : 3;
-		sm->priority = k ? 10 : 14;
-		sm->port_idx = s->nodes[host].port_first;
-	}
-	free(sp);
-	free(lf);
+	fabfix_sm(s, fabfix_first_host(&t), 3, 14);
+	fabfix_sm(s, fabfix_first_host(&t) + 1, 2, 10);
 	return s;
 }
 
@@ -367,12 +292,7 @@ int main(int argc, char **argv)
 		missed |= verdict("fabsweep check (whole process)", secs, rss);
 	}
 	if (!keep) {
-		char p[600];
-		unlink(db);
-		snprintf(p, sizeof(p), "%s-wal", db);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s-shm", db);
-		unlink(p);
+		fabfix_unlink_db(db);
 	} else {
 		printf("database kept: %s\n", db);
 	}

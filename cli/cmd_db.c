@@ -18,24 +18,7 @@
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
 
-int fab_cli_parse_duration(const char *s, int64_t *out_ms)
-{
-	/* one parser for the command line and the config file ([sweep]) */
-	return fab_duration_parse(s, out_ms);
-}
-
-struct db_args {
-	const char *db;
-	long keep;
-	int64_t older_ms;
-	const char *name;
-	bool dry_run, no_vacuum;
-	bool has_keep, has_older, has_name;
-	int npos;
-	const char **pos; /* positional words after "db", as written */
-};
-
-static int cmd_info(const struct db_args *a)
+static int cmd_info(const struct fab_cli_db_args *a)
 {
 	struct fab_store_info info;
 	struct fab_store *st;
@@ -76,7 +59,7 @@ static int print_pruned(const struct fab_prune_scan *p, void *ctx)
 	return 0;
 }
 
-static int cmd_prune(const struct db_args *a)
+static int cmd_prune(const struct fab_cli_db_args *a)
 {
 	struct fab_prune_opts o = { .keep = a->keep, .older_than_ms = a->older_ms,
 				    .dry_run = a->dry_run, .no_vacuum = a->no_vacuum };
@@ -113,81 +96,6 @@ out:
 	return ret;
 }
 
-static int print_baseline(const struct fab_baseline_row *r, void *ctx)
-{
-	int *n = ctx;
-
-	if (!(*n)++)
-		printf("%-6s %-24s %-24s %-24s %s\n", "SCAN", "NAME", "STARTED", "MARKED", "LABEL");
-	printf("%-6lld %-24s %-24s %-24s %s\n", (long long)r->scan_id,
-	       r->name ? r->name : "-", r->started_at ? r->started_at : "(scan gone)",
-	       r->created_at ? r->created_at : "-", r->label ? r->label : "");
-	return 0;
-}
-
-static int cmd_baseline(const struct db_args *a)
-{
-	const char *action = a->npos > 1 ? a->pos[1] : NULL;
-	struct fab_store *st;
-	int ret = FAB_EXIT_OK;
-
-	if (!action)
-		return fab_cli_usage_error("db", "baseline needs an action: set, list or clear");
-	bool set = !strcmp(action, "set"), list = !strcmp(action, "list"),
-	     clear = !strcmp(action, "clear");
-	if (!set && !list && !clear)
-		return fab_cli_usage_error("db", "unknown baseline action '%s'; use set, list or clear",
-					   action);
-	if (a->has_name && !set)
-		return fab_cli_usage_error("db", "--name goes with 'baseline set'");
-	if (list && a->npos != 2)
-		return fab_cli_usage_error("db", "unexpected argument '%s'", a->pos[2]);
-	if (!list && a->npos != 3)
-		return fab_cli_usage_error("db", a->npos < 3 ? "baseline %s needs a scan id%s"
-							     : "baseline %s takes one scan id%s",
-					   action, clear ? " or name" : "");
-	if (a->has_name && !fab_baseline_name_valid(a->name))
-		return fab_cli_usage_error("db", "'%s' is not a baseline name: 1 to %d letters, digits,"
-					   " '.', '_' or '-', starting with a letter",
-					   a->name, FAB_BASELINE_NAME_MAX);
-	if (list) {
-		int n = 0;
-		if (fab_store_open(a->db, FAB_STORE_READONLY, &st))
-			return fab_cli_fail();
-		if (fab_store_baseline_list(st, print_baseline, &n))
-			ret = fab_cli_fail();
-		else if (!n)
-			printf("no baselines in %s; 'fabsweep db baseline set ID' marks one\n", a->db);
-		fab_store_close(st);
-		return ret;
-	}
-	int64_t id = 0, prev = 0;
-	if (set && fab_cli_parse_scan(a->pos[2], &id))
-		return fab_cli_usage_error("db", "'%s' is not a scan id ('fabsweep scans' lists them)",
-					   a->pos[2]);
-	if (fab_store_open(a->db, FAB_STORE_WRITE, &st))
-		return fab_cli_fail();
-	if (set) {
-		if (fab_store_resolve_scan(st, id, &id) ||
-		    fab_store_baseline_set(st, id, a->name, &prev)) {
-			ret = fab_cli_fail();
-		} else {
-			printf("scan %lld is a baseline%s%s%s\n", (long long)id,
-			       a->name ? " named '" : "", a->name ? a->name : "", a->name ? "'" : "");
-			if (prev)
-				printf("the name '%s' moved from scan %lld\n", a->name, (long long)prev);
-		}
-	} else {
-		if (fab_store_baseline_clear(st, a->pos[2], &id))
-			ret = fab_cli_fail();
-		else
-			printf("scan %lld is no longer a baseline; pruning may drop it\n",
-			       (long long)id);
-	}
-	fab_store_close(st);
-	return ret;
-}
-
 static int db_main(int argc, char **argv, char **args, const char **pos);
 
 int fab_cmd_db(int argc, char **argv)
@@ -220,7 +128,7 @@ static int db_main(int argc, char **argv, char **args, const char **pos)
 		{ "name", required_argument, NULL, O_NAME },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct db_args a = { .db = fab_cli_default_db() };
+	struct fab_cli_db_args a = { .db = fab_cli_default_db() };
 	int c;
 
 	optind = 1;
@@ -238,7 +146,7 @@ static int db_main(int argc, char **argv, char **args, const char **pos)
 			a.has_keep = true;
 			break;
 		case O_OLDER:
-			if (fab_cli_parse_duration(optarg, &a.older_ms))
+			if (fab_duration_parse(optarg, &a.older_ms))
 				return fab_cli_usage_error("db", "--older-than takes a duration such as"
 							   " 30d, 12h, 2w or 1d12h, not '%s'", optarg);
 			a.has_older = true;
@@ -273,7 +181,7 @@ static int db_main(int argc, char **argv, char **args, const char **pos)
 		return cmd_prune(&a);
 	}
 	if (baseline)
-		return cmd_baseline(&a);
+		return fab_cli_db_baseline(&a);
 	return fab_cli_usage_error("db", "unknown action '%s'; 'fabsweep help db' lists them",
 				   action);
 }

@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * fabsweep export prometheus --out FILE [--scan ID] [--baseline ID]: a
- * snapshot as a Prometheus textfile (reports/prometheus.c), written
- * atomically for node_exporter's textfile collector; counter increases
- * against the baseline when given, as `check --baseline` compares.
+ * snapshot as a Prometheus textfile, written atomically for node_exporter's
+ * textfile collector (fab_pipeline_export); counter increases against the
+ * baseline when given, as `check --baseline` compares.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "fabsweep/error.h"
-#include "fabsweep/export.h"
-#include "fabsweep/nodemap.h"
-#include "fabsweep/snapshot.h"
-#include "fabsweep/store.h"
+#include "fabsweep/pipeline.h"
 
 int fab_cmd_export(int argc, char **argv)
 {
@@ -28,21 +24,22 @@ int fab_cmd_export(int argc, char **argv)
 		{ "baseline", required_argument, NULL, O_BASELINE },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = fab_cli_default_db(), *out = NULL, *map_path = NULL, *baseline = NULL;
-	int64_t scan = 0, base_id = 0;
+	struct fab_pipeline_export job = { .db = fab_cli_default_db() };
+	const char *out = NULL;
+	int64_t scan = 0;
 	int c, quiet = 0;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case O_DB: db = optarg; break;
+		case O_DB: job.db = optarg; break;
 		case O_OUT: out = optarg; break;
-		case O_MAP: map_path = optarg; break;
+		case O_MAP: job.node_name_map = optarg; break;
 		case O_QUIET: quiet = 1; break;
-		case O_BASELINE: baseline = optarg; break;
+		case O_BASELINE: job.baseline = optarg; break;
 		case O_SCAN:
-			if (fab_cli_parse_scan(optarg, &scan))
+			if (fab_pipeline_parse_scan(optarg, &job.scan_id))
 				return fab_cli_usage_error("export", "--scan takes a scan id, 'latest' or -N,"
 							   " not '%s'", optarg);
 			break;
@@ -63,32 +60,13 @@ int fab_cmd_export(int argc, char **argv)
 					   " *.prom files from its --collector.textfile.directory;"
 					   " '-' writes to stdout)");
 
-	struct fab_nodemap *names = NULL;
-	struct fab_store *st = NULL;
-	struct fab_snapshot *snap = NULL, *base = NULL;
-	int ret = FAB_EXIT_RUNTIME;
-
-	if (fab_nodemap_open(map_path, &names) || fab_store_open(db, FAB_STORE_READONLY, &st) ||
-	    fab_store_resolve_scan(st, scan, &scan) || fab_store_load_scan(st, scan, &snap) ||
-	    (baseline && (fab_cli_resolve_baseline(st, baseline, &base_id) ||
-			  fab_store_load_baseline(st, base_id, &base))))
-		goto out;
-	if (!strcmp(out, "-")) {
-		if (fab_export_prometheus(snap, base, names, stdout) || fflush(stdout))
-			goto out;
-	} else {
-		if (fab_export_prometheus_file(snap, base, names, out))
-			goto out;
-		if (!quiet)
-			printf("scan %lld exported to %s\n", (long long)scan, out);
-	}
-	ret = FAB_EXIT_OK;
-out:
-	if (ret == FAB_EXIT_RUNTIME)
-		fab_cli_fail();
-	fab_snapshot_free(snap);
-	fab_snapshot_free(base);
-	fab_store_close(st);
-	fab_nodemap_free(names);
-	return ret;
+	if (strcmp(out, "-"))
+		job.out = out;
+	else
+		job.stream = stdout;
+	if (fab_pipeline_export(&job, &scan))
+		return fab_cli_fail();
+	if (job.out && !quiet)
+		printf("scan %lld exported to %s\n", (long long)scan, out);
+	return FAB_EXIT_OK;
 }

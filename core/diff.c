@@ -16,7 +16,6 @@
 #include "fabsweep/names.h"
 #include "fabsweep/snapshot.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const kind_names[] = {
 	[FAB_CHG_NODE_ADDED] = "node-added",

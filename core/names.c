@@ -9,8 +9,6 @@
 
 #include "fabsweep/names.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 static const char *const node_types[] = {
 	[FAB_NODE_UNKNOWN] = "unknown",
 	[FAB_NODE_CA] = "ca",
@@ -149,6 +147,11 @@ int fab_scan_status_parse(const char *s)
 int fab_severity_parse(const char *s)
 {
 	return parse_in(severities, ARRAY_SIZE(severities), s);
+}
+
+int fab_fail_on_parse(const char *s)
+{
+	return s && !strcmp(s, "never") ? FAB_FAIL_NEVER : fab_severity_parse(s);
 }
 
 int fab_sm_state_parse(const char *s)

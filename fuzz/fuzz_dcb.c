@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 #include "fuzz/fuzzcheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

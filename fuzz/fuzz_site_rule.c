@@ -18,6 +18,7 @@
 
 #include "fabsweep/site_rules.h"
 #include "fabsweep/snapshot.h"
+#include "fabsweep/store_site.h"
 #include "fuzz/fuzzcheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

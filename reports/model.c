@@ -514,59 +514,89 @@ void fab_report_diff_free(struct fab_report_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static void state_text(unsigned state, unsigned phys, char *buf, size_t len)
+void fab_report_widths_text(unsigned mask, char *buf, size_t len)
 {
-	const char *st = fab_state_name(state), *ph = fab_phys_state_name(phys);
-
-	snprintf(buf, len, "%s (%s)", st ? st : "unknown", ph ? ph : "unknown");
+	if (mask)
+		fab_widths_format(mask, buf, len);
+	else
+		snprintf(buf, len, "none");
 }
 
-void fab_report_change_values(const struct fab_change *c, char *was, char *now, size_t len)
+void fab_report_speeds_text(unsigned mask, char *buf, size_t len)
 {
-	const char *a, *b;
+	if (mask)
+		fab_speeds_format(mask, buf, len);
+	else
+		snprintf(buf, len, "none");
+}
 
-	was[0] = now[0] = '\0';
+static const char *or_unknown(const char *s)
+{
+	return s ? s : "unknown";
+}
+
+void fab_report_change_text(const struct fab_change *c, char *old, char *new, size_t len)
+{
+	old[0] = new[0] = '\0';
 	switch (c->kind) {
 	case FAB_CHG_NODE_DESC:
-		snprintf(was, len, "%s", c->old_text ? c->old_text : "");
-		snprintf(now, len, "%s", c->new_text ? c->new_text : "");
+		snprintf(old, len, "%s", c->old_text ? c->old_text : "");
+		snprintf(new, len, "%s", c->new_text ? c->new_text : "");
 		break;
 	case FAB_CHG_LINK_WIDTH:
-		fab_widths_format((unsigned)c->old_value, was, len);
-		fab_widths_format((unsigned)c->new_value, now, len);
+		fab_report_widths_text((unsigned)c->old_value, old, len);
+		fab_report_widths_text((unsigned)c->new_value, new, len);
 		break;
 	case FAB_CHG_LINK_SPEED:
-		fab_speeds_format((unsigned)c->old_value, was, len);
-		fab_speeds_format((unsigned)c->new_value, now, len);
+		fab_report_speeds_text((unsigned)c->old_value, old, len);
+		fab_report_speeds_text((unsigned)c->new_value, new, len);
 		break;
 	case FAB_CHG_PORT_STATE:
-		state_text((unsigned)c->old_value, c->old_phys, was, len);
-		state_text((unsigned)c->new_value, c->new_phys, now, len);
+		snprintf(old, len, "%s", or_unknown(fab_state_name((unsigned)c->old_value)));
+		snprintf(new, len, "%s", or_unknown(fab_state_name((unsigned)c->new_value)));
 		break;
 	case FAB_CHG_SM_MASTER:
 		if (c->old_value)
-			fab_guid_format(c->old_value, was);
+			fab_guid_format(c->old_value, old);
 		else
-			snprintf(was, len, "none");
+			snprintf(old, len, "none");
 		if (c->new_value)
-			fab_guid_format(c->new_value, now);
+			fab_guid_format(c->new_value, new);
 		else
-			snprintf(now, len, "none");
+			snprintf(new, len, "none");
+		break;
+	case FAB_CHG_SM_VANISHED:
+		snprintf(old, len, "%s", or_unknown(fab_sm_state_name((unsigned)c->old_value)));
+		break;
+	case FAB_CHG_SM_APPEARED:
+		snprintf(new, len, "%s", or_unknown(fab_sm_state_name((unsigned)c->new_value)));
 		break;
 	case FAB_CHG_SM_STATE:
-		a = fab_sm_state_name((unsigned)c->old_value);
-		b = fab_sm_state_name((unsigned)c->new_value);
-		snprintf(was, len, "%s", a ? a : "unknown");
-		snprintf(now, len, "%s", b ? b : "unknown");
+		snprintf(old, len, "%s", or_unknown(fab_sm_state_name((unsigned)c->old_value)));
+		snprintf(new, len, "%s", or_unknown(fab_sm_state_name((unsigned)c->new_value)));
 		break;
 	case FAB_CHG_LID:
 	case FAB_CHG_SM_PRIORITY:
 	case FAB_CHG_COUNTER_INCREASE:
 	case FAB_CHG_COUNTER_RESET:
-		snprintf(was, len, "%llu", (unsigned long long)c->old_value);
-		snprintf(now, len, "%llu", (unsigned long long)c->new_value);
+		snprintf(old, len, "%llu", (unsigned long long)c->old_value);
+		snprintf(new, len, "%llu", (unsigned long long)c->new_value);
 		break;
 	default:
 		break;
 	}
+}
+
+void fab_report_change_values(const struct fab_change *c, char *was, char *now, size_t len)
+{
+	size_t n;
+
+	fab_report_change_text(c, was, now, len);
+	if (c->kind == FAB_CHG_PORT_STATE) {
+		if ((n = strlen(was)) < len)
+			snprintf(was + n, len - n, " (%s)", or_unknown(fab_phys_state_name(c->old_phys)));
+		if ((n = strlen(now)) < len)
+			snprintf(now + n, len - n, " (%s)", or_unknown(fab_phys_state_name(c->new_phys)));
+	}
+	/* a counter's increase, exact or "or more", is the formats' business */
 }

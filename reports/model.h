@@ -105,9 +105,21 @@ int fab_report_diff_build(const struct fab_snapshot *base,
 			  struct fab_report_diff *out);
 void fab_report_diff_free(struct fab_report_diff *d);
 
-/* A change's old and new value as text ("4X", "active (linkup)", "0x...",
- * a number), or "" when the kind has none. len >= FAB_GUID_STRLEN. */
+/*
+ * The one formatter of change values: a change's old and new value as text
+ * ("4X", "HDR", "active", "master", "0x...", a number; "none" for a width,
+ * speed or master of none), or "" when the kind has none (an SM that
+ * appeared has no old value). `fabsweep diff` shows these, as text and XML.
+ * len >= FAB_GUID_STRLEN.
+ */
+void fab_report_change_text(const struct fab_change *c, char *old, char *new, size_t len);
+/* The same as the reports' Was and Now show them: a port state with its
+ * physical state ("active (linkup)"), a saturated counter marked
+ * ("65535 (saturated)"). */
 void fab_report_change_values(const struct fab_change *c, char *was, char *now, size_t len);
+/* A width or speed mask as a change shows it: "4X", "1X,4X", "none" for 0. */
+void fab_report_widths_text(unsigned mask, char *buf, size_t len);
+void fab_report_speeds_text(unsigned mask, char *buf, size_t len);
 
 /* Label of a node for people: its description, else its GUID (buf). */
 const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,

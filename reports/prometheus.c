@@ -17,56 +17,14 @@
 #include "atomic.h"
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
-#include "fabsweep/export.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
+#include "fabsweep/report.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 
 /* Longest label value written, in input bytes; longer ones are cut. */
 #define LABEL_VALUE_MAX 1024
-
-/* ---- the atomic output file (public wrapper of reports/atomic.c) -------- */
-
-struct fab_outfile {
-	struct fab_report_file rf;
-};
-
-int fab_outfile_open(const char *path, struct fab_outfile **out)
-{
-	struct fab_outfile *of = calloc(1, sizeof(*of));
-	int err;
-
-	if (!of)
-		return fab_err(-ENOMEM, "out of memory opening '%s'", path);
-	if ((err = fab_report_file_open(path, &of->rf))) {
-		free(of);
-		return err;
-	}
-	*out = of;
-	return 0;
-}
-
-FILE *fab_outfile_stream(struct fab_outfile *of)
-{
-	return of->rf.f;
-}
-
-int fab_outfile_commit(struct fab_outfile *of)
-{
-	int err = fab_report_file_commit(&of->rf);
-
-	free(of);
-	return err;
-}
-
-void fab_outfile_abort(struct fab_outfile *of)
-{
-	if (!of)
-		return;
-	fab_report_file_abort(&of->rf);
-	free(of);
-}
 
 /* ---- writing ------------------------------------------------------------- */
 
@@ -633,14 +591,14 @@ int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_snap
 int fab_export_prometheus_file(const struct fab_snapshot *snap, const struct fab_snapshot *base,
 			       const struct fab_nodemap *names, const char *path)
 {
-	struct fab_outfile *of;
+	struct fab_report_file rf;
 	int err;
 
-	if ((err = fab_outfile_open(path, &of)))
+	if ((err = fab_report_file_open(path, &rf)))
 		return err;
-	if ((err = fab_export_prometheus(snap, base, names, fab_outfile_stream(of)))) {
-		fab_outfile_abort(of);
+	if ((err = fab_export_prometheus(snap, base, names, rf.f))) {
+		fab_report_file_abort(&rf);
 		return err;
 	}
-	return fab_outfile_commit(of);
+	return fab_report_file_commit(&rf);
 }

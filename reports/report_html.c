@@ -2,7 +2,8 @@
 /*
  * The HTML report: one self-contained page (inline CSS, script and SVG, no
  * fetches), protected by a Content-Security-Policy that allows only the
- * page's own style and script by hash. docs/reports.md describes the sections.
+ * page's own style and script by hash. docs/reports.md describes the sections;
+ * the topology is html_topology.c, the Ethernet section html_ethernet.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "fabsweep/report.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
+#include "html.h"
 #include "html_assets.h"
 #include "htmlw.h"
 #include "model.h"
@@ -23,27 +25,7 @@
 #define MAX_CHANGE_ROWS 500   /* per kind of change; the XML has them all */
 #define MAX_ERROR_ROWS 1000   /* scan errors listed */
 #define MAX_OPEN_SWITCHES 12  /* switch tables open at load */
-#define MAX_ETH_ROWS 2000     /* Ethernet links and RDMA devices listed; the XML has them all */
 
-struct hr {
-	struct fab_hw w;
-	const struct fab_snapshot *s, *base;
-	const struct fab_report_model *m;
-	const struct fab_report_diff *d;
-	const uint32_t *node_findings; /* per node: findings naming it */
-	const struct fab_report_ctx *c;
-};
-
-static const char *sev_name(unsigned sev)
-{
-	const char *n = fab_severity_name(sev < FAB_SEV__COUNT ? sev : FAB_SEV_ERROR);
-	return n ? n : "error";
-}
-
-static uint8_t max8(uint8_t a, uint8_t b)
-{
-	return a > b ? a : b;
-}
 
 /* Natural order: "leaf2" before "leaf10". */
 static int natcmp(const char *a, const char *b)
@@ -92,7 +74,7 @@ static int cmp_node_label(const void *x, const void *y, void *arg)
 }
 
 /* Switches (everything but hosts) in display order: tier, then name. */
-static uint32_t *sorted_switches(struct hr *r, size_t *n_out)
+uint32_t *fab_html_sorted_switches(struct hr *r, size_t *n_out)
 {
 	const struct fab_snapshot *s = r->s;
 	uint32_t *v = malloc((s->n_nodes + 1) * sizeof(*v));
@@ -115,7 +97,7 @@ static void sev_badge(struct fab_hw *w, unsigned sev)
 	fab_hw_fmt(w, "<span class=\"sev %s\">%s</span>", sev_name(sev), sev_name(sev));
 }
 
-static void mark_badge(struct fab_hw *w, uint8_t mark)
+void fab_html_mark_badge(struct fab_hw *w, uint8_t mark)
 {
 	if (mark == FAB_MARK_NONE)
 		fab_hw_raw(w, "<span class=\"sev\">ok</span>");
@@ -202,11 +184,6 @@ static const struct fab_counter_sample *latest_sample(const struct fab_snapshot 
 static bool has_ib(const struct fab_snapshot *s)
 {
 	return s->n_nodes || !s->roce || !s->roce->n_systems;
-}
-
-static bool has_eth(const struct fab_snapshot *s)
-{
-	return s->roce && s->roce->n_systems;
 }
 
 /* ------------------------------------------------------------ head, banner */
@@ -405,377 +382,6 @@ static void write_findings(struct hr *r)
 	fab_hw_raw(w, "</section>\n");
 }
 
-/* ------------------------------------------------------------ topology */
-
-/* A row of boxes in the picture. */
-struct row {
-	unsigned tier;
-	uint32_t *nodes; /* node indices, display order */
-	size_t n;
-	double y, h, cell, bw; /* top, box height, cell width, box width */
-	bool narrow;
-};
-
-/* Hosts behind one leaf (or the ones behind no leaf). */
-struct hgroup {
-	uint32_t leaf; /* FAB_NONE: hosts not cabled to a leaf */
-	unsigned n[FAB_SEV__COUNT + 1]; /* per FAB_MARK */
-	unsigned total;
-	uint8_t worst;
-	uint32_t bad[3]; /* first flagged hosts */
-	unsigned n_bad;
-};
-
-struct pair {
-	uint32_t up, down; /* node indices */
-	uint32_t n;        /* parallel links */
-	uint8_t mark;
-};
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-
-	if (x->up != y->up)
-		return x->up < y->up ? -1 : 1;
-	return (x->down > y->down) - (x->down < y->down);
-}
-
-static const char *tier_title(unsigned tier)
-{
-	switch (tier) {
-	case FAB_ROLE_CORE: return "cores";
-	case FAB_ROLE_SPINE: return "spines";
-	case FAB_ROLE_LEAF: return "leaves";
-	default: return "other switches";
-	}
-}
-
-#define SVG_MIN_WIDTH 1150.0
-#define SVG_MIN_CELL 16.0
-#define SVG_MARGIN 16.0
-#define SVG_GUTTER 96.0 /* left of the rows: tier names */
-#define SVG_ROW_GAP 120.0
-
-static void place_row(struct row *rw, double width)
-{
-	rw->cell = (width - SVG_GUTTER - SVG_MARGIN) / (double)(rw->n ? rw->n : 1);
-	rw->bw = rw->cell - 4 > 150 ? 150 : rw->cell - 4;
-	rw->narrow = rw->bw < 56;
-	rw->h = rw->narrow ? 78 : 28;
-}
-
-static double cell_x(const struct row *rw, size_t i)
-{
-	return SVG_GUTTER + rw->cell * ((double)i + 0.5);
-}
-
-/* Tier name and count in the gutter, level with a row. */
-static void tier_label(struct fab_hw *w, const char *name, size_t n, double y, double h)
-{
-	fab_hw_fmt(w, "<text class=\"tier\" x=\"%.0f\" y=\"%.1f\">%s</text>"
-		      "<text class=\"small\" x=\"%.0f\" y=\"%.1f\">%zu</text>\n",
-		   SVG_MARGIN, y + h / 2 - 1, name, SVG_MARGIN, y + h / 2 + 12, n);
-}
-
-/* The label of a node inside its box, cut to fit. */
-static void box_label(struct fab_hw *w, const struct hr *r, const struct row *rw, uint32_t n, double x)
-{
-	char g[FAB_GUID_STRLEN];
-	const char *label = fab_report_node_label(r->s, n, g);
-
-	if (rw->narrow) {
-		double ty = rw->y + rw->h - 6;
-		fab_hw_fmt(w, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-90 %.1f %.1f)\">", x + 4,
-			   ty, x + 4, ty);
-		fab_hw_text_cut(w, label, 11);
-	} else {
-		size_t chars = (size_t)((rw->bw - 8) / 6.3);
-		fab_hw_fmt(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, rw->y + 18);
-		fab_hw_text_cut(w, label, chars ? chars : 1);
-	}
-	fab_hw_raw(w, "</text>");
-}
-
-static void node_title(struct fab_hw *w, const struct hr *r, uint32_t n)
-{
-	const struct fab_node *nd = &r->s->nodes[n];
-	char g[FAB_GUID_STRLEN];
-
-	fab_guid_format(nd->guid, g);
-	fab_hw_raw(w, "<title>");
-	fab_hw_text(w, nd->desc);
-	fab_hw_fmt(w, "\n%s &middot; LID %u &middot; %s", g, nd->lid, fab_role_name(r->m->tier[n]));
-	if (r->m->node_mark[n])
-		fab_hw_fmt(w, "\nworst finding: %s (%u naming it)", sev_name(r->m->node_mark[n] - 1u),
-			   r->node_findings[n]);
-	fab_hw_raw(w, "</title>");
-}
-
-static void write_boxes(struct hr *r, const struct row *rw)
-{
-	struct fab_hw *w = &r->w;
-
-	for (size_t i = 0; i < rw->n && !w->err; i++) {
-		uint32_t n = rw->nodes[i];
-		double x = cell_x(rw, i);
-		fab_hw_fmt(w, "<g><rect class=\"n%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\"/>",
-			   r->m->node_mark[n], x - rw->bw / 2, rw->y, rw->bw, rw->h);
-		box_label(w, r, rw, n, x - (rw->narrow ? 0 : 0));
-		node_title(w, r, n);
-		fab_hw_raw(w, "</g>\n");
-	}
-}
-
-static void write_group(struct hr *r, const struct row *rw, size_t i, const struct hgroup *g, double y)
-{
-	struct fab_hw *w = &r->w;
-	double x = cell_x(rw, i), bw = rw->bw, h = rw->narrow ? 64 : 22;
-	static const unsigned order[] = { 3, 2, 1, 0 }; /* worst on top / left */
-
-	fab_hw_fmt(w, "<g><rect class=\"hg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\"/>",
-		   x - bw / 2, y, bw, h);
-	double at = 0, len = rw->narrow ? h - 2 : bw - 2;
-	for (size_t k = 0; k < 4; k++) {
-		unsigned mk = order[k];
-		if (!g->n[mk] || !g->total)
-			continue;
-		double seg = len * g->n[mk] / g->total;
-		if (mk && seg < 3)
-			seg = 3; /* one flagged host among many stays visible */
-		if (!mk || seg > len - at)
-			seg = len - at; /* hosts without findings: what is left */
-		if (seg <= 0)
-			continue;
-		if (rw->narrow)
-			fab_hw_fmt(w, "<rect class=\"b%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
-				   mk, x - bw / 2 + 1, y + 1 + at, bw - 2, seg);
-		else
-			fab_hw_fmt(w, "<rect class=\"b%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
-				   mk, x - bw / 2 + 1 + at, y + 1, seg, h - 2);
-		at += seg;
-	}
-	if (rw->narrow)
-		fab_hw_fmt(w, "<text class=\"small\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%u</text>", x,
-			   y + h + 11, g->total);
-	else
-		fab_hw_fmt(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%u host%s%s</text>", x, y + 15,
-			   g->total, g->total == 1 ? "" : "s", g->leaf == FAB_NONE ? ", no leaf" : "");
-	fab_hw_raw(w, "<title>");
-	if (g->leaf != FAB_NONE) {
-		char gb[FAB_GUID_STRLEN];
-		fab_hw_raw(w, "behind ");
-		fab_hw_text(w, fab_report_node_label(r->s, g->leaf, gb));
-	} else {
-		fab_hw_raw(w, "hosts not cabled to a leaf");
-	}
-	fab_hw_fmt(w, ": %u host%s, %u without findings", g->total, g->total == 1 ? "" : "s", g->n[0]);
-	for (unsigned mk = 3; mk >= 1; mk--)
-		if (g->n[mk])
-			fab_hw_fmt(w, ", %u %s", g->n[mk], sev_name(mk - 1));
-	for (unsigned k = 0; k < g->n_bad; k++) {
-		char gb[FAB_GUID_STRLEN];
-		fab_hw_raw(w, k ? ", " : "\nflagged: ");
-		fab_hw_text(w, fab_report_node_label(r->s, g->bad[k], gb));
-	}
-	if (g->n_bad < g->total - g->n[0])
-		fab_hw_raw(w, ", ...");
-	fab_hw_raw(w, "</title></g>\n");
-}
-
-static void write_topology(struct hr *r)
-{
-	struct fab_hw *w = &r->w;
-	const struct fab_snapshot *s = r->s;
-	const struct fab_report_model *m = r->m;
-	/* the order of sorted_switches(); switches without a tier come last and
-	 * are drawn below the hosts */
-	static const unsigned tiers[] = { FAB_ROLE_CORE, FAB_ROLE_SPINE, FAB_ROLE_LEAF, FAB_ROLE_UNKNOWN };
-	struct row rows[4] = { 0 };
-	size_t n_sw = 0, n_rows = 0, n_pairs = 0, n_groups = 0;
-	uint32_t *sw = sorted_switches(r, &n_sw);
-	uint32_t *group_of = malloc((s->n_nodes + 1) * sizeof(*group_of)); /* leaf -> group */
-	double *xs = malloc((s->n_nodes + 1) * sizeof(*xs));
-	int8_t *row_of = malloc(s->n_nodes + 1);
-	struct hgroup *groups = calloc(m->n_tier[FAB_ROLE_LEAF] + 2, sizeof(*groups));
-	struct pair *pairs = malloc((s->n_links + 1) * sizeof(*pairs));
-
-	fab_hw_raw(w, "<section id=\"topology\">\n<h2>Topology</h2>\n");
-	if (!sw || !group_of || !xs || !row_of || !groups || !pairs) {
-		w->err = -ENOMEM;
-		goto out;
-	}
-	memset(row_of, -1, s->n_nodes + 1);
-	for (size_t t = 0, at = 0; t < 4; t++) {
-		struct row *rw = &rows[n_rows];
-		rw->tier = tiers[t];
-		rw->nodes = sw + at;
-		while (at < n_sw && m->tier[sw[at]] == tiers[t])
-			at++, rw->n++;
-		if (rw->n)
-			n_rows++;
-	}
-	/* host groups, one per leaf in leaf order, then the rest */
-	struct row *leaves = NULL, *others = NULL;
-	for (size_t i = 0; i < n_rows; i++) {
-		if (rows[i].tier == FAB_ROLE_LEAF)
-			leaves = &rows[i];
-		if (rows[i].tier == FAB_ROLE_UNKNOWN)
-			others = &rows[i];
-	}
-	for (size_t i = 0; i < s->n_nodes; i++)
-		group_of[i] = FAB_NONE;
-	for (size_t i = 0; leaves && i < leaves->n; i++) {
-		groups[n_groups].leaf = leaves->nodes[i];
-		group_of[leaves->nodes[i]] = (uint32_t)n_groups++;
-	}
-	size_t other = n_groups;
-	groups[other].leaf = FAB_NONE;
-	for (size_t i = 0; i < s->n_nodes; i++) {
-		if (m->tier[i] != FAB_ROLE_HOST)
-			continue;
-		uint32_t gi = m->leaf_of[i] != FAB_NONE ? group_of[m->leaf_of[i]] : (uint32_t)other;
-		struct hgroup *g = &groups[gi];
-		uint8_t mk = m->node_mark[i];
-		const struct fab_node *nd = &s->nodes[i];
-		for (uint32_t p = 0; p < nd->port_count; p++) {
-			uint32_t rp = s->ports[nd->port_first + p].remote_idx;
-			if (rp < s->n_ports)
-				mk = max8(mk, m->port_mark[rp]);
-		}
-		g->n[mk]++;
-		g->total++;
-		g->worst = max8(g->worst, mk);
-		if (mk && g->n_bad < 3)
-			g->bad[g->n_bad++] = (uint32_t)i;
-	}
-	size_t n_cells_leaf = n_groups + (groups[other].total ? 1 : 0);
-	if (!n_rows && !groups[other].total) {
-		fab_hw_raw(w, "<p class=\"muted\">The snapshot holds no nodes.</p>\n");
-		goto out;
-	}
-
-	/* geometry */
-	size_t widest = n_cells_leaf;
-	for (size_t i = 0; i < n_rows; i++)
-		if (rows[i].n > widest)
-			widest = rows[i].n;
-	double width = (double)widest * SVG_MIN_CELL + SVG_GUTTER + SVG_MARGIN;
-	if (width < SVG_MIN_WIDTH)
-		width = SVG_MIN_WIDTH;
-	double y = 20;
-	for (size_t i = 0; i < n_rows; i++) {
-		struct row *rw = &rows[i];
-		size_t cells = rw == leaves ? n_cells_leaf : rw->n;
-		size_t n = rw->n;
-		rw->n = cells;
-		place_row(rw, width);
-		rw->n = n;
-		if (rw != others) {
-			rw->y = y;
-			y += rw->h + SVG_ROW_GAP;
-		}
-		for (size_t k = 0; k < rw->n; k++) {
-			xs[rw->nodes[k]] = cell_x(rw, k);
-			row_of[rw->nodes[k]] = (int8_t)i;
-		}
-	}
-	struct row hrow = { .tier = FAB_ROLE_HOST, .n = n_cells_leaf ? n_cells_leaf : 1 };
-	place_row(&hrow, width);
-	if (leaves) {
-		hrow = *leaves; /* host groups sit under their leaves */
-		y = leaves->y + leaves->h + 36;
-	}
-	double hosts_y = y, group_h = hrow.narrow ? 64 : 22;
-	double height = hosts_y + group_h + (hrow.narrow ? 22 : 14);
-	if (others) {
-		others->y = height + 40;
-		height = others->y + others->h + 14;
-	}
-
-	/* links between switches, one line per pair of switches */
-	for (size_t i = 0; i < s->n_links; i++) {
-		const struct fab_link *l = &s->links[i];
-		uint32_t a = s->ports[l->a].node_idx, b = s->ports[l->b].node_idx;
-		if (row_of[a] < 0 || row_of[b] < 0 || a == b)
-			continue;
-		bool a_up = m->tier[a] > m->tier[b] || (m->tier[a] == m->tier[b] && a < b);
-		pairs[n_pairs++] = (struct pair){ a_up ? a : b, a_up ? b : a, 1,
-						  max8(m->port_mark[l->a], m->port_mark[l->b]) };
-	}
-	qsort(pairs, n_pairs, sizeof(*pairs), cmp_pair);
-	size_t np = 0;
-	for (size_t i = 0; i < n_pairs; i++) {
-		if (np && pairs[np - 1].up == pairs[i].up && pairs[np - 1].down == pairs[i].down) {
-			pairs[np - 1].n++;
-			pairs[np - 1].mark = max8(pairs[np - 1].mark, pairs[i].mark);
-		} else {
-			pairs[np++] = pairs[i];
-		}
-	}
-	n_pairs = np;
-
-	fab_hw_raw(w, "<div class=\"legend\"><span><span class=\"sw\"></span>link without findings</span>"
-		      "<span><span class=\"sw s1\"></span>info</span><span><span class=\"sw s2\"></span>warning</span>"
-		      "<span><span class=\"sw s3\"></span>error</span><span><span class=\"sw h0\"></span>hosts without findings</span>"
-		      "<span>Boxes are switches, coloured by the worst finding on them; bars under a leaf are its hosts. "
-		      "Hover for names and counts.</span></div>\n<div class=\"svgwrap\">");
-	fab_hw_fmt(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		      "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"fabric topology\">\n",
-		   width, height, width, height);
-	for (size_t i = 0; i < n_rows; i++) /* top to bottom */
-		if (&rows[i] != others)
-			tier_label(w, tier_title(rows[i].tier), rows[i].n, rows[i].y, rows[i].h);
-	tier_label(w, "hosts", m->n_tier[FAB_ROLE_HOST], hosts_y, group_h);
-	if (others)
-		tier_label(w, tier_title(others->tier), others->n, others->y, others->h);
-	/* lines, the worst drawn last so that they stay visible */
-	for (unsigned mk = 0; mk <= FAB_SEV__COUNT; mk++) {
-		for (size_t i = 0; i < n_pairs && !w->err; i++) {
-			const struct pair *p = &pairs[i];
-			if (p->mark != mk)
-				continue;
-			const struct row *ru = &rows[row_of[p->up]], *rd = &rows[row_of[p->down]];
-			double y1 = ru == rd ? ru->y + ru->h / 2 : ru->y + ru->h, y2 = ru == rd ? rd->y + rd->h / 2 : rd->y;
-			fab_hw_fmt(w, "<line class=\"l%u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", mk,
-				   xs[p->up], y1, xs[p->down], y2);
-			if (!mk) {
-				fab_hw_raw(w, "/>\n");
-				continue;
-			}
-			char g[FAB_GUID_STRLEN];
-			fab_hw_raw(w, "><title>");
-			fab_hw_text(w, fab_report_node_label(s, p->up, g));
-			fab_hw_raw(w, " \xe2\x80\x94 ");
-			fab_hw_text(w, fab_report_node_label(s, p->down, g));
-			fab_hw_fmt(w, ": %u link%s, worst finding %s</title></line>\n", p->n, p->n == 1 ? "" : "s",
-				   sev_name(mk - 1u));
-		}
-	}
-	for (size_t i = 0; i < n_cells_leaf && leaves; i++) {
-		const struct hgroup *g = &groups[i];
-		if (g->leaf == FAB_NONE || !g->total)
-			continue;
-		double x = cell_x(&hrow, i);
-		fab_hw_fmt(w, "<line class=\"l%u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", g->worst, x,
-			   leaves->y + leaves->h, x, hosts_y);
-	}
-	for (size_t i = 0; i < n_rows; i++)
-		write_boxes(r, &rows[i]);
-	for (size_t i = 0; i < n_cells_leaf && !w->err; i++)
-		if (groups[i].total)
-			write_group(r, &hrow, i, &groups[i], hosts_y);
-	fab_hw_raw(w, "</svg></div>\n");
-out:
-	fab_hw_raw(w, "</section>\n");
-	free(sw);
-	free(group_of);
-	free(xs);
-	free(row_of);
-	free(groups);
-	free(pairs);
-}
-
 /* ------------------------------------------------------------ SMs */
 
 static void write_sms(struct hr *r)
@@ -822,191 +428,6 @@ static void write_sms(struct hr *r)
 		fab_hw_fmt(w, "</td><td class=\"num\">%u</td></tr>\n", sm->act_count);
 	}
 	fab_hw_raw(w, "</tbody></table>\n</section>\n");
-}
-
-/* ------------------------------------------------------------ Ethernet */
-
-/* PFC priorities a port runs: the NIC's (DCB) when it answered, else what
- * it advertises over LLDP; as in the eth_ports view. false: unknown. */
-static bool eth_pfc(const struct fab_eth_port *p, uint8_t *bits)
-{
-	const struct fab_pfc *pfc = fab_eth_port_pfc(p);
-
-	*bits = pfc->enabled;
-	return pfc->valid;
-}
-
-static void eth_end(struct fab_hw *w, const struct fab_roce *ro, const struct fab_eth_port *p)
-{
-	fab_hw_text(w, ro->systems[p->system_idx].name);
-	fab_hw_raw(w, "/");
-	fab_hw_text(w, p->ifname);
-}
-
-static void eth_speed(struct fab_hw *w, int32_t mbps)
-{
-	if (mbps <= 0)
-		fab_hw_raw(w, "?");
-	else if (mbps % 1000 == 0)
-		fab_hw_fmt(w, "%dG", mbps / 1000);
-	else
-		fab_hw_fmt(w, "%dM", mbps);
-}
-
-static void eth_pfc_text(struct fab_hw *w, const struct fab_eth_port *p)
-{
-	uint8_t bits;
-	bool first = true;
-
-	if (!eth_pfc(p, &bits)) {
-		fab_hw_raw(w, "?");
-		return;
-	}
-	for (unsigned i = 0; i < FAB_PRIOS; i++)
-		if (bits & (1u << i)) {
-			fab_hw_fmt(w, "%s%u", first ? "" : ",", i);
-			first = false;
-		}
-	if (first)
-		fab_hw_raw(w, "none");
-}
-
-/* "a / b", or one value when both ends agree. */
-#define BOTH_ENDS(w, a, b, same, write)    \
-	do {                               \
-		write(w, a);               \
-		if (!(same)) {             \
-			fab_hw_raw(w, " / ");  \
-			write(w, b);           \
-		}                          \
-	} while (0)
-
-static void eth_links(struct hr *r)
-{
-	struct fab_hw *w = &r->w;
-	const struct fab_roce *ro = r->s->roce;
-
-	if (!ro->n_links) {
-		fab_hw_raw(w, "<p class=\"muted\">No Ethernet link: no system heard a neighbour over LLDP.</p>\n");
-		return;
-	}
-	fab_hw_raw(w, "<h3>Links</h3>\n<table class=\"sortable\"><thead><tr><th>End A</th><th>End B</th>"
-		      "<th>Speed</th><th class=\"num\">MTU</th><th>PFC priorities</th><th>LLDP heard</th>"
-		      "<th>Finding</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < ro->n_links && i < MAX_ETH_ROWS; i++) {
-		const struct fab_eth_link *l = &ro->links[i];
-		const struct fab_eth_port *a = &ro->eth_ports[l->a], *b = &ro->eth_ports[l->b];
-		uint8_t pa = 0, pb = 0;
-		bool ka = eth_pfc(a, &pa), kb = eth_pfc(b, &pb);
-		uint8_t mk = r->m->eth_mark[l->a] > r->m->eth_mark[l->b] ? r->m->eth_mark[l->a]
-									   : r->m->eth_mark[l->b];
-		static const char *const heard[] = { "neither", "A hears B", "B hears A", "both ways" };
-
-		fab_hw_raw(w, "<tr><td>");
-		eth_end(w, ro, a);
-		fab_hw_raw(w, "</td><td>");
-		eth_end(w, ro, b);
-		fab_hw_raw(w, "</td><td>");
-		BOTH_ENDS(w, a->speed_mbps, b->speed_mbps, a->speed_mbps == b->speed_mbps, eth_speed);
-		fab_hw_raw(w, "</td><td class=\"num\">");
-		if (a->mtu == b->mtu)
-			fab_hw_fmt(w, "%u", a->mtu);
-		else
-			fab_hw_fmt(w, "%u / %u", a->mtu, b->mtu);
-		fab_hw_raw(w, "</td><td>");
-		BOTH_ENDS(w, a, b, ka == kb && pa == pb, eth_pfc_text);
-		fab_hw_fmt(w, "</td><td>%s</td><td data-v=\"%u\">", heard[l->heard & 3], mk);
-		mark_badge(w, mk);
-		fab_hw_raw(w, "</td></tr>\n");
-	}
-	fab_hw_raw(w, "</tbody></table>\n");
-	if (ro->n_links > MAX_ETH_ROWS)
-		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more (the XML report has them all).</p>\n",
-			   ro->n_links - MAX_ETH_ROWS);
-}
-
-static void eth_pcie(struct fab_hw *w, unsigned width, double gts)
-{
-	if (width)
-		fab_hw_fmt(w, "x%u", width);
-	if (gts > 0)
-		fab_hw_fmt(w, "%s%g GT/s", width ? " " : "", gts);
-	if (!width && gts <= 0)
-		fab_hw_raw(w, "?");
-}
-
-static void eth_devices(struct hr *r)
-{
-	struct fab_hw *w = &r->w;
-	const struct fab_roce *ro = r->s->roce;
-
-	if (!ro->n_devices)
-		return;
-	fab_hw_raw(w, "<h3>RDMA devices</h3>\n<table class=\"sortable\"><thead><tr><th>System</th>"
-		      "<th>Device</th><th>Type</th><th>Firmware</th><th>PCIe link</th><th>PCIe maximum</th>"
-		      "<th>Ports</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < ro->n_devices && i < MAX_ETH_ROWS; i++) {
-		const struct fab_rdma_device *d = &ro->devices[i];
-		bool slow = (d->pcie_max_width && d->pcie_width < d->pcie_max_width) ||
-			    (d->pcie_max_speed_gts > 0 && d->pcie_speed_gts < d->pcie_max_speed_gts);
-
-		fab_hw_raw(w, "<tr><td>");
-		fab_hw_text(w, ro->systems[d->system_idx].name);
-		fab_hw_raw(w, "</td><td>");
-		fab_hw_text(w, d->name);
-		fab_hw_raw(w, "</td><td>");
-		fab_hw_text(w, d->hca_type ? d->hca_type : d->board_id);
-		fab_hw_raw(w, "</td><td class=\"mono\">");
-		fab_hw_text(w, d->fw_ver);
-		fab_hw_raw(w, slow ? "</td><td><b>" : "</td><td>");
-		eth_pcie(w, d->pcie_width, d->pcie_speed_gts);
-		fab_hw_raw(w, slow ? "</b></td><td>" : "</td><td>");
-		eth_pcie(w, d->pcie_max_width, d->pcie_max_speed_gts);
-		fab_hw_raw(w, "</td><td>");
-		for (uint32_t k = 0; k < d->port_count && d->port_first + k < ro->n_rdma_ports; k++) {
-			const struct fab_rdma_port *p = &ro->rdma_ports[d->port_first + k];
-			const char *st = fab_state_name(p->state);
-			fab_hw_fmt(w, "%s%u: %s", k ? "; " : "", p->port_num, st ? st : "?");
-			if (p->rate) {
-				fab_hw_raw(w, ", ");
-				fab_hw_text(w, p->rate);
-			}
-			if (p->netdev) {
-				fab_hw_raw(w, ", ");
-				fab_hw_text(w, p->netdev);
-			}
-		}
-		fab_hw_raw(w, "</td></tr>\n");
-	}
-	fab_hw_raw(w, "</tbody></table>\n");
-	if (ro->n_devices > MAX_ETH_ROWS)
-		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more.</p>\n", ro->n_devices - MAX_ETH_ROWS);
-}
-
-static void write_ethernet(struct hr *r)
-{
-	struct fab_hw *w = &r->w;
-	const struct fab_roce *ro = r->s->roce;
-	const struct fab_report_model *m = r->m;
-	size_t collected = 0;
-
-	if (!has_eth(r->s))
-		return;
-	for (size_t i = 0; i < ro->n_systems; i++)
-		collected += ro->systems[i].collected;
-	fab_hw_fmt(w, "<section id=\"ethernet\">\n<h2>Ethernet and RoCE</h2>\n"
-		      "<p><b>%zu</b> systems: %zu hosts, %zu leaves, %zu spines, %zu core, %zu unknown "
-		      "(%zu collected, %zu known only from their neighbours' LLDP) &middot; "
-		      "<b>%zu</b> Ethernet ports &middot; <b>%zu</b> links, %zu heard from both ends "
-		      "&middot; <b>%zu</b> RDMA devices.</p>\n",
-		   ro->n_systems, m->n_eth_role[FAB_ROLE_HOST], m->n_eth_role[FAB_ROLE_LEAF],
-		   m->n_eth_role[FAB_ROLE_SPINE], m->n_eth_role[FAB_ROLE_CORE],
-		   m->n_eth_role[FAB_ROLE_UNKNOWN], collected, ro->n_systems - collected,
-		   ro->n_eth_ports, ro->n_links,
-		   m->n_eth_heard_both, ro->n_devices);
-	eth_links(r);
-	eth_devices(r);
-	fab_hw_raw(w, "</section>\n");
 }
 
 /* ------------------------------------------------------------ counters */
@@ -1056,7 +477,7 @@ static void write_counters(struct hr *r)
 		fab_hw_raw(w, "<td>");
 		peer_cell(w, s, p);
 		fab_hw_fmt(w, "</td><td data-v=\"%u\">", m->port_mark[t->port]);
-		mark_badge(w, m->port_mark[t->port]);
+		fab_html_mark_badge(w, m->port_mark[t->port]);
 		fab_hw_raw(w, "</td></tr>\n");
 	}
 	fab_hw_raw(w, "</tbody></table>\n</section>\n");
@@ -1077,7 +498,7 @@ static void write_switch(struct hr *r, uint32_t n, bool open)
 		active += p->port_num > 0 && p->state == FAB_STATE_ACTIVE;
 	}
 	fab_hw_fmt(w, "<details%s><summary>", open ? " open" : "");
-	mark_badge(w, r->m->node_mark[n]);
+	fab_html_mark_badge(w, r->m->node_mark[n]);
 	fab_hw_raw(w, " <b>");
 	fab_hw_text(w, nd->desc);
 	fab_hw_raw(w, "</b> <span class=\"muted mono\">");
@@ -1119,7 +540,7 @@ static void write_switch(struct hr *r, uint32_t n, bool open)
 			fab_hw_u64(w, errs);
 		fab_hw_fmt(w, "</td><td data-v=\"%u\">", mk);
 		if (mk)
-			mark_badge(w, mk);
+			fab_html_mark_badge(w, mk);
 		fab_hw_raw(w, "</td></tr>\n");
 	}
 	fab_hw_raw(w, "</tbody></table></details>\n");
@@ -1129,7 +550,7 @@ static void write_switches(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
 	size_t n = 0, opened = 0;
-	uint32_t *sw = sorted_switches(r, &n);
+	uint32_t *sw = fab_html_sorted_switches(r, &n);
 
 	fab_hw_raw(w, "<section id=\"switches\">\n<h2>Switch ports</h2>\n");
 	if (!sw) {
@@ -1336,8 +757,8 @@ int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 	write_banner(&r);
 	write_findings(&r);
 	if (has_ib(r.s))
-		write_topology(&r);
-	write_ethernet(&r);
+		fab_html_topology(&r);
+	fab_html_ethernet(&r);
 	if (r.base)
 		write_changes(&r);
 	if (has_ib(r.s)) {
@@ -1356,3 +777,4 @@ int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 	fab_hw_raw(w, "</script>\n</body>\n</html>\n");
 	return fab_hw_finish(w);
 }
+

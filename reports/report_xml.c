@@ -509,7 +509,7 @@ int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 	r.mc = calloc(1, sizeof(*r.mc));
 	if (!r.mc)
 		return -ENOMEM;
-	if (fab_xw_open(x, f)) {
+	if (fab_xw_open(x, f, " ")) {
 		free(r.mc);
 		return fab_xw_close(x);
 	}

@@ -27,7 +27,7 @@ static void check(struct fab_xw *x, int ret)
 		x->err = -EIO;
 }
 
-int fab_xw_open(struct fab_xw *x, FILE *f)
+int fab_xw_open(struct fab_xw *x, FILE *f, const char *indent)
 {
 	memset(x, 0, sizeof(*x));
 	x->f = f;
@@ -40,7 +40,7 @@ int fab_xw_open(struct fab_xw *x, FILE *f)
 		return x->err = -ENOMEM;
 	}
 	check(x, xmlTextWriterSetIndent(W(x), 1));
-	check(x, xmlTextWriterSetIndentString(W(x), XC(" ")));
+	check(x, xmlTextWriterSetIndentString(W(x), XC(indent)));
 	check(x, xmlTextWriterStartDocument(W(x), "1.0", "UTF-8", NULL));
 	return x->err;
 }

@@ -20,8 +20,8 @@ struct fab_xw {
 	struct fab_report_text clean;
 };
 
-/* Starts a document (XML declaration, indentation) on f. */
-int fab_xw_open(struct fab_xw *x, FILE *f);
+/* Starts a document (XML declaration; elements indented by indent) on f. */
+int fab_xw_open(struct fab_xw *x, FILE *f, const char *indent);
 /* Ends open elements, flushes to f, frees the writer; returns x->err. */
 int fab_xw_close(struct fab_xw *x);
 

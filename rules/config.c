@@ -223,7 +223,7 @@ static bool sweep_value_ok(unsigned kind, const char *v)
 	case SW_DURATION:
 		return fab_duration_parse(v, &ms) == 0;
 	case SW_FAIL_ON:
-		return !strcmp(v, "never") || fab_severity_parse(v) >= 0;
+		return fab_fail_on_parse(v) >= 0;
 	case SW_BASELINE:
 		if (!strcmp(v, "previous") || !strcmp(v, "none") || whole_number(v, 1, INT64_MAX))
 			return true;

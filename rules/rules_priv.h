@@ -12,10 +12,9 @@
 #include <stdint.h>
 
 #include "fabsweep/counter.h"
+#include "fabsweep/names.h" /* ARRAY_SIZE */
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- growable text with a hard cap (house style 14) -------------------- */
 

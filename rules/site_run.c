@@ -18,6 +18,7 @@
 #include "fabsweep/rules.h"
 #include "fabsweep/site_rules.h"
 #include "fabsweep/snapshot.h"
+#include "fabsweep/store_site.h"
 #include "rules_priv.h"
 
 #define FIELD_CAP 1024 /* longest text kept of one column, escaped */
@@ -167,7 +168,7 @@ static int run_one(struct fab_rule_ctx *ctx, struct fab_site_db *db, struct fab_
 }
 
 int fab_site_rules_run(struct fab_site_rules *rs, const struct fab_config *cfg,
-		       const char *db_path, struct fab_snapshot *snap,
+		       struct fab_store *st, struct fab_snapshot *snap,
 		       int64_t baseline_id, int64_t now_ms, struct fab_site_result *out)
 {
 	struct fab_site_result res = { 0 };
@@ -195,7 +196,7 @@ int fab_site_rules_run(struct fab_site_rules *rs, const struct fab_config *cfg,
 			res.n_disabled++;
 			continue;
 		}
-		if (!db && (err = fab_site_db_open(db_path, &db)))
+		if (!db && (err = fab_store_site_open(st, &db)))
 			goto out;
 		size_t at = snap->n_findings;
 		if ((err = run_one(&ctx, db, r, snap->scan_id, baseline_id, sev)))
@@ -235,7 +236,7 @@ int fab_site_rules_validate(struct fab_site_rules *rs)
 			bad++;
 			continue;
 		}
-		if (!db && (err = fab_site_db_open(NULL, &db)))
+		if (!db && (err = fab_store_site_open(NULL, &db)))
 			break;
 		if (!(r->err = fab_site_db_query(db, r->path, r->sql, r->time_limit, 0, 0, NULL, NULL)))
 			continue;

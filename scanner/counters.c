@@ -264,7 +264,22 @@ static const struct {
 	{ FAB_CTR_MULTICAST_RCV_PKTS, IB_PC_EXT_RCV_MPKTS_F },
 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+void fab_scan_decode_pc(struct fab_counter_sample *smp, const uint8_t *d, bool errors,
+			bool xmit_wait, bool data)
+{
+	for (unsigned i = 0; errors && i < ARRAY_SIZE(pc_err_fields); i++) {
+		smp->v[i] = mad_get_field((void *)d, 0, pc_err_fields[i]);
+		smp->valid |= 1u << i;
+	}
+	if (xmit_wait) {
+		smp->v[FAB_CTR_XMIT_WAIT] = mad_get_field((void *)d, 0, IB_PC_XMT_WAIT_F);
+		smp->valid |= 1u << FAB_CTR_XMIT_WAIT;
+	}
+	for (unsigned i = 0; data && i < ARRAY_SIZE(data_fields); i++) {
+		smp->v[data_fields[i].ctr] = mad_get_field((void *)d, 0, data_fields[i].pc);
+		smp->valid |= 1u << data_fields[i].ctr;
+	}
+}
 
 /* PortCounters answer -> sample, not overwriting what the extended one set. */
 static void decode_pc(struct fab_counter_sample *smp, const uint8_t *d,
@@ -272,22 +287,8 @@ static void decode_pc(struct fab_counter_sample *smp, const uint8_t *d,
 {
 	bool addl = smp->extended && (cn->cap2 & FAB_PM_CAP2_ADDL_PORT_CTRS_EXT);
 
-	for (unsigned i = 0; i < ARRAY_SIZE(pc_err_fields); i++) {
-		if (addl)
-			break;
-		smp->v[i] = mad_get_field((void *)d, 0, pc_err_fields[i]);
-		smp->valid |= 1u << i;
-	}
-	if ((cn->cap & FAB_PM_CAP_XMIT_WAIT) && !addl) {
-		smp->v[FAB_CTR_XMIT_WAIT] = mad_get_field((void *)d, 0, IB_PC_XMT_WAIT_F);
-		smp->valid |= 1u << FAB_CTR_XMIT_WAIT;
-	}
-	if (smp->extended)
-		return;
-	for (unsigned i = 0; i < ARRAY_SIZE(data_fields); i++) {
-		smp->v[data_fields[i].ctr] = mad_get_field((void *)d, 0, data_fields[i].pc);
-		smp->valid |= 1u << data_fields[i].ctr;
-	}
+	fab_scan_decode_pc(smp, d, !addl, (cn->cap & FAB_PM_CAP_XMIT_WAIT) && !addl,
+			   !smp->extended);
 }
 
 static void decode_pcx(struct fab_counter_sample *smp, const uint8_t *d,

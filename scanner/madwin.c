@@ -17,7 +17,11 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "fabsweep/error.h"
+#include "fabsweep/snapshot.h"
 #include "scanner/madwin.h"
+
+_Static_assert(FAB_UMAD_CA_NAME_LEN == UMAD_CA_NAME_LEN, "CA name length");
 
 #define SLOT_BITS 10
 #define SLOT_MASK ((1u << SLOT_BITS) - 1)
@@ -320,6 +324,62 @@ int fab_madwin_run(struct fab_madwin *mw, fab_madwin_next_fn next,
 }
 
 /* ---- libibumad transport ------------------------------------------- */
+
+int fab_umad_pick_port(const char *want_ca, int want_port, bool linkup_ok,
+		       struct fab_umad_port *out)
+{
+	char names[32][UMAD_CA_NAME_LEN];
+	int n, best = 0, need = linkup_ok ? 1 : 2;
+	const char *link = linkup_ok ? "up" : "active";
+
+	if (umad_init() < 0)
+		return fab_err(-ENODEV, "cannot initialise libibumad: is the ib_umad "
+			       "kernel module loaded?");
+	n = umad_get_cas_names(names, 32);
+	if (n <= 0)
+		return fab_err(-ENODEV, "no InfiniBand device found (no /sys/class/"
+			       "infiniband_mad entries); load ib_umad or check the HCA");
+	for (int i = 0; i < n && best < 2; i++) {
+		umad_ca_t uc;
+
+		if (want_ca && strcmp(want_ca, names[i]))
+			continue;
+		if (umad_get_ca(names[i], &uc) < 0)
+			continue;
+		for (int p = 1; p <= uc.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			umad_port_t *up = uc.ports[p];
+			int score;
+
+			if (!up || (want_port && p != want_port))
+				continue;
+			if (up->link_layer[0] && strcmp(up->link_layer, "InfiniBand") &&
+			    strcmp(up->link_layer, "IB"))
+				continue; /* RoCE: not ours */
+			score = up->state == FAB_STATE_ACTIVE ? 2
+				: up->phys_state == FAB_PHYS_LINKUP ? 1 : 0;
+			if (score < need || score <= best)
+				continue;
+			best = score;
+			memcpy(out->ca, names[i], UMAD_CA_NAME_LEN);
+			out->ca[UMAD_CA_NAME_LEN - 1] = '\0';
+			out->port = p;
+			out->state = up->state;
+			out->sm_lid = up->sm_lid;
+		}
+		umad_release_ca(&uc);
+	}
+	if (best)
+		return 0;
+	if (want_ca && want_port)
+		return fab_err(-ENETDOWN, "port %d of CA '%s' is missing or its link "
+			       "is %s; pick another with --ca/--port", want_port, want_ca,
+			       linkup_ok ? "down" : "not active");
+	if (want_ca)
+		return fab_err(-ENETDOWN, "CA '%s' is missing or has no port with its "
+			       "link %s; check the name with ibstat", want_ca, link);
+	return fab_err(-ENETDOWN, "no InfiniBand CA port with its link %s; check "
+		       "the cable and ibstat, or pick one with --ca/--port", link);
+}
 
 struct fab_umad {
 	int fd;

@@ -108,6 +108,24 @@ uint32_t fab_mad_tid32(const uint8_t *mad);
 
 /* The real transport over libibumad. */
 struct fab_umad;
+
+/* A local InfiniBand port to send MADs from. */
+#define FAB_UMAD_CA_NAME_LEN 20 /* UMAD_CA_NAME_LEN */
+struct fab_umad_port {
+	char ca[FAB_UMAD_CA_NAME_LEN];
+	int port;
+	unsigned state;  /* enum fab_port_state */
+	unsigned sm_lid; /* the SM LID the port knows, 0 none */
+};
+/*
+ * Chooses the local port as infiniband-diags do: ca/port when given (NULL,
+ * 0: any), else the first InfiniBand port (not RoCE) whose link is active;
+ * with linkup_ok, a port whose link is up but not yet active (no SM) when
+ * no port is active. *out on success; -ENODEV (no device) or -ENETDOWN (no
+ * such port) with the message set.
+ */
+int fab_umad_pick_port(const char *want_ca, int want_port, bool linkup_ok,
+		       struct fab_umad_port *out);
 /* Opens ca:port and registers agents for SMI, directed-route SMI and PMA. */
 int fab_umad_open(const char *ca, int port, struct fab_umad **out);
 void fab_umad_close(struct fab_umad *u); /* accepts NULL */

@@ -28,7 +28,6 @@
 #include "fabsweep/snapshot.h"
 #include "scanner/scan_priv.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 void fab_probe_opts_init(struct fab_probe_opts *o)
 {
@@ -47,53 +46,6 @@ static double mono_ms(void)
 }
 
 /* ---- the local port ---------------------------------------------------------- */
-
-/* The local CA port: ca/port when given, else the first InfiniBand port
- * whose link is active (as infiniband-diags choose). */
-static int pick_port(const char *want_ca, int want_port, char ca[UMAD_CA_NAME_LEN],
-		     int *out_port)
-{
-	char names[32][UMAD_CA_NAME_LEN];
-	int n;
-
-	if (umad_init() < 0)
-		return fab_err(-ENODEV, "cannot initialise libibumad: is the ib_umad kernel module loaded?");
-	n = umad_get_cas_names(names, 32);
-	if (n <= 0)
-		return fab_err(-ENODEV, "no InfiniBand device found; load ib_umad or check the HCA");
-	for (int i = 0; i < n; i++) {
-		umad_ca_t uc;
-		int found = 0;
-
-		if (want_ca && strcmp(want_ca, names[i]))
-			continue;
-		if (umad_get_ca(names[i], &uc) < 0)
-			continue;
-		for (int p = 1; p <= uc.numports && p < UMAD_CA_MAX_PORTS && !found; p++) {
-			umad_port_t *up = uc.ports[p];
-
-			if (!up || (want_port && p != want_port))
-				continue;
-			if (up->link_layer[0] && strcmp(up->link_layer, "InfiniBand") &&
-			    strcmp(up->link_layer, "IB"))
-				continue;
-			if (up->state != FAB_STATE_ACTIVE)
-				continue;
-			memcpy(ca, names[i], UMAD_CA_NAME_LEN);
-			ca[UMAD_CA_NAME_LEN - 1] = '\0';
-			*out_port = p;
-			found = 1;
-		}
-		umad_release_ca(&uc);
-		if (found)
-			return 0;
-	}
-	if (want_ca)
-		return fab_err(-ENETDOWN, "CA '%s'%s has no active InfiniBand port; check it with ibstat",
-			       want_ca, want_port ? " (port given)" : "");
-	return fab_err(-ENETDOWN, "no active InfiniBand port on this machine; check the cable and "
-		       "ibstat, or pick one with --ca/--port");
-}
 
 /* Parses "ib:CA/PORT" (a snapshot's source). */
 static bool parse_source(const char *src, char ca[UMAD_CA_NAME_LEN], int *port)
@@ -142,8 +94,13 @@ static int mport_open(const struct fab_probe_opts *o, const char *src_hint,
 		window = 128;
 	if (!o->ca && parse_source(src_hint, m->ca, &m->port)) {
 		/* the port the scan ran from */
-	} else if ((rc = pick_port(o->ca, o->port, m->ca, &m->port))) {
-		return rc;
+	} else {
+		struct fab_umad_port up;
+		/* only an active port reaches the LIDs of a sweep */
+		if ((rc = fab_umad_pick_port(o->ca, o->port, false, &up)))
+			return rc;
+		memcpy(m->ca, up.ca, sizeof(m->ca));
+		m->port = up.port;
 	}
 	if ((rc = fab_umad_open(m->ca, m->port, &m->um)))
 		return fab_err(rc, "cannot open MAD port %s/%d: %s (are you root, and is ib_umad loaded?)",
@@ -246,37 +203,11 @@ int fab_probe_open_end(struct fab_probe_pending *pd, struct fab_probe **out)
 
 /* ---- PortCounters decoding ---------------------------------------------------- */
 
-/* PortCounters fields in enum fab_counter order (the twelve error counters). */
-static const enum MAD_FIELDS pc_fields[] = {
-	IB_PC_ERR_SYM_F,	IB_PC_LINK_RECOVERS_F,	IB_PC_LINK_DOWNED_F,
-	IB_PC_ERR_RCV_F,	IB_PC_ERR_PHYSRCV_F,	IB_PC_ERR_SWITCH_REL_F,
-	IB_PC_XMT_DISCARDS_F,	IB_PC_ERR_XMTCONSTR_F,	IB_PC_ERR_RCVCONSTR_F,
-	IB_PC_ERR_LOCALINTEG_F, IB_PC_ERR_EXCESS_OVR_F, IB_PC_VL15_DROPPED_F,
-};
-_Static_assert(ARRAY_SIZE(pc_fields) == FAB_CTR_VL15_DROPPED + 1, "error counters");
-
-static const struct {
-	unsigned ctr;
-	enum MAD_FIELDS f;
-} pc_data[] = {
-	{ FAB_CTR_XMIT_DATA, IB_PC_XMT_BYTES_F },
-	{ FAB_CTR_RCV_DATA, IB_PC_RCV_BYTES_F },
-	{ FAB_CTR_XMIT_PKTS, IB_PC_XMT_PKTS_F },
-	{ FAB_CTR_RCV_PKTS, IB_PC_RCV_PKTS_F },
-};
-
 /* The 32-bit PortCounters as read. PortXmitWait is kept only when the PMA
  * said (ClassPortInfo) it counts it; the probe does not ask, so never. */
 static void decode_pc(struct fab_counter_sample *c, const uint8_t *d, bool data)
 {
-	for (unsigned i = 0; i < ARRAY_SIZE(pc_fields); i++) {
-		c->v[i] = mad_get_field((void *)d, 0, pc_fields[i]);
-		c->valid |= 1u << i;
-	}
-	for (unsigned i = 0; data && i < ARRAY_SIZE(pc_data); i++) {
-		c->v[pc_data[i].ctr] = mad_get_field((void *)d, 0, pc_data[i].f);
-		c->valid |= 1u << pc_data[i].ctr;
-	}
+	fab_scan_decode_pc(c, d, true, false, data);
 	c->sampled_at_ms = fab_now_ms();
 }
 

@@ -15,7 +15,7 @@
 
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
-#include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
 
 __attribute__((format(printf, 2, 3)))

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "fabsweep/names.h"
-#include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
 
 #define NLHDR 16   /* struct nlmsghdr */

@@ -22,7 +22,7 @@
 
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
-#include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
 
 struct conn_ctx {

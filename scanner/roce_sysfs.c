@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "fabsweep/names.h"
-#include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
 
 #define ATTR_MAX 4096 /* a sysfs attribute is at most a page */

@@ -53,64 +53,6 @@ void fab_scan_progress(const struct fab_scan_opts *o, const char *phase,
 		o->progress(phase, done, total, o->progress_ctx);
 }
 
-/* Chooses the CA and port: like infiniband-diags, the first CA port with
- * an active link unless told; a LinkUp port (no SM yet) is the fallback. */
-static int pick_port(const struct fab_scan_opts *o, char ca[UMAD_CA_NAME_LEN],
-		     int *out_port, umad_port_t *out_info)
-{
-	char names[32][UMAD_CA_NAME_LEN];
-	int n, best_score = 0;
-
-	if (umad_init() < 0)
-		return fab_err(-ENODEV, "cannot initialise libibumad: is the ib_umad "
-			       "kernel module loaded?");
-	n = umad_get_cas_names(names, 32);
-	if (n <= 0)
-		return fab_err(-ENODEV, "no InfiniBand device found (no /sys/class/"
-			       "infiniband_mad entries); load ib_umad or check the HCA");
-	for (int i = 0; i < n; i++) {
-		umad_ca_t uc;
-
-		if (o->ca && strcmp(o->ca, names[i]))
-			continue;
-		if (umad_get_ca(names[i], &uc) < 0)
-			continue;
-		for (int p = 1; p <= uc.numports && p < UMAD_CA_MAX_PORTS; p++) {
-			umad_port_t *up = uc.ports[p];
-			int score;
-
-			if (!up || (o->port && p != o->port))
-				continue;
-			if (up->link_layer[0] && strcmp(up->link_layer, "InfiniBand") &&
-			    strcmp(up->link_layer, "IB"))
-				continue; /* RoCE: not ours */
-			score = up->state == FAB_STATE_ACTIVE ? 2
-				: up->phys_state == FAB_PHYS_LINKUP ? 1 : 0;
-			if (score > best_score) {
-				best_score = score;
-				memcpy(ca, names[i], UMAD_CA_NAME_LEN);
-				ca[UMAD_CA_NAME_LEN - 1] = '\0';
-				*out_port = p;
-				*out_info = *up;
-				out_info->pkeys = NULL;
-			}
-		}
-		umad_release_ca(&uc);
-		if (best_score == 2)
-			break;
-	}
-	if (best_score)
-		return 0;
-	if (o->ca && o->port)
-		return fab_err(-ENETDOWN, "port %d of CA '%s' is missing or its link "
-			       "is down; pick another with --ca/--port", o->port, o->ca);
-	if (o->ca)
-		return fab_err(-ENETDOWN, "CA '%s' is missing or has no port with its "
-			       "link up; check the name with ibstat", o->ca);
-	return fab_err(-ENETDOWN, "no InfiniBand CA port with its link up; check "
-		       "the cable and ibstat, or pick one with --ca/--port");
-}
-
 /* libibnetdisc reports lost SMPs on stderr, one line each; we record them
  * as holes instead, so its chatter is muted (FABSWEEP_IBND_DEBUG=1 keeps it). */
 static int mute_stderr(void)
@@ -243,14 +185,13 @@ static const struct fab_sm *find_master(const struct fab_snapshot *s)
 int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 {
 	struct fab_scan_opts o = *opts;
-	char ca[UMAD_CA_NAME_LEN] = "";
-	umad_port_t up = { 0 };
+	struct fab_umad_port up = { 0 };
 	struct fab_umad *um = NULL;
 	struct fab_madwin *smp_win = NULL, *gmp_win = NULL, *sm_win = NULL;
 	struct wt w = { 0 };
 	struct fab_sm before = { 0 };
 	bool have_before = false;
-	int port = 0, rc;
+	int rc;
 	/* The key of devices not known yet (and libibnetdisc's only key). */
 	uint64_t mkey_fallback = fab_mkeys_lookup(o.mkeys, 0, 0);
 
@@ -282,10 +223,12 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	}
 	int64_t t0 = fab_now_ms();
 
-	rc = pick_port(&o, ca, &port, &up);
+	/* like infiniband-diags: the first active port; a port whose link is
+	 * up without an SM yet will do */
+	rc = fab_umad_pick_port(o.ca, o.port, true, &up);
 	if (rc)
 		return rc;
-	s->source = fab_snapshot_printf(s, "ib:%s/%d", ca, port);
+	s->source = fab_snapshot_printf(s, "ib:%s/%d", up.ca, up.port);
 
 	const char *env = getenv("FABSWEEP_DISCOVERY");
 	if (env && !strcmp(env, "native"))
@@ -294,7 +237,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	/* The master's ActCount before discovery starts. Our port stays open
 	 * for native discovery; libibnetdisc wants it closed meanwhile. */
 	if ((up.state == FAB_STATE_ACTIVE && up.sm_lid) || o.native_discovery) {
-		rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
+		rc = open_port(up.ca, up.port, &o, &um, &smp_win, &gmp_win, &sm_win);
 		if (rc)
 			goto out;
 		if (up.state == FAB_STATE_ACTIVE && up.sm_lid &&
@@ -318,7 +261,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		/* The same engine as the repair pass, rooted at our node. */
 		if ((rc = wt_discover(&w, smp_win, &o)) == -EIO) {
 			rc = fab_err(-EIO, "discovery from %s/%d failed: not even the "
-				     "local node answered (is the port's link up?)", ca, port);
+				     "local node answered (is the port's link up?)", up.ca, up.port);
 			goto out;
 		}
 		phase_done("discover", &t0, smp_win);
@@ -331,7 +274,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		ibnd_fabric_t *f = NULL;
 		for (int t = 0; t <= o.retries && !f; t++) {
 			int saved = mute_stderr();
-			f = ibnd_discover_fabric(ca, port, NULL, &cfg);
+			f = ibnd_discover_fabric(up.ca, up.port, NULL, &cfg);
 			unmute_stderr(saved);
 			if (f && !f->nodes) {
 				ibnd_destroy_fabric(f);
@@ -344,10 +287,10 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 			ibnd_destroy_fabric(f); /* before counters: keeps the peak low */
 		}
 		if (!rc)
-			rc = open_port(ca, port, &o, &um, &smp_win, &gmp_win, &sm_win);
+			rc = open_port(up.ca, up.port, &o, &um, &smp_win, &gmp_win, &sm_win);
 		if (!rc && !f && (rc = wt_discover(&w, smp_win, &o)) == -EIO) {
 			rc = fab_err(-EIO, "discovery from %s/%d failed: not even the local "
-				     "node answered (is the port's link up?)", ca, port);
+				     "node answered (is the port's link up?)", up.ca, up.port);
 			goto out;
 		}
 	}
@@ -366,7 +309,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		if (rc == -EIO) {
 			wt_free(&w);
 			rc = fab_err(-EIO, "discovery from %s/%d failed: not even the local "
-				     "node answered (is the port's link up?)", ca, port);
+				     "node answered (is the port's link up?)", up.ca, up.port);
 			goto out;
 		}
 		phase_done("rediscover", &t0, smp_win);
@@ -380,7 +323,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		goto out;
 	}
 	if (!s->n_nodes) {
-		rc = fab_err(-EIO, "discovery from %s/%d found no node", ca, port);
+		rc = fab_err(-EIO, "discovery from %s/%d found no node", up.ca, up.port);
 		goto out;
 	}
 	fab_scan_progress(&o, "topology", s->n_nodes, s->n_nodes);

@@ -84,13 +84,24 @@ static inline struct wt_port *wt_port(const struct wt *w, uint32_t node,
 	return &w->ports[w->nodes[node].port_first + port];
 }
 
+#define WT_MAX_HOPS 63 /* directed-route hops (the path has 64 bytes) */
+
 void wt_free(struct wt *w);
 /* Adds a node (num_ports + 1 port slots); returns its index or FAB_NONE. */
 uint32_t wt_add_node(struct wt *w, uint64_t guid, unsigned type,
 		     unsigned num_ports);
+/* The same; with dup, also when the GUID is known already (another device
+ * that answers with it: wt_find still returns the first). */
+uint32_t wt_add_node_dup(struct wt *w, uint64_t guid, unsigned type,
+			 unsigned num_ports, bool dup);
 uint32_t wt_find(const struct wt *w, uint64_t guid);
+/* The first slot of guid's chain in w->hash (of w->hash_cap slots). */
+size_t wt_hash(uint64_t guid, size_t cap);
+/* A field (enum MAD_FIELDS) of a raw PortInfo. */
+unsigned wt_pi_get(const uint8_t *info, int field);
 
-/* libibnetdisc -> working topology (scanner/topo.c). */
+/* libibnetdisc -> working topology (scanner/topo.c); repair and native
+ * discovery (scanner/topo_repair.c). */
 struct ibnd_fabric;
 int wt_from_ibnd(struct wt *w, struct ibnd_fabric *f, bool paths_valid);
 /* Re-asks, with retries, what discovery missed: directed-route SMPs only. */
@@ -104,6 +115,12 @@ bool wt_has_dup(const struct wt *w);
 int wt_to_snapshot(const struct wt *w, struct fab_snapshot *snap);
 
 /* PMA counters (scanner/counters.c) and SMInfo (scanner/sminfo.c). */
+/* A PortCounters answer (the 32-bit attribute, MAD data d) into smp: the
+ * twelve error counters when errors, PortXmitWait when xmit_wait, the four
+ * data and packet counters when data, each marked valid. The one table of
+ * PortCounters fields, for the scan and the probe. */
+void fab_scan_decode_pc(struct fab_counter_sample *smp, const uint8_t *d, bool errors,
+			bool xmit_wait, bool data);
 int fab_scan_counters(struct fab_snapshot *snap, struct fab_madwin *mw,
 		      const struct fab_scan_opts *o);
 /* Queries SMInfo at lid with M_Key mkey; returns 0 and fills *out, or a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sandbox site rules run in (include/fabsweep/site_rules.h,
+ * The sandbox site rules run in (include/fabsweep/store_site.h,
  * docs/site-rules.md): a separate read-only connection on which a query may
  * only SELECT from the public relations of docs/schema.md (and, through the
  * public views, the tables they read) and call harmless functions; it runs
@@ -22,11 +22,11 @@
 #include <time.h>
 
 #include "fabsweep/error.h"
-#include "fabsweep/site_rules.h"
+#include "fabsweep/names.h"
+#include "fabsweep/store_site.h"
 #include "fabsweep/store.h"
 #include "store_priv.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PROGRESS_OPS 4096 /* VM instructions between two looks at the clock */
 #define BUSY_MS 5000
 
@@ -336,7 +336,7 @@ int fab_site_db_open(const char *path, struct fab_site_db **out)
 	if ((err = load_objects(q)))
 		goto fail;
 	sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH, FAB_SITE_LENGTH_MAX);
-	sqlite3_limit(q->db, SQLITE_LIMIT_SQL_LENGTH, FAB_SITE_FILE_MAX);
+	sqlite3_limit(q->db, SQLITE_LIMIT_SQL_LENGTH, FAB_SITE_SQL_MAX);
 	sqlite3_limit(q->db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, FAB_SITE_PATTERN_MAX);
 	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
 	sqlite3_limit(q->db, SQLITE_LIMIT_WORKER_THREADS, 0);
@@ -347,6 +347,11 @@ int fab_site_db_open(const char *path, struct fab_site_db **out)
 fail:
 	fab_site_db_close(q);
 	return err;
+}
+
+int fab_store_site_open(const struct fab_store *st, struct fab_site_db **out)
+{
+	return fab_site_db_open(st ? st->path : NULL, out);
 }
 
 void fab_site_db_close(struct fab_site_db *q)

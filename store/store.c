@@ -21,7 +21,6 @@
 #include "schema.sql.h"
 #include "store_priv.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define BUSY_TIMEOUT_MS 60000
 
 static int sql_err(struct fab_store *st, int rc, const char *what)

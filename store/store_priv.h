@@ -92,3 +92,13 @@ bool fab_sql_prio_list_parse(const char *s, uint8_t v[8]);
  * else the number), comma-separated; parse as above. */
 void fab_sql_tsa_format(const uint8_t v[8], char *buf, size_t cap);
 bool fab_sql_tsa_parse(const char *s, uint8_t v[8]);
+
+/* ---- the RoCE part (store/roce_write.c, roce_load.c), inside the
+ * transactions of the snapshot writer and loader ---------------------------- */
+
+/* Writes snap->roce (if any) for snap->scan_id. */
+struct fab_snapshot;
+int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
+/* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
+ * scan has none). */
+int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);

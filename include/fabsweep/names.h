@@ -11,6 +11,10 @@
 
 #include "fabsweep/snapshot.h"
 
+/* Elements of an array (not a pointer): the one definition. Enum-to-name
+ * tables are checked with static_assert(ARRAY_SIZE(t) == X__COUNT). */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 const char *fab_node_type_name(unsigned type); /* "ca", "switch", "router", "unknown" */
 const char *fab_role_name(unsigned role);      /* "host", "leaf", ... */
 const char *fab_state_name(unsigned state);    /* "down", "init", ... NULL if unknown */
@@ -26,6 +30,11 @@ int fab_state_parse(const char *s);
 int fab_phys_state_parse(const char *s);
 int fab_scan_status_parse(const char *s);
 int fab_severity_parse(const char *s);
+/* --fail-on LEVEL (check, sweep, ready): "error", "warning", "info", or
+ * "never" (FAB_FAIL_NEVER, above every severity: no finding counts). A
+ * finding counts when its severity >= the level. -1 if unknown. */
+#define FAB_FAIL_NEVER FAB_SEV__COUNT
+int fab_fail_on_parse(const char *s);
 int fab_sm_state_parse(const char *s);
 
 /* Single width/speed bit to name ("4X", "HDR"); NULL if not exactly one known bit. */

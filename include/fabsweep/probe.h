@@ -183,7 +183,7 @@ struct fab_ready {
 
 /*
  * Plans a readiness check of hosts over view: a snapshot of the latest
- * sweep, whole or the part around the hosts (fab_store_load_around()).
+ * sweep, whole or the part around the hosts (fab_store_load_view()).
  * Every port of a host's CAs that had a link in the view is probed, with
  * the port at the other end. view and map (may be NULL) are borrowed and
  * must outlive *out. *out owned by the caller (fab_ready_free).

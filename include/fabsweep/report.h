@@ -12,7 +12,10 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 
+struct fab_diff;
+struct fab_nodemap;
 struct fab_snapshot;
 
 struct fab_report_opts {
@@ -65,3 +68,40 @@ int fab_report_write(const struct fab_snapshot *snap,
 		     const struct fab_snapshot *baseline,
 		     const struct fab_report_opts *opts, const char *xml_path,
 		     const char *html_path);
+
+/*
+ * A diff (fab_diff_compute() of old_snap -> new_snap, both borrowed) as
+ * text to f: a line naming the two scans, then the changes grouped by kind,
+ * node names through names (may be NULL). 0, or -EIO when f failed.
+ */
+int fab_report_diff_text(FILE *f, const struct fab_diff *d,
+			 const struct fab_snapshot *old_snap,
+			 const struct fab_snapshot *new_snap,
+			 const struct fab_nodemap *names);
+/* The same as XML valid against docs/fabsweep-diff.xsd, written to path
+ * atomically (the target is left as it was on failure). */
+int fab_report_diff_xml(const char *path, const struct fab_diff *d,
+			const struct fab_snapshot *old_snap,
+			const struct fab_snapshot *new_snap,
+			const struct fab_nodemap *names);
+
+/*
+ * The Prometheus text exposition format (version 0.0.4) of snap, for
+ * node_exporter's textfile collector (reports/prometheus.c; the metrics
+ * are listed in docs/workflows.md): HELP and TYPE lines, every metric named
+ * fabsweep_*, label values escaped (backslash, double quote, newline; other
+ * control bytes and invalid UTF-8 as \xNN). Node labels use names (may be
+ * NULL) for mapped names. snap must be indexed (the store's loader does
+ * it). Counter increases and rates compare snap with base (a baseline, may
+ * be NULL: then the scan's own two samples), as `fabsweep check` does. No
+ * timestamps on samples (the textfile collector refuses them). Everything
+ * borrowed. Writes to f; returns 0, -ENOMEM or -EIO.
+ */
+int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+			  const struct fab_nodemap *names, FILE *f);
+
+/* The same, written to path atomically like the reports: under a temporary
+ * name beside it ("PATH.tmpXXXXXX", never ending in ".prom", mode 0644),
+ * renamed over it, so the collector sees the old file or the new one. */
+int fab_export_prometheus_file(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+			       const struct fab_nodemap *names, const char *path);

@@ -6,7 +6,8 @@
  * PCIe links, network interfaces) and host DCB configuration read over
  * rtnetlink. snapshot->roce points to one (owned by the snapshot, may be
  * NULL). docs/roce.md describes what is collected and from where;
- * docs/schema.md the SQL relations it becomes.
+ * docs/schema.md the SQL relations it becomes. This is the model (core/);
+ * collecting it from a machine is scanner/'s (fabsweep/roce_collect.h).
  *
  * Layout: arrays of plain structs that refer to each other by index
  * (FAB_NONE = none). Strings and TLV bytes live in the model's arena and are
@@ -26,7 +27,6 @@
 
 struct fab_snapshot;
 struct fab_arena;
-struct fab_store;
 
 #define FAB_PRIOS 8 /* 802.1p priorities and traffic classes */
 
@@ -48,6 +48,9 @@ enum {
 	FAB_TSA_ETS = 2,
 	FAB_TSA_VENDOR = 255,
 };
+
+/* Most Application Priority entries kept of one port's table. */
+#define FAB_DCB_MAX_APPS 128
 
 struct fab_app_entry {
 	uint8_t priority; /* 0..7 */
@@ -367,77 +370,3 @@ void fab_roce_assign_roles(struct fab_roce *r);
  */
 int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		   const char *source, size_t *out_dups);
-
-/* ---- collection (scanner/roce_*.c) ------------------------------------ */
-
-struct fab_roce_opts {
-	const char *const *lldp_sockets; /* NULL/0: lldpd's default socket */
-	size_t n_lldp_sockets;
-	const char *sysfs_root; /* NULL: "/sys" (and DCB is queried) */
-	int timeout_ms;         /* per lldpd / netlink exchange; 0: default 5000 */
-	bool no_dcb;            /* do not query rtnetlink DCB */
-	/* Notes for the user (may be NULL): things skipped, not errors. */
-	void (*note)(const char *msg, void *ctx);
-	void *note_ctx;
-};
-
-#define FAB_ROCE_DEFAULT_TIMEOUT_MS 5000
-
-/*
- * Collects the local machine's view into snap->roce: each lldpd socket
- * (its system, its interfaces, their neighbours, the custom TLVs it sends
- * and hears), then sysfs and DCB, attached to the local system: the one
- * lldpd system when a single socket answered, else the system named like
- * this host, else a new system named after the host. A socket that does
- * not answer, a sysfs file that cannot be read, a DCB query that fails are
- * recorded in snap->errors (what "lldp", "sysfs", "dcb"); the default
- * socket missing is only a note. Sets snap->status to FAB_SCAN_PARTIAL when
- * something was missed. Returns a negative errno only on ENOMEM.
- */
-int fab_roce_collect(const struct fab_roce_opts *o, struct fab_snapshot *snap);
-
-/* One lldpd: adds its system (and everything it knows); *out = its index. */
-int fab_roce_collect_lldp(struct fab_roce *r, struct fab_snapshot *snap,
-			  const char *socket_path, int timeout_ms, uint32_t *out);
-/* sysfs under root ("/sys" or a fixture tree) for one system. */
-int fab_roce_collect_sysfs(struct fab_roce *r, struct fab_snapshot *snap,
-			   uint32_t system_idx, const char *root);
-/* DCB of the system's sysfs interfaces over rtnetlink (current netns). */
-int fab_roce_collect_dcb(struct fab_roce *r, struct fab_snapshot *snap,
-			 uint32_t system_idx, int timeout_ms);
-/* Whether root ("/sys" when NULL) shows an InfiniBand device. */
-bool fab_roce_have_ib_devices(const char *root);
-
-/*
- * rtnetlink DCB: what one RTM_GETDCB / DCB_CMD_IEEE_GET reply says.
- */
-#define FAB_DCB_MAX_APPS 128
-struct fab_dcb_info {
-	int error;          /* 0, or the negative errno of an NLMSG_ERROR reply */
-	char ifname[16];    /* DCB_ATTR_IFNAME, "" if absent */
-	struct fab_pfc pfc;
-	struct fab_ets ets;
-	struct fab_app_entry apps[FAB_DCB_MAX_APPS];
-	size_t n_apps;
-	bool apps_truncated; /* more than FAB_DCB_MAX_APPS entries */
-	bool app_table;      /* DCB_ATTR_IEEE_APP_TABLE was present */
-	int dcbx_mode;       /* DCB_ATTR_DCBX, -1 when absent */
-};
-/*
- * Parses one netlink reply (nlmsghdr included) to DCB_CMD_IEEE_GET. Pure and
- * bounds-checked. Returns 0 when out describes the reply (out->error set
- * for an NLMSG_ERROR), -EBADMSG when the bytes are malformed or not such a
- * reply.
- */
-int fab_dcb_parse_reply(const uint8_t *msg, size_t len, struct fab_dcb_info *out);
-/* Builds the request for ifname into buf; returns its length or -EINVAL. */
-int fab_dcb_build_request(const char *ifname, uint32_t seq, uint8_t *buf,
-			  size_t cap);
-
-/* ---- store (store/roce_write.c, roce_load.c), inside the store's transactions */
-
-/* Writes snap->roce (if any) for snap->scan_id. */
-int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
-/* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
- * scan has none). */
-int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);

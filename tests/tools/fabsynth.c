@@ -16,94 +16,34 @@
 #include "fabsweep/names.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
-
-static uint32_t add_node(struct fab_snapshot *s, uint8_t type, uint64_t guid,
-			 const char *desc, unsigned nports)
-{
-	struct fab_node *n = fab_snapshot_add_node(s);
-	uint32_t idx = (uint32_t)(s->n_nodes - 1);
-
-	n->guid = n->sys_guid = guid;
-	n->type = type;
-	n->num_ports = (uint8_t)nports;
-	n->lid = (uint16_t)(idx + 1);
-	n->hops = type == FAB_NODE_SWITCH ? 1 : 2;
-	fab_node_set_desc(n, (const uint8_t *)desc, strlen(desc));
-	for (unsigned p = type == FAB_NODE_SWITCH ? 0 : 1; p <= nports; p++) {
-		struct fab_port *pt = fab_snapshot_add_port(s);
-		s->nodes[idx].port_count++;
-		pt->node_idx = idx;
-		pt->port_num = (uint8_t)p;
-		pt->guid = type == FAB_NODE_SWITCH ? guid : guid + p;
-		pt->lid = (uint16_t)(idx + 1);
-		pt->state = p == 0 ? FAB_STATE_ACTIVE : FAB_STATE_DOWN;
-		pt->phys_state = p == 0 ? FAB_PHYS_LINKUP : FAB_PHYS_POLLING;
-		pt->width_enabled = pt->width_supported = FAB_WIDTH_1X | FAB_WIDTH_4X;
-		pt->speed_enabled = pt->speed_supported = FAB_SPEED_SDR | FAB_SPEED_EDR | FAB_SPEED_HDR;
-		pt->mtu_cap = 5;
-		pt->op_vls = 4;
-		pt->cap_mask = p == 1 && type == FAB_NODE_CA && idx % 997 == 0 ? 0x2 : 0;
-	}
-	return idx;
-}
-
-static void cable(struct fab_snapshot *s, uint32_t a, unsigned pa, uint32_t b, unsigned pb)
-{
-	struct fab_port *x = fab_snapshot_port(s, a, pa), *y = fab_snapshot_port(s, b, pb);
-
-	x->remote_idx = (uint32_t)(y - s->ports);
-	y->remote_idx = (uint32_t)(x - s->ports);
-	x->remote_guid = s->nodes[b].guid;
-	x->remote_port = (uint8_t)pb;
-	y->remote_guid = s->nodes[a].guid;
-	y->remote_port = (uint8_t)pa;
-	x->state = y->state = FAB_STATE_ACTIVE;
-	x->phys_state = y->phys_state = FAB_PHYS_LINKUP;
-	x->width_active = y->width_active = FAB_WIDTH_4X;
-	x->speed_active = y->speed_active = FAB_SPEED_HDR;
-	x->mtu_active = y->mtu_active = 5;
-}
+#include "fabfix/fabfix.h"
 
 static struct fab_snapshot *build(unsigned leaves, unsigned spines, unsigned hpl,
 				  const char *label, unsigned nfind)
 {
-	struct fab_snapshot *s = fab_snapshot_new();
-	uint32_t *lf = calloc(leaves, sizeof(*lf)), *sp = calloc(spines, sizeof(*sp));
-	char name[64];
+	const struct fabfix_tree t = {
+		.spines = spines, .leaves = leaves, .hosts_per_leaf = hpl,
+		.spine_guid = 0x0002c90300100000ull, .leaf_guid = 0x0002c90300200000ull,
+		.host_guid = 0x0002c90300300000ull, .host_step = 2,
+		.spine = { "spine", 4 }, .leaf = { "leaf", 4 }, .host = { "node", 5, " HCA-1" },
+		.roles = true,
+	};
+	struct fab_snapshot *s = fabfix_fat_tree(&t);
 
+	if (!s)
+		return NULL;
 	s->started_at_ms = fab_now_ms();
 	s->host = fab_snapshot_strdup(s, "fabsynth", SIZE_MAX);
 	s->source = fab_snapshot_strdup(s, "synthetic", SIZE_MAX);
 	s->label = label ? fab_snapshot_strdup(s, label, SIZE_MAX) : NULL;
-	for (unsigned i = 0; i < spines; i++) {
-		snprintf(name, sizeof(name), "spine%04u", i + 1);
-		sp[i] = add_node(s, FAB_NODE_SWITCH, 0x0002c90300100000ull + i, name, leaves);
-		s->nodes[sp[i]].role = FAB_ROLE_SPINE;
-	}
-	for (unsigned i = 0; i < leaves; i++) {
-		snprintf(name, sizeof(name), "leaf%04u", i + 1);
-		lf[i] = add_node(s, FAB_NODE_SWITCH, 0x0002c90300200000ull + i, name, hpl + spines);
-		s->nodes[lf[i]].role = FAB_ROLE_LEAF;
-	}
-	for (unsigned i = 0, h = 0; i < leaves; i++) {
-		for (unsigned j = 0; j < hpl; j++, h++) {
-			snprintf(name, sizeof(name), "node%05u HCA-1", h + 1);
-			uint32_t c = add_node(s, FAB_NODE_CA, 0x0002c90300300000ull + (uint64_t)h * 2, name, 1);
-			s->nodes[c].role = FAB_ROLE_HOST;
-			cable(s, lf[i], j + 1, c, 1);
-		}
-		for (unsigned k = 0; k < spines; k++)
-			cable(s, lf[i], hpl + 1 + k, sp[k], i + 1);
-	}
-	fab_snapshot_build_links(s);
+	/* IsSM on every 997th CA, as many fabrics run a few standby SMs */
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (s->nodes[i].type == FAB_NODE_CA && i % 997 == 0)
+			fab_snapshot_port(s, (uint32_t)i, 1)->cap_mask = 0x2;
 	for (size_t i = 0; i < s->n_ports; i++) {
-		if (!s->ports[i].port_num || s->ports[i].state != FAB_STATE_ACTIVE)
+		if (!fabfix_sampled(s, i))
 			continue;
-		struct fab_counter_sample *c = fab_snapshot_add_sample(s);
-		c->port_idx = (uint32_t)i;
-		c->sampled_at_ms = s->started_at_ms;
-		c->extended = true;
-		c->valid = (1u << FAB_CTR__COUNT) - 1;
+		struct fab_counter_sample *c = fabfix_sample(s, i, 0, s->started_at_ms);
 		c->v[FAB_CTR_XMIT_DATA] = i * 1000;
 		c->v[FAB_CTR_SYMBOL_ERRORS] = i % 101 == 0 ? 50 : 0;
 	}
@@ -117,15 +57,8 @@ static struct fab_snapshot *build(unsigned leaves, unsigned spines, unsigned hpl
 					 .message = "synthetic finding" };
 		fab_snapshot_add_finding(s, &f);
 	}
-	struct fab_sm *sm = fab_snapshot_add_sm(s);
-	sm->port_guid = s->nodes[spines + leaves].guid + 1;
-	sm->lid = s->nodes[spines + leaves].lid;
-	sm->state = 3;
-	sm->priority = 14;
-	sm->port_idx = s->nodes[spines + leaves].port_first;
+	fabfix_sm(s, fabfix_first_host(&t), 3, 14);
 	s->finished_at_ms = fab_now_ms();
-	free(lf);
-	free(sp);
 	return s;
 }
 
@@ -164,6 +97,10 @@ int main(int argc, char **argv)
 	struct fab_snapshot *s = build(leaves, spines, hpl, label, nfind);
 	struct fab_store *st = NULL;
 	int ret = 0;
+	if (!s) {
+		fprintf(stderr, "fabsynth: out of memory\n");
+		return 3;
+	}
 	if (fab_store_open(db, FAB_STORE_WRITE, &st)) {
 		fprintf(stderr, "fabsynth: %s\n", fab_errmsg());
 		ret = 3;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The rest of issue 7 without a fabric: the [sweep] section of the config
+ * Operations without a fabric: the [sweep] section of the config
  * file, durations, node names in output (core/nodemap_apply.c), and the
  * expected-topology check (rules/expect.c) on cases the rule fixtures do not
  * reach: a moved end, an absent node, a hole, ambiguous descriptions.

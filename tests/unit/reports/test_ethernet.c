@@ -7,7 +7,6 @@
  */
 #include "unit/reports/reportfix.h"
 
-#include "fabsweep/export.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
 #include "fabsweep/roce.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Hostile strings from the fabric, end to end through the store and the
- * command line: node descriptions with markup, quotes, control bytes,
+ * report pipeline (what `fabsweep report` runs): node descriptions with markup, quotes, control bytes,
  * terminal escapes, invalid UTF-8 and 64 bytes without a NUL, and findings
  * and labels that carry them. The HTML report must hold no live markup and
  * the XML report must stay valid and give the text back exactly.
@@ -9,10 +9,12 @@
  */
 #include "unit/reports/reportfix.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 
-#include "cli/cli.h"
+#include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/pipeline.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
 #include "unit/reports/fatfab.h"
@@ -29,15 +31,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[600];
-
 	unlink(html);
 	unlink(xml);
-	unlink(db);
-	snprintf(p, sizeof(p), "%s-wal", db);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", db);
-	unlink(p);
+	fabfix_unlink_db(db);
 	return 0;
 }
 
@@ -88,43 +84,16 @@ static struct fab_snapshot *hostile_fabric(const char *label)
 	return s;
 }
 
+/* fabsweep report --db DB --html HTML --xml XML [--scan SCAN] [--baseline BASELINE] */
 static int run_report(const char *scan, const char *baseline)
 {
-	char *argv[16];
-	int argc = 0;
+	struct fab_pipeline_report job = { .db = db, .html = html, .xml = xml, .baseline = baseline };
+	struct fab_pipeline_report_result r;
 
-	argv[argc++] = (char *)"report";
-	argv[argc++] = (char *)"--db";
-	argv[argc++] = db;
-	argv[argc++] = (char *)"--html";
-	argv[argc++] = html;
-	argv[argc++] = (char *)"--xml";
-	argv[argc++] = xml;
-	if (scan) {
-		argv[argc++] = (char *)"--scan";
-		argv[argc++] = (char *)scan;
-	}
-	if (baseline) {
-		argv[argc++] = (char *)"--baseline";
-		argv[argc++] = (char *)baseline;
-	}
-	argv[argc] = NULL;
-	return fab_cmd_report(argc, argv);
-}
-
-/* Runs fabsweep report with the arguments up to NULL. */
-static int cli(const char *first, ...)
-{
-	char *argv[32];
-	int argc = 0;
-	va_list ap;
-
-	va_start(ap, first);
-	for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *))
-		argv[argc++] = (char *)a;
-	va_end(ap);
-	argv[argc] = NULL;
-	return fab_cmd_report(argc, argv);
+	fab_report_opts_init(&job.opts);
+	if (scan)
+		assert_int_equal(fab_pipeline_parse_scan(scan, &job.scan_id), 0);
+	return fab_pipeline_report(&job, &r);
 }
 
 static int valid_utf8_no_controls(const char *s, size_t len)
@@ -151,7 +120,7 @@ static void test_hostile_end_to_end(void **state)
 	assert_int_equal(fab_store_write_scan(st, s2), 0);
 	fab_store_close(st);
 
-	assert_int_equal(run_report(NULL, "-1"), FAB_EXIT_OK);
+	assert_int_equal(run_report(NULL, "-1"), 0);
 
 	/* HTML: no live markup at all; only our one script and style */
 	char *page = rfix_slurp(html, &len);
@@ -210,9 +179,13 @@ static void test_hostile_end_to_end(void **state)
 	fab_snapshot_free(s2);
 }
 
-static void test_cli_errors(void **state)
+/* Failures write nothing; a named baseline; --all-counters. (The command
+ * line's usage errors: tests/unit/cli/test_report.c.) */
+static void test_errors(void **state)
 {
 	struct fab_snapshot *s = fatfab_build(1, 1, 1, true);
+	struct fab_pipeline_report job = { .db = db, .xml = xml };
+	struct fab_pipeline_report_result r;
 	struct fab_store *st;
 	struct stat sb;
 
@@ -220,33 +193,41 @@ static void test_cli_errors(void **state)
 	assert_int_equal(fab_store_write_scan(st, s), 0);
 	fab_store_close(st);
 	fab_snapshot_free(s);
+	fab_report_opts_init(&job.opts);
 
-	assert_int_equal(cli("report", "--db", db, NULL), FAB_EXIT_USAGE);
-	assert_int_equal(cli("report", "--db", db, "--pdf", "x", NULL), FAB_EXIT_USAGE);
-	assert_int_equal(cli("report", "--db", db, "--scan", "x7", "--xml", xml, NULL), FAB_EXIT_USAGE);
-	assert_int_equal(cli("report", "--db", db, "--xml", xml, "--html", xml, NULL), FAB_EXIT_USAGE);
-	assert_int_equal(cli("report", "--db", db, "--xml", xml, "stray", NULL), FAB_EXIT_USAGE);
-	assert_int_equal(cli("report", "--db", db, "--xml", NULL), FAB_EXIT_USAGE);
 	/* runtime failures write nothing */
-	assert_int_equal(cli("report", "--db", db, "--scan", "42", "--xml", xml, NULL), FAB_EXIT_RUNTIME);
-	assert_int_equal(cli("report", "--db", db, "--baseline", "-5", "--xml", xml, NULL), FAB_EXIT_RUNTIME);
+	job.scan_id = 42;
+	assert_int_equal(fab_pipeline_report(&job, &r), -ENOENT);
+	assert_non_null(strstr(fab_errmsg(), "has no scan 42"));
+	job.scan_id = 0;
+	job.baseline = "-5";
+	assert_int_equal(fab_pipeline_report(&job, &r), -ENOENT);
 	char missing[600];
 	snprintf(missing, sizeof(missing), "%s.missing", db);
-	assert_int_equal(cli("report", "--db", missing, "--xml", xml, NULL), FAB_EXIT_RUNTIME);
+	job.baseline = NULL;
+	job.db = missing;
+	assert_true(fab_pipeline_report(&job, &r) < 0);
 	assert_int_equal(stat(xml, &sb), -1);
 	assert_int_equal(stat(missing, &sb), -1); /* a reader never creates a database */
 	/* a named baseline (fabsweep db baseline set 1 --name golden) */
+	job.db = db;
 	assert_int_equal(fab_store_open(db, FAB_STORE_WRITE, &st), 0);
 	assert_int_equal(fab_store_baseline_set(st, 1, "golden", NULL), 0);
 	fab_store_close(st);
-	assert_int_equal(cli("report", "--db", db, "--baseline", "golden", "--xml", xml, NULL), FAB_EXIT_OK);
+	job.baseline = "golden";
+	assert_int_equal(fab_pipeline_report(&job, &r), 0);
+	assert_int_equal(r.scan_id, 1);
+	assert_int_equal(r.base_id, 1);
 	xmlDocPtr bdoc = rfix_xml_valid(xml);
 	assert_int_equal(rfix_count(bdoc, "//r:changes[@baseline='1']"), 1);
 	xmlFreeDoc(bdoc);
-	assert_int_equal(cli("report", "--db", db, "--baseline", "silver", "--xml", xml, NULL), FAB_EXIT_RUNTIME);
+	job.baseline = "silver";
+	assert_int_equal(fab_pipeline_report(&job, &r), -ENOENT);
+	assert_non_null(strstr(fab_errmsg(), "no baseline is named 'silver'"));
 	/* and the good case, with --all-counters and the latest scan */
-	assert_int_equal(cli("report", "--db", db, "--scan", "latest", "--xml", xml, "--all-counters", NULL),
-			 FAB_EXIT_OK);
+	job.baseline = NULL;
+	job.opts.all_counters = true;
+	assert_int_equal(fab_pipeline_report(&job, &r), 0);
 	xmlDocPtr doc = rfix_xml_valid(xml);
 	assert_int_equal(rfix_count(doc, "//r:counters[@scope='all']/r:port-counters"), 4);
 	xmlFreeDoc(doc);
@@ -256,7 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_hostile_end_to_end, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cli_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,7 +138,7 @@ static void test_xml_writer(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	struct fab_xw x;
 
-	assert_int_equal(fab_xw_open(&x, f), 0);
+	assert_int_equal(fab_xw_open(&x, f, " "), 0);
 	fab_xw_start(&x, "r");
 	fab_xw_attr(&x, "a", "<\"&'>\x01\xff");
 	fab_xw_attr(&x, "skipped", NULL);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 
 /* Little-endian fields (netlink is host order; these tests run on x86/arm64 LE). */
 #define L16(x) ((x) & 0xff), (((x) >> 8) & 0xff)

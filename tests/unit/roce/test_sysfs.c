@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
 
 struct ctx {

@@ -73,13 +73,7 @@ static void db_path(char *buf, size_t len, const char *tag)
 
 static void unlink_db(const char *path)
 {
-	char p[1300];
-
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
+	fabfix_unlink_db(path);
 }
 
 /* A store with the base fabric as scan 1 (an hour earlier) and scan 2. */

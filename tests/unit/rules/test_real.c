@@ -27,18 +27,13 @@
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabsweep/topo.h"
+#include "fabfix/fabfix.h"
 
 static char dbpath[512], confpath[512];
 
 static int teardown(void **state)
 {
-	char p[600];
-
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	fabfix_unlink_db(dbpath);
 	unlink(confpath);
 	return 0;
 }

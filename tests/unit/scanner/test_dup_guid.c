@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Devices that share a GUID (issue 8): our own discovery engine, run
+ * Devices that share a GUID: our own discovery engine, run
  * against a fake fabric that answers directed-route SMPs, keeps each as a
  * node of its own, with its own cable, both flagged; a switch reached from
  * several neighbours and the local node reached back stay one node.

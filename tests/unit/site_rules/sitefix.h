@@ -27,13 +27,7 @@ static inline void sf_path(char *buf, size_t len, const char *tag)
 
 static inline void sf_unlink_db(const char *path)
 {
-	char p[4200];
-
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
+	fabfix_unlink_db(path);
 }
 
 /* A store with the base fabric as scan 1 (an hour earlier) and scan 2. */

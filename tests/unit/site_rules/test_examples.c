@@ -53,7 +53,7 @@ static struct fab_snapshot *run_check(const char *dbp)
 	assert_int_equal(fab_store_load_scan(st, 2, &snap), 0);
 	assert_int_equal(fab_rules_run(NULL, snap, NULL, NOW_MS, NULL), 0);
 	assert_int_equal(fab_store_replace_findings(st, snap), 0);
-	if (fab_site_rules_run(rs, NULL, dbp, snap, 0, NOW_MS, &res))
+	if (fab_site_rules_run(rs, NULL, st, snap, 0, NOW_MS, &res))
 		fail_msg("%s", fab_errmsg());
 	if (res.n_failed || res.n_broken) {
 		size_t n;

@@ -56,7 +56,7 @@ static struct fab_snapshot *check(struct fab_site_rules *rs, const struct fab_co
 	assert_int_equal(fab_store_load_scan(st, 2, &snap), 0);
 	assert_int_equal(fab_rules_run(cfg, snap, NULL, NOW_MS, NULL), 0);
 	assert_int_equal(fab_store_replace_findings(st, snap), 0);
-	if (fab_site_rules_run(rs, cfg, dbp, snap, 0, NOW_MS, res))
+	if (fab_site_rules_run(rs, cfg, st, snap, 0, NOW_MS, res))
 		fail_msg("%s", fab_errmsg());
 	assert_int_equal(fab_store_replace_findings(st, snap), 0);
 	assert_int_equal(fab_store_load_scan(st, 2, &back), 0);
@@ -285,14 +285,23 @@ static void test_failed_leaves_nothing(void **state)
 	fab_snapshot_free(s);
 	fab_site_rules_free(rs);
 
-	/* a database that cannot be opened: an error, nothing appended */
+	/* a database the sandbox cannot open (the file went away under the
+	 * store): an error, nothing appended */
+	char gone[600];
+	struct fab_store *st;
+	sf_path(gone, sizeof(gone), "gone.db");
+	sf_unlink_db(gone);
+	assert_int_equal(fab_store_open(gone, FAB_STORE_WRITE, &st), 0);
+	sf_unlink_db(gone);
 	sf_rule(dir, "b.sql", "site.fine", "info", ROW("'n'", "NULL", "NULL", "NULL", "NULL", "'fine'"));
 	assert_int_equal(fab_site_rules_load(dir, &rs), 0);
 	struct fab_snapshot *empty = fab_snapshot_new();
-	assert_true(fab_site_rules_run(rs, NULL, "/nonexistent/x.db", empty, 0, NOW_MS, &res) < 0);
+	assert_true(fab_site_rules_run(rs, NULL, st, empty, 0, NOW_MS, &res) < 0);
 	assert_int_equal(empty->n_findings, 0);
 	fab_snapshot_free(empty);
 	fab_site_rules_free(rs);
+	fab_store_close(st);
+	sf_unlink_db(gone);
 }
 
 static void test_validate(void **state)

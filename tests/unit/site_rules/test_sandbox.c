@@ -15,7 +15,7 @@
 #include <errno.h>
 
 #include "fabsweep/error.h"
-#include "fabsweep/site_rules.h"
+#include "fabsweep/store_site.h"
 #include "unit/site_rules/sitefix.h"
 
 static char dbp[1024];

@@ -34,13 +34,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[300];
-
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	fabfix_unlink_db(dbpath);
 	return 0;
 }
 
@@ -97,7 +91,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(count("SELECT count(*) FROM sms WHERE state='master' AND priority=15"), 1);
 	assert_int_equal(count("SELECT count(*) FROM findings WHERE rule_id='port.errors'"), 1);
 	assert_int_equal(count("SELECT count(*) FROM scan_errors WHERE what='pma' AND port_num=7"), 1);
-	assert_int_equal(count("SELECT count(*) FROM ports WHERE width_enabled='1X,4X' AND speed_supported='SDR,EDR,HDR'"), 6 * 36 + 12);
+	assert_int_equal(count("SELECT count(*) FROM ports WHERE width_enabled='1X,4X' AND speed_supported='SDR,DDR,QDR,FDR,EDR,HDR'"), 6 * 36 + 12);
 	assert_int_equal(count("SELECT count(*) FROM nodes WHERE node_guid='0x0000000000001000' AND description='spine001' AND role='unknown'"), 1);
 	assert_int_equal(count("PRAGMA application_id"), FAB_APPLICATION_ID);
 	assert_int_equal(count("PRAGMA user_version"), FAB_SCHEMA_VERSION);

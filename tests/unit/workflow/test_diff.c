@@ -17,7 +17,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlschemas.h>
 
-#include "cli/cli.h"
+#include "fabsweep/report.h"
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
@@ -45,19 +45,7 @@ static struct fab_counter_sample *sample_of(struct fab_snapshot *s, uint64_t gui
 
 static void unlink_ports(struct fab_snapshot *s, uint64_t ga, unsigned pa)
 {
-	struct fab_port *a = &s->ports[port_of(s, ga, pa)];
-	struct fab_port *b = &s->ports[a->remote_idx];
-
-	for (int i = 0; i < 2; i++) {
-		struct fab_port *p = i ? b : a;
-		p->remote_idx = FAB_NONE;
-		p->remote_guid = 0;
-		p->remote_port = 0;
-		p->state = FAB_STATE_DOWN;
-		p->phys_state = FAB_PHYS_POLLING;
-		p->width_active = 0;
-		p->speed_active = 0;
-	}
+	fabfix_uncable(s, fab_snapshot_find_node(s, ga), pa);
 }
 
 static void reindex(struct fab_snapshot *s)
@@ -303,7 +291,7 @@ static char *render_text(const struct fab_diff *d, const struct fab_snapshot *a,
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_int_equal(fab_cli_diff_text(f, d, a, b, m), 0);
+	assert_int_equal(fab_report_diff_text(f, d, a, b, m), 0);
 	fclose(f);
 	return buf;
 }
@@ -410,7 +398,7 @@ static void test_xml(void **state)
 				  evil, sizeof(evil) - 1);
 	b->label = "after \"maintenance\" <3";
 	assert_int_equal(fab_diff_compute(a, b, &d), 0);
-	assert_int_equal(fab_cli_diff_xml(path, d, a, b, NULL), 0);
+	assert_int_equal(fab_report_diff_xml(path, d, a, b, NULL), 0);
 	validate(path);
 	char *x = slurp(path);
 	assert_non_null(strstr(x, "<fabsweep-diff version=\"1\""));
@@ -432,7 +420,7 @@ static void test_xml(void **state)
 	e->nodes[fab_snapshot_find_node(e, 0x1001)].lid = 42;
 	reindex(e);
 	assert_int_equal(fab_diff_compute(c, e, &d), 0);
-	assert_int_equal(fab_cli_diff_xml(path, d, c, e, NULL), 0);
+	assert_int_equal(fab_report_diff_xml(path, d, c, e, NULL), 0);
 	validate(path);
 	x = slurp(path);
 	assert_non_null(strstr(x, "<change kind=\"node-description\" old=\"spine001\" new=\"renamed\">"));
@@ -441,7 +429,7 @@ static void test_xml(void **state)
 	fab_diff_free(d);
 
 	/* an unwritable target: error, nothing left behind */
-	assert_int_not_equal(fab_cli_diff_xml("/nonexistent-dir/x.xml", d = NULL, c, e, NULL), 0);
+	assert_int_not_equal(fab_report_diff_xml("/nonexistent-dir/x.xml", d = NULL, c, e, NULL), 0);
 	unlink(path);
 	fab_snapshot_free(a);
 	fab_snapshot_free(b);

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "fabsweep/error.h"
-#include "fabsweep/export.h"
+#include "fabsweep/report.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "unit/snapfix.h"

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "fabsweep/error.h"
+#include "fabsweep/names.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
 #include "unit/snapfix.h"
@@ -35,13 +35,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[300];
-
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	fabfix_unlink_db(dbpath);
 	return 0;
 }
 
@@ -390,12 +384,12 @@ static void test_duration(void **state)
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		v = -1;
-		if (fab_cli_parse_duration(ok[i].s, &v) || v != ok[i].ms)
+		if (fab_duration_parse(ok[i].s, &v) || v != ok[i].ms)
 			fail_msg("'%s' -> %lld", ok[i].s, (long long)v);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		v = -1;
-		if (fab_cli_parse_duration(bad[i], &v) != -EINVAL || v != -1)
+		if (fab_duration_parse(bad[i], &v) != -EINVAL || v != -1)
 			fail_msg("'%s' accepted", bad[i]);
 	}
 }

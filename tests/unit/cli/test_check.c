@@ -1,28 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * fabsweep check and fabsweep rules, called as the command line calls them
- * (cli/cmd_check.c, cli/cmd_rules.c are in fabsweep_core): exit codes,
- * what they print, and that findings are stored and replaced.
+ * fabsweep check and fabsweep rules, run as a user runs them: exit codes,
+ * what they print, and that findings are stored and replaced. (What check
+ * finds is tested on the library: tests/unit/pipeline/test_check.c.)
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit/cli/runcli.h"
 
 #include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "cli/cli.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/store.h"
 #include "unit/rules/rulefix.h"
 
 static char db[512], conf[512];
-static char out[1 << 16], err[1 << 14];
+#define out cli_out
+#define err cli_err
 
 static int setup(void **state)
 {
@@ -44,54 +36,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[600];
-
-	unlink(db);
-	snprintf(p, sizeof(p), "%s-wal", db);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", db);
-	unlink(p);
+	fabfix_unlink_db(db);
 	unlink(conf);
 	return 0;
-}
-
-static void slurp(FILE *f, char *buf, size_t len)
-{
-	rewind(f);
-	size_t n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
-
-/* Runs a command with stdout and stderr captured into out and err. */
-static int call(int (*fn)(int, char **), ...)
-{
-	char *argv[32];
-	int argc = 0, o, e, rc;
-	va_list ap;
-	FILE *fo = tmpfile(), *fe = tmpfile();
-
-	va_start(ap, fn);
-	while (argc < 31 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
-	va_end(ap);
-	argv[argc] = NULL;
-	fflush(stdout);
-	fflush(stderr);
-	o = dup(1);
-	e = dup(2);
-	dup2(fileno(fo), 1);
-	dup2(fileno(fe), 2);
-	rc = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(o, 1);
-	dup2(e, 2);
-	close(o);
-	close(e);
-	slurp(fo, out, sizeof(out));
-	slurp(fe, err, sizeof(err));
-	return rc;
 }
 
 static void sql(const char *q)
@@ -148,7 +95,7 @@ static const char *ran_text(size_t less, const char *rest)
 	return buf;
 }
 
-#define CHECK(...) call(fab_cmd_check, "check", "--db", db, "--config", conf, __VA_ARGS__, (char *)NULL)
+#define CHECK(...) cli_run("check", "--db", db, "--config", conf, __VA_ARGS__, (char *)NULL)
 
 static void test_check(void **state)
 {
@@ -255,10 +202,10 @@ static void test_check_errors(void **state)
 	assert_int_equal(CHECK("--scan", "1", "--baseline", "2"), FAB_EXIT_RUNTIME);
 	assert_non_null(strstr(err, "newer than the scan checked"));
 	assert_int_equal(CHECK("--baseline", "golden"), FAB_EXIT_RUNTIME);
-	assert_int_equal(call(fab_cmd_check, "check", "--db", "/nonexistent/x.db", "--config", conf,
+	assert_int_equal(cli_run("check", "--db", "/nonexistent/x.db", "--config", conf,
 			      (char *)NULL), FAB_EXIT_RUNTIME);
 	assert_non_null(strstr(err, "does not exist"));
-	assert_int_equal(call(fab_cmd_check, "check", "--db", db, "--config", "/nonexistent.conf",
+	assert_int_equal(cli_run("check", "--db", db, "--config", "/nonexistent.conf",
 			      (char *)NULL), FAB_EXIT_RUNTIME);
 	assert_non_null(strstr(err, "cannot read config file '/nonexistent.conf'"));
 	assert_int_equal(count("SELECT count(*) FROM findings"), 0);
@@ -271,12 +218,12 @@ static void test_rules(void **state)
 	const struct fab_rule *t = fab_rules_table(&n);
 
 	write_conf("# defaults\n");
-	assert_int_equal(call(fab_cmd_rules, "rules", "--config", conf, (char *)NULL), FAB_EXIT_OK);
+	assert_int_equal(cli_run("rules", "--config", conf, (char *)NULL), FAB_EXIT_OK);
 	for (size_t i = 0; i < n; i++)
 		assert_non_null(strstr(out, t[i].id));
 	assert_non_null(strstr(out, "port.errors            warning   counters    Error counters above their thresholds\n"));
 
-	assert_int_equal(call(fab_cmd_rules, "rules", "show", "port.errors", "--config", conf,
+	assert_int_equal(cli_run("rules", "show", "port.errors", "--config", conf,
 			      (char *)NULL), FAB_EXIT_OK);
 	assert_non_null(strstr(out, "port.errors: Error counters above their thresholds\n"));
 	assert_non_null(strstr(out, "severity:  warning\n"));
@@ -285,19 +232,19 @@ static void test_rules(void **state)
 	assert_non_null(strstr(out, "  [thresholds] SymbolErrorCounter = 10  (default 10)\n"));
 
 	write_conf("[rules]\nport.errors = error\n[thresholds]\nSymbolErrorCounter = 100\n");
-	assert_int_equal(call(fab_cmd_rules, "rules", "--config", conf, (char *)NULL), FAB_EXIT_OK);
+	assert_int_equal(cli_run("rules", "--config", conf, (char *)NULL), FAB_EXIT_OK);
 	assert_non_null(strstr(out, "port.errors            error*"));
-	assert_int_equal(call(fab_cmd_rules, "rules", "show", "port.errors", "--config", conf,
+	assert_int_equal(cli_run("rules", "show", "port.errors", "--config", conf,
 			      (char *)NULL), FAB_EXIT_OK);
 	assert_non_null(strstr(out, "severity:  error (default warning; set at "));
 	assert_non_null(strstr(out, "  [thresholds] SymbolErrorCounter = 100  (default 10, set at line 4)\n"));
 
-	assert_int_equal(call(fab_cmd_rules, "rules", "show", "port.nope", (char *)NULL), FAB_EXIT_USAGE);
+	assert_int_equal(cli_run("rules", "show", "port.nope", (char *)NULL), FAB_EXIT_USAGE);
 	assert_non_null(strstr(err, "unknown rule 'port.nope'"));
-	assert_int_equal(call(fab_cmd_rules, "rules", "show", (char *)NULL), FAB_EXIT_USAGE);
-	assert_int_equal(call(fab_cmd_rules, "rules", "list", (char *)NULL), FAB_EXIT_USAGE);
+	assert_int_equal(cli_run("rules", "show", (char *)NULL), FAB_EXIT_USAGE);
+	assert_int_equal(cli_run("rules", "list", (char *)NULL), FAB_EXIT_USAGE);
 	write_conf("[rules]\nport.errors = loud\n");
-	assert_int_equal(call(fab_cmd_rules, "rules", "--config", conf, (char *)NULL), FAB_EXIT_RUNTIME);
+	assert_int_equal(cli_run("rules", "--config", conf, (char *)NULL), FAB_EXIT_RUNTIME);
 	assert_non_null(strstr(err, ":2: 'port.errors' takes on, off, error, warning or info, not 'loud'"));
 }
 

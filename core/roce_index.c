@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A small index for the RoCE model's resolution and merge: 64-bit hashes
+ * (FNV-1a) of keys to element indices, open addressing; the caller's match
+ * function settles collisions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/snapshot.h"
+#include "roce_priv.h"
+
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+uint64_t fab_roce_key_hash(unsigned tag, uint32_t num, const char *s, bool fold)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned char c;
+
+	h = fnv(h, &tag, sizeof(tag));
+	h = fnv(h, &num, sizeof(num));
+	for (; s && *s; s++) {
+		c = (unsigned char)*s;
+		if (fold && c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		h = fnv(h, &c, 1);
+	}
+	return h;
+}
+
+void fab_roce_hidx_free(struct fab_roce_hidx *x)
+{
+	free(x->hash);
+	free(x->val);
+	memset(x, 0, sizeof(*x));
+}
+
+static int grow(struct fab_roce_hidx *x)
+{
+	struct fab_roce_hidx old = *x;
+	size_t cap = old.cap ? old.cap * 2 : 256;
+
+	x->hash = malloc(cap * sizeof(*x->hash));
+	x->val = malloc(cap * sizeof(*x->val));
+	if (!x->hash || !x->val) {
+		free(x->hash);
+		free(x->val);
+		*x = old;
+		return -ENOMEM;
+	}
+	x->cap = cap;
+	x->n = 0;
+	for (size_t i = 0; i < cap; i++)
+		x->val[i] = FAB_NONE;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.val[i] != FAB_NONE)
+			fab_roce_hidx_put(x, old.hash[i], old.val[i]);
+	free(old.hash);
+	free(old.val);
+	return 0;
+}
+
+int fab_roce_hidx_put(struct fab_roce_hidx *x, uint64_t h, uint32_t v)
+{
+	if ((x->n + 1) * 2 > x->cap && grow(x))
+		return -ENOMEM;
+	size_t i = (size_t)h & (x->cap - 1);
+	while (x->val[i] != FAB_NONE)
+		i = (i + 1) & (x->cap - 1);
+	x->hash[i] = h;
+	x->val[i] = v;
+	x->n++;
+	return 0;
+}
+
+uint32_t fab_roce_hidx_get(const struct fab_roce_hidx *x, uint64_t h,
+			   bool (*match)(uint32_t v, const void *ctx), const void *ctx)
+{
+	if (!x->cap)
+		return FAB_NONE;
+	for (size_t i = (size_t)h & (x->cap - 1); x->val[i] != FAB_NONE;
+	     i = (i + 1) & (x->cap - 1))
+		if (x->hash[i] == h && match(x->val[i], ctx))
+			return x->val[i];
+	return FAB_NONE;
+}
+
+uint64_t fab_roce_pair_hash(uint32_t a, uint32_t b)
+{
+	uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = fnv(h, &lo, sizeof(lo));
+	return fnv(h, &hi, sizeof(hi));
+}

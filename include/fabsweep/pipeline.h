@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pipelines: what each fabsweep command does, as library calls. A pipeline
+ * strings the modules together (scanner -> store -> rules -> reports) for
+ * one task: scan and commit, check, sweep, ready, collect, merge, diff,
+ * report, export. The command line (cli/) only parses options into a
+ * pipeline's job, calls it, prints what it returns and maps that to an exit
+ * code; tests drive these functions directly.
+ *
+ * A pipeline never prints. What the user should hear while it runs (a note,
+ * a site rule that failed, a sweep step done) goes through a callback of
+ * the job; what it found comes back in a result. Errors are a negative
+ * errno with fab_errmsg() set (one line), as everywhere in the library.
+ *
+ * Files: pipeline/common.c (configuration, site rules, scan references),
+ * scan.c, check.c, sweep.c, ready.c, collect.c, merge.c, diff.c,
+ * report.c. pipeline/README.md says how to add one.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fabsweep/config.h"     /* FAB_SWEEP__COUNT */
+#include "fabsweep/names.h"      /* FAB_SEV__COUNT */
+#include "fabsweep/probe.h"      /* struct fab_probe_opts, fab_probe_stats */
+#include "fabsweep/report.h"     /* struct fab_report_opts */
+#include "fabsweep/roce_collect.h" /* struct fab_roce_opts */
+#include "fabsweep/rules.h"      /* struct fab_rules_result */
+#include "fabsweep/scan.h"       /* struct fab_scan_opts */
+#include "fabsweep/site_rules.h" /* struct fab_site_result */
+#include "fabsweep/store_prune.h" /* struct fab_prune_result */
+
+struct fab_hostlist;
+struct fab_nodemap;
+struct fab_site_rules;
+struct fab_snapshot;
+struct fab_store;
+
+/* A message for the user that is not an error ("note: ..."), or a problem
+ * that does not stop the pipeline (a broken site rule). msg is one line
+ * without a newline, valid during the call. */
+typedef void (*fab_note_fn)(const char *msg, void *ctx);
+
+/* ---- shared steps (pipeline/common.c) ---------------------------------- */
+
+/* Parses a scan id as the command line takes it: "latest" (0), a positive
+ * id, or -N (N before the latest). 0 on success, else -EINVAL (no message). */
+int fab_pipeline_parse_scan(const char *s, int64_t *out);
+
+/* Loads the configuration: path, else FAB_CONFIG_DEFAULT_PATH when it
+ * exists, else the defaults. *out owned by the caller. */
+int fab_pipeline_load_config(const char *path, struct fab_config **out);
+
+/*
+ * Loads the site rules of dir (NULL: FAB_SITE_RULES_DIR if present) and,
+ * with validate, compiles them in the sandbox. Each broken rule, and each
+ * [rules] line of cfg that names a site rule no file defines, is a problem:
+ * note gets its message (note may be NULL) and *n_problems (may be NULL)
+ * counts them. 0, or a negative errno when the directory cannot be read.
+ */
+int fab_pipeline_load_site_rules(const char *dir, const struct fab_config *cfg,
+				 bool validate, fab_note_fn note, void *note_ctx,
+				 struct fab_site_rules **out, size_t *n_problems);
+
+/*
+ * An expected topology (--expect): an ibnetdiscover topology file when ref
+ * names one (imported and indexed), else a scan of st (a reference as
+ * fab_store_baseline_resolve() takes it: an id, latest, -N or a baseline
+ * name; st may be NULL: files only). *out owned by the caller.
+ */
+int fab_pipeline_load_reference(struct fab_store *st, const char *ref,
+				struct fab_snapshot **out);
+
+/* The database's directory is created (one level, mode 0750) when missing:
+ * for the built-in default path, which nothing else creates. */
+void fab_pipeline_make_db_dir(const char *db);
+
+/* ---- scan and commit (pipeline/scan.c) -------------------------------- */
+
+struct fab_pipeline_scan {
+	const char *db;       /* the database to commit into (fab_pipeline_scan) */
+	bool make_db_dir;     /* create db's directory first (the default path) */
+	struct fab_scan_opts so;  /* the InfiniBand part; so.progress as the caller likes */
+	struct fab_roce_opts ro;  /* the RoCE part; ro.note also gets the pipeline's notes */
+	const char *lldp_socks[64]; /* ro.lldp_sockets points here */
+	const char *label;    /* NULL: none */
+	bool no_ib;           /* skip InfiniBand */
+	bool forensic;        /* counters of every port, not only active ones */
+	/* Exit status of the process when SIGINT or SIGTERM arrives before the
+	 * commit started (nothing was written). Default 3. */
+	int signal_exit;
+};
+
+void fab_pipeline_scan_init(struct fab_pipeline_scan *job);
+
+/*
+ * Makes a snapshot as `fabsweep scan` does and commits it into st: the
+ * InfiniBand part (skipped with a note when the machine has no InfiniBand
+ * device and none was asked for), with forensic the counters of every port,
+ * then the RoCE part (lldpd sockets, sysfs) when asked for or when there is
+ * no InfiniBand. SIGINT and SIGTERM end the process at once (job->signal_exit,
+ * a line on stderr) until the commit starts, then wait for it; the previous
+ * handlers are back on return. FABSWEEP_MKEY applies when so.mkeys is NULL.
+ * On success *out is the committed snapshot (owned by the caller). Returns
+ * 0, or a negative errno: nothing was written, or (-EINTR) the scan was
+ * committed and then interrupted.
+ */
+int fab_pipeline_scan_commit(struct fab_store *st, const struct fab_pipeline_scan *job,
+			     struct fab_snapshot **out);
+
+/* The same into job->db, opened first (a bad database fails before any MAD
+ * is sent) and closed after. */
+int fab_pipeline_scan(const struct fab_pipeline_scan *job, struct fab_snapshot **out);
+
+/* ---- check (pipeline/check.c) ----------------------------------------- */
+
+/* What the rules are run with, once the snapshot is loaded. Borrowed. */
+struct fab_pipeline_check_with {
+	const struct fab_config *cfg;
+	struct fab_site_rules *site;          /* may be NULL */
+	const struct fab_snapshot *base;      /* counter baseline or NULL */
+	const struct fab_snapshot *reference; /* expected topology or NULL */
+	unsigned fail_on;   /* enum fab_severity, or FAB_FAIL_NEVER */
+	fab_note_fn note;   /* site rules that failed (may be NULL) */
+	void *note_ctx;
+};
+
+/* What a check found, for the summary. */
+struct fab_pipeline_checked {
+	struct fab_rules_result rules; /* by_severity and n_suppressed include the site rules */
+	struct fab_site_result site;
+	bool failed;                   /* a finding at or above fail_on */
+};
+
+/*
+ * Runs the rules over snap (with the expected topology when a reference is
+ * given), stores the findings with the scan (replacing earlier ones), then
+ * runs the site rules, which see those findings, and stores theirs too.
+ * A site rule that fails records nothing and is told through note.
+ */
+int fab_pipeline_check_snapshot(struct fab_store *st, struct fab_snapshot *snap,
+				const struct fab_pipeline_check_with *with,
+				struct fab_pipeline_checked *out);
+
+struct fab_pipeline_check {
+	const char *db;
+	int64_t scan_id;           /* 0 latest, -N */
+	const char *config;        /* NULL: the default */
+	const char *rules_dir;     /* NULL: the default */
+	const char *baseline;      /* counter baseline (fab_store_baseline_resolve), or NULL */
+	const char *expect;        /* expected topology: a file or a reference, or NULL */
+	const char *node_name_map; /* NULL: the default map if present; "": none */
+	unsigned fail_on;          /* enum fab_severity, or FAB_FAIL_NEVER */
+	fab_note_fn note;          /* site rule problems (may be NULL) */
+	void *note_ctx;
+};
+
+/* Everything a check loaded and found (owned; fab_pipeline_check_free). */
+struct fab_pipeline_check_result {
+	struct fab_config *cfg;
+	struct fab_site_rules *site;
+	struct fab_snapshot *snap;      /* the scan checked, with its findings */
+	struct fab_snapshot *base;      /* NULL without a baseline */
+	struct fab_snapshot *reference; /* NULL without --expect */
+	struct fab_nodemap *names;      /* NULL without a map */
+	struct fab_pipeline_checked checked;
+};
+
+/*
+ * `fabsweep check`: loads the configuration and site rules, the scan, the
+ * baseline (which must be older than the scan) and the expected topology,
+ * then checks (fab_pipeline_check_snapshot). The database must exist.
+ */
+int fab_pipeline_check(const struct fab_pipeline_check *job,
+		       struct fab_pipeline_check_result **out);
+void fab_pipeline_check_free(struct fab_pipeline_check_result *r); /* accepts NULL */
+
+/* ---- sweep (pipeline/sweep.c) ----------------------------------------- */
+
+enum fab_sweep_step {
+	FAB_SWEEP_SCANNED,     /* scan: the committed snapshot */
+	FAB_SWEEP_CHECKED,     /* check: the checked snapshot and what was found */
+	FAB_SWEEP_REPORTED,    /* reports written: path (HTML) and stem */
+	FAB_SWEEP_EXPORTED,    /* the Prometheus file written: path */
+	FAB_SWEEP_PRUNED,      /* retention: pruned (vacuum_error: space not reclaimed) */
+	FAB_SWEEP_REPORTS_REMOVED, /* report files of pruned scans: reports_removed */
+	FAB_SWEEP_FAILED,      /* a step failed (what; fab_errmsg() says why); the next steps run */
+};
+
+/* One step of a sweep done. Everything borrowed, valid during the call. */
+struct fab_sweep_event {
+	enum fab_sweep_step step;
+	const struct fab_snapshot *snap;   /* SCANNED, CHECKED */
+	const struct fab_pipeline_checked *checked; /* CHECKED */
+	const struct fab_snapshot *base;   /* CHECKED: the counter baseline or NULL */
+	const struct fab_snapshot *reference; /* CHECKED: expected topology or NULL */
+	const struct fab_nodemap *names;   /* CHECKED */
+	const struct fab_config *cfg;      /* CHECKED */
+	const char *path, *stem;           /* REPORTED, EXPORTED */
+	const struct fab_prune_result *pruned; /* PRUNED */
+	size_t reports_removed;            /* REPORTS_REMOVED */
+	const char *what;                  /* FAILED: "check", "the reports", ... */
+};
+
+struct fab_pipeline_sweep {
+	const char *db, *config, *rules_dir;
+	bool make_db_dir;
+	/* Settings from the command line; NULL: the config's [sweep], then
+	 * the default. Values as the config file writes them. */
+	const char *v[FAB_SWEEP__COUNT];
+	struct fab_pipeline_scan scan; /* db, make_db_dir and label are the sweep's */
+	void (*event)(const struct fab_sweep_event *e, void *ctx); /* may be NULL */
+	void *event_ctx;
+	fab_note_fn note;              /* site rule problems (may be NULL) */
+	void *note_ctx;
+};
+
+struct fab_pipeline_sweep_result {
+	int64_t scan_id;
+	uint8_t scan_status;   /* enum fab_scan_status */
+	bool failed_step;      /* a step after the scan failed */
+	bool findings;         /* a finding at or above fail_on */
+};
+
+/*
+ * `fabsweep sweep`: everything that can be wrong with the setup fails first
+ * (a negative errno, nothing sent); then one scan (as fab_pipeline_scan),
+ * checked (counters compared with the previous sweep by default), rendered
+ * into the report directory (fabsweep-<time>-scan<ID>.html/.xml, and
+ * latest.html/.xml linked to them), exported for Prometheus, and old scans
+ * pruned with their report files. A failing step after the scan is an
+ * event and result->failed_step; the steps after it still run. Returns 0
+ * once the scan is committed; a negative errno when the setup or the scan
+ * failed.
+ */
+int fab_pipeline_sweep(const struct fab_pipeline_sweep *job,
+		       struct fab_pipeline_sweep_result *out);
+
+/* "fabsweep-20261201T025355Z-scan42": the stem of a sweep's report files. */
+void fab_pipeline_report_stem(const struct fab_snapshot *snap, char *buf, size_t len);
+
+/* ---- ready (pipeline/ready.c) ----------------------------------------- */
+
+struct fab_pipeline_ready {
+	const char *db;
+	int64_t scan_id;           /* the sweep to compare with: 0 latest */
+	const struct fab_hostlist *hosts; /* borrowed; not empty */
+	const char *node_name_map; /* NULL: the default map if present; "": none */
+	struct fab_probe_opts probe; /* local port, timeouts, M_Keys */
+	unsigned fail_on;          /* enum fab_severity, or FAB_FAIL_NEVER */
+	const char *config;        /* the rules' config: the counter increases a link may
+				    * show since the sweep ([increase], [port.link_flapping]);
+				    * NULL: the default file if present */
+};
+
+/* Owned; fab_pipeline_ready_free. */
+struct fab_pipeline_ready_result {
+	struct fab_ready_hosts *hosts;
+	struct fab_snapshot *view;  /* the part of the sweep around the hosts */
+	struct fab_ready *r;        /* plan, answers, verdicts, problems */
+	struct fab_probe_stats ps;  /* valid when r->n_ports */
+	double open_ms, load_ms, total_ms; /* opening the database, loading, all */
+	/* private */
+	struct fab_nodemap *map;
+	const char **names;
+};
+
+/*
+ * `fabsweep ready`: matches the hosts to channel adapters of the sweep,
+ * probes live their ports and the switch ports they attach to (the local
+ * MAD port opens while the sweep loads), and judges them with the sweep's
+ * findings at or above fail_on. fab_ready_overall(result->r) is the answer.
+ */
+int fab_pipeline_ready(const struct fab_pipeline_ready *job,
+		       struct fab_pipeline_ready_result **out);
+void fab_pipeline_ready_free(struct fab_pipeline_ready_result *r); /* accepts NULL */
+
+/* ---- RoCE: collect and merge (pipeline/collect.c, merge.c) ------------- */
+
+struct fab_pipeline_collect {
+	const char *out;          /* the snapshot file, replaced atomically */
+	const char *label;        /* NULL: none */
+	struct fab_roce_opts ro;  /* sockets, sysfs root, DCB, timeout, notes */
+};
+
+/* `fabsweep collect`: this machine's RoCE view into a new snapshot file (a
+ * fabsweep database with one scan), written under a temporary name and
+ * renamed; SIGINT and SIGTERM wait for it. *out: the snapshot (owned). */
+int fab_pipeline_collect(const struct fab_pipeline_collect *job, struct fab_snapshot **out);
+
+struct fab_pipeline_merge {
+	const char *db;            /* the target database */
+	const char *label;         /* NULL: none */
+	const char *const *files;  /* made by collect */
+	size_t n_files;
+	fab_note_fn note;          /* what is left out of a file (may be NULL) */
+	void *note_ctx;
+};
+
+struct fab_pipeline_merge_result {
+	struct fab_snapshot *snap; /* owned: what was merged, committed on success */
+	size_t merged;             /* files merged */
+	size_t dups;               /* systems collected more than once (newest kept) */
+};
+
+/*
+ * `fabsweep merge`: the latest scan of each file into one snapshot of the
+ * whole Ethernet fabric: neighbours resolved into links, roles inferred,
+ * written to job->db as one new scan. A file that cannot be read is a scan
+ * error ("merge") and the merge goes on; the scan is then partial. When no
+ * file could be merged: -ENOENT, nothing written, out->snap says why.
+ * Free out->snap in any case.
+ */
+int fab_pipeline_merge(const struct fab_pipeline_merge *job,
+		       struct fab_pipeline_merge_result *out);
+
+/* ---- diff, report, export (pipeline/diff.c, report.c) ------------------ */
+
+struct fab_pipeline_diff {
+	const char *db;
+	int64_t old_id, new_id;    /* as fab_pipeline_parse_scan gives them */
+	const char *baseline;      /* old: fab_store_baseline_resolve(baseline); NULL: old_id */
+	const char *node_name_map; /* NULL: the default map if present; "": none */
+	FILE *text;                /* the text rendering goes here; NULL: none */
+	const char *xml;           /* also the XML file (docs/fabsweep-diff.xsd); NULL: none */
+};
+
+/* `fabsweep diff`: what changed between two stored snapshots, rendered as
+ * text and/or XML. *n_changes (may be NULL) = how many changes. */
+int fab_pipeline_diff(const struct fab_pipeline_diff *job, size_t *n_changes);
+
+struct fab_pipeline_report {
+	const char *db;
+	int64_t scan_id;           /* 0 latest, -N */
+	const char *baseline;      /* also what changed since (fab_store_baseline_resolve), or NULL */
+	const char *html, *xml;    /* either may be NULL, not both */
+	const char *node_name_map; /* NULL: the default map if present; "": none */
+	struct fab_report_opts opts;
+};
+
+struct fab_pipeline_report_result {
+	int64_t scan_id, base_id;  /* base_id 0: no baseline */
+	unsigned verdict;          /* enum fab_verdict */
+	size_t by_severity[FAB_SEV__COUNT];
+};
+
+/* `fabsweep report`: renders a stored scan, node names mapped. */
+int fab_pipeline_report(const struct fab_pipeline_report *job,
+			struct fab_pipeline_report_result *out);
+
+struct fab_pipeline_export {
+	const char *db;
+	int64_t scan_id;           /* 0 latest, -N */
+	const char *baseline;      /* counter increases since this scan (fab_store_baseline_resolve), or NULL */
+	const char *node_name_map; /* NULL: the default map if present; "": none */
+	const char *out;           /* written atomically; NULL: to stream */
+	FILE *stream;              /* when out is NULL */
+};
+
+/* `fabsweep export prometheus`. *scan_id (may be NULL) = the scan exported. */
+int fab_pipeline_export(const struct fab_pipeline_export *job, int64_t *scan_id);

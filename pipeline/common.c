@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Steps several pipelines share: the configuration, the site rules, scan
+ * references, the expected topology, the database's directory.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fabsweep/config.h"
+#include "fabsweep/error.h"
+#include "fabsweep/pipeline.h"
+#include "fabsweep/site_rules.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "fabsweep/store_prune.h"
+#include "fabsweep/topo.h"
+
+int fab_pipeline_parse_scan(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (!strcmp(s, "latest")) {
+		*out = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < -1000000 || v > (1LL << 40))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int fab_pipeline_load_config(const char *path, struct fab_config **out)
+{
+	if (path)
+		return fab_config_load(path, out);
+	if (access(FAB_CONFIG_DEFAULT_PATH, F_OK) == 0)
+		return fab_config_load(FAB_CONFIG_DEFAULT_PATH, out);
+	return fab_config_defaults(out);
+}
+
+/* A broken rule that has an id (a duplicate, or a query that does not
+ * compile) still counts as defined for the config check: its own error
+ * says what is wrong. */
+static bool site_id_known(struct fab_site_rules *rs, const char *id)
+{
+	size_t n;
+	const struct fab_site_rule *v = fab_site_rules_list(rs, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id && !strcmp(v[i].id, id))
+			return true;
+	return false;
+}
+
+int fab_pipeline_load_site_rules(const char *dir, const struct fab_config *cfg,
+				 bool validate, fab_note_fn note, void *note_ctx,
+				 struct fab_site_rules **out, size_t *n_problems)
+{
+	struct fab_site_rules *rs;
+	size_t n, n_cfg, bad = 0;
+	int err = fab_site_rules_load(dir, &rs);
+
+	if (err)
+		return err;
+	if (validate && (err = fab_site_rules_validate(rs)) < 0) {
+		fab_site_rules_free(rs);
+		return err;
+	}
+	const struct fab_site_rule *v = fab_site_rules_list(rs, &n);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].status == FAB_SITE_BROKEN) {
+			if (note)
+				note(v[i].error, note_ctx);
+			bad++;
+		}
+	const struct fab_config_site_rule *c = fab_config_site_rules(cfg, &n_cfg);
+	for (size_t i = 0; i < n_cfg; i++) {
+		if (site_id_known(rs, c[i].id))
+			continue;
+		bad++;
+		if (!note)
+			continue;
+		char *msg = NULL;
+		if (asprintf(&msg, "%s:%u: [rules] names the site rule '%s', which no file in %s defines",
+			     fab_config_path(cfg), c[i].line, c[i].id,
+			     fab_site_rules_dir(rs) ? fab_site_rules_dir(rs) : FAB_SITE_RULES_DIR) < 0) {
+			fab_site_rules_free(rs);
+			return fab_err(-ENOMEM, "out of memory");
+		}
+		note(msg, note_ctx);
+		free(msg);
+	}
+	if (n_problems)
+		*n_problems = bad;
+	*out = rs;
+	return 0;
+}
+
+int fab_pipeline_load_reference(struct fab_store *st, const char *ref, struct fab_snapshot **out)
+{
+	struct fab_snapshot *r;
+	struct stat sb;
+	int64_t id;
+	int err;
+
+	if (!ref || !*ref)
+		return fab_err(-EINVAL, "an empty --expect: give an ibnetdiscover file or a scan");
+	if (stat(ref, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+		if (!(r = fab_snapshot_new()))
+			return fab_err(-ENOMEM, "out of memory");
+		if ((err = fab_topo_import_file(ref, r)) || (err = fab_snapshot_index(r))) {
+			fab_snapshot_free(r);
+			return err == -ENOMEM ? fab_err(err, "out of memory") : err;
+		}
+		*out = r;
+		return 0;
+	}
+	if (!st)
+		return fab_err(-ENOENT, "--expect '%s' is no file (and there is no database to find a scan in)", ref);
+	if (fab_store_baseline_resolve(st, ref, &id))
+		return fab_err(-ENOENT, "--expect '%s' is neither a file nor a scan (an id, latest, -N or a baseline name)",
+			       ref);
+	return fab_store_load_scan(st, id, out);
+}
+
+void fab_pipeline_make_db_dir(const char *db)
+{
+	char dir[4096];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", db);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (access(dir, F_OK) != 0)
+		mkdir(dir, 0750);
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Ready (`fabsweep ready`): is the fabric ready for a job on these hosts?
+ * Matches the hosts to channel adapters of the latest sweep, probes live
+ * their ports and the switch ports they attach to (scanner/probe.c), and
+ * judges them with the sweep's findings (scanner/ready.c).
+ * docs/workflows.md, "Pre-job readiness".
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabsweep/config.h"
+#include "fabsweep/counter.h"
+#include "fabsweep/error.h"
+#include "fabsweep/hostlist.h"
+#include "fabsweep/nodemap.h"
+#include "fabsweep/pipeline.h"
+#include "fabsweep/probe.h"
+#include "fabsweep/rules.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "fabsweep/store_view.h"
+
+struct want_ctx {
+	const struct fab_ready_hosts *hosts;
+	const struct fab_nodemap *map;
+};
+
+static bool want_ca(uint64_t guid, const char *desc, void *ctx)
+{
+	const struct want_ctx *w = ctx;
+
+	return fab_ready_hosts_want(w->hosts, w->map, guid, desc);
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void fab_pipeline_ready_free(struct fab_pipeline_ready_result *r)
+{
+	if (!r)
+		return;
+	fab_ready_free(r->r);
+	fab_snapshot_free(r->view);
+	fab_nodemap_free(r->map);
+	fab_ready_hosts_free(r->hosts);
+	free(r->names);
+	free(r);
+}
+
+int fab_pipeline_ready(const struct fab_pipeline_ready *job,
+		       struct fab_pipeline_ready_result **out)
+{
+	struct fab_pipeline_ready_result *res = calloc(1, sizeof(*res));
+	size_t n_hosts = fab_hostlist_count(job->hosts);
+	struct fab_store *st = NULL;
+	struct fab_probe_pending *pending = NULL;
+	struct fab_probe *probe = NULL;
+	struct fab_config *cfg = NULL;
+	struct fab_counter_limits limits;
+	double t0 = mono_ms();
+	int err;
+
+	if (!res || !(res->names = calloc(n_hosts ? n_hosts : 1, sizeof(*res->names)))) {
+		free(res);
+		return fab_err(-ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n_hosts; i++)
+		res->names[i] = fab_hostlist_get(job->hosts, i);
+	if (fab_ready_hosts_new(res->names, n_hosts, &res->hosts)) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((err = fab_nodemap_open(job->node_name_map, &res->map)) ||
+	    (err = fab_pipeline_load_config(job->config, &cfg)))
+		goto out;
+	fab_rules_increase_limits(cfg, &limits); /* what counts as a counter rise */
+	if (access(job->db, F_OK) != 0) {
+		err = fab_err(-ENOENT, "database '%s' does not exist: readiness needs a sweep first ('fabsweep sweep' or 'scan'; or pass --db)",
+			      job->db);
+		goto out;
+	}
+	/* the local MAD port opens meanwhile */
+	if ((err = fab_probe_open_begin(&job->probe, &pending)))
+		goto out;
+	struct want_ctx wc = { res->hosts, res->map };
+	if ((err = fab_store_open(job->db, FAB_STORE_READONLY, &st)))
+		goto out;
+	res->open_ms = mono_ms() - t0;
+	if ((err = fab_store_load_view(st, job->scan_id, want_ca, &wc, &res->view)))
+		goto out;
+	fab_store_close(st);
+	st = NULL;
+	res->load_ms = mono_ms() - t0 - res->open_ms;
+	if ((err = fab_ready_plan(res->view, res->hosts, res->map, &res->r))) {
+		fab_err(err, "out of memory");
+		goto out;
+	}
+	err = fab_probe_open_end(pending, &probe);
+	pending = NULL;
+	if (err || (res->r->n_ports &&
+		    (err = fab_probe_ports(probe, res->view, res->r->ports, res->r->n_ports, &res->ps))))
+		goto out;
+	if ((err = fab_ready_evaluate(res->r, res->view, res->hosts, res->map, &limits, job->fail_on))) {
+		fab_err(err, "out of memory");
+		goto out;
+	}
+	res->total_ms = mono_ms() - t0;
+out:
+	if (pending && !fab_probe_open_end(pending, &probe))
+		fab_probe_close(probe); /* opened while something else failed */
+	else if (!pending)
+		fab_probe_close(probe);
+	fab_store_close(st);
+	fab_config_free(cfg);
+	if (err) {
+		fab_pipeline_ready_free(res);
+		return err;
+	}
+	*out = res;
+	return 0;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one fixture library: builds snapshots in memory as a scan would fill
+ * them, for unit tests, fuzzers, benchmarks and tools (tests/tools/fabsynth.c).
+ * Header-only, no test framework: every executable gets its own copy.
+ *
+ * One answer to each question a fixture has to settle:
+ *  - a node: every field a scan fills (vendor 0x2c9, device id, LID = its
+ *    index + 1, hops 1 for switches and 2 for CAs); a switch has ports
+ *    0..n sharing its GUID, a CA ports 1..n with GUIDs node GUID + port
+ *    number (fabfix_port_guids() when a fabric numbers them otherwise);
+ *    every port enabled and supported at 1X,4X and SDR to HDR, MTU 4096
+ *    possible, 4 VLs, Down/Polling but a switch's port 0 Active/LinkUp;
+ *  - a cable: both ends Active/LinkUp at the given width and speed, MTU 4096;
+ *  - a counter sample: every counter valid, extended, zero;
+ *  - a subnet manager: on a node's first port, at its LID;
+ *  - a 2-level fat tree: spines, leaves, hosts per leaf, every leaf cabled
+ *    once to every spine (fabfix_fat_tree()).
+ * The fixtures of each test folder (snapfix.h, reports/fatfab.h,
+ * rules/rulefix.h) are that fabric's data on top of these builders.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fabsweep/snapshot.h"
+
+#define FABFIX_WIDTHS (FAB_WIDTH_1X | FAB_WIDTH_4X)
+#define FABFIX_SPEEDS (FAB_SPEED_SDR | FAB_SPEED_DDR | FAB_SPEED_QDR | FAB_SPEED_FDR | \
+		       FAB_SPEED_EDR | FAB_SPEED_HDR)
+#define FABFIX_SWITCH_DEVICE 0xd2f0 /* a QM8700 */
+#define FABFIX_CA_DEVICE 0x101b     /* a ConnectX-6 */
+
+/* Adds a node with its ports (see above); returns its index. */
+static inline uint32_t fabfix_node(struct fab_snapshot *s, uint8_t type, uint8_t role,
+				   uint64_t guid, const char *desc, unsigned nports)
+{
+	struct fab_node *n = fab_snapshot_add_node(s);
+	uint32_t idx = (uint32_t)(s->n_nodes - 1);
+	bool sw = type == FAB_NODE_SWITCH;
+
+	n->guid = n->sys_guid = guid;
+	n->type = type;
+	n->role = role;
+	n->num_ports = (uint8_t)nports;
+	n->lid = (uint16_t)(idx + 1);
+	n->vendor_id = 0x2c9;
+	n->device_id = sw ? FABFIX_SWITCH_DEVICE : FABFIX_CA_DEVICE;
+	n->hops = sw ? 1 : 2;
+	fab_node_set_desc(n, (const uint8_t *)desc, strlen(desc));
+	for (unsigned p = sw ? 0 : 1; p <= nports; p++) {
+		struct fab_port *pt = fab_snapshot_add_port(s);
+		s->nodes[idx].port_count++;
+		pt->node_idx = idx;
+		pt->port_num = (uint8_t)p;
+		pt->guid = sw ? guid : guid + p;
+		pt->lid = (uint16_t)(idx + 1);
+		pt->state = p == 0 ? FAB_STATE_ACTIVE : FAB_STATE_DOWN;
+		pt->phys_state = p == 0 ? FAB_PHYS_LINKUP : FAB_PHYS_POLLING;
+		pt->width_enabled = pt->width_supported = FABFIX_WIDTHS;
+		pt->speed_enabled = pt->speed_supported = FABFIX_SPEEDS;
+		pt->mtu_cap = 5;
+		pt->op_vls = 4;
+	}
+	return idx;
+}
+
+/* Numbers a CA's ports from first (port 1) on, for fabrics whose port GUIDs
+ * are not the node GUID + port number. */
+static inline void fabfix_port_guids(struct fab_snapshot *s, uint32_t node, uint64_t first)
+{
+	for (unsigned p = 1; p <= s->nodes[node].num_ports; p++)
+		fab_snapshot_port(s, node, p)->guid = first + p - 1;
+}
+
+/* Cables port pa of node a to port pb of node b, both ends Active at
+ * width/speed (FAB_WIDTH_*, FAB_SPEED_* bits). */
+static inline void fabfix_cable(struct fab_snapshot *s, uint32_t a, unsigned pa, uint32_t b,
+				unsigned pb, uint8_t width, uint16_t speed)
+{
+	struct fab_port *x = fab_snapshot_port(s, a, pa), *y = fab_snapshot_port(s, b, pb);
+
+	x->remote_idx = (uint32_t)(y - s->ports);
+	y->remote_idx = (uint32_t)(x - s->ports);
+	x->remote_guid = s->nodes[b].guid;
+	x->remote_port = (uint8_t)pb;
+	y->remote_guid = s->nodes[a].guid;
+	y->remote_port = (uint8_t)pa;
+	x->state = y->state = FAB_STATE_ACTIVE;
+	x->phys_state = y->phys_state = FAB_PHYS_LINKUP;
+	x->width_active = y->width_active = width;
+	x->speed_active = y->speed_active = speed;
+	x->mtu_active = y->mtu_active = 5;
+}
+
+/* Pulls the cable out of port pa of node a: both ends Down/Polling, no
+ * remote end. Rebuild the links (fab_snapshot_build_links) afterwards. */
+static inline void fabfix_uncable(struct fab_snapshot *s, uint32_t a, unsigned pa)
+{
+	struct fab_port *x = fab_snapshot_port(s, a, pa);
+	struct fab_port *y = x->remote_idx != FAB_NONE ? &s->ports[x->remote_idx] : NULL;
+
+	for (struct fab_port *p = x; p; p = p == x ? y : NULL) {
+		p->remote_idx = FAB_NONE;
+		p->remote_guid = 0;
+		p->remote_port = 0;
+		p->state = FAB_STATE_DOWN;
+		p->phys_state = FAB_PHYS_POLLING;
+		p->width_active = 0;
+		p->speed_active = 0;
+		p->mtu_active = 0;
+	}
+}
+
+/* Whether a scan reads the counters of port i: external and Active. */
+static inline bool fabfix_sampled(const struct fab_snapshot *s, size_t i)
+{
+	return s->ports[i].port_num && s->ports[i].state == FAB_STATE_ACTIVE;
+}
+
+/* Adds sample number `sample` of port i, taken at at_ms: every counter
+ * valid (extended counters), all zero. */
+static inline struct fab_counter_sample *fabfix_sample(struct fab_snapshot *s, size_t i,
+						       unsigned sample, int64_t at_ms)
+{
+	struct fab_counter_sample *c = fab_snapshot_add_sample(s);
+
+	c->port_idx = (uint32_t)i;
+	c->sample = (uint8_t)sample;
+	c->sampled_at_ms = at_ms;
+	c->extended = true;
+	c->valid = (1u << FAB_CTR__COUNT) - 1;
+	return c;
+}
+
+/* A subnet manager (state 3: master, 2: standby) on node's first port. */
+static inline struct fab_sm *fabfix_sm(struct fab_snapshot *s, uint32_t node, uint8_t state,
+				       uint8_t priority)
+{
+	struct fab_sm *sm = fab_snapshot_add_sm(s);
+	const struct fab_node *n = &s->nodes[node];
+	uint32_t port = n->port_first;
+
+	sm->port_guid = s->ports[port].guid;
+	sm->lid = n->lid;
+	sm->state = state;
+	sm->priority = priority;
+	sm->port_idx = port;
+	return sm;
+}
+
+/* ---- fat trees ------------------------------------------------------------ */
+
+/* A name part: prefix, a number with digits digits (zero-padded), suffix. */
+struct fabfix_name {
+	const char *prefix;
+	int digits;
+	const char *suffix; /* NULL: none */
+};
+
+struct fabfix_tree {
+	unsigned spines, leaves, hosts_per_leaf;
+	uint64_t spine_guid, leaf_guid;  /* of the first; the others count up */
+	uint64_t host_guid, host_step;   /* host h: host_guid + h * host_step */
+	struct fabfix_name spine, leaf, host; /* numbered from 1 */
+	unsigned switch_ports; /* ports of every switch; 0: as many as cabled */
+	unsigned uplink;       /* a leaf's first port to the spines; 0: after its hosts */
+	bool roles;            /* spine, leaf, host; else unknown */
+	uint8_t width;         /* of every link; 0: 4X */
+	uint16_t speed;        /* 0: HDR */
+};
+
+static inline void fabfix_format_name(char *buf, size_t len, const struct fabfix_name *n,
+				      unsigned i)
+{
+	snprintf(buf, len, "%s%0*u%s", n->prefix, n->digits, i, n->suffix ? n->suffix : "");
+}
+
+/*
+ * The nodes (spines, leaves, then each leaf's hosts), the cables (host j of
+ * a leaf on its port j + 1, leaf i on port i + 1 of every spine) and the
+ * links. No samples, no SMs: the caller adds what its fabric has. NULL on
+ * ENOMEM or a size a switch cannot cable (more than 254 ports).
+ */
+static inline struct fab_snapshot *fabfix_fat_tree(const struct fabfix_tree *t)
+{
+	unsigned uplink = t->uplink ? t->uplink : t->hosts_per_leaf + 1;
+	unsigned sp_ports = t->switch_ports ? t->switch_ports : t->leaves;
+	unsigned lf_ports = t->switch_ports ? t->switch_ports : uplink - 1 + t->spines;
+	uint8_t width = t->width ? t->width : FAB_WIDTH_4X;
+	uint16_t speed = t->speed ? t->speed : FAB_SPEED_HDR;
+	struct fab_snapshot *s;
+	uint32_t *sp, *lf;
+	char name[96];
+
+	if (!t->spines || !t->leaves || sp_ports > 254 || lf_ports > 254 ||
+	    t->leaves > sp_ports || uplink - 1 + t->spines > lf_ports)
+		return NULL;
+	s = fab_snapshot_new();
+	sp = calloc(t->spines, sizeof(*sp));
+	lf = calloc(t->leaves, sizeof(*lf));
+	if (!s || !sp || !lf) {
+		fab_snapshot_free(s);
+		free(sp);
+		free(lf);
+		return NULL;
+	}
+	for (unsigned i = 0; i < t->spines; i++) {
+		fabfix_format_name(name, sizeof(name), &t->spine, i + 1);
+		sp[i] = fabfix_node(s, FAB_NODE_SWITCH, t->roles ? FAB_ROLE_SPINE : FAB_ROLE_UNKNOWN,
+				    t->spine_guid + i, name, sp_ports);
+	}
+	for (unsigned i = 0; i < t->leaves; i++) {
+		fabfix_format_name(name, sizeof(name), &t->leaf, i + 1);
+		lf[i] = fabfix_node(s, FAB_NODE_SWITCH, t->roles ? FAB_ROLE_LEAF : FAB_ROLE_UNKNOWN,
+				    t->leaf_guid + i, name, lf_ports);
+	}
+	for (unsigned i = 0, h = 0; i < t->leaves; i++) {
+		for (unsigned j = 0; j < t->hosts_per_leaf; j++, h++) {
+			fabfix_format_name(name, sizeof(name), &t->host, h + 1);
+			uint32_t c = fabfix_node(s, FAB_NODE_CA, t->roles ? FAB_ROLE_HOST : FAB_ROLE_UNKNOWN,
+						 t->host_guid + (uint64_t)h * t->host_step, name, 1);
+			fabfix_cable(s, lf[i], j + 1, c, 1, width, speed);
+		}
+		for (unsigned k = 0; k < t->spines; k++)
+			fabfix_cable(s, lf[i], uplink + k, sp[k], i + 1, width, speed);
+	}
+	fab_snapshot_build_links(s);
+	free(sp);
+	free(lf);
+	return s;
+}
+
+/* The first host of a fat tree (its nodes come after the switches). */
+static inline uint32_t fabfix_first_host(const struct fabfix_tree *t)
+{
+	return t->spines + t->leaves;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* A path under $TMPDIR unique to this process: "<tmp>/<what>_<pid><ext>". */
+static inline void fabfix_path(char *buf, size_t len, const char *what, const char *ext)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(buf, len, "%s/%s_%d%s", tmp && *tmp ? tmp : "/tmp", what, (int)getpid(),
+		 ext ? ext : "");
+}
+
+/* Removes a database and its -wal and -shm files. */
+static inline void fabfix_unlink_db(const char *path)
+{
+	char p[4200];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+}
