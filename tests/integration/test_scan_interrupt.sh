@@ -59,9 +59,13 @@ rm -f "$D/pid"
 # about memory errors, and 100 kills under ASan cost minutes)
 iterations=${KILL_ITERATIONS:-100}
 for ((i = 0; i < iterations; i++)); do
-	fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" scan --db "$db" --quiet --label "killed-$i" 2>/dev/null &
+	fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" scan --db "$db" --quiet --label "killed-$i" 2>"$D/kill.err" &
 	runner=$!
-	pid=$(started) || { bad "scan $i did not start"; give_up; continue; }
+	pid=$(started) || {
+		bad "scan $i did not start (pid file: $(cat "$D/pid" 2>/dev/null), stderr: $(head -c 300 "$D/kill.err"))"
+		give_up
+		continue
+	}
 	sleep "$(awk -v r=$RANDOM -v ms="$scan_ms" 'BEGIN { printf "%.3f", (r % ms) / 1000 }')"
 	kill -9 "$pid" 2>/dev/null
 	wait "$runner" 2>/dev/null
