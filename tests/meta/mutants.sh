@@ -58,13 +58,13 @@ m_no_loss() { # the Error commands ask for no loss
 	mut tests/integration/test_reliability_faults.sh 's/printf '"'"'Error "%s" %d\\n'"'"' "$n" "$rate"/printf '"'"'Error "%s" 0\\n'"'"' "$n"/'
 }
 m_no_damage() { mut tests/integration/test_reliability_store.sh 's/^\thead -c "$size" \/dev\/zero.*/\t:/'; }
-m_signal_msg() { mut cli/cmd_scan.c 's/syscall(SYS_write, msg_fd,/syscall(SYS_write, STDERR_FILENO,/'; }
+m_signal_msg() { mut pipeline/scan.c 's/syscall(SYS_write, msg_fd,/syscall(SYS_write, STDERR_FILENO,/'; }
 m_no_standby() { mut rules/check_sm.c '/^int check_sm(struct fab_rule_ctx \*ctx)$/,/^{$/ s/^{$/{\n\tif (ctx->rule->arg == SM_NO_STANDBY)\n\t\treturn 0;/'; }
 m_flapping() { # port.link_flapping never fires
 	mut rules/check_counters.c 's/^\tconst struct fab_rule \*r = ctx->rule;$/&\n\tif (!__builtin_strcmp(r->id, "port.link_flapping"))\n\t\treturn 0;/'
 }
 m_expect_default() { # check compares with the scan before when --expect is not given
-	mut cli/cmd_check.c 's/if ((expect \&\& fab_cli_load_reference(st, expect, \&reference))/if (((expect = expect ? expect : "-1") \&\& fab_cli_load_reference(st, expect, \&reference))/'
+	mut pipeline/check.c 's/(job->expect \&\& (err = fab_pipeline_load_reference(st, job->expect, \&r->reference)))/((err = fab_pipeline_load_reference(st, job->expect ? job->expect : "-1", \&r->reference)))/'
 }
 m_pragma() { mut store/site_query.c 's/^\tcase SQLITE_PRAGMA:$/\tcase SQLITE_PRAGMA:\n\t\treturn SQLITE_OK;/'; }
 m_fixtures_update() { # port.errors never fires, and the caller's environment says "rewrite the fixtures"
