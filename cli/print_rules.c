@@ -46,17 +46,14 @@ static const char *sev_or_off(int sev)
 static void needs_text(unsigned needs, char *buf, size_t len)
 {
 	size_t off = 0;
+	const char *t;
 
 	buf[0] = '\0';
-	if (needs & FAB_NEED_COUNTERS)
-		off += (size_t)snprintf(buf + off, len - off, "counter samples");
-	if ((needs & FAB_NEED_DELTAS) && off < len)
-		off += (size_t)snprintf(buf + off, len - off, "%stwo samples (scan --interval) or check --baseline",
-					off ? ", " : "");
-	if ((needs & FAB_NEED_SMINFO) && off < len)
-		snprintf(buf + off, len - off, "%ssubnet manager data (a live scan)", off ? ", " : "");
+	for (unsigned bit = 1; bit <= 0x80 && off < len; bit <<= 1)
+		if ((needs & bit) && (t = fab_rule_need_text(bit)))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", t);
 	if (!buf[0])
-		snprintf(buf, len, "topology and port state only");
+		snprintf(buf, len, "the topology only");
 }
 
 static const char *base_name(const char *path)

@@ -299,6 +299,20 @@ static bool have_roce(const struct fab_snapshot *s)
 	return s && s->roce && s->roce->n_systems;
 }
 
+const char *fab_rule_need_text(unsigned need)
+{
+	switch (need) {
+	case FAB_NEED_COUNTERS: return "counter samples";
+	case FAB_NEED_DELTAS: return "two samples (scan --interval) or check --baseline";
+	case FAB_NEED_SMINFO: return "subnet manager data (a live scan)";
+	case FAB_NEED_REFERENCE: return "a reference topology (check --expect)";
+	case FAB_NEED_ROCE: return "a RoCE part (collect and merge, or scan --no-ib)";
+	case FAB_NEED_ROCE_BASELINE: return "a baseline with RDMA counters (check --baseline)";
+	case FAB_NEED_PORT_STATE: return "port states and MTUs (not a topology file)";
+	default: return NULL;
+	}
+}
+
 static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 			   const struct fab_snapshot *base, const struct fab_counter_pairs *pairs)
 {

@@ -49,6 +49,11 @@ enum {
 				       * linked ports only, with no state or MTU) */
 };
 
+/* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`
+ * says it ("counter samples", "a reference topology (check --expect)");
+ * NULL for a bit that is no need. Static text. */
+const char *fab_rule_need_text(unsigned need);
+
 /* Kinds of parameter values: how they parse, print and compare. */
 enum fab_param_type {
 	FAB_PARAM_COUNT = 0, /* counter value threshold: fires when value > it */
