@@ -765,7 +765,7 @@ static const struct fab_rule rules[] = {
 	},
 	{
 		.id = "port.error_increase",
-		.severity = FAB_SEV_WARNING,
+		.severity = FAB_SEV_INFO,
 		.category = FAB_CAT_COUNTERS,
 		.needs = FAB_NEED_COUNTERS | FAB_NEED_DELTAS,
 		.title = "Error counters rose between the samples",
@@ -780,7 +780,11 @@ static const struct fab_rule rules[] = {
 			"Look at the port and its peer: symbol and receive errors usually mean the cable, "
 			"a connector or the far transmitter; discards and constraint errors congestion or "
 			"configuration. Reseat or replace the cable, then compare the next sweep. Raise a "
-			"limit under [increase] if a trickle of errors is expected on a link.",
+			"limit under [increase] if a trickle of errors is expected on a link. The "
+			"finding is info by default: between hourly sweeps a healthy fabric's long "
+			"links pick up a few symbol errors, which port.errors and port.error_rate "
+			"judge by their totals and rates; raise it ([rules] port.error_increase = "
+			"warning) where every new error should be looked at.",
 		PARAMS(error_increases),
 		.check = check_counters,
 		.arg = COUNTERS_ALL,

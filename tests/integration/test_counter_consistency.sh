@@ -150,7 +150,7 @@ PROM=$(series fabsweep_port_error_increase | while read -r node ctr v; do
 	echo "$node $ctr $v $more"
 done)
 check "Prometheus: the numbers" same Prometheus "$PROM"
-check "Prometheus: the judgement" has "$D/f.prom" 'fabsweep_findings{rule="port.error_increase",severity="warning"} 3'
+check "Prometheus: the judgement" has "$D/f.prom" 'fabsweep_findings{rule="port.error_increase",severity="info"} 3'
 check "Prometheus: the pulled cable" has "$D/f.prom" "fabsweep_port_state{node_guid=\"$LEAF\",node=\"leaf001\",port=\"5\"} 1"
 
 # ready, live against the sweep (scan 1): the counters as they are now.
