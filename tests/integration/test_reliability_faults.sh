@@ -22,7 +22,7 @@
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
-source "$SRCDIR/tests/integration/checks.sh" # HANG_MS (check, eq: its own below)
+source "$SRCDIR/tests/integration/checks.sh" # check eq HANG_MS
 D=$(mktemp -d)
 HOLD=
 cleanup() {
@@ -31,13 +31,6 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-pass=0 fail=0
-check() { # description, then a command that must succeed
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 db=$D/fab.db
 q() { sqlite3 -readonly "$db" "$@"; }
 scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$db" --quiet "$@" 2>/dev/null; }

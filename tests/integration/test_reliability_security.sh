@@ -13,16 +13,9 @@
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
-source "$SRCDIR/tests/integration/checks.sh" # nobody_prepare, as_nobody
+source "$SRCDIR/tests/integration/checks.sh" # check eq nobody_prepare as_nobody
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; fabsim_stop "$D/sim2" >/dev/null 2>&1; rm -rf "$D"' EXIT
-pass=0 fail=0
-check() { # description, then a command that must succeed
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 none() { # no line of file $1 matches the extended regex $2
 	! grep -qE -- "$2" "$1" || { grep -E -- "$2" "$1" | sort | uniq -c | head -5 | sed 's/^/  /'; return 1; }
 }

@@ -18,7 +18,7 @@
 set -uo pipefail
 : "${FABSWEEP:?} ${FABSYNTH:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
-source "$SRCDIR/tests/integration/checks.sh" # as_nobody, wait_for; check, has... redefined below
+source "$SRCDIR/tests/integration/checks.sh" # check eq as_nobody wait_for (has, lacks: regexes, below)
 D=$(mktemp -d)
 RD_PID=
 cleanup() {
@@ -28,13 +28,6 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-pass=0 fail=0
-check() { # description, then a command that must succeed
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 one_line() { # file: exactly one non-empty line
 	[[ $(wc -l < "$1") == 1 && -s $1 ]] || { echo "  not one line: $(cat "$1")"; return 1; }
 }

@@ -9,13 +9,7 @@ set -uo pipefail
 : "${FABSWEEP:?} ${FABSYNTH:?} ${SRCDIR:?} ${BUILDDIR:?}"
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
-pass=0 fail=0
-check() { # description, then a command that must succeed
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
+source "$SRCDIR/tests/integration/checks.sh" # check eq
 
 # ---- Chromium: installed on demand, a fresh profile per run, no network
 source "$SRCDIR/tests/integration/browser.sh" # chrome no_console console_is_logged xsd_valid dom
