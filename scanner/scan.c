@@ -4,11 +4,13 @@
  *
  *   1. pick the CA port (--ca/--port, else the first with an active link);
  *   2. SMInfo of the SM our port points at: the master's ActCount "before";
- *   3. topology with libibnetdisc (max_smps = --smps), copied into a
- *      working topology, then libibnetdisc's fabric is freed; tried again
- *      when it found no node, then our own engine (native discovery);
+ *   3. topology: by default our own engine from the local node (native
+ *      discovery, --smps in flight); with --discovery ibnetdisc,
+ *      libibnetdisc (max_smps = --smps), copied into a working topology,
+ *      then its fabric is freed; tried again when it found no node, then
+ *      our own engine;
  *   4. repair: ask again, with retries, for what discovery missed; when
- *      it found devices that share a GUID (libibnetdisc merges them),
+ *      libibnetdisc found devices that share a GUID (it merges them),
  *      discovery and repair once more with our own engine;
  *   5. snapshot nodes/ports/links, holes and SMP failures recorded;
  *   6. SMInfo of every IsSM port;
@@ -44,6 +46,7 @@ void fab_scan_opts_init(struct fab_scan_opts *o)
 	o->window = FAB_SCAN_DEFAULT_WINDOW;
 	o->timeout_ms = FAB_SCAN_DEFAULT_TIMEOUT_MS;
 	o->retries = FAB_SCAN_DEFAULT_RETRIES;
+	o->native_discovery = true; /* why: docs/scan.md, "Topology" */
 }
 
 void fab_scan_progress(const struct fab_scan_opts *o, const char *phase,
@@ -287,9 +290,11 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		return rc;
 	s->source = fab_snapshot_printf(s, "ib:%s/%d", ca, port);
 
+	/* A debugging override of the engine for commands without the
+	 * --discovery option (sweep). */
 	const char *env = getenv("FABSWEEP_DISCOVERY");
-	if (env && !strcmp(env, "native"))
-		o.native_discovery = true;
+	if (env && (!strcmp(env, "native") || !strcmp(env, "ibnetdisc")))
+		o.native_discovery = !strcmp(env, "native");
 
 	/* The master's ActCount before discovery starts. Our port stays open
 	 * for native discovery; libibnetdisc wants it closed meanwhile. */
@@ -338,7 +343,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 				f = NULL;
 			}
 		}
-		phase_done("discover", &t0, NULL);
+		phase_done("ibnetdisc", &t0, NULL);
 		if (f) {
 			rc = wt_from_ibnd(&w, f, true);
 			ibnd_destroy_fabric(f); /* before counters: keeps the peak low */
