@@ -37,8 +37,6 @@
 #include "fabsweep/snapshot.h"
 #include "scanner/scan_priv.h"
 
-#define SIM_MAX_IN_FLIGHT 128
-
 void fab_scan_opts_init(struct fab_scan_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -265,16 +263,13 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		o.timeout_ms = FAB_SCAN_DEFAULT_TIMEOUT_MS;
 	if (o.retries < 0)
 		o.retries = FAB_SCAN_DEFAULT_RETRIES;
-	/* Under ibsim's umad2sim shim, more than ~150 MADs in flight can
-	 * deadlock client and simulator (docs/scan.md): a write that never
-	 * returns is beyond any deadline of ours, so stay below it there. */
-	const char *preload = getenv("LD_PRELOAD");
-	if (preload && strstr(preload, "umad2sim")) {
-		if (o.window > SIM_MAX_IN_FLIGHT)
-			o.window = SIM_MAX_IN_FLIGHT;
-		if (o.smps > SIM_MAX_IN_FLIGHT)
-			o.smps = SIM_MAX_IN_FLIGHT;
-	}
+	/* Under ibsim's umad2sim shim, too many MADs in flight can deadlock
+	 * client and simulator (docs/scan.md): a write that never returns is
+	 * beyond any deadline of ours. Our windows are capped by the
+	 * transport; libibnetdisc's max_smps here. */
+	int cap = fab_umad_max_in_flight();
+	if (cap > 0 && o.smps > cap)
+		o.smps = cap;
 	if (!s->started_at_ms)
 		s->started_at_ms = fab_now_ms();
 	fab_err_clear();
