@@ -163,13 +163,19 @@ static void w_done(void *ctx, const struct fab_mad_req *req, int err,
 	}
 }
 
-static struct fab_madwin *mk(struct fake *f, int window, int retries)
+/* limit: the transport's max_in_flight (0: none) */
+static struct fab_madwin *mk_limit(struct fake *f, int window, int retries, int limit)
 {
-	struct fab_mad_transport t = { f_send, f_recv, f_now, f, 0 };
+	struct fab_mad_transport t = { f_send, f_recv, f_now, f, limit };
 	struct fab_madwin *mw = NULL;
 
 	assert_int_equal(fab_madwin_new(&t, window, 100, retries, &mw), 0);
 	return mw;
+}
+
+static struct fab_madwin *mk(struct fake *f, int window, int retries)
+{
+	return mk_limit(f, window, retries, 0);
 }
 
 static void test_all_answered_once(void **state)
@@ -219,17 +225,10 @@ static void test_out_of_order_and_window(void **state)
 /* A transport's max_in_flight caps the window (the simulator's shim). */
 static void test_transport_limit(void **state)
 {
-	static struct fake f;
-	static struct work w;
-	memset(&f, 0, sizeof(f));
-	memset(&w, 0, sizeof(w));
-	f.policy = REVERSE;
-	f.hold = 5;
-	w.n = 40;
-	struct fab_mad_transport t = { f_send, f_recv, f_now, &f, 5 };
-	struct fab_madwin *mw = NULL;
+	static struct fake f = { .policy = REVERSE, .hold = 5 };
+	static struct work w = { .n = 40 };
+	struct fab_madwin *mw = mk_limit(&f, 64, 0, 5);
 
-	assert_int_equal(fab_madwin_new(&t, 64, 100, 0, &mw), 0);
 	assert_int_equal(fab_madwin_run(mw, w_next, w_done, &w), 0);
 	for (int i = 0; i < w.n; i++)
 		assert_int_equal(w.done[i], 1);
