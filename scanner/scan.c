@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <infiniband/ibnetdisc.h>
@@ -184,18 +185,34 @@ static void close_port(struct fab_umad **um, struct fab_madwin **smp_win,
 	*um = NULL;
 }
 
-/* FABSWEEP_SCAN_DEBUG=1: one stderr line per phase with its time and MADs. */
+/* CPU time of the whole process (every thread), ms. */
+static int64_t cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
+/* FABSWEEP_SCAN_DEBUG=1: one stderr line per phase with its time, the
+ * process's CPU time in it and its MADs. */
 static void phase_done(const char *phase, int64_t *t0, const struct fab_madwin *mw)
 {
 	static int on = -1;
+	static int64_t cpu0;
 	int64_t t = fab_now_ms();
 
 	if (on < 0)
 		on = getenv("FABSWEEP_SCAN_DEBUG") != NULL;
 	if (on) {
 		const struct fab_madwin_stats *st = mw ? fab_madwin_stats(mw) : NULL;
-		fprintf(stderr, "scan: %-10s %6lld ms (at %lld)", phase, (long long)(t - *t0),
-			(long long)t);
+		int64_t cpu = cpu_ms();
+
+		fprintf(stderr, "scan: %-10s %6lld ms (at %lld) cpu %5lld ms", phase,
+			(long long)(t - *t0), (long long)t, (long long)(cpu - cpu0));
+		cpu0 = cpu;
 		if (st)
 			fprintf(stderr, "  sent %lu resent %lu answered %lu failed %lu stale %lu",
 				st->sent, st->resent, st->answered, st->failed, st->stale);
