@@ -28,7 +28,8 @@
 # fabsweep's phase times. Then, from one more run of each tool (untimed):
 # the MADs it sent by attribute, resends included (tests/tools/madspy.c,
 # preloaded), and from another its system calls per MAD, every thread
-# (strace -f -c; umad2sim's receiver thread included).
+# (perf stat where it can count system calls, else strace -f -c;
+# umad2sim's receiver thread included).
 #
 # Targets (issue 21): fabsweep <= 0.6 x ibqueryerrors' time, <= 1.5 x
 # ibnetdiscover -o 16, peak memory <= 2 x ibnetdiscover's; with --busy N
@@ -81,10 +82,12 @@ if [[ -n $leaves$spines$hpl ]]; then
 	fabrics=(custom)
 fi
 ((${#fabrics[@]})) || fabrics=(4k 9600 selene)
+((counts)) && ! command -v perf > /dev/null && ! command -v strace > /dev/null &&
+	{ echo "bench_scan: counting system calls needs perf or strace (or --no-counts)" >&2; exit 2; }
 for t in "$FABSWEEP" "$FABGEN" /usr/bin/time; do
 	[[ -x $t ]] || { echo "bench_scan: $t not found (build first: cmake --build build)" >&2; exit 2; }
 done
-for t in ibqueryerrors ibnetdiscover ibsim opensm sqlite3 strace cc; do
+for t in ibqueryerrors ibnetdiscover ibsim opensm sqlite3 cc; do
 	command -v "$t" > /dev/null || { echo "bench_scan: $t not installed" >&2; exit 2; }
 done
 
@@ -164,24 +167,24 @@ bench_fabric() {
 	ibsim_cpu() { awk '{ print $14 + $15 }' "/proc/$ibsim_pid/stat"; } # clock ticks
 	local hz
 	hz=$(getconf CLK_TCK)
-	run_one() { # TOOL ROUND: appends "tool round seconds maxrss_kb rc ibsim_s"
+	run_one() { # TOOL ROUND: appends "tool round seconds maxrss_kb rc ibsim_s client_cpu_s"
 		local tool=$1 r=$2 out=$D/time.$1 rc c0 c1
 		cmd_of "$tool" "$D/fab.db"
-		rm -f "$D/fab.db" "$D/fab.db-wal" "$D/fab.db-shm"
 		c0=$(ibsim_cpu)
 		case "$tool" in
 		fabsweep | ibnetdisc)
+			rm -f "$D/fab.db" "$D/fab.db-wal" "$D/fab.db-shm"
 			FABSWEEP_SCAN_DEBUG=1 fabsim_run "$sim_dir" ${host:+--host "$host"} -- \
-				/usr/bin/time -f '%e %M' -o "$out" "${cmd[@]}" > /dev/null 2> "$D/phases.$tool" ;;
+				/usr/bin/time -f '%e %M %U %S' -o "$out" "${cmd[@]}" > /dev/null 2> "$D/phases.$tool" ;;
 		*)
 			fabsim_run "$sim_dir" ${host:+--host "$host"} -- \
-				/usr/bin/time -f '%e %M' -o "$out" "${cmd[@]}" > /dev/null 2>&1 ;;
+				/usr/bin/time -f '%e %M %U %S' -o "$out" "${cmd[@]}" > /dev/null 2>&1 ;;
 		esac
 		rc=$?
 		c1=$(ibsim_cpu)
 		# /usr/bin/time writes "Command exited with non-zero status N" first
-		echo "$tool $r $(tail -n 1 "$out") $rc $(awk -v a="$c0" -v b="$c1" -v h="$hz" \
-			'BEGIN { printf "%.2f", (b - a) / h }')" >> "$D/results"
+		tail -n 1 "$out" | awk -v t="$tool" -v r="$r" -v rc="$rc" -v a="$c0" -v b="$c1" -v h="$hz" \
+			'{ printf "%s %s %s %s %s %.2f %.2f\n", t, r, $1, $2, rc, (b - a) / h, $3 + $4 }' >> "$D/results"
 	}
 
 	: > "$D/results"
@@ -230,14 +233,20 @@ bench_fabric() {
 			awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
 				printf "%.3f %.3f %.3f\n", m, v[1], v[NR] }'
 	}
-	local med min max mem sim
-	printf '%-22s %9s %9s %9s %10s %12s\n' tool "median s" "min s" "max s" "peak MiB" "ibsim CPU s"
+	local med min max mem sim cli ncpu
+	ncpu=$(nproc)
+	# CPU: the client's (every thread) and ibsim's for the same run; on a
+	# CPU-bound run the wall time cannot be below their sum over the CPUs.
+	printf '%-22s %9s %9s %9s %10s %10s %10s %11s\n' tool "median s" "min s" "max s" "peak MiB" \
+		"client CPU" "ibsim CPU" "CPU/$ncpu CPUs"
 	for t in "${tools[@]}"; do
 		read -r med min max < <(stats "$t" 3)
 		read -r mem _ < <(stats "$t" 4)
 		read -r sim _ < <(stats "$t" 6)
+		read -r cli _ < <(stats "$t" 7)
 		awk -v l="$(label_of "$t")" -v a="$med" -v b="$min" -v c="$max" -v m="$mem" -v s="$sim" \
-			'BEGIN { printf "%-22s %9.2f %9.2f %9.2f %10.1f %12.2f\n", l, a, b, c, m / 1024, s }'
+			-v u="$cli" -v n="$ncpu" 'BEGIN { printf "%-22s %9.2f %9.2f %9.2f %10.1f %9.2fs %9.2fs %10.2fs\n",
+				l, a, b, c, m / 1024, u, s, (u + s) / n }'
 		printf -v "med_$t" '%s' "$med"
 		printf -v "mem_$t" '%s' "$mem"
 		printf -v "sim_$t" '%s' "$sim"
@@ -245,8 +254,15 @@ bench_fabric() {
 
 	if ((counts)); then
 		echo
+		# perf counts system calls without slowing the client; strace -f
+		# serialises its threads and inflates the futex count several times.
+		local use_perf=0 how="strace -f -c: futex counts inflated by the tracing"
+		if perf stat -e raw_syscalls:sys_enter -o /dev/null true > /dev/null 2>&1; then
+			use_perf=1
+			how="perf stat"
+		fi
 		echo "MADs sent, by attribute (one untimed run each, resends included), and system calls per MAD"
-		echo "(strace -f -c, every thread of the client; under umad2sim its receiver thread polls and reads once per answer):"
+		echo "($how; every thread of the client: under umad2sim its receiver thread polls and reads once per answer):"
 		local t n sc preload
 		preload=$(source "$sim_dir/env" && echo "$FABSIM_LD_PRELOAD")
 		for t in "${tools[@]}"; do
@@ -255,17 +271,26 @@ bench_fabric() {
 			fabsim_run "$sim_dir" ${host:+--host "$host"} -- env MADSPY_LOG="$D/spy.$t" \
 				LD_PRELOAD="$top/madspy.so:$preload" "${cmd[@]}" > /dev/null 2>&1
 			rm -f "$D/count.db" "$D/count.db-wal" "$D/count.db-shm"
-			fabsim_run "$sim_dir" ${host:+--host "$host"} -- strace -f -c -o "$D/strace.$t" \
-				"${cmd[@]}" > /dev/null 2>&1
+			if ((use_perf)); then
+				fabsim_run "$sim_dir" ${host:+--host "$host"} -- perf stat -x, -o "$D/syscalls.$t" \
+					-e raw_syscalls:sys_enter -e syscalls:sys_enter_write -e syscalls:sys_enter_read \
+					-e syscalls:sys_enter_poll -e syscalls:sys_enter_futex "${cmd[@]}" > /dev/null 2>&1
+			else
+				fabsim_run "$sim_dir" ${host:+--host "$host"} -- strace -f -c -o "$D/strace.$t" \
+					"${cmd[@]}" > /dev/null 2>&1
+				awk '$NF == "total" { print $4 ",,raw_syscalls:sys_enter" }
+				     $NF ~ /^(write|read|poll|futex)$/ { print $4 ",,syscalls:sys_enter_" $NF }' \
+					"$D/strace.$t" > "$D/syscalls.$t"
+			fi
 			n=$(grep -c '^mad ' "$D/spy.$t")
 			printf -v "mads_$t" '%s' "$n"
 			printf '  %-20s %7d MADs: %s\n' "$(label_of "$t")" "$n" "$(mad_names "$D/spy.$t")"
-			sc=$(awk -v n="$n" '
-				$NF == "total" { tot = $4 }
-				$NF ~ /^(write|read|poll|futex)$/ { c[$NF] = $4 }
+			sc=$(awk -F, -v n="$n" '
+				$3 == "raw_syscalls:sys_enter" { tot = $1 }
+				$3 ~ /^syscalls:sys_enter_/ { sub(/^syscalls:sys_enter_/, "", $3); c[$3] = $1 }
 				END { if (!n) exit
 					printf "%.2f system calls per MAD (write %.2f, read %.2f, poll %.2f, futex %.2f)",
-						tot / n, c["write"] / n, c["read"] / n, c["poll"] / n, c["futex"] / n }' "$D/strace.$t")
+						tot / n, c["write"] / n, c["read"] / n, c["poll"] / n, c["futex"] / n }' "$D/syscalls.$t")
 			printf '  %-20s %s\n' "" "$sc"
 		done
 		echo "  ibsim CPU per MAD (median run): $(for t in "${tools[@]}"; do

@@ -48,10 +48,17 @@ spy_scan() { # log file, then scan options
 spy_scan "$D/get.log"
 check "scan exits 0" eq "$?" 0
 check "the spy saw the scan's MADs" test "$(grep -c '^mad ' "$D/get.log")" -gt 50
-check "the spy saw libibnetdisc's discovery too (DR NodeInfo)" grep -q 'mad class 0x81 method 0x01 attr 0x0011' "$D/get.log"
+check "the spy saw the discovery (DR NodeInfo)" grep -q 'mad class 0x81 method 0x01 attr 0x0011' "$D/get.log"
 check "every MAD is a Get" none "$D/get.log" '^mad .* method 0x(0[^1]|[1-9a-f].)'
 check "only SMP (LID, directed route) and PerfMgt classes" none "$D/get.log" '^mad class 0x(0[^14]|[1-79a-f].|8[^1])'
 grep '^mad ' "$D/get.log" | sort | uniq -c | sed 's/^/  seen: /'
+# libibnetdisc's MADs (--discovery ibnetdisc) go through the same umad_send
+spy_scan "$D/get_ibnd.log" --discovery ibnetdisc
+check "scan --discovery ibnetdisc exits 0" eq "$?" 0
+check "the spy saw libibnetdisc's discovery (SwitchInfo: only libibnetdisc asks for it)" \
+	grep -q 'mad class 0x81 method 0x01 attr 0x0012' "$D/get_ibnd.log"
+check "libibnetdisc too: every MAD is a Get" none "$D/get_ibnd.log" '^mad .* method 0x(0[^1]|[1-9a-f].)'
+check "libibnetdisc too: only SMP and PerfMgt classes" none "$D/get_ibnd.log" '^mad class 0x(0[^14]|[1-79a-f].|8[^1])'
 spy_scan "$D/reset.log" --reset-counters
 check "scan --reset-counters exits 0" eq "$?" 0
 check "--reset-counters: Sets are sent" grep -q 'method 0x02' "$D/reset.log"
@@ -84,15 +91,15 @@ keys_of() { # spy log: the distinct M_Keys of its SMPs
 	grep -o 'mkey [0-9a-f]*' "$1" | sort -u | cut -d' ' -f2 | tr '\n' ' '
 }
 check "without a key, every SMP carries M_Key 0" eq "$(keys_of "$D/get.log")" "0000000000000000 "
-spy_scan "$D/mkey.log" --m-key "0x$K"
+spy_scan "$D/mkey.log" --m-key "0x$K" --discovery ibnetdisc
 check "--m-key: scan exits 0" eq "$?" 0
 check "--m-key: every SMP carries the key" eq "$(keys_of "$D/mkey.log")" "$K "
-check "--m-key: libibnetdisc's SMPs carry it too" grep -q "class 0x81 method 0x01 attr 0x0011 mkey $K" "$D/mkey.log"
+check "--m-key: libibnetdisc's SMPs carry it too" grep -q "class 0x81 method 0x01 attr 0x0012 mkey $K" "$D/mkey.log"
 check "--m-key: SMInfo (LID-routed) carries it" grep -q "class 0x01 method 0x01 attr 0x0020 mkey $K" "$D/mkey.log"
 check "--m-key: PMA MADs carry none" none "$D/mkey.log" '^mad class 0x04 .*mkey'
 check "--m-key: PMA MADs were sent" grep -q '^mad class 0x04' "$D/mkey.log"
-FABSWEEP_MKEY=$K_DEC spy_scan "$D/mkey_env.log" --discovery native
-check "FABSWEEP_MKEY (decimal), native discovery: every SMP carries the key" eq "$(keys_of "$D/mkey_env.log")" "$K "
+FABSWEEP_MKEY=$K_DEC spy_scan "$D/mkey_env.log"
+check "FABSWEEP_MKEY (decimal), native discovery (the default): every SMP carries the key" eq "$(keys_of "$D/mkey_env.log")" "$K "
 L1=$(sqlite3 -readonly "$D/fab.db" "SELECT node_guid FROM nodes WHERE description = 'leaf001' LIMIT 1")
 old_umask=$(umask)
 umask 077
