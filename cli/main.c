@@ -20,7 +20,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --reset-counters     clear port counters after reading them\n"
 	  "  --no-counters        topology and subnet managers only\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
-	  "  --discovery ENGINE   ibnetdisc (default) or native (docs/scan.md)\n"
+	  "  --discovery ENGINE   native (default) or ibnetdisc (docs/scan.md)\n"
 	  "  --m-key KEY          M_Key for every SMP, 0x... or decimal (visible in ps: prefer\n"
 	  "                       $FABSWEEP_MKEY or --m-key-file; docs/security.md)\n"
 	  "  --m-key-file FILE    guid2mkey file: '<port or node GUID> <M_Key>' lines (mode 0600)\n"

@@ -2,7 +2,11 @@
 /*
  * Port counters through the PMA, all through one MAD window:
  *
- *   1. ClassPortInfo once per node (what the PMA supports);
+ *   1. ClassPortInfo once per node (what the PMA supports), or once for
+ *      all nodes of one device model in one system (same vendor, device
+ *      and revision, same non-zero SystemImageGUID: one chassis or one
+ *      multi-function card runs one firmware, so the answer cannot
+ *      differ; docs/scan.md says why not once per model);
  *   2. PortCounters (0x12) for every port with an active link, and
  *      PortCountersExtended (0x1D) where ClassPortInfo says so (only the
  *      latter where it also carries the error counters:
@@ -45,6 +49,9 @@ struct cnode {
 	uint32_t cap2;  /* ClassPortInfo.CapabilityMask2 */
 	uint8_t cpi;    /* CPI_* */
 	bool dead;      /* PMA gave no answer after retries: stop asking */
+	/* Nodes of the same model in the same system wait for this node's
+	 * ClassPortInfo: a list through next_same (FAB_NONE ends it). */
+	uint32_t first_same, next_same;
 };
 
 /* Per port, per round. */
@@ -353,6 +360,21 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 			cn->dead = true;
 		}
 		queue_ports(c, idx);
+		/* The same firmware answers for the rest of its system; a PMA
+		 * that did not answer at all says nothing about the others:
+		 * they are asked themselves. */
+		for (uint32_t f = cn->first_same; f != FAB_NONE; f = c->nodes[f].next_same) {
+			struct cnode *fn = &c->nodes[f];
+			if (cn->dead) {
+				push(c, cjob(CJ_CPI, f));
+				continue;
+			}
+			fn->cap = cn->cap;
+			fn->cap2 = cn->cap2;
+			fn->cpi = cn->cpi;
+			queue_ports(c, f);
+		}
+		cn->first_same = FAB_NONE;
 		return;
 	}
 	struct fab_port *p = &c->s->ports[idx];
@@ -434,27 +456,84 @@ static void compact(struct ctr *c, size_t first)
 	c->s->n_samples = o;
 }
 
+/* A device model in one system: what makes two ClassPortInfo answers equal. */
+static bool same_system_model(const struct fab_node *a, const struct fab_node *b)
+{
+	return a->sys_guid == b->sys_guid && a->vendor_id == b->vendor_id &&
+	       a->device_id == b->device_id && a->revision == b->revision &&
+	       a->type == b->type;
+}
+
+static size_t hash_system_model(const struct fab_node *n, size_t cap)
+{
+	uint64_t h = n->sys_guid ^ ((uint64_t)n->device_id << 32 | n->vendor_id) * 31 ^
+		     n->revision;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return (size_t)h & (cap - 1);
+}
+
+/*
+ * Round 0: ClassPortInfo of every node whose PMA has a LID to be asked at,
+ * but only of the first node of each model in one system (SystemImageGUID
+ * not 0); the others wait on its list. Linear: open addressing by system
+ * and model.
+ */
+static int queue_cpi(struct ctr *c)
+{
+	size_t cap = 16;
+	uint32_t *first;
+
+	while (cap < 2 * (size_t)c->s->n_nodes)
+		cap *= 2;
+	first = malloc(cap * sizeof(*first));
+	if (!first)
+		return -ENOMEM;
+	for (size_t i = 0; i < cap; i++)
+		first[i] = FAB_NONE;
+	for (uint32_t ni = 0; ni < c->s->n_nodes; ni++) {
+		const struct fab_node *n = &c->s->nodes[ni];
+		struct cnode *cn = &c->nodes[ni];
+		const struct fab_port *p = fab_node_ports(c->s, n);
+
+		cn->first_same = cn->next_same = FAB_NONE;
+		for (uint32_t k = 0; k < n->port_count && !cn->lid; k++)
+			if (eligible(c->s, &p[k]))
+				cn->lid = port_dlid(c->s, &p[k]);
+		if (!cn->lid)
+			continue;
+		if (n->sys_guid) {
+			size_t h = hash_system_model(n, cap);
+			while (first[h] != FAB_NONE &&
+			       !same_system_model(&c->s->nodes[first[h]], n))
+				h = (h + 1) & (cap - 1);
+			if (first[h] != FAB_NONE) {
+				struct cnode *lead = &c->nodes[first[h]];
+				cn->next_same = lead->first_same;
+				lead->first_same = ni;
+				continue;
+			}
+			first[h] = ni;
+		}
+		push(c, cjob(CJ_CPI, ni));
+	}
+	free(first);
+	return 0;
+}
+
 static int run_round(struct ctr *c, struct fab_madwin *mw)
 {
 	size_t first = c->s->n_samples;
 	int rc;
 
 	c->done = c->total = 0;
-	for (uint32_t ni = 0; ni < c->s->n_nodes; ni++) {
-		const struct fab_node *n = &c->s->nodes[ni];
-		struct cnode *cn = &c->nodes[ni];
-		const struct fab_port *p = fab_node_ports(c->s, n);
-
-		if (c->round == 0) {
-			for (uint32_t k = 0; k < n->port_count && !cn->lid; k++)
-				if (eligible(c->s, &p[k]))
-					cn->lid = port_dlid(c->s, &p[k]);
-			if (cn->lid)
-				push(c, cjob(CJ_CPI, ni));
-		} else if (cn->lid && !cn->dead) {
+	if (c->round == 0 && (rc = queue_cpi(c)))
+		return rc;
+	for (uint32_t ni = 0; c->round > 0 && ni < c->s->n_nodes; ni++)
+		if (c->nodes[ni].lid && !c->nodes[ni].dead)
 			queue_ports(c, ni);
-		}
-	}
 	rc = c->err;
 	if (!rc && c->q.n)
 		rc = fab_madwin_run(mw, ctr_next, ctr_done, c);

@@ -91,6 +91,8 @@ int fab_madwin_new(const struct fab_mad_transport *t, int window,
 		window = 1;
 	if (window > FAB_MADWIN_MAX_WINDOW)
 		window = FAB_MADWIN_MAX_WINDOW;
+	if (t->max_in_flight > 0 && window > t->max_in_flight)
+		window = t->max_in_flight;
 	mw->t = *t;
 	mw->window = window;
 	mw->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
@@ -494,10 +496,43 @@ static int umad_tr_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
 	return 1;
 }
 
+/*
+ * Under umad2sim a client's write to ibsim blocks while ibsim's queue for it
+ * holds more than net.unix.max_dgram_qlen datagrams, and the shim holds its
+ * lock meanwhile, so its receiver thread cannot hand over answers; ibsim in
+ * turn spins on a full queue of answers to that client and stops reading.
+ * Both queues full takes qlen + 1 requests and qlen + 1 answers queued, plus
+ * the MAD being written, the one ibsim holds and the one the receiver holds:
+ * 2 x (qlen + 1) + 3 in flight. Staying at 2 x (qlen + 1) never gets there.
+ */
+int fab_umad_max_in_flight(void)
+{
+	static int cap = -1;
+	const char *preload;
+
+	if (cap >= 0)
+		return cap;
+	preload = getenv("LD_PRELOAD");
+	cap = 0;
+	if (preload && strstr(preload, "umad2sim")) {
+		FILE *f = fopen("/proc/sys/net/unix/max_dgram_qlen", "r");
+		int qlen = 10; /* Linux's default */
+
+		if (f) {
+			if (fscanf(f, "%d", &qlen) != 1 || qlen < 1 || qlen > 500)
+				qlen = 10;
+			fclose(f);
+		}
+		cap = 2 * (qlen + 1);
+	}
+	return cap;
+}
+
 void fab_umad_transport(struct fab_umad *u, struct fab_mad_transport *out)
 {
 	out->send = umad_tr_send;
 	out->recv = umad_tr_recv;
 	out->now_ms = NULL;
 	out->ctx = u;
+	out->max_in_flight = fab_umad_max_in_flight();
 }

@@ -54,6 +54,7 @@ struct fab_mad_transport {
 	int (*recv)(void *ctx, uint8_t *mad, int *status, int wait_ms);
 	int64_t (*now_ms)(void *ctx);
 	void *ctx;
+	int max_in_flight; /* > 0: the transport's limit (the window is capped) */
 };
 
 /*
@@ -83,7 +84,8 @@ struct fab_madwin_stats {
 
 struct fab_madwin;
 
-/* window is clamped to 1..FAB_MADWIN_MAX_WINDOW. The transport is copied. */
+/* window is clamped to 1..FAB_MADWIN_MAX_WINDOW and to the transport's
+ * max_in_flight. The transport is copied. */
 int fab_madwin_new(const struct fab_mad_transport *t, int window,
 		   int timeout_ms, int retries, struct fab_madwin **out);
 void fab_madwin_free(struct fab_madwin *mw); /* accepts NULL */
@@ -126,6 +128,13 @@ struct fab_umad_port {
  */
 int fab_umad_pick_port(const char *want_ca, int want_port, bool linkup_ok,
 		       struct fab_umad_port *out);
+/*
+ * MADs that may be in flight on one umad fd without deadlock: 0 (no limit)
+ * on hardware; under ibsim's umad2sim shim (LD_PRELOAD), 2 x (the unix
+ * datagram queue length + 1), see docs/scan.md "Window limit in the
+ * simulator". fab_umad_transport() sets it as the transport's limit.
+ */
+int fab_umad_max_in_flight(void);
 /* Opens ca:port and registers agents for SMI, directed-route SMI and PMA. */
 int fab_umad_open(const char *ca, int port, struct fab_umad **out);
 void fab_umad_close(struct fab_umad *u); /* accepts NULL */

@@ -81,17 +81,12 @@ static int mport_open(const struct fab_probe_opts *o, const char *src_hint,
 {
 	struct fab_mad_transport tr;
 	int window = o->window > 0 ? o->window : FAB_PROBE_DEFAULT_WINDOW;
-	const char *preload = getenv("LD_PRELOAD");
 	int timeout = o->timeout_ms > 0 ? o->timeout_ms : FAB_PROBE_DEFAULT_TIMEOUT_MS;
 	int retries = o->retries >= 0 ? o->retries : FAB_PROBE_DEFAULT_RETRIES;
 	double t0 = mono_ms();
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	/* ibsim 0.10 under umad2sim can deadlock with its client above ~150 MADs
-	 * in flight (docs/scan.md, "Window limit in the simulator") */
-	if (preload && strstr(preload, "umad2sim") && window > 128)
-		window = 128;
 	if (!o->ca && parse_source(src_hint, m->ca, &m->port)) {
 		/* the port the scan ran from */
 	} else {

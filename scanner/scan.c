@@ -4,11 +4,13 @@
  *
  *   1. pick the CA port (--ca/--port, else the first with an active link);
  *   2. SMInfo of the SM our port points at: the master's ActCount "before";
- *   3. topology with libibnetdisc (max_smps = --smps), copied into a
- *      working topology, then libibnetdisc's fabric is freed; tried again
- *      when it found no node, then our own engine (native discovery);
+ *   3. topology: by default our own engine from the local node (native
+ *      discovery, --smps in flight); with --discovery ibnetdisc,
+ *      libibnetdisc (max_smps = --smps), copied into a working topology,
+ *      then its fabric is freed; tried again when it found no node, then
+ *      our own engine;
  *   4. repair: ask again, with retries, for what discovery missed; when
- *      it found devices that share a GUID (libibnetdisc merges them),
+ *      libibnetdisc found devices that share a GUID (it merges them),
  *      discovery and repair once more with our own engine;
  *   5. snapshot nodes/ports/links, holes and SMP failures recorded;
  *   6. SMInfo of every IsSM port;
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <infiniband/ibnetdisc.h>
@@ -35,8 +38,6 @@
 #include "fabsweep/snapshot.h"
 #include "scanner/scan_priv.h"
 
-#define SIM_MAX_IN_FLIGHT 128
-
 void fab_scan_opts_init(struct fab_scan_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -44,6 +45,7 @@ void fab_scan_opts_init(struct fab_scan_opts *o)
 	o->window = FAB_SCAN_DEFAULT_WINDOW;
 	o->timeout_ms = FAB_SCAN_DEFAULT_TIMEOUT_MS;
 	o->retries = FAB_SCAN_DEFAULT_RETRIES;
+	o->native_discovery = true; /* why: docs/scan.md, "Topology" */
 }
 
 void fab_scan_progress(const struct fab_scan_opts *o, const char *phase,
@@ -125,18 +127,34 @@ static void close_port(struct fab_umad **um, struct fab_madwin **smp_win,
 	*um = NULL;
 }
 
-/* FABSWEEP_SCAN_DEBUG=1: one stderr line per phase with its time and MADs. */
+/* CPU time of the whole process (every thread), ms. */
+static int64_t cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
+/* FABSWEEP_SCAN_DEBUG=1: one stderr line per phase with its time, the
+ * process's CPU time in it and its MADs. */
 static void phase_done(const char *phase, int64_t *t0, const struct fab_madwin *mw)
 {
 	static int on = -1;
+	static int64_t cpu0;
 	int64_t t = fab_now_ms();
 
 	if (on < 0)
 		on = getenv("FABSWEEP_SCAN_DEBUG") != NULL;
 	if (on) {
 		const struct fab_madwin_stats *st = mw ? fab_madwin_stats(mw) : NULL;
-		fprintf(stderr, "scan: %-10s %6lld ms (at %lld)", phase, (long long)(t - *t0),
-			(long long)t);
+		int64_t cpu = cpu_ms();
+
+		fprintf(stderr, "scan: %-10s %6lld ms (at %lld) cpu %5lld ms", phase,
+			(long long)(t - *t0), (long long)t, (long long)(cpu - cpu0));
+		cpu0 = cpu;
 		if (st)
 			fprintf(stderr, "  sent %lu resent %lu answered %lu failed %lu stale %lu",
 				st->sent, st->resent, st->answered, st->failed, st->stale);
@@ -203,16 +221,13 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		o.timeout_ms = FAB_SCAN_DEFAULT_TIMEOUT_MS;
 	if (o.retries < 0)
 		o.retries = FAB_SCAN_DEFAULT_RETRIES;
-	/* Under ibsim's umad2sim shim, more than ~150 MADs in flight can
-	 * deadlock client and simulator (docs/scan.md): a write that never
-	 * returns is beyond any deadline of ours, so stay below it there. */
-	const char *preload = getenv("LD_PRELOAD");
-	if (preload && strstr(preload, "umad2sim")) {
-		if (o.window > SIM_MAX_IN_FLIGHT)
-			o.window = SIM_MAX_IN_FLIGHT;
-		if (o.smps > SIM_MAX_IN_FLIGHT)
-			o.smps = SIM_MAX_IN_FLIGHT;
-	}
+	/* Under ibsim's umad2sim shim, too many MADs in flight can deadlock
+	 * client and simulator (docs/scan.md): a write that never returns is
+	 * beyond any deadline of ours. Our windows are capped by the
+	 * transport; libibnetdisc's max_smps here. */
+	int cap = fab_umad_max_in_flight();
+	if (cap > 0 && o.smps > cap)
+		o.smps = cap;
 	if (!s->started_at_ms)
 		s->started_at_ms = fab_now_ms();
 	fab_err_clear();
@@ -230,9 +245,11 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		return rc;
 	s->source = fab_snapshot_printf(s, "ib:%s/%d", up.ca, up.port);
 
+	/* A debugging override of the engine for commands without the
+	 * --discovery option (sweep). */
 	const char *env = getenv("FABSWEEP_DISCOVERY");
-	if (env && !strcmp(env, "native"))
-		o.native_discovery = true;
+	if (env && (!strcmp(env, "native") || !strcmp(env, "ibnetdisc")))
+		o.native_discovery = !strcmp(env, "native");
 
 	/* The master's ActCount before discovery starts. Our port stays open
 	 * for native discovery; libibnetdisc wants it closed meanwhile. */
@@ -281,7 +298,7 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 				f = NULL;
 			}
 		}
-		phase_done("discover", &t0, NULL);
+		phase_done("ibnetdisc", &t0, NULL);
 		if (f) {
 			rc = wt_from_ibnd(&w, f, true);
 			ibnd_destroy_fabric(f); /* before counters: keeps the peak low */

@@ -15,20 +15,12 @@
 #include "fabsweep/store.h"
 #include "store_priv.h"
 
-static void bind_widths(sqlite3_stmt *s, int i, unsigned mask)
+/* A width or speed mask (NULL when 0) or a GUID, kept in k through the
+ * writer's loop and bound without a copy. */
+static void bind_kept(sqlite3_stmt *s, int i, struct fab_sql_kept *k,
+		      enum fab_sql_kept_kind kind, uint64_t v)
 {
-	char buf[64];
-
-	fab_widths_format(mask, buf, sizeof(buf));
-	fab_sql_bind_text(s, i, mask ? buf : NULL);
-}
-
-static void bind_speeds(sqlite3_stmt *s, int i, unsigned mask)
-{
-	char buf[96];
-
-	fab_speeds_format(mask, buf, sizeof(buf));
-	fab_sql_bind_text(s, i, mask ? buf : NULL);
+	fab_sql_bind_static(s, i, v || kind == FAB_KEPT_GUID ? fab_sql_kept_text(k, kind, v) : NULL);
 }
 
 static int write_findings(struct fab_store *st, const struct fab_snapshot *snap)
@@ -91,19 +83,21 @@ static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
 		" smp_failed, pma_failed, description_raw)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
 
+	struct fab_sql_kept guid = { 0 }, sys_guid = { 0 };
+
 	for (size_t i = 0; !err && i < snap->n_nodes; i++) {
 		const struct fab_node *n = &snap->nodes[i];
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
-		fab_sql_bind_guid(s, 3, n->guid);
-		fab_sql_bind_text(s, 4, fab_node_type_name(n->type));
-		fab_sql_bind_text(s, 5, n->desc);
+		bind_kept(s, 3, &guid, FAB_KEPT_GUID, n->guid);
+		fab_sql_bind_static(s, 4, fab_node_type_name(n->type));
+		fab_sql_bind_static(s, 5, n->desc);
 		if (!(n->flags & FAB_F_LID_UNKNOWN)) /* else NULL: not 0 */
 			sqlite3_bind_int(s, 6, n->lid);
 		sqlite3_bind_int(s, 7, n->num_ports);
-		fab_sql_bind_text(s, 8, fab_role_name(n->role));
-		fab_sql_bind_guid(s, 9, n->sys_guid);
+		fab_sql_bind_static(s, 8, fab_role_name(n->role));
+		bind_kept(s, 9, &sys_guid, FAB_KEPT_GUID, n->sys_guid);
 		sqlite3_bind_int64(s, 10, n->vendor_id);
 		sqlite3_bind_int64(s, 11, n->device_id);
 		sqlite3_bind_int64(s, 12, n->revision);
@@ -130,6 +124,8 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 		" remote_node_idx, smp_failed, pma_failed, no_remote)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
 
+	struct fab_sql_kept node_guid = { 0 }, port_guid = { 0 }, remote_guid = { 0 }, mask[6] = { 0 };
+
 	for (size_t i = 0; !err && i < snap->n_ports; i++) {
 		const struct fab_port *p = &snap->ports[i];
 		double rate = fab_rate_gbps(p->width_active, p->speed_active);
@@ -137,9 +133,9 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, p->node_idx);
 		sqlite3_bind_int(s, 3, p->port_num);
-		fab_sql_bind_guid(s, 4, snap->nodes[p->node_idx].guid);
+		bind_kept(s, 4, &node_guid, FAB_KEPT_GUID, snap->nodes[p->node_idx].guid);
 		if (p->guid)
-			fab_sql_bind_guid(s, 5, p->guid);
+			bind_kept(s, 5, &port_guid, FAB_KEPT_GUID, p->guid);
 		/* What was not read is NULL (unknown), never 0. */
 		bool read = !(p->flags & FAB_F_SMP_FAILED);
 		if (!(p->flags & FAB_F_LID_UNKNOWN))
@@ -148,14 +144,14 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 			sqlite3_bind_int(s, 7, p->lmc);
 			sqlite3_bind_int(s, 8, p->sm_lid);
 		}
-		fab_sql_bind_text(s, 9, fab_state_name(p->state));
-		fab_sql_bind_text(s, 10, fab_phys_state_name(p->phys_state));
-		bind_widths(s, 11, p->width_active);
-		bind_widths(s, 12, p->width_enabled);
-		bind_widths(s, 13, p->width_supported);
-		bind_speeds(s, 14, p->speed_active);
-		bind_speeds(s, 15, p->speed_enabled);
-		bind_speeds(s, 16, p->speed_supported);
+		fab_sql_bind_static(s, 9, fab_state_name(p->state));
+		fab_sql_bind_static(s, 10, fab_phys_state_name(p->phys_state));
+		bind_kept(s, 11, &mask[0], FAB_KEPT_WIDTHS, p->width_active);
+		bind_kept(s, 12, &mask[1], FAB_KEPT_WIDTHS, p->width_enabled);
+		bind_kept(s, 13, &mask[2], FAB_KEPT_WIDTHS, p->width_supported);
+		bind_kept(s, 14, &mask[3], FAB_KEPT_SPEEDS, p->speed_active);
+		bind_kept(s, 15, &mask[4], FAB_KEPT_SPEEDS, p->speed_enabled);
+		bind_kept(s, 16, &mask[5], FAB_KEPT_SPEEDS, p->speed_supported);
 		if (rate > 0 && p->state >= FAB_STATE_INIT)
 			sqlite3_bind_double(s, 17, rate);
 		if (p->mtu_active)
@@ -167,7 +163,7 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 			sqlite3_bind_int64(s, 21, p->cap_mask);
 		}
 		if (p->remote_guid) {
-			fab_sql_bind_guid(s, 22, p->remote_guid);
+			bind_kept(s, 22, &remote_guid, FAB_KEPT_GUID, p->remote_guid);
 			sqlite3_bind_int(s, 23, p->remote_port);
 		}
 		if (p->remote_idx != FAB_NONE && p->remote_idx < snap->n_ports)
@@ -188,6 +184,8 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 		"INSERT INTO links(scan_id, a_guid, a_port, b_guid, b_port, width, speed,"
 		" rate_gbps, a_node_idx, b_node_idx) VALUES (?,?,?,?,?,?,?,?,?,?)", &s);
 
+	struct fab_sql_kept a_guid = { 0 }, b_guid = { 0 }, width = { 0 }, speed = { 0 };
+
 	for (size_t i = 0; !err && i < snap->n_links; i++) {
 		const struct fab_port *a = &snap->ports[snap->links[i].a];
 		const struct fab_port *b = &snap->ports[snap->links[i].b];
@@ -195,12 +193,12 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 		double rate = fab_rate_gbps(a->width_active, a->speed_active);
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		fab_sql_bind_guid(s, 2, snap->nodes[a->node_idx].guid);
+		bind_kept(s, 2, &a_guid, FAB_KEPT_GUID, snap->nodes[a->node_idx].guid);
 		sqlite3_bind_int(s, 3, a->port_num);
-		fab_sql_bind_guid(s, 4, snap->nodes[b->node_idx].guid);
+		bind_kept(s, 4, &b_guid, FAB_KEPT_GUID, snap->nodes[b->node_idx].guid);
 		sqlite3_bind_int(s, 5, b->port_num);
-		bind_widths(s, 6, a->width_active);
-		bind_speeds(s, 7, a->speed_active);
+		bind_kept(s, 6, &width, FAB_KEPT_WIDTHS, a->width_active);
+		bind_kept(s, 7, &speed, FAB_KEPT_SPEEDS, a->speed_active);
 		if (rate > 0)
 			sqlite3_bind_double(s, 8, rate);
 		sqlite3_bind_int64(s, 9, a->node_idx);
@@ -227,6 +225,7 @@ static int write_samples(struct fab_store *st, const struct fab_snapshot *snap)
 	snprintf(sql + off, sizeof(sql) - off, ")");
 	if ((err = fab_store_prepare(st, sql, &s)))
 		return err;
+	struct fab_sql_kept node_guid = { 0 }, sampled_at = { 0 };
 	for (size_t i = 0; !err && i < snap->n_samples; i++) {
 		const struct fab_counter_sample *c = &snap->samples[i];
 		const struct fab_port *p = &snap->ports[c->port_idx];
@@ -235,8 +234,10 @@ static int write_samples(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int64(s, 2, p->node_idx);
 		sqlite3_bind_int(s, 3, p->port_num);
 		sqlite3_bind_int(s, 4, c->sample);
-		fab_sql_bind_guid(s, 5, snap->nodes[p->node_idx].guid);
-		fab_sql_bind_time(s, 6, c->sampled_at_ms);
+		bind_kept(s, 5, &node_guid, FAB_KEPT_GUID, snap->nodes[p->node_idx].guid);
+		if (c->sampled_at_ms) /* NOT NULL: a sample always has its time */
+			fab_sql_bind_static(s, 6, fab_sql_kept_text(&sampled_at, FAB_KEPT_TIME,
+								    (uint64_t)c->sampled_at_ms));
 		sqlite3_bind_int(s, 7, c->extended);
 		for (unsigned k = 0; k < FAB_SQL_COUNTERS; k++)
 			if (c->valid & (1u << k))

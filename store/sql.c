@@ -18,6 +18,38 @@ void fab_sql_bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
+void fab_sql_bind_static(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+const char *fab_sql_kept_text(struct fab_sql_kept *k, enum fab_sql_kept_kind kind,
+			      uint64_t v)
+{
+	if (k->set && k->v == v)
+		return k->text;
+	switch (kind) {
+	case FAB_KEPT_WIDTHS:
+		fab_widths_format((unsigned)v, k->text, sizeof(k->text));
+		break;
+	case FAB_KEPT_SPEEDS:
+		fab_speeds_format((unsigned)v, k->text, sizeof(k->text));
+		break;
+	case FAB_KEPT_GUID:
+		fab_guid_format(v, k->text);
+		break;
+	case FAB_KEPT_TIME:
+		fab_time_format((int64_t)v, k->text);
+		break;
+	}
+	k->v = v;
+	k->set = true;
+	return k->text;
+}
+
 void fab_sql_bind_guid(sqlite3_stmt *s, int i, uint64_t guid)
 {
 	char buf[FAB_GUID_STRLEN];

@@ -21,9 +21,10 @@ struct fab_scan_opts {
 	bool reset_counters;    /* --reset-counters (the only Set MAD sent) */
 	bool no_counters;       /* topology and SMs only */
 	const char *load_cache; /* --load-cache FILE: offline, no MADs at all */
-	/* Discover with fabsweep's own MAD window engine instead of
-	 * libibnetdisc (fewer SMPs, user-space retries and deadlines; see
-	 * docs/scan.md). Also set by FABSWEEP_DISCOVERY=native. */
+	/* Discover with fabsweep's own MAD window engine (the default from
+	 * fab_scan_opts_init: fewer SMPs, user-space retries and deadlines);
+	 * false: libibnetdisc (--discovery ibnetdisc). See docs/scan.md.
+	 * FABSWEEP_DISCOVERY=native|ibnetdisc overrides it. */
 	bool native_discovery;
 	/* M_Keys for the SMPs (--m-key, --m-key-file, FABSWEEP_MKEY); NULL:
 	 * key 0. Borrowed. Never stored or printed (docs/security.md). */

@@ -21,75 +21,7 @@ none() { # no line of file $1 matches the extended regex $2
 }
 
 # ---- the spy: logs every MAD sent through libibumad and every open()
-cat > "$D/madspy.c" <<'EOF'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <infiniband/umad.h>
-
-static void logline(const char *line)
-{
-	const char *log = getenv("MADSPY_LOG");
-	static int (*real_open)(const char *, int, ...);
-	if (!log)
-		return;
-	if (!real_open)
-		real_open = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
-	int fd = real_open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
-	if (fd >= 0) {
-		if (write(fd, line, strlen(line)) < 0) {}
-		close(fd);
-	}
-}
-
-int umad_send(int fd, int agentid, void *umad, int length, int timeout_ms, int retries)
-{
-	static int (*real)(int, int, void *, int, int, int);
-	const uint8_t *m = umad_get_mad(umad);
-	char line[120];
-
-	if (!real)
-		real = (int (*)(int, int, void *, int, int, int))dlsym(RTLD_NEXT, "umad_send");
-	/* SMPs (classes 0x01, 0x81): also the M_Key, bytes 24-31 */
-	if (m[1] == 0x01 || m[1] == 0x81) {
-		unsigned long long k = 0;
-		for (int i = 24; i < 32; i++)
-			k = k << 8 | m[i];
-		snprintf(line, sizeof(line), "mad class 0x%02x method 0x%02x attr 0x%04x mkey %016llx\n",
-			 m[1], m[3], (unsigned)(m[16] << 8 | m[17]), k);
-	} else {
-		snprintf(line, sizeof(line), "mad class 0x%02x method 0x%02x attr 0x%04x\n",
-			 m[1], m[3], (unsigned)(m[16] << 8 | m[17]));
-	}
-	logline(line);
-	return real(fd, agentid, umad, length, timeout_ms, retries);
-}
-
-#define WRAP_OPEN(name)                                                        \
-	int name(const char *path, int flags, ...)                             \
-	{                                                                      \
-		static int (*real)(const char *, int, ...);                   \
-		char line[4200];                                               \
-		va_list ap;                                                    \
-		va_start(ap, flags);                                           \
-		mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0; \
-		va_end(ap);                                                    \
-		if (!real)                                                     \
-			real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, #name); \
-		snprintf(line, sizeof(line), "open %s\n", path);               \
-		logline(line);                                                 \
-		return real(path, flags, mode);                                \
-	}
-WRAP_OPEN(open)
-WRAP_OPEN(open64)
-EOF
-cc -shared -fPIC -O2 -o "$D/madspy.so" "$D/madspy.c" -libumad -ldl ||
+cc -shared -fPIC -O2 -o "$D/madspy.so" "$SRCDIR/tests/tools/madspy.c" -libumad -ldl ||
 	{ echo "FAIL: cannot build the MAD spy (cc, libibumad-dev)"; exit 1; }
 
 "$FABGEN" --leaves 2 --spines 1 --hosts-per-leaf 3 -o "$D/net" || exit 1
@@ -109,10 +41,17 @@ spy_scan() { # log file, then scan options
 spy_scan "$D/get.log"
 check "scan exits 0" eq "$?" 0
 check "the spy saw the scan's MADs" test "$(grep -c '^mad ' "$D/get.log")" -gt 50
-check "the spy saw libibnetdisc's discovery too (DR NodeInfo)" grep -q 'mad class 0x81 method 0x01 attr 0x0011' "$D/get.log"
+check "the spy saw the discovery (DR NodeInfo)" grep -q 'mad class 0x81 method 0x01 attr 0x0011' "$D/get.log"
 check "every MAD is a Get" none "$D/get.log" '^mad .* method 0x(0[^1]|[1-9a-f].)'
 check "only SMP (LID, directed route) and PerfMgt classes" none "$D/get.log" '^mad class 0x(0[^14]|[1-79a-f].|8[^1])'
 grep '^mad ' "$D/get.log" | sort | uniq -c | sed 's/^/  seen: /'
+# libibnetdisc's MADs (--discovery ibnetdisc) go through the same umad_send
+spy_scan "$D/get_ibnd.log" --discovery ibnetdisc
+check "scan --discovery ibnetdisc exits 0" eq "$?" 0
+check "the spy saw libibnetdisc's discovery (SwitchInfo: only libibnetdisc asks for it)" \
+	grep -q 'mad class 0x81 method 0x01 attr 0x0012' "$D/get_ibnd.log"
+check "libibnetdisc too: every MAD is a Get" none "$D/get_ibnd.log" '^mad .* method 0x(0[^1]|[1-9a-f].)'
+check "libibnetdisc too: only SMP and PerfMgt classes" none "$D/get_ibnd.log" '^mad class 0x(0[^14]|[1-79a-f].|8[^1])'
 spy_scan "$D/reset.log" --reset-counters
 check "scan --reset-counters exits 0" eq "$?" 0
 check "--reset-counters: Sets are sent" grep -q 'method 0x02' "$D/reset.log"
@@ -145,15 +84,15 @@ keys_of() { # spy log: the distinct M_Keys of its SMPs
 	grep -o 'mkey [0-9a-f]*' "$1" | sort -u | cut -d' ' -f2 | tr '\n' ' '
 }
 check "without a key, every SMP carries M_Key 0" eq "$(keys_of "$D/get.log")" "0000000000000000 "
-spy_scan "$D/mkey.log" --m-key "0x$K"
+spy_scan "$D/mkey.log" --m-key "0x$K" --discovery ibnetdisc
 check "--m-key: scan exits 0" eq "$?" 0
 check "--m-key: every SMP carries the key" eq "$(keys_of "$D/mkey.log")" "$K "
-check "--m-key: libibnetdisc's SMPs carry it too" grep -q "class 0x81 method 0x01 attr 0x0011 mkey $K" "$D/mkey.log"
+check "--m-key: libibnetdisc's SMPs carry it too" grep -q "class 0x81 method 0x01 attr 0x0012 mkey $K" "$D/mkey.log"
 check "--m-key: SMInfo (LID-routed) carries it" grep -q "class 0x01 method 0x01 attr 0x0020 mkey $K" "$D/mkey.log"
 check "--m-key: PMA MADs carry none" none "$D/mkey.log" '^mad class 0x04 .*mkey'
 check "--m-key: PMA MADs were sent" grep -q '^mad class 0x04' "$D/mkey.log"
-FABSWEEP_MKEY=$K_DEC spy_scan "$D/mkey_env.log" --discovery native
-check "FABSWEEP_MKEY (decimal), native discovery: every SMP carries the key" eq "$(keys_of "$D/mkey_env.log")" "$K "
+FABSWEEP_MKEY=$K_DEC spy_scan "$D/mkey_env.log"
+check "FABSWEEP_MKEY (decimal), native discovery (the default): every SMP carries the key" eq "$(keys_of "$D/mkey_env.log")" "$K "
 L1=$(sqlite3 -readonly "$D/fab.db" "SELECT node_guid FROM nodes WHERE description = 'leaf001' LIMIT 1")
 old_umask=$(umask)
 umask 077

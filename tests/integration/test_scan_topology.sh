@@ -2,8 +2,9 @@
 # `fabsweep scan` on a simulated fat tree (ibsim + real OpenSM): node, port and
 # link counts equal the generated topology and ibnetdiscover's; a degraded link
 # (w=1 on both ends) is recorded as 1X and an EDR link among HDR ones as EDR;
-# roles and hops follow the tree; an ibnetdiscover cache loads offline to the
-# same topology.
+# roles and hops follow the tree; the default (native) discovery and
+# libibnetdisc (--discovery ibnetdisc) find the same topology field by field;
+# an ibnetdiscover cache loads offline to the same topology.
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
@@ -27,9 +28,12 @@ sim() { fabsim_run "$D/sim" -- "$@"; }
 want() { awk -v k="$1" '$1 == k { print $2 }' "$D/summary"; }
 fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
 
-sim "$FABSWEEP" scan --db "$D/fab.db" --quiet
+FABSWEEP_SCAN_DEBUG=1 sim "$FABSWEEP" scan --db "$D/fab.db" --quiet 2> "$D/phases"
 rc=$?
 check "scan exits 0 (complete)" eq "$rc" 0
+# the default engine is fabsweep's own: its discovery phase counts MADs
+# (libibnetdisc's is named 'ibnetdisc' and has no MAD counts)
+check "default discovery is native" grep -q '^scan: discover .* sent [1-9]' "$D/phases"
 check "status complete" eq "$(q "SELECT status FROM scans")" complete
 check "source names the CA port" eq "$(q "SELECT source LIKE 'ib:%/%' FROM scans")" 1
 
@@ -76,22 +80,24 @@ check "hops from host0001" eq "$(q "SELECT description || ':' || hops FROM nodes
 	"$(printf 'host0001:0\nhost0016:4\nleaf001:1\nleaf004:3\nspine001:2')"
 check "descriptions from NodeDescription" eq "$(q "SELECT count(*) FROM nodes WHERE description LIKE 'host____' OR description LIKE 'leaf___' OR description LIKE 'spine___'")" "$(want nodes)"
 
-# fabsweep's own discovery (FABSWEEP_DISCOVERY=native) finds the very same
-# topology as libibnetdisc: nodes, ports with their state, links (scan 2)
-FABSWEEP_DISCOVERY=native sim "$FABSWEEP" scan --db "$D/fab.db" --quiet
+# libibnetdisc (--discovery ibnetdisc) finds the very same topology as
+# fabsweep's own discovery, the default: nodes, ports with their state,
+# links (scan 2)
+FABSWEEP_SCAN_DEBUG=1 sim "$FABSWEEP" scan --db "$D/fab.db" --quiet --discovery ibnetdisc 2> "$D/phases"
 rc=$?
-check "native discovery: exit 0" eq "$rc" 0
+check "ibnetdisc discovery: exit 0" eq "$rc" 0
+check "ibnetdisc discovery ran" grep -q '^scan: ibnetdisc ' "$D/phases"
 same() { # SQL over scan ?1: scans 1 and 2 agree
 	[[ "$(q "${1//\?1/1}")" == "$(q "${1//\?1/2}")" ]] || { echo "  differs: $1"; return 1; }
 }
-check "native: same nodes" same "SELECT group_concat(x) FROM (SELECT node_guid || node_type || description ||
+check "ibnetdisc: same nodes" same "SELECT group_concat(x) FROM (SELECT node_guid || node_type || description ||
 	lid || num_ports || role || hops AS x FROM nodes WHERE scan_id = ?1 ORDER BY 1)"
-check "native: same ports" same "SELECT group_concat(x) FROM (SELECT node_guid || port_num || port_guid || lid ||
+check "ibnetdisc: same ports" same "SELECT group_concat(x) FROM (SELECT node_guid || port_num || port_guid || lid ||
 	state || phys_state || ifnull(width_active, '') || ifnull(speed_active, '') || ifnull(speed_supported, '') ||
 	ifnull(remote_guid, '') || ifnull(remote_port, '') AS x FROM ports WHERE scan_id = ?1 ORDER BY 1)"
-check "native: same links" same "SELECT group_concat(x) FROM (SELECT a_guid || a_port || b_guid || b_port ||
+check "ibnetdisc: same links" same "SELECT group_concat(x) FROM (SELECT a_guid || a_port || b_guid || b_port ||
 	width || speed AS x FROM links WHERE scan_id = ?1 ORDER BY 1)"
-check "native: same switch port 0" same "SELECT group_concat(x) FROM (SELECT node_guid || lid || cap_mask AS x
+check "ibnetdisc: same switch port 0" same "SELECT group_concat(x) FROM (SELECT node_guid || lid || cap_mask AS x
 	FROM mgmt_ports WHERE scan_id = ?1 ORDER BY 1)"
 
 # offline: an ibnetdiscover cache gives the same topology, with no MAD sent

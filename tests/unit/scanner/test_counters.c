@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The counter collector against a fake PMA: which MADs it sends for each
- * ClassPortInfo capability, how answers land in samples, and what a PMA
- * that never answers leaves behind (flags and errors, never zeros).
+ * ClassPortInfo capability, how answers land in samples, what a PMA that
+ * never answers leaves behind (flags and errors, never zeros), and one
+ * ClassPortInfo for the nodes of one model in one system.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -96,7 +97,7 @@ static int64_t p_now(void *ctx)
 
 static struct fab_madwin *mk(struct pma *p)
 {
-	struct fab_mad_transport t = { p_send, p_recv, p_now, p };
+	struct fab_mad_transport t = { p_send, p_recv, p_now, p, 0 };
 	struct fab_madwin *mw = NULL;
 
 	assert_int_equal(fab_madwin_new(&t, 16, 50, 2, &mw), 0);
@@ -278,6 +279,77 @@ static void test_interval_second_sample(void **state)
 	fab_snapshot_free(s);
 }
 
+/* Two leaves of one chassis (same SystemImageGUID and model): the chassis
+ * runs one firmware, so one ClassPortInfo answers for both. */
+static void share_system(struct fab_snapshot *s)
+{
+	uint32_t a = fab_snapshot_find_node(s, 0x2000), b = fab_snapshot_find_node(s, 0x2001);
+
+	s->nodes[a].sys_guid = s->nodes[b].sys_guid = 0x9000;
+	s->nodes[a].device_id = s->nodes[b].device_id = 0xcf08;
+}
+
+/* The counters of s with default options against p. */
+static void read_counters(struct pma *p, struct fab_snapshot *s)
+{
+	struct fab_scan_opts o;
+	struct fab_madwin *mw = mk(p);
+
+	fab_scan_opts_init(&o);
+	assert_int_equal(fab_scan_counters(s, mw, &o), 0);
+	fab_madwin_free(mw);
+}
+
+static void test_cpi_once_per_system_model(void **state)
+{
+	static struct pma p = { .cap = FAB_PM_CAP_EXT_WIDTH | FAB_PM_CAP_XMIT_WAIT };
+	struct fab_snapshot *s = fabric();
+
+	share_system(s);
+	read_counters(&p, s);
+	assert_int_equal(p.n_cpi, s->n_nodes - 1);
+	assert_int_equal(p.n_pc, active_ports(s));
+	assert_int_equal(p.n_pcx, active_ports(s)); /* the second leaf too */
+	assert_int_equal(s->n_samples, active_ports(s));
+	const struct fab_counter_sample *c = sample_of(s, 0x2001, 1);
+	assert_true(c->extended);
+	assert_true(c->valid & (1u << FAB_CTR_XMIT_WAIT));
+	assert_int_equal(s->n_errors, 0);
+	fab_snapshot_free(s);
+}
+
+/* Same model, another system (or no SystemImageGUID): asked itself. */
+static void test_cpi_per_node_across_systems(void **state)
+{
+	static struct pma p;
+	struct fab_snapshot *s = fabric();
+	uint32_t a = fab_snapshot_find_node(s, 0x2000), b = fab_snapshot_find_node(s, 0x2001);
+
+	s->nodes[a].device_id = s->nodes[b].device_id = 0xcf08; /* one model */
+	s->nodes[a].sys_guid = s->nodes[b].sys_guid = 0; /* unknown system */
+	read_counters(&p, s);
+	assert_int_equal(p.n_cpi, s->n_nodes);
+	fab_snapshot_free(s);
+}
+
+/* The first node of the system does not answer: that says nothing about the
+ * others, which are asked themselves and read. */
+static void test_cpi_shared_first_dead(void **state)
+{
+	static struct pma p = { .cap = FAB_PM_CAP_EXT_WIDTH };
+	struct fab_snapshot *s = fabric();
+
+	share_system(s);
+	p.dead_lid = s->nodes[fab_snapshot_find_node(s, 0x2000)].lid;
+	read_counters(&p, s);
+	assert_int_equal(p.n_cpi, s->n_nodes + 2); /* the dead one's 3 tries */
+	const struct fab_counter_sample *c = sample_of(s, 0x2001, 1);
+	assert_non_null(c);
+	assert_true(c->extended);
+	assert_null(sample_of(s, 0x2000, 1));
+	fab_snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +358,9 @@ int main(void)
 		cmocka_unit_test(test_extended_only_with_addl_counters),
 		cmocka_unit_test(test_dead_pma),
 		cmocka_unit_test(test_interval_second_sample),
+		cmocka_unit_test(test_cpi_once_per_system_model),
+		cmocka_unit_test(test_cpi_per_node_across_systems),
+		cmocka_unit_test(test_cpi_shared_first_dead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

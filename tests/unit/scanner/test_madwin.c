@@ -3,7 +3,8 @@
  * The MAD window engine against a fake transport with a fake clock:
  * TID matching with answers out of order, stale and foreign answers,
  * retries on silence and on transport errors, MAD status handling, the
- * window bound, and producers that add work from completions.
+ * window bound (and the transport's cap on it), and producers that add
+ * work from completions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -162,13 +163,19 @@ static void w_done(void *ctx, const struct fab_mad_req *req, int err,
 	}
 }
 
-static struct fab_madwin *mk(struct fake *f, int window, int retries)
+/* limit: the transport's max_in_flight (0: none) */
+static struct fab_madwin *mk_limit(struct fake *f, int window, int retries, int limit)
 {
-	struct fab_mad_transport t = { f_send, f_recv, f_now, f };
+	struct fab_mad_transport t = { f_send, f_recv, f_now, f, limit };
 	struct fab_madwin *mw = NULL;
 
 	assert_int_equal(fab_madwin_new(&t, window, 100, retries, &mw), 0);
 	return mw;
+}
+
+static struct fab_madwin *mk(struct fake *f, int window, int retries)
+{
+	return mk_limit(f, window, retries, 0);
 }
 
 static void test_all_answered_once(void **state)
@@ -212,6 +219,20 @@ static void test_out_of_order_and_window(void **state)
 	}
 	assert_true(f.outstanding_max <= 8);
 	assert_int_equal(f.outstanding_max, 8); /* and the window is used */
+	fab_madwin_free(mw);
+}
+
+/* A transport's max_in_flight caps the window (the simulator's shim). */
+static void test_transport_limit(void **state)
+{
+	static struct fake f = { .policy = REVERSE, .hold = 5 };
+	static struct work w = { .n = 40 };
+	struct fab_madwin *mw = mk_limit(&f, 64, 0, 5);
+
+	assert_int_equal(fab_madwin_run(mw, w_next, w_done, &w), 0);
+	for (int i = 0; i < w.n; i++)
+		assert_int_equal(w.done[i], 1);
+	assert_int_equal(f.outstanding_max, 5);
 	fab_madwin_free(mw);
 }
 
@@ -359,6 +380,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_answered_once),
 		cmocka_unit_test(test_out_of_order_and_window),
+		cmocka_unit_test(test_transport_limit),
 		cmocka_unit_test(test_silence_retries_then_timeout),
 		cmocka_unit_test(test_bounce_is_a_failed_try),
 		cmocka_unit_test(test_status_and_busy),
