@@ -108,8 +108,8 @@ for sig in TERM INT; do
 			--interval 60 --label "sig-$sig-$moment" "${engine[@]}" 2>"$D/err" &
 		runner=$!
 		pid=$(started) || { bad "scan did not start"; give_up; continue; }
-		# discovery is looked for without a
-		# pause (bounded: 30 s), the interval every 10 ms
+		# discovery is looked for without a pause (bounded: 30 s), the
+		# interval every 10 ms
 		end=$((SECONDS + 30))
 		while ((SECONDS < end)) && ! "in_$moment"; do
 			[[ $moment == discovery ]] || sleep 0.01
