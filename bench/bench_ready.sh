@@ -23,7 +23,7 @@
 #
 # Usage: bench/bench_ready.sh [--runs N] [--hosts N] [--leaves N] [--spines N]
 #            [--hosts-per-leaf N] [--switch-ports N] [--keep DIR] [--strict]
-# Environment: FABSWEEP, FABGEN (default: build/ next to this script),
+# Environment: FABSWEEP, FABGEN (default: build/, else build/release/, next to this script),
 # FABSIM_TIMEOUT (default here 600: OpenSM needs a while on 4k nodes).
 # --keep DIR: simulator, database and logs in DIR, left running (stop it with
 # scripts/fabsim.sh stop DIR/sim). --strict: exit 1 when the target is missed.
@@ -31,8 +31,12 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-FABSWEEP=${FABSWEEP:-$src/build/fabsweep}
-FABGEN=${FABGEN:-$src/build/fabgen}
+# build/ (by hand), else build/release/ (scripts/test.sh); absolute, as the
+# tools run from other directories
+bin_dir=$src/build
+[[ -x $bin_dir/fabsweep ]] || bin_dir=$src/build/release
+FABSWEEP=$(realpath -m -- "${FABSWEEP:-$bin_dir/fabsweep}")
+FABGEN=$(realpath -m -- "${FABGEN:-$bin_dir/fabgen}")
 export FABSIM_TIMEOUT=${FABSIM_TIMEOUT:-600}
 runs=11 nhosts=16 leaves=128 spines=32 hpl=32 ports=128 keep="" strict=0
 while (($#)); do

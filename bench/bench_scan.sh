@@ -40,7 +40,7 @@
 #            [--leaves N --spines N --hosts-per-leaf N] [--busy N]
 #            [--ibnetdisc] [--no-counts] [--keep DIR] [--strict]
 #            [-- SCAN-OPTIONS...]
-# Environment: FABSWEEP, FABGEN (default: build/ next to this script),
+# Environment: FABSWEEP, FABGEN (default: build/, else build/release/, next to this script),
 # FABSIM_TIMEOUT (default here 1200: OpenSM needs a while on big fabrics).
 # --strict: exit 1 when a target is missed or a scan was not complete.
 # Options after -- go to `fabsweep scan` (e.g. -- --window 16).
@@ -48,8 +48,12 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-FABSWEEP=${FABSWEEP:-$src/build/fabsweep}
-FABGEN=${FABGEN:-$src/build/fabgen}
+# build/ (by hand), else build/release/ (scripts/test.sh); absolute, as the
+# tools run from other directories
+bin_dir=$src/build
+[[ -x $bin_dir/fabsweep ]] || bin_dir=$src/build/release
+FABSWEEP=$(realpath -m -- "${FABSWEEP:-$bin_dir/fabsweep}")
+FABGEN=$(realpath -m -- "${FABGEN:-$bin_dir/fabgen}")
 export FABSIM_TIMEOUT=${FABSIM_TIMEOUT:-1200}
 runs=5 keep="" strict=0 busy=0 ibnd=0 counts=1
 leaves="" spines="" hpl=""
