@@ -216,7 +216,7 @@ bench_fabric() {
 	bad=$(awk '($1 == "fabsweep" || $1 == "ibnetdisc") && $5 != 0' "$D/results" | wc -l)
 	q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 	echo
-	echo "last fabsweep snapshot: status $(q "SELECT status FROM scans"), $(q "SELECT count(*) FROM nodes") nodes," \
+	[[ -s $D/fab.db ]] && echo "last fabsweep snapshot: status $(q "SELECT status FROM scans"), $(q "SELECT count(*) FROM nodes") nodes," \
 		"$(q "SELECT count(*) FROM links") links, $(q "SELECT count(*) FROM port_counters") port samples" \
 		"($(q "SELECT count(*) FROM port_counters WHERE extended") extended), $(q "SELECT count(*) FROM sms") SMs," \
 		"database $(($(stat -c %s "$D/fab.db") / 1024)) KiB"
