@@ -46,9 +46,10 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	free(s);
 }
 
-/* Grows an array by one zeroed element; returns it or NULL. */
-static void *grow(void **arr, size_t *n, size_t *cap, size_t elem)
+void *fab_array_grow(void **arr, size_t *n, size_t *cap, size_t elem)
 {
+	if (*n >= UINT32_MAX - 2) /* indices are uint32_t, FAB_NONE the top */
+		return NULL;
 	if (*n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
 		void *p = realloc(*arr, ncap * elem);
@@ -114,7 +115,7 @@ int fab_snapshot_reserve(struct fab_snapshot *s, size_t nodes, size_t ports,
 }
 
 #define GROW(s, name, n, cap) \
-	grow((void **)&(s)->name, &(s)->n, &(s)->cap, sizeof(*(s)->name))
+	fab_array_grow((void **)&(s)->name, &(s)->n, &(s)->cap, sizeof(*(s)->name))
 
 struct fab_node *fab_snapshot_add_node(struct fab_snapshot *s)
 {

@@ -121,8 +121,6 @@ int ti_parse_node_id(struct cur *c, uint8_t *type, uint64_t *guid);
 bool ti_parse_rate(const struct cur *tok, uint8_t *width, uint16_t *speed);
 /* A token for a message: quoted, escaped, cut to fit buf. */
 const char *ti_show(const struct cur *tok, char *buf, size_t cap);
-/* Grows an array by one zeroed element; NULL on ENOMEM or when full. */
-void *ti_grow(void **arr, size_t *n, size_t *cap, size_t elem);
 
 /* ---- the parser (topo_parse.c) ------------------------------------------- */
 

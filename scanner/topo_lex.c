@@ -341,22 +341,3 @@ const char *ti_show(const struct cur *tok, char *buf, size_t cap)
 	return buf;
 }
 
-/* Grows an array by one zeroed element; NULL on ENOMEM or when full. */
-void *ti_grow(void **arr, size_t *n, size_t *cap, size_t elem)
-{
-	if (*n >= UINT32_MAX - 2)
-		return NULL;
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		void *p = realloc(*arr, ncap * elem);
-
-		if (!p)
-			return NULL;
-		*arr = p;
-		*cap = ncap;
-	}
-	void *e = (char *)*arr + (*n)++ * elem;
-	memset(e, 0, elem);
-	return e;
-}
-

@@ -330,7 +330,7 @@ static int parse_header(struct parser *ps, struct cur c, uint8_t type)
 		return ti_perr(ps, -EINVAL, "unexpected text after the node id");
 	}
 
-	n = ti_grow((void **)&ps->nodes, &ps->n_nodes, &ps->cap_nodes,
+	n = fab_array_grow((void **)&ps->nodes, &ps->n_nodes, &ps->cap_nodes,
 		 sizeof(*n));
 	if (!n)
 		return ti_perr(ps, -ENOMEM, "out of memory");
@@ -503,7 +503,7 @@ static int parse_port(struct parser *ps, struct cur c)
 				    tp.num, ti_show(&tok, buf, sizeof(buf)));
 	}
 
-	struct tport *p = ti_grow((void **)&ps->ports, &ps->n_ports,
+	struct tport *p = fab_array_grow((void **)&ps->ports, &ps->n_ports,
 			       &ps->cap_ports, sizeof(*p));
 	if (!p)
 		return ti_perr(ps, -ENOMEM, "out of memory");

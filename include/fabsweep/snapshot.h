@@ -263,6 +263,10 @@ struct fab_snapshot {
 
 /* Returns a new empty snapshot (owned by the caller) or NULL on ENOMEM. */
 struct fab_snapshot *fab_snapshot_new(void);
+/* Grows an array of elem-sized elements by one zeroed element (doubling its
+ * capacity when full); returns it, or NULL on ENOMEM or when *n reached the
+ * uint32_t indices' limit. For the snapshot's arrays and its builders'. */
+void *fab_array_grow(void **arr, size_t *n, size_t *cap, size_t elem);
 /* Frees the snapshot and everything in its arena. Accepts NULL. */
 void fab_snapshot_free(struct fab_snapshot *snap);
 
