@@ -48,12 +48,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-# build/ (by hand), else build/release/ (scripts/test.sh); absolute, as the
-# tools run from other directories
-bin_dir=$src/build
-[[ -x $bin_dir/fabsweep ]] || bin_dir=$src/build/release
-FABSWEEP=$(realpath -m -- "${FABSWEEP:-$bin_dir/fabsweep}")
-FABGEN=$(realpath -m -- "${FABGEN:-$bin_dir/fabgen}")
+source "$here/tools.sh" # FABSWEEP FABGEN
 export FABSIM_TIMEOUT=${FABSIM_TIMEOUT:-1200}
 runs=5 keep="" strict=0 busy=0 ibnd=0 counts=1
 leaves="" spines="" hpl=""
