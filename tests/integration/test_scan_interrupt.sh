@@ -59,9 +59,12 @@ rm -f "$D/pid"
 
 # SIGKILL at 100 random moments across the whole scan, commit included
 # (scripts/test.sh's sanitizer pass sets KILL_ITERATIONS=25: that pass is
-# about memory errors, and 100 kills under ASan cost minutes)
-iterations=${KILL_ITERATIONS:-100} early=0
+# about memory errors, and 100 kills under ASan cost minutes). On a busy
+# machine a scan takes several times longer: after KILL_SECONDS (240) the
+# loop stops, once it has killed at least 20 scans.
+iterations=${KILL_ITERATIONS:-100} early=0 kill_end=$((SECONDS + ${KILL_SECONDS:-240}))
 for ((i = 0; i < iterations; i++)); do
+	((i >= 20 && SECONDS > kill_end)) && { echo "stopped after $i kills: KILL_SECONDS reached"; iterations=$i; break; }
 	fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" scan --db "$db" --quiet --label "killed-$i" 2>"$D/kill.err" &
 	runner=$!
 	pid=$(started)
