@@ -15,6 +15,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/hostlist.h"
 #include "fabsweep/names.h"
+#include "fabsweep/snapshot.h" /* fab_array_grow */
 #include "readfile.h"
 
 #define NUM_DIGITS_MAX 18 /* fits uint64_t with room to spare */
@@ -80,14 +81,6 @@ const char *fab_hostlist_get(const struct fab_hostlist *hl, size_t i)
 
 static int append(struct fab_hostlist *hl, const char *name, size_t len)
 {
-	if (hl->n == hl->cap) {
-		size_t ncap = hl->cap ? hl->cap * 2 : 64;
-		size_t *o = realloc(hl->off, ncap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		hl->off = o;
-		hl->cap = ncap;
-	}
 	if (hl->pool_len + len + 1 > hl->pool_cap) {
 		size_t ncap = hl->pool_cap ? hl->pool_cap : 1024;
 		while (ncap < hl->pool_len + len + 1)
@@ -98,9 +91,12 @@ static int append(struct fab_hostlist *hl, const char *name, size_t len)
 		hl->pool = p;
 		hl->pool_cap = ncap;
 	}
+	size_t *off = fab_array_grow((void **)&hl->off, &hl->n, &hl->cap, sizeof(*off));
+	if (!off)
+		return -ENOMEM;
+	*off = hl->pool_len;
 	memcpy(hl->pool + hl->pool_len, name, len);
 	hl->pool[hl->pool_len + len] = '\0';
-	hl->off[hl->n++] = hl->pool_len;
 	hl->pool_len += len + 1;
 	return 0;
 }

@@ -157,15 +157,10 @@ static int note_dropped(const struct fab_prune_scan *p, void *ctx)
 
 	if (p->is_baseline)
 		return 0;
-	if (d->n == d->cap) {
-		size_t ncap = d->cap ? d->cap * 2 : 64;
-		int64_t *v = realloc(d->ids, ncap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		d->ids = v;
-		d->cap = ncap;
-	}
-	d->ids[d->n++] = p->scan_id;
+	int64_t *id = fab_array_grow((void **)&d->ids, &d->n, &d->cap, sizeof(*id));
+	if (!id)
+		return -ENOMEM;
+	*id = p->scan_id;
 	return 0;
 }
 
