@@ -49,7 +49,7 @@ static void needs_text(unsigned needs, char *buf, size_t len)
 	const char *t;
 
 	buf[0] = '\0';
-	for (unsigned bit = 1; bit <= 0x80 && off < len; bit <<= 1)
+	for (unsigned bit = 1; bit <= FAB_NEED__LAST && off < len; bit <<= 1)
 		if ((needs & bit) && (t = fab_rule_need_text(bit)))
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", t);
 	if (!buf[0])

@@ -55,6 +55,18 @@ int fab_dcb_status_parse(const char *s)
 	return -1;
 }
 
+static const char *const trusts[] = {
+	[FAB_TRUST_UNKNOWN] = NULL,
+	[FAB_TRUST_PCP] = "pcp",
+	[FAB_TRUST_DSCP] = "dscp",
+};
+static_assert(ARRAY_SIZE(trusts) == FAB_TRUST__COUNT, "trusts");
+
+const char *fab_trust_name(unsigned t)
+{
+	return t < FAB_TRUST__COUNT ? trusts[t] : NULL;
+}
+
 static const char *const ctr_kinds[] = {
 	[FAB_RDMA_CTR_PORT] = "port",
 	[FAB_RDMA_CTR_HW] = "hw",
@@ -286,6 +298,19 @@ const char *fab_roce_strdup_safe(struct fab_roce *r, const char *s)
 const struct fab_pfc *fab_eth_port_pfc(const struct fab_eth_port *p)
 {
 	return p->dcb_status == FAB_DCB_OK && p->dcb.pfc.valid ? &p->dcb.pfc : &p->adv.pfc;
+}
+
+enum fab_trust fab_eth_port_trust(const struct fab_roce *r, const struct fab_eth_port *p)
+{
+	const struct fab_dcbx *d = &p->dcb;
+
+	if (p->dcb_status != FAB_DCB_OK || !d->app_valid || d->app_first > r->n_apps ||
+	    d->app_count > r->n_apps - d->app_first)
+		return FAB_TRUST_UNKNOWN;
+	for (uint32_t k = 0; k < d->app_count; k++)
+		if (r->apps[d->app_first + k].selector == FAB_APP_SEL_DSCP)
+			return FAB_TRUST_DSCP;
+	return FAB_TRUST_PCP;
 }
 
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The HTML report's Ethernet section (snapshots with a RoCE part): the
- * Ethernet links with both ends' speed, MTU and PFC, and the RDMA devices
- * with their PCIe links.
+ * Ethernet links with both ends' speed, MTU and PFC, the RDMA devices
+ * with their PCIe links, and the RoCE NIC ports' congestion control
+ * (trust, ECN, CNPs).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,15 +44,11 @@ static void eth_speed(struct fab_hw *w, int32_t mbps)
 		fab_hw_fmt(w, "%dM", mbps);
 }
 
-static void eth_pfc_text(struct fab_hw *w, const struct fab_eth_port *p)
+/* Priorities of a bitmap: "0,3", "none". */
+static void eth_prios(struct fab_hw *w, uint8_t bits)
 {
-	uint8_t bits;
 	bool first = true;
 
-	if (!eth_pfc(p, &bits)) {
-		fab_hw_raw(w, "?");
-		return;
-	}
 	for (unsigned i = 0; i < FAB_PRIOS; i++)
 		if (bits & (1u << i)) {
 			fab_hw_fmt(w, "%s%u", first ? "" : ",", i);
@@ -59,6 +56,16 @@ static void eth_pfc_text(struct fab_hw *w, const struct fab_eth_port *p)
 		}
 	if (first)
 		fab_hw_raw(w, "none");
+}
+
+static void eth_pfc_text(struct fab_hw *w, const struct fab_eth_port *p)
+{
+	uint8_t bits;
+
+	if (eth_pfc(p, &bits))
+		eth_prios(w, bits);
+	else
+		fab_hw_raw(w, "?");
 }
 
 /* "a / b", or one value when both ends agree. */
@@ -173,6 +180,74 @@ static void eth_devices(struct hr *r)
 		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more.</p>\n", ro->n_devices - MAX_ETH_ROWS);
 }
 
+/* A bitmap or number the driver may not expose: "?" when unknown. */
+static void eth_known_prios(struct fab_hw *w, bool known, uint8_t bits)
+{
+	if (known)
+		eth_prios(w, bits);
+	else
+		fab_hw_raw(w, "?");
+}
+
+static void eth_known_num(struct fab_hw *w, bool known, unsigned v)
+{
+	if (known)
+		fab_hw_fmt(w, "%u", v);
+	else
+		fab_hw_raw(w, "?");
+}
+
+/* Per RoCE NIC port: trust, ECN (notification and reaction point) and the
+ * CNPs' DSCP and priority, as the driver exposes them; "?" unknown. */
+static void eth_congestion(struct hr *r)
+{
+	struct fab_hw *w = &r->w;
+	const struct fab_roce *ro = r->s->roce;
+	const struct fab_report_model *m = r->m;
+
+	if (!m->n_roce_cc)
+		return;
+	fab_hw_raw(w, "<h3>RoCE congestion control</h3>\n<table class=\"sortable\"><thead><tr>"
+		      "<th>System</th><th>Interface</th><th>RDMA port</th><th>Trust</th>"
+		      "<th>ECN notification point (priorities)</th><th>ECN reaction point, DCQCN (priorities)</th>"
+		      "<th class=\"num\">CNP DSCP</th><th class=\"num\">CNP priority</th>"
+		      "<th>Finding</th></tr></thead><tbody>\n");
+	for (size_t k = 0; k < m->n_roce_cc && k < MAX_ETH_ROWS; k++) {
+		uint32_t i = m->roce_cc[k];
+		const struct fab_eth_port *p = &ro->eth_ports[i];
+		const struct fab_ecn *e = &p->ecn;
+		const char *trust = fab_trust_name(fab_eth_port_trust(ro, p));
+
+		fab_hw_raw(w, "<tr><td>");
+		fab_hw_text(w, ro->systems[p->system_idx].name);
+		fab_hw_raw(w, "</td><td>");
+		fab_hw_text(w, p->ifname);
+		fab_hw_raw(w, "</td><td>");
+		if (p->rdma_port_idx < ro->n_rdma_ports) {
+			const struct fab_rdma_port *q = &ro->rdma_ports[p->rdma_port_idx];
+			fab_hw_text(w, ro->devices[q->device_idx].name);
+			fab_hw_fmt(w, "/%u", q->port_num);
+		}
+		fab_hw_fmt(w, "</td><td>%s</td><td>", trust ? trust : "?");
+		eth_known_prios(w, e->known & FAB_ECN_NP, e->np_enabled);
+		fab_hw_raw(w, "</td><td>");
+		eth_known_prios(w, e->known & FAB_ECN_RP, e->rp_enabled);
+		fab_hw_raw(w, "</td><td class=\"num\">");
+		eth_known_num(w, e->known & FAB_ECN_CNP_DSCP, e->cnp_dscp);
+		fab_hw_raw(w, "</td><td class=\"num\">");
+		eth_known_num(w, e->known & FAB_ECN_CNP_PRIO, e->cnp_prio);
+		fab_hw_fmt(w, "</td><td data-v=\"%u\">", m->eth_mark[i]);
+		fab_html_mark_badge(w, m->eth_mark[i]);
+		fab_hw_raw(w, "</td></tr>\n");
+	}
+	fab_hw_raw(w, "</tbody></table>\n<p class=\"muted\">ECN, DCQCN and CNP settings as the NIC's driver "
+		      "exposes them (sysfs <code>ecn/</code>); trust from the NIC's DCB application table "
+		      "(DSCP entries: dscp); ? where unknown.</p>\n");
+	if (m->n_roce_cc > MAX_ETH_ROWS)
+		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more (the XML report has them all).</p>\n",
+			   m->n_roce_cc - MAX_ETH_ROWS);
+}
+
 void fab_html_ethernet(struct hr *r)
 {
 	struct fab_hw *w = &r->w;
@@ -196,6 +271,7 @@ void fab_html_ethernet(struct hr *r)
 		   m->n_eth_heard_both, ro->n_devices);
 	eth_links(r);
 	eth_devices(r);
+	eth_congestion(r);
 	fab_hw_raw(w, "</section>\n");
 }
 

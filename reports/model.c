@@ -353,6 +353,14 @@ static int eth_model(struct fab_report_model *m)
 								 : FAB_ROLE_UNKNOWN]++;
 	for (size_t i = 0; i < r->n_links; i++)
 		m->n_eth_heard_both += r->links[i].heard == (FAB_LINK_A_HEARD_B | FAB_LINK_B_HEARD_A);
+	if (!(m->roce_cc = malloc((r->n_eth_ports + 1) * sizeof(*m->roce_cc))))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+		if (p->rdma_port_idx != FAB_NONE || p->ecn.known ||
+		    fab_eth_port_trust(r, p) != FAB_TRUST_UNKNOWN)
+			m->roce_cc[m->n_roce_cc++] = (uint32_t)i;
+	}
 	return 0;
 }
 
@@ -421,6 +429,7 @@ void fab_report_model_free(struct fab_report_model *m)
 	free(m->tier);
 	free(m->leaf_of);
 	free(m->eth_mark);
+	free(m->roce_cc);
 	memset(m, 0, sizeof(*m));
 }
 

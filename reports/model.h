@@ -70,6 +70,11 @@ struct fab_report_model {
 			       (system as node and ifname as port, or as peer) */
 	size_t n_eth_role[FAB_ROLE__COUNT]; /* systems per role */
 	size_t n_eth_heard_both;            /* links each end hears */
+	/* RoCE NIC ports for the congestion-control listing: eth port indices
+	 * with an RDMA port on top, ECN settings or a known trust state, in
+	 * port order */
+	uint32_t *roce_cc;
+	size_t n_roce_cc;
 };
 
 /* Whether a node is drawn and listed as a switch: not a host, not a CA. */

@@ -458,6 +458,19 @@ static bool eth_own(const struct fab_eth_port *p)
 	return !(p->flags & FAB_ETH_F_STUB);
 }
 
+/* The i-th ECN value (notification point, reaction point bitmaps, CNP
+ * DSCP, CNP priority); false when the driver does not expose it. */
+static bool ecn_value(const struct fab_ecn *e, size_t i, uint64_t *out)
+{
+	static const uint8_t flags[] = { FAB_ECN_NP, FAB_ECN_RP, FAB_ECN_CNP_DSCP, FAB_ECN_CNP_PRIO };
+	const uint8_t vals[] = { e->np_enabled, e->rp_enabled, e->cnp_dscp, e->cnp_prio };
+
+	if (i >= ARRAY_SIZE(flags) || !(e->known & flags[i]))
+		return false;
+	*out = vals[i];
+	return true;
+}
+
 static void write_ethernet(struct pw *w)
 {
 	const struct fab_roce *ro = w->snap->roce;
@@ -483,6 +496,14 @@ static void write_ethernet(struct pw *w)
 		{ "fabsweep_eth_port_speed_mbps", "Interface speed in Mb/s (when the driver reports one)." },
 		{ "fabsweep_eth_port_pfc_bitmap",
 		  "PFC enable bitmap, bit n = priority n: the NIC's DCB configuration, else what the port advertises over LLDP." },
+		{ "fabsweep_eth_port_ecn_np_bitmap",
+		  "ECN notification point (CNPs sent for ECN-marked RoCE packets) enable bitmap, bit n = priority n, from sysfs ecn/roce_np; absent when the driver exposes none." },
+		{ "fabsweep_eth_port_ecn_rp_bitmap",
+		  "ECN reaction point (DCQCN rate control) enable bitmap, bit n = priority n, from sysfs ecn/roce_rp; absent when the driver exposes none." },
+		{ "fabsweep_eth_port_cnp_dscp", "DSCP the NIC sends CNPs with (sysfs ecn/roce_np/cnp_dscp)." },
+		{ "fabsweep_eth_port_cnp_priority", "802.1p priority the NIC sends CNPs on (sysfs ecn/roce_np/cnp_802p_prio)." },
+		{ "fabsweep_eth_port_trust_dscp",
+		  "1 when the NIC classifies by DSCP (its DCB application table has DSCP entries), 0 by PCP; absent when its DCB did not answer." },
 	};
 	for (size_t k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
 		family(w, fams[k].name, "gauge", fams[k].help);
@@ -509,10 +530,21 @@ static void write_ethernet(struct pw *w)
 					continue;
 				v = (uint64_t)p->speed_mbps;
 				break;
-			default:
+			case 3:
 				if (!pfc->valid)
 					continue;
 				v = pfc->enabled;
+				break;
+			case 4: case 5: case 6: case 7:
+				if (!ecn_value(&p->ecn, k - 4, &v))
+					continue;
+				break;
+			default: {
+				enum fab_trust t = fab_eth_port_trust(ro, p);
+				if (t == FAB_TRUST_UNKNOWN)
+					continue;
+				v = t == FAB_TRUST_DSCP;
+			}
 			}
 			sample_u64(w, fams[k].name, l, 2, v);
 		}

@@ -272,7 +272,7 @@ static void write_links(struct xr *r)
 }
 
 /* The Ethernet part (merged RoCE snapshots, scan --lldp-socket): every
- * system, link and RDMA device; PFC as the eth_ports view has it (the NIC's
+ * system, link, RDMA device and RoCE NIC port (congestion control); PFC as the eth_ports view has it (the NIC's
  * when DCB answered, else as advertised over LLDP). */
 static void eth_end_attrs(struct fab_xw *x, const struct fab_roce *ro, const char *end,
 			  const struct fab_eth_port *p)
@@ -296,6 +296,35 @@ static void eth_end_attrs(struct fab_xw *x, const struct fab_roce *ro, const cha
 		snprintf(name, sizeof(name), "%s-pfc-enabled", end);
 		fab_xw_attr_u64(x, name, pfc->enabled);
 	}
+}
+
+/* A RoCE NIC port's congestion control: what is unknown is left out. */
+static void roce_port(struct fab_xw *x, const struct fab_roce *ro, uint32_t i, uint8_t mark)
+{
+	const struct fab_eth_port *p = &ro->eth_ports[i];
+	const struct fab_ecn *e = &p->ecn;
+	const char *trust = fab_trust_name(fab_eth_port_trust(ro, p));
+
+	fab_xw_start(x, "roce-port");
+	fab_xw_attr(x, "system", ro->systems[p->system_idx].name);
+	fab_xw_attr(x, "ifname", p->ifname);
+	if (p->rdma_port_idx < ro->n_rdma_ports) {
+		const struct fab_rdma_port *q = &ro->rdma_ports[p->rdma_port_idx];
+		fab_xw_attr(x, "rdma-device", ro->devices[q->device_idx].name);
+		fab_xw_attr_u64(x, "rdma-port", q->port_num);
+	}
+	if (trust)
+		fab_xw_attr_lit(x, "trust", trust);
+	if (e->known & FAB_ECN_NP)
+		fab_xw_attr_u64(x, "ecn-np-enabled", e->np_enabled);
+	if (e->known & FAB_ECN_RP)
+		fab_xw_attr_u64(x, "ecn-rp-enabled", e->rp_enabled);
+	if (e->known & FAB_ECN_CNP_DSCP)
+		fab_xw_attr_u64(x, "cnp-dscp", e->cnp_dscp);
+	if (e->known & FAB_ECN_CNP_PRIO)
+		fab_xw_attr_u64(x, "cnp-priority", e->cnp_prio);
+	attr_mark(x, mark);
+	fab_xw_end(x);
 }
 
 static void write_ethernet(struct xr *r)
@@ -352,6 +381,8 @@ static void write_ethernet(struct xr *r)
 			fab_xw_attr_double(x, "pcie-max-speed-gts", d->pcie_max_speed_gts);
 		fab_xw_end(x);
 	}
+	for (size_t k = 0; k < r->m->n_roce_cc && !x->err; k++)
+		roce_port(x, ro, r->m->roce_cc[k], r->m->eth_mark[r->m->roce_cc[k]]);
 	fab_xw_end(x);
 }
 

@@ -61,17 +61,9 @@ static bool carries_rdma(const struct roce_view *v, uint32_t port)
 	return !ll || !strcasecmp(ll, "Ethernet");
 }
 
-/* Where a port's PFC bitmap comes from. */
-enum pfc_src {
-	PFC_UNKNOWN = 0, /* nothing says */
-	PFC_DCB,         /* the NIC's configuration */
-	PFC_LLDP,        /* its PFC TLV (for a stub: as heard) */
-	PFC_NOT_SENT,    /* no PFC TLV on it, while its system sends some elsewhere */
-};
-
 static const char *const pfc_src_names[] = { "unknown", "dcb", "lldp", "none" };
 
-static enum pfc_src port_pfc(const struct roce_view *v, uint32_t port, uint8_t *bits)
+enum pfc_src roce_port_pfc(const struct roce_view *v, uint32_t port, uint8_t *bits)
 {
 	const struct fab_eth_port *p = &v->r->eth_ports[port];
 	const struct fab_pfc *pfc = fab_eth_port_pfc(p);
@@ -137,7 +129,7 @@ static bool is_roce_port(const struct roce_view *v, uint32_t port)
 
 	if (carries_rdma(v, port))
 		return true;
-	if (port_pfc(v, port, &bits) != PFC_UNKNOWN && bits)
+	if (roce_port_pfc(v, port, &bits) != PFC_UNKNOWN && bits)
 		return true;
 	e = port_apps(v, port, &n, &src);
 	for (uint32_t k = 0; e && k < n; k++)
@@ -218,7 +210,7 @@ static bool lone_port(const struct roce_view *v, uint32_t port)
 	return v->link_of[port] == FAB_NONE && !(p->flags & FAB_ETH_F_STUB) && roce_is_up(p);
 }
 
-static void prio_list(struct rbuf *b, uint8_t bits)
+void roce_prio_list(struct rbuf *b, uint8_t bits)
 {
 	if (!bits) {
 		rbuf_printf(b, "none");
@@ -231,8 +223,7 @@ static void prio_list(struct rbuf *b, uint8_t bits)
 		}
 }
 
-/* [roce] priority: a parameter several rules share (rules_priv.h). */
-static unsigned roce_priority(const struct fab_rule_ctx *ctx)
+unsigned roce_priority(const struct fab_rule_ctx *ctx)
 {
 	return (unsigned)rule_shared(ctx, rule_param_roce_priority) & 7;
 }
@@ -243,12 +234,12 @@ static int pfc_end(struct fab_rule_ctx *ctx, const struct roce_view *v, uint32_t
 		   uint32_t peer, unsigned prio)
 {
 	uint8_t bits;
-	enum pfc_src src = port_pfc(v, port, &bits);
+	enum pfc_src src = roce_port_pfc(v, port, &bits);
 
 	if (src == PFC_UNKNOWN || (bits & (1u << prio)))
 		return 0;
 	rbuf_reset(&ctx->tmp);
-	prio_list(&ctx->tmp, bits);
+	roce_prio_list(&ctx->tmp, bits);
 	rbuf_reset(&ctx->ev);
 	rbuf_printf(&ctx->ev, "pfc_priorities=%s; source=%s; roce_priority=%u", rbuf_str(&ctx->tmp),
 		    pfc_src_names[src], prio);
@@ -293,21 +284,21 @@ int check_roce_pfc_mismatch(struct fab_rule_ctx *ctx)
 	for (size_t i = 0; !err && i < r->n_links; i++) {
 		const struct fab_eth_link *l = &r->links[i];
 		uint8_t a, b;
-		enum pfc_src sa = port_pfc(v, l->a, &a), sb = port_pfc(v, l->b, &b);
+		enum pfc_src sa = roce_port_pfc(v, l->a, &a), sb = roce_port_pfc(v, l->b, &b);
 
 		/* an end that states no bitmap is roce.pfc_disabled's business */
 		if (sa == PFC_UNKNOWN || sa == PFC_NOT_SENT || sb == PFC_UNKNOWN ||
 		    sb == PFC_NOT_SENT || a == b)
 			continue;
 		rbuf_reset(&ctx->tmp);
-		prio_list(&ctx->tmp, a);
+		roce_prio_list(&ctx->tmp, a);
 		rbuf_printf(&ctx->tmp, " and ");
-		prio_list(&ctx->tmp, b);
+		roce_prio_list(&ctx->tmp, b);
 		rbuf_reset(&ctx->ev);
 		rbuf_printf(&ctx->ev, "pfc_priorities=");
-		prio_list(&ctx->ev, a);
+		roce_prio_list(&ctx->ev, a);
 		rbuf_printf(&ctx->ev, "; source=%s; peer_pfc_priorities=", pfc_src_names[sa]);
-		prio_list(&ctx->ev, b);
+		roce_prio_list(&ctx->ev, b);
 		rbuf_printf(&ctx->ev, "; peer_source=%s", pfc_src_names[sb]);
 		err = rule_emit_eth(ctx, l->a, l->b, rbuf_str(&ctx->ev),
 				    "the ends enable PFC on different priorities (%s)",

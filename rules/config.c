@@ -505,7 +505,7 @@ static int set_param(struct parser *ps, const char *key, const char *val)
 					    key, ps->section, cfg->value_line[slot]);
 			if (fab_param_parse(p, val, &v)) {
 				char range[64] = ""; /* plain numbers say their bounds */
-				if (p->type == FAB_PARAM_INT)
+				if (p->type == FAB_PARAM_INT || p->type == FAB_PARAM_INT_AUTO)
 					snprintf(range, sizeof(range), " from %g to %g", p->min, p->max);
 				return PERR(ps, "'%s' in [%s] takes %s%s, not '%s'", key,
 					    ps->section, fab_param_expect(p), range, val);

@@ -309,8 +309,28 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_ROCE: return "a RoCE part (collect and merge, or scan --no-ib)";
 	case FAB_NEED_ROCE_BASELINE: return "a baseline with RDMA counters (check --baseline)";
 	case FAB_NEED_PORT_STATE: return "port states and MTUs (not a topology file)";
+	case FAB_NEED_ROCE_ECN: return "ECN settings of RoCE NICs (sysfs <netdev>/ecn, collect on the hosts)";
+	case FAB_NEED_ROCE_TRUST: return "the trust state of RoCE NICs (their DCB, collect on the hosts)";
 	default: return NULL;
 	}
+}
+
+/* Some interface's ECN settings are known (its driver has sysfs ecn/). */
+static bool have_ecn(const struct fab_snapshot *s)
+{
+	for (size_t i = 0; have_roce(s) && i < s->roce->n_eth_ports; i++)
+		if (s->roce->eth_ports[i].ecn.known)
+			return true;
+	return false;
+}
+
+/* Some NIC's trust state is known (its DCB answered with a table). */
+static bool have_trust(const struct fab_snapshot *s)
+{
+	for (size_t i = 0; have_roce(s) && i < s->roce->n_eth_ports; i++)
+		if (fab_eth_port_trust(s->roce, &s->roce->eth_ports[i]) != FAB_TRUST_UNKNOWN)
+			return true;
+	return false;
 }
 
 static const char *why_not(unsigned needs, const struct fab_snapshot *s,
@@ -318,6 +338,10 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 {
 	if ((needs & FAB_NEED_ROCE) && !have_roce(s))
 		return "the snapshot has no RoCE part (collect and merge, or scan --no-ib)";
+	if ((needs & FAB_NEED_ROCE_ECN) && !have_ecn(s))
+		return "no interface exposes ECN settings (sysfs class/net/<netdev>/ecn: mlx5 drivers; collect on the hosts)";
+	if ((needs & FAB_NEED_ROCE_TRUST) && !have_trust(s))
+		return "no NIC's trust state is known (its DCB application table: collect on the hosts, without --no-dcb)";
 	if ((needs & FAB_NEED_ROCE_BASELINE) &&
 	    (!have_roce(base) || !base->roce->n_counters))
 		return "needs a baseline with RDMA counters (check --baseline)";

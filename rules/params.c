@@ -123,6 +123,12 @@ void fab_param_format(const struct fab_rule_param *p, double v, char *buf, size_
 		else
 			snprintf(buf, len, "%g", v);
 		return;
+	case FAB_PARAM_INT_AUTO:
+		if (v < 0)
+			snprintf(buf, len, "auto");
+		else
+			snprintf(buf, len, "%.0f", v);
+		return;
 	default:
 		if (v < 0)
 			snprintf(buf, len, "off");
@@ -146,6 +152,8 @@ const char *fab_param_expect(const struct fab_rule_param *p)
 		return "a speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR) or 'auto'";
 	case FAB_PARAM_MTU:
 		return "an MTU in bytes (256, 512, 1024, 2048, 4096) or 'off'";
+	case FAB_PARAM_INT_AUTO:
+		return "'auto' or a whole number";
 	default:
 		return "a whole number";
 	}
@@ -181,6 +189,12 @@ int fab_param_parse(const struct fab_rule_param *p, const char *s, double *out)
 		}
 		return parse_whole(s, p->min, p->max, out);
 	case FAB_PARAM_INT:
+		return parse_whole(s, p->min, p->max, out);
+	case FAB_PARAM_INT_AUTO:
+		if (!strcmp(s, "auto")) {
+			*out = FAB_PARAM_AUTO;
+			return 0;
+		}
 		return parse_whole(s, p->min, p->max, out);
 	case FAB_PARAM_RATE: {
 		char *end;

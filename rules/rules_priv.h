@@ -115,6 +115,7 @@ double rule_param(const struct fab_rule_ctx *ctx, size_t i);
  * by another rule's id. Defined in rules/table.c.
  */
 extern const struct fab_rule_param *const rule_param_roce_priority; /* [roce] priority */
+extern const struct fab_rule_param *const rule_param_roce_dscp;     /* [roce] dscp */
 /* The current value of a shared parameter (one of the above). */
 double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p);
 
@@ -191,7 +192,7 @@ int check_node_unresponsive(struct fab_rule_ctx *ctx);
 enum { EXPECT_MISSING = 0, EXPECT_UNEXPECTED = 1, EXPECT_MISWIRED = 2 };
 int check_expect(struct fab_rule_ctx *ctx);
 
-/* ---- RoCE and Ethernet (rules/check_roce.c, rules/check_eth.c) ----------- */
+/* ---- RoCE and Ethernet (rules/check_roce.c, check_roce_cc.c, check_eth.c) -- */
 
 struct fab_roce;
 struct fab_eth_port;
@@ -217,12 +218,31 @@ uint32_t roce_peer(const struct roce_view *v, uint32_t port);
 /* Whether an RDMA port runs on it, or it is set up for RoCE (PFC on some
  * priority, or an application entry for UDP 4791). */
 bool roce_port(const struct roce_view *v, uint32_t port);
+/* Where a port's PFC bitmap comes from. */
+enum pfc_src {
+	PFC_UNKNOWN = 0, /* nothing says */
+	PFC_DCB,         /* the NIC's configuration */
+	PFC_LLDP,        /* its PFC TLV (for a stub: as heard) */
+	PFC_NOT_SENT,    /* no PFC TLV on it, while its system sends some elsewhere */
+};
+/* The PFC priorities a port runs into *bits (0 unless known): DCB first,
+ * then LLDP; a port without a PFC TLV whose system sends one elsewhere has
+ * none (PFC_NOT_SENT). */
+enum pfc_src roce_port_pfc(const struct roce_view *v, uint32_t port, uint8_t *bits);
+/* Appends priorities of a bitmap: "3", "0,3", "none". */
+void roce_prio_list(struct rbuf *b, uint8_t bits);
+/* [roce] priority, the priority RoCE runs on (a shared parameter). */
+unsigned roce_priority(const struct fab_rule_ctx *ctx);
 
 int check_roce_pfc_disabled(struct fab_rule_ctx *ctx);
 int check_roce_pfc_mismatch(struct fab_rule_ctx *ctx);
 int check_roce_dscp_mapping(struct fab_rule_ctx *ctx);
 int check_roce_mtu_mismatch(struct fab_rule_ctx *ctx);
 int check_roce_congestion(struct fab_rule_ctx *ctx);
+/* rules/check_roce_cc.c: congestion control (ECN, CNPs, trust) */
+int check_roce_ecn_disabled(struct fab_rule_ctx *ctx);
+int check_roce_cnp_mismatch(struct fab_rule_ctx *ctx);
+int check_roce_trust_mismatch(struct fab_rule_ctx *ctx);
 int check_lldp_no_neighbor(struct fab_rule_ctx *ctx);
 int check_lldp_asymmetric(struct fab_rule_ctx *ctx);
 int check_eth_speed_mismatch(struct fab_rule_ctx *ctx);

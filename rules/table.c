@@ -157,6 +157,16 @@ static const struct fab_rule_param roce_dscp_params[] = {
 	{ .section = "roce", .key = "dscp", .type = FAB_PARAM_INT, .def = 26, .min = 0,
 	  .max = 63, .help = "DSCP RoCE traffic is marked with (mapped to the RoCE priority)" },
 };
+const struct fab_rule_param *const rule_param_roce_dscp = &roce_dscp_params[0];
+
+static const struct fab_rule_param roce_cnp_params[] = {
+	{ .section = "roce", .key = "cnp_dscp", .type = FAB_PARAM_INT_AUTO,
+	  .def = FAB_PARAM_AUTO, .min = 0, .max = 63,
+	  .help = "DSCP every NIC should send CNPs with ('auto': what most of them use)" },
+	{ .section = "roce", .key = "cnp_priority", .type = FAB_PARAM_INT_AUTO,
+	  .def = FAB_PARAM_AUTO, .min = 0, .max = 7,
+	  .help = "802.1p priority every NIC should send CNPs on ('auto': what most of them use)" },
+};
 
 static const struct fab_rule_param pcie_params[] = {
 	{ .section = "pcie.degraded", .key = "min_width", .type = FAB_PARAM_INT, .def = 0,
@@ -762,6 +772,73 @@ static const struct fab_rule rules[] = {
 			"this host and its switch, and the link's error counters.",
 		PARAMS(roce_congestion_params),
 		.check = check_roce_congestion,
+	},
+	{
+		.id = "roce.ecn_disabled",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE | FAB_NEED_ROCE_ECN,
+		.title = "ECN or DCQCN is off on the RoCE priority while PFC is on",
+		.rationale =
+			"PFC keeps the RoCE priority lossless by pausing senders hop by hop; ECN with "
+			"DCQCN makes the senders slow down before the queues fill, so that pauses stay "
+			"rare. On a NIC where the notification point (the receiver that answers "
+			"ECN-marked packets with congestion notification packets, CNPs) or the reaction "
+			"point (the sender that cuts its rate on CNPs) is off for the RoCE priority, "
+			"congestion is handled by PFC alone: pauses spread upstream, whole switches "
+			"stall behind one slow receiver (PFC storms, head-of-line blocking, in the worst "
+			"case deadlock), and every other check still passes. Only NICs whose driver "
+			"exposes the settings (sysfs <netdev>/ecn, mlx5) are judged; the others are "
+			"unknown, not off.",
+		.remediation =
+			"Enable both points for the RoCE priority on the host: echo 1 > "
+			"/sys/class/net/IF/ecn/roce_np/enable/3 and .../roce_rp/enable/3 (or mlxconfig / "
+			"the vendor's tools so it survives a reboot), and make sure the switches mark "
+			"ECN on that traffic class. If RoCE runs on another priority, set [roce] priority.",
+		.check = check_roce_ecn_disabled,
+	},
+	{
+		.id = "roce.cnp_mismatch",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE | FAB_NEED_ROCE_ECN,
+		.title = "CNPs are sent on another DSCP or priority than the fabric's, or on the RoCE priority",
+		.rationale =
+			"Congestion notification packets (CNPs) tell a sender to slow down; they are "
+			"small and must arrive quickly, so the fabric gives them their own DSCP and "
+			"priority (usually 48 and 6), often strict priority. A NIC that sends them on "
+			"another DSCP or priority than the rest lands them in a queue the switches do "
+			"not treat as CNPs (slow, or lossy): its peers react late or not at all, and "
+			"DCQCN degrades to PFC. CNPs on the RoCE priority (or with the RoCE DSCP) wait "
+			"behind the very traffic they should slow down, and are paused with it.",
+		.remediation =
+			"Set the CNP DSCP and priority on the NIC to the fabric's (echo 48 > "
+			"/sys/class/net/IF/ecn/roce_np/cnp_dscp, echo 6 > .../roce_np/cnp_802p_prio, or "
+			"the vendor's tools), and keep them off the RoCE priority. Set [roce] cnp_dscp "
+			"and cnp_priority to state what the fabric should use instead of what most NICs "
+			"use.",
+		PARAMS(roce_cnp_params),
+		.check = check_roce_cnp_mismatch,
+	},
+	{
+		.id = "roce.trust_mismatch",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROCE,
+		.needs = FAB_NEED_ROCE | FAB_NEED_ROCE_TRUST,
+		.title = "A RoCE NIC trusts PCP while the fabric trusts DSCP, or the reverse",
+		.rationale =
+			"A NIC classifies received traffic into priorities either by the VLAN tag's "
+			"802.1p priority (trust pcp) or by the IP header's DSCP (trust dscp). A fabric is "
+			"built for one of them: with DSCP marking, RDMA traffic is DSCP 26 and reaches "
+			"the lossless priority 3 only where DSCP is trusted; a NIC left in trust pcp "
+			"puts untagged RoCE on priority 0, where it is neither paused nor ECN-marked, and "
+			"drops under load. A NIC trusting DSCP in a PCP fabric maps by a table nobody "
+			"maintains. The fabric's mode is what most RoCE NICs with a known trust state use.",
+		.remediation =
+			"Set the NIC's trust mode to the fabric's: mlnx_qos -i IF --trust dscp (or "
+			"dcb app add dev IF dscp-prio 26:3, which makes mlx5 trust DSCP; trust pcp "
+			"removes the DSCP entries), and persist it in the host's network configuration.",
+		.check = check_roce_trust_mismatch,
 	},
 	{
 		.id = "port.error_increase",

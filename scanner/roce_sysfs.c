@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Host state from sysfs under a configurable root ("/sys", or a fixture
- * tree in tests): network interfaces (class/net), RDMA devices and their
+ * tree in tests): network interfaces (class/net) with their ECN and DCQCN
+ * settings (class/net/<netdev>/ecn), RDMA devices and their
  * ports, counters and hw_counters (class/infiniband), the netdev of each
  * RoCE port and the PCIe link of each device.
  *
@@ -128,6 +129,70 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* ---- ECN and DCQCN: class/net/<netdev>/ecn (mlx5) ------------------------- */
+
+/*
+ * <ecn>/<point>/enable/0..7 into *out (bit n: priority n). true when all
+ * eight files hold a number; a file that is missing or holds something else
+ * leaves the point unknown, one that exists but cannot be read is recorded.
+ */
+static bool ecn_enable(struct fab_snapshot *snap, const char *sys, const char *ecn,
+		       const char *point, uint8_t *out)
+{
+	char dir[PATH_MAX], path[PATH_MAX], buf[32], idx[4], *end;
+	uint8_t bits = 0;
+
+	if (!join(dir, sizeof(dir), ecn, point, "enable") || !is_dir(dir))
+		return false;
+	for (unsigned k = 0; k < FAB_PRIOS; k++) {
+		int n;
+
+		snprintf(idx, sizeof(idx), "%u", k);
+		if (!join(path, sizeof(path), dir, idx, NULL))
+			return false;
+		if ((n = read_attr(path, buf, sizeof(buf))) < 0) {
+			if (n != -ENOENT)
+				record(snap, sys, path, n);
+			return false;
+		}
+		errno = 0;
+		long v = strtol(buf, &end, 10);
+		if (errno || end == buf || *end || v < 0)
+			return false;
+		if (v)
+			bits |= (uint8_t)(1u << k);
+	}
+	*out = bits;
+	return true;
+}
+
+/* What the driver exposes under ifdir/ecn; nothing (known = 0) without it. */
+static void read_ecn(struct fab_snapshot *snap, const char *sys, const char *ifdir,
+		     struct fab_ecn *out)
+{
+	char ecn[PATH_MAX], np[PATH_MAX];
+	struct fab_ecn e = { 0 };
+	long v;
+
+	if (!join(ecn, sizeof(ecn), ifdir, "ecn", NULL) || !is_dir(ecn))
+		return;
+	if (ecn_enable(snap, sys, ecn, "roce_np", &e.np_enabled))
+		e.known |= FAB_ECN_NP;
+	if (ecn_enable(snap, sys, ecn, "roce_rp", &e.rp_enabled))
+		e.known |= FAB_ECN_RP;
+	if (join(np, sizeof(np), ecn, "roce_np", NULL)) {
+		if (attr_long(np, "cnp_dscp", &v) && v >= 0 && v <= 63) {
+			e.cnp_dscp = (uint8_t)v;
+			e.known |= FAB_ECN_CNP_DSCP;
+		}
+		if (attr_long(np, "cnp_802p_prio", &v) && v >= 0 && v < FAB_PRIOS) {
+			e.cnp_prio = (uint8_t)v;
+			e.known |= FAB_ECN_CNP_PRIO;
+		}
+	}
+	*out = e;
+}
+
 /* ---- class/net ------------------------------------------------------------ */
 
 static int read_net(struct fab_roce *r, struct fab_snapshot *snap, uint32_t sys,
@@ -178,6 +243,7 @@ static int read_net(struct fab_roce *r, struct fab_snapshot *snap, uint32_t sys,
 		/* speed reads -1 or fails with EINVAL while the link is down */
 		p->speed_mbps = attr_long(ifdir, "speed", &v) && v > 0 && v < INT32_MAX
 					? (int32_t)v : -1;
+		read_ecn(snap, r->systems[sys].name, ifdir, &p->ecn);
 	}
 	free_list(ents, n);
 	return err;

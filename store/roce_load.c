@@ -115,6 +115,26 @@ static int col_dcb(struct fab_roce *r, sqlite3_stmt *s, int i, struct fab_dcbx *
 	return 0;
 }
 
+/* ECN columns (np, rp, cnp_dscp, cnp_priority at i..); out of range: unknown */
+static void col_ecn(sqlite3_stmt *s, int i, struct fab_ecn *e)
+{
+	static const struct { uint8_t flag; int max; } cols[] = {
+		{ FAB_ECN_NP, 255 }, { FAB_ECN_RP, 255 }, { FAB_ECN_CNP_DSCP, 63 },
+		{ FAB_ECN_CNP_PRIO, FAB_PRIOS - 1 },
+	};
+	uint8_t *const field[] = { &e->np_enabled, &e->rp_enabled, &e->cnp_dscp, &e->cnp_prio };
+
+	memset(e, 0, sizeof(*e));
+	for (int k = 0; k < (int)ARRAY_SIZE(cols); k++) {
+		int64_t v = sqlite3_column_int64(s, i + k);
+
+		if (col_null(s, i + k) || v < 0 || v > cols[k].max)
+			continue;
+		*field[k] = (uint8_t)v;
+		e->known |= cols[k].flag;
+	}
+}
+
 static int load_eth_ports(struct fab_store *st, struct fab_roce *r, int64_t scan)
 {
 	sqlite3_stmt *s;
@@ -122,7 +142,8 @@ static int load_eth_ports(struct fab_store *st, struct fab_roce *r, int64_t scan
 		"SELECT port_idx, system_idx, ifname, mac, mtu, speed_mbps, state, sysfs, lldp,"
 		" stub, port_id, port_id_subtype, port_descr, dcb_status, dcbx_mode,"
 		" dcb_pfc_enabled, dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing,"
-		" dcb_ets_max_tcs, dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa"
+		" dcb_ets_max_tcs, dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa,"
+		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority"
 		" FROM eth_port_rows WHERE scan_id=?1 ORDER BY port_idx", scan, &s);
 
 	if (err)
@@ -157,6 +178,7 @@ static int load_eth_ports(struct fab_store *st, struct fab_roce *r, int64_t scan
 		p->dcbx_mode = col_null(s, 14) ? -1 : (int16_t)sqlite3_column_int(s, 14);
 		if (p->dcb_status == FAB_DCB_OK)
 			p->dcb = dcb;
+		col_ecn(s, 24, &p->ecn);
 	}
 	return fab_sql_done(st, s, rc, err);
 }

@@ -88,6 +88,19 @@ static int bind_lldp_dcbx(sqlite3_stmt *s, int i, const struct fab_roce *r,
 	return bind_apps(s, i + 4, r, d);
 }
 
+/* 4 columns: ECN np and rp bitmaps, CNP DSCP and priority; NULL unknown */
+static void bind_ecn(sqlite3_stmt *s, int i, const struct fab_ecn *e)
+{
+	if (e->known & FAB_ECN_NP)
+		sqlite3_bind_int(s, i, e->np_enabled);
+	if (e->known & FAB_ECN_RP)
+		sqlite3_bind_int(s, i + 1, e->rp_enabled);
+	if (e->known & FAB_ECN_CNP_DSCP)
+		sqlite3_bind_int(s, i + 2, e->cnp_dscp);
+	if (e->known & FAB_ECN_CNP_PRIO)
+		sqlite3_bind_int(s, i + 3, e->cnp_prio);
+}
+
 static int write_systems(struct fab_store *st, const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
@@ -138,9 +151,10 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 		" lldp_ets_tc_bw, lldp_ets_tsa, lldp_reco_prio_tc, lldp_reco_tc_bw,"
 		" lldp_reco_tsa, lldp_bad_tlvs, dcb_status, dcbx_mode, dcb_pfc_enabled,"
 		" dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs,"
-		" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, rdma_device, rdma_port)"
+		" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, rdma_device, rdma_port,"
+		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?)", &s);
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
 
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
 		const struct fab_eth_port *p = &r->eth_ports[i];
@@ -182,6 +196,8 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 			fab_sql_bind_text(s, 41, r->devices[q->device_idx].name);
 			sqlite3_bind_int(s, 42, q->port_num);
 		}
+		bind_ecn(s, 43, &p->ecn);
+		fab_sql_bind_text(s, 47, fab_trust_name(fab_eth_port_trust(r, p)));
 		err = fab_sql_step(st, s, "an Ethernet port");
 	}
 	if (err == -EINVAL || err == -ENOMEM)

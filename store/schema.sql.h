@@ -6,6 +6,26 @@
  */
 #pragma once
 
+/* The eth_ports view's columns as schema version 1 made them; later steps
+ * that add columns recreate the view with these first. */
+#define ETH_PORTS_VIEW_V1 \
+	"CREATE VIEW eth_ports AS SELECT scan_id, system, ifname, mac, mtu," \
+	" speed_mbps, state, rdma_device, rdma_port," \
+	" CASE WHEN dcb_status = 'ok' AND dcb_pfc_enabled IS NOT NULL" \
+	"  THEN dcb_pfc_enabled ELSE lldp_pfc_enabled END AS pfc_enabled," \
+	" lldp_pfc_willing AS pfc_willing, dcb_status," \
+	" CASE WHEN dcb_status = 'ok' AND dcb_pfc_enabled IS NOT NULL THEN 'dcb'" \
+	"  WHEN lldp_pfc_enabled IS NOT NULL THEN 'lldp' END AS pfc_source," \
+	" CASE WHEN dcb_status = 'ok' AND dcb_app_entries IS NOT NULL" \
+	"  THEN dcb_app_entries ELSE lldp_app_entries END AS app_entries," \
+	" sysfs, lldp, stub, port_id, port_id_subtype, port_descr," \
+	" lldp_pfc_enabled, lldp_pfc_willing, lldp_pfc_mbc, lldp_pfc_cap," \
+	" lldp_app_entries, lldp_ets_willing, lldp_ets_max_tcs, lldp_ets_prio_tc," \
+	" lldp_ets_tc_bw, lldp_ets_tsa, lldp_reco_prio_tc, lldp_reco_tc_bw," \
+	" lldp_reco_tsa, lldp_bad_tlvs, dcbx_mode, dcb_pfc_enabled, dcb_pfc_cap," \
+	" dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs," \
+	" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, port_idx, system_idx"
+
 static const char *const migrations[] = {
 	/* 0 -> 1: the first schema. */
 	"CREATE TABLE scans("
@@ -157,22 +177,7 @@ static const char *const migrations[] = {
 	" dcb_ets_prio_tc TEXT, dcb_ets_tc_bw TEXT, dcb_ets_tsa TEXT,"
 	" rdma_device TEXT, rdma_port INTEGER,"
 	" PRIMARY KEY (scan_id, port_idx)) WITHOUT ROWID;"
-	"CREATE VIEW eth_ports AS SELECT scan_id, system, ifname, mac, mtu,"
-	" speed_mbps, state, rdma_device, rdma_port,"
-	" CASE WHEN dcb_status = 'ok' AND dcb_pfc_enabled IS NOT NULL"
-	"  THEN dcb_pfc_enabled ELSE lldp_pfc_enabled END AS pfc_enabled,"
-	" lldp_pfc_willing AS pfc_willing, dcb_status,"
-	" CASE WHEN dcb_status = 'ok' AND dcb_pfc_enabled IS NOT NULL THEN 'dcb'"
-	"  WHEN lldp_pfc_enabled IS NOT NULL THEN 'lldp' END AS pfc_source,"
-	" CASE WHEN dcb_status = 'ok' AND dcb_app_entries IS NOT NULL"
-	"  THEN dcb_app_entries ELSE lldp_app_entries END AS app_entries,"
-	" sysfs, lldp, stub, port_id, port_id_subtype, port_descr,"
-	" lldp_pfc_enabled, lldp_pfc_willing, lldp_pfc_mbc, lldp_pfc_cap,"
-	" lldp_app_entries, lldp_ets_willing, lldp_ets_max_tcs, lldp_ets_prio_tc,"
-	" lldp_ets_tc_bw, lldp_ets_tsa, lldp_reco_prio_tc, lldp_reco_tc_bw,"
-	" lldp_reco_tsa, lldp_bad_tlvs, dcbx_mode, dcb_pfc_enabled, dcb_pfc_cap,"
-	" dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs,"
-	" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, port_idx, system_idx"
+	ETH_PORTS_VIEW_V1
 	" FROM eth_port_rows;"
 
 	"CREATE TABLE lldp_neighbors("
@@ -243,6 +248,25 @@ static const char *const migrations[] = {
 	"INSERT INTO checks(scan_id, checked_at)"
 	" SELECT s.scan_id, coalesce(s.finished_at, s.started_at) FROM scans s"
 	" WHERE EXISTS (SELECT 1 FROM findings f WHERE f.scan_id = s.scan_id);",
+
+	/* 2 -> 3: RoCE congestion control per Ethernet port: ECN notification
+	 * and reaction point per priority and the CNPs' DSCP and priority
+	 * (sysfs <netdev>/ecn; NULL: the driver has none), and the NIC's trust
+	 * state. trust is derived from dcb_app_entries (fab_eth_port_trust():
+	 * a DSCP entry is trust dscp, none pcp); older scans get it the same
+	 * way. The eth_ports view gains the five columns at its end. */
+	"ALTER TABLE eth_port_rows ADD COLUMN ecn_np_enabled INTEGER;"
+	"ALTER TABLE eth_port_rows ADD COLUMN ecn_rp_enabled INTEGER;"
+	"ALTER TABLE eth_port_rows ADD COLUMN cnp_dscp INTEGER;"
+	"ALTER TABLE eth_port_rows ADD COLUMN cnp_priority INTEGER;"
+	"ALTER TABLE eth_port_rows ADD COLUMN trust TEXT;"
+	"UPDATE eth_port_rows SET trust = CASE"
+	" WHEN (',' || dcb_app_entries) LIKE '%,dscp:%' THEN 'dscp' ELSE 'pcp' END"
+	" WHERE dcb_status = 'ok' AND dcb_app_entries IS NOT NULL;"
+	"DROP VIEW eth_ports;"
+	ETH_PORTS_VIEW_V1 ","
+	" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust"
+	" FROM eth_port_rows;",
 };
 
 /* The long form of port_counters: one row per counter value. */

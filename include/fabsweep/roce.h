@@ -174,6 +174,38 @@ enum {
 	FAB_ETH_F_STUB = 1 << 2,  /* known only from a neighbour's LLDP */
 };
 
+/*
+ * ECN and DCQCN as the NIC's driver exposes them under
+ * <sysfs>/class/net/<netdev>/ecn/ (mlx5): the notification point (the
+ * receiver that answers ECN-marked packets with CNPs) and the reaction
+ * point (the sender that slows down on CNPs, DCQCN) per priority, and the
+ * DSCP and 802.1p priority CNPs are sent with. A driver without the ecn
+ * directory leaves everything unknown (known = 0), which is not "off".
+ */
+enum {
+	FAB_ECN_NP = 1 << 0,       /* roce_np/enable/0..7 read: np_enabled holds */
+	FAB_ECN_RP = 1 << 1,       /* roce_rp/enable/0..7 read: rp_enabled holds */
+	FAB_ECN_CNP_DSCP = 1 << 2, /* roce_np/cnp_dscp read */
+	FAB_ECN_CNP_PRIO = 1 << 3, /* roce_np/cnp_802p_prio read */
+};
+
+struct fab_ecn {
+	uint8_t known;      /* FAB_ECN_*: which fields below hold */
+	uint8_t np_enabled; /* bit n: notification point ECN on priority n */
+	uint8_t rp_enabled; /* bit n: reaction point (DCQCN) on priority n */
+	uint8_t cnp_dscp;   /* 0..63 */
+	uint8_t cnp_prio;   /* 0..7 */
+};
+
+/* How a NIC classifies received packets into priorities. */
+enum fab_trust {
+	FAB_TRUST_UNKNOWN = 0, /* NULL in SQL */
+	FAB_TRUST_PCP,         /* "pcp": by the VLAN tag's 802.1p priority */
+	FAB_TRUST_DSCP,        /* "dscp": by the IP header's DSCP */
+	FAB_TRUST__COUNT
+};
+const char *fab_trust_name(unsigned t); /* NULL for FAB_TRUST_UNKNOWN */
+
 struct fab_eth_port {
 	uint32_t system_idx;
 	uint8_t flags;           /* FAB_ETH_F_* */
@@ -190,6 +222,7 @@ struct fab_eth_port {
 	int16_t dcbx_mode;       /* DCB_CAP_DCBX_* bits; -1 unknown */
 	struct fab_dcbx dcb;     /* the NIC's configuration (dcb_status OK) */
 	uint32_t rdma_port_idx;  /* the RDMA port on top of it, or FAB_NONE */
+	struct fab_ecn ecn;      /* ECN / DCQCN from sysfs; known = 0: unknown */
 };
 
 struct fab_lldp_neighbor {
@@ -335,6 +368,15 @@ int fab_roce_decode_tlvs(struct fab_roce *r, uint32_t first, uint32_t count,
  * (for a stub: what its neighbour heard). Check ->valid: it may say nothing.
  */
 const struct fab_pfc *fab_eth_port_pfc(const struct fab_eth_port *p);
+
+/*
+ * The trust state of a port's NIC, from the application table its DCB
+ * answered with (dcb_status OK): DSCP entries present is trust dscp (what
+ * mlx5 does: `mlnx_qos --trust dscp` installs them, trust pcp removes
+ * them), none is trust pcp; no DCB table is unknown. What it advertises over
+ * LLDP says nothing about it.
+ */
+enum fab_trust fab_eth_port_trust(const struct fab_roce *r, const struct fab_eth_port *p);
 
 /* Lookups: FAB_NONE when absent. Linear; fine for one collect. */
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name);

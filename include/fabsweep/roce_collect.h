@@ -44,7 +44,9 @@ int fab_roce_collect(const struct fab_roce_opts *o, struct fab_snapshot *snap);
 /* One lldpd: adds its system (and everything it knows); *out = its index. */
 int fab_roce_collect_lldp(struct fab_roce *r, struct fab_snapshot *snap,
 			  const char *socket_path, int timeout_ms, uint32_t *out);
-/* sysfs under root ("/sys" or a fixture tree) for one system. */
+/* sysfs under root ("/sys" or a fixture tree) for one system: interfaces
+ * with their ECN settings (class/net/<netdev>/ecn; none: unknown), RDMA
+ * devices, ports and counters. */
 int fab_roce_collect_sysfs(struct fab_roce *r, struct fab_snapshot *snap,
 			   uint32_t system_idx, const char *root);
 /* DCB of the system's sysfs interfaces over rtnetlink (current netns). */

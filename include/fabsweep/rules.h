@@ -47,6 +47,9 @@ enum {
 	FAB_NEED_PORT_STATE = 1 << 6, /* port states and MTUs as PortInfo says them:
 				       * not a topology file (ibnetdiscover lists
 				       * linked ports only, with no state or MTU) */
+	FAB_NEED_ROCE_ECN = 1 << 7,   /* some interface's ECN settings (sysfs ecn/) */
+	FAB_NEED_ROCE_TRUST = 1 << 8, /* some NIC's trust state (its DCB answered) */
+	FAB_NEED__LAST = FAB_NEED_ROCE_TRUST
 };
 
 /* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`
@@ -63,11 +66,14 @@ enum fab_param_type {
 	FAB_PARAM_SPEED,     /* one link speed ("HDR"), 0 = the tier's majority */
 	FAB_PARAM_MTU,       /* IB MTU enum 1..5, written in bytes */
 	FAB_PARAM_INT,       /* a plain whole number */
+	FAB_PARAM_INT_AUTO,  /* a whole number, or FAB_PARAM_AUTO: what most of the fabric uses */
 	FAB_PARAM__COUNT
 };
 
 /* The value of a COUNT, INCREASE, RATE or MTU parameter that is switched off. */
 #define FAB_PARAM_OFF (-1.0)
+/* The value of an INT_AUTO parameter left to the fabric's majority ("auto"). */
+#define FAB_PARAM_AUTO (-1.0)
 
 /*
  * One tunable value of a rule. Its config key is `key` in section
@@ -93,7 +99,7 @@ struct fab_rule {
 	const char *id;       /* "link.width_degraded": stable, never reused */
 	uint8_t severity;     /* default, enum fab_severity */
 	uint8_t category;     /* enum fab_rule_category */
-	uint8_t needs;        /* FAB_NEED_* */
+	uint16_t needs;       /* FAB_NEED_* */
 	bool retired;         /* kept for its id; never runs */
 	const char *title;    /* one line, no final period */
 	const char *rationale;   /* why it matters: a paragraph */

@@ -5,6 +5,12 @@
 # IEEE 802.1Qaz PFC, ETS and APP TLVs as custom TLVs, some deliberately wrong:
 #   host3 has PFC on priority 4 instead of 3; leaf2's port to host5 has no PFC;
 #   host7 runs MTU 1500; host6 advertises no APP entry for UDP 4791.
+# host9 .. host12 collect from sysfs roots of their own (collect --sysfs-root):
+# their namespace's eth0 attributes plus the ECN directory of a real mlx5 NIC
+# (fixtures/sysfs/procfs, ECN and DCQCN on priority 3, CNPs on DSCP 48):
+#   host9 as it is (healthy); host10 with the notification point off on
+#   priority 3 (PFC on there); host11 sending CNPs with DSCP 46; host12's NIC
+#   has no ecn directory (unknown, not off).
 # Runs `fabsweep collect` inside every namespace and `fabsweep merge`, and
 # checks the merged snapshot holds exactly the expected adjacencies, PFC
 # bitmaps, application entries, MTUs and roles, and that `fabsweep check` finds
@@ -13,12 +19,12 @@
 # Needs root. Removes everything it created (namespaces, daemons by PID,
 # sockets) on any exit. Addresses are TEST-NET-1 (192.0.2.0/24).
 set -uo pipefail
-: "${FABSWEEP:?set FABSWEEP to the fabsweep binary}"
+: "${FABSWEEP:?set FABSWEEP to the fabsweep binary}" "${SRCDIR:?set SRCDIR to the source tree}"
 if [[ $EUID -ne 0 ]]; then
 	echo "FAIL: test_roce_fabric needs root (network namespaces); CI runs it as root"
 	exit 1
 fi
-for tool in ip lldpd lldpcli sqlite3; do
+for tool in ip lldpd lldpcli sqlite3 xmllint; do
 	command -v "$tool" >/dev/null || { echo "FAIL: '$tool' is missing (scripts/deps.sh installs it)"; exit 1; }
 done
 
@@ -60,7 +66,8 @@ q() { sqlite3 -readonly "$1" "$2"; }
 
 spines=(spine1 spine2)
 leaves=(leaf1 leaf2 leaf3 leaf4)
-hosts=(host1 host2 host3 host4 host5 host6 host7 host8)
+hosts=(host1 host2 host3 host4 host5 host6 host7 host8 host9 host10 host11 host12)
+ecn_hosts=(host9 host10 host11 host12) # collect from their own sysfs roots
 systems=("${spines[@]}" "${leaves[@]}" "${hosts[@]}")
 
 ns() { echo "$pfx-$1"; }
@@ -100,6 +107,10 @@ for l in 1 2 3 4; do
 	link "leaf$l" swp2 "host$((2 * l))" eth0
 done
 link leaf2 swp3 host5 eth1
+link leaf1 swp3 host9 eth0
+link leaf2 swp4 host10 eth0
+link leaf3 swp3 host11 eth0
+link leaf4 swp3 host12 eth0
 ip -n "$(ns host7)" link set eth0 mtu 1500     # host7: MTU 1500 on a 9000 fabric
 
 # What each port advertises.
@@ -161,11 +172,27 @@ if ((converged)); then ok; else
 	exit 1
 fi
 
+# The ECN hosts' sysfs roots: eth0 as their namespace shows it, and the ecn
+# directory of a real NIC (or none, host12), changed where the fault is.
+for s in "${ecn_hosts[@]}"; do
+	d=$work/sysfs/$s/class/net/eth0
+	mkdir -p "$d"
+	for a in address mtu operstate speed type; do
+		ip netns exec "$(ns "$s")" cat "/sys/class/net/eth0/$a" >"$d/$a" 2>/dev/null
+	done
+	[[ $s == host12 ]] || cp -R "$SRCDIR/fixtures/sysfs/procfs/class/net/eth0/ecn" "$d/ecn" ||
+		{ bad "copy the ecn fixture for $s"; exit 1; }
+done
+echo 0 >"$work/sysfs/host10/class/net/eth0/ecn/roce_np/enable/3"
+echo 46 >"$work/sysfs/host11/class/net/eth0/ecn/roce_np/cnp_dscp"
+
 # collect on every system, merge.
 mkdir -p "$work/c"
 for s in "${systems[@]}"; do
+	root=()
+	[[ " ${ecn_hosts[*]} " == *" $s "* ]] && root=(--sysfs-root "$work/sysfs/$s")
 	ip netns exec "$(ns "$s")" "$FABSWEEP" collect --quiet --out "$work/c/$s.db" \
-		--lldp-socket "$work/$s.sock" 2>"$work/$s.collect.err"
+		--lldp-socket "$work/$s.sock" "${root[@]}" 2>"$work/$s.collect.err"
 	rc=$?
 	[[ $rc == 0 ]] && ok || { bad "collect on $s: exit $rc: $(cat "$work/$s.collect.err")"; }
 done
@@ -177,7 +204,7 @@ rc=$?
 expected_links=$(printf '%s' "$expected_links" | LC_ALL=C sort)
 links_sql="SELECT a_system||':'||a_ifname||' '||b_system||':'||b_ifname||' '||a_heard_b||b_heard_a
 	FROM eth_links WHERE scan_id = (SELECT max(scan_id) FROM scans) ORDER BY 1"
-compare "adjacencies (17 links, each heard from both ends)" "$expected_links" "$(q "$db" "$links_sql")"
+compare "adjacencies (21 links, each heard from both ends)" "$expected_links" "$(q "$db" "$links_sql")"
 
 expected_roles=$(for s in "${systems[@]}"; do
 	case $s in host*) r=host ;; leaf*) r=leaf ;; *) r=spine ;; esac
@@ -205,27 +232,46 @@ compare "ETS advertised by host1" "0,0,0,3,0,0,0,0|50,0,0,50,0,0,0,0|ets,strict,
 		WHERE system='host1' AND ifname='eth0'")"
 
 # What the neighbours heard: the same facts, seen from the other end.
-compare "neighbour records" "34|34|34|0" \
+compare "neighbour records" "42|42|42|0" \
 	"$(q "$db" "SELECT count(*), count(neighbor_ifname), sum(neighbor_collected), sum(bad_tlvs) FROM lldp_neighbors")"
 compare "what the leaves heard from their hosts" \
 	"leaf1:swp1 host1:eth0 pfc=8 app=udp:4791=3,dscp:26=3
 leaf1:swp2 host2:eth0 pfc=8 app=udp:4791=3,dscp:26=3
+leaf1:swp3 host9:eth0 pfc=8 app=udp:4791=3,dscp:26=3
 leaf2:swp1 host3:eth0 pfc=16 app=udp:4791=3,dscp:26=3
 leaf2:swp2 host4:eth0 pfc=8 app=udp:4791=3,dscp:26=3
 leaf2:swp3 host5:eth1 pfc=8 app=udp:4791=3,dscp:26=3
+leaf2:swp4 host10:eth0 pfc=8 app=udp:4791=3,dscp:26=3
 leaf3:swp1 host5:eth0 pfc=8 app=udp:4791=3,dscp:26=3
 leaf3:swp2 host6:eth0 pfc=8 app=dscp:26=3
+leaf3:swp3 host11:eth0 pfc=8 app=udp:4791=3,dscp:26=3
 leaf4:swp1 host7:eth0 pfc=8 app=udp:4791=3,dscp:26=3
-leaf4:swp2 host8:eth0 pfc=8 app=udp:4791=3,dscp:26=3" \
+leaf4:swp2 host8:eth0 pfc=8 app=udp:4791=3,dscp:26=3
+leaf4:swp3 host12:eth0 pfc=8 app=udp:4791=3,dscp:26=3" \
 	"$(q "$db" "SELECT system||':'||ifname||' '||neighbor_system||':'||neighbor_ifname||' pfc='||
 		ifnull(pfc_enabled,'none')||' app='||ifnull(app_entries,'none') FROM lldp_neighbors
 		WHERE system LIKE 'leaf%' AND neighbor_system LIKE 'host%' ORDER BY 1")"
 compare "host5 heard no PFC from leaf2" "leaf2|none|udp:4791=3,dscp:26=3|bridge,router" \
 	"$(q "$db" "SELECT neighbor_system, ifnull(pfc_enabled,'none'), app_entries, capabilities
 		FROM lldp_neighbors WHERE system='host5' AND ifname='eth1'")"
+# ECN as each NIC's sysfs has it: the real fixture's bitmaps (notification
+# point on 0,1,3,4,6,7; reaction point on 0,1,3,4,6), host10 without priority
+# 3, host11's CNP DSCP; unknown (NULL) where there is no ecn directory.
+compare "ECN and CNP settings per host (NULL: the NIC has no ecn directory)" \
+	"host1|-|-|-|-
+host10|211|91|48|6
+host11|219|91|46|6
+host12|-|-|-|-
+host9|219|91|48|6" \
+	"$(q "$db" "SELECT system, ifnull(ecn_np_enabled, '-'), ifnull(ecn_rp_enabled, '-'),
+		ifnull(cnp_dscp, '-'), ifnull(cnp_priority, '-') FROM eth_ports
+		WHERE ifname = 'eth0' AND system IN ('host1', 'host9', 'host10', 'host11', 'host12')
+		ORDER BY 1")"
+compare "trust is unknown without DCB (veth; DCB is not read with --sysfs-root)" "0" \
+	"$(q "$db" "SELECT count(trust) FROM eth_ports")"
 compare "management addresses (TEST-NET) and TTL" "192.0.2.1|4" \
 	"$(q "$db" "SELECT mgmt_address, ttl FROM lldp_neighbors WHERE system='leaf1' AND ifname='swp51'")"
-compare "merged scan is complete" "complete|0|merge:14 files" \
+compare "merged scan is complete" "complete|0|merge:18 files" \
 	"$(q "$db" "SELECT status, (SELECT count(*) FROM scan_errors e WHERE e.scan_id=s.scan_id), source
 		FROM scans s")"
 
@@ -239,7 +285,9 @@ compare "merged scan is complete" "complete|0|merge:14 files" \
 "$FABSWEEP" check --db "$db" >"$work/check.out" 2>"$work/check.err"
 rc=$?
 [[ $rc == 1 ]] && ok || bad "check on the merged fabric: exit $rc, want 1 (errors found): $(cat "$work/check.err")"
-expected_findings="roce.dscp_mapping host6 eth0
+expected_findings="roce.cnp_mismatch host11 eth0
+roce.dscp_mapping host6 eth0
+roce.ecn_disabled host10 eth0
 roce.mtu_mismatch host7 eth0
 roce.pfc_disabled host3 eth0
 roce.pfc_disabled leaf2 swp3
@@ -254,6 +302,28 @@ compare "RoCE findings name the other end of the link" "host3/eth0 <-> leaf2/swp
 		WHERE rule_id = 'roce.pfc_disabled' ORDER BY subject)")"
 grep -q "^skipped roce.congestion: needs a baseline" "$work/check.out" && ok ||
 	bad "check without a baseline does not say why roce.congestion was skipped: $(cat "$work/check.out")"
+grep -q "^skipped roce.trust_mismatch: no NIC's trust state is known" "$work/check.out" && ok ||
+	bad "check does not say why roce.trust_mismatch was skipped (no DCB anywhere): $(cat "$work/check.out")"
+compare "the ECN findings name the fault" \
+	"CNPs are sent with DSCP 46 (2 of 3 RoCE interfaces use 48)|ECN is off on the RoCE priority 3, where PFC is on: notification point (CNPs) off" \
+	"$(q "$db" "SELECT group_concat(message, '|') FROM (SELECT message FROM findings
+		WHERE rule_id IN ('roce.ecn_disabled', 'roce.cnp_mismatch') ORDER BY rule_id)")"
+# The reports show it: the XML (valid against its schema) has the ECN hosts'
+# settings, the Prometheus file their bitmaps; unknown stays absent.
+"$FABSWEEP" report --db "$db" --xml "$work/r.xml" --html "$work/r.html" >/dev/null 2>"$work/report.err" && ok ||
+	bad "report on the merged fabric: $(cat "$work/report.err")"
+xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$work/r.xml" 2>"$work/xsd.err" && ok ||
+	bad "the report is not valid against docs/fabsweep-report.xsd: $(head -5 "$work/xsd.err")"
+grep -q '<roce-port system="host10" ifname="eth0" ecn-np-enabled="211" ecn-rp-enabled="91" cnp-dscp="48" cnp-priority="6" worst-severity="warning"/>' "$work/r.xml" && ok ||
+	bad "the XML report has no roce-port for host10: $(grep -o '<roce-port system="host10"[^>]*>' "$work/r.xml")"
+grep -q "<h3>RoCE congestion control</h3>" "$work/r.html" && ok || bad "the HTML report has no congestion control table"
+"$FABSWEEP" export prometheus --db "$db" --out "$work/f.prom" >/dev/null 2>"$work/prom.err" && ok ||
+	bad "export prometheus: $(cat "$work/prom.err")"
+compare "Prometheus: ECN bitmaps of the hosts that expose them" \
+	"fabsweep_eth_port_ecn_np_bitmap{system=\"host10\",ifname=\"eth0\"} 211
+fabsweep_eth_port_ecn_np_bitmap{system=\"host11\",ifname=\"eth0\"} 219
+fabsweep_eth_port_ecn_np_bitmap{system=\"host9\",ifname=\"eth0\"} 219" \
+	"$(grep '^fabsweep_eth_port_ecn_np_bitmap' "$work/f.prom" | LC_ALL=C sort)"
 
 # A file that is not a snapshot: recorded, the rest still merged, exit 4.
 echo "not a database" >"$work/bogus.db"
@@ -264,21 +334,22 @@ compare "partial merge keeps the fabric" "$expected_links" "$(q "$work/partial.d
 compare "partial merge says why" "merge|1" \
 	"$(q "$work/partial.db" "SELECT what, instr(message, 'bogus.db') > 0 FROM scan_errors")"
 
-# One scan reading all 14 lldpd sockets directly, from a namespace of its own.
+# One scan reading all 18 lldpd sockets directly, from a namespace of its own.
 socks=()
 for s in "${systems[@]}"; do socks+=(--lldp-socket "$work/$s.sock"); done
 ip netns exec "$(ns mgmt)" "$FABSWEEP" scan --quiet --no-ib --db "$work/multi.db" "${socks[@]}"
 rc=$?
-[[ $rc == 0 ]] && ok || bad "scan --no-ib with 14 sockets: exit $rc"
+[[ $rc == 0 ]] && ok || bad "scan --no-ib with 18 sockets: exit $rc"
 compare "multi-socket scan: same adjacencies" "$expected_links" "$(q "$work/multi.db" "$links_sql")"
-# Its rules see what LLDP shows: the same PFC and APP faults; MTUs are sysfs
-# facts of each machine, unknown to a scan that only reads their lldpd, so
-# host7's MTU goes unreported rather than guessed.
+# Its rules see what LLDP shows: the same PFC and APP faults; MTUs and ECN
+# are sysfs facts of each machine, unknown to a scan that only reads their
+# lldpd, so host7's MTU goes unreported rather than guessed, and the ECN
+# rules are skipped.
 "$FABSWEEP" check --quiet --db "$work/multi.db" >/dev/null 2>"$work/multi.check.err"
 rc=$?
 [[ $rc == 1 ]] && ok || bad "check on the multi-socket scan: exit $rc, want 1: $(cat "$work/multi.check.err")"
 compare "multi-socket scan: the faults LLDP shows, nothing else" \
-	"$(printf '%s\n' "$expected_findings" | grep -v mtu_mismatch)" \
+	"$(printf '%s\n' "$expected_findings" | grep -Ev 'mtu_mismatch|ecn_disabled|cnp_mismatch')" \
 	"$(q "$work/multi.db" "SELECT rule_id||' '||node||' '||port FROM findings
 		WHERE severity IN ('warning', 'error') ORDER BY 1" | LC_ALL=C sort)"
 compare "multi-socket scan: same roles (and the scanning machine)" \
@@ -291,7 +362,7 @@ ip netns exec "$(ns mgmt)" "$FABSWEEP" scan --db "$work/noib.db" --lldp-socket "
 rc=$?
 [[ $rc == 0 ]] && ok || bad "scan on a machine without IB: exit $rc: $(cat "$work/noib.err")"
 grep -q "InfiniBand part skipped" "$work/noib.err" && ok || bad "no note that IB was skipped"
-compare "IB-less scan records the LLDP view" "4" "$(q "$work/noib.db" "SELECT count(*) FROM eth_links")"
+compare "IB-less scan records the LLDP view (leaf1's 5 links)" "5" "$(q "$work/noib.db" "SELECT count(*) FROM eth_links")"
 
 echo "roce_fabric: $pass passed, $fail failed"
 ((fail == 0))

@@ -87,6 +87,16 @@ static struct fab_snapshot *roce_fabric(void)
 	rp->state = FAB_STATE_ACTIVE;
 	rp->netdev = "eth0";
 	assert_int_equal(fab_roce_add_counter(r, 0, FAB_RDMA_CTR_HW, "np_ecn_marked_roce_packets", 42), 0);
+	/* host1's NIC: ECN on priority 3 for the notification point only, CNPs
+	 * on DSCP 48 / priority 6, no DCB (trust unknown); host2's: no ecn
+	 * directory, DCB with an empty application table (trust pcp) */
+	rp->eth_port_idx = h1;
+	r->eth_ports[h1].rdma_port_idx = 0;
+	r->eth_ports[h1].ecn = (struct fab_ecn){ .known = FAB_ECN_NP | FAB_ECN_RP | FAB_ECN_CNP_DSCP |
+								FAB_ECN_CNP_PRIO,
+						 .np_enabled = 0x08, .cnp_dscp = 48, .cnp_prio = 6 };
+	r->eth_ports[h2].dcb_status = FAB_DCB_OK;
+	r->eth_ports[h2].dcb.app_valid = true;
 	struct fab_finding f = { .rule_id = "roce.mtu_mismatch", .severity = FAB_SEV_WARNING,
 				 .node = "host1", .port = "eth0", .peer_node = "sw<b>1</b>",
 				 .peer_port = "swp1", .subject = "host1/eth0 <-> sw<b>1</b>/swp1",
@@ -115,6 +125,15 @@ static void test_ethernet_xml(void **state)
 					 " and @b-heard-a='true']"), 1);
 	assert_int_equal(rfix_count(doc, "//r:rdma-device[@system='host1' and @name='mlx5_0'"
 					 " and @pcie-width='8' and @pcie-max-width='16' and @fw-ver='28.39.1002']"), 1);
+	/* the RoCE NIC ports: what is unknown is left out */
+	assert_int_equal(rfix_count(doc, "//r:roce-port"), 2);
+	assert_int_equal(rfix_count(doc, "//r:roce-port[@system='host1' and @ifname='eth0'"
+					 " and @rdma-device='mlx5_0' and @rdma-port='1' and not(@trust)"
+					 " and @ecn-np-enabled='8' and @ecn-rp-enabled='0' and @cnp-dscp='48'"
+					 " and @cnp-priority='6' and @worst-severity='warning']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:roce-port[@system='host2' and @trust='pcp'"
+					 " and not(@ecn-np-enabled) and not(@cnp-dscp) and not(@rdma-device)"
+					 " and not(@worst-severity)]"), 1);
 	xmlFreeDoc(doc);
 	fab_snapshot_free(s);
 }
@@ -134,6 +153,11 @@ static void test_ethernet_html(void **state)
 	assert_non_null(strstr(page, "<td>4 / 3</td>"));
 	assert_non_null(strstr(page, "<b>x8 16 GT/s</b>"));
 	assert_non_null(strstr(page, "<b>3</b> Ethernet systems"));
+	assert_non_null(strstr(page, "<h3>RoCE congestion control</h3>"));
+	assert_non_null(strstr(page, "<td>host1</td><td>eth0</td><td>mlx5_0/1</td><td>?</td><td>3</td>"
+				     "<td>none</td><td class=\"num\">48</td><td class=\"num\">6</td>"));
+	assert_non_null(strstr(page, "<td>host2</td><td>eth0</td><td></td><td>pcp</td><td>?</td>"
+				     "<td>?</td><td class=\"num\">?</td><td class=\"num\">?</td>"));
 	/* no InfiniBand node: no InfiniBand sections */
 	assert_null(strstr(page, "id=\"topology\""));
 	assert_null(strstr(page, "id=\"sm\""));
@@ -159,6 +183,14 @@ static void test_ethernet_prometheus(void **state)
 	assert_non_null(strstr(text, "fabsweep_eth_port_mtu_bytes{system=\"host1\",ifname=\"eth0\"} 1500\n"));
 	assert_non_null(strstr(text, "fabsweep_eth_port_pfc_bitmap{system=\"sw<b>1</b>\",ifname=\"swp1\"} 8\n"));
 	assert_non_null(strstr(text, "fabsweep_eth_port_up{system=\"host2\",ifname=\"eth0\"} 1\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_port_ecn_np_bitmap{system=\"host1\",ifname=\"eth0\"} 8\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_port_ecn_rp_bitmap{system=\"host1\",ifname=\"eth0\"} 0\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_port_cnp_dscp{system=\"host1\",ifname=\"eth0\"} 48\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_port_cnp_priority{system=\"host1\",ifname=\"eth0\"} 6\n"));
+	assert_non_null(strstr(text, "fabsweep_eth_port_trust_dscp{system=\"host2\",ifname=\"eth0\"} 0\n"));
+	/* unknown is absent, not 0 */
+	assert_null(strstr(text, "fabsweep_eth_port_ecn_np_bitmap{system=\"host2\""));
+	assert_null(strstr(text, "fabsweep_eth_port_trust_dscp{system=\"host1\""));
 	assert_non_null(strstr(text, "fabsweep_rdma_pcie_width_lanes{system=\"host1\",device=\"mlx5_0\"} 8\n"));
 	assert_non_null(strstr(text, "fabsweep_rdma_device_info{system=\"host1\",device=\"mlx5_0\","
 				     "type=\"MT4129\",fw_ver=\"28.39.1002\"} 1\n"));

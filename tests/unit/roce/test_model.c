@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "fabsweep/names.h"
+#include <sqlite3.h>
+
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -320,6 +322,10 @@ static void test_store_roundtrip(void **state)
 	fab_roce_add_apps(r, apps, 1, &r->eth_ports[e].dcb.app_first);
 	r->eth_ports[e].dcb.app_count = 1;
 	r->eth_ports[e].dcb.app_valid = true;
+	/* ECN: both points on priority 3 only, CNPs on DSCP 48 but priority unknown */
+	r->eth_ports[e].ecn = (struct fab_ecn){ .known = FAB_ECN_NP | FAB_ECN_RP | FAB_ECN_CNP_DSCP,
+						.np_enabled = 0x08, .rp_enabled = 0x08,
+						.cnp_dscp = 48, .cnp_prio = 5 };
 	assert_int_equal(fab_roce_resolve(r), 0); /* maps the netdev */
 	r = snap->roce; /* resolve rebuilt the arrays: old element pointers are stale */
 	e = fab_roce_find_eth_port(r, sys(r, "host2"), "eth0");
@@ -329,6 +335,22 @@ static void test_store_roundtrip(void **state)
 	assert_int_equal(fab_store_write_scan(st, snap), 0);
 	assert_int_equal(fab_store_load_scan(st, snap->scan_id, &back), 0);
 	fab_store_close(st);
+
+	/* the public relation: the bitmaps, NULL for what is unknown, trust */
+	sqlite3 *sq;
+	sqlite3_stmt *q;
+	assert_int_equal(sqlite3_open_v2(db, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT ecn_np_enabled || '|' || ecn_rp_enabled || '|' ||"
+					    " cnp_dscp || '|' || ifnull(cnp_priority, '-') || '|' || trust,"
+					    " (SELECT count(*) FROM eth_ports WHERE trust IS NOT NULL"
+					    "  OR ecn_np_enabled IS NOT NULL)"
+					    " FROM eth_ports WHERE system = 'host2' AND ifname = 'eth0'",
+					    -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "8|8|48|-|dscp");
+	assert_int_equal(sqlite3_column_int(q, 1), 1);
+	sqlite3_finalize(q);
+	sqlite3_close(sq);
 
 	const struct fab_roce *b = back->roce;
 	assert_non_null(b);
@@ -349,6 +371,8 @@ static void test_store_roundtrip(void **state)
 		assert_int_equal(x->adv.app_count, y->adv.app_count);
 		assert_int_equal(x->dcb_status, y->dcb_status);
 		assert_int_equal(x->rdma_port_idx, y->rdma_port_idx);
+		if (i != e)
+			assert_int_equal(y->ecn.known, 0); /* no ecn directory: unknown */
 	}
 	for (size_t i = 0; i < r->n_neighbors; i++) {
 		assert_int_equal(r->neighbors[i].remote_port_idx, b->neighbors[i].remote_port_idx);
@@ -364,6 +388,13 @@ static void test_store_roundtrip(void **state)
 	assert_memory_equal(be->dcb.ets.prio_tc, ep->dcb.ets.prio_tc, FAB_PRIOS);
 	assert_int_equal(be->dcb.app_count, 1);
 	assert_int_equal(b->apps[be->dcb.app_first].protocol, 26);
+	assert_int_equal(be->ecn.known, FAB_ECN_NP | FAB_ECN_RP | FAB_ECN_CNP_DSCP);
+	assert_int_equal(be->ecn.np_enabled, 0x08);
+	assert_int_equal(be->ecn.rp_enabled, 0x08);
+	assert_int_equal(be->ecn.cnp_dscp, 48);
+	assert_int_equal(be->ecn.cnp_prio, 0); /* not known: not stored */
+	assert_int_equal(fab_eth_port_trust(b, be), FAB_TRUST_DSCP);
+	assert_int_equal(fab_eth_port_trust(b, &b->eth_ports[e ? 0 : 1]), FAB_TRUST_UNKNOWN);
 	assert_int_equal(b->n_devices, 1);
 	assert_int_equal(b->devices[0].node_guid, 0x0002c90300a1b2c3ull);
 	assert_int_equal(b->devices[0].pcie_width, 8);

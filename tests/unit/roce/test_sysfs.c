@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
@@ -160,6 +161,13 @@ static void test_procfs(void **state)
 	assert_int_equal(e->mtu, 1500);
 	assert_int_equal(e->speed_mbps, 1000);
 	assert_string_equal(e->mac, "01:01:01:01:01:01");
+	/* ecn/roce_np/enable: on for 0,1,3,4,6,7; roce_rp/enable: 0,1,3,4,6 */
+	assert_int_equal(e->ecn.known,
+			 FAB_ECN_NP | FAB_ECN_RP | FAB_ECN_CNP_DSCP | FAB_ECN_CNP_PRIO);
+	assert_int_equal(e->ecn.np_enabled, 0xdb);
+	assert_int_equal(e->ecn.rp_enabled, 0x5b);
+	assert_int_equal(e->ecn.cnp_dscp, 48);
+	assert_int_equal(e->ecn.cnp_prio, 6);
 	fab_snapshot_free(c.snap);
 }
 
@@ -174,6 +182,9 @@ static void test_node_exporter(void **state)
 	assert_int_equal(r->n_eth_ports, 4);
 	assert_int_equal(port(r, "eth0")->mtu, 1500);
 	assert_int_equal(port(r, "bond0")->speed_mbps, -1); /* "-1": unknown */
+	/* no ecn directory: unknown, not off */
+	assert_int_equal(port(r, "bond0")->ecn.known, 0);
+	assert_int_equal(port(r, "eth0")->ecn.known, 0);
 	const struct fab_rdma_device *m4 = device(r, "mlx4_0");
 	const struct fab_rdma_port *p = &r->rdma_ports[m4->port_first];
 	const struct fab_rdma_counter *k = counter(r, p, "port_xmit_wait");
@@ -196,6 +207,53 @@ static void test_have_ib(void **state)
 	assert_false(fab_roce_have_ib_devices(root));
 }
 
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[768], cmd[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* ECN all off is known and off; a point with a missing priority file, or
+ * a CNP DSCP out of range, is unknown. */
+static void test_ecn_partial(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char root[512], rel[128], cmd[600];
+
+	snprintf(root, sizeof(root), "%s/test_sysfs_ecn_%d", tmp ? tmp : "/tmp", (int)getpid());
+	put(root, "class/net/eth9/type", "1\n");
+	put(root, "class/net/eth9/mtu", "9000\n");
+	for (unsigned k = 0; k < 8; k++) {
+		snprintf(rel, sizeof(rel), "class/net/eth9/ecn/roce_np/enable/%u", k);
+		put(root, rel, "0\n");
+		snprintf(rel, sizeof(rel), "class/net/eth9/ecn/roce_rp/enable/%u", k);
+		if (k != 5)
+			put(root, rel, "1\n");
+	}
+	put(root, "class/net/eth9/ecn/roce_np/cnp_dscp", "64\n");
+	put(root, "class/net/eth9/ecn/roce_np/cnp_802p_prio", "7\n");
+
+	struct fab_snapshot *snap = fab_snapshot_new();
+	struct fab_roce *r = fab_snapshot_roce(snap);
+	fab_roce_add_system(r)->name = "node1";
+	assert_int_equal(fab_roce_collect_sysfs(r, snap, 0, root), 0);
+	assert_int_equal(snap->n_errors, 0);
+	const struct fab_eth_port *e = port(r, "eth9");
+	assert_int_equal(e->ecn.known, FAB_ECN_NP | FAB_ECN_CNP_PRIO);
+	assert_int_equal(e->ecn.np_enabled, 0);
+	assert_int_equal(e->ecn.cnp_prio, 7);
+	fab_snapshot_free(snap);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A missing tree is nothing, not an error. */
 static void test_missing_root(void **state)
 {
@@ -212,7 +270,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_h100_roce),   cmocka_unit_test(test_procfs),
 		cmocka_unit_test(test_node_exporter), cmocka_unit_test(test_have_ib),
-		cmocka_unit_test(test_missing_root),
+		cmocka_unit_test(test_missing_root), cmocka_unit_test(test_ecn_partial),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

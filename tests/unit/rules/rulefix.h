@@ -164,6 +164,10 @@ static inline void rf_rdma(struct fab_roce *r, uint32_t sys, uint32_t eth, unsig
 	fab_roce_add_apps(r, apps, 2, &r->eth_ports[eth].dcb.app_first);
 	r->eth_ports[eth].dcb.app_count = 2;
 	r->eth_ports[eth].dcb.app_valid = true;
+	/* ECN and DCQCN on priority 3, CNPs on DSCP 48, priority 6 */
+	r->eth_ports[eth].ecn = (struct fab_ecn){
+		.known = FAB_ECN_NP | FAB_ECN_RP | FAB_ECN_CNP_DSCP | FAB_ECN_CNP_PRIO,
+		.np_enabled = 0x08, .rp_enabled = 0x08, .cnp_dscp = 48, .cnp_prio = 6 };
 
 	d = fab_roce_add_device(r, sys);
 	d->name = "mlx5_0";

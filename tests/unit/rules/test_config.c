@@ -236,6 +236,7 @@ static void test_errors(void **state)
 	load_bad("[thresholds]\n\nSymbolErrors = 10\n", 3, "unknown key 'SymbolErrors' in [thresholds]; known: SymbolErrorCounter");
 	load_bad("[thresholds]\nSymbolErrorCounter = ten\n", 2, "takes a whole number or 'off', not 'ten'");
 	load_bad("[roce]\npriority = 9\n", 2, "'priority' in [roce] takes a whole number from 0 to 7, not '9'");
+	load_bad("[roce]\ncnp_priority = 8\n", 2, "'cnp_priority' in [roce] takes 'auto' or a whole number from 0 to 7, not '8'");
 	load_bad("[thresholds]\nSymbolErrorCounter = -1\n", 2, "not '-1'");
 	load_bad("[thresholds]\nSymbolErrorCounter = 10.5\n", 2, "not '10.5'");
 	load_bad("[thresholds]\nSymbolErrorCounter = 99999999999999999999999\n", 2, "whole number");
@@ -321,6 +322,19 @@ static void test_param_values(void **state)
 	assert_true(v == 1000);
 	assert_int_equal(fab_param_parse(&r->params[0], "inf", &v), -EINVAL);
 	assert_int_equal(fab_param_parse(&r->params[0], "1x", &v), -EINVAL);
+	/* 'auto' or a whole number in range */
+	r = fab_rule_find("roce.cnp_mismatch");
+	assert_int_equal(fab_param_parse(&r->params[0], "auto", &v), 0);
+	assert_true(v == FAB_PARAM_AUTO);
+	fab_param_format(&r->params[0], v, buf, sizeof(buf));
+	assert_string_equal(buf, "auto");
+	assert_int_equal(fab_param_parse(&r->params[0], "0", &v), 0);
+	assert_true(v == 0);
+	fab_param_format(&r->params[0], v, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	assert_int_equal(fab_param_parse(&r->params[0], "64", &v), -EINVAL);
+	assert_int_equal(fab_param_parse(&r->params[1], "8", &v), -EINVAL);
+	assert_int_equal(fab_param_parse(&r->params[1], "off", &v), -EINVAL);
 }
 
 

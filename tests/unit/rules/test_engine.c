@@ -437,6 +437,19 @@ static void test_skips(void **state)
 	fab_snapshot_free(s);
 }
 
+/* Every need a rule can have says what it asks for (`fabsweep rules show`). */
+static void test_need_texts(void **state)
+{
+	size_t n;
+	const struct fab_rule *t = fab_rules_table(&n);
+
+	for (unsigned bit = 1; bit <= FAB_NEED__LAST; bit <<= 1)
+		assert_non_null(fab_rule_need_text(bit));
+	assert_null(fab_rule_need_text(FAB_NEED__LAST << 1));
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(t[i].needs & ~((FAB_NEED__LAST << 1) - 1), 0);
+}
+
 /* Running again replaces the findings; the order is fixed. */
 static void test_rerun(void **state)
 {
@@ -570,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_skips),
 		cmocka_unit_test(test_roce_baseline),
 		cmocka_unit_test_setup_teardown(test_roce_names_and_keys, setup, teardown),
+		cmocka_unit_test(test_need_texts),
 		cmocka_unit_test(test_rerun),
 		cmocka_unit_test(test_sm_details),
 		cmocka_unit_test(test_many_duplicates),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fabsweep/config.h"
 #include "fabsweep/error.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/rules.h"
@@ -190,6 +191,106 @@ static void test_mtu_cases(void **state)
 	fab_snapshot_free(s);
 }
 
+static struct fab_config *conf(const char *text)
+{
+	struct fab_config *cfg = NULL;
+
+	if (fab_config_parse(text, strlen(text), "test.conf", &cfg))
+		fail_msg("%s", fab_errmsg());
+	return cfg;
+}
+
+static size_t with_text(const struct fab_snapshot *s, const char *rule, const char *text)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_findings; i++)
+		n += !strcmp(s->findings[i].rule_id, rule) && strstr(s->findings[i].message, text);
+	return n;
+}
+
+/* CNP DSCPs split two against two: no majority, every one is reported as
+ * a disagreement; with [roce] cnp_dscp set, only those that differ. */
+static void test_cnp_split(void **state)
+{
+	struct fab_snapshot *s = rf_base(0);
+	struct fab_config *cfg = conf("[roce]\ncnp_dscp = 48\n");
+
+	eth(s, "host1", "eth0")->ecn.cnp_dscp = 46;
+	eth(s, "host2", "eth0")->ecn.cnp_dscp = 46;
+	run(s);
+	assert_int_equal(s->n_findings, 4);
+	assert_int_equal(with_text(s, "roce.cnp_mismatch", "disagree and no DSCP is used by most: set [roce] cnp_dscp"), 4);
+	if (fab_rules_run(cfg, s, NULL, NOW, NULL))
+		fail_msg("%s", fab_errmsg());
+	assert_int_equal(s->n_findings, 2);
+	assert_int_equal(with_text(s, "roce.cnp_mismatch", "DSCP 46 (the configured CNP DSCP is 48)"), 2);
+	/* a CNP DSCP equal to the RoCE DSCP is the RoCE priority by mapping */
+	eth(s, "host1", "eth0")->ecn.cnp_dscp = 26;
+	eth(s, "host2", "eth0")->ecn.cnp_dscp = 48;
+	run(s);
+	only(s, "roce.cnp_mismatch", "host1", "eth0");
+	assert_non_null(strstr(s->findings[0].message, "DSCP 26 (the RoCE DSCP itself)"));
+	fab_config_free(cfg);
+	fab_snapshot_free(s);
+}
+
+/* ECN off where PFC is off too is roce.pfc_disabled's business; ECN off
+ * on another priority is nothing. */
+static void test_ecn_pfc_off(void **state)
+{
+	struct fab_snapshot *s = rf_base(0);
+	struct fab_eth_port *p = eth(s, "host1", "eth0");
+
+	p->dcb.pfc.enabled = 0x10;
+	p->ecn.np_enabled = p->ecn.rp_enabled = 0x10;
+	run(s);
+	assert_int_equal(count(s, "roce.pfc_disabled"), 1);
+	assert_int_equal(count(s, "roce.ecn_disabled"), 0);
+	p->dcb.pfc.enabled = 0x18;
+	run(s);
+	assert_int_equal(count(s, "roce.ecn_disabled"), 1);
+	fab_snapshot_free(s);
+}
+
+/* Trust split evenly: nobody is the odd one out. Without a known trust
+ * anywhere the rule is skipped, and says why; so is ecn_disabled without
+ * any ECN settings. */
+static void test_trust_tie_and_skips(void **state)
+{
+	struct fab_snapshot *s = rf_base(0);
+	struct fab_rules_result res;
+	struct fab_roce *r = s->roce;
+
+	eth(s, "host1", "eth0")->dcb.app_count = 0;
+	eth(s, "host2", "eth0")->dcb.app_count = 0;
+	run(s);
+	assert_int_equal(s->n_findings, 2); /* roce.dscp_mapping: DSCP 26 not mapped */
+	assert_int_equal(count(s, "roce.trust_mismatch"), 0);
+	eth(s, "host3", "eth0")->dcb.app_count = 0;
+	run(s);
+	assert_int_equal(count(s, "roce.trust_mismatch"), 1);
+	assert_non_null(strstr(s->findings[s->n_findings - 1].message,
+			       "trusts DSCP while 3 of 4 RoCE NICs trust PCP"));
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		r->eth_ports[i].dcb_status = FAB_DCB_NOT_QUERIED;
+		r->eth_ports[i].ecn.known = 0;
+	}
+	if (fab_rules_run(NULL, s, NULL, NOW, &res))
+		fail_msg("%s", fab_errmsg());
+	size_t n;
+	const struct fab_rule *t = fab_rules_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(t[i].id, "roce.trust_mismatch"))
+			assert_non_null(strstr(res.why_skipped[i], "no NIC's trust state is known"));
+		else if (!strcmp(t[i].id, "roce.ecn_disabled") || !strcmp(t[i].id, "roce.cnp_mismatch"))
+			assert_non_null(strstr(res.why_skipped[i], "no interface exposes ECN settings"));
+		else if (t[i].needs & (FAB_NEED_ROCE_ECN | FAB_NEED_ROCE_TRUST))
+			fail_msg("%s: a new need, test its skip", t[i].id);
+	}
+	fab_snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +299,9 @@ int main(void)
 		cmocka_unit_test(test_fw_tie),
 		cmocka_unit_test(test_speed_tie),
 		cmocka_unit_test(test_mtu_cases),
+		cmocka_unit_test(test_cnp_split),
+		cmocka_unit_test(test_ecn_pfc_off),
+		cmocka_unit_test(test_trust_tie_and_skips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <sqlite3.h>
@@ -192,6 +193,32 @@ static void raw_exec(const char *sql)
 	sqlite3_close(db);
 }
 
+/*
+ * Takes the database back to schema version `to`, as an older fabsweep left
+ * it: undo[v] reverts migration step v -> v + 1 (store/schema.sql.h). A new
+ * step adds its undo here.
+ */
+static void downgrade(int to)
+{
+	static const char *const undo[] = {
+		[1] = "DROP TABLE checks;",
+		[2] = "DROP VIEW eth_ports;"
+		      "ALTER TABLE eth_port_rows DROP COLUMN ecn_np_enabled;"
+		      "ALTER TABLE eth_port_rows DROP COLUMN ecn_rp_enabled;"
+		      "ALTER TABLE eth_port_rows DROP COLUMN cnp_dscp;"
+		      "ALTER TABLE eth_port_rows DROP COLUMN cnp_priority;"
+		      "ALTER TABLE eth_port_rows DROP COLUMN trust;"
+		      "CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;",
+	};
+	char sql[64];
+
+	static_assert(ARRAY_SIZE(undo) == FAB_SCHEMA_VERSION, "an undo per migration step");
+	for (int v = FAB_SCHEMA_VERSION - 1; v >= to && v >= 1; v--)
+		raw_exec(undo[v]);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", to);
+	raw_exec(sql);
+}
+
 static bool want_guid(uint64_t guid, const char *desc, void *ctx)
 {
 	(void)desc;
@@ -269,7 +296,8 @@ static void test_counters_view(void **state)
 	int64_t rows = count("SELECT count(*) FROM counters");
 	assert_int_equal(rows, (int64_t)snap->n_samples * FAB_CTR__COUNT);
 	assert_int_equal(count("SELECT count(DISTINCT counter) FROM counters"), FAB_CTR__COUNT);
-	raw_exec("DROP VIEW counters; DROP TABLE checks; PRAGMA user_version=1");
+	raw_exec("DROP VIEW counters");
+	downgrade(1);
 	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
 	fab_store_close(st);
 	assert_int_equal(count("SELECT count(*) FROM counters"), rows);
@@ -307,11 +335,7 @@ static void test_checks(void **state)
 	assert_int_equal(count("SELECT count(*) FROM checks"), 2);
 
 	/* back to version 1: no checks relation; scan 2 has findings */
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE checks; PRAGMA user_version=1", NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(db);
+	downgrade(1);
 	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), -EPROTO);
 	assert_non_null(strstr(fab_errmsg(), "run 'fabsweep db migrate'"));
 	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
@@ -320,6 +344,36 @@ static void test_checks(void **state)
 	assert_int_equal(count("SELECT count(*) FROM checks"), 1);
 	assert_int_equal(count("SELECT scan_id FROM checks WHERE checked_at ="
 			       " (SELECT finished_at FROM scans WHERE scan_id = 2)"), 2);
+	fab_snapshot_free(snap);
+}
+
+/* Version 2 -> 3: the ECN columns arrive empty (not collected: unknown);
+ * trust is derived from the NIC's application table where DCB answered. */
+static void test_migrate_ecn(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(1, 1, 1);
+	struct fab_store *st;
+
+	write_one(snap);
+	downgrade(2);
+	raw_exec("INSERT INTO eth_port_rows(scan_id, port_idx, system_idx, system, ifname, sysfs,"
+		 " lldp, stub, dcb_status, dcb_app_entries) VALUES"
+		 " (1, 0, 0, 'h1', 'eth0', 1, 1, 0, 'ok', 'udp:4791=3,dscp:26=3'),"
+		 " (1, 1, 0, 'h1', 'eth1', 1, 1, 0, 'ok', 'udp:4791=3'),"
+		 " (1, 2, 0, 'h1', 'eth2', 1, 1, 0, 'ok', ''),"
+		 " (1, 3, 0, 'h1', 'eth3', 1, 1, 0, 'unsupported', NULL),"
+		 " (1, 4, 0, 'h1', 'eth4', 1, 1, 0, 'ok', NULL)");
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	fab_store_close(st);
+	assert_int_equal(count("PRAGMA user_version"), FAB_SCHEMA_VERSION);
+	assert_int_equal(count("SELECT count(*) FROM eth_ports WHERE ecn_np_enabled IS NULL AND"
+			       " ecn_rp_enabled IS NULL AND cnp_dscp IS NULL AND cnp_priority IS NULL"),
+			 5);
+	assert_int_equal(count("SELECT count(*) FROM eth_ports WHERE"
+			       " (ifname = 'eth0' AND trust = 'dscp') OR"
+			       " (ifname IN ('eth1', 'eth2') AND trust = 'pcp') OR"
+			       " (ifname IN ('eth3', 'eth4') AND trust IS NULL)"),
+			 5);
 	fab_snapshot_free(snap);
 }
 
@@ -451,6 +505,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_loader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_view, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_ecn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),
