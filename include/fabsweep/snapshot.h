@@ -226,6 +226,9 @@ struct fab_roce;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
+	/* A watch sweep (docs/watch.md): the stored full scan whose nodes, ports
+	 * and links it shares; 0 for a scan with a topology of its own. */
+	int64_t topology_scan_id;
 	int64_t started_at_ms, finished_at_ms;
 	/* When the rules last ran on it (fab_rules_run; the checks relation),
 	 * 0 when never: then "no findings" means "not judged", not "healthy". */
