@@ -338,6 +338,12 @@ uint32_t fab_snapshot_find_node(const struct fab_snapshot *snap, uint64_t guid);
  * after adding nodes or samples. */
 int fab_snapshot_index(struct fab_snapshot *snap);
 
+/* Puts c as its port's newest value (a watch sweep's, docs/watch.md) into an
+ * indexed snapshot, which stays indexed: it replaces the port's latest
+ * sample (keeping that sample's number) or, when the port has none, is
+ * added as sample 0. 0, -EINVAL (not indexed, no such port) or -ENOMEM. */
+int fab_snapshot_put_sample(struct fab_snapshot *s, const struct fab_counter_sample *c);
+
 /* Latest sample of a port (sample number `which`), or NULL. */
 const struct fab_counter_sample *
 fab_snapshot_sample(const struct fab_snapshot *snap, uint32_t port_idx,

@@ -98,6 +98,11 @@ static void test_duration(void **state)
 	assert_true(ms == 36LL * 3600 * 1000);
 	assert_int_equal(fab_duration_parse("90s", &ms), 0);
 	assert_true(ms == 90000);
+	assert_int_equal(fab_duration_parse("500ms", &ms), 0);
+	assert_true(ms == 500);
+	assert_int_equal(fab_duration_parse("1m30s250ms", &ms), 0);
+	assert_true(ms == 90250);
+	assert_int_equal(fab_duration_parse("5mss", &ms), -EINVAL);
 	assert_int_equal(fab_duration_parse("30", &ms), -EINVAL);
 	assert_int_equal(fab_duration_parse("", &ms), -EINVAL);
 	assert_int_equal(fab_duration_parse("0d", &ms), -EINVAL);

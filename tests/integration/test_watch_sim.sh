@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# fabsweep watch on a simulated fabric (ibsim + real OpenSM): one full scan,
+# then counter sweeps every 300 ms. Errors injected between sweeps (ibsim
+# PerformanceSet) on a switch port and a host port are stored at their ports
+# within two sweeps, and nothing else is; each sweep reads one AllPortSelect sum
+# per switch and per-port counters only where a sum moved; a sweep is a
+# snapshot check, report and the SQL views understand; a host that stops
+# answering (ibsim Unlink) makes watch scan again; SIGTERM commits the sweep in
+# progress and exits 0. Waits for database states, never for fixed times.
+set -uo pipefail
+: "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
+source "$SRCDIR/scripts/fabsim.sh"
+D=$(mktemp -d)
+trap 'kill "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; fabsim_stop "$D/sim" > /dev/null 2>&1; rm -rf "$D"' EXIT
+source "$SRCDIR/tests/integration/checks.sh"
+need sqlite3
+q() { sqlite3 -readonly "$D/fab.db" "$@" 2> /dev/null; }
+now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+# The sweep (scan id) that first stored counter $3 of "$1"[$2] with value $4.
+stored_in() {
+	q "SELECT min(c.scan_id) FROM counters c JOIN nodes n USING (scan_id, node_guid)
+	   WHERE n.description = '$1' AND c.port_num = $2 AND c.counter = '$3' AND c.value = $4
+	   AND c.scan_id > 1"
+}
+# conditions wait_for polls (it runs a command, so each is a function)
+at_least() { [[ "$(q "$1")" -ge "$2" ]]; }
+is_stored() { [[ -n "$(stored_in "$@")" ]]; }
+# How many sweeps, of those that started after time $2, came before sweep $1 (0: the first).
+sweeps_before() { q "SELECT count(*) FROM scans WHERE topology_scan_id IS NOT NULL AND started_at > '$2' AND scan_id < $1"; }
+
+# 2 leaves x 2 hosts, 2 spines: leaf ports 1-2 hosts, 3 to spine001, 4 to spine002.
+"$FABGEN" --leaves 2 --spines 2 --hosts-per-leaf 2 -o "$D/net" || exit 1
+fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
+
+fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/fab.db" --interval 300ms \
+	> "$D/out" 2> "$D/err" &
+WATCH=$!
+wait_for 60 "the full scan and two sweeps" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id = 1' 2
+check "scan 1 is the full scan" eq "$(q 'SELECT topology_scan_id IS NULL FROM scans WHERE scan_id = 1')" 1
+check "the first sweep reads every port" has "$D/out" "watch: sweep 1, scan 2: 0 ports changed; 22 MADs (4 sums, 16 ports,"
+check "later sweeps: a sum per switch, the hosts' own counters" has "$D/out" "watch: sweep 2, scan 3: 0 ports changed; 1"
+check "... 4 sums and 4 host ports" has "$D/out" "(4 sums, 4 ports,"
+check "no counter rows in sweeps without changes" eq "$(q 'SELECT count(*) FROM port_counters WHERE scan_id > 1')" 0
+check "a sweep has its topology through the views" eq "$(q 'SELECT count(*) FROM links WHERE scan_id = 3')" \
+	"$(q 'SELECT count(*) FROM links WHERE scan_id = 1')"
+
+# errors on a spine port (found through its switch's sum) and a host port
+T1=$(now)
+fabsim_console "$D/sim" 'PerformanceSet "spine002"[2] PortCounters.SymbolErrorCounter=33' > /dev/null || exit 1
+T2=$(now)
+fabsim_console "$D/sim" 'PerformanceSet "host0003"[1] PortCounters.PortRcvErrors=4' > /dev/null || exit 1
+wait_for 60 "the switch port's errors stored" is_stored spine002 2 SymbolErrorCounter 33
+wait_for 60 "the host port's errors stored" is_stored host0003 1 PortRcvErrors 4
+S1=$(stored_in spine002 2 SymbolErrorCounter 33) S2=$(stored_in host0003 1 PortRcvErrors 4)
+# a sweep that started before the console command returned may have missed it:
+# found by the second sweep that started after the command was sent
+check "switch port found within two sweeps (after $(sweeps_before "$S1" "$T1"))" ge 1 "$(sweeps_before "$S1" "$T1")"
+check "host port found within two sweeps (after $(sweeps_before "$S2" "$T2"))" ge 1 "$(sweeps_before "$S2" "$T2")"
+check "nothing else stored" eq "$(q 'SELECT count(*) FROM port_counters WHERE scan_id > 1')" 2
+check "only the error counters of a change" eq \
+	"$(q "SELECT count(*) FROM counters WHERE scan_id = $S1")" 12
+
+# the sweep is a snapshot the commands understand
+L=$(q 'SELECT max(scan_id) FROM scans')
+fabsim_run "$D/sim" -- "$FABSWEEP" check --db "$D/fab.db" --scan "$L" --baseline 1 --fail-on never > "$D/check"
+check "check of a sweep against the full scan exits 0" eq "$?" 0
+check "check: the switch port's errors" has "$D/check" "spine002/2"
+check "check: the host port's errors" has "$D/check" "host0003/1"
+fabsim_run "$D/sim" -- "$FABSWEEP" report --db "$D/fab.db" --scan "$L" --html "$D/r.html" > /dev/null
+check "report of a sweep" has "$D/r.html" "spine002"
+
+# a host that stops answering: watch scans again
+fabsim_console "$D/sim" 'Unlink "host0004"[1]' > /dev/null || exit 1
+wait_for 60 "a second full scan" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' 2
+check "the reason is printed" has "$D/out" '"host0004" (0x'
+check "... its LID did not answer" has "$D/out" "did not answer): full scan"
+F2=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
+wait_for 60 "a sweep of the new topology" at_least "SELECT count(*) FROM scans WHERE topology_scan_id = $F2" 1
+check "the new topology lacks the host" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = $F2 AND description = 'host0004'")" 0
+
+# SIGTERM: the sweep in progress is committed, exit 0
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "SIGTERM: exit 0" eq "$?" 0
+check "SIGTERM: says it stopped" has "$D/out" "watch: stopped after"
+check "the last scan printed is the last stored" has "$D/out" "last scan $(q 'SELECT max(scan_id) FROM scans')"
+check "no error output" eq "$(cat "$D/err")" ""
+check "integrity" eq "$(q 'PRAGMA integrity_check')" ok
+
+echo "$pass passed, $fail failed"
+((fail == 0))
