@@ -5,8 +5,9 @@
 # within two sweeps, and nothing else is; each sweep reads one AllPortSelect sum
 # per switch and per-port counters only where a sum moved; a sweep is a
 # snapshot check, report and the SQL views understand; a host that stops
-# answering (ibsim Unlink) makes watch scan again; SIGTERM commits the sweep in
-# progress and exits 0. Waits for database states, never for fixed times.
+# answering (ibsim Unlink), the master SM leaving and another GUID answering
+# at a LID (ibsim Guid) each make watch scan again; SIGTERM commits the sweep
+# in progress and exits 0. Waits for database states, never for fixed times.
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
@@ -22,7 +23,9 @@ stored_in() {
 	   WHERE n.description = '$1' AND c.port_num = $2 AND c.counter = '$3' AND c.value = $4
 	   AND c.scan_id > 1"
 }
-# conditions wait_for polls (it runs a command, so each is a function)
+# waits WHAT CMD...: a check that CMD succeeds within 60 s (wait_for runs a
+# command, so each condition below is a function)
+waits() { local what=$1; shift; check "$what" wait_for 60 "$what" "$@"; }
 at_least() { [[ "$(q "$1")" -ge "$2" ]]; }
 is_stored() { [[ -n "$(stored_in "$@")" ]]; }
 # How many sweeps, of those that started after time $2, came before sweep $1 (0: the first).
@@ -35,7 +38,7 @@ fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
 fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/fab.db" --interval 300ms \
 	> "$D/out" 2> "$D/err" &
 WATCH=$!
-wait_for 60 "the full scan and two sweeps" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id = 1' 2
+waits "the full scan and two sweeps" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id = 1' 2
 check "scan 1 is the full scan" eq "$(q 'SELECT topology_scan_id IS NULL FROM scans WHERE scan_id = 1')" 1
 check "the first sweep reads every port" has "$D/out" "watch: sweep 1, scan 2: 0 ports changed; 22 MADs (4 sums, 16 ports,"
 check "later sweeps: a sum per switch, the hosts' own counters" has "$D/out" "watch: sweep 2, scan 3: 0 ports changed; 1"
@@ -49,8 +52,8 @@ T1=$(now)
 fabsim_console "$D/sim" 'PerformanceSet "spine002"[2] PortCounters.SymbolErrorCounter=33' > /dev/null || exit 1
 T2=$(now)
 fabsim_console "$D/sim" 'PerformanceSet "host0003"[1] PortCounters.PortRcvErrors=4' > /dev/null || exit 1
-wait_for 60 "the switch port's errors stored" is_stored spine002 2 SymbolErrorCounter 33
-wait_for 60 "the host port's errors stored" is_stored host0003 1 PortRcvErrors 4
+waits "the switch port's errors stored" is_stored spine002 2 SymbolErrorCounter 33
+waits "the host port's errors stored" is_stored host0003 1 PortRcvErrors 4
 S1=$(stored_in spine002 2 SymbolErrorCounter 33) S2=$(stored_in host0003 1 PortRcvErrors 4)
 # a sweep that started before the console command returned may have missed it:
 # found by the second sweep that started after the command was sent
@@ -71,11 +74,11 @@ check "report of a sweep" has "$D/r.html" "spine002"
 
 # a host that stops answering: watch scans again
 fabsim_console "$D/sim" 'Unlink "host0004"[1]' > /dev/null || exit 1
-wait_for 60 "a second full scan" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' 2
+waits "a second full scan" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' 2
 check "the reason is printed" has "$D/out" '"host0004" (0x'
 check "... its LID did not answer" has "$D/out" "did not answer): full scan"
 F2=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
-wait_for 60 "a sweep of the new topology" at_least "SELECT count(*) FROM scans WHERE topology_scan_id = $F2" 1
+waits "a sweep of the new topology" at_least "SELECT count(*) FROM scans WHERE topology_scan_id = $F2" 1
 check "the new topology lacks the host" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = $F2 AND description = 'host0004'")" 0
 
 # SIGTERM: the sweep in progress is committed, exit 0
@@ -85,6 +88,41 @@ check "SIGTERM: exit 0" eq "$?" 0
 check "SIGTERM: says it stopped" has "$D/out" "watch: stopped after"
 check "the last scan printed is the last stored" has "$D/out" "last scan $(q 'SELECT max(scan_id) FROM scans')"
 check "no error output" eq "$(cat "$D/err")" ""
+
+# Topology changes that keep the LIDs answering. Every LID's GUID is
+# confirmed on every sweep (--verify-every 1).
+fulls() { q 'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL'; }
+swept_after_full() {
+	at_least "SELECT count(*) FROM scans WHERE topology_scan_id =
+		(SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)" 1
+}
+fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/fab.db" --interval 300ms \
+	--verify-every 1 > "$D/out2" 2> "$D/err2" &
+WATCH=$!
+N=$(($(fulls) + 1))
+waits "the second watch's full scan and a sweep" at_least \
+	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' "$N"
+waits "... its first sweep" swept_after_full
+waits "a sweep that confirms every LID" grep -qF "(4 sums, 3 ports, 8 checks)" "$D/out2"
+# the master SM goes away (ports keep their LIDs without an SM)
+fabsim_stop_sm "$D/sim" || exit 1
+waits "a full scan after the master SM left" at_least \
+	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' $((N + 1))
+check "the master SM is the reason" has "$D/out2" "topology changed (the master SM ("
+waits "a sweep of the topology without an SM" swept_after_full
+# another adapter at host0002's place, same LID (no SM to give it another)
+G=$(q "SELECT node_guid FROM nodes WHERE scan_id = 1 AND description = 'host0002'")
+fabsim_console "$D/sim" 'Guid "host0002" 0x0002c901000000aa' > /dev/null || exit 1
+waits "a full scan after the GUID change" at_least \
+	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' $((N + 2))
+check "another GUID at the LID is the reason" has "$D/out2" "is 0x0002c901000000aa now, not \"host0002\" ($G)"
+waits "a sweep of the new adapter's topology" swept_after_full
+check "the new topology has the new GUID" eq "$(q "SELECT description FROM nodes WHERE node_guid = '0x0002c901000000aa'
+	AND scan_id = (SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)")" host0002
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "second watch: exit 0" eq "$?" 0
+check "second watch: no error output" eq "$(cat "$D/err2")" ""
 check "integrity" eq "$(q 'PRAGMA integrity_check')" ok
 
 echo "$pass passed, $fail failed"
