@@ -48,10 +48,12 @@ static void on_event(const struct fab_watch_event *e, void *ctx)
 
 static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quiet)
 {
-	enum { O_DB = 256, O_INTERVAL, O_RESCAN, O_COUNT, O_LABEL, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
+	enum { O_DB = 256, O_CONFIG, O_HOLD, O_INTERVAL, O_RESCAN, O_COUNT, O_LABEL, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
 	       O_WINDOW, O_VERIFY, O_QUIET };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "hold", required_argument, NULL, O_HOLD },
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "rescan", required_argument, NULL, O_RESCAN },
 		{ "count", required_argument, NULL, O_COUNT },
@@ -74,6 +76,12 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_DB: a->db = optarg; break;
+		case O_CONFIG: a->config = optarg; break;
+		case O_HOLD:
+			if (fab_duration_parse(optarg, &ms))
+				return fab_cli_usage_error("watch", "--hold takes a duration such as 10m, 30s or 1h, not '%s'", optarg);
+			a->hold_ms = ms;
+			break;
 		case O_LABEL: a->scan.label = optarg; break;
 		case O_CA: a->scan.so.ca = optarg; break;
 		case O_QUIET: *quiet = true; break;

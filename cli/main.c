@@ -115,8 +115,10 @@ const struct fab_cmd fab_commands[] = {
 	  "  exit status: 0 healthy, 1 findings at or above --fail-on, 3 a step failed, 4 the scan was partial\n" },
 	{ "watch", fab_cmd_watch, "a full scan, then counter sweeps every few seconds, storing what changed (docs/watch.md)",
 	  "  --db PATH            database\n"
-	  "  --interval D         from one sweep to the next, e.g. 10s, 1s, 500ms (default 10s)\n"
-	  "  --rescan D           a full scan at least this often, for links that came up (default 1h)\n"
+	  "  --config FILE        the rules' configuration and its [watch] settings (default /etc/fabsweep/fabsweep.conf if present)\n"
+	  "  --interval D         from one sweep to the next, e.g. 10s, 1s, 500ms ([watch] interval; default 10s)\n"
+	  "  --rescan D           a full scan at least this often, for links that came up ([watch] rescan; default 1h)\n"
+	  "  --hold D             a counter finding stays raised this long after its last change ([watch] hold; default 10m)\n"
 	  "  --count N            stop after N sweeps (default: when stopped; SIGTERM commits the sweep in progress)\n"
 	  "  --label TEXT         label the full scans and sweeps (default 'watch')\n"
 	  "  --ca NAME, --port N, --timeout MS, --retries N   as for scan\n"

@@ -13,19 +13,36 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fabsweep/config.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabsweep/watch.h"
 
 #define DEFAULT_INTERVAL_MS 10000
 #define DEFAULT_RESCAN_MS (3600 * 1000)
+#define DEFAULT_HOLD_MS (600 * 1000)
+
+/* What the sweeps of one watch share. */
+struct wstate {
+	const struct fab_pipeline_watch *job;
+	struct fab_config *cfg;
+	struct fab_rules_hold *hold;
+	struct fab_watch *w;
+	struct fab_snapshot *topo;
+	/* the changed ports' pairs for the counter rules: latest the sweep's
+	 * sample, earlier the value before; cleared after each sweep */
+	struct fab_counter_pairs pairs;
+};
 
 static volatile sig_atomic_t stop_requested;
 
@@ -40,7 +57,6 @@ void fab_pipeline_watch_init(struct fab_pipeline_watch *job)
 	memset(job, 0, sizeof(*job));
 	fab_pipeline_scan_init(&job->scan);
 	fab_probe_opts_init(&job->probe);
-	job->interval_ms = DEFAULT_INTERVAL_MS;
 }
 
 static void emit(const struct fab_pipeline_watch *job, struct fab_watch_event *e)
@@ -99,11 +115,53 @@ static int full_scan(struct fab_store *st, const struct fab_pipeline_watch *job,
 	return 0;
 }
 
+/* Pairs sized for the topology, empty. */
+static int pairs_for(struct wstate *ws)
+{
+	struct fab_counter_pairs *p = &ws->pairs;
+
+	fab_counter_pairs_free(p);
+	memset(p, 0, sizeof(*p));
+	p->latest = calloc(ws->topo->n_ports + 1, sizeof(*p->latest));
+	p->earlier = calloc(ws->topo->n_ports + 1, sizeof(*p->earlier));
+	p->n_ports = ws->topo->n_ports;
+	return p->latest && p->earlier ? 0 : fab_err(-ENOMEM, "out of memory");
+}
+
+/* The counter rules over the sweep's changed ports (each compared with its
+ * value before), then the findings held from earlier sweeps. */
+static int judge(struct wstate *ws, struct fab_snapshot *sw)
+{
+	struct fab_counter_pairs *p = &ws->pairs;
+	int64_t now = fab_now_ms();
+	int err;
+
+	for (size_t i = 0; i < sw->n_samples; i++) {
+		uint32_t pi = sw->samples[i].port_idx;
+		p->latest[pi] = &sw->samples[i];
+		p->earlier[pi] = fab_counter_latest(ws->topo, pi);
+	}
+	p->n_pairs = sw->n_samples;
+	err = fab_rules_run_counters(ws->cfg, ws->topo, p, sw, now);
+	for (size_t i = 0; i < sw->n_samples; i++) {
+		uint32_t pi = sw->samples[i].port_idx;
+		p->latest[pi] = p->earlier[pi] = NULL;
+	}
+	p->n_pairs = 0;
+	if (!err)
+		err = fab_rules_hold_apply(ws->hold, sw, now);
+	sw->checked_at_ms = now;
+	return err;
+}
+
 /* One counter sweep of topo, committed; its changes put into topo. *again
  * says the topology changed (nothing was committed). */
-static int sweep(struct fab_store *st, const struct fab_pipeline_watch *job, struct fab_watch *w,
-		 struct fab_snapshot *topo, bool *again, struct fab_pipeline_watch_result *out)
+static int sweep(struct fab_store *st, struct wstate *ws, bool *again,
+		 struct fab_pipeline_watch_result *out)
 {
+	const struct fab_pipeline_watch *job = ws->job;
+	struct fab_watch *w = ws->w;
+	struct fab_snapshot *topo = ws->topo;
 	struct fab_snapshot *sw = fab_snapshot_new();
 	struct fab_watch_result res;
 	int err;
@@ -124,7 +182,7 @@ static int sweep(struct fab_store *st, const struct fab_pipeline_watch *job, str
 		goto out;
 	}
 	sw->status = sw->n_errors ? FAB_SCAN_PARTIAL : FAB_SCAN_COMPLETE;
-	if ((err = fab_store_write_sweep(st, sw, topo)))
+	if ((err = judge(ws, sw)) || (err = fab_store_write_sweep(st, sw, topo)))
 		goto out;
 	for (size_t i = 0; i < sw->n_samples && !err; i++)
 		if ((err = fab_snapshot_put_sample(topo, &sw->samples[i])))
@@ -140,23 +198,39 @@ out:
 	return err;
 }
 
+/* A duration: the job's, else the config's [watch] key, else dflt. */
+static int64_t setting(const struct wstate *ws, int64_t job_ms, unsigned key, int64_t dflt)
+{
+	const char *v = fab_config_sweep(ws->cfg, key, NULL);
+	int64_t ms;
+
+	if (job_ms > 0)
+		return job_ms;
+	return v && !fab_duration_parse(v, &ms) ? ms : dflt;
+}
+
 int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline_watch_result *out)
 {
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	struct fab_probe_opts po = job->probe;
-	struct fab_snapshot *topo = NULL;
+	struct wstate ws = { .job = job };
 	struct fab_store *st = NULL;
-	struct fab_watch *w = NULL;
-	int64_t interval = job->interval_ms > 0 ? job->interval_ms : DEFAULT_INTERVAL_MS;
-	int64_t rescan = job->rescan_ms > 0 ? job->rescan_ms : DEFAULT_RESCAN_MS, scanned = 0;
+	int64_t interval, rescan, scanned = 0;
 	bool need_scan = true;
 	int err;
 
 	memset(out, 0, sizeof(*out));
+	if ((err = fab_pipeline_load_config(job->config, &ws.cfg)))
+		return err;
+	interval = setting(&ws, job->interval_ms, FAB_WATCH_INTERVAL, DEFAULT_INTERVAL_MS);
+	rescan = setting(&ws, job->rescan_ms, FAB_WATCH_RESCAN, DEFAULT_RESCAN_MS);
+	if ((err = fab_rules_hold_new(setting(&ws, job->hold_ms, FAB_WATCH_HOLD, DEFAULT_HOLD_MS),
+				      &ws.hold)))
+		goto out;
 	if (job->make_db_dir)
 		fab_pipeline_make_db_dir(job->db);
 	if ((err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
-		return err;
+		goto out;
 	stop_requested = 0;
 	sigemptyset(&sa.sa_mask); /* no SA_RESTART: a signal ends the sleep */
 	sigaction(SIGINT, &sa, &old_int);
@@ -174,20 +248,20 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 			 * own: under the simulator (umad2sim) a scan closing its
 			 * device while another stays open in the process crashes
 			 * umad2sim's thread; the sums start afresh anyway */
-			fab_watch_close(w);
-			w = NULL;
-			if ((err = full_scan(st, job, &topo, out)))
+			fab_watch_close(ws.w);
+			ws.w = NULL;
+			if ((err = full_scan(st, job, &ws.topo, out)))
 				break;
 			scanned = mono_ms();
 			if (stop_requested)
 				break;
 			need_scan = false;
-			if ((err = fab_watch_open(&po, topo->source, &w)))
+			if ((err = pairs_for(&ws)) || (err = fab_watch_open(&po, ws.topo->source, &ws.w)))
 				break;
 			if (job->verify_every)
-				fab_watch_set_verify_every(w, job->verify_every);
+				fab_watch_set_verify_every(ws.w, job->verify_every);
 		}
-		if ((err = sweep(st, job, w, topo, &need_scan, out)))
+		if ((err = sweep(st, &ws, &need_scan, out)))
 			break;
 		if (need_scan || (job->max_sweeps && out->sweeps >= job->max_sweeps))
 			continue; /* a full scan now, or done */
@@ -196,8 +270,12 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 	out->stopped = stop_requested;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	fab_watch_close(w);
-	fab_snapshot_free(topo);
+out:
+	fab_watch_close(ws.w);
+	fab_snapshot_free(ws.topo);
+	fab_counter_pairs_free(&ws.pairs);
+	fab_rules_hold_free(ws.hold);
+	fab_config_free(ws.cfg);
 	fab_store_close(st);
 	return err;
 }

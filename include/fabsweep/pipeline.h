@@ -262,13 +262,16 @@ struct fab_watch_event {
 
 struct fab_pipeline_watch {
 	const char *db;
+	const char *config;            /* the rules' config and its [watch]; NULL: the default */
 	bool make_db_dir;
 	struct fab_pipeline_scan scan; /* the full scans (their db and make_db_dir are the watch's) */
 	struct fab_probe_opts probe;   /* the sweeps' MADs; ca, port and M_Keys from scan.so */
-	int64_t interval_ms;           /* from the start of one sweep to the next */
-	/* a full scan at least this often (links that came up, which counters
-	 * do not show); 0: the default, 1 h */
-	int64_t rescan_ms;
+	/* 0: the config's [watch] value, else the default */
+	int64_t interval_ms;           /* from the start of one sweep to the next (10 s) */
+	int64_t rescan_ms;             /* a full scan at least this often (1 h): links
+					* that came up, which counters do not show */
+	int64_t hold_ms;               /* a counter finding stays this long after it was
+					* last raised (10 min) */
 	unsigned long max_sweeps;      /* stop after that many sweeps; 0: when stopped */
 	unsigned verify_every;         /* fab_watch_set_verify_every(); 0: its default */
 	void (*event)(const struct fab_watch_event *e, void *ctx); /* may be NULL */
@@ -286,9 +289,11 @@ struct fab_pipeline_watch_result {
 /*
  * `fabsweep watch` (docs/watch.md): a full scan (as fab_pipeline_scan),
  * then counter sweeps of its topology (fab_watch_sweep) every interval,
- * each committed as a sweep (fab_store_write_sweep) that stores what
- * changed; a sweep that sees the topology change is dropped and a full
- * scan follows. SIGINT and SIGTERM end it after the sweep in progress is
+ * each judged by the counter rules over its changed ports
+ * (fab_rules_run_counters) with the findings held for the hold time
+ * (fab_rules_hold_apply) and committed as a sweep (fab_store_write_sweep)
+ * that stores what changed; a sweep that sees the topology change is
+ * dropped and a full scan follows. SIGINT and SIGTERM end it after the sweep in progress is
  * committed (during a full scan: at once, with job->scan.signal_exit, as
  * a scan does). Returns 0 when max_sweeps were made or a signal stopped
  * it; a negative errno when a scan, a sweep's MADs or the store failed.

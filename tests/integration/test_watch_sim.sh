@@ -35,8 +35,9 @@ sweeps_before() { q "SELECT count(*) FROM scans WHERE topology_scan_id IS NOT NU
 "$FABGEN" --leaves 2 --spines 2 --hosts-per-leaf 2 -o "$D/net" || exit 1
 fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
 
+printf '[watch]\nhold = 2s\n' > "$D/conf"
 fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/fab.db" --interval 300ms \
-	> "$D/out" 2> "$D/err" &
+	--config "$D/conf" > "$D/out" 2> "$D/err" &
 WATCH=$!
 waits "the full scan and two sweeps" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id = 1' 2
 check "scan 1 is the full scan" eq "$(q 'SELECT topology_scan_id IS NULL FROM scans WHERE scan_id = 1')" 1
@@ -48,20 +49,47 @@ check "a sweep has its topology through the views" eq "$(q 'SELECT count(*) FROM
 	"$(q 'SELECT count(*) FROM links WHERE scan_id = 1')"
 
 # errors on a spine port (found through its switch's sum) and a host port
-T1=$(now)
 fabsim_console "$D/sim" 'PerformanceSet "spine002"[2] PortCounters.SymbolErrorCounter=33' > /dev/null || exit 1
-T2=$(now)
+T1=$(now) # the simulator has the new value: every sweep started from now on reads it
 fabsim_console "$D/sim" 'PerformanceSet "host0003"[1] PortCounters.PortRcvErrors=4' > /dev/null || exit 1
+T2=$(now)
 waits "the switch port's errors stored" is_stored spine002 2 SymbolErrorCounter 33
 waits "the host port's errors stored" is_stored host0003 1 PortRcvErrors 4
 S1=$(stored_in spine002 2 SymbolErrorCounter 33) S2=$(stored_in host0003 1 PortRcvErrors 4)
-# a sweep that started before the console command returned may have missed it:
-# found by the second sweep that started after the command was sent
-check "switch port found within two sweeps (after $(sweeps_before "$S1" "$T1"))" ge 1 "$(sweeps_before "$S1" "$T1")"
-check "host port found within two sweeps (after $(sweeps_before "$S2" "$T2"))" ge 1 "$(sweeps_before "$S2" "$T2")"
+# found by the first sweep that started after the simulator had it (the one
+# running then may have read the port before): within two sweeps
+check "switch port found by the first sweep after the change" eq "$(sweeps_before "$S1" "$T1")" 0
+check "host port found by the first sweep after the change" eq "$(sweeps_before "$S2" "$T2")" 0
 check "nothing else stored" eq "$(q 'SELECT count(*) FROM port_counters WHERE scan_id > 1')" 2
 check "only the error counters of a change" eq \
 	"$(q "SELECT count(*) FROM counters WHERE scan_id = $S1")" 12
+
+# the counter rules judged each change in its sweep; findings only there
+guid() { q "SELECT node_guid FROM nodes WHERE scan_id = 1 AND description = '$1'"; }
+GS=$(guid spine002) GH=$(guid host0003)
+finding() { q "SELECT count(*) FROM findings WHERE scan_id = $1 AND rule_id = '$2' AND node = '$3' AND port = '$4'"; }
+check "port.errors at spine002/2 in its sweep" eq "$(finding "$S1" port.errors "$GS" 2)" 1
+check "port.error_increase at host0003/1 in its sweep" eq "$(finding "$S2" port.error_increase "$GH" 1)" 1
+check "no finding at another port" eq "$(q "SELECT count(*) FROM findings f JOIN scans s USING (scan_id)
+	WHERE s.topology_scan_id IS NOT NULL AND NOT (f.node = '$GS' AND f.port = '2')
+	AND NOT (f.node = '$GH' AND f.port = '1')")" 0
+check "sweeps are marked checked" eq "$(q "SELECT count(*) FROM checks WHERE scan_id = $S1")" 1
+# held: in the sweeps after the change for the hold time (2 s), then gone
+held_after() { # sweeps started between $1 and $2 ms after S1 that hold the finding
+	q "SELECT count(*) FROM scans s JOIN findings f USING (scan_id) WHERE f.rule_id = 'port.errors'
+	   AND f.node = '$GS' AND f.port = '2' AND f.evidence LIKE '%held_since=%'
+	   AND julianday(s.started_at) > julianday((SELECT started_at FROM scans WHERE scan_id = $S1)) + $1 / 86400000.0
+	   AND julianday(s.started_at) < julianday((SELECT started_at FROM scans WHERE scan_id = $S1)) + $2 / 86400000.0"
+}
+after_hold() { # a sweep started 2.5 s after S1 exists
+	at_least "SELECT count(*) FROM scans WHERE topology_scan_id IS NOT NULL AND julianday(started_at) >
+		julianday((SELECT started_at FROM scans WHERE scan_id = $S1)) + 2500 / 86400000.0" 1
+}
+waits "a sweep after the hold time" after_hold
+check "the finding is held in the next sweeps" ge "$(held_after 0 1800)" 1
+check "... not after the hold time" eq "$(held_after 2500 100000)" 0
+check "a held finding is stored without a counter row" eq \
+	"$(q "SELECT count(*) FROM port_counters WHERE scan_id > $S1 AND scan_id > $S2")" 0
 
 # the sweep is a snapshot the commands understand
 L=$(q 'SELECT max(scan_id) FROM scans')
