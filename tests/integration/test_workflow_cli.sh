@@ -156,6 +156,12 @@ cp "$SRCDIR/packaging/fabsweep-sweep.timer" "$D/units/"
 out=$(cd "$D/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
 	./fabsweep-sweep.service ./fabsweep-sweep.timer 2>&1)
 check "systemd-analyze verify: ${out:-clean}" eq "$out" ""
+wunit="$BUILDDIR/packaging/fabsweep-watch.service"
+check "watch service configured with the install path" grep -q '^ExecStart=/.*/fabsweep watch --quiet$' "$wunit"
+sed "s|^ExecStart=.*|ExecStart=\"$FABSWEEP\" watch --quiet|" "$wunit" > "$D/units/fabsweep-watch.service"
+out=$(cd "$D/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
+	./fabsweep-watch.service 2>&1)
+check "systemd-analyze verify of the watch service: ${out:-clean}" eq "$out" ""
 
 echo "$pass passed, $fail failed"
 ((fail == 0))
