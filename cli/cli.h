@@ -46,6 +46,7 @@ int fab_cmd_report(int argc, char **argv);
 int fab_cmd_collect(int argc, char **argv);
 int fab_cmd_merge(int argc, char **argv);
 int fab_cmd_sweep(int argc, char **argv);
+int fab_cmd_watch(int argc, char **argv);
 int fab_cmd_ready(int argc, char **argv);
 
 /* ---- parsing (cli/common.c) ---------------------------------------------- */
@@ -59,6 +60,11 @@ const char *fab_cli_default_db(void);
 bool fab_cli_is_root_db(const char *db);
 /* Parses an integer in [min,max]; 0 on success. */
 int fab_cli_parse_int(const char *s, long min, long max, long *out);
+/* The MAD options of the commands that send MADs, one wording for all:
+ * --port, --timeout, --retries, --window. Sets *out and returns -1, or
+ * prints a usage error naming cmd and returns FAB_EXIT_USAGE. */
+enum fab_cli_mad_opt { FAB_CLI_PORT, FAB_CLI_TIMEOUT, FAB_CLI_RETRIES, FAB_CLI_WINDOW };
+int fab_cli_mad_opt(const char *cmd, enum fab_cli_mad_opt which, const char *arg, int *out);
 /* getopt takes "-1" for an option. Returns a copy of argv (free() it) in
  * which such negative scan ids, outside option arguments (with_arg: the
  * options that take one, NULL-terminated) and before "--", lose their '-';

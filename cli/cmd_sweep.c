@@ -100,7 +100,7 @@ static int parse(int argc, char **argv, struct fab_pipeline_sweep *a, bool *quie
 	struct fab_scan_opts *so = &a->scan.so;
 	int64_t ms;
 	long v;
-	int c;
+	int c, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -142,19 +142,16 @@ static int parse(int argc, char **argv, struct fab_pipeline_sweep *a, bool *quie
 			a->v[FAB_SWEEP_INTERVAL] = optarg;
 			break;
 		case O_PORT:
-			if (fab_cli_parse_int(optarg, 1, 254, &v))
-				return fab_cli_usage_error("sweep", "--port takes a port number from 1 to 254, not '%s'", optarg);
-			so->port = (int)v;
+			if ((ret = fab_cli_mad_opt("sweep", FAB_CLI_PORT, optarg, &so->port)) >= 0)
+				return ret;
 			break;
 		case O_TIMEOUT:
-			if (fab_cli_parse_int(optarg, 1, 60000, &v))
-				return fab_cli_usage_error("sweep", "--timeout takes milliseconds from 1 to 60000, not '%s'", optarg);
-			so->timeout_ms = (int)v;
+			if ((ret = fab_cli_mad_opt("sweep", FAB_CLI_TIMEOUT, optarg, &so->timeout_ms)) >= 0)
+				return ret;
 			break;
 		case O_RETRIES:
-			if (fab_cli_parse_int(optarg, 0, 20, &v))
-				return fab_cli_usage_error("sweep", "--retries takes a whole number from 0 to 20, not '%s'", optarg);
-			so->retries = (int)v;
+			if ((ret = fab_cli_mad_opt("sweep", FAB_CLI_RETRIES, optarg, &so->retries)) >= 0)
+				return ret;
 			break;
 		default:
 			return fab_cli_usage_error("sweep", "unknown option '%s'; 'fabsweep help sweep' lists them",

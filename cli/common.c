@@ -175,3 +175,20 @@ void fab_cli_partial(const struct fab_snapshot *snap)
 	fprintf(stderr, "fabsweep: scan %lld committed as partial: %zu item%s missed (see table scan_errors)\n",
 		(long long)snap->scan_id, snap->n_errors, snap->n_errors == 1 ? "" : "s");
 }
+
+int fab_cli_mad_opt(const char *cmd, enum fab_cli_mad_opt which, const char *arg, int *out)
+{
+	static const struct { const char *name; long min, max; const char *what; } o[] = {
+		[FAB_CLI_PORT] = { "--port", 1, 254, "a port number" },
+		[FAB_CLI_TIMEOUT] = { "--timeout", 1, 60000, "milliseconds" },
+		[FAB_CLI_RETRIES] = { "--retries", 0, 20, "a whole number" },
+		[FAB_CLI_WINDOW] = { "--window", 1, 1024, "a number of MADs" },
+	};
+	long v;
+
+	if (fab_cli_parse_int(arg, o[which].min, o[which].max, &v))
+		return fab_cli_usage_error(cmd, "%s takes %s from %ld to %ld, not '%s'", o[which].name,
+					   o[which].what, o[which].min, o[which].max, arg);
+	*out = (int)v;
+	return -1;
+}

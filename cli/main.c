@@ -113,6 +113,19 @@ const struct fab_cmd fab_commands[] = {
 	  "  --ca NAME, --port N, --timeout MS, --retries N   as for scan\n"
 	  "  --quiet              print nothing; the exit code says it\n"
 	  "  exit status: 0 healthy, 1 findings at or above --fail-on, 3 a step failed, 4 the scan was partial\n" },
+	{ "watch", fab_cmd_watch, "a full scan, then counter sweeps every few seconds, storing what changed (docs/watch.md)",
+	  "  --db PATH            database\n"
+	  "  --config FILE        the rules' configuration and its [watch] settings (default /etc/fabsweep/fabsweep.conf if present)\n"
+	  "  --interval D         from one sweep to the next, e.g. 10s, 1s, 500ms ([watch] interval; default 10s)\n"
+	  "  --rescan D           a full scan at least this often, for links that came up ([watch] rescan; default 1h)\n"
+	  "  --hold D             a counter finding stays raised this long after its last change ([watch] hold; default 10m)\n"
+	  "  --count N            stop after N sweeps (default: when stopped; SIGTERM commits the sweep in progress)\n"
+	  "  --label TEXT         label the full scans and sweeps (default 'watch')\n"
+	  "  --ca NAME, --port N, --timeout MS, --retries N   as for scan\n"
+	  "  --window N           MADs in flight during a sweep (default 128)\n"
+	  "  --verify-every N     confirm each LID's GUID once in N sweeps (default 16)\n"
+	  "  --quiet              print nothing\n"
+	  "  exit status: 0 stopped or --count sweeps done, 3 a scan, sweep or the database failed\n" },
 	{ "ready", fab_cmd_ready, "probe live whether the fabric is ready for a job on these hosts",
 	  "  --hosts LIST         Slurm host list (node[001-016,020]); default $SLURM_JOB_NODELIST\n"
 	  "  --hostfile FILE      one host or host list a line (# comments)\n"

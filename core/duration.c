@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Durations as people write them in retention settings: "30d", "12h", "2w",
- * "1d12h" (db prune --older-than, sweep older_than). One parser for the
+ * "1d12h" (db prune --older-than, sweep older_than), "500ms" (watch
+ * --interval). One parser for the
  * command line and the config file.
  */
 #include <errno.h>
@@ -31,6 +32,13 @@ int fab_duration_parse(const char *s, int64_t *out_ms)
 		}
 		if (!digits)
 			return -EINVAL;
+		if (s[0] == 'm' && s[1] == 's') { /* milliseconds: watch intervals */
+			s += 2;
+			total += v;
+			if (total > max)
+				return -EINVAL;
+			continue;
+		}
 		for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
 			if (*s == units[k].unit)
 				break;

@@ -400,3 +400,25 @@ int fab_snapshot_build_links(struct fab_snapshot *s)
 	sort_snap = NULL;
 	return 0;
 }
+
+int fab_snapshot_put_sample(struct fab_snapshot *s, const struct fab_counter_sample *c)
+{
+	uint32_t pi = c->port_idx, i;
+
+	if (pi >= s->n_ports || !s->port_sample[0])
+		return -EINVAL;
+	i = s->port_sample[1][pi] != FAB_NONE ? s->port_sample[1][pi] : s->port_sample[0][pi];
+	if (i != FAB_NONE) {
+		uint8_t which = s->samples[i].sample;
+		s->samples[i] = *c;
+		s->samples[i].sample = which;
+		return 0;
+	}
+	struct fab_counter_sample *n = fab_snapshot_add_sample(s);
+	if (!n)
+		return -ENOMEM;
+	*n = *c;
+	n->sample = 0;
+	s->port_sample[0][pi] = (uint32_t)(s->n_samples - 1);
+	return 0;
+}

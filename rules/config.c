@@ -40,7 +40,7 @@ struct fab_config {
 };
 
 /* Sections that are not made of parameters. */
-static const char *const special_sections[] = { "rules", "suppress", "sweep" };
+static const char *const special_sections[] = { "rules", "suppress", "sweep", "watch" };
 
 void fab_config_free(struct fab_config *cfg)
 {
@@ -152,7 +152,7 @@ int fab_config_site_severity(const struct fab_config *cfg, const char *id, int d
 	return def;
 }
 
-/* ---- [sweep] --------------------------------------------------------------- */
+/* ---- [sweep] and [watch] ------------------------------------------------------ */
 
 enum sweep_kind { SW_DIR, SW_PROM, SW_COUNT, SW_DURATION, SW_FAIL_ON, SW_BASELINE,
 		  SW_TEXT, SW_MAP, SW_SECONDS };
@@ -161,6 +161,7 @@ static const struct {
 	const char *key;
 	uint8_t kind;
 	const char *expect; /* what the value must be, for the error message */
+	const char *section; /* NULL: [sweep] */
 } sweep_keys[] = {
 	[FAB_SWEEP_REPORT_DIR] = { "report_dir", SW_DIR, "an absolute directory path" },
 	[FAB_SWEEP_PROMETHEUS] = { "prometheus", SW_PROM,
@@ -175,6 +176,9 @@ static const struct {
 			       "an ibnetdiscover topology file or a scan (id or baseline name)" },
 	[FAB_SWEEP_NODE_NAME_MAP] = { "node_name_map", SW_MAP, "an absolute path, or none" },
 	[FAB_SWEEP_INTERVAL] = { "interval", SW_SECONDS, "seconds from 0 to 3600 (0: one sample)" },
+	[FAB_WATCH_INTERVAL] = { "interval", SW_DURATION, "a duration such as 10s, 1s or 500ms", "watch" },
+	[FAB_WATCH_RESCAN] = { "rescan", SW_DURATION, "a duration such as 1h or 30m", "watch" },
+	[FAB_WATCH_HOLD] = { "hold", SW_DURATION, "a duration such as 10m, 30s or 1h", "watch" },
 };
 static_assert(ARRAY_SIZE(sweep_keys) == FAB_SWEEP__COUNT, "sweep keys");
 
@@ -519,18 +523,26 @@ static int set_param(struct parser *ps, const char *key, const char *val)
 	return PERR(ps, "unknown key '%s' in [%s]; known: %s", key, ps->section, keys);
 }
 
+static bool in_section(unsigned i, const char *sec)
+{
+	return !strcmp(sweep_keys[i].section ? sweep_keys[i].section : "sweep", sec);
+}
+
+/* A key of [sweep] or [watch] (ps->section). */
 static int set_sweep(struct parser *ps, const char *key, const char *val)
 {
 	struct fab_config *cfg = ps->cfg;
+	const char *sec = ps->section;
 
-	for (size_t i = 0; i < FAB_SWEEP__COUNT; i++) {
-		if (strcmp(sweep_keys[i].key, key))
+	for (unsigned i = 0; i < FAB_SWEEP__COUNT; i++) {
+		if (!in_section(i, sec) || strcmp(sweep_keys[i].key, key))
 			continue;
 		if (cfg->sweep[i])
-			return PERR(ps, "'%s' is set twice in [sweep] (first at line %u); keep one",
-				    key, cfg->sweep_line[i]);
+			return PERR(ps, "'%s' is set twice in [%s] (first at line %u); keep one",
+				    key, sec, cfg->sweep_line[i]);
 		if (!sweep_value_ok(sweep_keys[i].kind, val))
-			return PERR(ps, "'%s' in [sweep] takes %s, not '%s'", key, sweep_keys[i].expect, val);
+			return PERR(ps, "'%s' in [%s] takes %s, not '%s'", key, sec,
+				    sweep_keys[i].expect, val);
 		if (!(cfg->sweep[i] = strdup(val)))
 			return fab_err(-ENOMEM, "out of memory");
 		cfg->sweep_line[i] = ps->line;
@@ -538,10 +550,11 @@ static int set_sweep(struct parser *ps, const char *key, const char *val)
 	}
 	char keys[400];
 	size_t off = 0;
-	for (size_t i = 0; i < FAB_SWEEP__COUNT && off < sizeof(keys); i++)
-		off += (size_t)snprintf(keys + off, sizeof(keys) - off, "%s%s", i ? ", " : "",
-					sweep_keys[i].key);
-	return PERR(ps, "unknown key '%s' in [sweep]; known: %s", key, keys);
+	for (unsigned i = 0; i < FAB_SWEEP__COUNT && off < sizeof(keys); i++)
+		if (in_section(i, sec))
+			off += (size_t)snprintf(keys + off, sizeof(keys) - off, "%s%s",
+						off ? ", " : "", sweep_keys[i].key);
+	return PERR(ps, "unknown key '%s' in [%s]; known: %s", key, sec, keys);
 }
 
 static int parse_line(struct parser *ps, char *line)
@@ -588,7 +601,7 @@ static int parse_line(struct parser *ps, char *line)
 		return set_rule(ps, key, val);
 	if (!strcmp(ps->section, "suppress"))
 		return add_suppression(ps, key, val);
-	if (!strcmp(ps->section, "sweep"))
+	if (!strcmp(ps->section, "sweep") || !strcmp(ps->section, "watch"))
 		return set_sweep(ps, key, val);
 	return set_param(ps, key, val);
 }

@@ -499,3 +499,34 @@ out:
 		*out = res;
 	return 0;
 }
+
+int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapshot *snap,
+			   const struct fab_counter_pairs *pairs, struct fab_snapshot *out,
+			   int64_t now_ms)
+{
+	size_t n_rules;
+	const struct fab_rule *table = fab_rules_table(&n_rules);
+	struct fab_rule_ctx ctx;
+	int err;
+
+	if (!snap->guid_order)
+		return fab_err(-EINVAL, "the counter rules need an indexed snapshot");
+	if ((err = rule_ctx_init(&ctx, cfg, (struct fab_snapshot *)snap, now_ms)))
+		goto out;
+	ctx.out = out;
+	ctx.pairs = pairs;
+	for (size_t i = 0; i < n_rules && !err; i++) {
+		const struct fab_rule *r = &table[i];
+		int sev = fab_config_severity(cfg, r);
+
+		if (r->retired || sev < 0 || r->check != check_counters)
+			continue;
+		rule_ctx_use(&ctx, r, sev);
+		err = r->check(&ctx);
+		if (!err && rule_ctx_nomem(&ctx))
+			err = fab_err(-ENOMEM, "out of memory running rule '%s'", r->id);
+	}
+out:
+	rule_ctx_fini(&ctx);
+	return err;
+}

@@ -68,16 +68,8 @@ static bool parse_source(const char *src, char ca[UMAD_CA_NAME_LEN], int *port)
 	return true;
 }
 
-struct mport {
-	struct fab_umad *um;
-	struct fab_madwin *mw;
-	char ca[UMAD_CA_NAME_LEN];
-	int port;
-	double open_ms;
-};
-
-static int mport_open(const struct fab_probe_opts *o, const char *src_hint,
-		      struct mport *m)
+int fab_mport_open(const struct fab_probe_opts *o, const char *src_hint,
+		   struct fab_mport *m)
 {
 	struct fab_mad_transport tr;
 	int window = o->window > 0 ? o->window : FAB_PROBE_DEFAULT_WINDOW;
@@ -110,7 +102,7 @@ static int mport_open(const struct fab_probe_opts *o, const char *src_hint,
 	return 0;
 }
 
-static void mport_close(struct mport *m)
+void fab_mport_close(struct fab_mport *m)
 {
 	fab_madwin_free(m->mw);
 	fab_umad_close(m->um);
@@ -119,7 +111,7 @@ static void mport_close(struct mport *m)
 }
 
 struct fab_probe {
-	struct mport m;
+	struct fab_mport m;
 	const struct fab_mkeys *mkeys;
 };
 
@@ -130,7 +122,7 @@ int fab_probe_open(const struct fab_probe_opts *o, struct fab_probe **out)
 
 	if (!p)
 		return fab_err(-ENOMEM, "out of memory");
-	if ((rc = mport_open(o, NULL, &p->m))) {
+	if ((rc = fab_mport_open(o, NULL, &p->m))) {
 		free(p);
 		return rc;
 	}
@@ -143,7 +135,7 @@ void fab_probe_close(struct fab_probe *p)
 {
 	if (!p)
 		return;
-	mport_close(&p->m);
+	fab_mport_close(&p->m);
 	free(p);
 }
 
@@ -381,7 +373,7 @@ int fab_probe_ports(struct fab_probe *fp, const struct fab_snapshot *snap,
 		    struct fab_probe_port *ports, size_t n, struct fab_probe_stats *stats)
 {
 	struct probe pr = { .s = snap, .ports = ports, .n = n, .mkeys = fp->mkeys };
-	const struct mport *m = &fp->m;
+	const struct fab_mport *m = &fp->m;
 	struct fab_madwin_stats before = *fab_madwin_stats(m->mw);
 	uint16_t *lids = NULL;
 	size_t nl = 0;
@@ -550,7 +542,7 @@ int fab_probe_unsampled_counters(const struct fab_probe_opts *o,
 				 struct fab_snapshot *snap, size_t *n_read)
 {
 	struct forensic f = { .s = snap };
-	struct mport m = { 0 };
+	struct fab_mport m = { 0 };
 	uint8_t *sampled = NULL;
 	int rc = 0;
 
@@ -582,7 +574,7 @@ int fab_probe_unsampled_counters(const struct fab_probe_opts *o,
 	}
 	if (!f.n)
 		goto out;
-	if ((rc = mport_open(o, snap->source, &m)))
+	if ((rc = fab_mport_open(o, snap->source, &m)))
 		goto out;
 	rc = fab_madwin_run(m.mw, forensic_next, forensic_done, &f);
 	if (!rc && f.err)
@@ -599,7 +591,7 @@ int fab_probe_unsampled_counters(const struct fab_probe_opts *o,
 	if (n_read)
 		*n_read = f.n_read;
 out:
-	mport_close(&m);
+	fab_mport_close(&m);
 	free(sampled);
 	free(f.todo);
 	free(f.dlid);

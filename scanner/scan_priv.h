@@ -142,6 +142,25 @@ int fab_jobq_push(struct fab_jobq *q, uint64_t job);
 bool fab_jobq_pop(struct fab_jobq *q, uint64_t *out);
 void fab_jobq_free(struct fab_jobq *q);
 
+/* A local port opened for LID-routed MADs with a window over it
+ * (scanner/probe.c): the probe, the forensic pass and watch sweeps. */
+struct fab_probe_opts;
+struct fab_umad;
+struct fab_mport {
+	struct fab_umad *um;
+	struct fab_madwin *mw;
+	char ca[FAB_UMAD_CA_NAME_LEN];
+	int port;
+	double open_ms;
+};
+/* Opens o->ca/o->port, else the port src_hint names ("ib:CA/PORT", a
+ * snapshot's source; may be NULL), else the first active InfiniBand port;
+ * o's window, timeout and retries (defaults when unset). 0 or a negative
+ * errno with the message set. */
+int fab_mport_open(const struct fab_probe_opts *o, const char *src_hint,
+		   struct fab_mport *m);
+void fab_mport_close(struct fab_mport *m); /* accepts a zeroed one */
+
 /* "desc" (quoted) or, without a description, the GUID: names a node in
  * scan_errors messages. buf needs FAB_DESC_CAP + 8 bytes. */
 const char *fab_scan_node_label(const struct fab_node *n, char *buf, size_t len);

@@ -339,15 +339,22 @@ static int select_scans(struct fab_store *st, const struct fab_prune_opts *o,
 				      "scan_id INTEGER PRIMARY KEY); DELETE FROM temp.fab_prune",
 				  "prepare the prune")))
 		return err;
-	/* ?1 keep (0: no rule), ?2 cutoff time. The newest scan always stays. */
-	char sql[1024];
+	/* ?1 keep (0: no rule), ?2 cutoff time. The newest scan always stays.
+	 * A watch sweep's counters build on the sweeps before it back to its
+	 * topology scan (docs/watch.md): such a chain goes as a whole, when
+	 * the rules keep none of its scans, and a baseline in it keeps it all. */
+	char sql[2048];
 	snprintf(sql, sizeof(sql),
 		 "SELECT s.scan_id, s.started_at, s.label, %s FROM scans s"
-		 " WHERE s.scan_id < (SELECT max(scan_id) FROM scans)"
-		 " AND (?1 = 0 OR s.scan_id NOT IN"
-		 "  (SELECT scan_id FROM scans ORDER BY scan_id DESC LIMIT ?1))"
-		 " AND s.started_at < ?2 ORDER BY s.scan_id",
-		 have_bl ? "EXISTS (SELECT 1 FROM baselines b WHERE b.scan_id = s.scan_id)" : "0");
+		 " WHERE NOT EXISTS (SELECT 1 FROM scans w"
+		 "  WHERE coalesce(w.topology_scan_id, w.scan_id) = coalesce(s.topology_scan_id, s.scan_id)"
+		 "  AND (w.scan_id = (SELECT max(scan_id) FROM scans)"
+		 "   OR (?1 <> 0 AND w.scan_id IN"
+		 "    (SELECT scan_id FROM scans ORDER BY scan_id DESC LIMIT ?1))"
+		 "   OR w.started_at >= ?2 OR w.scan_id <> s.scan_id AND %s))"
+		 " ORDER BY s.scan_id",
+		 have_bl ? "EXISTS (SELECT 1 FROM baselines b WHERE b.scan_id = s.scan_id)" : "0",
+		 have_bl ? "EXISTS (SELECT 1 FROM baselines b WHERE b.scan_id = w.scan_id)" : "0");
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return db_err(st, "select scans to prune");
 	sqlite3_stmt *ins;

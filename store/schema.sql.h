@@ -267,6 +267,38 @@ static const char *const migrations[] = {
 	ETH_PORTS_VIEW_V1 ","
 	" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust"
 	" FROM eth_port_rows;",
+
+	/* 3 -> 4: watch sweeps (docs/watch.md). A sweep is a scan that shares
+	 * the nodes, ports and links of an earlier full scan (its
+	 * topology_scan_id) and stores only the counter rows that changed. The
+	 * topology tables are renamed and the public relations become views
+	 * that give every scan, sweep or not, its topology rows. */
+	"ALTER TABLE scans ADD COLUMN topology_scan_id INTEGER;"
+	"CREATE INDEX scans_by_topology ON scans(coalesce(topology_scan_id, scan_id));"
+	"ALTER TABLE nodes RENAME TO node_rows;"
+	"ALTER TABLE links RENAME TO link_rows;"
+	"DROP VIEW ports;"
+	"DROP VIEW mgmt_ports;"
+	"CREATE VIEW nodes AS SELECT s.scan_id AS scan_id, n.node_idx, n.node_guid,"
+	" n.node_type, n.description, n.lid, n.num_ports, n.role, n.sys_guid,"
+	" n.vendor_id, n.device_id, n.revision, n.hops, n.smp_failed, n.pma_failed,"
+	" n.description_raw"
+	" FROM scans s JOIN node_rows n ON n.scan_id = coalesce(s.topology_scan_id, s.scan_id);"
+	"CREATE VIEW ports AS SELECT s.scan_id AS scan_id, p.node_guid, p.port_num,"
+	" p.port_guid, p.lid, p.lmc, p.sm_lid, p.state, p.phys_state, p.width_active,"
+	" p.width_enabled, p.width_supported, p.speed_active, p.speed_enabled,"
+	" p.speed_supported, p.rate_gbps, p.mtu_active, p.mtu_cap, p.op_vls,"
+	" p.cap_mask, p.remote_guid, p.remote_port, p.smp_failed, p.pma_failed,"
+	" p.no_remote"
+	" FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	" WHERE p.port_num > 0;"
+	"CREATE VIEW mgmt_ports AS SELECT s.scan_id AS scan_id, p.node_guid, p.port_guid,"
+	" p.lid, p.lmc, p.sm_lid, p.cap_mask"
+	" FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	" WHERE p.port_num = 0;"
+	"CREATE VIEW links AS SELECT s.scan_id AS scan_id, l.a_guid, l.a_port, l.b_guid,"
+	" l.b_port, l.width, l.speed, l.rate_gbps, l.a_node_idx, l.b_node_idx"
+	" FROM scans s JOIN link_rows l ON l.scan_id = coalesce(s.topology_scan_id, s.scan_id);",
 };
 
 /* The long form of port_counters: one row per counter value. */

@@ -66,8 +66,10 @@ static const char *const public_relations[] = {
 static const struct {
 	const char *view, *table;
 } view_reads[] = {
+	{ "nodes", "node_rows" },
 	{ "ports", "port_rows" },
 	{ "mgmt_ports", "port_rows" },
+	{ "links", "link_rows" },
 	{ "counters", "port_counters" },
 	{ "eth_ports", "eth_port_rows" },
 	{ "rdma_ports", "rdma_port_rows" },

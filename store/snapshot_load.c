@@ -127,6 +127,9 @@ struct loader {
 	const struct fab_load_range *ranges;
 	size_t n_ranges;
 	unsigned parts; /* FAB_LOAD_* */
+	/* whose nodes, ports and links these are: the scan's own id, or for
+	 * a watch sweep its topology scan (docs/watch.md) */
+	int64_t topo;
 	/* node_idx in the database of every node loaded, ascending */
 	int64_t *orig;
 	size_t cap_orig;
@@ -221,8 +224,8 @@ static int load_scan_row(struct loader *l)
 	int err = fab_sql_scan_query(l->st,
 		"SELECT started_at, finished_at, status, label, host, source,"
 		" sm_act_start, sm_act_end,"
-		" (SELECT checked_at FROM checks c WHERE c.scan_id = scans.scan_id)"
-		" FROM scans WHERE scan_id=?1", snap->scan_id, &s);
+		" (SELECT checked_at FROM checks c WHERE c.scan_id = scans.scan_id),"
+		" topology_scan_id FROM scans WHERE scan_id=?1", snap->scan_id, &s);
 
 	if (err)
 		return err;
@@ -241,11 +244,13 @@ static int load_scan_row(struct loader *l)
 	snap->sm_act_start = (uint32_t)sqlite3_column_int64(s, 6);
 	snap->sm_act_end = (uint32_t)sqlite3_column_int64(s, 7);
 	snap->checked_at_ms = fab_sql_time(s, 8);
+	snap->topology_scan_id = sqlite3_column_int64(s, 9);
+	l->topo = snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id;
 	sqlite3_finalize(s);
 	return 0;
 }
 
-/* How many rows of table the scan has (to size an array once). */
+/* How many rows of table scan scan_id has (to size an array once). */
 static int count_rows(struct fab_store *st, const char *table, int64_t scan_id,
 		      size_t *out)
 {
@@ -270,7 +275,7 @@ static int reserve(struct loader *l, const char *table, size_t nodes, size_t por
 
 	if (l->ranges)
 		return 0;
-	if ((err = count_rows(l->st, table, l->s->scan_id, &rows)))
+	if ((err = count_rows(l->st, table, l->topo, &rows)))
 		return err;
 	if (fab_snapshot_reserve(l->s, nodes ? rows : 0, ports ? rows : 0,
 				 samples ? (rows < samples ? rows : samples) : 0))
@@ -328,7 +333,7 @@ static int load_nodes(struct loader *l)
 		 first_cols(NODE_COLS, l->parts & FAB_LOAD_LIGHT ? NODE_LIGHT : 0), NODE_COLS,
 		 in_nodes(l));
 	if ((err = reserve(l, "nodes", 1, 0, 0)) ||
-	    (err = fab_sql_scan_query(l->st, sql, l->s->scan_id, &s)))
+	    (err = fab_sql_scan_query(l->st, sql, l->topo, &s)))
 		return err;
 	err = each_row(l, s, false, read_node);
 	l->identity = !l->s->n_nodes || l->orig[l->s->n_nodes - 1] == (int64_t)l->s->n_nodes - 1;
@@ -403,7 +408,7 @@ static int load_ports(struct loader *l)
 		 first_cols(PORT_COLS, l->parts & FAB_LOAD_LIGHT ? PORT_LIGHT : 0), PORT_COLS,
 		 in_ports(l));
 	if ((err = reserve(l, "port_rows", 0, 1, 0)) ||
-	    (err = fab_sql_scan_query(l->st, sql, snap->scan_id, &s)) ||
+	    (err = fab_sql_scan_query(l->st, sql, l->topo, &s)) ||
 	    (err = each_row(l, s, true, read_port)))
 		return err;
 	for (size_t i = 0; i < snap->n_ports; i++) {
@@ -428,13 +433,14 @@ static int read_sample(struct loader *l, sqlite3_stmt *s)
 	if (ni == FAB_NONE || !(p = fab_snapshot_port(snap, ni, (unsigned)sqlite3_column_int(s, 1))))
 		return 0;
 	uint32_t pi = (uint32_t)(p - snap->ports);
-	if ((l->parts & FAB_LOAD_LIGHT) && snap->n_samples &&
+	if ((l->parts & FAB_LOAD_LIGHT || snap->topology_scan_id) && snap->n_samples &&
 	    snap->samples[snap->n_samples - 1].port_idx == pi)
 		return 0; /* an earlier sample of the port just read */
 	if (!(c = fab_snapshot_add_sample(snap)))
 		return NOMEM();
 	c->port_idx = pi;
-	c->sample = (uint8_t)sqlite3_column_int(s, 2);
+	/* a sweep holds one sample per port: the latest of its chain */
+	c->sample = snap->topology_scan_id ? 0 : (uint8_t)sqlite3_column_int(s, 2);
 	c->sampled_at_ms = memo_time(&l->memo[6], s, 3);
 	c->extended = sqlite3_column_int(s, 4);
 	for (unsigned k = 0; k < FAB_SQL_COUNTERS; k++) {
@@ -450,23 +456,36 @@ static int read_sample(struct loader *l, sqlite3_stmt *s)
 
 /* A light load keeps each port's last sample only (a baseline's): read
  * backwards along the primary key, the first row of a port is its latest
- * and the others are skipped without decoding them. */
+ * and the others are skipped without decoding them. A watch sweep stores
+ * only the rows that changed: each port's latest row among its topology
+ * scan and the sweeps of that topology up to this one (docs/watch.md),
+ * newest first per port, the others skipped the same way. */
 static int load_samples(struct loader *l)
 {
 	bool latest = l->parts & FAB_LOAD_LIGHT;
-	char sql[1024];
+	bool sweep = l->s->topology_scan_id != 0;
+	char sql[1400];
 	size_t off;
 	sqlite3_stmt *s;
 	int err;
 
 	off = (size_t)snprintf(sql, sizeof(sql), "SELECT " SAMPLE_COLS);
 	off += fab_sql_counter_cols(sql + off, sizeof(sql) - off, false);
-	snprintf(sql + off, sizeof(sql) - off, " FROM port_counters%s%s", in_ports(l),
-		 latest ? " ORDER BY node_idx DESC, port_num DESC, sample DESC"
-			: " ORDER BY node_idx, port_num, sample");
-	if ((err = reserve(l, "port_counters", 0, 0, latest ? l->s->n_ports : SIZE_MAX)) ||
+	if (sweep)
+		snprintf(sql + off, sizeof(sql) - off,
+			 " FROM port_counters WHERE scan_id IN (SELECT scan_id FROM scans"
+			 " WHERE coalesce(topology_scan_id, scan_id) = ?5 AND scan_id <= ?1)%s"
+			 " ORDER BY node_idx, port_num, scan_id DESC, sample DESC",
+			 l->ranges ? " AND node_idx=?2 AND port_num BETWEEN ?3 AND ?4" : "");
+	else
+		snprintf(sql + off, sizeof(sql) - off, " FROM port_counters%s%s", in_ports(l),
+			 latest ? " ORDER BY node_idx DESC, port_num DESC, sample DESC"
+				: " ORDER BY node_idx, port_num, sample");
+	if ((err = reserve(l, "port_counters", 0, 0, latest || sweep ? l->s->n_ports : SIZE_MAX)) ||
 	    (err = fab_sql_scan_query(l->st, sql, l->s->scan_id, &s)))
 		return err;
+	if (sweep)
+		sqlite3_bind_int64(s, 5, l->topo);
 	return each_row(l, s, true, read_sample);
 }
 

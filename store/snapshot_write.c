@@ -49,12 +49,16 @@ static int write_findings(struct fab_store *st, const struct fab_snapshot *snap)
 	return err;
 }
 
-static int write_scan_row(struct fab_store *st, struct fab_snapshot *snap)
+/* topology_scan_id: 0 for a scan with its own topology, else the scan whose
+ * nodes, ports and links a watch sweep shares. */
+static int write_scan_row(struct fab_store *st, struct fab_snapshot *snap,
+			  int64_t topology_scan_id)
 {
 	sqlite3_stmt *s;
 	int err = fab_store_prepare(st,
 		"INSERT INTO scans(started_at, finished_at, status, label, host, source,"
-		" sm_act_start, sm_act_end, fabsweep_version) VALUES (?,?,?,?,?,?,?,?,?)", &s);
+		" sm_act_start, sm_act_end, fabsweep_version, topology_scan_id)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?)", &s);
 
 	if (err)
 		return err;
@@ -67,6 +71,8 @@ static int write_scan_row(struct fab_store *st, struct fab_snapshot *snap)
 	sqlite3_bind_int64(s, 7, snap->sm_act_start);
 	sqlite3_bind_int64(s, 8, snap->sm_act_end);
 	fab_sql_bind_text(s, 9, FABSWEEP_VERSION);
+	if (topology_scan_id)
+		sqlite3_bind_int64(s, 10, topology_scan_id);
 	err = fab_sql_step(st, s, "the scan");
 	if (!err)
 		snap->scan_id = sqlite3_last_insert_rowid(st->db);
@@ -78,7 +84,7 @@ static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
 {
 	sqlite3_stmt *s;
 	int err = fab_store_prepare(st,
-		"INSERT INTO nodes(scan_id, node_idx, node_guid, node_type, description,"
+		"INSERT INTO node_rows(scan_id, node_idx, node_guid, node_type, description,"
 		" lid, num_ports, role, sys_guid, vendor_id, device_id, revision, hops,"
 		" smp_failed, pma_failed, description_raw)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
@@ -181,7 +187,7 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 {
 	sqlite3_stmt *s;
 	int err = fab_store_prepare(st,
-		"INSERT INTO links(scan_id, a_guid, a_port, b_guid, b_port, width, speed,"
+		"INSERT INTO link_rows(scan_id, a_guid, a_port, b_guid, b_port, width, speed,"
 		" rate_gbps, a_node_idx, b_node_idx) VALUES (?,?,?,?,?,?,?,?,?,?)", &s);
 
 	struct fab_sql_kept a_guid = { 0 }, b_guid = { 0 }, width = { 0 }, speed = { 0 };
@@ -209,7 +215,10 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 	return err;
 }
 
-static int write_samples(struct fab_store *st, const struct fab_snapshot *snap)
+/* The samples of snap, whose port_idx refer to the ports of topo (snap
+ * itself, or the topology a watch sweep shares). */
+static int write_samples(struct fab_store *st, const struct fab_snapshot *snap,
+			 const struct fab_snapshot *topo)
 {
 	char sql[2048];
 	size_t off;
@@ -228,13 +237,13 @@ static int write_samples(struct fab_store *st, const struct fab_snapshot *snap)
 	struct fab_sql_kept node_guid = { 0 }, sampled_at = { 0 };
 	for (size_t i = 0; !err && i < snap->n_samples; i++) {
 		const struct fab_counter_sample *c = &snap->samples[i];
-		const struct fab_port *p = &snap->ports[c->port_idx];
+		const struct fab_port *p = &topo->ports[c->port_idx];
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, p->node_idx);
 		sqlite3_bind_int(s, 3, p->port_num);
 		sqlite3_bind_int(s, 4, c->sample);
-		bind_kept(s, 5, &node_guid, FAB_KEPT_GUID, snap->nodes[p->node_idx].guid);
+		bind_kept(s, 5, &node_guid, FAB_KEPT_GUID, topo->nodes[p->node_idx].guid);
 		if (c->sampled_at_ms) /* NOT NULL: a sample always has its time */
 			fab_sql_bind_static(s, 6, fab_sql_kept_text(&sampled_at, FAB_KEPT_TIME,
 								    (uint64_t)c->sampled_at_ms));
@@ -248,7 +257,9 @@ static int write_samples(struct fab_store *st, const struct fab_snapshot *snap)
 	return err;
 }
 
-static int write_sms(struct fab_store *st, const struct fab_snapshot *snap)
+/* The SMs of snap; port_idx refer to the ports of topo. */
+static int write_sms(struct fab_store *st, const struct fab_snapshot *snap,
+		     const struct fab_snapshot *topo)
 {
 	sqlite3_stmt *s;
 	int err = fab_store_prepare(st,
@@ -266,9 +277,9 @@ static int write_sms(struct fab_store *st, const struct fab_snapshot *snap)
 			sqlite3_bind_int(s, 5, sm->priority);
 			sqlite3_bind_int64(s, 6, sm->act_count);
 		}
-		if (sm->port_idx != FAB_NONE && sm->port_idx < snap->n_ports) {
-			const struct fab_port *p = &snap->ports[sm->port_idx];
-			fab_sql_bind_guid(s, 7, snap->nodes[p->node_idx].guid);
+		if (sm->port_idx != FAB_NONE && sm->port_idx < topo->n_ports) {
+			const struct fab_port *p = &topo->ports[sm->port_idx];
+			fab_sql_bind_guid(s, 7, topo->nodes[p->node_idx].guid);
 			sqlite3_bind_int(s, 8, p->port_num);
 		}
 		sqlite3_bind_int(s, 9, sm->failed);
@@ -329,7 +340,7 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 		return fab_err(-EROFS, "database '%s' was opened read-only", st->path);
 	if ((err = fab_store_begin(st)))
 		return err;
-	err = write_scan_row(st, snap);
+	err = write_scan_row(st, snap, 0);
 	if (!err)
 		err = write_nodes(st, snap);
 	if (!err)
@@ -337,9 +348,9 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 	if (!err)
 		err = write_links(st, snap);
 	if (!err)
-		err = write_samples(st, snap);
+		err = write_samples(st, snap, snap);
 	if (!err)
-		err = write_sms(st, snap);
+		err = write_sms(st, snap, snap);
 	if (!err)
 		err = write_errors(st, snap);
 	if (!err)
@@ -351,6 +362,42 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 	err = fab_store_finish(st, err);
 	if (err)
 		snap->scan_id = old_id;
+	return err;
+}
+
+int fab_store_write_sweep(struct fab_store *st, struct fab_snapshot *sweep,
+			  const struct fab_snapshot *topo)
+{
+	int64_t old_id = sweep->scan_id;
+	int64_t topo_id = topo->topology_scan_id ? topo->topology_scan_id : topo->scan_id;
+	int err;
+
+	if (!st->writable)
+		return fab_err(-EROFS, "database '%s' was opened read-only", st->path);
+	if (topo_id <= 0)
+		return fab_err(-EINVAL, "a watch sweep needs a stored topology");
+	for (size_t i = 0; i < sweep->n_samples; i++)
+		if (sweep->samples[i].port_idx >= topo->n_ports)
+			return fab_err(-EINVAL, "a watch sweep's sample names port %u of %zu",
+				       sweep->samples[i].port_idx, topo->n_ports);
+	if ((err = fab_store_begin(st)))
+		return err;
+	err = write_scan_row(st, sweep, topo_id);
+	if (!err)
+		err = write_samples(st, sweep, topo);
+	if (!err)
+		err = write_sms(st, sweep, topo);
+	if (!err)
+		err = write_errors(st, sweep);
+	if (!err)
+		err = write_findings(st, sweep);
+	if (!err)
+		err = write_check(st, sweep);
+	err = fab_store_finish(st, err);
+	if (err)
+		sweep->scan_id = old_id;
+	else
+		sweep->topology_scan_id = topo_id;
 	return err;
 }
 

@@ -274,7 +274,8 @@ int fab_store_list_scans(struct fab_store *st,
 	static const char sql[] =
 		"SELECT s.scan_id, started_at, finished_at, status, label, host, source,"
 		" (SELECT count(*) FROM nodes n WHERE n.scan_id=s.scan_id),"
-		" (SELECT count(*) FROM port_rows p WHERE p.scan_id=s.scan_id AND p.port_num>0),"
+		" (SELECT count(*) FROM port_rows p WHERE p.scan_id=coalesce(s.topology_scan_id, s.scan_id)"
+		" AND p.port_num>0),"
 		" (SELECT count(*) FROM links l WHERE l.scan_id=s.scan_id),"
 		" (SELECT count(*) FROM findings f WHERE f.scan_id=s.scan_id),"
 		" (SELECT count(*) FROM scan_errors e WHERE e.scan_id=s.scan_id),"

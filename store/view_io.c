@@ -93,7 +93,8 @@ static int pick(struct fab_store *st, int64_t scan, fab_store_view_want_fn want,
 		return err;
 	n_ca = r->n;
 	if ((err = fab_sql_scan_query(st, "SELECT remote_node_idx, remote_port FROM port_rows"
-				      " WHERE scan_id=?1 AND node_idx=?2 AND port_num > 0"
+				      " WHERE scan_id=(SELECT coalesce(topology_scan_id, scan_id)"
+				      " FROM scans WHERE scan_id=?1) AND node_idx=?2 AND port_num > 0"
 				      " AND remote_node_idx IS NOT NULL", scan, &peers)))
 		return err;
 	for (size_t i = 0; i < n_ca && !err; i++) {

@@ -69,7 +69,8 @@ const struct fab_suppression *fab_config_suppressions(const struct fab_config *c
 
 /*
  * [sweep]: settings of `fabsweep sweep` (docs/config.md), checked when the
- * file is read like everything else in it. The command line overrides them.
+ * file is read like everything else in it; [watch]: those of `fabsweep
+ * watch`. The command line overrides them.
  */
 enum fab_sweep_key {
 	FAB_SWEEP_REPORT_DIR = 0, /* absolute directory path */
@@ -81,6 +82,10 @@ enum fab_sweep_key {
 	FAB_SWEEP_EXPECT,         /* expected topology: a file or a scan */
 	FAB_SWEEP_NODE_NAME_MAP,  /* absolute path, or none */
 	FAB_SWEEP_INTERVAL,       /* seconds between two counter samples, 0..3600 */
+	/* [watch]: settings of `fabsweep watch` (docs/watch.md), read the same way */
+	FAB_WATCH_INTERVAL,       /* from one sweep to the next: a duration */
+	FAB_WATCH_RESCAN,         /* a full scan at least this often: a duration */
+	FAB_WATCH_HOLD,           /* how long a counter finding stays after its last change */
 	FAB_SWEEP__COUNT
 };
 /* "report_dir", ... (the config keys); NULL when out of range. */

@@ -74,8 +74,8 @@ int fab_time_parse(const char *s, int64_t *out_ms);
 /* Wall clock, Unix epoch milliseconds. */
 int64_t fab_now_ms(void);
 
-/* A duration: one or more <number><unit>, units s, m, h, d, w ("30d",
- * "12h", "1d12h"); a unit is required; at most a century, more than 0.
+/* A duration: one or more <number><unit>, units ms, s, m, h, d, w ("30d",
+ * "12h", "1d12h", "500ms"); a unit is required; at most a century, more than 0.
  * 0 and *out_ms, or -EINVAL (core/duration.c). */
 int fab_duration_parse(const char *s, int64_t *out_ms);
 

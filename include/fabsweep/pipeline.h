@@ -13,7 +13,7 @@
  * errno with fab_errmsg() set (one line), as everywhere in the library.
  *
  * Files: pipeline/common.c (configuration, site rules, scan references),
- * scan.c, check.c, sweep.c, ready.c, collect.c, merge.c, diff.c,
+ * scan.c, check.c, sweep.c, watch.c, ready.c, collect.c, merge.c, diff.c,
  * report.c. pipeline/README.md says how to add one.
  */
 #pragma once
@@ -241,6 +241,65 @@ int fab_pipeline_sweep(const struct fab_pipeline_sweep *job,
 
 /* "fabsweep-20261201T025355Z-scan42": the stem of a sweep's report files. */
 void fab_pipeline_report_stem(const struct fab_snapshot *snap, char *buf, size_t len);
+
+/* ---- watch (pipeline/watch.c) ----------------------------------------- */
+
+struct fab_watch_result;
+
+enum fab_watch_step {
+	FAB_WATCH_SCANNED,  /* a full scan committed: snap */
+	FAB_WATCH_SWEPT,    /* a counter sweep committed: snap (the sweep), res */
+	FAB_WATCH_TOPOLOGY, /* a sweep saw the topology change (res->why): a full scan follows */
+};
+
+/* One step of a watch. Everything borrowed, valid during the call. */
+struct fab_watch_event {
+	enum fab_watch_step step;
+	const struct fab_snapshot *snap;
+	const struct fab_watch_result *res; /* SWEPT, TOPOLOGY */
+	unsigned long sweep;                /* SWEPT: sweeps so far, this one included */
+};
+
+struct fab_pipeline_watch {
+	const char *db;
+	const char *config;            /* the rules' config and its [watch]; NULL: the default */
+	bool make_db_dir;
+	struct fab_pipeline_scan scan; /* the full scans (their db and make_db_dir are the watch's) */
+	struct fab_probe_opts probe;   /* the sweeps' MADs; ca, port and M_Keys from scan.so */
+	/* 0: the config's [watch] value, else the default */
+	int64_t interval_ms;           /* from the start of one sweep to the next (10 s) */
+	int64_t rescan_ms;             /* a full scan at least this often (1 h): links
+					* that came up, which counters do not show */
+	int64_t hold_ms;               /* a counter finding stays this long after it was
+					* last raised (10 min) */
+	unsigned long max_sweeps;      /* stop after that many sweeps; 0: when stopped */
+	unsigned verify_every;         /* fab_watch_set_verify_every(); 0: its default */
+	void (*event)(const struct fab_watch_event *e, void *ctx); /* may be NULL */
+	void *event_ctx;
+};
+
+void fab_pipeline_watch_init(struct fab_pipeline_watch *job);
+
+struct fab_pipeline_watch_result {
+	unsigned long sweeps, full_scans;
+	int64_t last_scan_id;  /* the last scan or sweep committed */
+	bool stopped;          /* by SIGINT or SIGTERM */
+};
+
+/*
+ * `fabsweep watch` (docs/watch.md): a full scan (as fab_pipeline_scan),
+ * then counter sweeps of its topology (fab_watch_sweep) every interval,
+ * each judged by the counter rules over its changed ports
+ * (fab_rules_run_counters) with the findings held for the hold time
+ * (fab_rules_hold_apply) and committed as a sweep (fab_store_write_sweep)
+ * that stores what changed; a sweep that sees the topology change is
+ * dropped and a full scan follows. SIGINT and SIGTERM end it after the sweep in progress is
+ * committed (during a full scan: at once, with job->scan.signal_exit, as
+ * a scan does). Returns 0 when max_sweeps were made or a signal stopped
+ * it; a negative errno when a scan, a sweep's MADs or the store failed.
+ */
+int fab_pipeline_watch(const struct fab_pipeline_watch *job,
+		       struct fab_pipeline_watch_result *out);
 
 /* ---- ready (pipeline/ready.c) ----------------------------------------- */
 

@@ -185,6 +185,32 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 		      struct fab_rules_result *out);
 
 struct fab_counter_limits;
+struct fab_counter_pairs;
+
+/*
+ * The counter rules (port.errors, port.error_rate, port.link_flapping,
+ * port.congestion) over the ports that have a pair in pairs only: a watch
+ * sweep's changed ports, latest their new value and earlier the one before
+ * (docs/watch.md). snap (indexed) names the ports; the findings are
+ * appended to out (the sweep). Enabled rules only, with cfg's parameters,
+ * severities and suppressions. 0 or a negative errno.
+ */
+int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapshot *snap,
+			   const struct fab_counter_pairs *pairs, struct fab_snapshot *out,
+			   int64_t now_ms);
+
+/*
+ * Hysteresis for watch sweeps (rules/hold.c): a finding stays raised for
+ * hold_ms after it was last raised instead of blinking off with the next
+ * sweep that sees no change. Keyed by rule, node and port.
+ */
+struct fab_rules_hold;
+int fab_rules_hold_new(int64_t hold_ms, struct fab_rules_hold **out);
+void fab_rules_hold_free(struct fab_rules_hold *h); /* accepts NULL */
+/* Remembers sweep's findings as raised at now_ms, then appends to sweep the
+ * findings raised before that are within hold_ms and not raised again
+ * (their evidence gains "held_since=<time last raised>"). 0 or -ENOMEM. */
+int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms);
 
 /*
  * The counter increases every enabled counter rule tolerates between two

@@ -226,6 +226,9 @@ struct fab_roce;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
+	/* A watch sweep (docs/watch.md): the stored full scan whose nodes, ports
+	 * and links it shares; 0 for a scan with a topology of its own. */
+	int64_t topology_scan_id;
 	int64_t started_at_ms, finished_at_ms;
 	/* When the rules last ran on it (fab_rules_run; the checks relation),
 	 * 0 when never: then "no findings" means "not judged", not "healthy". */
@@ -338,6 +341,12 @@ uint32_t fab_snapshot_find_node(const struct fab_snapshot *snap, uint64_t guid);
 /* Builds the lookup indexes (GUID -> node, port -> sample). Call again
  * after adding nodes or samples. */
 int fab_snapshot_index(struct fab_snapshot *snap);
+
+/* Puts c as its port's newest value (a watch sweep's, docs/watch.md) into an
+ * indexed snapshot, which stays indexed: it replaces the port's latest
+ * sample (keeping that sample's number) or, when the port has none, is
+ * added as sample 0. 0, -EINVAL (not indexed, no such port) or -ENOMEM. */
+int fab_snapshot_put_sample(struct fab_snapshot *s, const struct fab_counter_sample *c);
 
 /* Latest sample of a port (sample number `which`), or NULL. */
 const struct fab_counter_sample *

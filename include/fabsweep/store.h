@@ -19,7 +19,7 @@ enum {
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 3
+#define FAB_SCHEMA_VERSION 4
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 
@@ -37,6 +37,17 @@ void fab_store_close(struct fab_store *st); /* accepts NULL */
  * too. The snapshot is borrowed.
  */
 int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap);
+
+/*
+ * Writes a watch sweep (docs/watch.md) in one transaction: a scan that
+ * shares the nodes, ports and links of topo (a stored full scan, or a
+ * loaded sweep of one) and holds only what the sweep read that changed.
+ * sweep has no nodes or ports of its own: the port_idx of its samples and
+ * SMs are topo's. Its SMs, scan errors and findings are stored as a scan's.
+ * Sets sweep->scan_id and sweep->topology_scan_id on success.
+ */
+int fab_store_write_sweep(struct fab_store *st, struct fab_snapshot *sweep,
+			  const struct fab_snapshot *topo);
 
 /*
  * Resolves a scan id: id > 0 must exist; id == 0 means the latest; id < 0

@@ -26,7 +26,7 @@ fs() { "$FABSWEEP" "$@" >"$D/out" 2>"$D/err"; }
 sqlite3 "$db" "
 UPDATE port_rows SET speed_active = 'EDR', rate_gbps = 100
  WHERE (node_guid = '0x0002c90300300002' AND port_num = 1) OR (node_guid = '0x0002c90300200000' AND port_num = 2);
-UPDATE nodes SET node_guid = '0x0002c903dead0004' WHERE node_guid = '0x0002c90300300004';
+UPDATE node_rows SET node_guid = '0x0002c903dead0004' WHERE node_guid = '0x0002c90300300004';
 UPDATE port_rows SET node_guid = '0x0002c903dead0004' WHERE node_guid = '0x0002c90300300004';
 UPDATE port_rows SET remote_guid = '0x0002c903dead0004' WHERE remote_guid = '0x0002c90300300004';
 UPDATE port_counters SET node_guid = '0x0002c903dead0004' WHERE node_guid = '0x0002c90300300004';" || exit 1

@@ -25,7 +25,7 @@ q "UPDATE port_counters SET SymbolErrorCounter = 5 WHERE scan_id = 1 AND node_gu
    UPDATE port_rows SET remote_guid = NULL, remote_port = NULL, remote_node_idx = NULL,
           state = 'down', phys_state = 'polling', width_active = NULL, speed_active = NULL
     WHERE scan_id = 2 AND ((node_guid = '$LEAF1' AND port_num = 1) OR (node_guid = '$HOST1' AND port_num = 1));
-   DELETE FROM links WHERE scan_id = 2 AND a_guid = '$LEAF1' AND a_port = 1;
+   DELETE FROM link_rows WHERE scan_id = 2 AND a_guid = '$LEAF1' AND a_port = 1;
    UPDATE sms SET priority = 5 WHERE scan_id = 2;" || exit 1
 
 fs diff 1 2 > "$D/diff.txt"
@@ -156,6 +156,12 @@ cp "$SRCDIR/packaging/fabsweep-sweep.timer" "$D/units/"
 out=$(cd "$D/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
 	./fabsweep-sweep.service ./fabsweep-sweep.timer 2>&1)
 check "systemd-analyze verify: ${out:-clean}" eq "$out" ""
+wunit="$BUILDDIR/packaging/fabsweep-watch.service"
+check "watch service configured with the install path" grep -q '^ExecStart=/.*/fabsweep watch --quiet$' "$wunit"
+sed "s|^ExecStart=.*|ExecStart=\"$FABSWEEP\" watch --quiet|" "$wunit" > "$D/units/fabsweep-watch.service"
+out=$(cd "$D/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
+	./fabsweep-watch.service 2>&1)
+check "systemd-analyze verify of the watch service: ${out:-clean}" eq "$out" ""
 
 echo "$pass passed, $fail failed"
 ((fail == 0))

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "fabsweep/counter.h"
@@ -222,6 +223,31 @@ static void test_pairs(void **state)
 	fab_snapshot_free(base);
 }
 
+/* A watch sweep's new value replaces the port's latest sample, or is added. */
+static void test_put_sample(void **state)
+{
+	struct fab_snapshot *s = snapfix_fat_tree(1, 1, 2);
+	uint32_t a = s->samples[0].port_idx, none = FAB_NONE;
+	size_t n = s->n_samples;
+	struct fab_counter_sample c = { .port_idx = a, .valid = fab_counter_error_mask() };
+
+	for (uint32_t i = 0; i < s->n_ports && none == FAB_NONE; i++)
+		if (!fab_counter_latest(s, i))
+			none = i;
+	assert_int_not_equal(none, FAB_NONE);
+	c.v[FAB_CTR_SYMBOL_ERRORS] = 9;
+	assert_int_equal(fab_snapshot_put_sample(s, &c), 0);
+	assert_int_equal(s->n_samples, n);
+	assert_int_equal(fab_counter_latest(s, a)->v[FAB_CTR_SYMBOL_ERRORS], 9);
+	c.port_idx = none;
+	assert_int_equal(fab_snapshot_put_sample(s, &c), 0);
+	assert_int_equal(s->n_samples, n + 1);
+	assert_int_equal(fab_counter_latest(s, none)->v[FAB_CTR_SYMBOL_ERRORS], 9);
+	c.port_idx = (uint32_t)s->n_ports;
+	assert_int_equal(fab_snapshot_put_sample(s, &c), -EINVAL);
+	fab_snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_grew),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_pairs),
+		cmocka_unit_test(test_put_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

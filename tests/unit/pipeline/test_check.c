@@ -216,7 +216,7 @@ static void test_expect(void **state)
 	sf_sql(db, "UPDATE port_rows SET remote_guid=NULL, remote_port=NULL, remote_node_idx=NULL,"
 		   " state='down', phys_state='polling' WHERE scan_id=2 AND node_guid IN"
 		   " ('0x0002c90300b00003','0x0002c90300c00005') AND port_num=1;"
-		   "DELETE FROM links WHERE scan_id=2 AND (a_guid='0x0002c90300b00003' OR"
+		   "DELETE FROM link_rows WHERE scan_id=2 AND (a_guid='0x0002c90300b00003' OR"
 		   " b_guid='0x0002c90300b00003') AND (a_guid='0x0002c90300c00005' OR"
 		   " b_guid='0x0002c90300c00005')");
 	job.expect = "1";

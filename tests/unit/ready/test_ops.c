@@ -71,6 +71,18 @@ static void test_sweep_config(void **state)
 	assert_string_equal(fab_config_sweep_key_name(FAB_SWEEP_OLDER_THAN), "older_than");
 	assert_null(fab_config_sweep_key_name(FAB_SWEEP__COUNT));
 
+	/* [watch]: its own keys; [sweep]'s are not its */
+	c = conf_ok("[sweep]\ninterval = 5\n[watch]\ninterval = 500ms\nhold = 2m\nrescan = 1h\n");
+	assert_string_equal(fab_config_sweep(c, FAB_SWEEP_INTERVAL, NULL), "5");
+	assert_string_equal(fab_config_sweep(c, FAB_WATCH_INTERVAL, &line), "500ms");
+	assert_int_equal(line, 4);
+	assert_string_equal(fab_config_sweep(c, FAB_WATCH_HOLD, NULL), "2m");
+	assert_string_equal(fab_config_sweep(c, FAB_WATCH_RESCAN, NULL), "1h");
+	fab_config_free(c);
+	conf_bad("[watch]\nhold = 2\n", "f.conf:2: 'hold' in [watch] takes a duration such as 10m, 30s or 1h, not '2'");
+	conf_bad("[watch]\nkeep = 3\n", "f.conf:2: unknown key 'keep' in [watch]; known: interval, rescan, hold");
+	conf_bad("[sweep]\nhold = 2m\n", "f.conf:2: unknown key 'hold' in [sweep]; known: report_dir, prometheus, keep, older_than, fail_on, baseline, expect, node_name_map, interval");
+	conf_bad("[watch]\nhold = 2m\nhold = 3m\n", "f.conf:3: 'hold' is set twice in [watch] (first at line 2); keep one");
 	conf_bad("[sweep]\nkeep = 0\n", "f.conf:2: 'keep' in [sweep] takes a whole number of scans from 1 to 1000000, not '0'");
 	conf_bad("[sweep]\nkeep = 10 scans\n", "f.conf:2: 'keep' in [sweep] takes a whole number of scans from 1 to 1000000, not '10 scans'");
 	conf_bad("[sweep]\nolder_than = 30\n", "f.conf:2: 'older_than' in [sweep] takes a duration such as 30d, 12h, 2w or 1d12h, not '30'");
@@ -98,6 +110,11 @@ static void test_duration(void **state)
 	assert_true(ms == 36LL * 3600 * 1000);
 	assert_int_equal(fab_duration_parse("90s", &ms), 0);
 	assert_true(ms == 90000);
+	assert_int_equal(fab_duration_parse("500ms", &ms), 0);
+	assert_true(ms == 500);
+	assert_int_equal(fab_duration_parse("1m30s250ms", &ms), 0);
+	assert_true(ms == 90250);
+	assert_int_equal(fab_duration_parse("5mss", &ms), -EINVAL);
 	assert_int_equal(fab_duration_parse("30", &ms), -EINVAL);
 	assert_int_equal(fab_duration_parse("", &ms), -EINVAL);
 	assert_int_equal(fab_duration_parse("0d", &ms), -EINVAL);

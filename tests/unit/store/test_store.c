@@ -17,7 +17,9 @@
 
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/store.h"
+#include "fabsweep/store_prune.h"
 #include "fabsweep/store_view.h"
 #include "unit/snapfix.h"
 
@@ -184,6 +186,8 @@ static void test_load_baseline(void **state)
 	fab_snapshot_free(snap);
 }
 
+/* Takes a database of this version back to version 2 (before watch
+ * sweeps): the topology tables under their old names, the old views. */
 static void raw_exec(const char *sql)
 {
 	sqlite3 *db;
@@ -209,6 +213,11 @@ static void downgrade(int to)
 		      "ALTER TABLE eth_port_rows DROP COLUMN cnp_priority;"
 		      "ALTER TABLE eth_port_rows DROP COLUMN trust;"
 		      "CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;",
+		[3] = "DROP VIEW nodes; DROP VIEW ports; DROP VIEW mgmt_ports; DROP VIEW links;"
+		      " DROP INDEX scans_by_topology; ALTER TABLE scans DROP COLUMN topology_scan_id;"
+		      " ALTER TABLE node_rows RENAME TO nodes; ALTER TABLE link_rows RENAME TO links;"
+		      " CREATE VIEW ports AS SELECT * FROM port_rows WHERE port_num > 0;"
+		      " CREATE VIEW mgmt_ports AS SELECT * FROM port_rows WHERE port_num = 0;",
 	};
 	char sql[64];
 
@@ -243,7 +252,7 @@ static void test_one_loader(void **state)
 	/* a severity the store does not know (a newer writer), a LID not read */
 	raw_exec("PRAGMA ignore_check_constraints=ON;"
 		 "UPDATE findings SET severity='critical';"
-		 "UPDATE nodes SET lid=NULL WHERE node_guid='0x0000000000003010'");
+		 "UPDATE node_rows SET lid=NULL WHERE node_guid='0x0000000000003010'");
 	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
 	assert_int_equal(fab_store_load_scan(st, 0, &all), 0);
 	assert_int_equal(fab_store_load_view(st, 0, want_guid, &host, &view), 0);
@@ -497,6 +506,170 @@ static void test_hostile_description(void **state)
 	fab_snapshot_free(snap);
 }
 
+/* ---- watch sweeps (docs/watch.md): a sweep shares its topology scan's
+ * nodes, ports and links, stores only the counter rows that changed, and
+ * loads back as a whole snapshot whose every port has its latest sample of
+ * the chain; the public views give it its topology; pruning keeps a chain
+ * whole. ---- */
+
+/* A sweep of topo at t: the given ports read with SymbolErrorCounter = v. */
+static struct fab_snapshot *sweep_of(const struct fab_snapshot *topo, int64_t t,
+				     const uint32_t *ports, const uint64_t *v, size_t n)
+{
+	struct fab_snapshot *sw = fab_snapshot_new();
+
+	assert_non_null(sw);
+	sw->started_at_ms = t;
+	sw->finished_at_ms = t + 20;
+	sw->source = fab_snapshot_strdup(sw, "fixture", SIZE_MAX);
+	for (size_t i = 0; i < n; i++) {
+		struct fab_counter_sample *c = fab_snapshot_add_sample(sw);
+		assert_non_null(c);
+		c->port_idx = ports[i];
+		c->sampled_at_ms = t + 10;
+		c->valid = fab_counter_error_mask();
+		c->v[FAB_CTR_SYMBOL_ERRORS] = v[i];
+	}
+	*fab_snapshot_add_sm(sw) = topo->sms[0];
+	return sw;
+}
+
+static void write_sweep(struct fab_store *st, const struct fab_snapshot *topo, int64_t t,
+			const uint32_t *ports, const uint64_t *v, size_t n, int64_t want_id)
+{
+	struct fab_snapshot *sw = sweep_of(topo, t, ports, v, n);
+
+	assert_int_equal(fab_store_write_sweep(st, sw, topo), 0);
+	assert_int_equal(sw->scan_id, want_id);
+	assert_int_equal(sw->topology_scan_id, 1);
+	fab_snapshot_free(sw);
+}
+
+/* Full scan 1, sweeps 2..4 changing ports a and b; what each loads as. */
+static void test_chain(void **state)
+{
+	struct fab_snapshot *topo = snapfix_fat_tree(2, 4, 3), *back;
+	struct fab_store *st;
+	uint32_t a = topo->samples[0].port_idx, b = topo->samples[5].port_idx;
+	int64_t t = topo->started_at_ms;
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, topo), 0);
+	write_sweep(st, topo, t + 10000, &a, (uint64_t[]){ 5 }, 1, 2);
+	write_sweep(st, topo, t + 20000, &b, (uint64_t[]){ 7 }, 1, 3);
+	write_sweep(st, topo, t + 30000, (uint32_t[]){ a }, (uint64_t[]){ 2 }, 1, 4); /* a reset */
+
+	/* only what changed is stored; the views give each sweep its topology */
+	assert_int_equal(count("SELECT count(*) FROM port_counters WHERE scan_id = 3"), 1);
+	assert_int_equal(count("SELECT count(*) FROM node_rows WHERE scan_id = 3"), 0);
+	assert_int_equal(count("SELECT count(*) FROM nodes WHERE scan_id = 3"), (int64_t)topo->n_nodes);
+	assert_int_equal(count("SELECT count(*) FROM links WHERE scan_id = 3"), (int64_t)topo->n_links);
+	assert_int_equal(count("SELECT count(*) FROM ports WHERE scan_id = 4"),
+			 count("SELECT count(*) FROM ports WHERE scan_id = 1"));
+	assert_int_equal(count("SELECT count(*) FROM mgmt_ports WHERE scan_id = 4"), 6);
+	assert_int_equal(count("SELECT count(*) FROM counters c JOIN nodes n USING (scan_id, node_guid)"
+			       " WHERE c.scan_id = 3 AND c.counter = 'SymbolErrorCounter'"), 1);
+	assert_int_equal(count("SELECT topology_scan_id FROM scans WHERE scan_id = 4"), 1);
+	assert_int_equal(count("SELECT count(*) FROM scans WHERE topology_scan_id IS NULL"), 1);
+
+	/* sweep 3: a from sweep 2, b from sweep 3, the others from scan 1 */
+	assert_int_equal(fab_store_load_scan(st, 3, &back), 0);
+	assert_int_equal(back->topology_scan_id, 1);
+	assert_int_equal(back->n_nodes, topo->n_nodes);
+	assert_int_equal(back->n_ports, topo->n_ports);
+	assert_int_equal(back->n_links, topo->n_links);
+	assert_int_equal(back->n_samples, topo->n_samples);
+	assert_int_equal(back->n_sms, 1);
+	assert_int_equal(fab_counter_latest(back, a)->v[FAB_CTR_SYMBOL_ERRORS], 5);
+	assert_int_equal(fab_counter_latest(back, a)->sampled_at_ms, t + 10010);
+	assert_int_equal(fab_counter_latest(back, b)->v[FAB_CTR_SYMBOL_ERRORS], 7);
+	assert_int_equal(fab_counter_latest(back, topo->samples[1].port_idx)->sampled_at_ms,
+			 topo->samples[1].sampled_at_ms);
+	fab_snapshot_free(back);
+
+	/* sweep 4 against sweep 3 as the baseline: a was cleared in between */
+	struct fab_snapshot *base, *snap;
+	struct fab_counter_pairs pairs;
+	struct fab_counter_delta d;
+	assert_int_equal(fab_store_load_baseline(st, 3, &base), 0);
+	assert_int_equal(base->n_samples, topo->n_samples);
+	assert_int_equal(fab_store_load_scan(st, 4, &snap), 0);
+	assert_int_equal(fab_counter_pairs_build(snap, base, &pairs), 0);
+	assert_true(fab_counter_pairs_delta(&pairs, a, FAB_CTR_MASK_ALL, &d));
+	assert_true(d.reset & (1u << FAB_CTR_SYMBOL_ERRORS));
+	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 2);
+	assert_true(fab_counter_pairs_delta(&pairs, b, FAB_CTR_MASK_ALL, &d));
+	assert_int_equal(d.inc[FAB_CTR_SYMBOL_ERRORS], 0);
+	fab_counter_pairs_free(&pairs);
+	fab_snapshot_free(base);
+	fab_snapshot_free(snap);
+
+	/* a sample of a port the topology does not have is refused */
+	uint32_t bad = (uint32_t)topo->n_ports;
+	struct fab_snapshot *sw = sweep_of(topo, t + 40000, &bad, (uint64_t[]){ 1 }, 1);
+	assert_int_equal(fab_store_write_sweep(st, sw, topo), -EINVAL);
+	fab_snapshot_free(sw);
+	fab_store_close(st);
+	fab_snapshot_free(topo);
+}
+
+/* Retention drops a chain (a topology scan and its sweeps) only as a whole. */
+static void test_prune_keeps_chains(void **state)
+{
+	struct fab_snapshot *topo = snapfix_fat_tree(1, 2, 2), *later = snapfix_fat_tree(1, 2, 2);
+	struct fab_store *st;
+	struct fab_prune_opts o = { .keep = 2 };
+	struct fab_prune_result r;
+	uint32_t a = topo->samples[0].port_idx;
+	int64_t t = topo->started_at_ms;
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, topo), 0);                 /* 1 */
+	write_sweep(st, topo, t + 10000, &a, (uint64_t[]){ 5 }, 1, 2);        /* 2 */
+	write_sweep(st, topo, t + 20000, NULL, NULL, 0, 3);                   /* 3 */
+	write_sweep(st, topo, t + 30000, NULL, NULL, 0, 4);                   /* 4 */
+	/* keep 2 keeps 3 and 4, so their chain stays: 2 holds what 4 shows */
+	assert_int_equal(fab_store_prune(st, &o, NULL, NULL, &r), 0);
+	assert_int_equal(r.dropped, 0);
+	struct fab_snapshot *back;
+	assert_int_equal(fab_store_load_scan(st, 4, &back), 0);
+	assert_int_equal(fab_counter_latest(back, a)->v[FAB_CTR_SYMBOL_ERRORS], 5);
+	fab_snapshot_free(back);
+	/* two full scans later the chain goes, all of it */
+	later->started_at_ms = t + 40000;
+	assert_int_equal(fab_store_write_scan(st, later), 0);                 /* 5 */
+	later->started_at_ms = t + 50000;
+	assert_int_equal(fab_store_write_scan(st, later), 0);                 /* 6 */
+	assert_int_equal(fab_store_prune(st, &o, NULL, NULL, &r), 0);
+	assert_int_equal(r.dropped, 4);
+	fab_store_close(st);
+	assert_int_equal(count("SELECT count(*) FROM scans"), 2);
+	assert_int_equal(count("SELECT count(*) FROM port_counters WHERE scan_id < 5"), 0);
+	fab_snapshot_free(topo);
+	fab_snapshot_free(later);
+}
+
+/* A version 2 database migrates: its scans keep their topology rows under
+ * the views, and sweeps can be added to them. */
+static void test_migrate_from_2(void **state)
+{
+	struct fab_snapshot *topo = snapfix_fat_tree(1, 2, 2);
+	struct fab_store *st;
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, topo), 0);
+	fab_store_close(st);
+	int64_t nodes = count("SELECT count(*) FROM nodes WHERE scan_id = 1");
+	downgrade(3);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	write_sweep(st, topo, topo->started_at_ms + 1000, NULL, NULL, 0, 2);
+	fab_store_close(st);
+	assert_int_equal(count("PRAGMA user_version"), FAB_SCHEMA_VERSION);
+	assert_int_equal(count("SELECT count(*) FROM nodes WHERE scan_id = 1"), nodes);
+	assert_int_equal(count("SELECT count(*) FROM nodes WHERE scan_id = 2"), nodes);
+	fab_snapshot_free(topo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +685,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_garbage_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_description, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prune_keeps_chains, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_2, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

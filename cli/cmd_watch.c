@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fabsweep watch: a full scan, then counter sweeps of its topology every
+ * interval until stopped (fab_pipeline_watch; docs/watch.md). One line per
+ * sweep. SIGTERM or SIGINT: the sweep in progress is committed, exit 0.
+ *
+ * Exit status: 0 when stopped or --count sweeps were made; 3 when a scan,
+ * a sweep or the store failed.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/pipeline.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/watch.h"
+
+static void on_event(const struct fab_watch_event *e, void *ctx)
+{
+	const bool *quiet = ctx;
+	const struct fab_snapshot *s = e->snap;
+	const struct fab_watch_result *r = e->res;
+
+	switch (e->step) {
+	case FAB_WATCH_SCANNED:
+		if (!*quiet)
+			printf("watch: scan %lld: %s; %zu nodes, %zu links, %zu counter samples\n",
+			       (long long)s->scan_id, fab_scan_status_name(s->status), s->n_nodes,
+			       s->n_links, s->n_samples);
+		break;
+	case FAB_WATCH_SWEPT:
+		if (!*quiet)
+			printf("watch: sweep %lu, scan %lld: %zu port%s changed; %lu MADs (%lu sums, "
+			       "%lu ports, %lu checks) in %.0f ms\n", e->sweep, (long long)s->scan_id,
+			       r->changed, r->changed == 1 ? "" : "s", r->mads, r->sums, r->ports,
+			       r->verified, r->ms);
+		break;
+	case FAB_WATCH_TOPOLOGY:
+		if (!*quiet)
+			printf("watch: topology changed (%s): full scan\n", r->why);
+		break;
+	}
+	fflush(stdout);
+}
+
+static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quiet)
+{
+	enum { O_DB = 256, O_CONFIG, O_HOLD, O_INTERVAL, O_RESCAN, O_COUNT, O_LABEL, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
+	       O_WINDOW, O_VERIFY, O_QUIET };
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, O_DB },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "hold", required_argument, NULL, O_HOLD },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "rescan", required_argument, NULL, O_RESCAN },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "label", required_argument, NULL, O_LABEL },
+		{ "ca", required_argument, NULL, O_CA },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "retries", required_argument, NULL, O_RETRIES },
+		{ "window", required_argument, NULL, O_WINDOW },
+		{ "verify-every", required_argument, NULL, O_VERIFY },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ NULL, 0, NULL, 0 },
+	};
+	int64_t ms;
+	long v;
+	int c, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_DB: a->db = optarg; break;
+		case O_CONFIG: a->config = optarg; break;
+		case O_HOLD:
+			if (fab_duration_parse(optarg, &ms))
+				return fab_cli_usage_error("watch", "--hold takes a duration such as 10m, 30s or 1h, not '%s'", optarg);
+			a->hold_ms = ms;
+			break;
+		case O_LABEL: a->scan.label = optarg; break;
+		case O_CA: a->scan.so.ca = optarg; break;
+		case O_QUIET: *quiet = true; break;
+		case O_INTERVAL:
+			if (fab_duration_parse(optarg, &ms) || ms < 100 || ms > 86400000)
+				return fab_cli_usage_error("watch", "--interval takes a duration from 100ms to 1d, such as 10s or 500ms, not '%s'", optarg);
+			a->interval_ms = ms;
+			break;
+		case O_RESCAN:
+			if (fab_duration_parse(optarg, &ms) || ms < 1000)
+				return fab_cli_usage_error("watch", "--rescan takes a duration of a second or more, such as 1h or 30m, not '%s'", optarg);
+			a->rescan_ms = ms;
+			break;
+		case O_COUNT:
+			if (fab_cli_parse_int(optarg, 1, 100000000, &v))
+				return fab_cli_usage_error("watch", "--count takes a number of sweeps from 1 to 100000000, not '%s'", optarg);
+			a->max_sweeps = (unsigned long)v;
+			break;
+		case O_PORT:
+			if ((ret = fab_cli_mad_opt("watch", FAB_CLI_PORT, optarg, &a->scan.so.port)) >= 0)
+				return ret;
+			break;
+		case O_TIMEOUT:
+			if ((ret = fab_cli_mad_opt("watch", FAB_CLI_TIMEOUT, optarg, &a->probe.timeout_ms)) >= 0)
+				return ret;
+			a->scan.so.timeout_ms = a->probe.timeout_ms;
+			break;
+		case O_RETRIES:
+			if ((ret = fab_cli_mad_opt("watch", FAB_CLI_RETRIES, optarg, &a->probe.retries)) >= 0)
+				return ret;
+			a->scan.so.retries = a->probe.retries;
+			break;
+		case O_WINDOW:
+			if ((ret = fab_cli_mad_opt("watch", FAB_CLI_WINDOW, optarg, &a->probe.window)) >= 0)
+				return ret;
+			break;
+		case O_VERIFY:
+			if (fab_cli_parse_int(optarg, 1, 1000000, &v))
+				return fab_cli_usage_error("watch", "--verify-every takes a number of sweeps from 1 to 1000000, not '%s'", optarg);
+			a->verify_every = (unsigned)v;
+			break;
+		default:
+			return fab_cli_usage_error("watch", "unknown option '%s'; 'fabsweep help watch' lists them",
+						   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fab_cli_usage_error("watch", "unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+int fab_cmd_watch(int argc, char **argv)
+{
+	struct fab_pipeline_watch a;
+	struct fab_pipeline_watch_result res;
+	bool quiet = false;
+	int ret;
+
+	fab_pipeline_watch_init(&a);
+	a.db = a.scan.db = fab_cli_default_db();
+	/* a signal during a full scan ends watch at once: a stop, not a failure */
+	a.scan.signal_exit = FAB_EXIT_OK;
+	a.scan.label = "watch";
+	if ((ret = parse(argc, argv, &a, &quiet)) >= 0)
+		return ret;
+	a.scan.db = a.db;
+	a.scan.ro.note = quiet ? NULL : fab_cli_note;
+	a.make_db_dir = fab_cli_is_root_db(a.db);
+	a.event = on_event;
+	a.event_ctx = &quiet;
+	if (fab_pipeline_watch(&a, &res))
+		return fab_cli_fail();
+	if (!quiet && res.stopped)
+		printf("watch: stopped after %lu sweep%s and %lu full scan%s; last scan %lld\n",
+		       res.sweeps, res.sweeps == 1 ? "" : "s", res.full_scans,
+		       res.full_scans == 1 ? "" : "s", (long long)res.last_scan_id);
+	return FAB_EXIT_OK;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Watch (`fabsweep watch`, docs/watch.md): one full scan, then counter
+ * sweeps of its topology every interval, each committed as a sweep that
+ * stores only what changed, until stopped. A sweep that sees the topology
+ * change is dropped, and a full scan replaces the topology.
+ *
+ * In memory: the topology (the last full scan) whose latest sample of each
+ * port is the value last known; each sweep's changes are put into it
+ * (fab_snapshot_put_sample) after the sweep is committed, so the next
+ * sweep compares with them.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabsweep/config.h"
+#include "fabsweep/counter.h"
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/pipeline.h"
+#include "fabsweep/rules.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "fabsweep/watch.h"
+
+#define DEFAULT_INTERVAL_MS 10000
+#define DEFAULT_RESCAN_MS (3600 * 1000)
+#define DEFAULT_HOLD_MS (600 * 1000)
+
+/* What the sweeps of one watch share. */
+struct wstate {
+	const struct fab_pipeline_watch *job;
+	struct fab_config *cfg;
+	struct fab_rules_hold *hold;
+	struct fab_watch *w;
+	struct fab_snapshot *topo;
+	/* the changed ports' pairs for the counter rules: latest the sweep's
+	 * sample, earlier the value before; cleared after each sweep */
+	struct fab_counter_pairs pairs;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+void fab_pipeline_watch_init(struct fab_pipeline_watch *job)
+{
+	memset(job, 0, sizeof(*job));
+	fab_pipeline_scan_init(&job->scan);
+	fab_probe_opts_init(&job->probe);
+}
+
+static void emit(const struct fab_pipeline_watch *job, struct fab_watch_event *e)
+{
+	if (job->event)
+		job->event(e, job->event_ctx);
+}
+
+/* Sleeps until the monotonic time t_ms, or until a stop is requested. */
+static void sleep_until(int64_t t_ms)
+{
+	struct timespec now;
+
+	while (!stop_requested) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t left = t_ms - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+		if (left <= 0)
+			return;
+		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+		nanosleep(&ts, NULL); /* a signal ends it early */
+	}
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* A full scan: the new topology. */
+static int full_scan(struct fab_store *st, const struct fab_pipeline_watch *job,
+		     struct fab_snapshot **topo, struct fab_pipeline_watch_result *out)
+{
+	struct fab_snapshot *snap = NULL;
+	int err = fab_pipeline_scan_commit(st, &job->scan, &snap);
+
+	if (err == -EINTR) { /* committed, then a signal */
+		stop_requested = 1;
+		fab_err_clear();
+		return 0;
+	}
+	if (err)
+		return err;
+	if ((err = fab_snapshot_index(snap))) {
+		fab_snapshot_free(snap);
+		return fab_err(err, "out of memory");
+	}
+	fab_snapshot_free(*topo);
+	*topo = snap;
+	out->full_scans++;
+	out->last_scan_id = snap->scan_id;
+	struct fab_watch_event e = { .step = FAB_WATCH_SCANNED, .snap = snap };
+	emit(job, &e);
+	return 0;
+}
+
+/* Pairs sized for the topology, empty. */
+static int pairs_for(struct wstate *ws)
+{
+	struct fab_counter_pairs *p = &ws->pairs;
+
+	fab_counter_pairs_free(p);
+	memset(p, 0, sizeof(*p));
+	p->latest = calloc(ws->topo->n_ports + 1, sizeof(*p->latest));
+	p->earlier = calloc(ws->topo->n_ports + 1, sizeof(*p->earlier));
+	p->n_ports = ws->topo->n_ports;
+	return p->latest && p->earlier ? 0 : fab_err(-ENOMEM, "out of memory");
+}
+
+/* The counter rules over the sweep's changed ports (each compared with its
+ * value before), then the findings held from earlier sweeps. */
+static int judge(struct wstate *ws, struct fab_snapshot *sw)
+{
+	struct fab_counter_pairs *p = &ws->pairs;
+	int64_t now = fab_now_ms();
+	int err;
+
+	for (size_t i = 0; i < sw->n_samples; i++) {
+		uint32_t pi = sw->samples[i].port_idx;
+		p->latest[pi] = &sw->samples[i];
+		p->earlier[pi] = fab_counter_latest(ws->topo, pi);
+	}
+	p->n_pairs = sw->n_samples;
+	err = fab_rules_run_counters(ws->cfg, ws->topo, p, sw, now);
+	for (size_t i = 0; i < sw->n_samples; i++) {
+		uint32_t pi = sw->samples[i].port_idx;
+		p->latest[pi] = p->earlier[pi] = NULL;
+	}
+	p->n_pairs = 0;
+	if (!err)
+		err = fab_rules_hold_apply(ws->hold, sw, now);
+	sw->checked_at_ms = now;
+	return err;
+}
+
+/* One counter sweep of topo, committed; its changes put into topo. *again
+ * says the topology changed (nothing was committed). */
+static int sweep(struct fab_store *st, struct wstate *ws, bool *again,
+		 struct fab_pipeline_watch_result *out)
+{
+	const struct fab_pipeline_watch *job = ws->job;
+	struct fab_watch *w = ws->w;
+	struct fab_snapshot *topo = ws->topo;
+	struct fab_snapshot *sw = fab_snapshot_new();
+	struct fab_watch_result res;
+	int err;
+
+	if (!sw)
+		return fab_err(-ENOMEM, "out of memory");
+	sw->started_at_ms = fab_now_ms();
+	sw->host = topo->host;
+	sw->source = topo->source;
+	sw->label = job->scan.label;
+	if ((err = fab_watch_sweep(w, topo, sw, &res)))
+		goto out;
+	sw->finished_at_ms = fab_now_ms();
+	if (res.topology_changed) {
+		struct fab_watch_event e = { .step = FAB_WATCH_TOPOLOGY, .snap = topo, .res = &res };
+		emit(job, &e);
+		*again = true;
+		goto out;
+	}
+	sw->status = sw->n_errors ? FAB_SCAN_PARTIAL : FAB_SCAN_COMPLETE;
+	if ((err = judge(ws, sw)) || (err = fab_store_write_sweep(st, sw, topo)))
+		goto out;
+	for (size_t i = 0; i < sw->n_samples && !err; i++)
+		if ((err = fab_snapshot_put_sample(topo, &sw->samples[i])))
+			err = fab_err(err, "out of memory");
+	out->sweeps++;
+	out->last_scan_id = sw->scan_id;
+	struct fab_watch_event e = { .step = FAB_WATCH_SWEPT, .snap = sw, .res = &res,
+				     .sweep = out->sweeps };
+	emit(job, &e);
+out:
+	sw->host = sw->source = sw->label = NULL; /* borrowed */
+	fab_snapshot_free(sw);
+	return err;
+}
+
+/* A duration: the job's, else the config's [watch] key, else dflt. */
+static int64_t setting(const struct wstate *ws, int64_t job_ms, unsigned key, int64_t dflt)
+{
+	const char *v = fab_config_sweep(ws->cfg, key, NULL);
+	int64_t ms;
+
+	if (job_ms > 0)
+		return job_ms;
+	return v && !fab_duration_parse(v, &ms) ? ms : dflt;
+}
+
+int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline_watch_result *out)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct fab_probe_opts po = job->probe;
+	struct wstate ws = { .job = job };
+	struct fab_store *st = NULL;
+	int64_t interval, rescan, scanned = 0;
+	bool need_scan = true;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = fab_pipeline_load_config(job->config, &ws.cfg)))
+		return err;
+	interval = setting(&ws, job->interval_ms, FAB_WATCH_INTERVAL, DEFAULT_INTERVAL_MS);
+	rescan = setting(&ws, job->rescan_ms, FAB_WATCH_RESCAN, DEFAULT_RESCAN_MS);
+	if ((err = fab_rules_hold_new(setting(&ws, job->hold_ms, FAB_WATCH_HOLD, DEFAULT_HOLD_MS),
+				      &ws.hold)))
+		goto out;
+	if (job->make_db_dir)
+		fab_pipeline_make_db_dir(job->db);
+	if ((err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
+		goto out;
+	stop_requested = 0;
+	sigemptyset(&sa.sa_mask); /* no SA_RESTART: a signal ends the sleep */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	po.ca = job->scan.so.ca;
+	po.port = job->scan.so.port;
+	po.mkeys = job->scan.so.mkeys;
+	while (!stop_requested && (!job->max_sweeps || out->sweeps < job->max_sweeps)) {
+		int64_t t0 = mono_ms();
+
+		if (t0 - scanned >= rescan)
+			need_scan = true;
+		if (need_scan) {
+			/* the sweeps' MAD port is closed while the scan opens its
+			 * own: under the simulator (umad2sim) a scan closing its
+			 * device while another stays open in the process crashes
+			 * umad2sim's thread; the sums start afresh anyway */
+			fab_watch_close(ws.w);
+			ws.w = NULL;
+			if ((err = full_scan(st, job, &ws.topo, out)))
+				break;
+			scanned = mono_ms();
+			if (stop_requested)
+				break;
+			need_scan = false;
+			if ((err = pairs_for(&ws)) || (err = fab_watch_open(&po, ws.topo->source, &ws.w)))
+				break;
+			if (job->verify_every)
+				fab_watch_set_verify_every(ws.w, job->verify_every);
+		}
+		if ((err = sweep(st, &ws, &need_scan, out)))
+			break;
+		if (need_scan || (job->max_sweeps && out->sweeps >= job->max_sweeps))
+			continue; /* a full scan now, or done */
+		sleep_until(t0 + interval);
+	}
+	out->stopped = stop_requested;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out:
+	fab_watch_close(ws.w);
+	fab_snapshot_free(ws.topo);
+	fab_counter_pairs_free(&ws.pairs);
+	fab_rules_hold_free(ws.hold);
+	fab_config_free(ws.cfg);
+	fab_store_close(st);
+	return err;
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Hysteresis for watch sweeps (include/fabsweep/rules.h, docs/watch.md): a
+ * finding raised on one sweep stays in the sweeps after it for the hold
+ * time since it was last raised, so a flapping link or a counter that
+ * rises now and then does not blink on and off. The findings are kept with
+ * their own copies of the strings in a hash table keyed by rule, node and
+ * port; each sweep costs O(findings), never O(ports).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/names.h"
+#include "fabsweep/rules.h"
+#include "fabsweep/snapshot.h"
+
+struct held {
+	char *key; /* "rule\\x1fnode\\x1fport": NULL for an empty slot */
+	char *rule_id, *node, *port, *peer_node, *peer_port, *subject, *message, *evidence;
+	uint8_t severity;
+	int64_t last_ms;
+	uint64_t seen; /* the apply call that last raised it */
+};
+
+struct fab_rules_hold {
+	int64_t hold_ms;
+	struct held *slots;
+	size_t cap, n;
+	uint64_t round;
+};
+
+int fab_rules_hold_new(int64_t hold_ms, struct fab_rules_hold **out)
+{
+	struct fab_rules_hold *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return fab_err(-ENOMEM, "out of memory");
+	h->hold_ms = hold_ms;
+	*out = h;
+	return 0;
+}
+
+static void held_clear(struct held *e)
+{
+	free(e->key);
+	free(e->rule_id);
+	free(e->node);
+	free(e->port);
+	free(e->peer_node);
+	free(e->peer_port);
+	free(e->subject);
+	free(e->message);
+	free(e->evidence);
+	memset(e, 0, sizeof(*e));
+}
+
+void fab_rules_hold_free(struct fab_rules_hold *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->cap; i++)
+		held_clear(&h->slots[i]);
+	free(h->slots);
+	free(h);
+}
+
+static uint64_t hash(const char *s)
+{
+	uint64_t v = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *s; s++)
+		v = (v ^ (unsigned char)*s) * 1099511628211ull;
+	return v;
+}
+
+static char *dup_opt(const char *s, bool *nomem)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	if (!(d = strdup(s)))
+		*nomem = true;
+	return d;
+}
+
+/* The slot of key: its entry, or the empty slot where it would go. */
+static struct held *slot(struct fab_rules_hold *h, const char *key)
+{
+	size_t i = (size_t)hash(key) & (h->cap - 1);
+
+	while (h->slots[i].key && strcmp(h->slots[i].key, key))
+		i = (i + 1) & (h->cap - 1);
+	return &h->slots[i];
+}
+
+static int grow(struct fab_rules_hold *h)
+{
+	struct held *old = h->slots;
+	size_t ocap = h->cap, cap = h->cap ? h->cap * 2 : 64;
+
+	if ((h->n + 1) * 2 <= h->cap)
+		return 0;
+	if (!(h->slots = calloc(cap, sizeof(*h->slots)))) {
+		h->slots = old;
+		return -ENOMEM;
+	}
+	h->cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].key)
+			*slot(h, old[i].key) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Rebuilds the table without the entries that are past the hold (open
+ * addressing cannot simply empty a slot). */
+static int expire(struct fab_rules_hold *h, int64_t now_ms)
+{
+	struct held *old = h->slots;
+	size_t ocap = h->cap, n = 0;
+
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].key && now_ms - old[i].last_ms > h->hold_ms)
+			held_clear(&old[i]);
+		else if (old[i].key)
+			n++;
+	if (n == h->n)
+		return 0;
+	if (!(h->slots = calloc(ocap, sizeof(*h->slots)))) {
+		h->slots = old;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].key)
+			*slot(h, old[i].key) = old[i];
+	h->n = n;
+	free(old);
+	return 0;
+}
+
+static int remember(struct fab_rules_hold *h, const struct fab_finding *f, int64_t now_ms)
+{
+	char key[512];
+	bool nomem = false;
+	struct held *e;
+
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s", f->rule_id, f->node ? f->node : "",
+		 f->port ? f->port : "");
+	if (grow(h))
+		return -ENOMEM;
+	e = slot(h, key);
+	if (e->key)
+		held_clear(e);
+	else
+		h->n++;
+	e->key = dup_opt(key, &nomem);
+	e->rule_id = dup_opt(f->rule_id, &nomem);
+	e->node = dup_opt(f->node, &nomem);
+	e->port = dup_opt(f->port, &nomem);
+	e->peer_node = dup_opt(f->peer_node, &nomem);
+	e->peer_port = dup_opt(f->peer_port, &nomem);
+	e->subject = dup_opt(f->subject, &nomem);
+	e->message = dup_opt(f->message, &nomem);
+	e->evidence = dup_opt(f->evidence, &nomem);
+	e->severity = f->severity;
+	e->last_ms = now_ms;
+	e->seen = h->round;
+	return nomem ? -ENOMEM : 0;
+}
+
+int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms)
+{
+	size_t raised = sweep->n_findings;
+	int err = 0;
+
+	h->round++;
+	for (size_t i = 0; i < raised && !err; i++)
+		err = remember(h, &sweep->findings[i], now_ms);
+	if (!err)
+		err = expire(h, now_ms);
+	for (size_t i = 0; i < h->cap && !err; i++) {
+		const struct held *e = &h->slots[i];
+		char t[FAB_TIME_STRLEN];
+
+		if (!e->key || e->seen == h->round)
+			continue;
+		fab_time_format(e->last_ms, t);
+		struct fab_finding f = {
+			.rule_id = e->rule_id, .severity = e->severity, .node = e->node,
+			.port = e->port, .peer_node = e->peer_node, .peer_port = e->peer_port,
+			.subject = e->subject, .message = e->message,
+			.evidence = fab_snapshot_printf(sweep, "%s%sheld_since=%s",
+							e->evidence ? e->evidence : "",
+							e->evidence ? "; " : "", t),
+		};
+		if (!f.evidence)
+			err = -ENOMEM;
+		else
+			err = fab_snapshot_add_finding(sweep, &f);
+	}
+	return err ? fab_err(err, "out of memory") : 0;
+}

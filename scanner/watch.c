@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Counter sweeps of a known topology (include/fabsweep/watch.h,
+ * docs/watch.md). One run of the MAD window per sweep:
+ *
+ *   - per switch, PortCounters with PortSelect 0xFF (AllPortSelect): the
+ *     sum over its ports. Where the sum's error counters moved since the
+ *     last sweep, or one of them is saturated (a sum that stopped cannot
+ *     show a change), or the switch has no sum yet (the first sweep of a
+ *     topology) or none at all (AllPortSelect answered with an error), the
+ *     PortCounters of each of its active ports are queued;
+ *   - per channel adapter port, its own PortCounters at its LID;
+ *   - NodeInfo at the LID of every node with a change (before the change is
+ *     believed) and at a slice of the LIDs on every sweep.
+ *
+ * Then one SMInfo of the master SM. Whether counters moved is the counter
+ * model's answer (fab_counter_delta), for sums and ports alike.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/mad.h>
+
+#include "fabsweep/counter.h"
+#include "fabsweep/error.h"
+#include "fabsweep/mkey.h"
+#include "fabsweep/names.h"
+#include "fabsweep/probe.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/watch.h"
+#include "scanner/scan_priv.h"
+
+#define ALL_PORTS 0xff
+#define DEFAULT_VERIFY_EVERY 16
+
+enum wjob { J_SUM = 1, J_PC, J_NI };
+#define COOKIE(k, i) ((uint64_t)(k) << 32 | (uint32_t)(i))
+#define C_KIND(c) ((unsigned)((c) >> 32))
+#define C_IDX(c) ((uint32_t)(c))
+
+enum { V_NONE = 0, V_QUEUED, V_DONE };
+
+struct wnode {
+	struct fab_counter_sample sum; /* the last AllPortSelect answer */
+	bool have_sum;
+	bool no_allport;  /* AllPortSelect answered with an error status */
+	uint8_t verify;   /* V_*: NodeInfo this sweep */
+};
+
+struct fab_watch {
+	struct fab_mport m;
+	const struct fab_mkeys *mkeys;
+	unsigned verify_every;
+	unsigned long sweeps;   /* of this topology */
+	int64_t topo_id;        /* the topology the sums are of */
+	size_t n_nodes;
+	struct wnode *nodes;
+};
+
+/* One sweep's work. */
+struct wsweep {
+	struct fab_watch *w;
+	const struct fab_snapshot *t;
+	struct fab_snapshot *out;
+	struct fab_watch_result *res;
+	struct fab_jobq q;
+	struct fab_counter_sample *cand; /* changed ports, before NodeInfo confirms them */
+	size_t n_cand, cap_cand;
+	int err;
+};
+
+int fab_watch_open(const struct fab_probe_opts *o, const char *source, struct fab_watch **out)
+{
+	struct fab_watch *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (!w)
+		return fab_err(-ENOMEM, "out of memory");
+	if ((rc = fab_mport_open(o, source, &w->m))) {
+		free(w);
+		return rc;
+	}
+	w->mkeys = o->mkeys;
+	w->verify_every = DEFAULT_VERIFY_EVERY;
+	w->topo_id = -1;
+	*out = w;
+	return 0;
+}
+
+void fab_watch_close(struct fab_watch *w)
+{
+	if (!w)
+		return;
+	fab_mport_close(&w->m);
+	free(w->nodes);
+	free(w);
+}
+
+void fab_watch_set_verify_every(struct fab_watch *w, unsigned n)
+{
+	w->verify_every = n ? n : 1;
+}
+
+static uint16_t port_dlid(const struct fab_snapshot *s, const struct fab_port *p)
+{
+	const struct fab_node *n = &s->nodes[p->node_idx];
+
+	return n->type == FAB_NODE_SWITCH ? n->lid : p->lid;
+}
+
+/* A port whose counters a sweep reads: what the full scan read. */
+static bool watched(const struct fab_snapshot *s, const struct fab_port *p)
+{
+	return p->port_num > 0 && p->state == FAB_STATE_ACTIVE &&
+	       !(p->flags & (FAB_F_SMP_FAILED | FAB_F_PMA_FAILED)) && port_dlid(s, p) != 0;
+}
+
+/* Whether any error counter moved from a to b (reset included). */
+static bool moved(const struct fab_counter_sample *a, const struct fab_counter_sample *b)
+{
+	struct fab_counter_delta d;
+
+	fab_counter_delta(a, b, fab_counter_error_mask(), &d);
+	if (d.reset)
+		return true;
+	for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
+		if ((d.valid & (1u << k)) && d.inc[k])
+			return true;
+	/* a counter present in one of them only */
+	return (a->valid ^ b->valid) & fab_counter_error_mask();
+}
+
+static bool any_saturated(const struct fab_counter_sample *c)
+{
+	for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
+		if (fab_counter_is_error(k) && fab_counter_saturated(c, k))
+			return true;
+	return false;
+}
+
+static void push(struct wsweep *ws, enum wjob k, uint32_t i)
+{
+	int rc = fab_jobq_push(&ws->q, COOKIE(k, i));
+
+	if (rc && !ws->err)
+		ws->err = rc;
+	if (k == J_SUM)
+		ws->res->sums++;
+	else if (k == J_PC)
+		ws->res->ports++;
+	else
+		ws->res->verified++;
+}
+
+static void changed_topology(struct wsweep *ws, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void changed_topology(struct wsweep *ws, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ws->res->topology_changed)
+		return; /* the first reason is enough */
+	ws->res->topology_changed = true;
+	va_start(ap, fmt);
+	vsnprintf(ws->res->why, sizeof(ws->res->why), fmt, ap);
+	va_end(ap);
+}
+
+static void verify(struct wsweep *ws, uint32_t ni)
+{
+	struct wnode *wn = &ws->w->nodes[ni];
+
+	if (wn->verify == V_NONE && ws->t->nodes[ni].lid) {
+		wn->verify = V_QUEUED;
+		push(ws, J_NI, ni);
+	}
+}
+
+static void queue_ports(struct wsweep *ws, uint32_t ni)
+{
+	const struct fab_node *n = &ws->t->nodes[ni];
+
+	for (uint32_t k = 0; k < n->port_count; k++)
+		if (watched(ws->t, &ws->t->ports[n->port_first + k]))
+			push(ws, J_PC, n->port_first + k);
+}
+
+static int next(void *ctx, struct fab_mad_req *req)
+{
+	struct wsweep *ws = ctx;
+	uint64_t j;
+
+	if (ws->err)
+		return ws->err;
+	if (!fab_jobq_pop(&ws->q, &j))
+		return 0;
+	req->cookie = j;
+	req->method = FAB_MAD_GET;
+	if (C_KIND(j) == J_NI) {
+		const struct fab_node *n = &ws->t->nodes[C_IDX(j)];
+		req->mgmt_class = FAB_MAD_CLASS_SMI;
+		req->attr_id = IB_ATTR_NODE_INFO;
+		req->dlid = n->lid;
+		req->mkey = fab_mkeys_lookup(ws->w->mkeys, 0, n->guid);
+		return 1;
+	}
+	req->mgmt_class = FAB_MAD_CLASS_PERF;
+	req->attr_id = IB_GSI_PORT_COUNTERS;
+	if (C_KIND(j) == J_SUM) {
+		req->dlid = ws->t->nodes[C_IDX(j)].lid;
+		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, ALL_PORTS);
+	} else {
+		const struct fab_port *p = &ws->t->ports[C_IDX(j)];
+		req->dlid = port_dlid(ws->t, p);
+		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, p->port_num);
+	}
+	return 1;
+}
+
+static const char *why_text(int err)
+{
+	return err == -ETIMEDOUT ? "did not answer"
+	       : err == -EREMOTEIO ? "answered with an error status" : strerror(-err);
+}
+
+static void done_sum(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
+{
+	struct wnode *wn = &ws->w->nodes[ni];
+	const struct fab_node *n = &ws->t->nodes[ni];
+	struct fab_counter_sample now = { 0 };
+	char g[FAB_GUID_STRLEN];
+
+	if (err == -EREMOTEIO) { /* no AllPortSelect here: every port, every sweep */
+		wn->no_allport = true;
+		queue_ports(ws, ni);
+		return;
+	}
+	if (err) {
+		fab_guid_format(n->guid, g);
+		changed_topology(ws, "switch \"%s\" (%s) at LID %u %s", n->desc, g, n->lid,
+				 why_text(err));
+		return;
+	}
+	fab_scan_decode_pc(&now, d, true, false, false);
+	if (!wn->have_sum || moved(&wn->sum, &now) || any_saturated(&now))
+		queue_ports(ws, ni);
+	wn->sum = now;
+	wn->have_sum = true;
+}
+
+static void done_pc(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
+{
+	const struct fab_port *p = &ws->t->ports[pi];
+	const struct fab_node *n = &ws->t->nodes[p->node_idx];
+	const struct fab_counter_sample *was = fab_counter_latest(ws->t, pi);
+	struct fab_counter_sample now = { .port_idx = pi };
+	char g[FAB_GUID_STRLEN];
+
+	if (err) {
+		fab_guid_format(n->guid, g);
+		if (err == -EREMOTEIO) { /* it answers: the port is there, its counters not */
+			int rc = fab_snapshot_add_error(ws->out, n->guid, p->port_num, "pma",
+				"\"%s\" (%s) port %u (LID %u): PortCounters answered with an error status",
+				n->desc, g, p->port_num, port_dlid(ws->t, p));
+			if (rc && !ws->err)
+				ws->err = rc;
+			return;
+		}
+		changed_topology(ws, "\"%s\" (%s) port %u: LID %u %s", n->desc, g, p->port_num,
+				 port_dlid(ws->t, p), why_text(err));
+		return;
+	}
+	fab_scan_decode_pc(&now, d, true, false, false);
+	now.sampled_at_ms = fab_now_ms();
+	if (was && !moved(was, &now))
+		return;
+	if (ws->n_cand == ws->cap_cand) {
+		size_t cap = ws->cap_cand ? ws->cap_cand * 2 : 64;
+		void *c = realloc(ws->cand, cap * sizeof(*ws->cand));
+		if (!c) {
+			ws->err = -ENOMEM;
+			return;
+		}
+		ws->cand = c;
+		ws->cap_cand = cap;
+	}
+	ws->cand[ws->n_cand++] = now;
+	verify(ws, p->node_idx);
+}
+
+static void done_ni(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
+{
+	const struct fab_node *n = &ws->t->nodes[ni];
+	char g[FAB_GUID_STRLEN], h[FAB_GUID_STRLEN];
+	uint64_t guid;
+
+	ws->w->nodes[ni].verify = V_DONE;
+	fab_guid_format(n->guid, g);
+	if (err) {
+		changed_topology(ws, "\"%s\" (%s): LID %u %s to NodeInfo", n->desc, g, n->lid,
+				 why_text(err));
+		return;
+	}
+	guid = mad_get_field64((void *)d, 0, IB_NODE_GUID_F);
+	if (guid != n->guid) {
+		fab_guid_format(guid, h);
+		changed_topology(ws, "LID %u is %s now, not \"%s\" (%s)", n->lid, h, n->desc, g);
+	}
+}
+
+static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_t *resp)
+{
+	struct wsweep *ws = ctx;
+	const uint8_t *d = resp ? resp + FAB_MAD_DATA_OFFS : NULL;
+
+	if (ws->err)
+		return;
+	switch (C_KIND(req->cookie)) {
+	case J_SUM:
+		done_sum(ws, C_IDX(req->cookie), err, d);
+		return;
+	case J_PC:
+		done_pc(ws, C_IDX(req->cookie), err, d);
+		return;
+	case J_NI:
+		done_ni(ws, C_IDX(req->cookie), err, d);
+		return;
+	}
+}
+
+/* The sums belong to one topology; a new one starts from none. */
+static int adopt(struct fab_watch *w, const struct fab_snapshot *t)
+{
+	int64_t id = t->topology_scan_id ? t->topology_scan_id : t->scan_id;
+
+	if (id == w->topo_id && t->n_nodes == w->n_nodes)
+		return 0;
+	free(w->nodes);
+	w->nodes = calloc(t->n_nodes + 1, sizeof(*w->nodes));
+	if (!w->nodes) {
+		w->n_nodes = 0;
+		w->topo_id = -1;
+		return fab_err(-ENOMEM, "out of memory");
+	}
+	w->n_nodes = t->n_nodes;
+	w->topo_id = id;
+	w->sweeps = 0;
+	return 0;
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The master SM: still there, at the same LID and port. */
+static int check_master(struct wsweep *ws)
+{
+	const struct fab_snapshot *t = ws->t;
+	const struct fab_sm *was = NULL;
+	struct fab_sm now = { 0 };
+	char g[FAB_GUID_STRLEN];
+	int rc;
+
+	for (size_t i = 0; i < t->n_sms && !was; i++)
+		if (!t->sms[i].failed && t->sms[i].state == 3)
+			was = &t->sms[i];
+	if (!was || !was->lid)
+		return 0; /* none seen: nothing to compare (the full scan said so) */
+	fab_guid_format(was->port_guid, g);
+	rc = fab_scan_sminfo_one(ws->w->m.mw, was->lid,
+				 fab_mkeys_lookup(ws->w->mkeys, was->port_guid, 0), &now);
+	ws->res->verified++;
+	if (rc == -ENOMEM)
+		return fab_err(rc, "out of memory");
+	if (rc) {
+		changed_topology(ws, "the master SM (%s, LID %u) %s to SMInfo", g, was->lid,
+				 why_text(rc));
+		return 0;
+	}
+	if (now.port_guid != was->port_guid || now.state != 3) {
+		changed_topology(ws, "the master SM at LID %u is not %s in state master any more",
+				 was->lid, g);
+		return 0;
+	}
+	struct fab_sm *sm = fab_snapshot_add_sm(ws->out);
+	if (!sm)
+		return fab_err(-ENOMEM, "out of memory");
+	*sm = now;
+	sm->lid = was->lid;
+	sm->port_idx = was->port_idx;
+	return 0;
+}
+
+int fab_watch_sweep(struct fab_watch *w, const struct fab_snapshot *t, struct fab_snapshot *out,
+		    struct fab_watch_result *res)
+{
+	struct wsweep ws = { .w = w, .t = t, .out = out, .res = res };
+	struct fab_madwin_stats before = *fab_madwin_stats(w->m.mw);
+	double t0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = adopt(w, t)))
+		return rc;
+	unsigned slice = (unsigned)(w->sweeps++ % w->verify_every);
+	for (uint32_t ni = 0; ni < t->n_nodes; ni++) {
+		const struct fab_node *n = &t->nodes[ni];
+		struct wnode *wn = &w->nodes[ni];
+		bool any = false;
+
+		wn->verify = V_NONE;
+		if (n->flags & (FAB_F_SMP_FAILED | FAB_F_PMA_FAILED))
+			continue;
+		for (uint32_t k = 0; k < n->port_count && !any; k++)
+			any = watched(t, &t->ports[n->port_first + k]);
+		if (!any)
+			continue;
+		if (ni % w->verify_every == slice)
+			verify(&ws, ni);
+		if (n->type != FAB_NODE_SWITCH)
+			queue_ports(&ws, ni);
+		else if (wn->no_allport)
+			queue_ports(&ws, ni);
+		else
+			push(&ws, J_SUM, ni);
+	}
+	t0 = mono_ms();
+	rc = ws.err;
+	if (!rc)
+		rc = fab_madwin_run(w->m.mw, next, done, &ws);
+	if (!rc)
+		rc = ws.err;
+	if (!rc)
+		rc = check_master(&ws);
+	if (rc) {
+		if (rc != -ENOMEM)
+			fab_err(rc, "counter sweep through %s/%d failed: %s", w->m.ca, w->m.port,
+				strerror(-rc));
+		goto out;
+	}
+	/* changes of nodes that answered NodeInfo as expected (else the
+	 * topology changed and nothing of the sweep counts) */
+	for (size_t i = 0; !res->topology_changed && i < ws.n_cand; i++) {
+		struct fab_counter_sample *c = fab_snapshot_add_sample(out);
+		if (!c) {
+			rc = fab_err(-ENOMEM, "out of memory");
+			goto out;
+		}
+		*c = ws.cand[i];
+		res->changed++;
+	}
+	res->ms = mono_ms() - t0;
+out:;
+	const struct fab_madwin_stats *ms = fab_madwin_stats(w->m.mw);
+	res->mads = ms->sent - before.sent;
+	res->failed = ms->failed - before.failed;
+	if (res->topology_changed)
+		w->topo_id = -1; /* the next topology starts afresh */
+	fab_jobq_free(&ws.q);
+	free(ws.cand);
+	return rc;
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# fabsweep watch on a simulated fabric (ibsim + real OpenSM): one full scan,
+# then counter sweeps every 300 ms. Errors injected between sweeps (ibsim
+# PerformanceSet) on a switch port and a host port, a flap (LinkDownedCounter),
+# a saturated counter and a reset are each stored at their port by the first
+# sweep after the simulator has them, judged by the counter rules there and
+# held for the hold time, and nothing else is; each sweep reads one AllPortSelect sum
+# per switch and per-port counters only where a sum moved; a sweep is a
+# snapshot check, report and the SQL views understand; a host that stops
+# answering (ibsim Unlink), the master SM leaving and another GUID answering
+# at a LID (ibsim Guid) each make watch scan again; SIGTERM commits the sweep
+# in progress and exits 0. Waits for database states, never for fixed times.
+set -uo pipefail
+: "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
+source "$SRCDIR/scripts/fabsim.sh"
+D=$(mktemp -d)
+trap 'kill "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; fabsim_stop "$D/sim" > /dev/null 2>&1; rm -rf "$D"' EXIT
+source "$SRCDIR/tests/integration/checks.sh"
+need sqlite3
+q() { sqlite3 -readonly "$D/fab.db" "$@" 2> /dev/null; }
+now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+# The sweep (scan id) that first stored counter $3 of "$1"[$2] with value $4.
+stored_in() {
+	q "SELECT min(c.scan_id) FROM counters c JOIN nodes n USING (scan_id, node_guid)
+	   WHERE n.description = '$1' AND c.port_num = $2 AND c.counter = '$3' AND c.value = $4
+	   AND c.scan_id > 1"
+}
+# waits WHAT CMD...: a check that CMD succeeds within 60 s (wait_for runs a
+# command, so each condition below is a function)
+waits() { local what=$1; shift; check "$what" wait_for 60 "$what" "$@"; }
+at_least() { [[ "$(q "$1")" -ge "$2" ]]; }
+is_stored() { [[ -n "$(stored_in "$@")" ]]; }
+# How many sweeps, of those that started after time $2, came before sweep $1 (0: the first).
+sweeps_before() { q "SELECT count(*) FROM scans WHERE topology_scan_id IS NOT NULL AND started_at > '$2' AND scan_id < $1"; }
+
+# 2 leaves x 2 hosts, 2 spines: leaf ports 1-2 hosts, 3 to spine001, 4 to spine002.
+"$FABGEN" --leaves 2 --spines 2 --hosts-per-leaf 2 -o "$D/net" || exit 1
+fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
+
+printf '[watch]\nhold = 2s\n' > "$D/conf"
+fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/fab.db" --interval 300ms \
+	--config "$D/conf" > "$D/out" 2> "$D/err" &
+WATCH=$!
+waits "the full scan and two sweeps" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id = 1' 2
+check "scan 1 is the full scan" eq "$(q 'SELECT topology_scan_id IS NULL FROM scans WHERE scan_id = 1')" 1
+check "the first sweep reads every port" has "$D/out" "watch: sweep 1, scan 2: 0 ports changed; 22 MADs (4 sums, 16 ports,"
+check "later sweeps: a sum per switch, the hosts' own counters" has "$D/out" "watch: sweep 2, scan 3: 0 ports changed; 1"
+check "... 4 sums and 4 host ports" has "$D/out" "(4 sums, 4 ports,"
+check "no counter rows in sweeps without changes" eq "$(q 'SELECT count(*) FROM port_counters WHERE scan_id > 1')" 0
+check "a sweep has its topology through the views" eq "$(q 'SELECT count(*) FROM links WHERE scan_id = 3')" \
+	"$(q 'SELECT count(*) FROM links WHERE scan_id = 1')"
+
+# errors on a spine port (found through its switch's sum) and a host port
+fabsim_console "$D/sim" 'PerformanceSet "spine002"[2] PortCounters.SymbolErrorCounter=33' > /dev/null || exit 1
+T1=$(now) # the simulator has the new value: every sweep started from now on reads it
+fabsim_console "$D/sim" 'PerformanceSet "host0003"[1] PortCounters.PortRcvErrors=4' > /dev/null || exit 1
+T2=$(now)
+waits "the switch port's errors stored" is_stored spine002 2 SymbolErrorCounter 33
+waits "the host port's errors stored" is_stored host0003 1 PortRcvErrors 4
+S1=$(stored_in spine002 2 SymbolErrorCounter 33) S2=$(stored_in host0003 1 PortRcvErrors 4)
+# found by the first sweep that started after the simulator had it (the one
+# running then may have read the port before): within two sweeps
+check "switch port found by the first sweep after the change" eq "$(sweeps_before "$S1" "$T1")" 0
+check "host port found by the first sweep after the change" eq "$(sweeps_before "$S2" "$T2")" 0
+check "nothing else stored" eq "$(q 'SELECT count(*) FROM port_counters WHERE scan_id > 1')" 2
+check "only the error counters of a change" eq \
+	"$(q "SELECT count(*) FROM counters WHERE scan_id = $S1")" 12
+
+# the counter rules judged each change in its sweep; findings only there
+guid() { q "SELECT node_guid FROM nodes WHERE scan_id = 1 AND description = '$1'"; }
+GS=$(guid spine002) GH=$(guid host0003)
+finding() { q "SELECT count(*) FROM findings WHERE scan_id = $1 AND rule_id = '$2' AND node = '$3' AND port = '$4'"; }
+check "port.errors at spine002/2 in its sweep" eq "$(finding "$S1" port.errors "$GS" 2)" 1
+check "port.error_increase at host0003/1 in its sweep" eq "$(finding "$S2" port.error_increase "$GH" 1)" 1
+check "no finding at another port" eq "$(q "SELECT count(*) FROM findings f JOIN scans s USING (scan_id)
+	WHERE s.topology_scan_id IS NOT NULL AND NOT (f.node = '$GS' AND f.port = '2')
+	AND NOT (f.node = '$GH' AND f.port = '1')")" 0
+check "sweeps are marked checked" eq "$(q "SELECT count(*) FROM checks WHERE scan_id = $S1")" 1
+# held: in the sweeps after the change for the hold time (2 s), then gone
+held_after() { # sweeps started between $1 and $2 ms after S1 that hold the finding
+	q "SELECT count(*) FROM scans s JOIN findings f USING (scan_id) WHERE f.rule_id = 'port.errors'
+	   AND f.node = '$GS' AND f.port = '2' AND f.evidence LIKE '%held_since=%'
+	   AND julianday(s.started_at) > julianday((SELECT started_at FROM scans WHERE scan_id = $S1)) + $1 / 86400000.0
+	   AND julianday(s.started_at) < julianday((SELECT started_at FROM scans WHERE scan_id = $S1)) + $2 / 86400000.0"
+}
+after_hold() { # a sweep started 2.5 s after S1 exists
+	at_least "SELECT count(*) FROM scans WHERE topology_scan_id IS NOT NULL AND julianday(started_at) >
+		julianday((SELECT started_at FROM scans WHERE scan_id = $S1)) + 2500 / 86400000.0" 1
+}
+waits "a sweep after the hold time" after_hold
+check "the finding is held in the next sweeps" ge "$(held_after 0 1800)" 1
+check "... not after the hold time" eq "$(held_after 2500 100000)" 0
+check "a held finding is stored without a counter row" eq \
+	"$(q "SELECT count(*) FROM port_counters WHERE scan_id > $S1 AND scan_id > $S2")" 0
+
+# a flapping link, a saturated counter and a reset, each between sweeps
+inject() { # console command, then the time from which every sweep sees it
+	fabsim_console "$D/sim" "$1" > /dev/null || exit 1
+	now
+}
+GL1=$(guid leaf001) GL2=$(guid leaf002)
+T3=$(inject 'PerformanceSet "leaf001"[3] PortCounters.LinkDownedCounter=1')
+T4=$(inject 'PerformanceSet "leaf002"[1] PortCounters.SymbolErrorCounter=65535')
+T5=$(inject 'PerformanceSet "spine002"[2] PortCounters.SymbolErrorCounter=0')
+waits "the flap stored" is_stored leaf001 3 LinkDownedCounter 1
+waits "the saturated counter stored" is_stored leaf002 1 SymbolErrorCounter 65535
+waits "the reset stored" is_stored spine002 2 SymbolErrorCounter 0
+S3=$(stored_in leaf001 3 LinkDownedCounter 1) S4=$(stored_in leaf002 1 SymbolErrorCounter 65535)
+S5=$(stored_in spine002 2 SymbolErrorCounter 0)
+check "flap found by the first sweep after it" eq "$(sweeps_before "$S3" "$T3")" 0
+check "saturation found by the first sweep after it" eq "$(sweeps_before "$S4" "$T4")" 0
+check "reset found by the first sweep after it" eq "$(sweeps_before "$S5" "$T5")" 0
+check "port.link_flapping at leaf001/3" eq "$(finding "$S3" port.link_flapping "$GL1" 3)" 1
+check "port.errors at leaf002/1, saturated" eq "$(q "SELECT count(*) FROM findings WHERE scan_id = $S4
+	AND rule_id = 'port.errors' AND node = '$GL2' AND port = '1' AND message LIKE '%(saturated)%'")" 1
+check "the reset raises nothing new" eq "$(q "SELECT count(*) FROM findings WHERE scan_id = $S5
+	AND node = '$GS' AND evidence NOT LIKE '%held_since=%'")" 0
+check "still nothing at another port" eq "$(q "SELECT count(*) FROM findings f JOIN scans s USING (scan_id)
+	WHERE s.topology_scan_id IS NOT NULL AND NOT (f.node = '$GS' AND f.port = '2')
+	AND NOT (f.node = '$GH' AND f.port = '1') AND NOT (f.node = '$GL1' AND f.port = '3')
+	AND NOT (f.node = '$GL2' AND f.port = '1')")" 0
+check "one counter row per change" eq "$(q 'SELECT count(*) FROM port_counters WHERE scan_id > 1')" 5
+
+# the sweep is a snapshot the commands understand
+L=$((S1 > S2 ? S1 : S2)) # the sweep with both changes, before the reset below
+fabsim_run "$D/sim" -- "$FABSWEEP" check --db "$D/fab.db" --scan "$L" --baseline 1 --fail-on never > "$D/check"
+check "check of a sweep against the full scan exits 0" eq "$?" 0
+check "check: the switch port's errors" has "$D/check" "spine002/2"
+check "check: the host port's errors" has "$D/check" "host0003/1"
+fabsim_run "$D/sim" -- "$FABSWEEP" report --db "$D/fab.db" --scan "$L" --html "$D/r.html" > /dev/null
+check "report of a sweep" has "$D/r.html" "spine002"
+
+# a host that stops answering: watch scans again
+fabsim_console "$D/sim" 'Unlink "host0004"[1]' > /dev/null || exit 1
+waits "a second full scan" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' 2
+check "the reason is printed" has "$D/out" '"host0004" (0x'
+check "... its LID did not answer" has "$D/out" "did not answer): full scan"
+F2=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
+waits "a sweep of the new topology" at_least "SELECT count(*) FROM scans WHERE topology_scan_id = $F2" 1
+check "the new topology lacks the host" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = $F2 AND description = 'host0004'")" 0
+
+# SIGTERM: the sweep in progress is committed, exit 0
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "SIGTERM: exit 0" eq "$?" 0
+check "SIGTERM: says it stopped" has "$D/out" "watch: stopped after"
+check "the last scan printed is the last stored" has "$D/out" "last scan $(q 'SELECT max(scan_id) FROM scans')"
+check "no error output" eq "$(cat "$D/err")" ""
+
+# Topology changes that keep the LIDs answering. Every LID's GUID is
+# confirmed on every sweep (--verify-every 1).
+fulls() { q 'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL'; }
+swept_after_full() {
+	at_least "SELECT count(*) FROM scans WHERE topology_scan_id =
+		(SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)" 1
+}
+fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/fab.db" --interval 300ms \
+	--verify-every 1 > "$D/out2" 2> "$D/err2" &
+WATCH=$!
+N=$(($(fulls) + 1))
+waits "the second watch's full scan and a sweep" at_least \
+	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' "$N"
+waits "... its first sweep" swept_after_full
+waits "a sweep that confirms every LID" grep -qE "[0-9] ports, 8 checks\)" "$D/out2"
+# the master SM goes away (ports keep their LIDs without an SM)
+fabsim_stop_sm "$D/sim" || exit 1
+waits "a full scan after the master SM left" at_least \
+	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' $((N + 1))
+check "the master SM is the reason" has "$D/out2" "topology changed (the master SM ("
+waits "a sweep of the topology without an SM" swept_after_full
+# another adapter at host0002's place, same LID (no SM to give it another)
+G=$(q "SELECT node_guid FROM nodes WHERE scan_id = 1 AND description = 'host0002'")
+fabsim_console "$D/sim" 'Guid "host0002" 0x0002c901000000aa' > /dev/null || exit 1
+waits "a full scan after the GUID change" at_least \
+	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' $((N + 2))
+check "another GUID at the LID is the reason" has "$D/out2" "is 0x0002c901000000aa now, not \"host0002\" ($G)"
+waits "a sweep of the new adapter's topology" swept_after_full
+check "the new topology has the new GUID" eq "$(q "SELECT description FROM nodes WHERE node_guid = '0x0002c901000000aa'
+	AND scan_id = (SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)")" host0002
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "second watch: exit 0" eq "$?" 0
+check "second watch: no error output" eq "$(cat "$D/err2")" ""
+check "integrity" eq "$(q 'PRAGMA integrity_check')" ok
+
+echo "$pass passed, $fail failed"
+((fail == 0))
