@@ -216,9 +216,9 @@ struct fab_cdg_cycle {
 };
 struct fab_cdg {
 	size_t n_chan, n_deps;        /* channels with a dependency, dependencies */
-	struct fab_cdg_cycle *cycles; /* one per cyclic strongly connected set */
+	struct fab_cdg_cycle *cycles; /* one per cyclic strongly connected set, by
+				       * their first channel's port index */
 	size_t n_cycles;
-	uint32_t *mem;                /* private */
 };
 /* Builds the graph and finds its cycles: O(destinations x switches +
  * dependencies). 0 or -ENOMEM. */

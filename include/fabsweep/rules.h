@@ -30,6 +30,7 @@ enum fab_rule_category {
 	FAB_CAT_SCAN,       /* what the scan could not see */
 	FAB_CAT_ROCE,       /* Ethernet / RoCE: DCB (PFC, APP), MTU, speed, LLDP */
 	FAB_CAT_HOST,       /* RDMA devices of hosts: PCIe link, firmware */
+	FAB_CAT_ROUTING,    /* forwarding tables: reachability, credit loops, balance */
 	FAB_CAT__COUNT
 };
 
@@ -47,6 +48,7 @@ enum {
 	FAB_NEED_PORT_STATE = 1 << 6, /* port states and MTUs as PortInfo says them:
 				       * not a topology file (ibnetdiscover lists
 				       * linked ports only, with no state or MTU) */
+	FAB_NEED_ROUTES = 1 << 7,     /* forwarding tables (a live scan without --no-routes) */
 };
 
 /* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`
