@@ -53,6 +53,11 @@ const struct fab_cmd fab_commands[] = {
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
 	  "  --exit-code          exit 1 when anything changed\n"
 	  "  --quiet              no text on stdout (with --xml)\n" },
+	{ "route", fab_cmd_route, "the hop-by-hop path between two hosts in a snapshot's forwarding tables",
+	  "  route SRC DST        hosts by name (description or its first word), GUID or LID\n"
+	  "  --scan ID            the snapshot (default latest; a number, -N for N before the latest)\n"
+	  "  --db PATH            database\n"
+	  "  exit 0 when the route arrives, 1 when it breaks (docs/routing.md)\n" },
 	{ "export", fab_cmd_export, "export a snapshot for other tools: 'export prometheus'",
 	  "  prometheus           Prometheus text format for node_exporter's textfile collector\n"
 	  "  --out FILE           write FILE atomically (temp + rename); '-' for stdout\n"
