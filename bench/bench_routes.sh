@@ -2,18 +2,21 @@
 # bench_routes.sh: what reading the forwarding tables adds to `fabsweep scan`
 # on a simulated fat tree (default 4,096 hosts: 128 leaves x 32 hosts, 32
 # spines; ibsim + OpenSM), side by side with `ibroute` over every switch (one
-# process per switch, as dump_lfts.sh does). Alternating runs, medians.
+# process per switch, as dump_lfts.sh does; timed on the first --ibroute N
+# switches, then scaled: in the simulator each takes seconds). Alternating
+# runs, medians; the scan's own "routes" phase (FABSWEEP_SCAN_DEBUG) too.
 #
-# Usage: bench/bench_routes.sh [--runs N] [--leaves N] [--spines N] [--hosts-per-leaf N]
+# Usage: bench/bench_routes.sh [--runs N] [--ibroute N] [--leaves N] [--spines N] [--hosts-per-leaf N]
 # Needs FABSWEEP and FABGEN (defaults: build/release/...).
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 FABSWEEP=${FABSWEEP:-$src/build/release/fabsweep}
 FABGEN=${FABGEN:-$src/build/release/fabgen}
-runs=3 leaves=128 spines=32 hpl=32
+runs=3 leaves=128 spines=32 hpl=32 n_ibroute=16
 while (($#)); do
 	case "$1" in
 	--runs) runs=$2; shift 2 ;;
+	--ibroute) n_ibroute=$2; shift 2 ;;
 	--leaves) leaves=$2; shift 2 ;;
 	--spines) spines=$2; shift 2 ;;
 	--hosts-per-leaf) hpl=$2; shift 2 ;;
@@ -32,16 +35,19 @@ fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet
 lids=$(sqlite3 "$D/fab.db" "SELECT lid FROM nodes WHERE scan_id = 1 AND node_type = 'switch'")
 n_sw=$(wc -w <<<"$lids")
 blocks=$(sqlite3 "$D/fab.db" "SELECT sum(fdb_top / 64 + 1) FROM switch_tables WHERE scan_id = 1")
-ibroute_all() { for l in $lids; do fabsim_run "$D/sim" -- ibroute "$l" || return 1; done; }
+sample=$(tr ' ' '\n' <<<"$lids" | head -n "$n_ibroute")
+ibroute_some() { for l in $sample; do fabsim_run "$D/sim" -- ibroute "$l" || return 1; done; }
 for ((r = 0; r < runs; r++)); do
 	ms fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet --no-routes >>"$D/t_noroutes"
+	FABSWEEP_SCAN_DEBUG=1 fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet 2>"$D/debug"
+	awk '$2 == "routes" { print $3 }' "$D/debug" >>"$D/t_phase"
 	ms fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet >>"$D/t_routes"
-	ms ibroute_all >>"$D/t_ibroute"
+	ms ibroute_some >>"$D/t_ibroute"
 done
-a=$(median <"$D/t_noroutes") b=$(median <"$D/t_routes") c=$(median <"$D/t_ibroute")
+a=$(median <"$D/t_noroutes") b=$(median <"$D/t_routes") c=$(median <"$D/t_ibroute") p=$(median <"$D/t_phase")
 echo "fabric: $((leaves * hpl)) hosts, $n_sw switches, $blocks LinearForwardingTable blocks (MADs)"
-echo "scan --no-routes: $a ms; scan: $b ms; the tables add $((b - a)) ms (median of $runs)"
-echo "ibroute over all $n_sw switches: $c ms"
+echo "scan --no-routes: $a ms; scan: $b ms (difference $((b - a)) ms); the scan's routes phase: $p ms (medians of $runs)"
+echo "ibroute over $n_ibroute switches: $c ms, so about $((c * n_sw / n_ibroute)) ms for all $n_sw"
 echo "database: $(stat -c %s "$D/fab.db") bytes after $((1 + 2 * runs)) scans; table rows:" \
 	"$(sqlite3 "$D/fab.db" "SELECT count(*) FROM lft_blocks") blocks," \
 	"$(sqlite3 "$D/fab.db" "SELECT count(*) FROM routing_sets") routing(s)"
