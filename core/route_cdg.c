@@ -150,7 +150,6 @@ static int collect(const struct fab_route_index *ix, struct depset *d)
 	}
 	/* each distinct dependency: channel (p's port into q) -> (q's port out) */
 	for (uint32_t q = 0; q < ix->n_sw && !err; q++) {
-		const struct fab_node *n = &s->nodes[ix->sw_node[q]];
 		for (unsigned in = 1; in < m.width[q] && !err; in++) {
 			const struct fab_port *ip = fab_snapshot_port(s, ix->sw_node[q], in);
 			for (unsigned o = 1; ip && o < m.width[q] && !err; o++) {
@@ -163,7 +162,6 @@ static int collect(const struct fab_route_index *ix, struct depset *d)
 							 m.dlid[bit]);
 			}
 		}
-		(void)n;
 	}
 out:
 	free(used);
