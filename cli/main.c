@@ -12,13 +12,14 @@ const struct fab_cmd fab_commands[] = {
 	  "  --db PATH            database (default $FABSWEEP_DB, /var/lib/fabsweep/fabsweep.db as root, else ./fabsweep.db)\n"
 	  "  --ca NAME            local HCA to scan from (default: first with an active port)\n"
 	  "  --port N             local port (default: first active)\n"
-	  "  --smps N             SMPs in flight during discovery (default 16)\n"
+	  "  --smps N             SMPs in flight during discovery and table reads (default 16)\n"
 	  "  --window N           PMA and SMInfo MADs in flight (default 64)\n"
 	  "  --timeout MS         per-MAD timeout (default 500)\n"
 	  "  --retries N          per-MAD retries (default 3)\n"
 	  "  --interval SECONDS   take a second counter sample that far apart\n"
 	  "  --reset-counters     clear port counters after reading them\n"
 	  "  --no-counters        topology and subnet managers only\n"
+	  "  --no-routes          do not read the switches' forwarding tables (SwitchInfo, LFT)\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
 	  "  --discovery ENGINE   native (default) or ibnetdisc (docs/scan.md)\n"
 	  "  --m-key KEY          M_Key for every SMP, 0x... or decimal (visible in ps: prefer\n"
@@ -27,8 +28,9 @@ const struct fab_cmd fab_commands[] = {
 	  "  --no-ib              skip InfiniBand (skipped with a note when this machine has no IB device)\n"
 	  "  --lldp-socket PATH   also record RoCE/LLDP from this lldpd socket (repeatable)\n"
 	  "  --sysfs-root DIR     also record RoCE host state from sysfs under DIR\n"
-	  "  --forensic           record everything: counters of every port (down ones too), a second sample\n"
-	  "                       1 s later (unless --interval), label 'forensic' (unless --label); no reset\n"
+	  "  --forensic           record everything: forwarding tables, counters of every port (down ones too),\n"
+	  "                       a second sample 1 s later (unless --interval), label 'forensic'\n"
+	  "                       (unless --label); no reset\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
 	{ "scans", fab_cmd_scans, "list the snapshots in the database",
@@ -51,6 +53,11 @@ const struct fab_cmd fab_commands[] = {
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
 	  "  --exit-code          exit 1 when anything changed\n"
 	  "  --quiet              no text on stdout (with --xml)\n" },
+	{ "route", fab_cmd_route, "the hop-by-hop path between two hosts in a snapshot's forwarding tables",
+	  "  route SRC DST        hosts by name (description or its first word), GUID or LID\n"
+	  "  --scan ID            the snapshot (default latest; a number, -N for N before the latest)\n"
+	  "  --db PATH            database\n"
+	  "  exit 0 when the route arrives, 1 when it breaks (docs/routing.md)\n" },
 	{ "export", fab_cmd_export, "export a snapshot for other tools: 'export prometheus'",
 	  "  prometheus           Prometheus text format for node_exporter's textfile collector\n"
 	  "  --out FILE           write FILE atomically (temp + rename); '-' for stdout\n"

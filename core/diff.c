@@ -14,6 +14,7 @@
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
 
@@ -34,6 +35,7 @@ static const char *const kind_names[] = {
 	[FAB_CHG_SM_PRIORITY] = "sm-priority",
 	[FAB_CHG_COUNTER_INCREASE] = "counter-increase",
 	[FAB_CHG_COUNTER_RESET] = "counter-reset",
+	[FAB_CHG_ROUTES] = "routes",
 };
 static_assert(ARRAY_SIZE(kind_names) == FAB_CHG__COUNT, "kind_names");
 
@@ -184,6 +186,37 @@ static int diff_ports(struct fab_diff *d, const struct fab_snapshot *os, uint32_
 	return 0;
 }
 
+/* A switch whose table both scans have: how many LIDs moved to another
+ * port (a LID past one table's top counts as 255 there; a block one of
+ * them did not read is skipped). O(LIDs). */
+static int diff_routes(struct fab_diff *d, const struct fab_snapshot *os, uint32_t o,
+		       const struct fab_snapshot *ns, uint32_t n)
+{
+	const struct fab_lft *a = fab_routing_lft(os, o), *b = fab_routing_lft(ns, n);
+	unsigned top, moved = 0, compared = 0;
+
+	if (!a || !b || a->status == FAB_LFT_FAILED || b->status == FAB_LFT_FAILED)
+		return 0;
+	top = a->fdb_top > b->fdb_top ? a->fdb_top : b->fdb_top;
+	for (unsigned lid = 1; lid <= top; lid++) {
+		int ea = lid > a->fdb_top ? FAB_LFT_NO_PORT : fab_lft_entry(a, lid);
+		int eb = lid > b->fdb_top ? FAB_LFT_NO_PORT : fab_lft_entry(b, lid);
+		if (ea < 0 || eb < 0)
+			continue;
+		compared++;
+		moved += ea != eb;
+	}
+	if (!moved)
+		return 0;
+	struct fab_change *ch = add(d, FAB_CHG_ROUTES);
+	if (!ch)
+		return -ENOMEM;
+	ch->subject = node_end(ns, n, 0);
+	ch->old_value = compared;
+	ch->new_value = moved;
+	return 0;
+}
+
 static int diff_nodes(struct fab_diff *d, const struct fab_snapshot *os,
 		      const struct fab_snapshot *ns)
 {
@@ -216,6 +249,8 @@ static int diff_nodes(struct fab_diff *d, const struct fab_snapshot *os,
 			ch->old_value = a->lid;
 			ch->new_value = b->lid;
 		}
+		if (b->type == FAB_NODE_SWITCH && (err = diff_routes(d, os, o, ns, i)))
+			return err;
 		if ((err = diff_ports(d, os, o, ns, i)))
 			return err;
 	}

@@ -11,6 +11,7 @@
 #include "arena.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
 struct fab_snapshot *fab_snapshot_new(void)
@@ -42,6 +43,7 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	free(s->port_sample[0]);
 	free(s->port_sample[1]);
 	fab_roce_free(s->roce);
+	fab_routing_free(s->routing);
 	fab_arena_free(s->arena);
 	free(s);
 }

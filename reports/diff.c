@@ -39,6 +39,7 @@ static const char *const titles[] = {
 	[FAB_CHG_SM_PRIORITY] = "subnet manager priorities changed",
 	[FAB_CHG_COUNTER_INCREASE] = "error counters increased",
 	[FAB_CHG_COUNTER_RESET] = "error counters reset (went down: cleared in between)",
+	[FAB_CHG_ROUTES] = "forwarding tables changed",
 };
 _Static_assert(ARRAY_SIZE(titles) == FAB_CHG__COUNT, "titles");
 
@@ -93,6 +94,9 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 		break;
 	case FAB_CHG_LID:
 		fprintf(f, "  %s: LID %s -> %s\n", s, o, n);
+		break;
+	case FAB_CHG_ROUTES:
+		fprintf(f, "  %s: %s of %s LIDs leave by another port\n", s, n, o);
 		break;
 	case FAB_CHG_PORT_STATE:
 		fprintf(f, "  %s: %s/%s -> %s/%s", s, o,

@@ -585,6 +585,7 @@ void fab_report_change_text(const struct fab_change *c, char *old, char *new, si
 		snprintf(new, len, "%s", or_unknown(fab_sm_state_name((unsigned)c->new_value)));
 		break;
 	case FAB_CHG_LID:
+	case FAB_CHG_ROUTES:
 	case FAB_CHG_SM_PRIORITY:
 	case FAB_CHG_COUNTER_INCREASE:
 	case FAB_CHG_COUNTER_RESET:

@@ -597,6 +597,7 @@ static const char *change_title(unsigned kind)
 		[FAB_CHG_SM_PRIORITY] = "SM priority",
 		[FAB_CHG_COUNTER_INCREASE] = "error counter rose",
 		[FAB_CHG_COUNTER_RESET] = "counter cleared",
+		[FAB_CHG_ROUTES] = "forwarding table changed",
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) == FAB_CHG__COUNT, "change titles");
 	return kind < FAB_CHG__COUNT ? t[kind] : "change";

@@ -17,6 +17,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/routing.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "rules_priv.h"
@@ -311,6 +312,7 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_PORT_STATE: return "port states and MTUs (not a topology file)";
 	case FAB_NEED_ROCE_ECN: return "ECN settings of RoCE NICs (sysfs <netdev>/ecn, collect on the hosts)";
 	case FAB_NEED_ROCE_TRUST: return "the trust state of RoCE NICs (their DCB, collect on the hosts)";
+	case FAB_NEED_ROUTES: return "forwarding tables (a live scan without --no-routes)";
 	default: return NULL;
 	}
 }
@@ -353,6 +355,8 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no subnet manager data (not a live scan)";
 	if ((needs & FAB_NEED_PORT_STATE) && topology_file(s))
 		return "the snapshot is a topology file (no port states or MTUs)";
+	if ((needs & FAB_NEED_ROUTES) && !fab_routing_present(s))
+		return "the snapshot has no forwarding tables (scan --no-routes, a file, or an older scan)";
 	return NULL;
 }
 

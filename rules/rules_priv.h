@@ -248,3 +248,7 @@ int check_lldp_asymmetric(struct fab_rule_ctx *ctx);
 int check_eth_speed_mismatch(struct fab_rule_ctx *ctx);
 int check_pcie_degraded(struct fab_rule_ctx *ctx);
 int check_fw_mismatch(struct fab_rule_ctx *ctx);
+/* rules/check_routing.c */
+int check_routing_unreachable(struct fab_rule_ctx *ctx);
+int check_routing_credit_loop(struct fab_rule_ctx *ctx);
+int check_routing_imbalance(struct fab_rule_ctx *ctx);

@@ -191,6 +191,13 @@ static const struct fab_rule_param roce_congestion_params[] = {
 	ROCE_RATE("packet_seq_err", 10),
 };
 
+static const struct fab_rule_param imbalance_params[] = {
+	{ .section = "routing.imbalance", .key = "max_deviation", .type = FAB_PARAM_INT,
+	  .def = 50, .min = 1, .max = 1000,
+	  .help = "percent an up-port's destination count may differ from the mean of the "
+		  "switch's up-ports (plus one destination) before it fires" },
+};
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fab_rule rules[] = {
@@ -866,6 +873,70 @@ static const struct fab_rule rules[] = {
 		.check = check_counters,
 		.arg = COUNTERS_ALL,
 	},
+	{
+		.id = "routing.unreachable",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_ROUTES,
+		.title = "Forwarding tables leave hosts unable to reach each other",
+		.rationale =
+			"Every link can be up and clean while traffic between two hosts is lost: a switch "
+			"forwards a LID to a port that went down (the subnet manager never swept again or "
+			"could not reroute), has no entry for it (255, or a LID above its LinearFDBTop), "
+			"names a port it does not have, delivers it to the wrong node, or two switches send "
+			"it back and forth. Each destination's route is followed from every switch once, "
+			"so every host-to-host pair is judged; the finding names the place where routes "
+			"break and how many pairs break there, with a few of them by name. Pairs whose "
+			"route meets a table or block the scan could not read are not judged.",
+		.remediation =
+			"Make the master subnet manager sweep (OpenSM: kill -HUP, or check that it runs "
+			"at all: sminfo) and scan again; if the entry stays, look for why the SM cannot "
+			"route around the port (its log), a table written by hand (ibroute, opensm -U), "
+			"or a routing engine that failed. Confirm a pair with ibtracert or fabsweep route.",
+		.check = check_routing_unreachable,
+	},
+	{
+		.id = "routing.credit_loop",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_ROUTES,
+		.title = "The routes can deadlock: a cycle in the channel dependency graph",
+		.rationale =
+			"A packet holding buffer credits on one link waits for credits on the next link "
+			"of its route. When the routes chain links into a cycle (the channel dependency "
+			"graph of the forwarding tables has one), a burst of traffic can fill every "
+			"buffer of the cycle and nothing moves again: the fabric deadlocks until timeouts "
+			"drop the traffic. Min-hop routing on anything but a tree can do this; up/down, "
+			"fat-tree and DFSSSP routing avoid it. All traffic is taken to share one virtual "
+			"lane (SL2VL tables are not read), which is stricter than a fabric whose routing "
+			"spreads service levels over lanes to break cycles (docs/routing.md).",
+		.remediation =
+			"Route with a deadlock-free engine (OpenSM: routing_engine updn, ftree or dfsssp, "
+			"with SL2VL configured for dfsssp), or find the link or table that makes the "
+			"cycle (the evidence lists it) and correct it. Suppress it when the SL2VL setup "
+			"is known to separate the cycle's traffic.",
+		.check = check_routing_credit_loop,
+	},
+	{
+		.id = "routing.imbalance",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_ROUTES,
+		.title = "A switch spreads destinations unevenly over its up-ports",
+		.rationale =
+			"In a fat tree a switch should route the hosts' LIDs evenly over its ports toward "
+			"the spines (or the core): a port that carries far more destinations than its "
+			"peers becomes the bottleneck of all-to-all traffic while others idle, which is "
+			"what check_lft_balance looks for. Up-ports are the Active ports toward switches "
+			"of a higher role; each host LID routed through one counts once.",
+		.remediation =
+			"Check that every up-link was up when the subnet manager last routed (a link that "
+			"came back later gets no routes until the next heavy sweep: make the SM sweep), "
+			"and that the routing engine balances (OpenSM ftree or updn with LMC). Raise "
+			"[routing.imbalance] max_deviation if the spread is intended.",
+		PARAMS(imbalance_params),
+		.check = check_routing_imbalance,
+	},
 };
 
 static_assert(ARRAY_SIZE(rules) <= FAB_RULES_MAX, "raise FAB_RULES_MAX");
@@ -898,6 +969,7 @@ static const char *const categories[] = {
 	[FAB_CAT_SCAN] = "scan",
 	[FAB_CAT_ROCE] = "roce",
 	[FAB_CAT_HOST] = "host",
+	[FAB_CAT_ROUTING] = "routing",
 };
 static_assert(ARRAY_SIZE(categories) == FAB_CAT__COUNT, "categories");
 

@@ -13,11 +13,13 @@
  *      libibnetdisc found devices that share a GUID (it merges them),
  *      discovery and repair once more with our own engine;
  *   5. snapshot nodes/ports/links, holes and SMP failures recorded;
+ *   5b. forwarding tables: SwitchInfo and LinearForwardingTable of every
+ *      switch, directed route along discovery's paths (unless --no-routes);
  *   6. SMInfo of every IsSM port;
  *   7. port counters (ClassPortInfo, PortCounters, PortCountersExtended);
  *   8. SMInfo of the master once more: ActCount "after".
  *
- * Steps 2, 4, 6, 7 and 8 share one umad fd and the MAD window engine.
+ * Steps 2, 4, 5b, 6, 7 and 8 share one umad fd and the MAD window engine.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -333,6 +335,13 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	}
 	if (!rc)
 		rc = wt_to_snapshot(&w, s);
+	/* Forwarding tables, along the paths discovery found. */
+	if (!rc && s->n_nodes && !o.no_routes) {
+		phase_done("snapshot", &t0, NULL);
+		if ((rc = fab_scan_routes(s, &w, smp_win, &o)))
+			fab_err(rc, "reading forwarding tables failed: %s", strerror(-rc));
+		phase_done("routes", &t0, smp_win);
+	}
 	wt_free(&w);
 	if (rc) {
 		if (!fab_errmsg()[0])

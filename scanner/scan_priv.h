@@ -130,6 +130,13 @@ int fab_scan_sminfo_one(struct fab_madwin *mw, uint16_t lid, uint64_t mkey,
 int fab_scan_sms(struct fab_snapshot *snap, struct fab_madwin *mw,
 		 const struct fab_scan_opts *o);
 
+/* Forwarding tables (scanner/routes.c): SwitchInfo and the linear
+ * forwarding table of every switch into snap->routing, directed route along
+ * w's paths (w may be NULL: LID-routed). 0 or a negative errno (only when
+ * the engine or memory failed; what did not answer is in scan_errors). */
+int fab_scan_routes(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *mw,
+		    const struct fab_scan_opts *o);
+
 /*
  * A FIFO of packed 64-bit jobs (the collectors' work lists): amortised
  * O(1), memory proportional to what is queued.

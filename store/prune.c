@@ -442,6 +442,8 @@ static int delete_scans(struct fab_store *st, struct fab_prune_result *r)
 			break;
 		r->rows_deleted += sqlite3_changes(st->db);
 	}
+	if (!err)
+		err = fab_store_prune_routing(st, &r->rows_deleted); /* store/routing_io.c */
 	return err;
 }
 

@@ -299,6 +299,43 @@ static const char *const migrations[] = {
 	"CREATE VIEW links AS SELECT s.scan_id AS scan_id, l.a_guid, l.a_port, l.b_guid,"
 	" l.b_port, l.width, l.speed, l.rate_gbps, l.a_node_idx, l.b_node_idx"
 	" FROM scans s JOIN link_rows l ON l.scan_id = coalesce(s.topology_scan_id, s.scan_id);",
+
+	/* 4 -> 5: forwarding tables (store/routing_io.c; docs/schema.md
+	 * "Forwarding tables"). Content-addressed: a block of 64 entries, a
+	 * table (its blocks) and a fabric's routing (its switches' tables) are
+	 * each stored once however many scans saw them; a scan only points at
+	 * its routing (scan_routing). lft_tables.blocks and routing_sets.content
+	 * are the exact keys (no hash): the block ids, 4 bytes little-endian
+	 * each (0: not read), and 24 bytes per switch in GUID order. */
+	"CREATE TABLE lft_blocks(block_id INTEGER PRIMARY KEY, ports BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE lft_tables(table_id INTEGER PRIMARY KEY, blocks BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE lft_table_blocks("
+	" table_id INTEGER NOT NULL, block_num INTEGER NOT NULL, block_id INTEGER NOT NULL,"
+	" PRIMARY KEY (table_id, block_num)) WITHOUT ROWID;"
+	"CREATE TABLE routing_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE routing_set_switches("
+	" set_id INTEGER NOT NULL, node_guid TEXT NOT NULL,"
+	" status TEXT NOT NULL CHECK (status IN ('ok','partial','failed')),"
+	" fdb_cap INTEGER, fdb_top INTEGER, part_enf_cap INTEGER, enforce INTEGER,"
+	" table_id INTEGER,"
+	" PRIMARY KEY (set_id, node_guid)) WITHOUT ROWID;"
+	"CREATE TABLE scan_routing(scan_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL);"
+	"CREATE TABLE lft_slots(slot INTEGER NOT NULL);"
+	"WITH RECURSIVE k(slot) AS (SELECT 0 UNION ALL SELECT slot + 1 FROM k WHERE slot < 63)"
+	" INSERT INTO lft_slots SELECT slot FROM k;"
+	"CREATE VIEW switch_tables AS SELECT r.scan_id, w.node_guid, w.status, w.fdb_cap,"
+	" w.fdb_top, w.part_enf_cap,"
+	" (w.enforce & 1) <> 0 AS part_enf_inbound, (w.enforce & 2) <> 0 AS part_enf_outbound,"
+	" (w.enforce & 4) <> 0 AS filter_raw_inbound, (w.enforce & 8) <> 0 AS filter_raw_outbound,"
+	" (w.enforce & 16) <> 0 AS enhanced_port0, w.table_id"
+	" FROM scan_routing r JOIN routing_set_switches w USING (set_id);"
+	/* a byte of a blob as a number: its place in the blob of all 256 bytes */
+	"CREATE VIEW lft_entries AS SELECT tb.table_id, tb.block_num * 64 + k.slot AS lid,"
+	" instr(X'000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF', substr(b.ports, k.slot + 1, 1)) - 1 AS port"
+	" FROM lft_table_blocks tb, lft_blocks b, lft_slots k WHERE b.block_id = tb.block_id;"
+	"CREATE VIEW forwarding AS SELECT t.scan_id, t.node_guid, e.lid, e.port"
+	" FROM switch_tables t JOIN lft_entries e ON e.table_id = t.table_id"
+	" WHERE e.lid <= t.fdb_top;",
 };
 
 /* The long form of port_counters: one row per counter value. */

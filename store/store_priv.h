@@ -88,6 +88,7 @@ enum {
 	FAB_LOAD_ERRORS = 1 << 2,   /* scan_errors */
 	FAB_LOAD_FINDINGS = 1 << 3, /* with ranges: those naming a loaded node */
 	FAB_LOAD_ROCE = 1 << 4,     /* the RoCE part (store/roce_load.c) */
+	FAB_LOAD_ROUTING = 1 << 5,  /* the forwarding tables (store/routing_io.c) */
 };
 
 /*
@@ -121,3 +122,15 @@ int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
 /* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
  * scan has none). */
 int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);
+
+/* ---- the forwarding tables (store/routing_io.c), inside the same
+ * transactions -------------------------------------------------------------- */
+
+/* Writes snap->routing (if it has tables) for snap->scan_id, content-addressed. */
+int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *snap);
+/* Loads the tables of snap->scan_id's loaded switches into snap->routing
+ * (left NULL when the scan has none). */
+int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap);
+/* Deletes the routings, tables and blocks no scan points at any more (after
+ * scans were deleted); adds the rows deleted to *rows. */
+int fab_store_prune_routing(struct fab_store *st, int64_t *rows);

@@ -35,6 +35,9 @@ enum fab_change_kind {
 	FAB_CHG_COUNTER_INCREASE, /* error counter grew: old -> new (increase) */
 	FAB_CHG_COUNTER_RESET,  /* error counter went down: cleared in between;
 				 * increase: the new value, counted since */
+	FAB_CHG_ROUTES,         /* a switch's forwarding table changed (both scans
+				 * have it): old_value LIDs compared, new_value
+				 * LIDs whose port moved (blocks not read skipped) */
 	FAB_CHG__COUNT
 };
 

@@ -28,6 +28,7 @@
 #include "fabsweep/probe.h"      /* struct fab_probe_opts, fab_probe_stats */
 #include "fabsweep/report.h"     /* struct fab_report_opts */
 #include "fabsweep/roce_collect.h" /* struct fab_roce_opts */
+#include "fabsweep/routing.h"    /* struct fab_route_path */
 #include "fabsweep/rules.h"      /* struct fab_rules_result */
 #include "fabsweep/scan.h"       /* struct fab_scan_opts */
 #include "fabsweep/site_rules.h" /* struct fab_site_result */
@@ -421,3 +422,33 @@ struct fab_pipeline_export {
 
 /* `fabsweep export prometheus`. *scan_id (may be NULL) = the scan exported. */
 int fab_pipeline_export(const struct fab_pipeline_export *job, int64_t *scan_id);
+
+/* ---- route (pipeline/route.c) ------------------------------------------- */
+
+struct fab_pipeline_route {
+	const char *db;
+	int64_t scan_id;       /* 0 latest, -N */
+	/* each a LID (decimal, or 0x and up to 4 hex digits), a node or port
+	 * GUID (0x and 16 hex digits), or a node description (or its first word) */
+	const char *src, *dst;
+};
+
+struct fab_route_index;
+struct fab_pipeline_route_result {
+	int64_t scan_id;
+	uint32_t src, dst;           /* the two ports (indices in snap->ports) */
+	uint16_t dlid;               /* the destination's LID */
+	struct fab_route_path path;  /* hop by hop (include/fabsweep/routing.h) */
+	struct fab_snapshot *snap;   /* the scan the path is in: owned */
+	struct fab_route_index *index; /* owned */
+};
+
+/*
+ * `fabsweep route SRC DST`: the path the stored forwarding tables give from
+ * SRC to DST's LID. 0 (path.fault says whether it arrives), -ENODATA when
+ * the scan has no tables, -ENOENT when a name matches nothing, -EINVAL when
+ * it matches several; message set. Free the result with
+ * fab_pipeline_route_free().
+ */
+int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out);
+void fab_pipeline_route_free(struct fab_pipeline_route_result *r);

@@ -30,6 +30,7 @@ enum fab_rule_category {
 	FAB_CAT_SCAN,       /* what the scan could not see */
 	FAB_CAT_ROCE,       /* Ethernet / RoCE: DCB (PFC, APP), MTU, speed, LLDP */
 	FAB_CAT_HOST,       /* RDMA devices of hosts: PCIe link, firmware */
+	FAB_CAT_ROUTING,    /* forwarding tables: reachability, credit loops, balance */
 	FAB_CAT__COUNT
 };
 
@@ -49,7 +50,8 @@ enum {
 				       * linked ports only, with no state or MTU) */
 	FAB_NEED_ROCE_ECN = 1 << 7,   /* some interface's ECN settings (sysfs ecn/) */
 	FAB_NEED_ROCE_TRUST = 1 << 8, /* some NIC's trust state (its DCB answered) */
-	FAB_NEED__LAST = FAB_NEED_ROCE_TRUST
+	FAB_NEED_ROUTES = 1 << 9,     /* forwarding tables (a live scan without --no-routes) */
+	FAB_NEED__LAST = FAB_NEED_ROUTES
 };
 
 /* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`

@@ -20,6 +20,7 @@ struct fab_scan_opts {
 	int interval_s;         /* --interval S: second counter sample; 0: none */
 	bool reset_counters;    /* --reset-counters (the only Set MAD sent) */
 	bool no_counters;       /* topology and SMs only */
+	bool no_routes;         /* --no-routes: no SwitchInfo, no forwarding tables */
 	const char *load_cache; /* --load-cache FILE: offline, no MADs at all */
 	/* Discover with fabsweep's own MAD window engine (the default from
 	 * fab_scan_opts_init: fewer SMPs, user-space retries and deadlines);

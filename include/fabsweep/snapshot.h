@@ -223,6 +223,7 @@ struct fab_finding {
 
 struct fab_arena;
 struct fab_roce;
+struct fab_routing;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
@@ -258,6 +259,10 @@ struct fab_snapshot {
 
 	/* RoCE / Ethernet part (include/fabsweep/roce.h): owned, may be NULL. */
 	struct fab_roce *roce;
+
+	/* Forwarding tables (include/fabsweep/routing.h): owned; NULL when
+	 * the scan did not read them. */
+	struct fab_routing *routing;
 
 	/* Private: lookup indexes built by fab_snapshot_index(). */
 	uint32_t *guid_order;     /* node indices sorted by GUID */

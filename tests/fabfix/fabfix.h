@@ -21,6 +21,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
 #define FABFIX_WIDTHS (FAB_WIDTH_1X | FAB_WIDTH_4X)
@@ -234,6 +236,110 @@ static inline struct fab_snapshot *fabfix_fat_tree(const struct fabfix_tree *t)
 	free(sp);
 	free(lf);
 	return s;
+}
+
+/* ---- forwarding tables ----------------------------------------------------- */
+
+/*
+ * Gives every switch a linear forwarding table as a min-hop subnet manager
+ * would: toward every LID a port owns (a CA port's, a switch's port 0), each
+ * switch forwards by a port on a shortest path over Active switch-to-switch
+ * links, the dlid-th of the equal ones (spread over the spines); 255 where
+ * it has none. LinearFDBTop is the highest LID, LinearFDBCap 49152. The
+ * routing part is replaced. 0 or -ENOMEM.
+ */
+static inline int fabfix_route_minhop(struct fab_snapshot *s)
+{
+	unsigned top = 0;
+	uint32_t *dist = malloc((s->n_nodes + 1) * sizeof(*dist));
+	uint32_t *queue = malloc((s->n_nodes + 1) * sizeof(*queue));
+	uint8_t **tab = calloc(s->n_nodes + 1, sizeof(*tab));
+	struct fab_routing *r;
+	int err = -ENOMEM;
+
+	fab_routing_free(s->routing);
+	s->routing = NULL;
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (s->nodes[i].lid > top)
+			top = s->nodes[i].lid;
+	for (size_t i = 0; i < s->n_ports; i++)
+		if (s->ports[i].lid > top)
+			top = s->ports[i].lid;
+	if (!dist || !queue || !tab || !(r = fab_snapshot_routing(s)))
+		goto out;
+	unsigned n_blocks = top / FAB_LFT_BLOCK + 1;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		if (s->nodes[i].type != FAB_NODE_SWITCH)
+			continue;
+		struct fab_lft *l = fab_routing_add(r);
+		if (!l || !(tab[i] = fab_routing_alloc(r, (size_t)n_blocks * FAB_LFT_BLOCK,
+							FAB_LFT_NO_PORT)))
+			goto out;
+		*l = (struct fab_lft){ .node_idx = (uint32_t)i, .status = FAB_LFT_OK,
+				       .fdb_cap = 49152, .fdb_top = (uint16_t)top,
+				       .n_blocks = n_blocks, .port = tab[i] };
+	}
+	for (size_t d = 0; d < s->n_ports; d++) {
+		const struct fab_port *dp = &s->ports[d];
+		const struct fab_node *dn = &s->nodes[dp->node_idx];
+		uint32_t first;
+		size_t head = 0, tail = 0;
+
+		if (dn->type == FAB_NODE_SWITCH ? dp->port_num != 0 : dp->state != FAB_STATE_ACTIVE ||
+		    !dp->lid || dp->remote_idx == FAB_NONE)
+			continue;
+		first = dn->type == FAB_NODE_SWITCH ? dp->node_idx : s->ports[dp->remote_idx].node_idx;
+		if (s->nodes[first].type != FAB_NODE_SWITCH)
+			continue;
+		unsigned lid = dn->type == FAB_NODE_SWITCH ? dn->lid : dp->lid;
+		for (size_t i = 0; i < s->n_nodes; i++)
+			dist[i] = FAB_NONE;
+		dist[first] = 0;
+		queue[tail++] = first;
+		tab[first][lid] = dn->type == FAB_NODE_SWITCH ? 0 : s->ports[dp->remote_idx].port_num;
+		while (head < tail) {
+			uint32_t u = queue[head++];
+			const struct fab_node *un = &s->nodes[u];
+			for (uint32_t k = 0; k < un->port_count; k++) {
+				const struct fab_port *p = &s->ports[un->port_first + k];
+				if (p->port_num == 0 || p->state != FAB_STATE_ACTIVE || p->remote_idx == FAB_NONE)
+					continue;
+				uint32_t v = s->ports[p->remote_idx].node_idx;
+				if (s->nodes[v].type == FAB_NODE_SWITCH && dist[v] == FAB_NONE) {
+					dist[v] = dist[u] + 1;
+					queue[tail++] = v;
+				}
+			}
+		}
+		/* each switch: the lid-th of its ports one hop nearer */
+		for (size_t qi = 1; qi < tail; qi++) {
+			uint32_t v = queue[qi], n_near = 0, pick = 0;
+			const struct fab_node *vn = &s->nodes[v];
+			for (int pass = 0; pass < 2; pass++) {
+				uint32_t seen = 0;
+				for (uint32_t k = 0; k < vn->port_count; k++) {
+					const struct fab_port *p = &s->ports[vn->port_first + k];
+					if (p->port_num == 0 || p->state != FAB_STATE_ACTIVE ||
+					    p->remote_idx == FAB_NONE)
+						continue;
+					uint32_t w = s->ports[p->remote_idx].node_idx;
+					if (s->nodes[w].type != FAB_NODE_SWITCH || dist[w] + 1 != dist[v])
+						continue;
+					if (pass == 0)
+						n_near++;
+					else if (seen++ == pick)
+						tab[v][lid] = p->port_num;
+				}
+				pick = n_near ? lid % n_near : 0;
+			}
+		}
+	}
+	err = 0;
+out:
+	free(dist);
+	free(queue);
+	free(tab);
+	return err;
 }
 
 /* The first host of a fat tree (its nodes come after the switches). */

@@ -246,7 +246,10 @@ check "loss lifted: no port drops MADs" loss_everywhere 0
 console 'Error "host0006" 100 18'
 console 'Error "leaf003" 100 18'
 t0=$(date +%s%N)
-scan --timeout 200
+# ibsim's Error matches the attribute id in any class: 0x12 is SwitchInfo
+# too, so leaf003's forwarding table would fail with its PMA (an SMP failure
+# this part is not about): no tables here.
+scan --timeout 200 --no-routes
 rc=$?
 took=$(ms_since "$t0")
 s=$(last)

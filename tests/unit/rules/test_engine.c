@@ -21,6 +21,7 @@
 #include "fabsweep/names.h"
 #include "fabsweep/rules.h"
 #include "rules/rules_priv.h"
+#include "fabsweep/routing.h"
 #include "unit/rules/rulefix.h"
 
 #define NOW (RF_T0 + 3600 * 1000LL)
@@ -416,6 +417,8 @@ static void test_skips(void **state)
 	s->source = "file:fabric.topo";
 	fab_roce_free(s->roce); /* a pure InfiniBand snapshot: RoCE rules skipped */
 	s->roce = NULL;
+	fab_routing_free(s->routing); /* no forwarding tables: routing rules skipped */
+	s->routing = NULL;
 	run(NULL, s, NULL, &res);
 	assert_int_equal(s->n_findings, 0);
 	assert_int_equal(res.n_rules, n);

@@ -65,6 +65,8 @@ static void write_one(struct fab_snapshot *snap)
 	fab_store_close(st);
 }
 
+/* What schema 3 added (the forwarding tables): dropped to take a database
+ * back to an older version. */
 static void test_roundtrip(void **state)
 {
 	struct fab_snapshot *snap = snapfix_fat_tree(2, 4, 3);
@@ -218,6 +220,10 @@ static void downgrade(int to)
 		      " ALTER TABLE node_rows RENAME TO nodes; ALTER TABLE link_rows RENAME TO links;"
 		      " CREATE VIEW ports AS SELECT * FROM port_rows WHERE port_num > 0;"
 		      " CREATE VIEW mgmt_ports AS SELECT * FROM port_rows WHERE port_num = 0;",
+		[4] = "DROP VIEW forwarding; DROP VIEW lft_entries; DROP VIEW switch_tables;"
+		      " DROP TABLE lft_slots; DROP TABLE scan_routing; DROP TABLE routing_set_switches;"
+		      " DROP TABLE routing_sets; DROP TABLE lft_table_blocks; DROP TABLE lft_tables;"
+		      " DROP TABLE lft_blocks;",
 	};
 	char sql[64];
 
@@ -383,6 +389,95 @@ static void test_migrate_ecn(void **state)
 			       " (ifname IN ('eth1', 'eth2') AND trust = 'pcp') OR"
 			       " (ifname IN ('eth3', 'eth4') AND trust IS NULL)"),
 			 5);
+	fab_snapshot_free(snap);
+}
+
+static int64_t table_rows(void)
+{
+	return count("SELECT (SELECT count(*) FROM lft_blocks) + (SELECT count(*) FROM lft_tables) +"
+		     " (SELECT count(*) FROM lft_table_blocks) + (SELECT count(*) FROM routing_sets) +"
+		     " (SELECT count(*) FROM routing_set_switches)");
+}
+
+/* Forwarding tables: written content-addressed, read back equal (a block
+ * not read stays unknown, a switch without SwitchInfo stays failed); an
+ * unchanged second snapshot adds no table rows, a changed entry adds one
+ * block, one table and one routing; the public view says what the tables
+ * say; a version 2 database keeps its scans readable (they have no tables). */
+static void test_routing(void **state)
+{
+	struct fab_snapshot *snap = snapfix_fat_tree(2, 4, 3), *back;
+	struct fab_store *st;
+
+	assert_int_equal(fabfix_route_minhop(snap), 0);
+	struct fab_routing *r = snap->routing;
+	assert_int_equal(r->n_lfts, 6);
+	uint8_t *miss = fab_routing_alloc(r, r->lfts[1].n_blocks, 0);
+	miss[0] = 1;
+	r->lfts[1].missing = miss;
+	r->lfts[1].status = FAB_LFT_PARTIAL;
+	r->lfts[2] = (struct fab_lft){ .node_idx = r->lfts[2].node_idx, .status = FAB_LFT_FAILED };
+	write_one(snap);
+	int64_t rows = table_rows();
+	assert_true(rows > 0);
+	/* the view: every entry of the tables that were read, 255 included */
+	int64_t n = 0;
+	for (size_t i = 0; i < r->n_lfts; i++)
+		for (unsigned lid = 0; lid <= r->lfts[i].fdb_top; lid++)
+			n += fab_lft_entry(&r->lfts[i], lid) >= 0;
+	assert_int_equal(count("SELECT count(*) FROM forwarding WHERE scan_id = 1"), n);
+	assert_int_equal(count("SELECT port FROM forwarding f JOIN nodes n USING (scan_id, node_guid)"
+			       " WHERE n.node_idx = 0 AND f.lid = 7"),
+			 fab_lft_entry(&r->lfts[0], 7));
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, 1, &back), 0);
+	fab_store_close(st);
+	assert_non_null(back->routing);
+	assert_int_equal(back->routing->n_lfts, r->n_lfts);
+	for (size_t i = 0; i < r->n_lfts; i++) {
+		const struct fab_lft *a = &r->lfts[i], *b = &back->routing->lfts[i];
+		assert_int_equal(a->node_idx, b->node_idx);
+		assert_int_equal(a->status, b->status);
+		assert_int_equal(a->fdb_top, b->fdb_top);
+		assert_int_equal(a->fdb_cap, b->fdb_cap);
+		assert_int_equal(a->n_blocks, b->n_blocks);
+		for (unsigned lid = 0; lid < 64u * a->n_blocks; lid++)
+			assert_int_equal(fab_lft_entry(a, lid), fab_lft_entry(b, lid));
+	}
+	assert_int_equal(fab_lft_entry(&back->routing->lfts[1], 3), -1); /* not read */
+	fab_snapshot_free(back);
+
+	write_one(snap); /* unchanged */
+	assert_int_equal(table_rows(), rows);
+	assert_int_equal(count("SELECT count(DISTINCT set_id) FROM scan_routing"), 1);
+	assert_int_equal(count("SELECT count(*) FROM scan_routing"), 2);
+	((uint8_t *)r->lfts[0].port)[7] ^= 1; /* one entry moved */
+	write_one(snap);
+	assert_int_equal(count("SELECT count(DISTINCT set_id) FROM scan_routing"), 2);
+	assert_int_equal(table_rows(), rows + 1 + 1 + (int64_t)r->lfts[0].n_blocks + 1 + 6);
+	/* pruning the first two scans drops what only they used: the first
+	 * routing, its switch rows, the table that changed, its old block */
+	int64_t fwd = count("SELECT count(*) FROM forwarding WHERE scan_id = 3");
+	struct fab_prune_opts po = { .keep = 1, .no_vacuum = true };
+	struct fab_prune_result pr;
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_prune(st, &po, NULL, NULL, &pr), 0);
+	fab_store_close(st);
+	assert_int_equal(table_rows(), rows);
+	assert_int_equal(count("SELECT count(*) FROM routing_sets"), 1);
+	assert_int_equal(count("SELECT count(*) FROM forwarding WHERE scan_id = 3"), fwd);
+
+	/* a version 2 database: migrated, its scans readable, with no tables */
+	raw_exec("DELETE FROM scan_routing");
+	downgrade(4);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, 3, &back), 0);
+	fab_store_close(st);
+	assert_null(back->routing);
+	assert_int_equal(count("PRAGMA user_version"), FAB_SCHEMA_VERSION);
+	assert_int_equal(count("SELECT count(*) FROM lft_slots"), 64);
+	fab_snapshot_free(back);
 	fab_snapshot_free(snap);
 }
 
@@ -679,6 +774,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_loader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_ecn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_routing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),

@@ -381,6 +381,48 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Forwarding tables: a switch whose entries moved is one change, with how
+ * many LIDs moved of how many compared; a table only one scan has, or an
+ * unchanged one, is none. */
+static void test_routes(void **state)
+{
+	struct fab_snapshot *a = snapfix_fat_tree(2, 2, 2), *b = snapfix_fat_tree(2, 2, 2);
+	struct fab_diff *d;
+
+	assert_int_equal(fabfix_route_minhop(a), 0);
+	assert_int_equal(fabfix_route_minhop(b), 0);
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->count[FAB_CHG_ROUTES], 0);
+	fab_diff_free(d);
+	/* leaf 1 (node 2) sends two LIDs elsewhere */
+	uint8_t *t = (uint8_t *)b->routing->lfts[2].port;
+	t[5] = t[5] == 3 ? 4 : 3;
+	t[6] = FAB_LFT_NO_PORT;
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->count[FAB_CHG_ROUTES], 1);
+	const struct fab_change *c = NULL;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->changes[i].kind == FAB_CHG_ROUTES)
+			c = &d->changes[i];
+	assert_non_null(c);
+	assert_int_equal(c->subject.guid, b->nodes[b->routing->lfts[2].node_idx].guid);
+	assert_int_equal(c->new_value, 2);
+	assert_int_equal(c->old_value, b->routing->lfts[2].fdb_top);
+	char *txt = render_text(d, a, b, NULL);
+	assert_non_null(strstr(txt, "forwarding tables changed (1):\n"));
+	assert_non_null(strstr(txt, ": 2 of 8 LIDs leave by another port\n"));
+	free(txt);
+	fab_diff_free(d);
+	/* no tables in the old scan: nothing to compare */
+	fab_routing_free(a->routing);
+	a->routing = NULL;
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->count[FAB_CHG_ROUTES], 0);
+	fab_diff_free(d);
+	fab_snapshot_free(a);
+	fab_snapshot_free(b);
+}
+
 static void test_xml(void **state)
 {
 	struct fab_snapshot *a, *b, *c, *e;
@@ -445,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_counter_rules),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_xml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

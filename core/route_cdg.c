@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Credit loops (include/fabsweep/routing.h): the channel dependency graph
+ * of the routes and its cycles. A channel is a switch-to-switch link in one
+ * direction, named by the port it leaves by. Per destination, one walk
+ * (core/route_walk.c) gives every switch's next hop; the switches some
+ * end's traffic passes are marked by following next hops from the ends'
+ * switches (each switch once per destination); every marked p with
+ * q = next(p) and r = next(q) adds "p->q waits for q->r". The
+ * dependencies are deduplicated in a hash set; the strongly connected sets
+ * are found with an iterative Tarjan (no recursion: tens of thousands of
+ * channels), and in each cyclic one a cycle is followed out.
+ * O(destinations x switches + dependencies).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/routing.h"
+#include "fabsweep/snapshot.h"
+
+/* ---- the dependency set: open addressing over (from << 32 | to) ------------ */
+
+struct depset {
+	uint64_t *key; /* 0: empty (a port index pair is never 0 -> 0) */
+	uint16_t *dlid;
+	size_t n, cap;
+};
+
+static size_t slot_of(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+static int depset_grow(struct depset *d)
+{
+	size_t cap = d->cap ? d->cap * 2 : 1024;
+	uint64_t *key = calloc(cap, sizeof(*key));
+	uint16_t *dlid = malloc(cap * sizeof(*dlid));
+
+	if (!key || !dlid) {
+		free(key);
+		free(dlid);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->cap; i++) {
+		if (!d->key[i])
+			continue;
+		size_t j = slot_of(d->key[i], cap);
+		while (key[j])
+			j = (j + 1) & (cap - 1);
+		key[j] = d->key[i];
+		dlid[j] = d->dlid[i];
+	}
+	free(d->key);
+	free(d->dlid);
+	d->key = key;
+	d->dlid = dlid;
+	d->cap = cap;
+	return 0;
+}
+
+static int depset_add(struct depset *d, uint32_t from, uint32_t to, uint16_t dlid)
+{
+	uint64_t k = (uint64_t)from << 32 | to;
+
+	if (2 * (d->n + 1) > d->cap && depset_grow(d))
+		return -ENOMEM;
+	size_t j = slot_of(k, d->cap);
+	while (d->key[j] && d->key[j] != k)
+		j = (j + 1) & (d->cap - 1);
+	if (!d->key[j]) {
+		d->key[j] = k;
+		d->dlid[j] = dlid;
+		d->n++;
+	}
+	return 0;
+}
+
+/* ---- building the graph ------------------------------------------------------ */
+
+/*
+ * Per destination, the dependencies are marked in a bitmap per switch q,
+ * (in-port, out-port) of q: small, dense and cache-friendly (a switch of
+ * 40 ports has 1,681 bits) however many destinations repeat them; the hash
+ * set gets each distinct dependency once, at the end.
+ */
+struct pairmap {
+	size_t *first;   /* switch i: its bits start at bit first[i] */
+	unsigned *width; /* switch i: num_ports + 1 */
+	uint64_t *bits;
+	uint16_t *dlid;  /* per bit: the destination that set it first */
+};
+
+static int collect(const struct fab_route_index *ix, struct depset *d)
+{
+	const struct fab_snapshot *s = ix->snap;
+	struct fab_route_walk w;
+	struct pairmap m = { 0 };
+	uint32_t *used = calloc(ix->n_sw + 1, sizeof(*used)), gen = 0;
+	size_t total = 0;
+	int err = fab_route_walk_init(ix, &w);
+
+	m.first = malloc((ix->n_sw + 1) * sizeof(*m.first));
+	m.width = malloc((ix->n_sw + 1) * sizeof(*m.width));
+	for (size_t i = 0; m.first && m.width && i < ix->n_sw; i++) {
+		m.width[i] = s->nodes[ix->sw_node[i]].num_ports + 1u;
+		m.first[i] = total;
+		total += (size_t)m.width[i] * m.width[i];
+	}
+	m.bits = calloc(total / 64 + 1, sizeof(*m.bits));
+	m.dlid = malloc((total + 1) * sizeof(*m.dlid));
+	if (err || !used || !m.first || !m.width || !m.bits || !m.dlid) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t e = 0; e < ix->n_ends; e++) {
+		uint16_t dlid;
+
+		if (!fab_route_port_lids(s, ix->ends[e], &dlid))
+			continue;
+		fab_route_walk_to(ix, &w, dlid);
+		gen++;
+		/* the switches traffic toward dlid passes: from every switch
+		 * with a source on it (the destination alone is no source) */
+		for (uint32_t sw = 0; sw < ix->n_sw; sw++) {
+			uint32_t n_src = ix->end_first[sw + 1] - ix->end_first[sw];
+			if (!n_src || (n_src == 1 && ix->end_list[ix->end_first[sw]] == ix->ends[e]))
+				continue;
+			for (uint32_t u = sw; u != FAB_NONE && used[u] != gen; u = w.next[u])
+				used[u] = gen;
+		}
+		for (uint32_t p = 0; p < ix->n_sw; p++) {
+			uint32_t q = used[p] == gen ? w.next[p] : FAB_NONE;
+			if (q == FAB_NONE || w.next[q] == FAB_NONE)
+				continue;
+			unsigned in = s->ports[s->ports[w.out[p]].remote_idx].port_num;
+			unsigned outp = s->ports[w.out[q]].port_num;
+			if (in >= m.width[q] || outp >= m.width[q])
+				continue;
+			size_t bit = m.first[q] + (size_t)in * m.width[q] + outp;
+			if (!(m.bits[bit / 64] & (1ull << (bit % 64)))) {
+				m.bits[bit / 64] |= 1ull << (bit % 64);
+				m.dlid[bit] = dlid;
+			}
+		}
+	}
+	/* each distinct dependency: channel (p's port into q) -> (q's port out) */
+	for (uint32_t q = 0; q < ix->n_sw && !err; q++) {
+		for (unsigned in = 1; in < m.width[q] && !err; in++) {
+			const struct fab_port *ip = fab_snapshot_port(s, ix->sw_node[q], in);
+			for (unsigned o = 1; ip && o < m.width[q] && !err; o++) {
+				size_t bit = m.first[q] + (size_t)in * m.width[q] + o;
+				if (!(m.bits[bit / 64] & (1ull << (bit % 64))))
+					continue;
+				const struct fab_port *op = fab_snapshot_port(s, ix->sw_node[q], o);
+				if (op && ip->remote_idx != FAB_NONE)
+					err = depset_add(d, ip->remote_idx, (uint32_t)(op - s->ports),
+							 m.dlid[bit]);
+			}
+		}
+	}
+out:
+	free(used);
+	free(m.first);
+	free(m.width);
+	free(m.bits);
+	free(m.dlid);
+	fab_route_walk_fini(&w);
+	return err;
+}
+
+/* ---- cycles: Tarjan, iteratively ------------------------------------------- */
+
+struct graph {
+	size_t n;        /* channels */
+	uint32_t *port;  /* channel -> its port index */
+	size_t *first;   /* CSR: channel i's edges are edge[first[i] .. first[i + 1]) */
+	uint32_t *edge;  /* target channel */
+	uint16_t *edlid; /* per edge: a destination that adds it */
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t chan_of(const struct graph *g, uint32_t port)
+{
+	const uint32_t *p = bsearch(&port, g->port, g->n, sizeof(*p), cmp_u32);
+
+	return p ? (uint32_t)(p - g->port) : FAB_NONE;
+}
+
+static int build_graph(const struct depset *d, struct graph *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->port = malloc((2 * d->n + 1) * sizeof(*g->port));
+	g->first = calloc(2 * d->n + 2, sizeof(*g->first));
+	g->edge = malloc((d->n + 1) * sizeof(*g->edge));
+	g->edlid = malloc((d->n + 1) * sizeof(*g->edlid));
+	size_t *cur = NULL;
+	if (!g->port || !g->first || !g->edge || !g->edlid)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->cap; i++)
+		if (d->key[i]) {
+			g->port[g->n++] = (uint32_t)(d->key[i] >> 32);
+			g->port[g->n++] = (uint32_t)d->key[i];
+		}
+	qsort(g->port, g->n, sizeof(*g->port), cmp_u32);
+	size_t m = 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (!m || g->port[m - 1] != g->port[i])
+			g->port[m++] = g->port[i];
+	g->n = m;
+	for (size_t i = 0; i < d->cap; i++)
+		if (d->key[i])
+			g->first[chan_of(g, (uint32_t)(d->key[i] >> 32)) + 1]++;
+	for (size_t i = 0; i < g->n; i++)
+		g->first[i + 1] += g->first[i];
+	if (!(cur = malloc((g->n + 1) * sizeof(*cur))))
+		return -ENOMEM;
+	memcpy(cur, g->first, (g->n + 1) * sizeof(*cur));
+	for (size_t i = 0; i < d->cap; i++)
+		if (d->key[i]) {
+			size_t k = cur[chan_of(g, (uint32_t)(d->key[i] >> 32))]++;
+			g->edge[k] = chan_of(g, (uint32_t)d->key[i]);
+			g->edlid[k] = d->dlid[i];
+		}
+	free(cur);
+	/* each channel's edges in target order: deterministic cycles */
+	for (size_t i = 0; i < g->n; i++)
+		for (size_t a = g->first[i] + 1; a < g->first[i + 1]; a++)
+			for (size_t b = a; b > g->first[i] && g->edge[b - 1] > g->edge[b]; b--) {
+				uint32_t t = g->edge[b];
+				uint16_t u = g->edlid[b];
+				g->edge[b] = g->edge[b - 1];
+				g->edlid[b] = g->edlid[b - 1];
+				g->edge[b - 1] = t;
+				g->edlid[b - 1] = u;
+			}
+	return 0;
+}
+
+static void graph_free(struct graph *g)
+{
+	free(g->port);
+	free(g->first);
+	free(g->edge);
+	free(g->edlid);
+}
+
+/* One cycle inside the strongly connected set `comp` (every member has an
+ * edge to another member): follow the first such edge until a channel
+ * repeats. */
+static int add_cycle(const struct graph *g, const uint32_t *comp, uint32_t id, uint32_t start,
+		     size_t size, size_t *pos, struct fab_cdg *out)
+{
+	uint32_t *path = malloc((size + 1) * sizeof(*path));
+	uint16_t *dl = malloc((size + 1) * sizeof(*dl));
+	size_t n = 0;
+	uint32_t v = start;
+
+	if (!path || !dl) {
+		free(path);
+		free(dl);
+		return -ENOMEM;
+	}
+	while (pos[v] == SIZE_MAX) {
+		pos[v] = n;
+		path[n] = v;
+		for (size_t k = g->first[v]; k < g->first[v + 1]; k++)
+			if (comp[g->edge[k]] == id) {
+				dl[n] = g->edlid[k];
+				v = g->edge[k];
+				break;
+			}
+		n++;
+	}
+	size_t from = pos[v];
+	struct fab_cdg_cycle *c = &out->cycles[out->n_cycles];
+	c->n_chan = n - from;
+	c->chan = malloc(c->n_chan * sizeof(*c->chan));
+	if (!c->chan) {
+		free(path);
+		free(dl);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < c->n_chan; k++)
+		c->chan[k] = g->port[path[from + k]];
+	c->dlid = dl[from];
+	for (size_t k = 0; k < n; k++)
+		pos[path[k]] = SIZE_MAX;
+	c->scc_size = size;
+	c->scc_deps = id; /* the set's id until find_cycles counts its dependencies */
+	out->n_cycles++;
+	free(path);
+	free(dl);
+	return 0;
+}
+
+static int find_cycles(const struct graph *g, struct fab_cdg *out)
+{
+	size_t n = g->n, idx = 0, sp = 0, cs = 0;
+	uint32_t *index = malloc((n + 1) * sizeof(*index)), *low = malloc((n + 1) * sizeof(*low));
+	uint32_t *comp = malloc((n + 1) * sizeof(*comp)), *stack = malloc((n + 1) * sizeof(*stack));
+	uint32_t *call = malloc((n + 1) * sizeof(*call)); /* the DFS's own stack */
+	size_t *edge_at = malloc((n + 1) * sizeof(*edge_at)), *pos = malloc((n + 1) * sizeof(*pos));
+	bool *on = calloc(n + 1, sizeof(*on));
+	uint32_t n_comp = 0;
+	int err = 0;
+
+	if (!index || !low || !comp || !stack || !call || !edge_at || !pos || !on) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		index[i] = UINT32_MAX;
+		comp[i] = UINT32_MAX;
+		pos[i] = SIZE_MAX;
+	}
+	for (size_t root = 0; root < n; root++) {
+		if (index[root] != UINT32_MAX)
+			continue;
+		call[cs++] = (uint32_t)root;
+		index[root] = low[root] = (uint32_t)idx++;
+		edge_at[root] = g->first[root];
+		stack[sp++] = (uint32_t)root;
+		on[root] = true;
+		while (cs) {
+			uint32_t v = call[cs - 1];
+			if (edge_at[v] < g->first[v + 1]) {
+				uint32_t w = g->edge[edge_at[v]++];
+				if (index[w] == UINT32_MAX) {
+					index[w] = low[w] = (uint32_t)idx++;
+					edge_at[w] = g->first[w];
+					stack[sp++] = w;
+					on[w] = true;
+					call[cs++] = w;
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			cs--;
+			if (cs && low[v] < low[call[cs - 1]])
+				low[call[cs - 1]] = low[v];
+			if (low[v] != index[v])
+				continue;
+			size_t size = 0;
+			uint32_t w, first = UINT32_MAX;
+			do {
+				w = stack[--sp];
+				on[w] = false;
+				comp[w] = n_comp;
+				size++;
+				if (w < first)
+					first = w;
+			} while (w != v);
+			if (size > 1) {
+				struct fab_cdg_cycle *c = realloc(out->cycles,
+								  (out->n_cycles + 1) * sizeof(*c));
+				if (!c) {
+					err = -ENOMEM;
+					goto out;
+				}
+				out->cycles = c;
+				memset(&c[out->n_cycles], 0, sizeof(*c));
+				if ((err = add_cycle(g, comp, n_comp, first, size, pos, out)))
+					goto out;
+			}
+			n_comp++;
+		}
+	}
+	/* dependencies inside each cyclic set, in one pass */
+	size_t *deps = calloc(n_comp + 1, sizeof(*deps));
+	if (!deps) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = g->first[i]; k < g->first[i + 1]; k++)
+			deps[comp[i]] += comp[g->edge[k]] == comp[i];
+	for (size_t i = 0; i < out->n_cycles; i++)
+		out->cycles[i].scc_deps = deps[out->cycles[i].scc_deps];
+	free(deps);
+out:
+	free(index);
+	free(low);
+	free(comp);
+	free(stack);
+	free(call);
+	free(edge_at);
+	free(pos);
+	free(on);
+	return err;
+}
+
+static int cmp_cycle(const void *a, const void *b)
+{
+	const struct fab_cdg_cycle *x = a, *y = b;
+
+	return x->chan[0] < y->chan[0] ? -1 : x->chan[0] > y->chan[0];
+}
+
+int fab_cdg_find(const struct fab_route_index *ix, struct fab_cdg *out)
+{
+	struct depset d = { 0 };
+	struct graph g = { 0 };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = collect(ix, &d);
+	if (!err)
+		err = build_graph(&d, &g);
+	if (!err) {
+		out->n_chan = g.n;
+		out->n_deps = d.n;
+		err = find_cycles(&g, out);
+	}
+	if (!err && out->n_cycles)
+		qsort(out->cycles, out->n_cycles, sizeof(*out->cycles), cmp_cycle);
+	free(d.key);
+	free(d.dlid);
+	graph_free(&g);
+	if (err)
+		fab_cdg_free(out);
+	return err;
+}
+
+void fab_cdg_free(struct fab_cdg *g)
+{
+	for (size_t i = 0; i < g->n_cycles; i++)
+		free(g->cycles[i].chan);
+	free(g->cycles);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Routing: what each switch of a snapshot forwards where (its SwitchInfo and
+ * LinearForwardingTable, snap->routing), and the route walk every user of
+ * the tables shares: the routing rules, `fabsweep route`, `ready`.
+ *
+ *   - The model (core/routing.c): one struct fab_lft per switch whose
+ *     tables the scan asked for, in node order.
+ *   - The index (core/route_walk.c): built once per snapshot; who owns
+ *     each LID, which CA ports are the ends of routes, the switches.
+ *   - The walk: for one destination LID, every switch's fate at once
+ *     (reaches it in n hops, or where and why the route breaks), one
+ *     step per switch however many sources there are; and the trace of
+ *     one path, hop by hop, with the same step.
+ *   - The channel dependency graph of the routes (core/route_cdg.c): the
+ *     credit loops.
+ *
+ * docs/routing.md describes the semantics; docs/schema.md the SQL form.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fab_snapshot;
+struct fab_arena;
+
+#define FAB_LFT_BLOCK 64        /* LIDs per LinearForwardingTable block (one MAD) */
+#define FAB_LFT_NO_PORT 255     /* an entry that forwards nowhere */
+#define FAB_LID_UNICAST_MAX 0xbfff
+/* The longest path (links from the source port to the destination port)
+ * a route may take; longer is a loop for every practical purpose. */
+#define FAB_ROUTE_MAX_HOPS 64
+
+/* What is known of a switch's table. */
+enum fab_lft_status {
+	FAB_LFT_OK = 0,   /* SwitchInfo and every block up to LinearFDBTop read */
+	FAB_LFT_PARTIAL,  /* some blocks did not answer (fab_lft.missing) */
+	FAB_LFT_FAILED,   /* SwitchInfo did not answer: no table at all */
+	FAB_LFT__COUNT
+};
+
+/* SwitchInfo bits kept in fab_lft.enforce (issue 15 reads them). */
+enum {
+	FAB_SWI_PART_ENF_INB = 1 << 0,   /* PartitionEnforcementInbound */
+	FAB_SWI_PART_ENF_OUTB = 1 << 1,  /* PartitionEnforcementOutbound */
+	FAB_SWI_FILTER_RAW_INB = 1 << 2, /* FilterRawInbound */
+	FAB_SWI_FILTER_RAW_OUTB = 1 << 3,
+	FAB_SWI_ENHANCED_PORT0 = 1 << 4, /* EnhancedPort0 */
+};
+
+/* One switch's SwitchInfo and linear forwarding table. */
+struct fab_lft {
+	uint32_t node_idx;     /* the switch in snap->nodes */
+	uint8_t status;        /* enum fab_lft_status */
+	uint8_t enforce;       /* FAB_SWI_* */
+	uint16_t fdb_cap;      /* LinearFDBCap: entries the switch has */
+	uint16_t fdb_top;      /* LinearFDBTop: the highest LID the table routes */
+	uint16_t part_enf_cap; /* PartitionEnforcementCap: P_Keys a port can enforce */
+	uint32_t n_blocks;     /* blocks of the table: fdb_top / 64 + 1 (0 when failed) */
+	/* n_blocks * 64 entries by LID (FAB_LFT_NO_PORT: none). Owned by the
+	 * routing part; switches with equal tables may share one. */
+	const uint8_t *port;
+	/* NULL when every block was read; else n_blocks flags, non-zero for a
+	 * block that did not answer (its entries are FAB_LFT_NO_PORT and mean
+	 * nothing). Owned like port. */
+	const uint8_t *missing;
+};
+
+/* snap->routing: the tables of one snapshot. */
+struct fab_routing {
+	struct fab_lft *lfts; /* ascending node_idx, one per switch at most */
+	size_t n_lfts, cap_lfts;
+	struct fab_arena *arena; /* the tables' memory */
+};
+
+/* A new empty routing part (owned by the caller) or NULL on ENOMEM. */
+struct fab_routing *fab_routing_new(void);
+/* Frees it and its tables. Accepts NULL. */
+void fab_routing_free(struct fab_routing *r);
+/* snap->routing, created when missing; NULL on ENOMEM. */
+struct fab_routing *fab_snapshot_routing(struct fab_snapshot *snap);
+/* Appends a zeroed entry (valid until the next append); entries must be
+ * appended in ascending node_idx. NULL on ENOMEM. */
+struct fab_lft *fab_routing_add(struct fab_routing *r);
+/* n bytes of table memory owned by r, filled with fill; NULL on ENOMEM. */
+uint8_t *fab_routing_alloc(struct fab_routing *r, size_t n, uint8_t fill);
+/* The table of a switch (node index), NULL when the snapshot has none. O(log n). */
+const struct fab_lft *fab_routing_lft(const struct fab_snapshot *snap, uint32_t node_idx);
+/* Whether the snapshot holds forwarding tables at all (the scan read them). */
+bool fab_routing_present(const struct fab_snapshot *snap);
+/* The entry for lid: a port number, FAB_LFT_NO_PORT, or -1 when it is
+ * unknown (no table, the block was not read) or past the table's top. */
+int fab_lft_entry(const struct fab_lft *l, unsigned lid);
+/* "ok", "partial", "failed"; parse: the enum value or -1. */
+const char *fab_lft_status_name(unsigned status);
+int fab_lft_status_parse(const char *s);
+
+/* ---- the walk (core/route_walk.c) ---------------------------------------- */
+
+/* Why a route does not reach its destination. The order is the order of
+ * findings and of the names (fab_route_fault_name). */
+enum fab_route_fault {
+	FAB_ROUTE_OK = 0,     /* it reaches the destination */
+	FAB_ROUTE_NO_ENTRY,   /* the entry is 255: the switch drops it */
+	FAB_ROUTE_PAST_TOP,   /* the LID is above the switch's LinearFDBTop */
+	FAB_ROUTE_BAD_PORT,   /* the entry names a port the switch does not have,
+			       * or its own port 0 for another's LID */
+	FAB_ROUTE_PORT_DOWN,  /* the entry's port is not Active, its link trained
+			       * or disabled (the subnet manager did not reroute) */
+	FAB_ROUTE_NO_CABLE,   /* the entry's port has no link partner (Polling:
+			       * no cable, or the far end is dead) */
+	FAB_ROUTE_WRONG_DEST, /* it arrives at a CA or router that does not own the LID */
+	FAB_ROUTE_LOOP,       /* it comes back to a switch it passed */
+	FAB_ROUTE_TOO_LONG,   /* more than FAB_ROUTE_MAX_HOPS links */
+	FAB_ROUTE_UNKNOWN,    /* a table or block on the way was not read, or the
+			       * port leads out of what the scan saw: not judged */
+	FAB_ROUTE__COUNT
+};
+/* "ok", "no_entry", "past_top", "bad_port", "port_down", "no_cable",
+ * "wrong_destination", "loop", "too_long", "unknown". */
+const char *fab_route_fault_name(unsigned fault);
+
+/*
+ * What the walk needs of a snapshot, built once (O(nodes + ports)). All
+ * arrays owned by the index; the snapshot is borrowed and must outlive it.
+ */
+struct fab_route_index {
+	const struct fab_snapshot *snap;
+	size_t n_sw;
+	uint32_t *sw_node;           /* switch i: its node index */
+	const struct fab_lft **sw_lft; /* switch i: its table, NULL when none */
+	uint32_t *node_sw;           /* node index: its switch index, FAB_NONE */
+	/* LID 0..FAB_LID_UNICAST_MAX: the port that owns it (a CA port, LMC
+	 * range included, or a switch's port 0), FAB_NONE. The first owner
+	 * wins when two claim one (lid.duplicate says so). */
+	uint32_t *lid_owner;
+	/* The ends of routes: CA ports that are Active, have a LID and are
+	 * cabled to a switch (port indices, ascending). */
+	uint32_t *ends;
+	size_t n_ends;
+	/* The ends grouped by the switch they are cabled to: switch i's are
+	 * end_list[end_first[i] .. end_first[i + 1]) (port indices). */
+	uint32_t *end_first;
+	uint32_t *end_list;
+};
+
+/* Builds the index of snap (indexed, with its routing part or without:
+ * then every switch is FAB_ROUTE_UNKNOWN). 0 or -ENOMEM. */
+int fab_route_index_build(const struct fab_snapshot *snap, struct fab_route_index *out);
+void fab_route_index_free(struct fab_route_index *ix); /* accepts a zeroed one */
+/* The switch (index) a route from CA port `port` enters first, FAB_NONE. */
+uint32_t fab_route_first_switch(const struct fab_route_index *ix, uint32_t port);
+/* The LIDs a port answers to: *first and *count (LMC range); 0 when it has none. */
+unsigned fab_route_port_lids(const struct fab_snapshot *snap, uint32_t port, uint16_t *first);
+
+/* Every switch's fate toward one destination LID (fab_route_walk_to). The
+ * arrays have one entry per switch of the index; owned by the walk. */
+struct fab_route_walk {
+	uint16_t dlid;
+	uint32_t dest;     /* the port that owns dlid, FAB_NONE */
+	uint8_t *fault;    /* enum fab_route_fault */
+	uint8_t *hops;     /* FAB_ROUTE_OK: links from the switch to the destination port */
+	uint32_t *out;     /* the port (index) the switch's entry names, FAB_NONE */
+	uint32_t *next;    /* the switch that port leads to, FAB_NONE */
+	/* Not OK: where the route breaks, a port index: the faulting switch's
+	 * entry port (PORT_DOWN, NO_CABLE, WRONG_DEST, BAD_PORT when the port
+	 * exists, LOOP: the loop's first switch's, TOO_LONG), or its port 0
+	 * (NO_ENTRY, PAST_TOP, BAD_PORT beyond its ports); FAB_NONE for UNKNOWN. */
+	uint32_t *at;
+	/* private */
+	uint32_t *mark, *stack, gen;
+	size_t n_sw;
+};
+
+int fab_route_walk_init(const struct fab_route_index *ix, struct fab_route_walk *w);
+void fab_route_walk_fini(struct fab_route_walk *w); /* accepts a zeroed one */
+/* Follows every switch's entry for dlid: O(switches). */
+void fab_route_walk_to(const struct fab_route_index *ix, struct fab_route_walk *w, uint16_t dlid);
+
+/* One path, hop by hop. */
+struct fab_route_path {
+	/* The ports the packet leaves by: the source port, then each switch's
+	 * entry port; the last reaches the destination when fault is OK. */
+	uint32_t hop[FAB_ROUTE_MAX_HOPS + 1];
+	size_t n_hops;
+	uint8_t fault;  /* enum fab_route_fault */
+	uint32_t at;    /* as fab_route_walk.at */
+	uint32_t dest;  /* the port that owns the LID, FAB_NONE */
+};
+/*
+ * The path from port src (a CA port; a switch's port 0 starts at that
+ * switch) to dlid, as the tables forward it. Pure; O(path). 0, or -EINVAL
+ * when src is not a port that can send (not cabled, no LID).
+ */
+int fab_route_trace(const struct fab_route_index *ix, uint32_t src, uint16_t dlid,
+		    struct fab_route_path *out);
+
+/* ---- credit loops (core/route_cdg.c) -------------------------------------- */
+
+/*
+ * The channel dependency graph of the routes toward every end's LIDs: a
+ * channel is a switch-to-switch link in one direction (named by the port
+ * index it leaves by); a route p -> q -> r makes channel p->q wait for
+ * q->r. Only switches some end's traffic passes are counted (a stale
+ * entry nobody routes through cannot deadlock). All traffic is taken to
+ * travel on one virtual lane (docs/routing.md says when that is too strict).
+ */
+struct fab_cdg_cycle {
+	uint32_t *chan;   /* the cycle, as the ports its channels leave by, in order */
+	size_t n_chan;
+	size_t scc_size;  /* channels in its strongly connected set */
+	size_t scc_deps;  /* dependencies among them */
+	uint16_t dlid;    /* a destination whose routes add one of its dependencies */
+};
+struct fab_cdg {
+	size_t n_chan, n_deps;        /* channels with a dependency, dependencies */
+	struct fab_cdg_cycle *cycles; /* one per cyclic strongly connected set, by
+				       * their first channel's port index */
+	size_t n_cycles;
+};
+/* Builds the graph and finds its cycles: O(destinations x switches +
+ * dependencies). 0 or -ENOMEM. */
+int fab_cdg_find(const struct fab_route_index *ix, struct fab_cdg *out);
+void fab_cdg_free(struct fab_cdg *g); /* accepts a zeroed one */
