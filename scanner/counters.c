@@ -83,18 +83,11 @@ static bool pcx_only(const struct cnode *cn)
 	return ext_supported(cn) && (cn->cap2 & FAB_PM_CAP2_ADDL_PORT_CTRS_EXT);
 }
 
-static uint16_t port_dlid(const struct fab_snapshot *s, const struct fab_port *p)
-{
-	const struct fab_node *n = &s->nodes[p->node_idx];
-
-	return n->type == FAB_NODE_SWITCH ? n->lid : p->lid;
-}
-
 /* A port whose counters are read: an external port with an active link. */
 static bool eligible(const struct fab_snapshot *s, const struct fab_port *p)
 {
 	return p->port_num > 0 && p->state == FAB_STATE_ACTIVE &&
-	       !(p->flags & FAB_F_SMP_FAILED) && port_dlid(s, p) != 0;
+	       !(p->flags & FAB_F_SMP_FAILED) && fab_scan_port_dlid(s, p) != 0;
 }
 
 static void push(struct ctr *c, uint64_t job)
@@ -114,7 +107,7 @@ static void add_err(struct ctr *c, uint32_t port_idx, const char *what,
 
 	rc = fab_snapshot_add_error(c->s, n->guid, p->port_num, what,
 		"%s port %u (LID %u): %s", fab_scan_node_label(n, who, sizeof(who)),
-		p->port_num, port_dlid(c->s, p), detail);
+		p->port_num, fab_scan_port_dlid(c->s, p), detail);
 	if (rc && !c->err)
 		c->err = rc;
 }
@@ -176,7 +169,7 @@ static void build(struct ctr *c, uint64_t j, struct fab_mad_req *req)
 	}
 	const struct fab_port *p = &c->s->ports[idx];
 	const struct cnode *cn = &c->nodes[p->node_idx];
-	req->dlid = port_dlid(c->s, p);
+	req->dlid = fab_scan_port_dlid(c->s, p);
 	switch (kind) {
 	case CJ_PC:
 		req->attr_id = IB_GSI_PORT_COUNTERS;
@@ -501,7 +494,7 @@ static int queue_cpi(struct ctr *c)
 		cn->first_same = cn->next_same = FAB_NONE;
 		for (uint32_t k = 0; k < n->port_count && !cn->lid; k++)
 			if (eligible(c->s, &p[k]))
-				cn->lid = port_dlid(c->s, &p[k]);
+				cn->lid = fab_scan_port_dlid(c->s, &p[k]);
 		if (!cn->lid)
 			continue;
 		if (n->sys_guid) {
@@ -598,7 +591,7 @@ int fab_scan_counters(struct fab_snapshot *s, struct fab_madwin *mw,
 		char who[FAB_DESC_CAP + 8];
 
 		if (p->port_num == 0 || p->state != FAB_STATE_ACTIVE ||
-		    (p->flags & FAB_F_SMP_FAILED) || port_dlid(s, p))
+		    (p->flags & FAB_F_SMP_FAILED) || fab_scan_port_dlid(s, p))
 			continue;
 		p->flags |= FAB_F_PMA_FAILED;
 		n->flags |= FAB_F_PMA_FAILED;

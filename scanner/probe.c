@@ -228,13 +228,6 @@ struct probe {
 	int err;
 };
 
-static uint16_t port_dlid(const struct fab_snapshot *s, const struct fab_port *p)
-{
-	const struct fab_node *n = &s->nodes[p->node_idx];
-
-	return n->type == FAB_NODE_SWITCH ? n->lid : p->lid;
-}
-
 static int cmp_u16(const void *a, const void *b)
 {
 	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
@@ -392,7 +385,7 @@ int fab_probe_ports(struct fab_probe *fp, const struct fab_snapshot *snap,
 		pp->ctr.port_idx = pi;
 		if (pi >= snap->n_ports)
 			return fab_err(-EINVAL, "probe: port %u is not in the snapshot", pi);
-		pp->lid = port_dlid(snap, &snap->ports[pi]);
+		pp->lid = fab_scan_port_dlid(snap, &snap->ports[pi]);
 	}
 	if (!n)
 		return 0;

@@ -84,6 +84,16 @@ static inline struct wt_port *wt_port(const struct wt *w, uint32_t node,
 	return &w->ports[w->nodes[node].port_first + port];
 }
 
+/* The LID a port's PMA answers at: a switch's (port 0's) for every port of
+ * it, else the port's own. For the scan's counters, the probe and watch. */
+static inline uint16_t fab_scan_port_dlid(const struct fab_snapshot *s,
+					  const struct fab_port *p)
+{
+	const struct fab_node *n = &s->nodes[p->node_idx];
+
+	return n->type == FAB_NODE_SWITCH ? n->lid : p->lid;
+}
+
 #define WT_MAX_HOPS 63 /* directed-route hops (the path has 64 bytes) */
 
 void wt_free(struct wt *w);

@@ -105,18 +105,12 @@ void fab_watch_set_verify_every(struct fab_watch *w, unsigned n)
 	w->verify_every = n ? n : 1;
 }
 
-static uint16_t port_dlid(const struct fab_snapshot *s, const struct fab_port *p)
-{
-	const struct fab_node *n = &s->nodes[p->node_idx];
-
-	return n->type == FAB_NODE_SWITCH ? n->lid : p->lid;
-}
-
 /* A port whose counters a sweep reads: what the full scan read. */
 static bool watched(const struct fab_snapshot *s, const struct fab_port *p)
 {
 	return p->port_num > 0 && p->state == FAB_STATE_ACTIVE &&
-	       !(p->flags & (FAB_F_SMP_FAILED | FAB_F_PMA_FAILED)) && port_dlid(s, p) != 0;
+	       !(p->flags & (FAB_F_SMP_FAILED | FAB_F_PMA_FAILED)) &&
+	       fab_scan_port_dlid(s, p) != 0;
 }
 
 /* Whether any error counter moved from a to b (reset included). */
@@ -216,7 +210,7 @@ static int next(void *ctx, struct fab_mad_req *req)
 		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, ALL_PORTS);
 	} else {
 		const struct fab_port *p = &ws->t->ports[C_IDX(j)];
-		req->dlid = port_dlid(ws->t, p);
+		req->dlid = fab_scan_port_dlid(ws->t, p);
 		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, p->port_num);
 	}
 	return 1;
@@ -266,13 +260,13 @@ static void done_pc(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
 		if (err == -EREMOTEIO) { /* it answers: the port is there, its counters not */
 			int rc = fab_snapshot_add_error(ws->out, n->guid, p->port_num, "pma",
 				"\"%s\" (%s) port %u (LID %u): PortCounters answered with an error status",
-				n->desc, g, p->port_num, port_dlid(ws->t, p));
+				n->desc, g, p->port_num, fab_scan_port_dlid(ws->t, p));
 			if (rc && !ws->err)
 				ws->err = rc;
 			return;
 		}
 		changed_topology(ws, "\"%s\" (%s) port %u: LID %u %s", n->desc, g, p->port_num,
-				 port_dlid(ws->t, p), why_text(err));
+				 fab_scan_port_dlid(ws->t, p), why_text(err));
 		return;
 	}
 	fab_scan_decode_pc(&now, d, true, false, false);
