@@ -27,14 +27,6 @@ struct depset {
 	size_t n, cap;
 };
 
-static size_t slot_of(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
-}
-
 static int depset_grow(struct depset *d)
 {
 	size_t cap = d->cap ? d->cap * 2 : 1024;
@@ -49,7 +41,7 @@ static int depset_grow(struct depset *d)
 	for (size_t i = 0; i < d->cap; i++) {
 		if (!d->key[i])
 			continue;
-		size_t j = slot_of(d->key[i], cap);
+		size_t j = fab_hash_slot(d->key[i], cap);
 		while (key[j])
 			j = (j + 1) & (cap - 1);
 		key[j] = d->key[i];
@@ -69,7 +61,7 @@ static int depset_add(struct depset *d, uint32_t from, uint32_t to, uint16_t dli
 
 	if (2 * (d->n + 1) > d->cap && depset_grow(d))
 		return -ENOMEM;
-	size_t j = slot_of(k, d->cap);
+	size_t j = fab_hash_slot(k, d->cap);
 	while (d->key[j] && d->key[j] != k)
 		j = (j + 1) & (d->cap - 1);
 	if (!d->key[j]) {

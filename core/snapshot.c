@@ -48,6 +48,14 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	free(s);
 }
 
+size_t fab_hash_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
 void *fab_array_grow(void **arr, size_t *n, size_t *cap, size_t elem)
 {
 	if (*n >= UINT32_MAX - 2) /* indices are uint32_t, FAB_NONE the top */

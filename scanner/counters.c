@@ -462,10 +462,7 @@ static size_t hash_system_model(const struct fab_node *n, size_t cap)
 	uint64_t h = n->sys_guid ^ ((uint64_t)n->device_id << 32 | n->vendor_id) * 31 ^
 		     n->revision;
 
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return (size_t)h & (cap - 1);
+	return fab_hash_slot(h, cap);
 }
 
 /*

@@ -105,8 +105,6 @@ uint32_t wt_add_node(struct wt *w, uint64_t guid, unsigned type,
 uint32_t wt_add_node_dup(struct wt *w, uint64_t guid, unsigned type,
 			 unsigned num_ports, bool dup);
 uint32_t wt_find(const struct wt *w, uint64_t guid);
-/* The first slot of guid's chain in w->hash (of w->hash_cap slots). */
-size_t wt_hash(uint64_t guid, size_t cap);
 /* A field (enum MAD_FIELDS) of a raw PortInfo. */
 unsigned wt_pi_get(const uint8_t *info, int field);
 

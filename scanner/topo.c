@@ -30,19 +30,11 @@ void wt_free(struct wt *w)
 	memset(w, 0, sizeof(*w));
 }
 
-size_t wt_hash(uint64_t g, size_t cap)
-{
-	g ^= g >> 33;
-	g *= 0xff51afd7ed558ccdULL;
-	g ^= g >> 33;
-	return (size_t)g & (cap - 1);
-}
-
 uint32_t wt_find(const struct wt *w, uint64_t guid)
 {
 	if (!w->hash_cap)
 		return FAB_NONE;
-	for (size_t h = wt_hash(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
+	for (size_t h = fab_hash_slot(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
 		uint32_t v = w->hash[h];
 		if (!v)
 			return FAB_NONE;
@@ -59,7 +51,7 @@ static int hash_grow(struct wt *w)
 	if (!h)
 		return -ENOMEM;
 	for (size_t i = 0; i < w->n_nodes; i++) {
-		size_t k = wt_hash(w->nodes[i].guid, cap);
+		size_t k = fab_hash_slot(w->nodes[i].guid, cap);
 		while (h[k])
 			k = (k + 1) & (cap - 1);
 		h[k] = (uint32_t)i + 1;
@@ -108,7 +100,7 @@ uint32_t wt_add_node_dup(struct wt *w, uint64_t guid, unsigned type,
 		memset(wp, 0, sizeof(*wp));
 		wp->rnode = FAB_NONE;
 	}
-	size_t k = wt_hash(guid, w->hash_cap);
+	size_t k = fab_hash_slot(guid, w->hash_cap);
 	while (w->hash[k])
 		k = (k + 1) & (w->hash_cap - 1);
 	w->hash[k] = idx + 1;

@@ -199,7 +199,7 @@ static uint32_t match_node(const struct wt *w, uint64_t guid, unsigned type,
 	*seen = false;
 	if (!w->hash_cap)
 		return FAB_NONE;
-	for (size_t h = wt_hash(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
+	for (size_t h = fab_hash_slot(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
 		uint32_t v = w->hash[h];
 		if (!v)
 			return fit;
@@ -220,7 +220,7 @@ static uint32_t match_node(const struct wt *w, uint64_t guid, unsigned type,
 /* Marks every node with this GUID as one of several devices sharing it. */
 static void mark_dup(struct wt *w, uint64_t guid)
 {
-	for (size_t h = wt_hash(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
+	for (size_t h = fab_hash_slot(guid, w->hash_cap);; h = (h + 1) & (w->hash_cap - 1)) {
 		uint32_t v = w->hash[h];
 		if (!v)
 			return;

@@ -275,6 +275,9 @@ struct fab_snapshot *fab_snapshot_new(void);
  * capacity when full); returns it, or NULL on ENOMEM or when *n reached the
  * uint32_t indices' limit. For the snapshot's arrays and its builders'. */
 void *fab_array_grow(void **arr, size_t *n, size_t *cap, size_t elem);
+/* The first slot for key in an open-addressing table of cap slots (a power
+ * of two): the key's bits mixed (MurmurHash3's finalizer), then masked. */
+size_t fab_hash_slot(uint64_t key, size_t cap);
 /* Frees the snapshot and everything in its arena. Accepts NULL. */
 void fab_snapshot_free(struct fab_snapshot *snap);
 
