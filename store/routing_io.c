@@ -41,11 +41,8 @@ static int intern(struct fab_store *st, sqlite3_stmt *ins, sqlite3_stmt *get, co
 	int rc;
 
 	sqlite3_bind_blob(ins, 1, key, (int)len, SQLITE_STATIC);
-	rc = sqlite3_step(ins);
-	sqlite3_reset(ins);
-	if (rc != SQLITE_DONE)
-		return fab_err(-EIO, "cannot store forwarding tables in '%s': %s", st->path,
-			       sqlite3_errmsg(st->db));
+	if ((rc = fab_sql_step(st, ins, "forwarding tables")))
+		return rc; /* a full disk is -ENOSPC, as for every other write */
 	if (sqlite3_changes(st->db) == 1) {
 		*id = sqlite3_last_insert_rowid(st->db);
 		*fresh = true;
