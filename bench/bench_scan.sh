@@ -339,7 +339,11 @@ mad_names() {
 		name["0x81 0x0020"] = "SMInfo(DR)"; name["0x01 0x0015"] = "PortInfo(LID)"
 		name["0x04 0x0001"] = "ClassPortInfo"; name["0x04 0x0012"] = "PortCounters"
 		name["0x04 0x001d"] = "PortCountersExtended"; name["0x03 0x0035"] = "PathRecord(SA)"
-		for (k in n) printf "%s %s %d\n", k, (k in name ? name[k] : "class/attr " k), n[k]
+		name["0x81 0x0019"] = "LinearForwardingTable"; name["0x81 0x0016"] = "PKeyTable"
+		name["0x81 0x0017"] = "SL2VLTable"
+		# an attribute without a name stays one field: "class/attr:0x81/0x0019"
+		for (k in n) { u = k; sub(" ", "/", u)
+			printf "%s %s %d\n", k, (k in name ? name[k] : "class/attr:" u), n[k] }
 	}' "$1" | sort -k1,2 | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $3, $4 }'
 }
 

@@ -141,25 +141,44 @@ static int64_t cpu_ms(void)
 }
 
 /* FABSWEEP_SCAN_DEBUG=1: one stderr line per phase with its time, the
- * process's CPU time in it and its MADs. */
+ * process's CPU time in it and the MADs of its window sent during it (a
+ * window serves several phases: discovery, repair and routes share the SMP
+ * window, so its totals are remembered per window between phases). */
 static void phase_done(const char *phase, int64_t *t0, const struct fab_madwin *mw)
 {
 	static int on = -1;
 	static int64_t cpu0;
+	static struct { const struct fab_madwin *mw; struct fab_madwin_stats st; } seen[4];
 	int64_t t = fab_now_ms();
 
 	if (on < 0)
 		on = getenv("FABSWEEP_SCAN_DEBUG") != NULL;
 	if (on) {
-		const struct fab_madwin_stats *st = mw ? fab_madwin_stats(mw) : NULL;
 		int64_t cpu = cpu_ms();
 
+		if (!mw && strcmp(phase, "start") == 0) /* a new scan: new windows */
+			memset(seen, 0, sizeof(seen));
 		fprintf(stderr, "scan: %-10s %6lld ms (at %lld) cpu %5lld ms", phase,
 			(long long)(t - *t0), (long long)t, (long long)(cpu - cpu0));
 		cpu0 = cpu;
-		if (st)
+		if (mw) {
+			const struct fab_madwin_stats *st = fab_madwin_stats(mw);
+			struct fab_madwin_stats before = { 0 };
+			size_t i = 0;
+
+			while (i < 4 && seen[i].mw && seen[i].mw != mw)
+				i++;
+			if (i < 4) {
+				if (seen[i].mw)
+					before = seen[i].st;
+				seen[i].mw = mw;
+				seen[i].st = *st;
+			}
 			fprintf(stderr, "  sent %lu resent %lu answered %lu failed %lu stale %lu",
-				st->sent, st->resent, st->answered, st->failed, st->stale);
+				st->sent - before.sent, st->resent - before.resent,
+				st->answered - before.answered, st->failed - before.failed,
+				st->stale - before.stale);
+		}
 		fputc('\n', stderr);
 	}
 	*t0 = t;
