@@ -173,30 +173,47 @@ static int remember(struct fab_rules_hold *h, const struct fab_finding *f, int64
 	return nomem ? -ENOMEM : 0;
 }
 
+/* The evidence of a finding while it is held: "...; held_since=<time>". */
+static const char *held_evidence(struct fab_snapshot *s, const char *evidence, int64_t since_ms)
+{
+	char t[FAB_TIME_STRLEN];
+
+	fab_time_format(since_ms, t);
+	return fab_snapshot_printf(s, "%s%sheld_since=%s", evidence ? evidence : "",
+				   evidence ? "; " : "", t);
+}
+
 int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms)
 {
 	size_t raised = sweep->n_findings;
 	int err = 0;
 
 	h->round++;
-	for (size_t i = 0; i < raised && !err; i++)
-		err = remember(h, &sweep->findings[i], now_ms);
+	for (size_t i = 0; i < raised && !err; i++) {
+		struct fab_finding *f = &sweep->findings[i];
+
+		f->held_since_ms = now_ms;
+		f->held_until_ms = now_ms + h->hold_ms;
+		if (!(f->held_evidence = held_evidence(sweep, f->evidence, now_ms)))
+			err = -ENOMEM;
+		else
+			err = remember(h, f, now_ms);
+	}
 	if (!err)
 		err = expire(h, now_ms);
 	for (size_t i = 0; i < h->cap && !err; i++) {
 		const struct held *e = &h->slots[i];
-		char t[FAB_TIME_STRLEN];
 
 		if (!e->key || e->seen == h->round)
 			continue;
-		fab_time_format(e->last_ms, t);
+		const char *ev = held_evidence(sweep, e->evidence, e->last_ms);
 		struct fab_finding f = {
 			.rule_id = e->rule_id, .severity = e->severity, .node = e->node,
 			.port = e->port, .peer_node = e->peer_node, .peer_port = e->peer_port,
 			.subject = e->subject, .message = e->message,
-			.evidence = fab_snapshot_printf(sweep, "%s%sheld_since=%s",
-							e->evidence ? e->evidence : "",
-							e->evidence ? "; " : "", t),
+			.evidence = ev, .held_evidence = ev,
+			.held_since_ms = e->last_ms, .held_until_ms = e->last_ms + h->hold_ms,
+			.held = true,
 		};
 		if (!f.evidence)
 			err = -ENOMEM;
