@@ -27,16 +27,18 @@ static void on_event(const struct fab_watch_event *e, void *ctx)
 	switch (e->step) {
 	case FAB_WATCH_SCANNED:
 		if (!*quiet)
-			printf("watch: scan %lld: %s; %zu nodes, %zu links, %zu counter samples\n",
-			       (long long)s->scan_id, fab_scan_status_name(s->status), s->n_nodes,
-			       s->n_links, s->n_samples);
+			printf("watch: scan %lld: %s; %zu nodes, %zu links, %zu counter samples, "
+			       "%zu findings\n", (long long)s->scan_id, fab_scan_status_name(s->status),
+			       s->n_nodes, s->n_links, s->n_samples, s->n_findings);
 		break;
 	case FAB_WATCH_SWEPT:
 		if (!*quiet)
 			printf("watch: sweep %lu, scan %lld: %zu port%s changed; %lu MADs (%lu sums, "
-			       "%lu ports, %lu checks) in %.0f ms\n", e->sweep, (long long)s->scan_id,
-			       r->changed, r->changed == 1 ? "" : "s", r->mads, r->sums, r->ports,
-			       r->verified, r->ms);
+			       "%lu ports, %lu checks%s) in %.0f ms%s\n", e->sweep,
+			       (long long)s->scan_id, r->changed, r->changed == 1 ? "" : "s", r->mads,
+			       r->sums, r->ports, r->verified + r->probed,
+			       r->probed ? ", down ports among them" : "", r->ms,
+			       r->data ? "; data sweep" : "");
 		break;
 	case FAB_WATCH_TOPOLOGY:
 		if (!*quiet)

@@ -210,9 +210,14 @@ int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapsh
 struct fab_rules_hold;
 int fab_rules_hold_new(int64_t hold_ms, struct fab_rules_hold **out);
 void fab_rules_hold_free(struct fab_rules_hold *h); /* accepts NULL */
-/* Remembers sweep's findings as raised at now_ms, then appends to sweep the
+/* Remembers sweep's findings of the counter rules and port.down as raised at
+ * now_ms (setting their held_since_ms, held_until_ms and held_evidence: the
+ * store keeps one hold per raise), then appends to sweep, marked held, the
  * findings raised before that are within hold_ms and not raised again
- * (their evidence gains "held_since=<time last raised>"). 0 or -ENOMEM. */
+ * (their evidence gains "held_since=<time last raised>"). A port.down is
+ * held until a full scan (a sweep snapshot with ports of its own) has the
+ * port Active, its evidence gaining "since=<time first seen down>". Other
+ * rules' findings (a full scan's) are left as they are. 0 or -ENOMEM. */
 int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms);
 
 /*
