@@ -26,12 +26,15 @@
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "fabsweep/store_prune.h"
 #include "fabsweep/watch.h"
 
 #define DEFAULT_INTERVAL_MS 10000
 #define DEFAULT_RESCAN_MS (3600 * 1000)
 #define DEFAULT_HOLD_MS (600 * 1000)
 #define DEFAULT_DATA_MS (60 * 1000)
+#define DEFAULT_KEEP_RAW_MS (86400 * 1000LL)
+#define ROLLUP_EVERY_MS (60 * 1000) /* how often watch looks for sweeps to roll up */
 
 /* What the sweeps of one watch share. */
 struct wstate {
@@ -43,6 +46,7 @@ struct wstate {
 	/* the changed ports' pairs for the counter rules: latest the sweep's
 	 * sample, earlier the value before; cleared after each sweep */
 	struct fab_counter_pairs pairs;
+	int64_t keep_raw_ms, next_rollup; /* retention; next_rollup: monotonic ms */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -248,6 +252,26 @@ out:
 	return err;
 }
 
+/* Retention in the pause between sweeps: one chain rolled up when one is
+ * due (then another in the next pause), else a look once a minute. */
+static int retain(struct fab_store *st, struct wstate *ws)
+{
+	struct fab_rollup_result r;
+	int64_t now = mono_ms();
+	int err;
+
+	if (now < ws->next_rollup)
+		return 0;
+	if ((err = fab_store_rollup(st, fab_now_ms() - ws->keep_raw_ms, &r)))
+		return err;
+	ws->next_rollup = r.chain ? now : now + ROLLUP_EVERY_MS;
+	if (r.chain) {
+		struct fab_watch_event e = { .step = FAB_WATCH_ROLLED, .rollup = &r };
+		emit(ws->job, &e);
+	}
+	return 0;
+}
+
 /* A duration: the job's, else the config's [watch] key, else dflt. */
 static int64_t setting(const struct wstate *ws, int64_t job_ms, unsigned key, int64_t dflt)
 {
@@ -272,9 +296,11 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 	memset(out, 0, sizeof(*out));
 	if ((err = fab_pipeline_load_config(job->config, &ws.cfg)))
 		return err;
-	interval = setting(&ws, job->interval_ms, FAB_WATCH_INTERVAL, DEFAULT_INTERVAL_MS);
+	interval = job->interval_ms < 0 ? 0
+		   : setting(&ws, job->interval_ms, FAB_WATCH_INTERVAL, DEFAULT_INTERVAL_MS);
 	rescan = setting(&ws, job->rescan_ms, FAB_WATCH_RESCAN, DEFAULT_RESCAN_MS);
 	data = setting(&ws, 0, FAB_WATCH_DATA, DEFAULT_DATA_MS);
+	ws.keep_raw_ms = setting(&ws, job->keep_raw_ms, FAB_WATCH_RAW, DEFAULT_KEEP_RAW_MS);
 	if ((err = fab_rules_hold_new(setting(&ws, job->hold_ms, FAB_WATCH_HOLD, DEFAULT_HOLD_MS),
 				      &ws.hold)))
 		goto out;
@@ -320,6 +346,8 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 			break;
 		if (need_scan || (job->max_sweeps && out->sweeps >= job->max_sweeps))
 			continue; /* a full scan now, or done */
+		if ((err = retain(st, &ws)))
+			break;
 		sleep_until(t0 + interval);
 	}
 	out->stopped = stop_requested;

@@ -377,7 +377,20 @@ static const char *const migrations[] = {
 	" INSERT INTO finding_rows(scan_id, rule_id, severity, node, port, peer_node,"
 	" peer_port, subject, message, evidence) VALUES (NEW.scan_id, NEW.rule_id,"
 	" NEW.severity, NEW.node, NEW.port, NEW.peer_node, NEW.peer_port, NEW.subject,"
-	" NEW.message, NEW.evidence); END;",
+	" NEW.message, NEW.evidence); END;"
+	/* ... and the hourly roll-up of watch sweeps older than [watch] keep_raw
+	 * (store/rollup.c): per port, hour and counter that moved, its total
+	 * increase and its highest rate between two samples, per second. The
+	 * public relation is the view counter_hourly. */
+	"CREATE TABLE counter_rollups("
+	" node_guid TEXT NOT NULL, port_num INTEGER NOT NULL,"
+	" hour TEXT NOT NULL, counter TEXT NOT NULL,"
+	" increase INTEGER NOT NULL, max_rate REAL NOT NULL, intervals INTEGER NOT NULL,"
+	" resets INTEGER NOT NULL,"
+	" PRIMARY KEY (node_guid, port_num, hour, counter)) WITHOUT ROWID;"
+	"CREATE INDEX counter_rollups_by_hour ON counter_rollups(hour);"
+	"CREATE VIEW counter_hourly AS SELECT node_guid, port_num, hour, counter, increase,"
+	" max_rate, intervals, resets FROM counter_rollups;",
 };
 
 /* The long form of port_counters: one row per counter value. */

@@ -225,7 +225,8 @@ static void downgrade(int to)
 		      " DROP TABLE lft_slots; DROP TABLE scan_routing; DROP TABLE routing_set_switches;"
 		      " DROP TABLE routing_sets; DROP TABLE lft_table_blocks; DROP TABLE lft_tables;"
 		      " DROP TABLE lft_blocks;",
-		[5] = "DROP TRIGGER findings_insert; DROP VIEW findings; DROP VIEW held_findings; DROP TABLE finding_holds;"
+		[5] = "DROP VIEW counter_hourly; DROP TABLE counter_rollups;"
+		      " DROP TRIGGER findings_insert; DROP VIEW findings; DROP VIEW held_findings; DROP TABLE finding_holds;"
 		      " ALTER TABLE finding_rows RENAME TO findings;",
 	};
 	char sql[64];
@@ -769,6 +770,56 @@ static void test_migrate_from_2(void **state)
 }
 
 
+/* Retention of sweeps: the oldest chain whose sweeps are all older than
+ * the window is rolled up per port, hour and counter, its sweeps deleted;
+ * the newest chain never is. */
+static void test_rollup(void **state)
+{
+	struct fab_snapshot *topo = snapfix_fat_tree(2, 4, 3), *later = snapfix_fat_tree(2, 4, 3), *back;
+	struct fab_store *st;
+	struct fab_rollup_result r;
+	uint32_t a = topo->samples[0].port_idx, b = topo->samples[5].port_idx;
+	int64_t t = topo->started_at_ms;
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, topo), 0);
+	write_sweep(st, topo, t + 10000, &a, (uint64_t[]){ 5 }, 1, 2);
+	write_sweep(st, topo, t + 20000, &b, (uint64_t[]){ 7 }, 1, 3);
+	write_sweep(st, topo, t + 30000, (uint32_t[]){ a }, (uint64_t[]){ 2 }, 1, 4); /* a reset */
+	/* nothing older than the window yet */
+	assert_int_equal(fab_store_rollup(st, t + 25000, &r), 0);
+	assert_int_equal(r.chain, 0);
+	/* the newest chain is never rolled up */
+	assert_int_equal(fab_store_rollup(st, t + 3600000, &r), 0);
+	assert_int_equal(r.chain, 0);
+	later->started_at_ms = t + 40000;
+	assert_int_equal(fab_store_write_scan(st, later), 0); /* 5 */
+	assert_int_equal(fab_store_rollup(st, t + 3600000, &r), 0);
+	assert_int_equal(r.chain, 1);
+	assert_int_equal(r.sweeps, 3);
+	assert_int_equal(fab_store_rollup(st, t + 3600000, &r), 0);
+	assert_int_equal(r.chain, 0);
+	/* the full scan stays and loads as it was */
+	assert_int_equal(fab_store_load_scan(st, 1, &back), 0);
+	assert_int_equal(back->n_samples, topo->n_samples);
+	fab_snapshot_free(back);
+	fab_store_close(st);
+	assert_int_equal(count("SELECT count(*) FROM scans"), 2);
+	assert_int_equal(count("SELECT count(*) FROM port_counters WHERE scan_id BETWEEN 2 AND 4"), 0);
+	/* a: 0 -> 5 -> (cleared) 2; b: 0 -> 7; nothing else moved */
+	char sql[300];
+	snprintf(sql, sizeof(sql), "SELECT sum(increase) * 100 + sum(resets) FROM counter_hourly"
+		 " WHERE counter = 'SymbolErrorCounter' AND node_guid = '0x%016llx' AND port_num = %u",
+		 (unsigned long long)topo->nodes[topo->ports[a].node_idx].guid, topo->ports[a].port_num);
+	assert_int_equal(count(sql), 701);
+	assert_int_equal(count("SELECT sum(increase) FROM counter_hourly"), 14);
+	assert_int_equal(count("SELECT count(DISTINCT node_guid || port_num) FROM counter_hourly"), 2);
+	/* the highest rate: a's 5 in 9.51 s (b: 7 in 19.51 s) */
+	assert_int_equal(count("SELECT CAST(max(max_rate) * 1000 AS INTEGER) FROM counter_hourly"), 525);
+	fab_snapshot_free(topo);
+	fab_snapshot_free(later);
+}
+
 /* ---- held findings (docs/watch.md "Findings"): a hold is stored once, as
  * an interval, whatever the number of scans that show it ---- */
 
@@ -898,6 +949,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prune_keeps_chains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollup, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
