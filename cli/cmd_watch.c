@@ -102,7 +102,9 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 		case O_CA: a->scan.so.ca = optarg; break;
 		case O_QUIET: *quiet = true; break;
 		case O_INTERVAL:
-			if (fab_duration_parse(optarg, &ms) || (ms && ms < 100) || ms > 86400000)
+			if (!strcmp(optarg, "0"))
+				ms = 0;
+			else if (fab_duration_parse(optarg, &ms) || ms < 100 || ms > 86400000)
 				return fab_cli_usage_error("watch", "--interval takes 0 (back to back) or a duration from 100ms to 1d, such as 10s or 500ms, not '%s'", optarg);
 			a->interval_ms = ms ? ms : -1; /* -1: back to back */
 			break;
