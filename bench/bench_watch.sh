@@ -195,18 +195,19 @@ if ((rss_sweeps > 0)); then
 		--count "$rss_sweeps" --hold 10s > "$D/out" 2> "$D/err" &
 	wpid=$!
 	rss() { awk '/^VmRSS/ { print $2 }' "/proc/$(cat "$D/pid")/status" 2> /dev/null; }
-	early="" late="" last=""
+	early="" late="" last="" marks="" next_mark=$((rss_sweeps / 5))
 	while kill -0 "$wpid" 2> /dev/null; do
 		n=$(grep -c 'watch: sweep' "$D/out" 2> /dev/null)
 		r=$(rss)
 		[[ -n $r ]] && last=$r
 		[[ -z $early && $n -ge 100 && -n $r ]] && early="$r KiB at sweep $n"
 		[[ -n $r ]] && late="$r KiB at sweep $n"
+		((n >= next_mark)) && [[ -n $r ]] && { marks+="$r KiB at sweep $n; "; next_mark=$((next_mark + rss_sweeps / 5)); }
 		sleep 0.5
 	done
 	wait "$wpid"
 	echo "  exit $?, $(grep -c 'watch: sweep' "$D/out") sweeps in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
-	echo "  RSS: $early; $late (the last read before it exited)"
+	echo "  RSS: $early; $marks$late (the last read before it exited)"
 	echo "  database: $(($(stat -c %s "$D/w.db") / 1024)) KiB, $(sqlite3 "$D/w.db" 'SELECT count(*) FROM scans') scans"
 	echo "  ($(load))"
 	fabsim_stop "$sim_dir" > /dev/null 2>&1

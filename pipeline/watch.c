@@ -253,7 +253,8 @@ out:
 }
 
 /* Retention in the pause between sweeps: one chain rolled up when one is
- * due (then another in the next pause), else a look once a minute. */
+ * due (then another in the next pause), else a look once a minute (a
+ * quarter of the raw window when that is shorter). */
 static int retain(struct fab_store *st, struct wstate *ws)
 {
 	struct fab_rollup_result r;
@@ -264,7 +265,9 @@ static int retain(struct fab_store *st, struct wstate *ws)
 		return 0;
 	if ((err = fab_store_rollup(st, fab_now_ms() - ws->keep_raw_ms, &r)))
 		return err;
-	ws->next_rollup = r.chain ? now : now + ROLLUP_EVERY_MS;
+	ws->next_rollup = r.chain ? now
+			  : now + (ws->keep_raw_ms / 4 < ROLLUP_EVERY_MS ? ws->keep_raw_ms / 4
+									 : ROLLUP_EVERY_MS);
 	if (r.chain) {
 		struct fab_watch_event e = { .step = FAB_WATCH_ROLLED, .rollup = &r };
 		emit(ws->job, &e);

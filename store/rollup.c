@@ -2,11 +2,11 @@
 /*
  * The roll-up of old watch sweeps (include/fabsweep/store_prune.h,
  * docs/watch.md "Retention"), like an RRD: a chain (a full scan and its
- * sweeps) whose sweeps are all older than the raw window loses its sweeps;
- * what their counter rows said is kept per port, hour and counter that
- * moved: the total increase and the highest rate between two samples
- * (counter_rollups, the view counter_hourly). The full scan stays, with
- * its findings and holds (retention of scans is `prune`'s). One chain per
+ * sweeps) whose sweeps are all older than the raw window is replaced by
+ * what its counter rows said per port, hour and counter that moved: the
+ * total increase and the highest rate between two samples (counter_rollups,
+ * the view counter_hourly). The chain goes whole, its full scan (watch's
+ * own) with its findings and holds, as `prune` drops chains. One chain per
  * call, in one transaction: the time a call takes grows with that chain's
  * changed rows, not with the database.
  */
@@ -131,7 +131,8 @@ static int add(struct rollup *u, uint64_t guid, int port, const struct fab_count
 	return 0;
 }
 
-/* Walks the chain's counter rows, per port in time order. */
+/* Walks the chain's counter rows, per port (by GUID: the next full scan
+ * numbers nodes its own way) in time order. */
 static int sum_chain(struct rollup *u, int64_t chain)
 {
 	char sql[1400];
@@ -143,10 +144,14 @@ static int sum_chain(struct rollup *u, int64_t chain)
 
 	off = (size_t)snprintf(sql, sizeof(sql), "SELECT node_guid, port_num, sampled_at");
 	off += fab_sql_counter_cols(sql + off, sizeof(sql) - off, false);
+	/* and the next full scan's first sample: the step from the chain's last
+	 * value to it belongs to no chain otherwise */
 	snprintf(sql + off, sizeof(sql) - off,
 		 " FROM port_counters WHERE scan_id IN (SELECT scan_id FROM scans"
 		 " WHERE coalesce(topology_scan_id, scan_id) = ?1)"
-		 " ORDER BY node_idx, port_num, scan_id, sample");
+		 " OR (scan_id = (SELECT min(scan_id) FROM scans WHERE topology_scan_id IS NULL"
+		 "  AND scan_id > ?1) AND sample = 0)"
+		 " ORDER BY node_guid, port_num, scan_id, sample");
 	if ((err = fab_sql_scan_query(u->st, sql, chain, &s)))
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -204,7 +209,7 @@ int fab_store_rollup(struct fab_store *st, int64_t before_ms, struct fab_rollup_
 	snprintf(sql, sizeof(sql),
 		 "CREATE TEMP TABLE IF NOT EXISTS fab_prune(scan_id INTEGER PRIMARY KEY);"
 		 " DELETE FROM temp.fab_prune; INSERT INTO temp.fab_prune SELECT scan_id FROM scans"
-		 " WHERE topology_scan_id = %lld", (long long)chain);
+		 " WHERE coalesce(topology_scan_id, scan_id) = %lld", (long long)chain);
 	if (!err)
 		err = fab_store_exec(st, sql, "list the sweeps rolled up");
 	if (!err)

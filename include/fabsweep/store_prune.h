@@ -107,7 +107,7 @@ int fab_store_prune(struct fab_store *st, const struct fab_prune_opts *opts,
 /* What fab_store_rollup did. */
 struct fab_rollup_result {
 	int64_t chain;        /* the full scan whose sweeps were rolled up; 0: none due */
-	int64_t sweeps;       /* sweeps deleted */
+	int64_t sweeps;       /* scans deleted: the full scan and its sweeps */
 	int64_t samples;      /* counter rows read */
 	int64_t rows;         /* counter_rollups rows written or added to */
 	int64_t rows_deleted; /* rows over all per-scan tables */
@@ -119,8 +119,8 @@ struct fab_rollup_result {
  * before_ms, that is not the newest chain and has no baseline: per port,
  * hour and counter that moved, the total increase and the highest rate
  * between two samples go into counter_rollups (view counter_hourly), added
- * to what is there for that hour; then its sweeps are deleted (the full
- * scan stays, with its findings and holds). One chain per call, in one
+ * to what is there for that hour; then the chain is deleted (its full
+ * scan, sweeps, findings and holds). One chain per call, in one
  * transaction; no VACUUM (the pages are reused by later sweeps). 0 with
  * out->chain 0 when none is due, or a negative errno.
  */

@@ -771,8 +771,8 @@ static void test_migrate_from_2(void **state)
 
 
 /* Retention of sweeps: the oldest chain whose sweeps are all older than
- * the window is rolled up per port, hour and counter, its sweeps deleted;
- * the newest chain never is. */
+ * the window is rolled up per port, hour and counter, then deleted; the
+ * newest chain never is. */
 static void test_rollup(void **state)
 {
 	struct fab_snapshot *topo = snapfix_fat_tree(2, 4, 3), *later = snapfix_fat_tree(2, 4, 3), *back;
@@ -796,22 +796,23 @@ static void test_rollup(void **state)
 	assert_int_equal(fab_store_write_scan(st, later), 0); /* 5 */
 	assert_int_equal(fab_store_rollup(st, t + 3600000, &r), 0);
 	assert_int_equal(r.chain, 1);
-	assert_int_equal(r.sweeps, 3);
+	assert_int_equal(r.sweeps, 4);
 	assert_int_equal(fab_store_rollup(st, t + 3600000, &r), 0);
 	assert_int_equal(r.chain, 0);
-	/* the full scan stays and loads as it was */
-	assert_int_equal(fab_store_load_scan(st, 1, &back), 0);
-	assert_int_equal(back->n_samples, topo->n_samples);
+	/* the chain is gone whole; the newer one is as it was */
+	assert_int_equal(fab_store_load_scan(st, 5, &back), 0);
+	assert_int_equal(back->n_samples, later->n_samples);
 	fab_snapshot_free(back);
 	fab_store_close(st);
-	assert_int_equal(count("SELECT count(*) FROM scans"), 2);
+	assert_int_equal(count("SELECT count(*) FROM scans"), 1);
 	assert_int_equal(count("SELECT count(*) FROM port_counters WHERE scan_id BETWEEN 2 AND 4"), 0);
-	/* a: 0 -> 5 -> (cleared) 2; b: 0 -> 7; nothing else moved */
+	/* a: 0 -> 5 -> (cleared) 2 -> (cleared: the next full scan) 0; b: 0 -> 7
+	 * -> (cleared) 0; nothing else moved */
 	char sql[300];
 	snprintf(sql, sizeof(sql), "SELECT sum(increase) * 100 + sum(resets) FROM counter_hourly"
 		 " WHERE counter = 'SymbolErrorCounter' AND node_guid = '0x%016llx' AND port_num = %u",
 		 (unsigned long long)topo->nodes[topo->ports[a].node_idx].guid, topo->ports[a].port_num);
-	assert_int_equal(count(sql), 701);
+	assert_int_equal(count(sql), 702);
 	assert_int_equal(count("SELECT sum(increase) FROM counter_hourly"), 14);
 	assert_int_equal(count("SELECT count(DISTINCT node_guid || port_num) FROM counter_hourly"), 2);
 	/* the highest rate: a's 5 in 9.51 s (b: 7 in 19.51 s) */
