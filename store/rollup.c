@@ -101,6 +101,15 @@ static int flush(struct rollup *u)
 	return err;
 }
 
+/* The counters rolled up: the error counters, PortXmitWait and the two data
+ * counters (bytes each way); the packet counters are left out, as they move
+ * on every port of a busy fabric every hour (docs/watch.md, the budget). */
+static uint32_t rolled_up(void)
+{
+	return fab_counter_error_mask() | 1u << FAB_CTR_XMIT_WAIT | 1u << FAB_CTR_XMIT_DATA |
+	       1u << FAB_CTR_RCV_DATA;
+}
+
 /* Adds the step from a to b (one port, in time order) to b's hour. */
 static int add(struct rollup *u, uint64_t guid, int port, const struct fab_counter_sample *a,
 	       const struct fab_counter_sample *b)
@@ -118,7 +127,7 @@ static int add(struct rollup *u, uint64_t guid, int port, const struct fab_count
 		k->port = port;
 		k->hour_ms = hour;
 	}
-	fab_counter_delta(a, b, FAB_CTR_MASK_ALL, &d);
+	fab_counter_delta(a, b, rolled_up(), &d);
 	for (unsigned c = 0; c < FAB_CTR__COUNT; c++) {
 		if (!(d.valid & (1u << c)))
 			continue;
@@ -205,15 +214,19 @@ int fab_store_rollup(struct fab_store *st, int64_t before_ms, struct fab_rollup_
 	if (!err)
 		err = sum_chain(&u, chain);
 	sqlite3_finalize(u.put);
-	char sql[300];
-	snprintf(sql, sizeof(sql),
-		 "CREATE TEMP TABLE IF NOT EXISTS fab_prune(scan_id INTEGER PRIMARY KEY);"
-		 " DELETE FROM temp.fab_prune; INSERT INTO temp.fab_prune SELECT scan_id FROM scans"
-		 " WHERE coalesce(topology_scan_id, scan_id) = %lld", (long long)chain);
 	if (!err)
-		err = fab_store_exec(st, sql, "list the sweeps rolled up");
+		err = fab_store_exec(st, "CREATE TEMP TABLE IF NOT EXISTS fab_prune(scan_id INTEGER"
+				     " PRIMARY KEY); DELETE FROM temp.fab_prune", "list the chain");
+	sqlite3_stmt *ls = NULL;
 	if (!err)
-		out->sweeps = (int64_t)sqlite3_changes(st->db);
+		err = fab_store_prepare(st, "INSERT INTO temp.fab_prune SELECT scan_id FROM scans"
+					" WHERE coalesce(topology_scan_id, scan_id) = ?1", &ls);
+	if (!err) {
+		sqlite3_bind_int64(ls, 1, chain);
+		if (!(err = fab_sql_step(st, ls, "the chain's scans")))
+			out->sweeps = (int64_t)sqlite3_changes(st->db);
+	}
+	sqlite3_finalize(ls);
 	if (!err)
 		err = fab_store_delete_listed(st, &out->rows_deleted);
 	return fab_store_finish(st, err);
