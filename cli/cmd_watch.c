@@ -15,6 +15,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/store_prune.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/watch.h"
 
@@ -27,20 +28,29 @@ static void on_event(const struct fab_watch_event *e, void *ctx)
 	switch (e->step) {
 	case FAB_WATCH_SCANNED:
 		if (!*quiet)
-			printf("watch: scan %lld: %s; %zu nodes, %zu links, %zu counter samples\n",
-			       (long long)s->scan_id, fab_scan_status_name(s->status), s->n_nodes,
-			       s->n_links, s->n_samples);
+			printf("watch: scan %lld: %s; %zu nodes, %zu links, %zu counter samples, "
+			       "%zu findings\n", (long long)s->scan_id, fab_scan_status_name(s->status),
+			       s->n_nodes, s->n_links, s->n_samples, s->n_findings);
 		break;
 	case FAB_WATCH_SWEPT:
 		if (!*quiet)
 			printf("watch: sweep %lu, scan %lld: %zu port%s changed; %lu MADs (%lu sums, "
-			       "%lu ports, %lu checks) in %.0f ms\n", e->sweep, (long long)s->scan_id,
-			       r->changed, r->changed == 1 ? "" : "s", r->mads, r->sums, r->ports,
-			       r->verified, r->ms);
+			       "%lu ports, %lu checks%s) in %.0f ms%s\n", e->sweep,
+			       (long long)s->scan_id, r->changed, r->changed == 1 ? "" : "s", r->mads,
+			       r->sums, r->ports, r->verified + r->probed,
+			       r->probed ? ", down ports among them" : "", r->ms,
+			       r->data ? "; data sweep" : "");
 		break;
 	case FAB_WATCH_TOPOLOGY:
 		if (!*quiet)
 			printf("watch: topology changed (%s): full scan\n", r->why);
+		break;
+	case FAB_WATCH_ROLLED:
+		if (!*quiet)
+			printf("watch: rolled up the %lld sweeps of scan %lld (%lld counter rows into "
+			       "%lld hourly rows)\n", (long long)e->rollup->sweeps,
+			       (long long)e->rollup->chain, (long long)e->rollup->samples,
+			       (long long)e->rollup->rows);
 		break;
 	}
 	fflush(stdout);
@@ -49,7 +59,7 @@ static void on_event(const struct fab_watch_event *e, void *ctx)
 static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quiet)
 {
 	enum { O_DB = 256, O_CONFIG, O_HOLD, O_INTERVAL, O_RESCAN, O_COUNT, O_LABEL, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_WINDOW, O_VERIFY, O_QUIET };
+	       O_WINDOW, O_VERIFY, O_QUIET, O_KEEP_RAW };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "config", required_argument, NULL, O_CONFIG },
@@ -65,6 +75,7 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 		{ "window", required_argument, NULL, O_WINDOW },
 		{ "verify-every", required_argument, NULL, O_VERIFY },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "keep-raw", required_argument, NULL, O_KEEP_RAW },
 		{ NULL, 0, NULL, 0 },
 	};
 	int64_t ms;
@@ -82,13 +93,20 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 				return fab_cli_usage_error("watch", "--hold takes a duration such as 10m, 30s or 1h, not '%s'", optarg);
 			a->hold_ms = ms;
 			break;
+		case O_KEEP_RAW:
+			if (fab_duration_parse(optarg, &ms) || ms <= 0)
+				return fab_cli_usage_error("watch", "--keep-raw takes a duration such as 1d, 12h or 10m, not '%s'", optarg);
+			a->keep_raw_ms = ms;
+			break;
 		case O_LABEL: a->scan.label = optarg; break;
 		case O_CA: a->scan.so.ca = optarg; break;
 		case O_QUIET: *quiet = true; break;
 		case O_INTERVAL:
-			if (fab_duration_parse(optarg, &ms) || ms < 100 || ms > 86400000)
-				return fab_cli_usage_error("watch", "--interval takes a duration from 100ms to 1d, such as 10s or 500ms, not '%s'", optarg);
-			a->interval_ms = ms;
+			if (!strcmp(optarg, "0"))
+				ms = 0;
+			else if (fab_duration_parse(optarg, &ms) || ms < 100 || ms > 86400000)
+				return fab_cli_usage_error("watch", "--interval takes 0 (back to back) or a duration from 100ms to 1d, such as 10s or 500ms, not '%s'", optarg);
+			a->interval_ms = ms ? ms : -1; /* -1: back to back */
 			break;
 		case O_RESCAN:
 			if (fab_duration_parse(optarg, &ms) || ms < 1000)

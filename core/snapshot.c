@@ -233,6 +233,9 @@ int fab_snapshot_add_finding(struct fab_snapshot *s, const struct fab_finding *f
 	if (!d)
 		return -ENOMEM;
 	d->severity = f->severity;
+	d->held_since_ms = f->held_since_ms;
+	d->held_until_ms = f->held_until_ms;
+	d->held = f->held;
 #define DUP(field)                                                      \
 	do {                                                            \
 		d->field = fab_snapshot_strdup(s, f->field, SIZE_MAX); \
@@ -247,6 +250,7 @@ int fab_snapshot_add_finding(struct fab_snapshot *s, const struct fab_finding *f
 	DUP(subject);
 	DUP(message);
 	DUP(evidence);
+	DUP(held_evidence);
 #undef DUP
 	return 0;
 }

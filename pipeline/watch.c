@@ -26,11 +26,15 @@
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "fabsweep/store_prune.h"
 #include "fabsweep/watch.h"
 
 #define DEFAULT_INTERVAL_MS 10000
 #define DEFAULT_RESCAN_MS (3600 * 1000)
 #define DEFAULT_HOLD_MS (600 * 1000)
+#define DEFAULT_DATA_MS (60 * 1000)
+#define DEFAULT_KEEP_RAW_MS (86400 * 1000LL)
+#define ROLLUP_EVERY_MS (60 * 1000) /* how often watch looks for sweeps to roll up */
 
 /* What the sweeps of one watch share. */
 struct wstate {
@@ -42,6 +46,7 @@ struct wstate {
 	/* the changed ports' pairs for the counter rules: latest the sweep's
 	 * sample, earlier the value before; cleared after each sweep */
 	struct fab_counter_pairs pairs;
+	int64_t keep_raw_ms, next_rollup; /* retention; next_rollup: monotonic ms */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -88,10 +93,55 @@ static int64_t mono_ms(void)
 	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-/* A full scan: the new topology. */
-static int full_scan(struct fab_store *st, const struct fab_pipeline_watch *job,
-		     struct fab_snapshot **topo, struct fab_pipeline_watch_result *out)
+/* Every rule over a full scan, with the topology before it (its counters as
+ * the sweeps left them; none for the first) as the baseline, the counter
+ * and port.down findings held; stored with the scan. */
+static int judge_scan(struct fab_store *st, struct wstate *ws, struct fab_snapshot *snap)
 {
+	int64_t now = fab_now_ms();
+	int err;
+
+	if ((err = fab_rules_run(ws->cfg, snap, ws->topo, now, NULL)) ||
+	    (err = fab_rules_hold_apply(ws->hold, snap, now)))
+		return err;
+	snap->checked_at_ms = now;
+	return fab_store_replace_findings(st, snap);
+}
+
+/* The switch ports the topology's port.down findings name: each sweep
+ * reads their PortInfo, so one that comes up makes a full scan at once. */
+static int probe_down(struct wstate *ws)
+{
+	const struct fab_snapshot *t = ws->topo;
+	uint32_t *v = calloc(t->n_findings + 1, sizeof(*v));
+	size_t n = 0;
+	int err;
+
+	if (!v)
+		return fab_err(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < t->n_findings; i++) {
+		const struct fab_finding *f = &t->findings[i];
+		const struct fab_port *p;
+		uint64_t g;
+		uint32_t ni;
+
+		if (strcmp(f->rule_id, "port.down") || !f->node || !f->port ||
+		    fab_guid_parse(f->node, &g) || (ni = fab_snapshot_find_node(t, g)) == FAB_NONE ||
+		    t->nodes[ni].type != FAB_NODE_SWITCH)
+			continue;
+		if ((p = fab_snapshot_port(t, ni, (unsigned)strtoul(f->port, NULL, 10))))
+			v[n++] = (uint32_t)(p - t->ports);
+	}
+	err = fab_watch_set_down(ws->w, v, n);
+	free(v);
+	return err;
+}
+
+/* A full scan: the new topology, judged. */
+static int full_scan(struct fab_store *st, struct wstate *ws, struct fab_pipeline_watch_result *out)
+{
+	const struct fab_pipeline_watch *job = ws->job;
+	struct fab_snapshot **topo = &ws->topo;
 	struct fab_snapshot *snap = NULL;
 	int err = fab_pipeline_scan_commit(st, &job->scan, &snap);
 
@@ -105,6 +155,10 @@ static int full_scan(struct fab_store *st, const struct fab_pipeline_watch *job,
 	if ((err = fab_snapshot_index(snap))) {
 		fab_snapshot_free(snap);
 		return fab_err(err, "out of memory");
+	}
+	if ((err = judge_scan(st, ws, snap))) {
+		fab_snapshot_free(snap);
+		return err;
 	}
 	fab_snapshot_free(*topo);
 	*topo = snap;
@@ -198,6 +252,29 @@ out:
 	return err;
 }
 
+/* Retention in the pause between sweeps: one chain rolled up when one is
+ * due (then another in the next pause), else a look once a minute (a
+ * quarter of the raw window when that is shorter). */
+static int retain(struct fab_store *st, struct wstate *ws)
+{
+	struct fab_rollup_result r;
+	int64_t now = mono_ms();
+	int err;
+
+	if (now < ws->next_rollup)
+		return 0;
+	if ((err = fab_store_rollup(st, fab_now_ms() - ws->keep_raw_ms, &r)))
+		return err;
+	ws->next_rollup = r.chain ? now
+			  : now + (ws->keep_raw_ms / 4 < ROLLUP_EVERY_MS ? ws->keep_raw_ms / 4
+									 : ROLLUP_EVERY_MS);
+	if (r.chain) {
+		struct fab_watch_event e = { .step = FAB_WATCH_ROLLED, .rollup = &r };
+		emit(ws->job, &e);
+	}
+	return 0;
+}
+
 /* A duration: the job's, else the config's [watch] key, else dflt. */
 static int64_t setting(const struct wstate *ws, int64_t job_ms, unsigned key, int64_t dflt)
 {
@@ -215,15 +292,18 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 	struct fab_probe_opts po = job->probe;
 	struct wstate ws = { .job = job };
 	struct fab_store *st = NULL;
-	int64_t interval, rescan, scanned = 0;
+	int64_t interval, rescan, data, scanned = 0;
 	bool need_scan = true;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	if ((err = fab_pipeline_load_config(job->config, &ws.cfg)))
 		return err;
-	interval = setting(&ws, job->interval_ms, FAB_WATCH_INTERVAL, DEFAULT_INTERVAL_MS);
+	interval = job->interval_ms < 0 ? 0
+		   : setting(&ws, job->interval_ms, FAB_WATCH_INTERVAL, DEFAULT_INTERVAL_MS);
 	rescan = setting(&ws, job->rescan_ms, FAB_WATCH_RESCAN, DEFAULT_RESCAN_MS);
+	data = setting(&ws, 0, FAB_WATCH_DATA, DEFAULT_DATA_MS);
+	ws.keep_raw_ms = setting(&ws, job->keep_raw_ms, FAB_WATCH_RAW, DEFAULT_KEEP_RAW_MS);
 	if ((err = fab_rules_hold_new(setting(&ws, job->hold_ms, FAB_WATCH_HOLD, DEFAULT_HOLD_MS),
 				      &ws.hold)))
 		goto out;
@@ -250,21 +330,27 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 			 * umad2sim's thread; the sums start afresh anyway */
 			fab_watch_close(ws.w);
 			ws.w = NULL;
-			if ((err = full_scan(st, job, &ws.topo, out)))
+			if ((err = full_scan(st, &ws, out)))
 				break;
 			scanned = mono_ms();
 			if (stop_requested)
 				break;
 			need_scan = false;
-			if ((err = pairs_for(&ws)) || (err = fab_watch_open(&po, ws.topo->source, &ws.w)))
+			if ((err = pairs_for(&ws)) ||
+			    (err = fab_watch_open(&po, ws.topo->source, &ws.w)) ||
+			    (err = probe_down(&ws)))
 				break;
 			if (job->verify_every)
 				fab_watch_set_verify_every(ws.w, job->verify_every);
+			fab_watch_set_data_every(ws.w, (unsigned)(interval > 0 && data > interval
+								   ? data / interval : 1));
 		}
 		if ((err = sweep(st, &ws, &need_scan, out)))
 			break;
 		if (need_scan || (job->max_sweeps && out->sweeps >= job->max_sweeps))
 			continue; /* a full scan now, or done */
+		if ((err = retain(st, &ws)))
+			break;
 		sleep_until(t0 + interval);
 	}
 	out->stopped = stop_requested;

@@ -5,6 +5,7 @@
  * a before b); port 0 is never a link end.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -437,6 +438,53 @@ int check_mtu_mismatch(struct fab_rule_ctx *ctx)
 			err = rule_emit_port(ctx, l->a, l->b, rbuf_str(&ctx->ev),
 					     "link runs MTU %u, below the expected %u",
 					     fab_mtu_bytes(low), fab_mtu_bytes(expect));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* port.down: each port that was Active with a known peer in the baseline and
+ * is not Active now, or whose node no longer answers (docs/rules/port.down.md).
+ * One pass over the baseline's ports, each found by GUID: O(ports). */
+int check_port_down(struct fab_rule_ctx *ctx)
+{
+	const struct fab_snapshot *s = ctx->snap, *b = ctx->base;
+	char was[FAB_TIME_STRLEN], g[FAB_GUID_STRLEN], pg[FAB_GUID_STRLEN], num[8], pnum[8];
+	int err;
+
+	fab_time_format(b->started_at_ms, was);
+	for (size_t i = 0; i < b->n_ports; i++) {
+		const struct fab_port *p = &b->ports[i];
+		uint32_t peer = rule_peer(b, (uint32_t)i);
+
+		if (p->port_num == 0 || p->state != FAB_STATE_ACTIVE || peer == FAB_NONE)
+			continue;
+		uint64_t guid = b->nodes[p->node_idx].guid;
+		uint32_t n = fab_snapshot_find_node(s, guid);
+		const struct fab_port *q = n == FAB_NONE ? NULL : fab_snapshot_port(s, n, p->port_num);
+		if (q && q->state == FAB_STATE_ACTIVE)
+			continue;
+		rbuf_reset(&ctx->ev);
+		rbuf_printf(&ctx->ev, "state=%s; phys_state=%s; last_active=%s",
+			    q ? state_or(q->state) : "unknown", q ? phys_or(q->phys_state) : "unknown",
+			    was);
+		if (q) {
+			err = rule_emit_port(ctx, (uint32_t)(q - s->ports), FAB_NONE, rbuf_str(&ctx->ev),
+					     "the port is %s; it was Active with a link at %s",
+					     state_or(q->state), was);
+		} else {
+			const struct fab_port *pp = &b->ports[peer];
+			fab_guid_format(guid, g);
+			fab_guid_format(b->nodes[pp->node_idx].guid, pg);
+			snprintf(num, sizeof(num), "%u", p->port_num);
+			snprintf(pnum, sizeof(pnum), "%u", pp->port_num);
+			rbuf_reset(&ctx->tmp);
+			rule_port_name(&ctx->tmp, b, (uint32_t)i);
+			err = rule_emit_raw(ctx, g, num, pg, pnum, rbuf_str(&ctx->tmp), rbuf_str(&ctx->ev),
+					    "its node did not answer the scan; the port was Active"
+					    " with a link at %s", was);
+		}
 		if (err)
 			return err;
 	}

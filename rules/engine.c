@@ -313,6 +313,7 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_ROCE_ECN: return "ECN settings of RoCE NICs (sysfs <netdev>/ecn, collect on the hosts)";
 	case FAB_NEED_ROCE_TRUST: return "the trust state of RoCE NICs (their DCB, collect on the hosts)";
 	case FAB_NEED_ROUTES: return "forwarding tables (a live scan without --no-routes)";
+	case FAB_NEED_BASELINE: return "an earlier snapshot (check --baseline)";
 	default: return NULL;
 	}
 }
@@ -355,6 +356,8 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no subnet manager data (not a live scan)";
 	if ((needs & FAB_NEED_PORT_STATE) && topology_file(s))
 		return "the snapshot is a topology file (no port states or MTUs)";
+	if ((needs & FAB_NEED_BASELINE) && !base)
+		return "needs an earlier snapshot (check --baseline)";
 	if ((needs & FAB_NEED_ROUTES) && !fab_routing_present(s))
 		return "the snapshot has no forwarding tables (scan --no-routes, a file, or an older scan)";
 	return NULL;

@@ -22,6 +22,7 @@ struct held {
 	char *key; /* "rule\\x1fnode\\x1fport": NULL for an empty slot */
 	char *rule_id, *node, *port, *peer_node, *peer_port, *subject, *message, *evidence;
 	uint8_t severity;
+	bool until_up; /* port.down: held until the port is Active again */
 	int64_t last_ms;
 	uint64_t seen; /* the apply call that last raised it */
 };
@@ -119,13 +120,36 @@ static int grow(struct fab_rules_hold *h)
 
 /* Rebuilds the table without the entries that are past the hold (open
  * addressing cannot simply empty a slot). */
-static int expire(struct fab_rules_hold *h, int64_t now_ms)
+static bool up_in(const struct held *e, const struct fab_snapshot *s)
+{
+	uint64_t g;
+	uint32_t n;
+	const struct fab_port *p;
+
+	if (!e->node || !e->port || fab_guid_parse(e->node, &g) ||
+	    (n = fab_snapshot_find_node(s, g)) == FAB_NONE)
+		return false;
+	p = fab_snapshot_port(s, n, (unsigned)strtoul(e->port, NULL, 10));
+	return p && p->state == FAB_STATE_ACTIVE;
+}
+
+/* Whether an entry's hold is over at now_ms; a port.down one when snap
+ * (a full scan: it has ports) has the port Active. */
+static bool over(const struct fab_rules_hold *h, const struct held *e,
+		 const struct fab_snapshot *snap, int64_t now_ms)
+{
+	if (e->until_up)
+		return snap->n_ports && up_in(e, snap);
+	return now_ms - e->last_ms > h->hold_ms;
+}
+
+static int expire(struct fab_rules_hold *h, const struct fab_snapshot *snap, int64_t now_ms)
 {
 	struct held *old = h->slots;
 	size_t ocap = h->cap, n = 0;
 
 	for (size_t i = 0; i < ocap; i++)
-		if (old[i].key && now_ms - old[i].last_ms > h->hold_ms)
+		if (old[i].key && over(h, &old[i], snap, now_ms))
 			held_clear(&old[i]);
 		else if (old[i].key)
 			n++;
@@ -168,9 +192,32 @@ static int remember(struct fab_rules_hold *h, const struct fab_finding *f, int64
 	e->message = dup_opt(f->message, &nomem);
 	e->evidence = dup_opt(f->evidence, &nomem);
 	e->severity = f->severity;
+	e->until_up = f->held_until_ms == INT64_MAX;
 	e->last_ms = now_ms;
 	e->seen = h->round;
 	return nomem ? -ENOMEM : 0;
+}
+
+/* The evidence of a finding while it is held: "...; held_since=<time>",
+ * or for a port that is down "...; since=<time first seen down>". */
+static const char *held_evidence(struct fab_snapshot *s, const char *evidence, int64_t since_ms,
+				 bool until_up)
+{
+	char t[FAB_TIME_STRLEN];
+
+	fab_time_format(since_ms, t);
+	return fab_snapshot_printf(s, "%s%s%s=%s", evidence ? evidence : "", evidence ? "; " : "",
+				   until_up ? "since" : "held_since", t);
+}
+
+/* Which findings watch holds: the counter rules' (judged on every sweep)
+ * and port.down (until the port is up again); the others are the full
+ * scan's and stay with it. */
+static bool holdable(const struct fab_finding *f)
+{
+	const struct fab_rule *r = fab_rule_find(f->rule_id);
+
+	return r && (r->category == FAB_CAT_COUNTERS || !strcmp(r->id, "port.down"));
 }
 
 int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms)
@@ -179,24 +226,35 @@ int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, i
 	int err = 0;
 
 	h->round++;
-	for (size_t i = 0; i < raised && !err; i++)
-		err = remember(h, &sweep->findings[i], now_ms);
+	for (size_t i = 0; i < raised && !err; i++) {
+		struct fab_finding *f = &sweep->findings[i];
+		bool until_up = !strcmp(f->rule_id, "port.down");
+
+		if (!holdable(f))
+			continue;
+		f->held_since_ms = now_ms;
+		f->held_until_ms = until_up ? INT64_MAX : now_ms + h->hold_ms;
+		if (!(f->held_evidence = held_evidence(sweep, f->evidence, now_ms, until_up)))
+			err = -ENOMEM;
+		else
+			err = remember(h, f, now_ms);
+	}
 	if (!err)
-		err = expire(h, now_ms);
+		err = expire(h, sweep, now_ms);
 	for (size_t i = 0; i < h->cap && !err; i++) {
 		const struct held *e = &h->slots[i];
-		char t[FAB_TIME_STRLEN];
 
 		if (!e->key || e->seen == h->round)
 			continue;
-		fab_time_format(e->last_ms, t);
+		const char *ev = held_evidence(sweep, e->evidence, e->last_ms, e->until_up);
 		struct fab_finding f = {
 			.rule_id = e->rule_id, .severity = e->severity, .node = e->node,
 			.port = e->port, .peer_node = e->peer_node, .peer_port = e->peer_port,
 			.subject = e->subject, .message = e->message,
-			.evidence = fab_snapshot_printf(sweep, "%s%sheld_since=%s",
-							e->evidence ? e->evidence : "",
-							e->evidence ? "; " : "", t),
+			.evidence = ev, .held_evidence = ev,
+			.held_since_ms = e->last_ms,
+			.held_until_ms = e->until_up ? INT64_MAX : e->last_ms + h->hold_ms,
+			.held = true,
 		};
 		if (!f.evidence)
 			err = -ENOMEM;

@@ -184,6 +184,7 @@ enum { SM_NONE = 0, SM_MULTIPLE_MASTERS, SM_PRIORITY_INVERSION, SM_NO_STANDBY,
 int check_sm(struct fab_rule_ctx *ctx);
 
 int check_port_not_active(struct fab_rule_ctx *ctx);
+int check_port_down(struct fab_rule_ctx *ctx);
 int check_mtu_mismatch(struct fab_rule_ctx *ctx);
 int check_lid_unassigned(struct fab_rule_ctx *ctx);
 int check_topology_asymmetric(struct fab_rule_ctx *ctx);

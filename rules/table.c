@@ -261,6 +261,24 @@ static const struct fab_rule rules[] = {
 		.check = check_port_not_active,
 	},
 	{
+		.id = "port.down",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_LINK,
+		.needs = FAB_NEED_PORT_STATE | FAB_NEED_BASELINE,
+		.title = "A port that was up is down",
+		.rationale =
+			"A port that was Active with a link in the baseline and is not Active now (or "
+			"whose node no longer answers) has lost its link: the cable, a transceiver, the "
+			"far end rebooting or someone disabling it. Its traffic was rerouted; a host "
+			"behind it is cut off. fabsweep watch keeps it raised, with since when, until the "
+			"port is Active again.",
+		.remediation =
+			"Check the port's and the peer's physical state (ibportstate), the cable and the "
+			"far end; if it was taken down on purpose, suppress it or wait for the next full "
+			"scan to take the new state as the baseline.",
+		.check = check_port_down,
+	},
+	{
 		.id = "port.errors",
 		.severity = FAB_SEV_WARNING,
 		.category = FAB_CAT_COUNTERS,

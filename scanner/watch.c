@@ -37,7 +37,10 @@
 #define ALL_PORTS 0xff
 #define DEFAULT_VERIFY_EVERY 16
 
-enum wjob { J_SUM = 1, J_PC, J_NI };
+#define DEFAULT_DATA_EVERY 6
+#define PORT_STATE_ACTIVE 4
+
+enum wjob { J_SUM = 1, J_PC, J_NI, J_PI };
 #define COOKIE(k, i) ((uint64_t)(k) << 32 | (uint32_t)(i))
 #define C_KIND(c) ((unsigned)((c) >> 32))
 #define C_IDX(c) ((uint32_t)(c))
@@ -47,6 +50,7 @@ enum { V_NONE = 0, V_QUEUED, V_DONE };
 struct wnode {
 	struct fab_counter_sample sum; /* the last AllPortSelect answer */
 	bool have_sum;
+	uint64_t xmit_wait; /* the sum's PortXmitWait at the last data sweep */
 	bool no_allport;  /* AllPortSelect answered with an error status */
 	uint8_t verify;   /* V_*: NodeInfo this sweep */
 };
@@ -55,7 +59,10 @@ struct fab_watch {
 	struct fab_mport m;
 	const struct fab_mkeys *mkeys;
 	unsigned verify_every;
+	unsigned data_every;
 	unsigned long sweeps;   /* of this topology */
+	uint32_t *down;         /* ports (of the topology) probed for coming up */
+	size_t n_down;
 	int64_t topo_id;        /* the topology the sums are of */
 	size_t n_nodes;
 	struct wnode *nodes;
@@ -68,6 +75,8 @@ struct wsweep {
 	struct fab_snapshot *out;
 	struct fab_watch_result *res;
 	struct fab_jobq q;
+	uint32_t mask; /* the counters whose moving is a change this sweep */
+	bool data;     /* a data sweep: PortXmitWait moving is a change too */
 	struct fab_counter_sample *cand; /* changed ports, before NodeInfo confirms them */
 	size_t n_cand, cap_cand;
 	int err;
@@ -86,6 +95,7 @@ int fab_watch_open(const struct fab_probe_opts *o, const char *source, struct fa
 	}
 	w->mkeys = o->mkeys;
 	w->verify_every = DEFAULT_VERIFY_EVERY;
+	w->data_every = DEFAULT_DATA_EVERY;
 	w->topo_id = -1;
 	*out = w;
 	return 0;
@@ -97,12 +107,32 @@ void fab_watch_close(struct fab_watch *w)
 		return;
 	fab_mport_close(&w->m);
 	free(w->nodes);
+	free(w->down);
 	free(w);
 }
 
 void fab_watch_set_verify_every(struct fab_watch *w, unsigned n)
 {
 	w->verify_every = n ? n : 1;
+}
+
+void fab_watch_set_data_every(struct fab_watch *w, unsigned n)
+{
+	w->data_every = n ? n : 1;
+}
+
+int fab_watch_set_down(struct fab_watch *w, const uint32_t *ports, size_t n)
+{
+	uint32_t *d = n ? malloc(n * sizeof(*d)) : NULL;
+
+	if (n && !d)
+		return fab_err(-ENOMEM, "out of memory");
+	if (n)
+		memcpy(d, ports, n * sizeof(*d));
+	free(w->down);
+	w->down = d;
+	w->n_down = n;
+	return 0;
 }
 
 /* A port whose counters a sweep reads: what the full scan read. */
@@ -113,19 +143,20 @@ static bool watched(const struct fab_snapshot *s, const struct fab_port *p)
 	       fab_scan_port_dlid(s, p) != 0;
 }
 
-/* Whether any error counter moved from a to b (reset included). */
-static bool moved(const struct fab_counter_sample *a, const struct fab_counter_sample *b)
+/* Whether any counter of mask moved from a to b (reset included). */
+static bool moved(const struct fab_counter_sample *a, const struct fab_counter_sample *b,
+		  uint32_t mask)
 {
 	struct fab_counter_delta d;
 
-	fab_counter_delta(a, b, fab_counter_error_mask(), &d);
+	fab_counter_delta(a, b, mask, &d);
 	if (d.reset)
 		return true;
 	for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
 		if ((d.valid & (1u << k)) && d.inc[k])
 			return true;
 	/* a counter present in one of them only */
-	return (a->valid ^ b->valid) & fab_counter_error_mask();
+	return (a->valid ^ b->valid) & mask;
 }
 
 static bool any_saturated(const struct fab_counter_sample *c)
@@ -146,6 +177,8 @@ static void push(struct wsweep *ws, enum wjob k, uint32_t i)
 		ws->res->sums++;
 	else if (k == J_PC)
 		ws->res->ports++;
+	else if (k == J_PI)
+		ws->res->probed++;
 	else
 		ws->res->verified++;
 }
@@ -203,6 +236,16 @@ static int next(void *ctx, struct fab_mad_req *req)
 		req->mkey = fab_mkeys_lookup(ws->w->mkeys, 0, n->guid);
 		return 1;
 	}
+	if (C_KIND(j) == J_PI) { /* a down port: still down? */
+		const struct fab_port *p = &ws->t->ports[C_IDX(j)];
+		const struct fab_node *n = &ws->t->nodes[p->node_idx];
+		req->mgmt_class = FAB_MAD_CLASS_SMI;
+		req->attr_id = IB_ATTR_PORT_INFO;
+		req->attr_mod = p->port_num;
+		req->dlid = n->lid;
+		req->mkey = fab_mkeys_lookup(ws->w->mkeys, 0, n->guid);
+		return 1;
+	}
 	req->mgmt_class = FAB_MAD_CLASS_PERF;
 	req->attr_id = IB_GSI_PORT_COUNTERS;
 	if (C_KIND(j) == J_SUM) {
@@ -240,8 +283,14 @@ static void done_sum(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 				 why_text(err));
 		return;
 	}
-	fab_scan_decode_pc(&now, d, true, false, false);
-	if (!wn->have_sum || moved(&wn->sum, &now) || any_saturated(&now))
+	fab_scan_decode_pc(&now, d, true, true, false);
+	/* PortXmitWait counts on a busy fabric: a change only on data sweeps,
+	 * against the sum of the data sweep before */
+	bool waited = ws->data && now.v[FAB_CTR_XMIT_WAIT] != wn->xmit_wait;
+	if (ws->data)
+		wn->xmit_wait = now.v[FAB_CTR_XMIT_WAIT];
+	if (!wn->have_sum || moved(&wn->sum, &now, fab_counter_error_mask()) || waited ||
+	    any_saturated(&now))
 		queue_ports(ws, ni);
 	wn->sum = now;
 	wn->have_sum = true;
@@ -269,9 +318,10 @@ static void done_pc(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
 				 fab_scan_port_dlid(ws->t, p), why_text(err));
 		return;
 	}
-	fab_scan_decode_pc(&now, d, true, false, false);
+	/* PortXmitWait where the full scan read it (the PMA has it) */
+	fab_scan_decode_pc(&now, d, true, !was || (was->valid & (1u << FAB_CTR_XMIT_WAIT)), false);
 	now.sampled_at_ms = fab_now_ms();
-	if (was && !moved(was, &now))
+	if (was && !moved(was, &now, ws->mask))
 		return;
 	if (ws->n_cand == ws->cap_cand) {
 		size_t cap = ws->cap_cand ? ws->cap_cand * 2 : 64;
@@ -307,6 +357,21 @@ static void done_ni(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 	}
 }
 
+static void done_pi(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
+{
+	const struct fab_port *p = &ws->t->ports[pi];
+	const struct fab_node *n = &ws->t->nodes[p->node_idx];
+	char g[FAB_GUID_STRLEN];
+
+	fab_guid_format(n->guid, g);
+	if (err)
+		changed_topology(ws, "\"%s\" (%s): LID %u %s to PortInfo", n->desc, g, n->lid,
+				 why_text(err));
+	else if (mad_get_field((void *)d, 0, IB_PORT_STATE_F) == PORT_STATE_ACTIVE)
+		changed_topology(ws, "\"%s\" (%s) port %u is Active again", n->desc, g,
+				 p->port_num);
+}
+
 static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_t *resp)
 {
 	struct wsweep *ws = ctx;
@@ -323,6 +388,9 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 		return;
 	case J_NI:
 		done_ni(ws, C_IDX(req->cookie), err, d);
+		return;
+	case J_PI:
+		done_pi(ws, C_IDX(req->cookie), err, d);
 		return;
 	}
 }
@@ -405,7 +473,14 @@ int fab_watch_sweep(struct fab_watch *w, const struct fab_snapshot *t, struct fa
 	memset(res, 0, sizeof(*res));
 	if ((rc = adopt(w, t)))
 		return rc;
-	unsigned slice = (unsigned)(w->sweeps++ % w->verify_every);
+	unsigned slice = (unsigned)(w->sweeps % w->verify_every);
+	ws.data = w->sweeps % w->data_every == 0;
+	ws.mask = fab_counter_error_mask() | (ws.data ? 1u << FAB_CTR_XMIT_WAIT : 0);
+	res->data = ws.data;
+	w->sweeps++;
+	for (size_t i = 0; i < w->n_down; i++)
+		if (w->down[i] < t->n_ports && t->nodes[t->ports[w->down[i]].node_idx].lid)
+			push(&ws, J_PI, w->down[i]);
 	for (uint32_t ni = 0; ni < t->n_nodes; ni++) {
 		const struct fab_node *n = &t->nodes[ni];
 		struct wnode *wn = &w->nodes[ni];

@@ -393,8 +393,9 @@ static int select_scans(struct fab_store *st, const struct fab_prune_opts *o,
 	return err;
 }
 
-/* Deletes the selected scans from every table that has a scan_id column. */
-static int delete_scans(struct fab_store *st, struct fab_prune_result *r)
+/* Deletes the scans listed in temp.fab_prune from every table that has a
+ * scan_id column (store_priv.h). */
+int fab_store_delete_listed(struct fab_store *st, int64_t *rows_deleted)
 {
 	sqlite3_stmt *t;
 	int rc, err = 0;
@@ -440,10 +441,10 @@ static int delete_scans(struct fab_store *st, struct fab_prune_result *r)
 			 quoted);
 		if ((err = fab_store_exec(st, sql, "delete old scans")))
 			break;
-		r->rows_deleted += sqlite3_changes(st->db);
+		*rows_deleted += sqlite3_changes(st->db);
 	}
 	if (!err)
-		err = fab_store_prune_routing(st, &r->rows_deleted); /* store/routing_io.c */
+		err = fab_store_prune_routing(st, rows_deleted); /* store/routing_io.c */
 	return err;
 }
 
@@ -464,7 +465,7 @@ int fab_store_prune(struct fab_store *st, const struct fab_prune_opts *opts,
 		return err;
 	err = select_scans(st, opts, have_bl, fn, ctx, &r);
 	if (!err && !opts->dry_run && r.dropped)
-		err = delete_scans(st, &r);
+		err = fab_store_delete_listed(st, &r.rows_deleted);
 	if (opts->dry_run && !err) {
 		fab_store_exec(st, "ROLLBACK", "end the dry run");
 	} else if ((err = fab_store_finish(st, err))) {

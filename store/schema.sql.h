@@ -336,6 +336,61 @@ static const char *const migrations[] = {
 	"CREATE VIEW forwarding AS SELECT t.scan_id, t.node_guid, e.lid, e.port"
 	" FROM switch_tables t JOIN lft_entries e ON e.table_id = t.table_id"
 	" WHERE e.lid <= t.fdb_top;",
+
+	/* 5 -> 6: watch's held findings stored once, as intervals (docs/watch.md
+	 * "Findings", docs/schema.md "findings"). The findings a scan's rules
+	 * raised stay rows (finding_rows); a finding watch holds after it was
+	 * raised is one finding_holds row for the whole hold: in the chain of
+	 * the full scan scan_id (it and its sweeps), shown by the scans from
+	 * from_scan_id up to, not including, to_scan_id (NULL: open; set when
+	 * it is raised again), that were checked no later than held_until
+	 * (NULL: until to_scan_id, a port that is down); its evidence is the
+	 * held finding's ("...; held_since=<raised_at>"). findings is the
+	 * union of both, as every scan's findings were before. */
+	"ALTER TABLE findings RENAME TO finding_rows;"
+	"CREATE TABLE finding_holds("
+	" hold_id INTEGER PRIMARY KEY,"
+	" scan_id INTEGER NOT NULL,"
+	" from_scan_id INTEGER NOT NULL,"
+	" to_scan_id INTEGER,"
+	" raised_at TEXT NOT NULL,"
+	" held_until TEXT,"
+	" rule_id TEXT NOT NULL,"
+	" severity TEXT NOT NULL CHECK (severity IN ('error','warning','info')),"
+	" node TEXT, port TEXT, peer_node TEXT, peer_port TEXT,"
+	" subject TEXT, message TEXT NOT NULL,"
+	" evidence TEXT);"
+	"CREATE INDEX finding_holds_by_key ON finding_holds(scan_id, rule_id, node, port);"
+	"CREATE VIEW held_findings AS SELECT s.scan_id AS scan_id, h.hold_id, h.rule_id,"
+	" h.severity, h.node, h.port, h.peer_node, h.peer_port, h.subject, h.message,"
+	" h.evidence, h.raised_at, h.held_until"
+	" FROM scans s JOIN finding_holds h ON h.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  AND s.scan_id >= h.from_scan_id AND (h.to_scan_id IS NULL OR s.scan_id < h.to_scan_id)"
+	" JOIN checks c ON c.scan_id = s.scan_id"
+	" WHERE h.held_until IS NULL OR c.checked_at <= h.held_until;"
+	"CREATE VIEW findings AS SELECT scan_id, rule_id, severity, node, port, peer_node,"
+	" peer_port, subject, message, evidence FROM finding_rows"
+	" UNION ALL SELECT scan_id, rule_id, severity, node, port, peer_node,"
+	" peer_port, subject, message, evidence FROM held_findings;"
+	/* what wrote findings itself before keeps working */
+	"CREATE TRIGGER findings_insert INSTEAD OF INSERT ON findings BEGIN"
+	" INSERT INTO finding_rows(scan_id, rule_id, severity, node, port, peer_node,"
+	" peer_port, subject, message, evidence) VALUES (NEW.scan_id, NEW.rule_id,"
+	" NEW.severity, NEW.node, NEW.port, NEW.peer_node, NEW.peer_port, NEW.subject,"
+	" NEW.message, NEW.evidence); END;"
+	/* ... and the hourly roll-up of watch sweeps older than [watch] keep_raw
+	 * (store/rollup.c): per port, hour and counter that moved, its total
+	 * increase and its highest rate between two samples, per second. The
+	 * public relation is the view counter_hourly. */
+	"CREATE TABLE counter_rollups("
+	" node_guid TEXT NOT NULL, port_num INTEGER NOT NULL,"
+	" hour TEXT NOT NULL, counter TEXT NOT NULL,"
+	" increase INTEGER NOT NULL, max_rate REAL NOT NULL, intervals INTEGER NOT NULL,"
+	" resets INTEGER NOT NULL,"
+	" PRIMARY KEY (node_guid, port_num, hour, counter)) WITHOUT ROWID;"
+	"CREATE INDEX counter_rollups_by_hour ON counter_rollups(hour);"
+	"CREATE VIEW counter_hourly AS SELECT node_guid, port_num, hour, counter, increase,"
+	" max_rate, intervals, resets FROM counter_rollups;",
 };
 
 /* The long form of port_counters: one row per counter value. */

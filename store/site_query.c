@@ -52,7 +52,7 @@ const char *fab_site_column_name(unsigned col)
  */
 static const char *const public_relations[] = {
 	"scans", "nodes", "ports", "mgmt_ports", "links", "counters", "sms",
-	"scan_errors", "findings", "baselines",
+	"scan_errors", "findings", "held_findings", "baselines", "counter_hourly",
 	/* RoCE and Ethernet */
 	"systems", "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
 	"rdma_devices", "rdma_ports", "rdma_counters",
@@ -73,6 +73,13 @@ static const struct {
 	{ "mgmt_ports", "port_rows" },
 	{ "links", "link_rows" },
 	{ "counters", "port_counters" },
+	{ "findings", "finding_rows" },
+	{ "counter_hourly", "counter_rollups" },
+	{ "held_findings", "finding_holds" },
+	{ "held_findings", "checks" },
+	/* SQLite may flatten held_findings into findings */
+	{ "findings", "finding_holds" },
+	{ "findings", "checks" },
 	{ "eth_ports", "eth_port_rows" },
 	{ "rdma_ports", "rdma_port_rows" },
 	{ "switch_tables", "scan_routing" },

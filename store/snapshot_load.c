@@ -563,17 +563,14 @@ static bool names_loaded(const struct fab_snapshot *snap, const char *node)
 	return node && !fab_guid_parse(node, &g) && fab_snapshot_find_node(snap, g) != FAB_NONE;
 }
 
-/* The findings; a partial load keeps those that name a loaded node (as
- * node or peer). A severity the store does not know loads as an error:
- * never quieter than what was stored. */
-static int load_findings(struct loader *l)
+/* The findings of one query (the scan's id as ?1); a partial load keeps
+ * those that name a loaded node (as node or peer). A severity the store
+ * does not know loads as an error: never quieter than what was stored. */
+static int load_findings_of(struct loader *l, const char *sql)
 {
 	struct fab_snapshot *snap = l->s;
 	sqlite3_stmt *s;
-	int err = fab_sql_scan_query(l->st,
-		"SELECT rule_id, severity, node, port, peer_node, peer_port, subject,"
-		" message, evidence FROM findings WHERE scan_id=?1 ORDER BY rowid",
-		snap->scan_id, &s);
+	int err = fab_sql_scan_query(l->st, sql, snap->scan_id, &s);
 	int rc;
 
 	if (err)
@@ -597,6 +594,20 @@ static int load_findings(struct loader *l)
 			break;
 	}
 	return fab_sql_done(l->st, s, rc, err);
+}
+
+/* The findings the scan's rules raised, then those watch held into it
+ * (one finding_holds row per hold: docs/watch.md), as the findings view
+ * has them; the held ones load as plain findings. */
+static int load_findings(struct loader *l)
+{
+#define FINDING_COLS "rule_id, severity, node, port, peer_node, peer_port, subject, message, evidence"
+	int err = load_findings_of(l, "SELECT " FINDING_COLS " FROM finding_rows"
+				      " WHERE scan_id=?1 ORDER BY rowid");
+
+	return err ? err : load_findings_of(l, "SELECT " FINDING_COLS " FROM held_findings"
+					       " WHERE scan_id=?1 ORDER BY hold_id");
+#undef FINDING_COLS
 }
 
 /* ---- the load ------------------------------------------------------------------ */

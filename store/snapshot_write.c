@@ -23,29 +23,82 @@ static void bind_kept(sqlite3_stmt *s, int i, struct fab_sql_kept *k,
 	fab_sql_bind_static(s, i, v || kind == FAB_KEPT_GUID ? fab_sql_kept_text(k, kind, v) : NULL);
 }
 
-static int write_findings(struct fab_store *st, const struct fab_snapshot *snap)
+/* A finding's columns from rule_id to evidence, bound from index i on. */
+static void bind_finding(sqlite3_stmt *s, int i, const struct fab_finding *f, const char *evidence)
 {
-	sqlite3_stmt *s;
+	fab_sql_bind_text(s, i, f->rule_id);
+	fab_sql_bind_text(s, i + 1, fab_severity_name(f->severity));
+	fab_sql_bind_text(s, i + 2, f->node);
+	fab_sql_bind_text(s, i + 3, f->port);
+	fab_sql_bind_text(s, i + 4, f->peer_node);
+	fab_sql_bind_text(s, i + 5, f->peer_port);
+	fab_sql_bind_text(s, i + 6, f->subject);
+	fab_sql_bind_text(s, i + 7, f->message ? f->message : "");
+	fab_sql_bind_text(s, i + 8, evidence);
+}
+
+/* The hold of a finding watch holds (docs/watch.md "Findings"): one
+ * finding_holds row in the chain of the full scan chain, shown from scan
+ * from on. A raised finding's hold ends an open one of the same rule, node
+ * and port in the chain (the scans after it show the new one). */
+static int write_hold(struct fab_store *st, sqlite3_stmt *close, sqlite3_stmt *ins,
+		      int64_t scan_id, int64_t chain, int64_t from, const struct fab_finding *f)
+{
+	int err;
+
+	sqlite3_bind_int64(close, 1, scan_id);
+	sqlite3_bind_int64(close, 2, chain);
+	fab_sql_bind_text(close, 3, f->rule_id);
+	fab_sql_bind_text(close, 4, f->node);
+	fab_sql_bind_text(close, 5, f->port);
+	if ((err = fab_sql_step(st, close, "the end of a hold")))
+		return err;
+	sqlite3_bind_int64(ins, 1, chain);
+	sqlite3_bind_int64(ins, 2, from);
+	fab_sql_bind_time(ins, 3, f->held_since_ms);
+	if (f->held_until_ms != INT64_MAX)
+		fab_sql_bind_time(ins, 4, f->held_until_ms);
+	bind_finding(ins, 5, f, f->held_evidence ? f->held_evidence : f->evidence);
+	return fab_sql_step(st, ins, "a hold");
+}
+
+/* The findings of snap, stored as scan chain's (its topology scan; snap's
+ * own id for a full scan): those raised as rows of their own, each held one
+ * as its hold. A held finding of a sweep is shown by the hold its raise
+ * wrote; a full scan starts a chain, so the holds it carries are written. */
+static int write_findings(struct fab_store *st, const struct fab_snapshot *snap, int64_t chain)
+{
+	sqlite3_stmt *s, *close = NULL, *ins = NULL;
 	int err = fab_store_prepare(st,
-		"INSERT INTO findings(scan_id, rule_id, severity, node, port, peer_node,"
+		"INSERT INTO finding_rows(scan_id, rule_id, severity, node, port, peer_node,"
 		" peer_port, subject, message, evidence) VALUES (?,?,?,?,?,?,?,?,?,?)", &s);
 
+	if (!err)
+		err = fab_store_prepare(st,
+			"UPDATE finding_holds SET to_scan_id = ?1 WHERE scan_id = ?2 AND rule_id = ?3"
+			" AND node IS ?4 AND port IS ?5 AND to_scan_id IS NULL", &close);
+	if (!err)
+		err = fab_store_prepare(st,
+			"INSERT INTO finding_holds(scan_id, from_scan_id, raised_at, held_until,"
+			" rule_id, severity, node, port, peer_node, peer_port, subject, message,"
+			" evidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
 	for (size_t i = 0; !err && i < snap->n_findings; i++) {
 		const struct fab_finding *f = &snap->findings[i];
 
+		if (f->held && f->held_since_ms) {
+			if (chain == snap->scan_id)
+				err = write_hold(st, close, ins, snap->scan_id, chain, snap->scan_id, f);
+			continue;
+		}
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		fab_sql_bind_text(s, 2, f->rule_id);
-		fab_sql_bind_text(s, 3, fab_severity_name(f->severity));
-		fab_sql_bind_text(s, 4, f->node);
-		fab_sql_bind_text(s, 5, f->port);
-		fab_sql_bind_text(s, 6, f->peer_node);
-		fab_sql_bind_text(s, 7, f->peer_port);
-		fab_sql_bind_text(s, 8, f->subject);
-		fab_sql_bind_text(s, 9, f->message ? f->message : "");
-		fab_sql_bind_text(s, 10, f->evidence);
+		bind_finding(s, 2, f, f->evidence);
 		err = fab_sql_step(st, s, "a finding");
+		if (!err && f->held_since_ms)
+			err = write_hold(st, close, ins, snap->scan_id, chain, snap->scan_id + 1, f);
 	}
 	sqlite3_finalize(s);
+	sqlite3_finalize(close);
+	sqlite3_finalize(ins);
 	return err;
 }
 
@@ -354,7 +407,7 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 	if (!err)
 		err = write_errors(st, snap);
 	if (!err)
-		err = write_findings(st, snap);
+		err = write_findings(st, snap, snap->scan_id);
 	if (!err)
 		err = write_check(st, snap);
 	if (!err)
@@ -392,7 +445,7 @@ int fab_store_write_sweep(struct fab_store *st, struct fab_snapshot *sweep,
 	if (!err)
 		err = write_errors(st, sweep);
 	if (!err)
-		err = write_findings(st, sweep);
+		err = write_findings(st, sweep, topo_id);
 	if (!err)
 		err = write_check(st, sweep);
 	err = fab_store_finish(st, err);
@@ -412,11 +465,12 @@ int fab_store_replace_findings(struct fab_store *st, const struct fab_snapshot *
 		return fab_err(-EROFS, "database '%s' was opened read-only", st->path);
 	if ((err = fab_store_begin(st)))
 		return err;
-	snprintf(sql, sizeof(sql), "DELETE FROM findings WHERE scan_id=%lld",
+	snprintf(sql, sizeof(sql), "DELETE FROM finding_rows WHERE scan_id=%lld",
 		 (long long)snap->scan_id);
 	err = fab_store_exec(st, sql, "delete old findings");
 	if (!err)
-		err = write_findings(st, snap);
+		err = write_findings(st, snap,
+				     snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id);
 	if (!err)
 		err = write_check(st, snap);
 	return fab_store_finish(st, err);

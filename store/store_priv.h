@@ -134,3 +134,6 @@ int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap);
 /* Deletes the routings, tables and blocks no scan points at any more (after
  * scans were deleted); adds the rows deleted to *rows. */
 int fab_store_prune_routing(struct fab_store *st, int64_t *rows);
+/* store/prune.c: deletes the scans listed in temp.fab_prune (a table with
+ * one column, scan_id) from every per-scan table; adds to *rows_deleted. */
+int fab_store_delete_listed(struct fab_store *st, int64_t *rows_deleted);

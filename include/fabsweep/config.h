@@ -86,6 +86,8 @@ enum fab_sweep_key {
 	FAB_WATCH_INTERVAL,       /* from one sweep to the next: a duration */
 	FAB_WATCH_RESCAN,         /* a full scan at least this often: a duration */
 	FAB_WATCH_HOLD,           /* how long a counter finding stays after its last change */
+	FAB_WATCH_DATA,           /* PortXmitWait changes are stored at most this often: a duration */
+	FAB_WATCH_RAW,            /* raw sweeps kept this long, older ones rolled up: a duration */
 	FAB_SWEEP__COUNT
 };
 /* "report_dir", ... (the config keys); NULL when out of range. */

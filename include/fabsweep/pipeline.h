@@ -251,7 +251,10 @@ enum fab_watch_step {
 	FAB_WATCH_SCANNED,  /* a full scan committed: snap */
 	FAB_WATCH_SWEPT,    /* a counter sweep committed: snap (the sweep), res */
 	FAB_WATCH_TOPOLOGY, /* a sweep saw the topology change (res->why): a full scan follows */
+	FAB_WATCH_ROLLED,   /* old sweeps rolled up (retention): rollup */
 };
+
+struct fab_rollup_result;
 
 /* One step of a watch. Everything borrowed, valid during the call. */
 struct fab_watch_event {
@@ -259,6 +262,7 @@ struct fab_watch_event {
 	const struct fab_snapshot *snap;
 	const struct fab_watch_result *res; /* SWEPT, TOPOLOGY */
 	unsigned long sweep;                /* SWEPT: sweeps so far, this one included */
+	const struct fab_rollup_result *rollup; /* ROLLED */
 };
 
 struct fab_pipeline_watch {
@@ -268,13 +272,16 @@ struct fab_pipeline_watch {
 	struct fab_pipeline_scan scan; /* the full scans (their db and make_db_dir are the watch's) */
 	struct fab_probe_opts probe;   /* the sweeps' MADs; ca, port and M_Keys from scan.so */
 	/* 0: the config's [watch] value, else the default */
-	int64_t interval_ms;           /* from the start of one sweep to the next (10 s) */
+	int64_t interval_ms;           /* from the start of one sweep to the next (10 s);
+					* -1: back to back, no pause */
 	int64_t rescan_ms;             /* a full scan at least this often (1 h): links
 					* that came up, which counters do not show */
 	int64_t hold_ms;               /* a counter finding stays this long after it was
 					* last raised (10 min) */
 	unsigned long max_sweeps;      /* stop after that many sweeps; 0: when stopped */
 	unsigned verify_every;         /* fab_watch_set_verify_every(); 0: its default */
+	int64_t keep_raw_ms;           /* sweeps kept raw this long, then rolled up
+					* (fab_store_rollup); 0: [watch] keep_raw, else 1 day */
 	void (*event)(const struct fab_watch_event *e, void *ctx); /* may be NULL */
 	void *event_ctx;
 };

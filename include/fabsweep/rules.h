@@ -51,7 +51,8 @@ enum {
 	FAB_NEED_ROCE_ECN = 1 << 7,   /* some interface's ECN settings (sysfs ecn/) */
 	FAB_NEED_ROCE_TRUST = 1 << 8, /* some NIC's trust state (its DCB answered) */
 	FAB_NEED_ROUTES = 1 << 9,     /* forwarding tables (a live scan without --no-routes) */
-	FAB_NEED__LAST = FAB_NEED_ROUTES
+	FAB_NEED_BASELINE = 1 << 10,  /* an earlier snapshot (check --baseline; watch's last full scan) */
+	FAB_NEED__LAST = FAB_NEED_BASELINE
 };
 
 /* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`
@@ -209,9 +210,14 @@ int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapsh
 struct fab_rules_hold;
 int fab_rules_hold_new(int64_t hold_ms, struct fab_rules_hold **out);
 void fab_rules_hold_free(struct fab_rules_hold *h); /* accepts NULL */
-/* Remembers sweep's findings as raised at now_ms, then appends to sweep the
+/* Remembers sweep's findings of the counter rules and port.down as raised at
+ * now_ms (setting their held_since_ms, held_until_ms and held_evidence: the
+ * store keeps one hold per raise), then appends to sweep, marked held, the
  * findings raised before that are within hold_ms and not raised again
- * (their evidence gains "held_since=<time last raised>"). 0 or -ENOMEM. */
+ * (their evidence gains "held_since=<time last raised>"). A port.down is
+ * held until a full scan (a sweep snapshot with ports of its own) has the
+ * port Active, its evidence gaining "since=<time first seen down>". Other
+ * rules' findings (a full scan's) are left as they are. 0 or -ENOMEM. */
 int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms);
 
 /*

@@ -219,6 +219,14 @@ struct fab_finding {
 	const char *subject;  /* arena */
 	const char *message;  /* arena */
 	const char *evidence; /* arena, "key=value; ..." or NULL */
+	/* Watch's hold (rules/hold.c, docs/watch.md): a finding raised at
+	 * held_since_ms stays until held_until_ms (INT64_MAX: until it clears).
+	 * held: this one is shown from an earlier raise; the store keeps it as
+	 * one finding_holds row for the whole hold, not a row per scan. All 0
+	 * for findings that are not held. */
+	int64_t held_since_ms, held_until_ms;
+	const char *held_evidence; /* arena: the evidence while it is held */
+	bool held;
 };
 
 struct fab_arena;

@@ -103,3 +103,25 @@ struct fab_prune_result {
 int fab_store_prune(struct fab_store *st, const struct fab_prune_opts *opts,
 		    int (*fn)(const struct fab_prune_scan *scan, void *ctx),
 		    void *ctx, struct fab_prune_result *out);
+
+/* What fab_store_rollup did. */
+struct fab_rollup_result {
+	int64_t chain;        /* the full scan whose sweeps were rolled up; 0: none due */
+	int64_t sweeps;       /* scans deleted: the full scan and its sweeps */
+	int64_t samples;      /* counter rows read */
+	int64_t rows;         /* counter_rollups rows written or added to */
+	int64_t rows_deleted; /* rows over all per-scan tables */
+};
+
+/*
+ * Retention of watch sweeps (docs/watch.md "Retention"): rolls up the oldest
+ * chain (a full scan and its sweeps) whose sweeps all started before
+ * before_ms, that is not the newest chain and has no baseline: per port,
+ * hour and counter that moved, the total increase and the highest rate
+ * between two samples go into counter_rollups (view counter_hourly), added
+ * to what is there for that hour; then the chain is deleted (its full
+ * scan, sweeps, findings and holds). One chain per call, in one
+ * transaction; no VACUUM (the pages are reused by later sweeps). 0 with
+ * out->chain 0 when none is due, or a negative errno.
+ */
+int fab_store_rollup(struct fab_store *st, int64_t before_ms, struct fab_rollup_result *out);

@@ -44,6 +44,8 @@ struct fab_watch_result {
 	unsigned long sums;     /* AllPortSelect PortCounters sent */
 	unsigned long ports;    /* per-port PortCounters sent */
 	unsigned long verified; /* NodeInfo sent */
+	unsigned long probed;   /* PortInfo of down ports sent */
+	bool data;              /* a data sweep: PortXmitWait moving was a change */
 	unsigned long mads;     /* MADs sent, resends included */
 	unsigned long failed;   /* queries that got no answer */
 	double ms;              /* from the first MAD to the last answer */
@@ -54,7 +56,7 @@ struct fab_watch_result {
  * port is the value last known (the full scan's, updated with each sweep's
  * changes: fab_snapshot_put_sample). Appends to sweep (a snapshot without
  * nodes or ports, made by the caller) one sample per changed port (port_idx
- * into topo; the error counters, sampled_at set) and the master SM's SMInfo
+ * into topo; the error counters and PortXmitWait, sampled_at set) and the master SM's SMInfo
  * (port_idx into topo). When topo is another snapshot than the previous
  * sweep's, every switch's ports are read once (the sums are learnt anew).
  * Returns 0 (a topology change is a result, not an error) or a negative
@@ -66,3 +68,15 @@ int fab_watch_sweep(struct fab_watch *w, const struct fab_snapshot *topo,
 /* How many sweeps it takes to confirm every LID's GUID once (a slice of
  * 1/n of them per sweep, besides the LIDs of changes); default 16. */
 void fab_watch_set_verify_every(struct fab_watch *w, unsigned n);
+
+/* Every n-th sweep of a topology (the first included) is a data sweep:
+ * a port whose PortXmitWait moved since its last stored value is a change
+ * then, so a congested port writes a row once in n sweeps at most, not on
+ * every sweep (docs/watch.md); default 6. */
+void fab_watch_set_data_every(struct fab_watch *w, unsigned n);
+
+/* Ports of the topology known to be down (port.down): each sweep reads
+ * their PortInfo at their node's LID, and one that is Active again is a
+ * topology change (a full scan finds its link). ports is copied. 0 or
+ * -ENOMEM. */
+int fab_watch_set_down(struct fab_watch *w, const uint32_t *ports, size_t n);

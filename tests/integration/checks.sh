@@ -16,6 +16,7 @@ check() {
 }
 eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 ge() { [[ "$1" -ge "$2" ]] || { echo "  got '$1', want at least '$2'"; return 1; }; }
+le() { [[ "$1" -le "$2" ]] || { echo "  got '$1', want at most '$2'"; return 1; }; }
 has() { grep -qaF -- "$2" "$1" || { echo "  $1 lacks: $2"; sed 's/^/    /' "$1" | head -40; return 1; }; }
 lacks() { ! grep -qaF -- "$2" "$1" || { echo "  $1 has: $2"; return 1; }; }
 safe() {

@@ -54,7 +54,7 @@ fs help check
 grep -q -- "--fail-on LEVEL" "$D/out" && ok || bad "help check lists --fail-on"
 fs rules
 eq "$?" 0 "rules"
-eq "$(grep -cE '^(link|port|sm|lid|guid|nodedesc|mtu|topology|node)\.' "$D/out")" 23 "rules lists 23 rules"
+eq "$(grep -cE '^(link|port|sm|lid|guid|nodedesc|mtu|topology|node)\.' "$D/out")" 24 "rules lists 24 rules"
 fs rules show link.speed_degraded
 grep -q "\[expect\] speed.host-leaf = auto  (default auto)" "$D/out" && ok || bad "rules show prints parameters"
 fs rules show no.such

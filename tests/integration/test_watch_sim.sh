@@ -64,9 +64,9 @@ check "switch port found by the first sweep after the change" eq "$(sweeps_befor
 check "host port found by the first sweep after the change" eq "$(sweeps_before "$S2" "$T2")" 0
 check "nothing else stored" eq "$(q 'SELECT count(*) FROM port_counters WHERE scan_id > 1')" 2
 # (the two changes may land in one sweep: count the switch port's alone)
-check "only the error counters of a change" eq \
+check "only the error counters and PortXmitWait of a change" eq \
 	"$(q "SELECT count(*) FROM counters c JOIN nodes n USING (scan_id, node_guid)
-	      WHERE c.scan_id = $S1 AND n.description = 'spine002' AND c.port_num = 2")" 12
+	      WHERE c.scan_id = $S1 AND n.description = 'spine002' AND c.port_num = 2")" 13
 
 # the counter rules judged each change in its sweep; findings only there
 guid() { q "SELECT node_guid FROM nodes WHERE scan_id = 1 AND description = '$1'"; }
@@ -143,6 +143,29 @@ check "... its LID did not answer" lid_silent
 F2=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
 waits "a sweep of the new topology" at_least "SELECT count(*) FROM scans WHERE topology_scan_id = $F2" 1
 check "the new topology lacks the host" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = $F2 AND description = 'host0004'")" 0
+# port.down: the full scan is judged against the one before; both ends of the
+# link that went down (leaf002/2, and host0004/1 that no longer answers) stay
+# raised, with since when, in every sweep until the port is Active again
+GL2=$(guid leaf002) GH4=$(guid host0004)
+down_in() { q "SELECT count(*) FROM findings WHERE scan_id = $1 AND rule_id = 'port.down' AND ((node = '$GL2' AND port = '2') OR (node = '$GH4' AND port = '1'))$2"; }
+check "port.down at both ends in the full scan" eq "$(down_in "$F2" "")" 2
+waits "two sweeps of the new topology" at_least "SELECT count(*) FROM scans WHERE topology_scan_id = $F2" 2
+W2=$(q "SELECT max(scan_id) FROM scans WHERE topology_scan_id = $F2")
+check "... held in its sweeps, with since when" eq "$(down_in "$W2" " AND evidence LIKE '%; since=%'")" 2
+check "... stored once: one row and one hold per end" eq \
+	"$(q "SELECT (SELECT count(*) FROM finding_rows WHERE rule_id = 'port.down') || ' ' || (SELECT count(*) FROM finding_holds WHERE rule_id = 'port.down')")" "2 2"
+check "sweeps probe the down switch port" has "$D/out" "down ports among them"
+# the link comes back: the sweep's probe of leaf002/2 sees it Active, a full scan follows
+fabsim_console "$D/sim" 'Link "leaf002"[2] "host0004"[1]' > /dev/null || exit 1
+fabsim_resweep "$D/sim" > /dev/null || exit 1
+waits "a third full scan" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' 3
+check "... because the port is Active again" has "$D/out" '"leaf002" (0x'
+check "... named as such" has "$D/out" "port 2 is Active again): full scan"
+F3=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
+waits "a sweep after the link came back" at_least "SELECT count(*) FROM scans WHERE topology_scan_id = $F3" 1
+W3=$(q "SELECT max(scan_id) FROM scans WHERE topology_scan_id = $F3")
+check "port.down cleared" eq "$(down_in "$W3" "")" 0
+check "... in the full scan too" eq "$(down_in "$F3" "")" 0
 
 # SIGTERM: the sweep in progress is committed, exit 0
 kill -TERM "$(cat "$D/pid")"
@@ -166,7 +189,8 @@ N=$(($(fulls) + 1))
 waits "the second watch's full scan and a sweep" at_least \
 	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' "$N"
 waits "... its first sweep" swept_after_full
-waits "a sweep that confirms every LID" grep -qE "[0-9] ports, 8 checks\)" "$D/out2"
+# (8 nodes, host0004 back, and the master SM)
+waits "a sweep that confirms every LID" grep -qE "[0-9] ports, 9 checks\)" "$D/out2"
 # the master SM goes away (ports keep their LIDs without an SM)
 fabsim_stop_sm "$D/sim" || exit 1
 waits "a full scan after the master SM left" at_least \

@@ -74,7 +74,7 @@ static void write_conf(const char *text)
 }
 
 /* What `check` says it ran on the base fabric: every rule but those needing
- * a reference (not asked for) or a RoCE baseline (skipped). less: rules
+ * a reference (not asked for) or a baseline (skipped). less: rules
  * disabled. */
 static const char *ran_text(size_t less, const char *rest)
 {
@@ -85,13 +85,14 @@ static const char *ran_text(size_t less, const char *rest)
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].retired || (t[i].needs & FAB_NEED_REFERENCE))
 			continue;
-		if (t[i].needs & FAB_NEED_ROCE_BASELINE)
+		if (t[i].needs & (FAB_NEED_ROCE_BASELINE | FAB_NEED_BASELINE))
 			skipped++;
 		else
 			run++;
 	}
-	snprintf(buf, sizeof(buf), "%zu rules run%s%s%s", run - less,
-		 skipped ? ", " : "", skipped ? (skipped == 1 ? "1 skipped" : "? skipped") : "", rest);
+	char sk[32];
+	snprintf(sk, sizeof(sk), ", %zu skipped", skipped);
+	snprintf(buf, sizeof(buf), "%zu rules run%s%s", run - less, skipped ? sk : "", rest);
 	return buf;
 }
 

@@ -156,7 +156,7 @@ static void test_run(void **state)
 		       "SELECT x AS node, NULL AS port, NULL AS peer_node, NULL AS peer_port,"
 		       " NULL AS subject, 'row' AS message FROM f WHERE x < 3 OR x > 4000000000000\n");
 	/* refused: a write */
-	sf_rule(dir, "60-write.sql", "site.write", "error", "DELETE FROM findings");
+	sf_rule(dir, "60-write.sql", "site.write", "error", "DELETE FROM baselines");
 	/* broken: the header */
 	snprintf(path, sizeof(path), "%s/70-broken.sql", dir);
 	sf_write(path, "-- id: site.broken\n-- severity: fatal\n");
@@ -221,7 +221,7 @@ static void test_run(void **state)
 	r = rule(rs, "60-write.sql");
 	assert_int_equal(r->status, FAB_SITE_FAILED);
 	assert_int_equal(r->err, -EPERM);
-	assert_non_null(strstr(r->error, "/60-write.sql': refused: it writes (DELETE from 'findings')"));
+	assert_non_null(strstr(r->error, "/60-write.sql': refused: it writes (DELETE from 'baselines')"));
 	assert_int_equal(rule(rs, "70-broken.sql")->status, FAB_SITE_BROKEN);
 	assert_int_equal(rule(rs, "31-off.sql")->status, FAB_SITE_DISABLED);
 	r = rule(rs, "10-guid.sql");

@@ -17,6 +17,7 @@
 
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/rules.h"
 #include "fabsweep/counter.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
@@ -224,6 +225,9 @@ static void downgrade(int to)
 		      " DROP TABLE lft_slots; DROP TABLE scan_routing; DROP TABLE routing_set_switches;"
 		      " DROP TABLE routing_sets; DROP TABLE lft_table_blocks; DROP TABLE lft_tables;"
 		      " DROP TABLE lft_blocks;",
+		[5] = "DROP VIEW counter_hourly; DROP TABLE counter_rollups;"
+		      " DROP TRIGGER findings_insert; DROP VIEW findings; DROP VIEW held_findings; DROP TABLE finding_holds;"
+		      " ALTER TABLE finding_rows RENAME TO findings;",
 	};
 	char sql[64];
 
@@ -257,7 +261,7 @@ static void test_one_loader(void **state)
 	write_one(snap);
 	/* a severity the store does not know (a newer writer), a LID not read */
 	raw_exec("PRAGMA ignore_check_constraints=ON;"
-		 "UPDATE findings SET severity='critical';"
+		 "UPDATE finding_rows SET severity='critical';"
 		 "UPDATE node_rows SET lid=NULL WHERE node_guid='0x0000000000003010'");
 	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
 	assert_int_equal(fab_store_load_scan(st, 0, &all), 0);
@@ -765,6 +769,167 @@ static void test_migrate_from_2(void **state)
 	fab_snapshot_free(topo);
 }
 
+
+/* Retention of sweeps: the oldest chain whose sweeps are all older than
+ * the window is rolled up per port, hour and counter, then deleted; the
+ * newest chain never is. */
+static void test_rollup(void **state)
+{
+	struct fab_snapshot *topo = snapfix_fat_tree(2, 4, 3), *later = snapfix_fat_tree(2, 4, 3), *back;
+	struct fab_store *st;
+	struct fab_rollup_result r;
+	uint32_t a = topo->samples[0].port_idx, b = topo->samples[5].port_idx;
+	int64_t t = topo->started_at_ms;
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, topo), 0);
+	write_sweep(st, topo, t + 10000, &a, (uint64_t[]){ 5 }, 1, 2);
+	write_sweep(st, topo, t + 20000, &b, (uint64_t[]){ 7 }, 1, 3);
+	write_sweep(st, topo, t + 30000, (uint32_t[]){ a }, (uint64_t[]){ 2 }, 1, 4); /* a reset */
+	/* nothing older than the window yet */
+	assert_int_equal(fab_store_rollup(st, t + 25000, &r), 0);
+	assert_int_equal(r.chain, 0);
+	/* the newest chain is never rolled up */
+	assert_int_equal(fab_store_rollup(st, t + 3600000, &r), 0);
+	assert_int_equal(r.chain, 0);
+	later->started_at_ms = t + 40000;
+	assert_int_equal(fab_store_write_scan(st, later), 0); /* 5 */
+	assert_int_equal(fab_store_rollup(st, t + 3600000, &r), 0);
+	assert_int_equal(r.chain, 1);
+	assert_int_equal(r.sweeps, 4);
+	assert_int_equal(fab_store_rollup(st, t + 3600000, &r), 0);
+	assert_int_equal(r.chain, 0);
+	/* the chain is gone whole; the newer one is as it was */
+	assert_int_equal(fab_store_load_scan(st, 5, &back), 0);
+	assert_int_equal(back->n_samples, later->n_samples);
+	fab_snapshot_free(back);
+	fab_store_close(st);
+	assert_int_equal(count("SELECT count(*) FROM scans"), 1);
+	assert_int_equal(count("SELECT count(*) FROM port_counters WHERE scan_id BETWEEN 2 AND 4"), 0);
+	/* a: 0 -> 5 -> (cleared) 2 -> (cleared: the next full scan) 0; b: 0 -> 7
+	 * -> (cleared) 0; nothing else moved */
+	char sql[300];
+	snprintf(sql, sizeof(sql), "SELECT sum(increase) * 100 + sum(resets) FROM counter_hourly"
+		 " WHERE counter = 'SymbolErrorCounter' AND node_guid = '0x%016llx' AND port_num = %u",
+		 (unsigned long long)topo->nodes[topo->ports[a].node_idx].guid, topo->ports[a].port_num);
+	assert_int_equal(count(sql), 702);
+	assert_int_equal(count("SELECT sum(increase) FROM counter_hourly"), 14);
+	assert_int_equal(count("SELECT count(DISTINCT node_guid || port_num) FROM counter_hourly"), 2);
+	/* the highest rate: a's 5 in 9.51 s (b: 7 in 19.51 s) */
+	assert_int_equal(count("SELECT CAST(max(max_rate) * 1000 AS INTEGER) FROM counter_hourly"), 525);
+	fab_snapshot_free(topo);
+	fab_snapshot_free(later);
+}
+
+/* ---- held findings (docs/watch.md "Findings"): a hold is stored once, as
+ * an interval, whatever the number of scans that show it ---- */
+
+/* Judges snap at now as watch does: raises port.errors at port 1 of node
+ * 0x10 if raise, then the hold; written as a full scan (topo NULL) or a
+ * sweep of topo. Returns how many findings snap had, which the scan must
+ * load back with the same evidence. */
+static size_t judge_write(struct fab_store *st, struct fab_rules_hold *h, struct fab_snapshot *snap,
+			  const struct fab_snapshot *topo, int64_t now, bool raise, int64_t want_id)
+{
+	struct fab_finding f = { .rule_id = "port.errors", .severity = FAB_SEV_WARNING,
+				 .node = "0x0000000000000010", .port = "1", .subject = "s",
+				 .message = "m", .evidence = "SymbolErrorCounter=5" };
+	struct fab_snapshot *back;
+
+	if (raise)
+		assert_int_equal(fab_snapshot_add_finding(snap, &f), 0);
+	assert_int_equal(fab_rules_hold_apply(h, snap, now), 0);
+	snap->checked_at_ms = now;
+	if (topo)
+		assert_int_equal(fab_store_write_sweep(st, snap, topo), 0);
+	else
+		assert_int_equal(fab_store_write_scan(st, snap), 0);
+	assert_int_equal(snap->scan_id, want_id);
+	assert_int_equal(fab_store_load_scan(st, want_id, &back), 0);
+	assert_int_equal(back->n_findings, snap->n_findings);
+	for (size_t i = 0; i < snap->n_findings; i++) {
+		assert_string_equal(back->findings[i].rule_id, snap->findings[i].rule_id);
+		assert_string_equal(back->findings[i].evidence, snap->findings[i].evidence);
+	}
+	fab_snapshot_free(back);
+	return snap->n_findings;
+}
+
+static void test_holds(void **state)
+{
+	struct fab_snapshot *topo = snapfix_fat_tree(1, 2, 2), *next = snapfix_fat_tree(1, 2, 2);
+	struct fab_rules_hold *h;
+	struct fab_store *st;
+	int64_t t = topo->started_at_ms;
+	char sql[160];
+
+	assert_int_equal(fab_rules_hold_new(5000, &h), 0);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(judge_write(st, h, topo, NULL, t, true, 1), 1); /* raised */
+	struct fab_snapshot *sw[6];
+	static const struct {
+		int64_t at;
+		bool raise;
+		size_t want;
+	} sweeps[] = {
+		{ 1000, false, 1 }, /* 2: held since t */
+		{ 2000, true, 1 },  /* 3: raised again */
+		{ 4000, false, 1 }, /* 4: held since t + 2 s */
+		{ 6000, false, 1 }, /* 5: held */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(sweeps); i++) {
+		sw[i] = sweep_of(topo, t + sweeps[i].at, NULL, NULL, 0);
+		assert_int_equal(judge_write(st, h, sw[i], topo, t + sweeps[i].at, sweeps[i].raise,
+					     (int64_t)i + 2), sweeps[i].want);
+	}
+	assert_non_null(strstr(sw[0]->findings[0].evidence, "; held_since="));
+	assert_true(sw[2]->findings[0].held);
+	/* a full scan carries the hold into its chain (6), and its sweeps show
+	 * it until the hold time is over (7), then not (8) */
+	next->started_at_ms = t + 6500;
+	assert_int_equal(judge_write(st, h, next, NULL, t + 6500, false, 6), 1);
+	sw[4] = sweep_of(next, t + 7000, NULL, NULL, 0);
+	assert_int_equal(judge_write(st, h, sw[4], next, t + 7000, false, 7), 1);
+	sw[5] = sweep_of(next, t + 7100, NULL, NULL, 0);
+	assert_int_equal(judge_write(st, h, sw[5], next, t + 7100, false, 8), 0);
+	fab_store_close(st);
+
+	/* two raises are two rows; three holds (two raises, one carried) */
+	assert_int_equal(count("SELECT count(*) FROM finding_rows"), 2);
+	assert_int_equal(count("SELECT count(*) FROM finding_holds"), 3);
+	assert_int_equal(count("SELECT count(*) FROM findings"), 7);
+	for (int id = 1; id <= 8; id++) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM findings WHERE scan_id = %d", id);
+		assert_int_equal(count(sql), id == 8 ? 0 : 1);
+	}
+	/* the public view names when it was raised */
+	assert_int_equal(count("SELECT count(*) FROM findings WHERE scan_id = 4 AND evidence ="
+			       " 'SymbolErrorCounter=5; held_since=' ||"
+			       " (SELECT checked_at FROM checks WHERE scan_id = 3)"), 1);
+	/* pruning the first chain drops its holds with it */
+	struct fab_prune_opts o = { .keep = 2 };
+	struct fab_prune_result r;
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_prune(st, &o, NULL, NULL, &r), 0);
+	fab_store_close(st);
+	assert_int_equal(r.dropped, 5);
+	assert_int_equal(count("SELECT count(*) FROM finding_holds"), 1);
+	/* back to version 5 (no holds) and migrated again */
+	downgrade(5);
+	assert_int_equal(count("SELECT count(*) FROM findings"), 0);
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	fab_store_close(st);
+	assert_int_equal(count("SELECT count(*) FROM finding_holds"), 0);
+	/* what inserted into findings itself still can */
+	raw_exec("INSERT INTO findings(scan_id, rule_id, severity, message) VALUES (8, 'x', 'info', 'm')");
+	assert_int_equal(count("SELECT count(*) FROM finding_rows WHERE scan_id = 8"), 1);
+	for (size_t i = 0; i < 6; i++)
+		fab_snapshot_free(sw[i]);
+	fab_snapshot_free(topo);
+	fab_snapshot_free(next);
+	fab_rules_hold_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -784,6 +949,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_keeps_chains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollup, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# bench_watch.sh - `fabsweep watch`'s counter sweeps against ibqueryerrors on
+# a simulated fat tree (ibsim + real OpenSM), side by side in one run, and a
+# watch's memory over many sweeps.
+#
+# Part 1 (--fabric 4k, default; or --leaves/--spines/--hosts-per-leaf): RUNS
+# rounds after a warm-up, alternating (the order rotates every round):
+#   watch          `fabsweep watch --interval 0 --count SWEEPS` (a full scan,
+#                  then back-to-back sweeps); each sweep's time is measured
+#                  from the end of the one before (the MADs, the rules, the
+#                  commit), the first sweep of a topology (it reads every
+#                  port) apart from the others (sums and host ports)
+#   ibqueryerrors  its default run (discovery, then every node's PMA)
+# first with no errors, then again with errors set on 1% of the active
+# ports (ibsim PerformanceSet SymbolErrorCounter, spread over switches and
+# hosts). MADs: watch prints its own per sweep (the MAD engine's count,
+# resends included); one untimed run of each under tests/tools/madspy.c
+# counts them by attribute (for watch: the full scan and the sweeps of that
+# run; a `fabsweep scan` under the spy gives the full scan's share).
+# Target (issue 16): a sweep without errors <= 0.15 x ibqueryerrors' time.
+#
+# Part 2 (--rss-sweeps N, default 10000; 0 skips it): a watch of a small fat
+# tree (2 leaves x 2 hosts, 2 spines) with --interval 0 for N sweeps; its RSS
+# (VmRSS) after sweep 100 and after the last, and the database's size.
+#
+# Usage: bench/bench_watch.sh [--fabric 4k] [--runs N] [--sweeps N]
+#            [--leaves N --spines N --hosts-per-leaf N] [--rss-sweeps N]
+#            [--no-part1] [--keep DIR]
+# Environment: FABSWEEP, FABGEN (bench/tools.sh), FABSIM_TIMEOUT (default 1200).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+source "$here/tools.sh" # FABSWEEP FABGEN
+export FABSIM_TIMEOUT=${FABSIM_TIMEOUT:-1200}
+runs=3 sweeps=8 keep="" rss_sweeps=10000 part1=1
+leaves=128 spines=32 hpl=32 ports=128
+while (($#)); do
+	case "$1" in
+	--fabric) [[ $2 == 4k ]] || { echo "bench_watch: --fabric takes 4k" >&2; exit 2; }; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--sweeps) sweeps=$2; shift 2 ;;
+	--leaves) leaves=$2; shift 2 ;;
+	--spines) spines=$2; shift 2 ;;
+	--hosts-per-leaf) hpl=$2; shift 2 ;;
+	--rss-sweeps) rss_sweeps=$2; shift 2 ;;
+	--no-part1) part1=0; shift ;;
+	--keep) keep=$2; shift 2 ;;
+	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench_watch: unknown option $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+ports=$((leaves > hpl + spines ? leaves : hpl + spines))
+for t in "$FABSWEEP" "$FABGEN"; do
+	[[ -x $t ]] || { echo "bench_watch: $t not found (build first)" >&2; exit 2; }
+done
+for t in ibqueryerrors ibsim opensm sqlite3 cc; do
+	command -v "$t" > /dev/null || { echo "bench_watch: $t not installed" >&2; exit 2; }
+done
+source "$src/scripts/fabsim.sh"
+top=${keep:-$(mktemp -d)}
+mkdir -p "$top"
+sim_dir=""
+cleanup() {
+	[[ -n $sim_dir ]] && fabsim_stop "$sim_dir" > /dev/null 2>&1
+	[[ -z $keep ]] && rm -rf "$top"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"; }
+cc -shared -fPIC -O2 -o "$top/madspy.so" "$src/tests/tools/madspy.c" -libumad -ldl ||
+	{ echo "bench_watch: cannot build the MAD spy (cc, libibumad-dev)" >&2; exit 2; }
+
+# stamp: each line of stdin prefixed with the wall time (seconds)
+stamp() { while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) { print "nan"; exit }
+	printf "%.4f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# one_watch OUT: a watch of SWEEPS back-to-back sweeps, its output stamped
+one_watch() {
+	rm -f "$D/w.db" "$D/w.db-wal" "$D/w.db-shm"
+	fabsim_run "$sim_dir" -- "$FABSWEEP" watch --db "$D/w.db" --interval 0 --count "$sweeps" \
+		--hold 1m 2> "$1.err" | stamp > "$1"
+}
+one_qe() {
+	local t0 t1
+	t0=$EPOCHREALTIME
+	fabsim_run "$sim_dir" -- ibqueryerrors > "$D/qe.out" 2>&1
+	t1=$EPOCHREALTIME
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >> "$1"
+}
+
+# phase NAME: RUNS rounds of both, then the figures
+phase() {
+	local name=$1 r
+	: > "$D/$name.first" && : > "$D/$name.sweep" && : > "$D/$name.qe" && : > "$D/$name.mads"
+	for ((r = 0; r <= runs; r++)); do
+		for k in 0 1; do
+			if (((r + k) % 2 == 0)); then
+				one_watch "$D/$name.w$r"
+				((r == 0)) && continue
+				# the time from the line before each sweep's line: the sweep
+				awk '$2 == "watch:" && ($3 == "scan" || $3 == "sweep") {
+					if (p && $3 == "sweep") { n++; d = $1 - p; print (n == 1 ? "F " : "S ") d }
+					p = $1 }' "$D/$name.w$r" > "$D/$name.t$r"
+				awk '$1 == "F" { print $2 }' "$D/$name.t$r" >> "$D/$name.first"
+				awk '$1 == "S" { print $2 }' "$D/$name.t$r" >> "$D/$name.sweep"
+				grep -o '[0-9]* MADs (' "$D/$name.w$r" | awk '{ print $1 }' | tail -n +2 >> "$D/$name.mads"
+			else
+				((r == 0)) && { one_qe /dev/null; continue; }
+				one_qe "$D/$name.qe"
+			fi
+		done
+	done
+	local f s q m
+	f=$(median < "$D/$name.first") s=$(median < "$D/$name.sweep") q=$(median < "$D/$name.qe")
+	m=$(median < "$D/$name.mads")
+	echo "-- $name ($runs rounds; $(load))"
+	printf '  %-34s %8.3f s\n' "watch: first sweep of a topology" "$f"
+	printf '  %-34s %8.3f s  (%s MADs, median)\n' "watch: later sweeps" "$s" "$m"
+	printf '  %-34s %8.3f s\n' "ibqueryerrors" "$q"
+	awk -v a="$s" -v b="$q" 'BEGIN { r = a / b; printf "  sweep / ibqueryerrors: %.3f (target <= 0.15) %s\n", r, (r <= 0.15 ? "met" : "MISSED") }'
+	grep -h 'watch: sweep 2,' "$D/$name.w$runs" | sed 's/^[0-9.]* /  last run: /'
+	# MADs by attribute: one spied run each
+	local preload
+	preload=$(source "$sim_dir/env" && echo "$FABSIM_LD_PRELOAD")
+	rm -f "$D/spy.w" "$D/spy.s" "$D/spy.q" "$D/s.db"*
+	rm -f "$D/w.db" "$D/w.db-wal" "$D/w.db-shm"
+	fabsim_run "$sim_dir" -- env MADSPY_LOG="$D/spy.w" LD_PRELOAD="$top/madspy.so:$preload" \
+		"$FABSWEEP" watch --db "$D/w.db" --interval 0 --count "$sweeps" > /dev/null 2>&1
+	fabsim_run "$sim_dir" -- env MADSPY_LOG="$D/spy.s" LD_PRELOAD="$top/madspy.so:$preload" \
+		"$FABSWEEP" scan --db "$D/s.db" --quiet > /dev/null 2>&1
+	fabsim_run "$sim_dir" -- env MADSPY_LOG="$D/spy.q" LD_PRELOAD="$top/madspy.so:$preload" \
+		ibqueryerrors > /dev/null 2>&1
+	local nw ns nq
+	nw=$(grep -c '^mad ' "$D/spy.w") ns=$(grep -c '^mad ' "$D/spy.s") nq=$(grep -c '^mad ' "$D/spy.q")
+	echo "  MADs (madspy): ibqueryerrors $nq; watch of $sweeps sweeps $nw, of which its full scan about $ns:" \
+		"$(((nw - ns) / sweeps)) per sweep on average (the first sweep reads every port)"
+	echo "  ibqueryerrors by attribute: $(mads_by_attr "$D/spy.q")"
+	echo "  watch by attribute (scan included): $(mads_by_attr "$D/spy.w")"
+}
+
+mads_by_attr() {
+	awk '$1 == "mad" { n[$3 " " $7]++ }
+	END {
+		name["0x81 0x0011"] = "NodeInfo"; name["0x81 0x0010"] = "NodeDescription"
+		name["0x81 0x0012"] = "SwitchInfo"; name["0x81 0x0015"] = "PortInfo(DR)"
+		name["0x01 0x0011"] = "NodeInfo(LID)"; name["0x01 0x0015"] = "PortInfo(LID)"
+		name["0x01 0x0020"] = "SMInfo"; name["0x81 0x0020"] = "SMInfo(DR)"
+		name["0x04 0x0001"] = "ClassPortInfo"; name["0x04 0x0012"] = "PortCounters"
+		name["0x04 0x001d"] = "PortCountersExtended"; name["0x81 0xff90"] = "MlnxExtPortInfo"
+		name["0x81 0x0019"] = "LinearForwardingTable"; name["0x01 0x0019"] = "LinearForwardingTable(LID)"
+		for (k in n) printf "%s %d\n", (k in name ? name[k] : "class/attr " k), n[k]
+	}' "$1" | sort | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $1, $2 }'
+}
+
+if ((part1)); then
+	D=$top/fabric
+	mkdir -p "$D"
+	"$FABGEN" --leaves "$leaves" --spines "$spines" --hosts-per-leaf "$hpl" --switch-ports "$ports" \
+		-o "$D/net" > /dev/null || exit 1
+	echo "== fat tree: $leaves leaves x $hpl hosts, $spines spines ($(load))"
+	sim_dir=$D/sim
+	fabsim_start "$D/net" "$sim_dir" > /dev/null || { echo "bench_watch: simulator did not start" >&2; exit 1; }
+	phase "no errors"
+	# errors on 1% of the active ports: hosts' ports and leaf ports, spread
+	n=$(((leaves * hpl * 2 + leaves * spines * 2) / 100))
+	((n)) || n=1
+	for ((i = 0; i < n; i++)); do
+		if ((i % 2)); then
+			h=$((i * 7919 % (leaves * hpl) + 1))
+			cmd=$(printf 'PerformanceSet "host%04d"[1] PortCounters.SymbolErrorCounter=%d' "$h" $((i + 1)))
+		else
+			l=$((i * 104729 % leaves + 1)) p=$((i % (hpl + spines) + 1))
+			cmd=$(printf 'PerformanceSet "leaf%03d"[%d] PortCounters.SymbolErrorCounter=%d' "$l" "$p" $((i + 1)))
+		fi
+		fabsim_console "$sim_dir" "$cmd" > /dev/null || echo "bench_watch: '$cmd' failed" >&2
+	done
+	echo "errors set on $n ports"
+	phase "errors on 1% of ports"
+	fabsim_stop "$sim_dir" > /dev/null 2>&1
+	sim_dir=""
+fi
+
+if ((rss_sweeps > 0)); then
+	D=$top/rss
+	mkdir -p "$D"
+	"$FABGEN" --leaves 2 --spines 2 --hosts-per-leaf 2 -o "$D/net" > /dev/null || exit 1
+	sim_dir=$D/sim
+	fabsim_start "$D/net" "$sim_dir" > /dev/null || { echo "bench_watch: simulator did not start" >&2; exit 1; }
+	echo "== memory: $rss_sweeps sweeps of a 4-host fat tree, --interval 0 ($(load))"
+	t0=$EPOCHREALTIME
+	fabsim_run "$sim_dir" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/w.db" --interval 0 \
+		--count "$rss_sweeps" --hold 10s > "$D/out" 2> "$D/err" &
+	wpid=$!
+	rss() { awk '/^VmRSS/ { print $2 }' "/proc/$(cat "$D/pid")/status" 2> /dev/null; }
+	early="" late="" last="" marks="" next_mark=$((rss_sweeps / 5))
+	while kill -0 "$wpid" 2> /dev/null; do
+		n=$(grep -c 'watch: sweep' "$D/out" 2> /dev/null)
+		r=$(rss)
+		[[ -n $r ]] && last=$r
+		[[ -z $early && $n -ge 100 && -n $r ]] && early="$r KiB at sweep $n"
+		[[ -n $r ]] && late="$r KiB at sweep $n"
+		((n >= next_mark)) && [[ -n $r ]] && { marks+="$r KiB at sweep $n; "; next_mark=$((next_mark + rss_sweeps / 5)); }
+		sleep 0.5
+	done
+	wait "$wpid"
+	echo "  exit $?, $(grep -c 'watch: sweep' "$D/out") sweeps in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
+	echo "  RSS: $early; $marks$late (the last read before it exited)"
+	echo "  database: $(($(stat -c %s "$D/w.db") / 1024)) KiB, $(sqlite3 "$D/w.db" 'SELECT count(*) FROM scans') scans"
+	echo "  ($(load))"
+	fabsim_stop "$sim_dir" > /dev/null 2>&1
+	sim_dir=""
+fi
