@@ -443,14 +443,7 @@ static int read_sample(struct loader *l, sqlite3_stmt *s)
 	c->sample = snap->topology_scan_id ? 0 : (uint8_t)sqlite3_column_int(s, 2);
 	c->sampled_at_ms = memo_time(&l->memo[6], s, 3);
 	c->extended = sqlite3_column_int(s, 4);
-	for (unsigned k = 0; k < FAB_SQL_COUNTERS; k++) {
-		int col = SAMPLE_FIRST_COUNTER + (int)k;
-
-		if (sqlite3_column_type(s, col) == SQLITE_NULL)
-			continue;
-		c->valid |= 1u << k;
-		c->v[k] = (uint64_t)sqlite3_column_int64(s, col);
-	}
+	fab_sql_read_counters(s, SAMPLE_FIRST_COUNTER, c);
 	return 0;
 }
 
@@ -571,26 +564,16 @@ static int load_findings(struct loader *l)
 	struct fab_snapshot *snap = l->s;
 	sqlite3_stmt *s;
 	int err = fab_sql_scan_query(l->st,
-		"SELECT rule_id, severity, node, port, peer_node, peer_port, subject,"
-		" message, evidence FROM findings WHERE scan_id=?1 ORDER BY rowid",
+		"SELECT " FAB_SQL_FINDING_COLS("") " FROM findings WHERE scan_id=?1 ORDER BY rowid",
 		snap->scan_id, &s);
 	int rc;
 
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct fab_finding f = {
-			.rule_id = fab_sql_text(s, 0),
-			.severity = (uint8_t)parse_or(fab_severity_parse(fab_sql_text(s, 1)),
-						      FAB_SEV_ERROR),
-			.node = fab_sql_text(s, 2),
-			.port = fab_sql_text(s, 3),
-			.peer_node = fab_sql_text(s, 4),
-			.peer_port = fab_sql_text(s, 5),
-			.subject = fab_sql_text(s, 6),
-			.message = fab_sql_text(s, 7),
-			.evidence = fab_sql_text(s, 8),
-		};
+		struct fab_finding f;
+
+		fab_sql_read_finding(s, 0, &f);
 		if (l->ranges && !names_loaded(snap, f.node) && !names_loaded(snap, f.peer_node))
 			continue;
 		if ((err = fab_snapshot_add_finding(snap, &f)))
