@@ -101,14 +101,14 @@ int fab_cmd_report(int argc, char **argv)
 	       r.by_severity[FAB_SEV_WARNING], r.by_severity[FAB_SEV_INFO]);
 	if (r.base_id)
 		printf(", compared with scan %lld", (long long)r.base_id);
-	if (a.since_ms)
-		printf("; %zu findings raised in the period", r.n_raised);
-	if (a.html && !a.no_trends)
-		printf("; %zu trend charts", r.n_charts);
 	printf("\n");
 	if (a.html)
 		printf("wrote %s\n", a.html);
 	if (a.xml)
 		printf("wrote %s\n", a.xml);
+	if (a.html && !a.no_trends)
+		printf("trends: %zu charts%s", r.n_charts, a.since_ms ? "" : "\n");
+	if (a.html && a.since_ms)
+		printf(", %zu findings raised in the period\n", r.n_raised);
 	return FAB_EXIT_OK;
 }

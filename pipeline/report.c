@@ -39,12 +39,9 @@ int fab_pipeline_report(const struct fab_pipeline_report *job,
 		goto out;
 	/* the period: the one asked for up to now, else the day before the scan */
 	if (!job->no_trends) {
-		int64_t to = job->since_ms ? now : snap->finished_at_ms > snap->started_at_ms
-							? snap->finished_at_ms : snap->started_at_ms + 1;
-		int64_t from = to - (job->since_ms ? job->since_ms : FAB_TREND_DAY_MS);
-
-		if ((err = fab_pipeline_trend(st, snap, from, to, job->since_ms != 0, FAB_TREND_TOP,
-					      &trend)))
+		if ((err = job->since_ms ? fab_pipeline_trend(st, snap, now - job->since_ms, now, true,
+							      FAB_TREND_TOP, &trend)
+					 : fab_pipeline_trend_day(st, snap, &trend)))
 			goto out;
 		opts.trend = &trend;
 		res.n_charts = trend.n_charts;

@@ -53,3 +53,12 @@ int fab_pipeline_trend(struct fab_store *st, const struct fab_snapshot *snap, in
 		fab_trend_finish(out);
 	return err;
 }
+
+int fab_pipeline_trend_day(struct fab_store *st, const struct fab_snapshot *snap,
+			   struct fab_trend *out)
+{
+	int64_t to = snap->finished_at_ms > snap->started_at_ms ? snap->finished_at_ms
+								: snap->started_at_ms + 1;
+
+	return fab_pipeline_trend(st, snap, to - FAB_TREND_DAY_MS, to, false, FAB_TREND_TOP, out);
+}

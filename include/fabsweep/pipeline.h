@@ -87,6 +87,10 @@ int fab_pipeline_load_reference(struct fab_store *st, const char *ref,
 struct fab_trend;
 int fab_pipeline_trend(struct fab_store *st, const struct fab_snapshot *snap, int64_t from_ms,
 		       int64_t to_ms, bool with_findings, size_t n_top, struct fab_trend *out);
+/* The same for a scan's own report: the day up to the end of snap, the
+ * FAB_TREND_TOP ports with the highest error rates (report, sweep). */
+int fab_pipeline_trend_day(struct fab_store *st, const struct fab_snapshot *snap,
+			   struct fab_trend *out);
 
 /* The database's directory is created (one level, mode 0750) when missing:
  * for the built-in default path, which nothing else creates. */
