@@ -161,9 +161,9 @@ int fab_trend_tally(struct fab_trend *t, uint64_t guid, uint8_t port, bool befor
 
 	if (!p)
 		return NOMEM();
+	t->n_readings += !before;
 	if (!step(&p->prev, &p->has_prev, c, &d) || before)
 		return 0;
-	t->n_readings++;
 	fab_counter_delta_add(&p->sum, &d);
 	uint64_t n = error_sum(&d);
 	if (!n && !d.at_least)
@@ -355,9 +355,9 @@ void fab_trend_series(struct fab_trend *t, uint32_t chart, bool before,
 	if (chart >= t->n_charts)
 		return;
 	ch = &t->charts[chart];
+	ch->n_readings += !before;
 	if (!step(&ch->prev, &ch->has_prev, c, &d) || before)
 		return;
-	ch->n_readings++;
 	fab_counter_delta_add(&ch->total, &d);
 	size_t b = bucket_of(c->sampled_at_ms, t->from_ms, t->bucket_ms, t->n_buckets);
 	for (unsigned k = 0; k < FAB_CTR__COUNT; k++)

@@ -281,7 +281,8 @@ void fab_html_trend(struct hr *r)
 	time_text(w, t->from_ms);
 	fab_hw_raw(w, " to ");
 	time_text(w, t->to_ms);
-	fab_hw_fmt(w, ": %zu readings of %zu ports in the scans and watch sweeps of the period; "
+	fab_hw_fmt(w, ": %zu counter readings of %zu ports stored by the scans and watch sweeps of the period "
+		      "(a sweep stores a port's counters only when they changed); "
 		      "%zu ports counted %" PRIu64 " errors.</p>\n",
 		   t->n_readings, t->n_ports, t->n_ports_grew, t->total_errors);
 	write_timeline(r, t);

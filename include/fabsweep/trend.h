@@ -39,7 +39,7 @@ struct fab_trend_chart {
 	uint64_t errors;   /* sum of total.inc over the error counters */
 	bool at_least;     /* errors is a lower bound (a reset or a saturation) */
 	double rate;       /* errors per second (fab_counter_rate of each counter, summed) */
-	size_t n_readings; /* readings of the port in the period */
+	size_t n_readings; /* readings of the port stored in the period */
 	/* Per bucket b (bucket_ms wide from from_ms): inc[b * FAB_CTR__COUNT + ctr],
 	 * what counter ctr counted; at_least[b]: counters whose increase there
 	 * is a lower bound. */
@@ -73,7 +73,7 @@ struct fab_trend {
 	struct fab_trend_chart *charts;
 	size_t n_charts;
 	size_t n_more;      /* ports with findings or errors not charted */
-	size_t n_readings;  /* readings tallied in the period */
+	size_t n_readings;  /* readings stored in the period (a sweep stores changes only) */
 	size_t n_ports;     /* ports read in the period */
 	size_t n_ports_grew; /* of them, with an error counter that grew */
 	/* findings raised in the period (report --since): their strings live

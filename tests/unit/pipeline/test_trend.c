@@ -156,7 +156,8 @@ static void test_chart_data(void **state)
 	assert_false(a->finding);
 	assert_int_equal(c->errors, 0);
 	/* port a: 10 -> 15 (+5) -> 3 (cleared: 3 or more) -> 65535 (saturated: +65532 or more) */
-	assert_int_equal(a->n_readings, 3);
+	assert_int_equal(a->n_readings, 4);
+	assert_int_equal(t.n_readings, topo->n_samples + 4);
 	assert_int_equal(a->total.inc[SYM], 5 + 3 + 65532);
 	assert_true(a->total.reset & (1u << SYM));
 	assert_true(a->total.saturated & (1u << SYM));
