@@ -171,8 +171,10 @@ static void write_chart(struct hr *r, const struct fab_trend *t, const struct fa
 	port_label(r, ch->node_guid, ch->port_num);
 	peer_label(r, ch->node_guid, ch->port_num);
 	fab_counter_amount(ch->errors, ch->at_least, amount, sizeof(amount));
-	fab_hw_fmt(w, "<br><span class=\"muted\">%s errors, %.3g/s over the period%s</span></figcaption>\n",
-		   amount, ch->rate, ch->finding ? "; named by a finding" : "");
+	fab_hw_fmt(w, "<br><span class=\"muted\">%s errors", amount);
+	if (ch->total.secs > 0)
+		fab_hw_fmt(w, ", %.3g/s over the %.0f s its readings span", ch->rate, ch->total.secs);
+	fab_hw_fmt(w, "%s</span></figcaption>\n", ch->finding ? "; named by a finding" : "");
 	fab_hw_fmt(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend\" width=\"%.0f\" "
 		      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">",
 		   PAD_L + CH_W + 8, CH_H + PAD_B + 12, PAD_L + CH_W + 8, CH_H + PAD_B + 12);

@@ -85,6 +85,7 @@ rm -f "$shot"
 chrome "$D/shot.log" --hide-scrollbars --window-size=1280,3000 --screenshot="$shot" "file://$D/report.html" > /dev/null
 chrome "$D/plain.log" --hide-scrollbars --window-size=1280,3000 --screenshot="$D/plain.png" "file://$D/plain.html" > /dev/null
 check "screenshot saved ($shot)" test -s "$shot"
+cp "$D/report.html" "$BUILDDIR/trend-report.html" # for a look, and docs/img/report-trends.png
 check "no console message while painting" no_console "$D/shot.log"
 # pixels of the charts' first colour (#d9480f: the timeline's bars, the first line of each chart)
 painted() { python3 "$SRCDIR/tests/integration/png_count.py" "$1" d9480f 10; }
