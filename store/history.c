@@ -72,10 +72,32 @@ static int window_scans(struct fab_store *st, int64_t from_ms, int64_t to_ms, in
 	return 0;
 }
 
+/* A text column parsed again only when it differs from the row before's
+ * (the rows of a node share its GUID, those of a scan mostly their time). */
+struct memo {
+	char text[40];
+	int64_t v;
+};
+
+static int64_t memo_parse(struct memo *m, sqlite3_stmt *s, int col, bool guid)
+{
+	const char *t = fab_sql_text(s, col);
+	size_t l = t ? strlen(t) : 0;
+
+	if (!t || l >= sizeof(m->text))
+		return guid ? (int64_t)fab_sql_guid(s, col) : fab_sql_time(s, col);
+	if (memcmp(m->text, t, l + 1)) {
+		memcpy(m->text, t, l + 1);
+		m->v = guid ? (int64_t)fab_sql_guid(s, col) : fab_sql_time(s, col);
+	}
+	return m->v;
+}
+
 int fab_store_counter_history(struct fab_store *st, int64_t from_ms, int64_t to_ms,
 			      const struct fab_port_key *keys, size_t n_keys,
 			      int (*fn)(const struct fab_history_row *row, void *ctx), void *ctx)
 {
+	struct memo guid = { .v = 0 }, time = { .v = 0 };
 	int64_t lo, hi, chain;
 	char sql[1400];
 	size_t off;
@@ -100,7 +122,7 @@ int fab_store_counter_history(struct fab_store *st, int64_t from_ms, int64_t to_
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct fab_history_row r = {
 			.scan_id = sqlite3_column_int64(s, 0),
-			.node_guid = fab_sql_guid(s, 1),
+			.node_guid = (uint64_t)memo_parse(&guid, s, 1, true),
 			.port_num = (uint8_t)sqlite3_column_int(s, 2),
 		};
 		const struct fab_port_key *k = NULL;
@@ -110,7 +132,7 @@ int fab_store_counter_history(struct fab_store *st, int64_t from_ms, int64_t to_
 			continue; /* decoded no further */
 		r.before = r.scan_id < lo;
 		r.sample.port_idx = k ? (uint32_t)(k - keys) : FAB_NONE;
-		r.sample.sampled_at_ms = fab_sql_time(s, 3);
+		r.sample.sampled_at_ms = memo_parse(&time, s, 3, false);
 		r.sample.extended = sqlite3_column_int(s, 4);
 		fab_sql_read_counters(s, 5, &r.sample);
 		err = fn(&r, ctx);
