@@ -230,6 +230,18 @@ static int by_display(const void *a, const void *b)
 	return by_key(a, b);
 }
 
+/* By error rate, then by errors, then by key: the top ports. */
+static int by_rate(const void *a, const void *b)
+{
+	const struct fab_trend_chart *x = a, *y = b;
+
+	if (x->rate != y->rate)
+		return x->rate > y->rate ? -1 : 1;
+	if (x->errors != y->errors)
+		return x->errors > y->errors ? -1 : 1;
+	return by_key(a, b);
+}
+
 /* Adds the port a finding names (a GUID and a number); duplicates go later. */
 static int add_finding_port(struct fab_trend_chart **cand, size_t *n, size_t *cap,
 			    const struct fab_finding *f)
@@ -310,7 +322,7 @@ int fab_trend_pick(struct fab_trend *t, const struct fab_snapshot *snap, size_t 
 		if (!bsearch(&ch, cand, n, sizeof(*cand), by_key))
 			top[n_top_cand++] = ch;
 	}
-	qsort(top, n_top_cand, sizeof(*top), by_display);
+	qsort(top, n_top_cand, sizeof(*top), by_rate);
 	size_t take = n_top_cand < n_top ? n_top_cand : n_top;
 	t->n_more += n_top_cand - take;
 	struct fab_trend_chart *all = realloc(cand, (n + take + 1) * sizeof(*all));
