@@ -269,6 +269,8 @@ static int unique_ports(struct fab_trend *t, struct fab_trend_chart *cand, size_
 {
 	size_t k = 0;
 
+	if (!*n)
+		return 0; /* cand may be NULL: qsort must not see it */
 	qsort(cand, *n, sizeof(*cand), by_key);
 	for (size_t i = 0; i < *n; i++) {
 		struct tally_port *p;
@@ -297,12 +299,14 @@ int fab_trend_pick(struct fab_trend *t, const struct fab_snapshot *snap, size_t 
 		err = add_finding_port(&cand, &n, &cap, &t->period->findings[t->raised[i].finding]);
 	if (err || (err = unique_ports(t, cand, &n)))
 		goto out;
-	qsort(cand, n, sizeof(*cand), by_display);
+	if (n)
+		qsort(cand, n, sizeof(*cand), by_display);
 	if (n > FAB_TREND_FINDING_CHARTS) {
 		t->n_more += n - FAB_TREND_FINDING_CHARTS;
 		n = FAB_TREND_FINDING_CHARTS;
 	}
-	qsort(cand, n, sizeof(*cand), by_key);
+	if (n)
+		qsort(cand, n, sizeof(*cand), by_key);
 	/* the others that counted errors, by rate */
 	if (!(top = calloc(tl->used + 1, sizeof(*top)))) {
 		err = NOMEM();
@@ -319,7 +323,7 @@ int fab_trend_pick(struct fab_trend *t, const struct fab_snapshot *snap, size_t 
 		if (!ch.errors && !ch.at_least)
 			continue;
 		t->n_ports_grew++;
-		if (!bsearch(&ch, cand, n, sizeof(*cand), by_key))
+		if (!n || !bsearch(&ch, cand, n, sizeof(*cand), by_key))
 			top[n_top_cand++] = ch;
 	}
 	qsort(top, n_top_cand, sizeof(*top), by_rate);
@@ -384,5 +388,6 @@ void fab_trend_finish(struct fab_trend *t)
 		struct fab_counter_delta sum = t->charts[i].total;
 		chart_totals(&t->charts[i], &sum);
 	}
-	qsort(t->charts, t->n_charts, sizeof(*t->charts), by_display);
+	if (t->n_charts)
+		qsort(t->charts, t->n_charts, sizeof(*t->charts), by_display);
 }
