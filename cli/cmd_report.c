@@ -21,8 +21,11 @@ static int parse(int argc, char **argv, struct fab_pipeline_report *a)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "all-counters", no_argument, NULL, 'a' },
 		{ "node-name-map", required_argument, NULL, 'n' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "no-trends", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool scan = false;
 	int c;
 
 	optind = 1;
@@ -33,6 +36,7 @@ static int parse(int argc, char **argv, struct fab_pipeline_report *a)
 			a->db = optarg;
 			break;
 		case 's':
+			scan = true;
 			if (fab_pipeline_parse_scan(optarg, &a->scan_id))
 				return fab_cli_usage_error("report", "bad --scan '%s': give a scan id, "
 							   "'latest' or -N (that many before the latest)", optarg);
@@ -54,6 +58,14 @@ static int parse(int argc, char **argv, struct fab_pipeline_report *a)
 		case 'n':
 			a->node_name_map = optarg;
 			break;
+		case 'S':
+			if (fab_duration_parse(optarg, &a->since_ms) || a->since_ms <= 0)
+				return fab_cli_usage_error("report", "bad --since '%s': give a duration "
+							   "such as 24h, 90m or 7d", optarg);
+			break;
+		case 'T':
+			a->no_trends = true;
+			break;
 		default:
 			return fab_cli_usage_error("report", "unknown or incomplete option '%s'; "
 							     "'fabsweep help report' lists them", argv[optind - 1]);
@@ -61,6 +73,11 @@ static int parse(int argc, char **argv, struct fab_pipeline_report *a)
 	}
 	if (optind < argc)
 		return fab_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (scan && a->since_ms)
+		return fab_cli_usage_error("report", "--since renders the latest scan and the period before "
+						     "now: give it or --scan, not both");
+	if (a->since_ms && a->no_trends)
+		return fab_cli_usage_error("report", "--since draws the trends of a period: not with --no-trends");
 	if (!a->html && !a->xml)
 		return fab_cli_usage_error("report", "nothing to write: give --html FILE and/or --xml FILE");
 	if (a->html && a->xml && !strcmp(a->html, a->xml))
@@ -89,5 +106,9 @@ int fab_cmd_report(int argc, char **argv)
 		printf("wrote %s\n", a.html);
 	if (a.xml)
 		printf("wrote %s\n", a.xml);
+	if (a.html && !a.no_trends)
+		printf("trends: %zu charts%s", r.n_charts, a.since_ms ? "" : "\n");
+	if (a.html && a.since_ms)
+		printf(", %zu findings raised in the period\n", r.n_raised);
 	return FAB_EXIT_OK;
 }

@@ -88,6 +88,9 @@ const struct fab_cmd fab_commands[] = {
 	  "  --xml FILE           write the XML report (docs/fabsweep-report.xsd)\n"
 	  "  --baseline ID        also show what changed since this scan (id, -N, or a baseline name)\n"
 	  "  --all-counters       XML: counters of every port, not only of ports with findings\n"
+	  "  --since D            a period: the latest scan with the trends of the last D (24h, 90m)\n"
+	  "                       and the findings raised in it (default: trends of the day before the scan)\n"
+	  "  --no-trends          HTML: no trend charts (no history read)\n"
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n" },
 	/* RoCE: collect on every machine, merge the files (docs/roce.md). */
 	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB) into a snapshot file",

@@ -142,6 +142,18 @@ void fab_counter_delta(const struct fab_counter_sample *from,
 	d->at_least = d->reset | d->saturated;
 }
 
+void fab_counter_delta_add(struct fab_counter_delta *sum, const struct fab_counter_delta *d)
+{
+	for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
+		if (d->valid & (1u << k))
+			sum->inc[k] += d->inc[k];
+	sum->valid |= d->valid;
+	sum->reset |= d->reset;
+	sum->saturated |= d->saturated;
+	sum->at_least = sum->reset | sum->saturated;
+	sum->secs += d->secs;
+}
+
 bool fab_counter_rate(const struct fab_counter_delta *d, unsigned ctr, double *out)
 {
 	if (ctr >= FAB_CTR__COUNT || !(d->valid & (1u << ctr)) || d->secs <= 0)

@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/report.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
+#include "fabsweep/trend.h"
 
 int fab_pipeline_report(const struct fab_pipeline_report *job,
 			struct fab_pipeline_report_result *out)
@@ -22,14 +24,29 @@ int fab_pipeline_report(const struct fab_pipeline_report *job,
 	struct fab_snapshot *snap = NULL, *base = NULL;
 	struct fab_nodemap *names = NULL;
 	struct fab_store *st = NULL;
+	struct fab_report_opts opts = job->opts;
+	struct fab_trend trend = { 0 };
+	int64_t now = job->now_ms ? job->now_ms : fab_now_ms();
 	int err;
 
+	if (job->since_ms < 0)
+		return fab_err(-EINVAL, "a negative period");
 	if ((err = fab_store_open(job->db, FAB_STORE_READONLY, &st)) ||
-	    (err = fab_store_resolve_scan(st, job->scan_id, &res.scan_id)) ||
+	    (err = fab_store_resolve_scan(st, job->since_ms ? 0 : job->scan_id, &res.scan_id)) ||
 	    (err = fab_store_load_scan(st, res.scan_id, &snap)) ||
 	    (job->baseline && ((err = fab_store_baseline_resolve(st, job->baseline, &res.base_id)) ||
 			       (err = fab_store_load_scan(st, res.base_id, &base)))))
 		goto out;
+	/* the period: the one asked for up to now, else the day before the scan */
+	if (!job->no_trends) {
+		if ((err = job->since_ms ? fab_pipeline_trend(st, snap, now - job->since_ms, now, true,
+							      FAB_TREND_TOP, &trend)
+					 : fab_pipeline_trend_day(st, snap, &trend)))
+			goto out;
+		opts.trend = &trend;
+		res.n_charts = trend.n_charts;
+		res.n_raised = trend.n_raised;
+	}
 	fab_store_close(st);
 	st = NULL;
 	/* node-name-map names replace descriptions in the rendered report */
@@ -41,7 +58,7 @@ int fab_pipeline_report(const struct fab_pipeline_report *job,
 			fab_err(err, "out of memory");
 		goto out;
 	}
-	if ((err = fab_report_write(snap, base, &job->opts, job->xml, job->html)))
+	if ((err = fab_report_write(snap, base, &opts, job->xml, job->html)))
 		goto out;
 	res.verdict = fab_report_verdict(snap);
 	for (size_t i = 0; i < snap->n_findings; i++) {
@@ -50,6 +67,7 @@ int fab_pipeline_report(const struct fab_pipeline_report *job,
 	}
 	*out = res;
 out:
+	fab_trend_free(&trend);
 	fab_nodemap_free(names);
 	fab_snapshot_free(snap);
 	fab_snapshot_free(base);

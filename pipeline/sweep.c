@@ -20,6 +20,7 @@
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/trend.h"
 #include "fabsweep/report.h"
 #include "fabsweep/site_rules.h"
 #include "fabsweep/snapshot.h"
@@ -97,6 +98,7 @@ void fab_pipeline_report_stem(const struct fab_snapshot *snap, char *buf, size_t
 static int write_reports(struct sweep *s, const char *dir)
 {
 	struct fab_report_opts o;
+	struct fab_trend trend;
 	char stem[128], html[4096], xml[4096];
 	int err;
 
@@ -104,8 +106,13 @@ static int write_reports(struct sweep *s, const char *dir)
 	fab_pipeline_report_stem(s->snap, stem, sizeof(stem));
 	snprintf(html, sizeof(html), "%s/%s.html", dir, stem);
 	snprintf(xml, sizeof(xml), "%s/%s.xml", dir, stem);
-	if ((err = fab_report_write(s->snap, s->base, &o, xml, html)) ||
-	    (err = link_latest(dir, html, "html")) || (err = link_latest(dir, xml, "xml")))
+	/* the HTML report charts the day before the scan (watch's sweeps too) */
+	if (!(err = fab_pipeline_trend_day(s->st, s->snap, &trend)))
+		o.trend = &trend;
+	if (!err)
+		err = fab_report_write(s->snap, s->base, &o, xml, html);
+	fab_trend_free(&trend);
+	if (err || (err = link_latest(dir, html, "html")) || (err = link_latest(dir, xml, "xml")))
 		return err;
 	struct fab_sweep_event e = { .step = FAB_SWEEP_REPORTED, .path = html, .stem = stem };
 	emit(s, &e);

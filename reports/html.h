@@ -49,3 +49,4 @@ void fab_html_mark_badge(struct fab_hw *w, uint8_t mark);
 /* Sections. */
 void fab_html_topology(struct hr *r);
 void fab_html_ethernet(struct hr *r);
+void fab_html_trend(struct hr *r); /* html_trend.c: opts->trend, when given */

@@ -240,6 +240,8 @@ static void write_header(struct hr *r)
 	if (has_ib(s))
 		fab_hw_raw(w, "<a href=\"#sm\">Subnet managers</a><a href=\"#counters\">Error counters</a>"
 			      "<a href=\"#switches\">Switch ports</a>");
+	if (r->c->opts->trend)
+		fab_hw_raw(w, "<a href=\"#trends\">Trends</a>");
 	if (s->n_errors)
 		fab_hw_raw(w, "<a href=\"#missed\">Missed</a>");
 	fab_hw_raw(w, "</nav>\n<main>\n");
@@ -760,6 +762,7 @@ int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 	if (has_ib(r.s))
 		fab_html_topology(&r);
 	fab_html_ethernet(&r);
+	fab_html_trend(&r);
 	if (r.base)
 		write_changes(&r);
 	if (has_ib(r.s)) {

@@ -443,14 +443,7 @@ static int read_sample(struct loader *l, sqlite3_stmt *s)
 	c->sample = snap->topology_scan_id ? 0 : (uint8_t)sqlite3_column_int(s, 2);
 	c->sampled_at_ms = memo_time(&l->memo[6], s, 3);
 	c->extended = sqlite3_column_int(s, 4);
-	for (unsigned k = 0; k < FAB_SQL_COUNTERS; k++) {
-		int col = SAMPLE_FIRST_COUNTER + (int)k;
-
-		if (sqlite3_column_type(s, col) == SQLITE_NULL)
-			continue;
-		c->valid |= 1u << k;
-		c->v[k] = (uint64_t)sqlite3_column_int64(s, col);
-	}
+	fab_sql_read_counters(s, SAMPLE_FIRST_COUNTER, c);
 	return 0;
 }
 
@@ -576,18 +569,9 @@ static int load_findings_of(struct loader *l, const char *sql)
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct fab_finding f = {
-			.rule_id = fab_sql_text(s, 0),
-			.severity = (uint8_t)parse_or(fab_severity_parse(fab_sql_text(s, 1)),
-						      FAB_SEV_ERROR),
-			.node = fab_sql_text(s, 2),
-			.port = fab_sql_text(s, 3),
-			.peer_node = fab_sql_text(s, 4),
-			.peer_port = fab_sql_text(s, 5),
-			.subject = fab_sql_text(s, 6),
-			.message = fab_sql_text(s, 7),
-			.evidence = fab_sql_text(s, 8),
-		};
+		struct fab_finding f;
+
+		fab_sql_read_finding(s, 0, &f);
 		if (l->ranges && !names_loaded(snap, f.node) && !names_loaded(snap, f.peer_node))
 			continue;
 		if ((err = fab_snapshot_add_finding(snap, &f)))
@@ -601,13 +585,11 @@ static int load_findings_of(struct loader *l, const char *sql)
  * has them; the held ones load as plain findings. */
 static int load_findings(struct loader *l)
 {
-#define FINDING_COLS "rule_id, severity, node, port, peer_node, peer_port, subject, message, evidence"
-	int err = load_findings_of(l, "SELECT " FINDING_COLS " FROM finding_rows"
+	int err = load_findings_of(l, "SELECT " FAB_SQL_FINDING_COLS("") " FROM finding_rows"
 				      " WHERE scan_id=?1 ORDER BY rowid");
 
-	return err ? err : load_findings_of(l, "SELECT " FINDING_COLS " FROM held_findings"
+	return err ? err : load_findings_of(l, "SELECT " FAB_SQL_FINDING_COLS("") " FROM held_findings"
 					       " WHERE scan_id=?1 ORDER BY hold_id");
-#undef FINDING_COLS
 }
 
 /* ---- the load ------------------------------------------------------------------ */

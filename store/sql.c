@@ -147,3 +147,34 @@ size_t fab_sql_counter_cols(char *buf, size_t cap, bool params)
 	}
 	return off;
 }
+
+void fab_sql_read_counters(sqlite3_stmt *s, int first, struct fab_counter_sample *c)
+{
+	for (unsigned k = 0; k < FAB_SQL_COUNTERS; k++) {
+		int col = first + (int)k;
+
+		if (sqlite3_column_type(s, col) == SQLITE_NULL)
+			continue;
+		c->valid |= 1u << k;
+		c->v[k] = (uint64_t)sqlite3_column_int64(s, col);
+	}
+}
+
+void fab_sql_read_finding(sqlite3_stmt *s, int first, struct fab_finding *f)
+{
+	int sev = fab_severity_parse(fab_sql_text(s, first + 1));
+
+	*f = (struct fab_finding){
+		.rule_id = fab_sql_text(s, first),
+		/* a severity the store does not know reads as an error: never
+		 * quieter than what was stored */
+		.severity = (uint8_t)(sev < 0 ? FAB_SEV_ERROR : sev),
+		.node = fab_sql_text(s, first + 2),
+		.port = fab_sql_text(s, first + 3),
+		.peer_node = fab_sql_text(s, first + 4),
+		.peer_port = fab_sql_text(s, first + 5),
+		.subject = fab_sql_text(s, first + 6),
+		.message = fab_sql_text(s, first + 7),
+		.evidence = fab_sql_text(s, first + 8),
+	};
+}

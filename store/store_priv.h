@@ -68,6 +68,17 @@ int fab_sql_done(struct fab_store *st, sqlite3_stmt *s, int rc, int err);
 /* Appends ", <column>" per counter column to buf (or ",?" each when params);
  * returns the length appended (cut at cap). */
 size_t fab_sql_counter_cols(char *buf, size_t cap, bool params);
+/* The counter columns of a row, from column first on (in the order
+ * fab_sql_counter_cols lists them), into c->valid and c->v: the one decoder
+ * of a port_counters row's values (the loader, store/history.c). */
+void fab_sql_read_counters(sqlite3_stmt *s, int first, struct fab_counter_sample *c);
+/* The columns of FAB_SQL_FINDING_COLS (with a table prefix p: "f."), from
+ * column first on, into *f (strings valid until the next step): the one
+ * decoder of a findings row. */
+#define FAB_SQL_FINDING_COLS(p)                                                         \
+	p "rule_id, " p "severity, " p "node, " p "port, " p "peer_node, " p "peer_port, "  \
+	p "subject, " p "message, " p "evidence"
+void fab_sql_read_finding(sqlite3_stmt *s, int first, struct fab_finding *f);
 
 /* ---- the loader (store/snapshot_load.c) ------------------------------------- */
 

@@ -77,6 +77,11 @@ uint64_t fab_counter_grew(uint64_t was, uint64_t now, unsigned bits, bool *reset
 void fab_counter_delta(const struct fab_counter_sample *earlier,
 		       const struct fab_counter_sample *later, uint32_t want,
 		       struct fab_counter_delta *out);
+/* Adds d to *sum: a counter's growth over consecutive intervals (the
+ * readings of a port over a period, docs/reports.md "Trends"). The
+ * increases and the seconds add up; the valid, reset and saturated bits
+ * gather, so a sum with a reset in it is a lower bound like the delta. */
+void fab_counter_delta_add(struct fab_counter_delta *sum, const struct fab_counter_delta *d);
 /* inc per second; false (and *out untouched) when the counter is not in
  * both samples or the interval is unknown. A lower bound like inc. */
 bool fab_counter_rate(const struct fab_counter_delta *d, unsigned ctr, double *out);

@@ -75,6 +75,23 @@ int fab_pipeline_load_site_rules(const char *dir, const struct fab_config *cfg,
 int fab_pipeline_load_reference(struct fab_store *st, const char *ref,
 				struct fab_snapshot **out);
 
+/*
+ * The trends of [from_ms, to_ms] (include/fabsweep/trend.h) out of st, for
+ * the HTML report of snap (borrowed; its findings name ports to chart):
+ * every port's readings in the period (one store query: the errors-per-
+ * minute timeline and each port's error rate), then the charted ports'
+ * (one query: their series). with_findings: also the findings raised in the
+ * period (report --since). *out is initialised here; free it with
+ * fab_trend_free in any case. pipeline/trend.c.
+ */
+struct fab_trend;
+int fab_pipeline_trend(struct fab_store *st, const struct fab_snapshot *snap, int64_t from_ms,
+		       int64_t to_ms, bool with_findings, size_t n_top, struct fab_trend *out);
+/* The same for a scan's own report: the day up to the end of snap, the
+ * FAB_TREND_TOP ports with the highest error rates (report, sweep). */
+int fab_pipeline_trend_day(struct fab_store *st, const struct fab_snapshot *snap,
+			   struct fab_trend *out);
+
 /* The database's directory is created (one level, mode 0750) when missing:
  * for the built-in default path, which nothing else creates. */
 void fab_pipeline_make_db_dir(const char *db);
@@ -406,10 +423,18 @@ struct fab_pipeline_report {
 	const char *html, *xml;    /* either may be NULL, not both */
 	const char *node_name_map; /* NULL: the default map if present; "": none */
 	struct fab_report_opts opts;
+	/* A period (report --since): the latest scan's report with the trends
+	 * of the last since_ms and the findings raised in them; 0: the scan's
+	 * report, with the trends of the day before it (FAB_TREND_DAY_MS). */
+	int64_t since_ms;
+	bool no_trends;            /* no trend section */
+	int64_t now_ms;            /* the end of a period; 0: now (tests set it) */
 };
 
 struct fab_pipeline_report_result {
 	int64_t scan_id, base_id;  /* base_id 0: no baseline */
+	size_t n_charts;           /* trend charts drawn */
+	size_t n_raised;           /* findings raised in the period (since_ms) */
 	unsigned verdict;          /* enum fab_verdict */
 	size_t by_severity[FAB_SEV__COUNT];
 };

@@ -17,6 +17,7 @@
 struct fab_diff;
 struct fab_nodemap;
 struct fab_snapshot;
+struct fab_trend;
 
 struct fab_report_opts {
 	/* Counters of every port with a sample, not only of ports named by a
@@ -28,6 +29,10 @@ struct fab_report_opts {
 	/* Report time (Unix epoch ms) written into the report; 0: now. Tests
 	 * set it to make output reproducible. */
 	long long generated_at_ms;
+	/* The trends of the period around the scan (include/fabsweep/trend.h,
+	 * made by fab_pipeline_trend): the HTML report charts them; NULL: no
+	 * trend section. Borrowed. */
+	const struct fab_trend *trend;
 };
 
 void fab_report_opts_init(struct fab_report_opts *o);

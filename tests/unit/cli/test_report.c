@@ -76,6 +76,27 @@ static void test_run(void **state)
 	assert_non_null(strstr(cli_out, want));
 	assert_int_equal(stat(xml, &sb), 0);
 	assert_int_equal(stat(html, &sb), 0);
+	assert_non_null(strstr(cli_out, "trends: "));
+
+	/* a period: the latest scan, the trends and the findings raised in it */
+	assert_int_equal(cli_run("report", "--db", db, "--html", html, "--since", "30d", NULL), FAB_EXIT_OK);
+	assert_non_null(strstr(cli_out, "scan 2: "));
+	assert_non_null(strstr(cli_out, " findings raised in the period\n"));
+	assert_int_equal(cli_run("report", "--db", db, "--html", html, "--no-trends", NULL), FAB_EXIT_OK);
+	assert_null(strstr(cli_out, "trends: "));
+}
+
+static void test_since_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(cli_run("report", "--db", db, "--html", html, "--since", "soon", NULL), FAB_EXIT_USAGE);
+	assert_non_null(strstr(cli_err, "bad --since 'soon'"));
+	assert_int_equal(cli_run("report", "--db", db, "--html", html, "--since", "1h", "--scan", "1", NULL),
+			 FAB_EXIT_USAGE);
+	assert_non_null(strstr(cli_err, "not both"));
+	assert_int_equal(cli_run("report", "--db", db, "--html", html, "--since", "1h", "--no-trends", NULL),
+			 FAB_EXIT_USAGE);
+	assert_string_equal(cli_out, "");
 }
 
 int main(void)
@@ -83,6 +104,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_since_usage, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
