@@ -131,7 +131,7 @@ struct fab_cli_db_args {
 	long keep;
 	int64_t older_ms;
 	const char *name;
-	bool dry_run, no_vacuum;
+	bool dry_run, no_vacuum, json;
 	bool has_keep, has_older, has_name;
 	int npos;
 	const char **pos; /* positional words after "db", as written */

@@ -385,11 +385,12 @@ struct fab_pipeline_diff {
 	const char *baseline;      /* old: fab_store_baseline_resolve(baseline); NULL: old_id */
 	const char *node_name_map; /* NULL: the default map if present; "": none */
 	FILE *text;                /* the text rendering goes here; NULL: none */
+	FILE *json;                /* the JSON document (docs/json/diff.schema.json); NULL: none */
 	const char *xml;           /* also the XML file (docs/fabsweep-diff.xsd); NULL: none */
 };
 
 /* `fabsweep diff`: what changed between two stored snapshots, rendered as
- * text and/or XML. *n_changes (may be NULL) = how many changes. */
+ * text, JSON and/or XML. *n_changes (may be NULL) = how many changes. */
 int fab_pipeline_diff(const struct fab_pipeline_diff *job, size_t *n_changes);
 
 struct fab_pipeline_report {
