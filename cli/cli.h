@@ -41,6 +41,7 @@ int fab_cmd_db(int argc, char **argv);
 int fab_cmd_diff(int argc, char **argv);
 int fab_cmd_route(int argc, char **argv);
 int fab_cmd_export(int argc, char **argv);
+int fab_cmd_import(int argc, char **argv);
 int fab_cmd_check(int argc, char **argv);
 int fab_cmd_rules(int argc, char **argv);
 int fab_cmd_report(int argc, char **argv);

@@ -61,6 +61,12 @@ const struct fab_cmd fab_commands[] = {
 	  "  --scan ID            the snapshot (default latest; a number, -N for N before the latest)\n"
 	  "  --db PATH            database\n"
 	  "  exit 0 when the route arrives, 1 when it breaks (docs/routing.md)\n" },
+	{ "import", fab_cmd_import, "store another tool's saved run as a snapshot: ibdiagnet2 DIR, ibnetdiscover FILE",
+	  "  import ibdiagnet2 DIR     an ibdiagnet2 output directory (its ibdiagnet2.db_csv; docs/imports.md)\n"
+	  "  import ibnetdiscover FILE a topology-only ibnetdiscover dump\n"
+	  "  --db PATH            database\n"
+	  "  --label TEXT         label the snapshot\n"
+	  "  --quiet              print nothing on success\n" },
 	{ "export", fab_cmd_export, "export a snapshot for other tools: 'export prometheus'",
 	  "  prometheus           Prometheus text format for node_exporter's textfile collector\n"
 	  "  --out FILE           write FILE atomically (temp + rename); '-' for stdout\n"
