@@ -66,6 +66,12 @@ struct ipm {
 	size_t line;
 };
 
+struct ifw {
+	uint64_t guid;
+	char version[40], psid[24];
+	size_t line;
+};
+
 struct imp {
 	const char *name;   /* the input, in messages */
 	const char *source; /* what snap->source names: the directory or the input */
@@ -81,6 +87,8 @@ struct imp {
 	size_t n_pms, cap_pms;
 	uint64_t *switches;
 	size_t n_switches, cap_switches;
+	struct ifw *fws;
+	size_t n_fws, cap_fws;
 	int64_t time_ms;
 	char skipped_stages[256]; /* RUN_INFO Args: --skip ... */
 };
@@ -346,6 +354,43 @@ static int pm_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
 	return 0;
 }
 
+/* NODES_INFO: the firmware (the extended version where the device has one:
+ * Quantum-2 and ConnectX-7 report 31.2012.1068 there and zeros in the
+ * old fields) and the PSID. */
+enum { F_GUID, F_XMAJ, F_XMIN, F_XSUB, F_MAJ, F_MIN, F_SUB, F__NUMS, F_PSID = F__NUMS };
+static const char *const fw_cols[] = {
+	"NodeGUID", "FWInfo_Extended_Major", "FWInfo_Extended_Minor", "FWInfo_Extended_SubMinor",
+	"FWInfo_Major", "FWInfo_Minor", "FWInfo_SubMinor", "FWInfo_PSID",
+};
+
+static int fw_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
+{
+	struct imp *imp = ctx;
+	uint64_t v[F__NUMS];
+	uint32_t absent;
+	int rc;
+
+	if ((rc = nums(r, row, F__NUMS, v, &absent)))
+		return rc;
+	for (size_t k = F_XMAJ; k < F__NUMS; k++)
+		if ((rc = range(r, row, k, v[k], UINT32_MAX)))
+			return rc;
+	struct ifw *f = RECORD(imp, fws, struct ifw);
+	if (!f)
+		return fab_err(-ENOMEM, "%s: out of memory", imp->name);
+	bool ext = v[F_XMAJ] || v[F_XMIN] || v[F_XSUB];
+	const char *psid = ibd_text(row, F_PSID);
+	f->guid = v[F_GUID];
+	f->line = row->line;
+	snprintf(f->version, sizeof(f->version), "%" PRIu64 ".%" PRIu64 ".%" PRIu64,
+		 v[ext ? F_XMAJ : F_MAJ], v[ext ? F_XMIN : F_MIN], v[ext ? F_XSUB : F_SUB]);
+	if (!ext && !v[F_MAJ] && !v[F_MIN] && !v[F_SUB])
+		f->version[0] = '\0'; /* not reported */
+	/* the PSID is text from the device: only its first 16 bytes, cleaned when stored */
+	snprintf(f->psid, sizeof(f->psid), "%.16s", psid ? psid : "");
+	return 0;
+}
+
 static const char *const run_cols[] = { "Date", "Args" };
 
 static int run_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
@@ -376,6 +421,7 @@ static const struct ibd_section sections[] = {
 	SECTION("SWITCHES", switch_cols, 1, switch_row),
 	SECTION("SM_INFO", sm_cols, 0x3f, sm_row),
 	SECTION("PM_INFO", pm_cols, (1u << M_NODE) | (1u << M_PORT), pm_row),
+	SECTION("NODES_INFO", fw_cols, 1u << F_GUID, fw_row),
 };
 
 /* ---- checking and resolving ------------------------------------------------ */
@@ -548,6 +594,26 @@ static int fill_links(struct imp *imp, struct fab_snapshot *snap)
 	return 0;
 }
 
+/* Firmware onto the nodes: snapshot nodes are in the node records' order. */
+static int fill_fw(struct imp *imp, struct fab_snapshot *snap)
+{
+	for (size_t i = 0; i < imp->n_fws; i++) {
+		const struct ifw *f = &imp->fws[i];
+		uint32_t ni = node_find(imp, f->guid);
+		char clean[sizeof(f->psid) * 4];
+
+		if (ni == FAB_NONE)
+			return fab_err(-EINVAL, "%s:%zu: firmware of node 0x%016" PRIx64 ", which NODES does not list",
+				       imp->name, f->line, f->guid);
+		struct fab_node *n = &snap->nodes[ni];
+		fab_text_sanitize((const uint8_t *)f->psid, strlen(f->psid), clean, sizeof(clean));
+		if ((f->version[0] && !(n->fw_version = fab_snapshot_strdup(snap, f->version, SIZE_MAX))) ||
+		    (clean[0] && !(n->psid = fab_snapshot_strdup(snap, clean, SIZE_MAX))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int fill_rest(struct imp *imp, struct fab_snapshot *snap)
 {
 	for (size_t i = 0; i < imp->n_sms; i++) {
@@ -606,7 +672,8 @@ static int import(const char *text, size_t len, const char *name, const char *so
 	err = ibd_read(text ? text : "", text ? len : 0, imp.name, sections, ARRAY_SIZE(sections),
 		       &imp, skipped, sizeof(skipped));
 	if (!err && !(err = resolve(&imp)) &&
-	    (err = fill_nodes(&imp, snap)) == 0 && (err = fill_links(&imp, snap)) == 0)
+	    (err = fill_nodes(&imp, snap)) == 0 && (err = fill_links(&imp, snap)) == 0 &&
+	    (err = fill_fw(&imp, snap)) == 0)
 		err = fill_rest(&imp, snap);
 	if (err == -ENOMEM)
 		err = fab_err(-ENOMEM, "%s: out of memory", imp.name);
@@ -625,6 +692,7 @@ static int import(const char *text, size_t len, const char *name, const char *so
 	free(imp.sms);
 	free(imp.pms);
 	free(imp.switches);
+	free(imp.fws);
 	return err;
 }
 

@@ -336,6 +336,18 @@ static const char *const migrations[] = {
 	"CREATE VIEW forwarding AS SELECT t.scan_id, t.node_guid, e.lid, e.port"
 	" FROM switch_tables t JOIN lft_entries e ON e.table_id = t.table_id"
 	" WHERE e.lid <= t.fdb_top;",
+
+	/* 5 -> 6: a node's firmware version and PSID where the source has
+	 * them (an ibdiagnet2 import's NODES_INFO; docs/imports.md); NULL
+	 * when unknown. The nodes view gains both at its end. */
+	"ALTER TABLE node_rows ADD COLUMN fw_version TEXT;"
+	"ALTER TABLE node_rows ADD COLUMN psid TEXT;"
+	"DROP VIEW nodes;"
+	"CREATE VIEW nodes AS SELECT s.scan_id AS scan_id, n.node_idx, n.node_guid,"
+	" n.node_type, n.description, n.lid, n.num_ports, n.role, n.sys_guid,"
+	" n.vendor_id, n.device_id, n.revision, n.hops, n.smp_failed, n.pma_failed,"
+	" n.description_raw, n.fw_version, n.psid"
+	" FROM scans s JOIN node_rows n ON n.scan_id = coalesce(s.topology_scan_id, s.scan_id);",
 };
 
 /* The long form of port_counters: one row per counter value. */

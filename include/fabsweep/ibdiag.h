@@ -2,7 +2,8 @@
 /*
  * ibdiagnet2 output imported into a snapshot (scanner/ibdiag_import.c,
  * docs/imports.md): the sections of ibdiagnet2.db_csv that fabsweep's model
- * holds (NODES, PORTS, LINKS, SWITCHES, SM_INFO, PM_INFO, RUN_INFO), so that
+ * holds (NODES, PORTS, LINKS, SWITCHES, SM_INFO, PM_INFO, NODES_INFO for the
+ * firmware, RUN_INFO), so that
  * check, report, diff and SQL work on archived ibdiagnet runs.
  */
 #pragma once

@@ -34,6 +34,20 @@ check "a saturated SymbolErrorCounter kept as read" ge \
 	"$(q "SELECT count(*) FROM counters WHERE scan_id = 1 AND counter = 'SymbolErrorCounter' AND value = 65535")" 3
 check "64-bit data counters from PortCountersExtended" eq \
 	"$(q "SELECT max(value) > 4294967295 FROM counters WHERE scan_id = 1 AND counter = 'PortXmitData'")" 1
+check "firmware and PSID from NODES_INFO" eq \
+	"$(q "SELECT fw_version, psid FROM nodes WHERE scan_id = 1 AND node_guid = '0xfc6a1c030091cf00'")" "31.2012.1024|MT_0000000579"
+# ibdiagnet's own warnings (its WARNINGS_* sections), reproduced: the FW
+# check by SQL over the stored firmware (docs/imports.md), duplicated
+# descriptions by the rule nodedesc.duplicate (after check, below)
+warned() { # the GUIDs of one ibdiagnet warning, sorted
+	awk -F, -v ev="$1" '$5 == ev { print $2 }' "$R/sequoia_ndr/ibdiagnet2.db_csv" | sort | paste -sd,
+}
+check "ibdiagnet's FW check, as SQL over the import" eq "$(q "
+	SELECT group_concat(node_guid) FROM (SELECT n.node_guid FROM nodes n
+	  JOIN (SELECT scan_id, device_id, psid, max(fw_version) AS latest FROM nodes
+	         WHERE fw_version IS NOT NULL GROUP BY 1, 2, 3) l USING (scan_id, device_id, psid)
+	 WHERE n.scan_id = 1 AND n.fw_version <> l.latest ORDER BY 1)")" "$(warned NODE_WRONG_FW_VERSION)"
+check "  ... seven switches" eq "$(warned NODE_WRONG_FW_VERSION | tr , '\n' | wc -l)" 7
 
 # ---- the partial run: stored as partial, saying which stages were skipped
 "$FABSWEEP" import ibdiagnet2 "$R/sequoia_ndr_partial" --db "$db" >"$D/out" 2>/dev/null
@@ -60,6 +74,9 @@ print(sum(1 for f in d["findings"] if f["rule"] == "port.errors" and "65535 (sat
 check "check --json: duplicated switch descriptions, as ibdiagnet warns" eq "$(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
 print([f["severity"] for f in d["findings"] if f["rule"] == "nodedesc.duplicate"])' "$D/check.json")" "['warning']"
+check "nodedesc.duplicate names the devices ibdiagnet warns of" eq \
+	"$(q "SELECT replace(substr(evidence, instr(evidence, 'guids=') + 6), ' ', '') FROM findings
+	      WHERE scan_id = 1 AND rule_id = 'nodedesc.duplicate'")" "$(warned NODE_DUPLICATED_NODE_DESC)"
 "$FABSWEEP" check --db "$db" --scan 1 --json --fail-on warning >/dev/null
 check "check --json keeps the exit code (--fail-on warning: 1)" eq "$?" 1
 "$FABSWEEP" check --db "$db" --scan 3 --json >"$D/check3.json"

@@ -224,6 +224,10 @@ static void downgrade(int to)
 		      " DROP TABLE lft_slots; DROP TABLE scan_routing; DROP TABLE routing_set_switches;"
 		      " DROP TABLE routing_sets; DROP TABLE lft_table_blocks; DROP TABLE lft_tables;"
 		      " DROP TABLE lft_blocks;",
+		[5] = "DROP VIEW nodes; ALTER TABLE node_rows DROP COLUMN fw_version;"
+		      " ALTER TABLE node_rows DROP COLUMN psid;"
+		      " CREATE VIEW nodes AS SELECT s.scan_id AS scan_id, n.*"
+		      " FROM scans s JOIN node_rows n ON n.scan_id = coalesce(s.topology_scan_id, s.scan_id);",
 	};
 	char sql[64];
 
