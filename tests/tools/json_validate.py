@@ -64,9 +64,12 @@ def main():
             print("%s: %s" % (doc, e))
             bad += 1
             continue
-        for e in sorted(v.iter_errors(data), key=lambda e: list(e.absolute_path)):
+        errors = sorted(v.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+        for e in errors[:10]:
             print("%s: at /%s: %s" % (doc, "/".join(str(p) for p in e.absolute_path), e.message))
-            bad += 1
+        if len(errors) > 10:
+            print("%s: ... and %d more errors" % (doc, len(errors) - 10))
+        bad += len(errors)
     sys.exit(1 if bad else 0)
 
 
