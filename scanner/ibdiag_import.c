@@ -520,6 +520,9 @@ static int resolve(struct imp *imp)
 
 static int fill_nodes(struct imp *imp, struct fab_snapshot *snap)
 {
+	/* the counts are known: each array is filled once, never regrown */
+	if (fab_snapshot_reserve(snap, imp->n_nodes, imp->n_ports, imp->n_pms))
+		return -ENOMEM;
 	for (size_t i = 0; i < imp->n_nodes; i++) {
 		struct inode *t = &imp->nodes[i];
 		struct fab_node *n = fab_snapshot_add_node(snap);
