@@ -41,6 +41,7 @@ int fab_cmd_db(int argc, char **argv);
 int fab_cmd_diff(int argc, char **argv);
 int fab_cmd_route(int argc, char **argv);
 int fab_cmd_export(int argc, char **argv);
+int fab_cmd_import(int argc, char **argv);
 int fab_cmd_check(int argc, char **argv);
 int fab_cmd_rules(int argc, char **argv);
 int fab_cmd_report(int argc, char **argv);
@@ -131,7 +132,7 @@ struct fab_cli_db_args {
 	long keep;
 	int64_t older_ms;
 	const char *name;
-	bool dry_run, no_vacuum;
+	bool dry_run, no_vacuum, json;
 	bool has_keep, has_older, has_name;
 	int npos;
 	const char **pos; /* positional words after "db", as written */

@@ -10,13 +10,14 @@
 #include "cli/cli.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/report_json.h"
 
 #define DEFAULT_LIMIT 50
 
 int fab_cmd_check(int argc, char **argv)
 {
 	enum { O_DB = 256, O_SCAN, O_CONFIG, O_FAIL_ON, O_BASELINE, O_LIMIT, O_QUIET, O_RULES_DIR,
-	       O_EXPECT, O_MAP };
+	       O_EXPECT, O_MAP, O_JSON };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -28,13 +29,14 @@ int fab_cmd_check(int argc, char **argv)
 		{ "rules-dir", required_argument, NULL, O_RULES_DIR },
 		{ "expect", required_argument, NULL, O_EXPECT },
 		{ "node-name-map", required_argument, NULL, O_MAP },
+		{ "json", no_argument, NULL, O_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_pipeline_check job = {
 		.db = fab_cli_default_db(), .fail_on = FAB_SEV_ERROR, .note = fab_cli_problem,
 	};
 	struct fab_pipeline_check_result *r = NULL;
-	int quiet = 0, c, fail_on;
+	int quiet = 0, json = 0, c, fail_on;
 	long limit = DEFAULT_LIMIT;
 
 	optind = 1;
@@ -45,6 +47,7 @@ int fab_cmd_check(int argc, char **argv)
 		case O_CONFIG: job.config = optarg; break;
 		case O_BASELINE: job.baseline = optarg; break;
 		case O_QUIET: quiet = 1; break;
+		case O_JSON: json = 1; break;
 		case O_RULES_DIR: job.rules_dir = optarg; break;
 		case O_EXPECT: job.expect = optarg; break;
 		case O_MAP: job.node_name_map = optarg; break;
@@ -74,14 +77,22 @@ int fab_cmd_check(int argc, char **argv)
 
 	if (fab_pipeline_check(&job, &r))
 		return fab_cli_fail();
-	if (!quiet) {
+	int ret = r->checked.failed ? FAB_EXIT_FINDINGS : FAB_EXIT_OK;
+	if (json) {
+		struct fab_json_check in = {
+			.snap = r->snap, .rules = &r->checked.rules, .site = &r->checked.site,
+			.cfg = r->cfg, .base = r->base, .reference = r->reference, .names = r->names,
+			.fail_on = job.fail_on, .failed = r->checked.failed,
+		};
+		if (fab_json_check(stdout, &in))
+			ret = fab_cli_fail();
+	} else if (!quiet) {
 		struct fab_cli_check_summary s = {
 			.snap = r->snap, .checked = &r->checked, .cfg = r->cfg, .base = r->base,
 			.reference = r->reference, .names = r->names, .limit = (size_t)limit,
 		};
 		fab_cli_print_check(&s);
 	}
-	int ret = r->checked.failed ? FAB_EXIT_FINDINGS : FAB_EXIT_OK;
 	fab_pipeline_check_free(r);
 	return ret;
 }

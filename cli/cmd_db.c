@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/report_json.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
 
@@ -28,6 +29,8 @@ static int cmd_info(const struct fab_cli_db_args *a)
 		return fab_cli_fail();
 	if (fab_store_info(st, &info)) {
 		ret = fab_cli_fail();
+	} else if (a->json) {
+		ret = fab_json_db_info(stdout, a->db, &info) ? fab_cli_fail() : FAB_EXIT_OK;
 	} else {
 		printf("database:       %s\n", a->db);
 		printf("schema version: %d\n", info.schema_version);
@@ -118,7 +121,7 @@ int fab_cmd_db(int argc, char **argv)
  * the positional words. */
 static int db_main(int argc, char **argv, char **args, const char **pos)
 {
-	enum { O_DB = 256, O_KEEP, O_OLDER, O_DRY, O_NOVAC, O_NAME };
+	enum { O_DB = 256, O_KEEP, O_OLDER, O_DRY, O_NOVAC, O_NAME, O_JSON };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "keep", required_argument, NULL, O_KEEP },
@@ -126,6 +129,7 @@ static int db_main(int argc, char **argv, char **args, const char **pos)
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "no-vacuum", no_argument, NULL, O_NOVAC },
 		{ "name", required_argument, NULL, O_NAME },
+		{ "json", no_argument, NULL, O_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_cli_db_args a = { .db = fab_cli_default_db() };
@@ -138,6 +142,7 @@ static int db_main(int argc, char **argv, char **args, const char **pos)
 		case O_DB: a.db = optarg; break;
 		case O_DRY: a.dry_run = true; break;
 		case O_NOVAC: a.no_vacuum = true; break;
+		case O_JSON: a.json = true; break;
 		case O_NAME: a.name = optarg; a.has_name = true; break;
 		case O_KEEP:
 			if (fab_cli_parse_int(optarg, 1, 1000000000L, &a.keep))
@@ -166,6 +171,8 @@ static int db_main(int argc, char **argv, char **args, const char **pos)
 	bool prune = !strcmp(action, "prune"), baseline = !strcmp(action, "baseline");
 	if ((a.has_keep || a.has_older || a.dry_run || a.no_vacuum) && !prune)
 		return fab_cli_usage_error("db", "--keep, --older-than, --dry-run and --no-vacuum go with 'db prune'");
+	if (a.json && strcmp(action, "info"))
+		return fab_cli_usage_error("db", "--json goes with 'db info'");
 	if (!strcmp(action, "info")) {
 		if (a.has_name)
 			return fab_cli_usage_error("db", "--name goes with 'db baseline set'");

@@ -31,7 +31,7 @@ int fab_cmd_diff(int argc, char **argv)
 /* argv as given; args as getopt may permute (negative scan ids hidden). */
 static int diff_main(int argc, char **argv, char **args)
 {
-	enum { O_DB = 256, O_BASE, O_XML, O_MAP, O_EXIT, O_QUIET };
+	enum { O_DB = 256, O_BASE, O_XML, O_MAP, O_EXIT, O_QUIET, O_JSON };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "baseline", required_argument, NULL, O_BASE },
@@ -39,10 +39,11 @@ static int diff_main(int argc, char **argv, char **args)
 		{ "node-name-map", required_argument, NULL, O_MAP },
 		{ "exit-code", no_argument, NULL, O_EXIT },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "json", no_argument, NULL, O_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_pipeline_diff job = { .db = fab_cli_default_db() };
-	bool exit_code = false, quiet = false;
+	bool exit_code = false, quiet = false, json = false;
 	int64_t ids[2] = { 0, 0 };
 	int c;
 
@@ -56,6 +57,7 @@ static int diff_main(int argc, char **argv, char **args)
 		case O_MAP: job.node_name_map = optarg; break;
 		case O_EXIT: exit_code = true; break;
 		case O_QUIET: quiet = true; break;
+		case O_JSON: json = true; break;
 		default:
 			return fab_cli_usage_error("diff", "unknown option '%s'; 'fabsweep help diff' lists them",
 						   args[optind - 1]);
@@ -83,7 +85,8 @@ static int diff_main(int argc, char **argv, char **args)
 	size_t n_changes = 0;
 	job.old_id = ids[0];
 	job.new_id = ids[1];
-	job.text = quiet ? NULL : stdout;
+	job.text = quiet || json ? NULL : stdout;
+	job.json = json ? stdout : NULL;
 	if (fab_pipeline_diff(&job, &n_changes))
 		return fab_cli_fail();
 	return exit_code && n_changes ? FAB_EXIT_FINDINGS : FAB_EXIT_OK;

@@ -17,6 +17,7 @@
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/probe.h"
+#include "fabsweep/report_json.h"
 #include "fabsweep/snapshot.h"
 
 static void print_result(const struct fab_pipeline_ready_result *res, int quiet, int verbose)
@@ -50,7 +51,7 @@ static void print_result(const struct fab_pipeline_ready_result *res, int quiet,
 int fab_cmd_ready(int argc, char **argv)
 {
 	enum { O_DB = 256, O_SCAN, O_HOSTS, O_HOSTFILE, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW, O_MKEY, O_MKEY_FILE, O_CONFIG };
+	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW, O_MKEY, O_MKEY_FILE, O_CONFIG, O_JSON };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -68,13 +69,14 @@ int fab_cmd_ready(int argc, char **argv)
 		{ "m-key", required_argument, NULL, O_MKEY },
 		{ "m-key-file", required_argument, NULL, O_MKEY_FILE },
 		{ "config", required_argument, NULL, O_CONFIG },
+		{ "json", no_argument, NULL, O_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_pipeline_ready job = { .db = fab_cli_default_db(), .fail_on = FAB_SEV_ERROR };
 	struct fab_probe_opts *po = &job.probe;
 	const char *host_expr = NULL, *hostfile = NULL;
 	const char *mkey_text = NULL, *mkey_file = NULL;
-	int c, quiet = 0, verbose = 0;
+	int c, quiet = 0, verbose = 0, json = 0;
 	long v;
 
 	fab_probe_opts_init(po);
@@ -89,6 +91,7 @@ int fab_cmd_ready(int argc, char **argv)
 		case O_MAP: job.node_name_map = optarg; break;
 		case O_QUIET: quiet = 1; break;
 		case O_VERBOSE: verbose = 1; break;
+		case O_JSON: json = 1; break;
 		case O_MKEY: mkey_text = optarg; break;
 		case O_MKEY_FILE: mkey_file = optarg; break;
 		case O_CONFIG: job.config = optarg; break;
@@ -179,7 +182,12 @@ int fab_cmd_ready(int argc, char **argv)
 		fab_cli_fail();
 		goto out;
 	}
-	print_result(res, quiet, verbose);
+	if (json && fab_json_ready(stdout, res->r, res->hosts, res->view)) {
+		fab_cli_fail();
+		goto out;
+	}
+	if (!json)
+		print_result(res, quiet, verbose);
 	switch (fab_ready_overall(res->r)) {
 	case FAB_READY_OK: ret = FAB_EXIT_OK; break;
 	case FAB_READY_NOT_READY: ret = FAB_EXIT_FINDINGS; break;

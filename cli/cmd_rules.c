@@ -11,15 +11,17 @@
 #include "cli/cli.h"
 #include "fabsweep/config.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/report_json.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/site_rules.h"
 
 int fab_cmd_rules(int argc, char **argv)
 {
-	enum { O_CONFIG = 256, O_RULES_DIR };
+	enum { O_CONFIG = 256, O_RULES_DIR, O_JSON };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "rules-dir", required_argument, NULL, O_RULES_DIR },
+		{ "json", no_argument, NULL, O_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *rules_dir = NULL, *id = NULL;
@@ -27,6 +29,7 @@ int fab_cmd_rules(int argc, char **argv)
 	struct fab_site_rules *site = NULL;
 	size_t problems = 0;
 	int c, ret = FAB_EXIT_OK;
+	bool json = false;
 
 	optind = 1;
 	opterr = 0;
@@ -35,6 +38,8 @@ int fab_cmd_rules(int argc, char **argv)
 			config = optarg;
 		else if (c == O_RULES_DIR)
 			rules_dir = optarg;
+		else if (c == O_JSON)
+			json = true;
 		else
 			return fab_cli_usage_error("rules", "unknown option '%s'; 'fabsweep help rules' lists them",
 						   argv[optind - 1]);
@@ -56,14 +61,19 @@ int fab_cmd_rules(int argc, char **argv)
 		ret = fab_cli_fail();
 		goto out;
 	}
-	if (r) {
+	const struct fab_site_rule *sr = !r && id ? fab_cli_site_rule_named(site, id) : NULL;
+	if (id && !r && !sr) {
+		ret = fab_cli_usage_error("rules", "unknown rule '%s'; 'fabsweep rules' lists them", id);
+		goto out;
+	}
+	if (json) {
+		if (fab_json_rules(stdout, cfg, site, r, sr))
+			ret = fab_cli_fail();
+		else if ((sr && sr->status == FAB_SITE_BROKEN) || (!id && problems))
+			ret = FAB_EXIT_RUNTIME;
+	} else if (r) {
 		fab_cli_show_rule(cfg, r);
-	} else if (id) {
-		const struct fab_site_rule *sr = fab_cli_site_rule_named(site, id);
-		if (!sr) {
-			ret = fab_cli_usage_error("rules", "unknown rule '%s'; 'fabsweep rules' lists them", id);
-			goto out;
-		}
+	} else if (sr) {
 		fab_cli_show_site_rule(cfg, sr);
 		if (sr->status == FAB_SITE_BROKEN)
 			ret = FAB_EXIT_RUNTIME;

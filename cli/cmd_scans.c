@@ -10,13 +10,15 @@
 #include "cli/cli.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/report_json.h"
 #include "fabsweep/store.h"
 
-/* Parses --db only; returns -1 on success or an exit code. */
-static int parse_db_only(const char *cmd, int argc, char **argv, const char **db)
+/* Parses --db and --json; returns -1 on success or an exit code. */
+static int parse_db_only(const char *cmd, int argc, char **argv, const char **db, int *json)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -24,10 +26,13 @@ static int parse_db_only(const char *cmd, int argc, char **argv, const char **db
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c != 'd')
+		if (c == 'j')
+			*json = 1;
+		else if (c == 'd')
+			*db = optarg;
+		else
 			return fab_cli_usage_error(cmd, "unknown option '%s'; 'fabsweep help %s' lists them",
 						   argv[optind - 1], cmd);
-		*db = optarg;
 	}
 	return -1;
 }
@@ -62,7 +67,8 @@ int fab_cmd_scans(int argc, char **argv)
 {
 	const char *db = fab_cli_default_db();
 	struct fab_store *st;
-	int count = 0, ret = parse_db_only("scans", argc, argv, &db);
+	struct fab_json_scans *js = NULL;
+	int count = 0, json = 0, ret = parse_db_only("scans", argc, argv, &db, &json);
 
 	if (ret >= 0)
 		return ret;
@@ -70,6 +76,16 @@ int fab_cmd_scans(int argc, char **argv)
 		return fab_cli_usage_error("scans", "unexpected argument '%s'", argv[optind]);
 	if (fab_store_open(db, FAB_STORE_READONLY, &st))
 		return fab_cli_fail();
+	if (json) {
+		ret = fab_json_scans_new(db, &js) ? -1 : fab_store_list_scans(st, fab_json_scans_row, js);
+		if (!ret)
+			ret = fab_json_scans_write(js, stdout);
+		else if (js)
+			fab_json_scans_write(js, NULL);
+		ret = ret ? fab_cli_fail() : FAB_EXIT_OK;
+		fab_store_close(st);
+		return ret;
+	}
 	ret = fab_store_list_scans(st, print_row, &count) ? fab_cli_fail() : FAB_EXIT_OK;
 	if (!ret && !count)
 		printf("no scans in %s\n", db);

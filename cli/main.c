@@ -34,7 +34,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
 	{ "scans", fab_cmd_scans, "list the snapshots in the database",
-	  "  --db PATH            database\n" },
+	  "  --db PATH            database\n"
+	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n" },
 	{ "db", fab_cmd_db, "database maintenance: info, prune, baselines",
 	  "  info                 schema version, snapshots, size\n"
 	  "  prune --keep N       drop all but the newest N scans (baselines are kept)\n"
@@ -44,7 +45,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  baseline set ID [--name NAME]   mark a scan as a baseline (pruning keeps it)\n"
 	  "  baseline list        list the baselines\n"
 	  "  baseline clear ID|NAME          unmark a baseline\n"
-	  "  --db PATH            database\n" },
+	  "  --db PATH            database\n"
+	  "  --json               info: one JSON document on stdout (docs/json/)\n" },
 	{ "diff", fab_cmd_diff, "what changed between two snapshots",
 	  "  diff OLD NEW         scan ids (a number, 'latest', -N for N before the latest)\n"
 	  "  diff --baseline ID|NAME [NEW]   a scan or named baseline against NEW (default: latest)\n"
@@ -52,12 +54,19 @@ const struct fab_cmd fab_commands[] = {
 	  "  --xml FILE           also write the changes as XML (docs/fabsweep-diff.xsd)\n"
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
 	  "  --exit-code          exit 1 when anything changed\n"
-	  "  --quiet              no text on stdout (with --xml)\n" },
+	  "  --quiet              no text on stdout (with --xml)\n"
+	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n" },
 	{ "route", fab_cmd_route, "the hop-by-hop path between two hosts in a snapshot's forwarding tables",
 	  "  route SRC DST        hosts by name (description or its first word), GUID or LID\n"
 	  "  --scan ID            the snapshot (default latest; a number, -N for N before the latest)\n"
 	  "  --db PATH            database\n"
 	  "  exit 0 when the route arrives, 1 when it breaks (docs/routing.md)\n" },
+	{ "import", fab_cmd_import, "store another tool's saved run as a snapshot: ibdiagnet2 DIR, ibnetdiscover FILE",
+	  "  import ibdiagnet2 DIR     an ibdiagnet2 output directory (its ibdiagnet2.db_csv; docs/imports.md)\n"
+	  "  import ibnetdiscover FILE a topology-only ibnetdiscover dump\n"
+	  "  --db PATH            database\n"
+	  "  --label TEXT         label the snapshot\n"
+	  "  --quiet              print nothing on success\n" },
 	{ "export", fab_cmd_export, "export a snapshot for other tools: 'export prometheus'",
 	  "  prometheus           Prometheus text format for node_exporter's textfile collector\n"
 	  "  --out FILE           write FILE atomically (temp + rename); '-' for stdout\n"
@@ -76,11 +85,13 @@ const struct fab_cmd fab_commands[] = {
 	  "  --node-name-map FILE node names in the summary (default /etc/rdma/ib-node-name-map if present; '' none)\n"
 	  "  --limit N            findings listed on the terminal (default 50, 0: all)\n"
 	  "  --rules-dir DIR      site rules, *.sql (default /etc/fabsweep/rules.d if present; docs/site-rules.md)\n"
-	  "  --quiet              print nothing; the exit code says it\n" },
+	  "  --quiet              print nothing; the exit code says it\n"
+	  "  --json               one JSON document on stdout with every finding (docs/json/)\n" },
 	{ "rules", fab_cmd_rules, "list the health rules and site rules; 'rules show ID' explains one",
 	  "  show ID              rationale, parameters and current values, remediation\n"
 	  "  --config FILE        show the values this file sets (and validate it)\n"
-	  "  --rules-dir DIR      site rules to list and check (default /etc/fabsweep/rules.d if present)\n" },
+	  "  --rules-dir DIR      site rules to list and check (default /etc/fabsweep/rules.d if present)\n"
+	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n" },
 	{ "report", fab_cmd_report, "render a checked snapshot as HTML and/or XML (docs/reports.md)",
 	  "  --db PATH            database\n"
 	  "  --scan ID            snapshot to render (default: the latest; -1 the one before)\n"
@@ -151,6 +162,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --window N           MADs in flight (default 128)\n"
 	  "  --m-key KEY, --m-key-file FILE  M_Keys for the probe's SMPs, as for scan ($FABSWEEP_MKEY)\n"
 	  "  --quiet              no summary line; problems only\n"
+	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n"
 	  "  --verbose            timings on stderr\n"
 	  "  exit status: 0 ready, 1 not ready, 2 usage, 3 could not check\n" },
 	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },

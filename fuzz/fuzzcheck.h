@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/snapshot.h"
+
 #define FUZZ_REQUIRE(cond)                                                     \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
@@ -103,4 +105,40 @@ static inline void fuzz_bytes(struct fuzz_in *in, uint8_t *out, size_t n)
 		memcpy(out, in->p + in->off, have);
 	memset(out + have, 0, n - have);
 	in->off += have;
+}
+
+/* What every imported snapshot must satisfy (ports contiguous per node and
+ * in order, links and remote ends agreeing); abort() shows as a crash. */
+static inline void fuzz_check_snapshot(const struct fab_snapshot *s)
+{
+	size_t ports = 0;
+
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+
+		if (n->port_first != ports || n->port_count > s->n_ports - ports)
+			abort();
+		ports += n->port_count;
+		for (uint32_t k = 0; k < n->port_count; k++) {
+			const struct fab_port *p = &s->ports[n->port_first + k];
+
+			if (p->node_idx != i ||
+			    (k && p->port_num <= p[-1].port_num) ||
+			    p->port_num > n->num_ports)
+				abort();
+		}
+	}
+	if (ports != s->n_ports)
+		abort();
+	for (size_t i = 0; i < s->n_ports; i++) {
+		uint32_t r = s->ports[i].remote_idx;
+
+		if (r != FAB_NONE &&
+		    (r >= s->n_ports || s->ports[r].remote_idx != i))
+			abort();
+	}
+	for (size_t i = 0; i < s->n_links; i++)
+		if (s->links[i].a >= s->n_ports || s->links[i].b >= s->n_ports ||
+		    s->ports[s->links[i].a].remote_idx != s->links[i].b)
+			abort();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Diff (`fabsweep diff`): two stored snapshots compared (core/diff.c) and
- * rendered as text and XML (reports/diff.c).
+ * rendered as text and XML (reports/diff.c) or JSON (reports/json_diff.c).
  */
 #include <stdio.h>
 
@@ -9,6 +9,7 @@
 #include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/report.h"
+#include "fabsweep/report_json.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
@@ -33,6 +34,7 @@ int fab_pipeline_diff(const struct fab_pipeline_diff *job, size_t *n_changes)
 			goto out;
 	if ((err = fab_diff_compute(snaps[0], snaps[1], &d)) ||
 	    (job->text && (err = fab_report_diff_text(job->text, d, snaps[0], snaps[1], names))) ||
+	    (job->json && (err = fab_json_diff(job->json, d, snaps[0], snaps[1], names))) ||
 	    (job->xml && (err = fab_report_diff_xml(job->xml, d, snaps[0], snaps[1], names))))
 		goto out;
 	if (n_changes)

@@ -289,10 +289,11 @@ static bool live_scan(const struct fab_snapshot *s)
 	return s->source && !strncmp(s->source, "ib:", 3);
 }
 
-/* Imported from an ibnetdiscover file (scanner/topo_import.c). */
+/* Imported from an ibnetdiscover file (scanner/topo_import.c): "file:" for
+ * check --expect, "ibnetdiscover:" when stored by fabsweep import. */
 static bool topology_file(const struct fab_snapshot *s)
 {
-	return s->source && !strncmp(s->source, "file:", 5);
+	return s->source && (!strncmp(s->source, "file:", 5) || !strncmp(s->source, "ibnetdiscover:", 14));
 }
 
 static bool have_roce(const struct fab_snapshot *s)

@@ -391,6 +391,18 @@ static const char *const migrations[] = {
 	"CREATE INDEX counter_rollups_by_hour ON counter_rollups(hour);"
 	"CREATE VIEW counter_hourly AS SELECT node_guid, port_num, hour, counter, increase,"
 	" max_rate, intervals, resets FROM counter_rollups;",
+
+	/* 6 -> 7: a node's firmware version and PSID where the source has
+	 * them (an ibdiagnet2 import's NODES_INFO; docs/imports.md); NULL
+	 * when unknown. The nodes view gains both at its end. */
+	"ALTER TABLE node_rows ADD COLUMN fw_version TEXT;"
+	"ALTER TABLE node_rows ADD COLUMN psid TEXT;"
+	"DROP VIEW nodes;"
+	"CREATE VIEW nodes AS SELECT s.scan_id AS scan_id, n.node_idx, n.node_guid,"
+	" n.node_type, n.description, n.lid, n.num_ports, n.role, n.sys_guid,"
+	" n.vendor_id, n.device_id, n.revision, n.hops, n.smp_failed, n.pma_failed,"
+	" n.description_raw, n.fw_version, n.psid"
+	" FROM scans s JOIN node_rows n ON n.scan_id = coalesce(s.topology_scan_id, s.scan_id);",
 };
 
 /* The long form of port_counters: one row per counter value. */

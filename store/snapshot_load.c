@@ -28,7 +28,8 @@
  * first NODE_LIGHT / PORT_LIGHT of them. */
 #define NODE_COLS                                                                      \
 	"node_idx, node_guid, node_type, description, lid, num_ports, role, sys_guid,"    \
-	" vendor_id, device_id, revision, hops, smp_failed, pma_failed, description_raw"
+	" vendor_id, device_id, revision, hops, smp_failed, pma_failed, description_raw," \
+	" fw_version, psid"
 #define NODE_LIGHT 4
 #define PORT_COLS                                                                      \
 	"node_idx, port_num, port_guid, lid, lmc, sm_lid, state, phys_state,"             \
@@ -320,6 +321,10 @@ static int read_node(struct loader *l, sqlite3_stmt *s)
 		memcpy(n->desc_raw, sqlite3_column_blob(s, 14), (size_t)rl);
 		n->desc_raw_len = (uint8_t)rl;
 	}
+	const char *fw = fab_sql_text(s, 15), *psid = fab_sql_text(s, 16);
+	if ((fw && !(n->fw_version = fab_snapshot_strdup(snap, fw, SIZE_MAX))) ||
+	    (psid && !(n->psid = fab_snapshot_strdup(snap, psid, SIZE_MAX))))
+		return NOMEM();
 	return 0;
 }
 

@@ -139,8 +139,8 @@ static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
 	int err = fab_store_prepare(st,
 		"INSERT INTO node_rows(scan_id, node_idx, node_guid, node_type, description,"
 		" lid, num_ports, role, sys_guid, vendor_id, device_id, revision, hops,"
-		" smp_failed, pma_failed, description_raw)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+		" smp_failed, pma_failed, description_raw, fw_version, psid)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
 
 	struct fab_sql_kept guid = { 0 }, sys_guid = { 0 };
 
@@ -166,6 +166,10 @@ static int write_nodes(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int(s, 15, !!(n->flags & FAB_F_PMA_FAILED));
 		if (n->desc_raw_len)
 			sqlite3_bind_blob(s, 16, n->desc_raw, n->desc_raw_len, SQLITE_TRANSIENT);
+		if (n->fw_version)
+			fab_sql_bind_static(s, 17, n->fw_version);
+		if (n->psid)
+			fab_sql_bind_static(s, 18, n->psid);
 		err = fab_sql_step(st, s, "a node");
 	}
 	sqlite3_finalize(s);

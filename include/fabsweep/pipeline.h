@@ -14,7 +14,7 @@
  *
  * Files: pipeline/common.c (configuration, site rules, scan references),
  * scan.c, check.c, sweep.c, watch.c, ready.c, collect.c, merge.c, diff.c,
- * report.c. pipeline/README.md says how to add one.
+ * report.c, import.c. pipeline/README.md says how to add one.
  */
 #pragma once
 
@@ -409,11 +409,12 @@ struct fab_pipeline_diff {
 	const char *baseline;      /* old: fab_store_baseline_resolve(baseline); NULL: old_id */
 	const char *node_name_map; /* NULL: the default map if present; "": none */
 	FILE *text;                /* the text rendering goes here; NULL: none */
+	FILE *json;                /* the JSON document (docs/json/diff.schema.json); NULL: none */
 	const char *xml;           /* also the XML file (docs/fabsweep-diff.xsd); NULL: none */
 };
 
 /* `fabsweep diff`: what changed between two stored snapshots, rendered as
- * text and/or XML. *n_changes (may be NULL) = how many changes. */
+ * text, JSON and/or XML. *n_changes (may be NULL) = how many changes. */
 int fab_pipeline_diff(const struct fab_pipeline_diff *job, size_t *n_changes);
 
 struct fab_pipeline_report {
@@ -454,6 +455,36 @@ struct fab_pipeline_export {
 
 /* `fabsweep export prometheus`. *scan_id (may be NULL) = the scan exported. */
 int fab_pipeline_export(const struct fab_pipeline_export *job, int64_t *scan_id);
+
+/* ---- import (pipeline/import.c) ------------------------------------------ */
+
+enum fab_import_kind {
+	FAB_IMPORT_IBDIAGNET2 = 0, /* an ibdiagnet2 output directory */
+	FAB_IMPORT_IBNETDISCOVER,  /* an ibnetdiscover text file */
+	FAB_IMPORT__COUNT
+};
+
+/* "ibdiagnet2", "ibnetdiscover" -> enum fab_import_kind; -1 if unknown. */
+int fab_import_kind_parse(const char *s);
+
+struct fab_pipeline_import {
+	const char *db;
+	bool make_db_dir;          /* create db's directory first (the default path) */
+	unsigned kind;             /* enum fab_import_kind */
+	const char *path;          /* the directory or file */
+	const char *label;         /* NULL: none */
+	fab_note_fn note;          /* sections skipped (may be NULL) */
+	void *note_ctx;
+};
+
+/*
+ * `fabsweep import KIND PATH` (docs/imports.md): reads the input whole
+ * into a snapshot (source "ibdiagnet2:DIR" or "ibnetdiscover:FILE"), then
+ * commits it to job->db as a new scan. Malformed input is -EINVAL with a
+ * one-line message naming the file and line, and nothing is written.
+ * *out: the stored snapshot (owned by the caller).
+ */
+int fab_pipeline_import(const struct fab_pipeline_import *job, struct fab_snapshot **out);
 
 /* ---- route (pipeline/route.c) ------------------------------------------- */
 

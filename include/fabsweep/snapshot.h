@@ -158,6 +158,10 @@ struct fab_node {
 	char desc[FAB_DESC_CAP]; /* escaped, valid UTF-8, no control bytes */
 	uint8_t desc_raw[FAB_DESC_RAW]; /* as received */
 	uint8_t desc_raw_len;
+	/* Firmware "31.2012.1068" and its PSID "MT_0000000579" where the
+	 * source has them (an ibdiagnet2 import's NODES_INFO); arena, NULL
+	 * when unknown. */
+	const char *fw_version, *psid;
 };
 
 struct fab_port {

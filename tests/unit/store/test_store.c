@@ -228,6 +228,13 @@ static void downgrade(int to)
 		[5] = "DROP VIEW counter_hourly; DROP TABLE counter_rollups;"
 		      " DROP TRIGGER findings_insert; DROP VIEW findings; DROP VIEW held_findings; DROP TABLE finding_holds;"
 		      " ALTER TABLE finding_rows RENAME TO findings;",
+		[6] = "DROP VIEW nodes; ALTER TABLE node_rows DROP COLUMN fw_version;"
+		      " ALTER TABLE node_rows DROP COLUMN psid;"
+		      " CREATE VIEW nodes AS SELECT s.scan_id AS scan_id, n.node_idx, n.node_guid,"
+		      " n.node_type, n.description, n.lid, n.num_ports, n.role, n.sys_guid,"
+		      " n.vendor_id, n.device_id, n.revision, n.hops, n.smp_failed, n.pma_failed,"
+		      " n.description_raw"
+		      " FROM scans s JOIN node_rows n ON n.scan_id = coalesce(s.topology_scan_id, s.scan_id);",
 	};
 	char sql[64];
 
