@@ -5,7 +5,7 @@ set -euo pipefail
 
 FABSWEEP_PACKAGES=(
 	build-essential cmake pkg-config
-	libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev
+	libibumad-dev libibmad-dev libibnetdisc-dev
 	libsqlite3-dev sqlite3 libxml2-dev libxml2-utils libcmocka-dev
 	liblldpctl-dev lldpd iproute2
 	ibsim-utils opensm infiniband-diags
