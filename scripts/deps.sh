@@ -10,6 +10,7 @@ FABSWEEP_PACKAGES=(
 	liblldpctl-dev lldpd iproute2
 	ibsim-utils opensm infiniband-diags
 	valgrind groff-base systemd
+	dpkg-dev debhelper lintian prometheus
 )
 # Only what the browser test needs; it skips itself (and says so) without it.
 FABSWEEP_OPTIONAL_PACKAGES=(chromium)
