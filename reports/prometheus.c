@@ -9,7 +9,8 @@
  * the first of them). No sample carries a timestamp.
  *
  * Conventions (docs/workflows.md): base units in names (_bytes,
- * _bits_per_second, _transfers_per_second, _seconds); node and port series
+ * _bytes_per_second, _transfers_per_second, _seconds; promtool wants bytes,
+ * not bits); node and port series
  * are keyed by node_guid (and port) alone, and the node's name, description
  * and type are on its one fabsweep_node_info series, to be joined on
  * node_guid; fabsweep_build_info says which fabsweep wrote the file.
@@ -245,13 +246,13 @@ static void write_ports(struct pw *w)
 			sample_u64(w, "fabsweep_port_phys_state", pl.l, 2, s->ports[i].phys_state);
 		}
 
-	/* Link width and speed of active ports, in bits per second. */
+	/* Link width and speed of active ports, in bytes per second. */
 	static const struct { const char *name, *help; int what; } link_fams[] = {
 		{ "fabsweep_port_link_width_lanes", "Active link width in lanes (4 for 4X).", 0 },
-		{ "fabsweep_port_link_lane_speed_bits_per_second",
-		  "Active link speed per lane, nominal (HDR 50e9, NDR 100e9).", 1 },
-		{ "fabsweep_port_link_rate_bits_per_second",
-		  "Nominal data rate of the link (4X HDR 200e9).", 2 },
+		{ "fabsweep_port_link_lane_speed_bytes_per_second",
+		  "Active link speed per lane, nominal (HDR 50 Gb/s: 6.25e9, NDR 100 Gb/s: 12.5e9).", 1 },
+		{ "fabsweep_port_link_rate_bytes_per_second",
+		  "Nominal data rate of the link (4X HDR 200 Gb/s: 25e9).", 2 },
 	};
 	for (size_t k = 0; k < sizeof(link_fams) / sizeof(link_fams[0]); k++) {
 		family(w, link_fams[k].name, "gauge", link_fams[k].help);
@@ -268,7 +269,7 @@ static void write_ports(struct pw *w)
 				sample_u64(w, link_fams[k].name, pl.l, 2, lanes);
 			else
 				sample_dbl(w, link_fams[k].name, pl.l, 2,
-					   1e9 * (link_fams[k].what == 1 ? v / lanes : v));
+					   1e9 / 8 * (link_fams[k].what == 1 ? v / lanes : v));
 		}
 	}
 }
@@ -284,7 +285,7 @@ static void write_increases(struct pw *w)
 		  "Error counter increase between the samples compared: the baseline's and the scan's"
 		  " (export --baseline, sweep), else the scan's two (scan --interval). After a reset"
 		  " the value counted since; a lower bound when reset or saturated.", 0 },
-		{ "fabsweep_port_error_counter_reset", "gauge",
+		{ "fabsweep_port_error_reset", "gauge",
 		  "1 when the error counter went down between the samples compared: cleared in between.", 1 },
 		{ "fabsweep_port_error_rate_per_second", "gauge",
 		  "fabsweep_port_error_increase per second between the samples compared.", 2 },
@@ -365,7 +366,7 @@ static void write_counters(struct pw *w)
 				sample_u64(w, "fabsweep_port_errors_total", pl.l, 3, c->v[k]);
 			}
 	}
-	family(w, "fabsweep_port_error_counter_saturated", "gauge",
+	family(w, "fabsweep_port_error_saturated", "gauge",
 	       "1 when an error counter is at its all-ones value: the true count is at least that.");
 	for (uint32_t i = 0; i < s->n_ports; i++) {
 		const struct fab_counter_sample *c = latest[i];
@@ -375,7 +376,7 @@ static void write_counters(struct pw *w)
 			if (fab_counter_is_error(k) && fab_counter_saturated(c, k)) {
 				port_labels(w, &s->ports[i], &pl);
 				pl.l[2] = (struct label){ "counter", fab_counter_name(k) };
-				sample_u64(w, "fabsweep_port_error_counter_saturated", pl.l, 3, 1);
+				sample_u64(w, "fabsweep_port_error_saturated", pl.l, 3, 1);
 			}
 	}
 	write_increases(w);
@@ -559,8 +560,8 @@ static void write_ethernet(struct pw *w)
 	static const struct { const char *name, *help; } fams[] = {
 		{ "fabsweep_eth_port_up", "1 when the interface's operstate is up." },
 		{ "fabsweep_eth_port_mtu_bytes", "Interface MTU in bytes." },
-		{ "fabsweep_eth_port_speed_bits_per_second",
-		  "Interface speed (when the driver reports one)." },
+		{ "fabsweep_eth_port_speed_bytes_per_second",
+		  "Interface speed (when the driver reports one; 100 Gb/s: 12.5e9)." },
 		{ "fabsweep_eth_port_pfc_bitmap",
 		  "PFC enable bitmap, bit n = priority n: the NIC's DCB configuration, else what the port advertises over LLDP." },
 		{ "fabsweep_eth_port_ecn_np_bitmap",
@@ -595,7 +596,7 @@ static void write_ethernet(struct pw *w)
 			case 2:
 				if (!eth_own(p) || p->speed_mbps <= 0)
 					continue;
-				v = (uint64_t)p->speed_mbps * 1000000u;
+				v = (uint64_t)p->speed_mbps * 125000u; /* Mb/s: 1e6 / 8 bytes */
 				break;
 			case 3:
 				if (!pfc->valid)
@@ -648,7 +649,7 @@ static void write_ethernet(struct pw *w)
 			sample_dbl(w, pcie[k].name, l, 2, v);
 		}
 	}
-	family(w, "fabsweep_rdma_port_counter_total", "counter",
+	family(w, "fabsweep_rdma_port_sysfs_total", "counter",
 	       "An RDMA port counter from sysfs (kind port: counters/, hw: hw_counters/, ext: counters_ext/).");
 	for (size_t i = 0; i < ro->n_counters; i++) {
 		const struct fab_rdma_counter *c = &ro->counters[i];
@@ -663,7 +664,7 @@ static void write_ethernet(struct pw *w)
 		const char *kind = fab_rdma_ctr_kind_name(c->kind);
 		l[3] = (struct label){ "kind", kind ? kind : "unknown" };
 		l[4] = (struct label){ "counter", c->name };
-		sample_u64(w, "fabsweep_rdma_port_counter_total", l, 5, c->value);
+		sample_u64(w, "fabsweep_rdma_port_sysfs_total", l, 5, c->value);
 	}
 }
 

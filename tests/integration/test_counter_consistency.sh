@@ -148,8 +148,8 @@ series() { # family: "node counter value" for each series not 0
 }
 PROM=$(series fabsweep_port_error_increase | while read -r node ctr v; do
 	more=exact
-	series fabsweep_port_error_counter_reset | grep -qx "$node $ctr 1" && more=at-least
-	series fabsweep_port_error_counter_saturated | grep -qx "$node $ctr 1" && more=at-least
+	series fabsweep_port_error_reset | grep -qx "$node $ctr 1" && more=at-least
+	series fabsweep_port_error_saturated | grep -qx "$node $ctr 1" && more=at-least
 	echo "$node $ctr $v $more"
 done)
 check "Prometheus: the numbers" same Prometheus "$PROM"

@@ -78,13 +78,15 @@ check "export: build info" has "$D/fab.prom" "fabsweep_build_info{version=\"$("$
 # promtool (Prometheus' own checker): the format and its naming conventions
 # (base units, _total on counters only, no abbreviated units)
 promtool check metrics < "$D/fab.prom" > "$D/promtool.out" 2>&1
-check "promtool check metrics passes: $(head -5 "$D/promtool.out" | tr '\n' ' ')" eq "$?" 0
+rc=$?
+check "promtool check metrics passes: $(head -5 "$D/promtool.out" | tr '\n' ' ')" eq "$rc" 0
 # rates: scan 2's sample of one port 100 s after scan 1's, 2,500 x 4 bytes sent since
 q "UPDATE port_counters SET sampled_at = strftime('%Y-%m-%dT%H:%M:%fZ', sampled_at, '+100 seconds'),
    PortXmitData = PortXmitData + 2500 WHERE scan_id = 2 AND node_guid = '$LEAF1' AND port_num = 2"
 fs export prometheus --scan 2 --baseline 1 --out "$D/rates.prom" > /dev/null
 promtool check metrics < "$D/rates.prom" > "$D/promtool.out" 2>&1
-check "promtool: the export with rates too: $(head -5 "$D/promtool.out" | tr '\n' ' ')" eq "$?" 0
+rc=$?
+check "promtool: the export with rates too: $(head -5 "$D/promtool.out" | tr '\n' ' ')" eq "$rc" 0
 check "export --baseline: the data rate, from the counter model" has "$D/rates.prom" \
 	"fabsweep_port_data_rate_bytes_per_second{node_guid=\"$LEAF1\",port=\"2\",direction=\"xmit\"} 100"
 check "export --baseline: the error rate of the same pair" has "$D/rates.prom" \

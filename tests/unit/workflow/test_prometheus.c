@@ -371,16 +371,16 @@ static void test_values(void **state)
 	/* a decrease is a reset: the second value over the interval */
 	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=LinkDownedCounter", L2), 0.5);
 	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=PortRcvErrors", L2), 0xffff / 2.0);
-	want_value(&ps, KEY("fabsweep_port_error_counter_saturated%s|counter=PortRcvErrors", L2), 1);
-	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_counter_saturated|"), 1);
+	want_value(&ps, KEY("fabsweep_port_error_saturated%s|counter=PortRcvErrors", L2), 1);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_saturated|"), 1);
 	/* rates only where there are two samples: 12 error counters of one port */
 	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_rate_per_second|"), 12);
 	/* increases as the counter model has them: a reset counts the new value */
 	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=SymbolErrorCounter", L2), 20);
 	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=LinkDownedCounter", L2), 1);
 	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=PortRcvErrors", L2), 0xffff);
-	want_value(&ps, KEY("fabsweep_port_error_counter_reset%s|counter=LinkDownedCounter", L2), 1);
-	want_value(&ps, KEY("fabsweep_port_error_counter_reset%s|counter=SymbolErrorCounter", L2), 0);
+	want_value(&ps, KEY("fabsweep_port_error_reset%s|counter=LinkDownedCounter", L2), 1);
+	want_value(&ps, KEY("fabsweep_port_error_reset%s|counter=SymbolErrorCounter", L2), 0);
 	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_increase|"), 12);
 	want_value(&ps, KEY("fabsweep_port_data_bytes_total%s|direction=xmit", L2), 12000);
 	want_value(&ps, KEY("fabsweep_port_packets_total%s|direction=rcv", L2), 177);
@@ -394,11 +394,11 @@ static void test_values(void **state)
 	want_value(&ps, KEY("fabsweep_port_state%s", L2), 4);
 	want_value(&ps, KEY("fabsweep_port_phys_state%s", L2), 5);
 	want_value(&ps, KEY("fabsweep_port_link_width_lanes%s", L2), 4);
-	want_value(&ps, KEY("fabsweep_port_link_lane_speed_bits_per_second%s", L2), 50e9);
-	want_value(&ps, KEY("fabsweep_port_link_rate_bits_per_second%s", L2), 200e9);
+	want_value(&ps, KEY("fabsweep_port_link_lane_speed_bytes_per_second%s", L2), 50e9 / 8);
+	want_value(&ps, KEY("fabsweep_port_link_rate_bytes_per_second%s", L2), 200e9 / 8);
 	const char *S1 = "|node_guid=0x0000000000001000|port=1";
 	want_value(&ps, KEY("fabsweep_port_link_width_lanes%s", S1), 1);
-	want_value(&ps, KEY("fabsweep_port_link_rate_bits_per_second%s", S1), 25e9);
+	want_value(&ps, KEY("fabsweep_port_link_rate_bytes_per_second%s", S1), 25e9 / 8);
 	/* a down port has a state but no width */
 	const char *S5 = "|node_guid=0x0000000000001000|port=5";
 	want_value(&ps, KEY("fabsweep_port_state%s", S5), 1);
@@ -428,10 +428,10 @@ static void test_values(void **state)
 		"fabsweep_scan_missed_items", "fabsweep_scan_checked", "fabsweep_nodes",
 		"fabsweep_links", "fabsweep_node_info",
 		"fabsweep_port_state", "fabsweep_port_phys_state",
-		"fabsweep_port_link_width_lanes", "fabsweep_port_link_lane_speed_bits_per_second",
-		"fabsweep_port_link_rate_bits_per_second", "fabsweep_port_errors_total",
-		"fabsweep_port_error_counter_saturated", "fabsweep_port_error_increase",
-		"fabsweep_port_error_counter_reset", "fabsweep_port_error_rate_per_second",
+		"fabsweep_port_link_width_lanes", "fabsweep_port_link_lane_speed_bytes_per_second",
+		"fabsweep_port_link_rate_bytes_per_second", "fabsweep_port_errors_total",
+		"fabsweep_port_error_saturated", "fabsweep_port_error_increase",
+		"fabsweep_port_error_reset", "fabsweep_port_error_rate_per_second",
 		"fabsweep_port_xmit_wait_total", "fabsweep_port_data_bytes_total",
 		"fabsweep_port_packets_total", "fabsweep_port_data_rate_bytes_per_second",
 		"fabsweep_port_packet_rate_per_second", "fabsweep_sm_state", "fabsweep_sm_priority",
