@@ -20,7 +20,7 @@ else
 		-I"$src/include" -I"$src" -I"$src/tests" $(pkg-config --cflags libxml-2.0) \
 		"$src/bench/bench_report.c" "$build/libfabsweep_core.a" \
 		$(pkg-config --libs libibnetdisc libibmad libibumad sqlite3 libxml-2.0 lldpctl) \
-		-losmcomp -lpthread -lm -o "$bin"
+		-lpthread -lm -o "$bin"
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -148,8 +148,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --quiet              print nothing\n"
 	  "  exit status: 0 stopped or --count sweeps done, 3 a scan, sweep or the database failed\n" },
 	{ "ready", fab_cmd_ready, "probe live whether the fabric is ready for a job on these hosts",
-	  "  --hosts LIST         Slurm host list (node[001-016,020]); default $SLURM_JOB_NODELIST\n"
-	  "  --hostfile FILE      one host or host list a line (# comments)\n"
+	  "  --hosts LIST         Slurm host list (node[001-016,020], 'n1, n2'); default $SLURM_JOB_NODELIST\n"
+	  "  --hostfile FILE      hosts or host lists, one a line or separated by blanks (# comments)\n"
 	  "  --db PATH            database with the latest sweep\n"
 	  "  --scan ID            the sweep to compare with (default: the latest)\n"
 	  "  --fail-on LEVEL      the sweep's findings at or above LEVEL make a host not ready: error (default), warning, info, never\n"

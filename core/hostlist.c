@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Slurm host-list expressions, expanded with a hard cap. Each element of a
- * comma list is parsed into literal and bracket segments first; its size and
- * longest name are computed from the ranges before a single host is written.
+ * list (separated by a comma, blanks, or both, as Slurm separates them) is
+ * parsed into literal and bracket segments first; its size and longest name
+ * are computed from the ranges before a single host is written.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -105,6 +106,20 @@ static bool is_name_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+/* Separates elements like ',': Slurm splits at "\t, "; newlines and CRs
+ * too, for lists pasted from files. */
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static size_t skip_blanks(const struct parse *p, size_t i)
+{
+	while (i < p->len && is_blank(p->s[i]))
+		i++;
+	return i;
 }
 
 static bool is_digit(char c)
@@ -217,7 +232,7 @@ static int parse_bracket(struct parse *p, size_t *pos, struct seg *sg)
 }
 
 /*
- * Parses one element (up to a top-level ',' or the end) starting at *pos into
+ * Parses one element (up to a top-level ',', a blank or the end) starting at *pos into
  * p->segs; computes its host count (capped by room) and longest name.
  */
 static int parse_elem(struct parse *p, size_t *pos, size_t room, size_t *count)
@@ -233,7 +248,7 @@ static int parse_elem(struct parse *p, size_t *pos, size_t room, size_t *count)
 		return perr(p, i, "empty element");
 	if (p->s[i] == '-' || p->s[i] == '.')
 		return perr(p, i, "host names cannot start with %s", show_char(p, i, b));
-	while (i < p->len && p->s[i] != ',') {
+	while (i < p->len && p->s[i] != ',' && !is_blank(p->s[i])) {
 		struct seg *sg = &p->segs[p->n_segs++];
 
 		if (is_name_char(p->s[i])) {
@@ -346,8 +361,6 @@ static int parse_expr(struct fab_hostlist *hl, struct parse *p, const char *s,
 	p->len = len;
 	p->msg[0] = '\0';
 	p->col = 0;
-	if (!len)
-		return perr(p, 0, "empty host list");
 	if (len > FAB_HOSTLIST_EXPR_MAX)
 		return perr(p, FAB_HOSTLIST_EXPR_MAX, "longer than %d bytes",
 			    FAB_HOSTLIST_EXPR_MAX);
@@ -361,17 +374,30 @@ static int parse_expr(struct fab_hostlist *hl, struct parse *p, const char *s,
 		err = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * Elements are separated by a comma, blanks, or a comma with blanks
+	 * around it; blanks may lead and trail. Two commas are an empty
+	 * element, a comma at the end a trailing one: both errors, where
+	 * Slurm skips any run of separators (an empty element is usually a
+	 * shell variable that expanded to nothing).
+	 */
+	if ((pos = skip_blanks(p, 0)) == len) {
+		err = perr(p, 0, "empty host list");
+		goto out;
+	}
 	for (;;) {
 		if ((err = parse_elem(p, &pos, FAB_HOSTLIST_MAX - hl->n, &count)))
 			break;
 		if ((err = expand_elem(hl, p)))
 			break;
-		if (pos == len)
+		if ((pos = skip_blanks(p, pos)) == len)
 			break;
-		pos++; /* the ',' */
-		if (pos == len) {
-			err = perr(p, pos - 1, "trailing ','");
-			break;
+		if (p->s[pos] == ',') {
+			size_t comma = pos;
+			if ((pos = skip_blanks(p, pos + 1)) == len) {
+				err = perr(p, comma, "trailing ','");
+				break;
+			}
 		}
 	}
 out:

@@ -7,6 +7,13 @@
  * A family's samples are contiguous and each family has one HELP and one
  * TYPE line; series are unique (devices that share a GUID appear once, as
  * the first of them). No sample carries a timestamp.
+ *
+ * Conventions (docs/workflows.md): base units in names (_bytes,
+ * _bytes_per_second, _transfers_per_second, _seconds; promtool wants bytes,
+ * not bits); node and port series
+ * are keyed by node_guid (and port) alone, and the node's name, description
+ * and type are on its one fabsweep_node_info series, to be joined on
+ * node_guid; fabsweep_build_info says which fabsweep wrote the file.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -110,11 +117,12 @@ static void sample_ms(struct pw *w, const char *name, int64_t ms)
 	fprintf(w->f, " %lld.%03lld\n", (long long)(ms / 1000), (long long)(ms % 1000));
 }
 
-/* Node and port labels of a port: node_guid, node, port (+ one extra). */
+/* Labels of a port: node_guid, port (+ one extra). Names are on
+ * fabsweep_node_info only. */
 struct port_labels {
 	char guid[FAB_GUID_STRLEN];
 	char port[8];
-	struct label l[4];
+	struct label l[3];
 };
 
 static void port_labels(const struct pw *w, const struct fab_port *p, struct port_labels *pl)
@@ -124,28 +132,39 @@ static void port_labels(const struct pw *w, const struct fab_port *p, struct por
 	fab_guid_format(n->guid, pl->guid);
 	snprintf(pl->port, sizeof(pl->port), "%u", p->port_num);
 	pl->l[0] = (struct label){ "node_guid", pl->guid };
-	pl->l[1] = (struct label){ "node", fab_nodemap_name(w->names, n->guid, n->desc) };
-	pl->l[2] = (struct label){ "port", pl->port };
-	pl->l[3] = (struct label){ NULL, NULL };
+	pl->l[1] = (struct label){ "port", pl->port };
+	pl->l[2] = (struct label){ NULL, NULL };
+}
+
+/* Nodes that are the first with their GUID. */
+static bool node_wanted(const struct fab_snapshot *s, uint32_t i)
+{
+	return fab_snapshot_find_node(s, s->nodes[i].guid) == i;
 }
 
 /* External ports of nodes that are the first with their GUID. */
 static bool port_wanted(const struct fab_snapshot *s, const struct fab_port *p)
 {
-	return p->port_num > 0 &&
-	       fab_snapshot_find_node(s, s->nodes[p->node_idx].guid) == p->node_idx;
+	return p->port_num > 0 && node_wanted(s, p->node_idx);
 }
 
-/* Counters exported as totals by direction: data (x4: octets) and packets. */
+/* Counters exported by direction, as totals and as rates between the
+ * samples compared: data (x4: octets) and packets. */
 static const struct {
-	const char *family, *help;
+	const char *family, *help, *rate_family, *rate_help;
 	unsigned xmit, rcv;
 	unsigned scale;
 } flows[] = {
 	{ "fabsweep_port_data_bytes_total",
 	  "Bytes sent (xmit) and received (rcv): PortXmitData/PortRcvData times 4.",
+	  "fabsweep_port_data_rate_bytes_per_second",
+	  "Bytes per second sent (xmit) and received (rcv) between the samples compared"
+	  " (as fabsweep_port_error_rate_per_second); a lower bound when a counter was reset or saturated.",
 	  FAB_CTR_XMIT_DATA, FAB_CTR_RCV_DATA, 4 },
 	{ "fabsweep_port_packets_total", "Packets sent (xmit) and received (rcv).",
+	  "fabsweep_port_packet_rate_per_second",
+	  "Packets per second sent (xmit) and received (rcv) between the samples compared;"
+	  " a lower bound when a counter was reset or saturated.",
 	  FAB_CTR_XMIT_PKTS, FAB_CTR_RCV_PKTS, 1 },
 };
 
@@ -155,6 +174,9 @@ static void write_scan(struct pw *w)
 	static const char *const types[] = { "switch", "ca", "router" };
 	static const uint8_t type_vals[] = { FAB_NODE_SWITCH, FAB_NODE_CA, FAB_NODE_ROUTER };
 
+	family(w, "fabsweep_build_info", "gauge", "1, with the version of fabsweep that wrote the file.");
+	struct label version = { "version", FABSWEEP_VERSION };
+	sample_u64(w, "fabsweep_build_info", &version, 1, 1);
 	family(w, "fabsweep_scan_id", "gauge", "Id of the exported scan in the fabsweep database.");
 	sample_u64(w, "fabsweep_scan_id", NULL, 0, (uint64_t)(s->scan_id > 0 ? s->scan_id : 0));
 	family(w, "fabsweep_scan_timestamp_seconds", "gauge",
@@ -185,6 +207,23 @@ static void write_scan(struct pw *w)
 	}
 	family(w, "fabsweep_links", "gauge", "Links found (each cable once).");
 	sample_u64(w, "fabsweep_links", NULL, 0, s->n_links);
+	family(w, "fabsweep_node_info", "gauge",
+	       "1 per device: its name (node-name-map, else the description), NodeDescription and type;"
+	       " join on node_guid.");
+	for (uint32_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		const char *type = fab_node_type_name(n->type);
+		char g[FAB_GUID_STRLEN];
+
+		if (!node_wanted(s, i))
+			continue;
+		fab_guid_format(n->guid, g);
+		struct label l[4] = { { "node_guid", g },
+				      { "node", fab_nodemap_name(w->names, n->guid, n->desc) },
+				      { "description", n->desc },
+				      { "type", type ? type : "unknown" } };
+		sample_u64(w, "fabsweep_node_info", l, 4, 1);
+	}
 }
 
 static void write_ports(struct pw *w)
@@ -197,22 +236,23 @@ static void write_ports(struct pw *w)
 	for (uint32_t i = 0; i < s->n_ports; i++)
 		if (port_wanted(s, &s->ports[i])) {
 			port_labels(w, &s->ports[i], &pl);
-			sample_u64(w, "fabsweep_port_state", pl.l, 3, s->ports[i].state);
+			sample_u64(w, "fabsweep_port_state", pl.l, 2, s->ports[i].state);
 		}
 	family(w, "fabsweep_port_phys_state", "gauge",
 	       "PortInfo PortPhysicalState: 2 polling, 3 disabled, 5 linkup, ... (0 unknown).");
 	for (uint32_t i = 0; i < s->n_ports; i++)
 		if (port_wanted(s, &s->ports[i])) {
 			port_labels(w, &s->ports[i], &pl);
-			sample_u64(w, "fabsweep_port_phys_state", pl.l, 3, s->ports[i].phys_state);
+			sample_u64(w, "fabsweep_port_phys_state", pl.l, 2, s->ports[i].phys_state);
 		}
 
-	/* Link width and speed of active ports. */
+	/* Link width and speed of active ports, in bytes per second. */
 	static const struct { const char *name, *help; int what; } link_fams[] = {
 		{ "fabsweep_port_link_width_lanes", "Active link width in lanes (4 for 4X).", 0 },
-		{ "fabsweep_port_link_speed_gbps_per_lane",
-		  "Active link speed, nominal Gb/s per lane (HDR 50, NDR 100).", 1 },
-		{ "fabsweep_port_rate_gbps", "Nominal data rate of the link, Gb/s (4X HDR 200).", 2 },
+		{ "fabsweep_port_link_lane_speed_bytes_per_second",
+		  "Active link speed per lane, nominal (HDR 50 Gb/s: 6.25e9, NDR 100 Gb/s: 12.5e9).", 1 },
+		{ "fabsweep_port_link_rate_bytes_per_second",
+		  "Nominal data rate of the link (4X HDR 200 Gb/s: 25e9).", 2 },
 	};
 	for (size_t k = 0; k < sizeof(link_fams) / sizeof(link_fams[0]); k++) {
 		family(w, link_fams[k].name, "gauge", link_fams[k].help);
@@ -226,10 +266,10 @@ static void write_ports(struct pw *w)
 				continue;
 			port_labels(w, p, &pl);
 			if (link_fams[k].what == 0)
-				sample_u64(w, link_fams[k].name, pl.l, 3, lanes);
+				sample_u64(w, link_fams[k].name, pl.l, 2, lanes);
 			else
-				sample_dbl(w, link_fams[k].name, pl.l, 3,
-					   link_fams[k].what == 1 ? v / lanes : v);
+				sample_dbl(w, link_fams[k].name, pl.l, 2,
+					   1e9 / 8 * (link_fams[k].what == 1 ? v / lanes : v));
 		}
 	}
 }
@@ -245,7 +285,7 @@ static void write_increases(struct pw *w)
 		  "Error counter increase between the samples compared: the baseline's and the scan's"
 		  " (export --baseline, sweep), else the scan's two (scan --interval). After a reset"
 		  " the value counted since; a lower bound when reset or saturated.", 0 },
-		{ "fabsweep_port_error_counter_reset", "gauge",
+		{ "fabsweep_port_error_reset", "gauge",
 		  "1 when the error counter went down between the samples compared: cleared in between.", 1 },
 		{ "fabsweep_port_error_rate_per_second", "gauge",
 		  "fabsweep_port_error_increase per second between the samples compared.", 2 },
@@ -266,13 +306,42 @@ static void write_increases(struct pw *w)
 
 				if (!fab_counter_is_error(k) || !(d.valid & (1u << k)))
 					continue;
-				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
+				pl.l[2] = (struct label){ "counter", fab_counter_name(k) };
 				if (fams[f].what == 0)
-					sample_u64(w, fams[f].name, pl.l, 4, d.inc[k]);
+					sample_u64(w, fams[f].name, pl.l, 3, d.inc[k]);
 				else if (fams[f].what == 1)
-					sample_u64(w, fams[f].name, pl.l, 4, !!(d.reset & (1u << k)));
+					sample_u64(w, fams[f].name, pl.l, 3, !!(d.reset & (1u << k)));
 				else if (fab_counter_rate(&d, k, &r))
-					sample_dbl(w, fams[f].name, pl.l, 4, r);
+					sample_dbl(w, fams[f].name, pl.l, 3, r);
+			}
+		}
+	}
+}
+
+/* Data and packet rates between the samples compared, from the counter
+ * model's rates (fab_counter_rate), as the error rates are. */
+static void write_flow_rates(struct pw *w)
+{
+	const struct fab_snapshot *s = w->snap;
+	struct port_labels pl;
+
+	for (size_t k = 0; k < sizeof(flows) / sizeof(flows[0]); k++) {
+		uint32_t want = (1u << flows[k].xmit) | (1u << flows[k].rcv);
+
+		family(w, flows[k].rate_family, "gauge", flows[k].rate_help);
+		for (uint32_t i = 0; i < s->n_ports; i++) {
+			struct fab_counter_delta d;
+
+			if (!port_wanted(s, &s->ports[i]) || !fab_counter_pairs_delta(&w->pairs, i, want, &d))
+				continue;
+			port_labels(w, &s->ports[i], &pl);
+			for (int dir = 0; dir < 2; dir++) {
+				double r;
+
+				if (!fab_counter_rate(&d, dir ? flows[k].rcv : flows[k].xmit, &r))
+					continue;
+				pl.l[2] = (struct label){ "direction", dir ? "rcv" : "xmit" };
+				sample_dbl(w, flows[k].rate_family, pl.l, 3, r * flows[k].scale);
 			}
 		}
 	}
@@ -293,11 +362,11 @@ static void write_counters(struct pw *w)
 		port_labels(w, &s->ports[i], &pl);
 		for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
 			if (fab_counter_is_error(k) && (c->valid & (1u << k))) {
-				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
-				sample_u64(w, "fabsweep_port_errors_total", pl.l, 4, c->v[k]);
+				pl.l[2] = (struct label){ "counter", fab_counter_name(k) };
+				sample_u64(w, "fabsweep_port_errors_total", pl.l, 3, c->v[k]);
 			}
 	}
-	family(w, "fabsweep_port_error_counter_saturated", "gauge",
+	family(w, "fabsweep_port_error_saturated", "gauge",
 	       "1 when an error counter is at its all-ones value: the true count is at least that.");
 	for (uint32_t i = 0; i < s->n_ports; i++) {
 		const struct fab_counter_sample *c = latest[i];
@@ -306,8 +375,8 @@ static void write_counters(struct pw *w)
 		for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
 			if (fab_counter_is_error(k) && fab_counter_saturated(c, k)) {
 				port_labels(w, &s->ports[i], &pl);
-				pl.l[3] = (struct label){ "counter", fab_counter_name(k) };
-				sample_u64(w, "fabsweep_port_error_counter_saturated", pl.l, 4, 1);
+				pl.l[2] = (struct label){ "counter", fab_counter_name(k) };
+				sample_u64(w, "fabsweep_port_error_saturated", pl.l, 3, 1);
 			}
 	}
 	write_increases(w);
@@ -317,7 +386,7 @@ static void write_counters(struct pw *w)
 		const struct fab_counter_sample *c = latest[i];
 		if (c && port_wanted(s, &s->ports[i]) && (c->valid & (1u << FAB_CTR_XMIT_WAIT))) {
 			port_labels(w, &s->ports[i], &pl);
-			sample_u64(w, "fabsweep_port_xmit_wait_total", pl.l, 3, c->v[FAB_CTR_XMIT_WAIT]);
+			sample_u64(w, "fabsweep_port_xmit_wait_total", pl.l, 2, c->v[FAB_CTR_XMIT_WAIT]);
 		}
 	}
 	for (size_t k = 0; k < sizeof(flows) / sizeof(flows[0]); k++) {
@@ -331,16 +400,17 @@ static void write_counters(struct pw *w)
 				unsigned ctr = dir ? flows[k].rcv : flows[k].xmit;
 				if (!(c->valid & (1u << ctr)))
 					continue;
-				pl.l[3] = (struct label){ "direction", dir ? "rcv" : "xmit" };
+				pl.l[2] = (struct label){ "direction", dir ? "rcv" : "xmit" };
 				uint64_t v = c->v[ctr];
 				if (v <= UINT64_MAX / flows[k].scale)
-					sample_u64(w, flows[k].family, pl.l, 4, v * flows[k].scale);
+					sample_u64(w, flows[k].family, pl.l, 3, v * flows[k].scale);
 				else
-					sample_dbl(w, flows[k].family, pl.l, 4,
+					sample_dbl(w, flows[k].family, pl.l, 3,
 						   (double)v * flows[k].scale);
 			}
 		}
 	}
+	write_flow_rates(w);
 }
 
 static int cmp_sm_ptr(const void *x, const void *y)
@@ -376,14 +446,11 @@ static int write_sms(struct pw *w)
 		family(w, fams[k].name, fams[k].type, fams[k].help);
 		for (size_t i = 0; i < n; i++) {
 			const struct fab_sm *sm = v[i];
-			char g[FAB_GUID_STRLEN];
-			const char *node = "";
-			if (sm->port_idx != FAB_NONE && sm->port_idx < s->n_ports) {
-				const struct fab_node *nd = &s->nodes[s->ports[sm->port_idx].node_idx];
-				node = fab_nodemap_name(w->names, nd->guid, nd->desc);
-			}
+			char g[FAB_GUID_STRLEN], ng[FAB_GUID_STRLEN] = "";
+			if (sm->port_idx != FAB_NONE && sm->port_idx < s->n_ports)
+				fab_guid_format(s->nodes[s->ports[sm->port_idx].node_idx].guid, ng);
 			fab_guid_format(sm->port_guid, g);
-			struct label l[2] = { { "port_guid", g }, { "node", node } };
+			struct label l[2] = { { "port_guid", g }, { "node_guid", ng } };
 			if (fams[k].what == 2)
 				sample_u64(w, fams[k].name, l, 2, sm->failed);
 			else if (!sm->failed)
@@ -493,7 +560,8 @@ static void write_ethernet(struct pw *w)
 	static const struct { const char *name, *help; } fams[] = {
 		{ "fabsweep_eth_port_up", "1 when the interface's operstate is up." },
 		{ "fabsweep_eth_port_mtu_bytes", "Interface MTU in bytes." },
-		{ "fabsweep_eth_port_speed_mbps", "Interface speed in Mb/s (when the driver reports one)." },
+		{ "fabsweep_eth_port_speed_bytes_per_second",
+		  "Interface speed (when the driver reports one; 100 Gb/s: 12.5e9)." },
 		{ "fabsweep_eth_port_pfc_bitmap",
 		  "PFC enable bitmap, bit n = priority n: the NIC's DCB configuration, else what the port advertises over LLDP." },
 		{ "fabsweep_eth_port_ecn_np_bitmap",
@@ -528,7 +596,7 @@ static void write_ethernet(struct pw *w)
 			case 2:
 				if (!eth_own(p) || p->speed_mbps <= 0)
 					continue;
-				v = (uint64_t)p->speed_mbps;
+				v = (uint64_t)p->speed_mbps * 125000u; /* Mb/s: 1e6 / 8 bytes */
 				break;
 			case 3:
 				if (!pfc->valid)
@@ -563,15 +631,17 @@ static void write_ethernet(struct pw *w)
 	static const struct { const char *name, *help; } pcie[] = {
 		{ "fabsweep_rdma_pcie_width_lanes", "PCIe link width of the RDMA device, lanes." },
 		{ "fabsweep_rdma_pcie_max_width_lanes", "Maximum PCIe link width of the RDMA device, lanes." },
-		{ "fabsweep_rdma_pcie_speed_gts", "PCIe link speed of the RDMA device, GT/s per lane." },
-		{ "fabsweep_rdma_pcie_max_speed_gts", "Maximum PCIe link speed of the RDMA device, GT/s per lane." },
+		{ "fabsweep_rdma_pcie_speed_transfers_per_second",
+		  "PCIe link speed of the RDMA device per lane (Gen4 16e9)." },
+		{ "fabsweep_rdma_pcie_max_speed_transfers_per_second",
+		  "Maximum PCIe link speed of the RDMA device per lane." },
 	};
 	for (size_t k = 0; k < sizeof(pcie) / sizeof(pcie[0]); k++) {
 		family(w, pcie[k].name, "gauge", pcie[k].help);
 		for (size_t i = 0; i < ro->n_devices; i++) {
 			const struct fab_rdma_device *d = &ro->devices[i];
 			double v = k == 0 ? d->pcie_width : k == 1 ? d->pcie_max_width
-					  : k == 2 ? d->pcie_speed_gts : d->pcie_max_speed_gts;
+					  : 1e9 * (k == 2 ? d->pcie_speed_gts : d->pcie_max_speed_gts);
 			if (v <= 0)
 				continue;
 			l[0] = (struct label){ "system", ro->systems[d->system_idx].name };
@@ -579,7 +649,7 @@ static void write_ethernet(struct pw *w)
 			sample_dbl(w, pcie[k].name, l, 2, v);
 		}
 	}
-	family(w, "fabsweep_rdma_port_counter_total", "counter",
+	family(w, "fabsweep_rdma_port_sysfs_total", "counter",
 	       "An RDMA port counter from sysfs (kind port: counters/, hw: hw_counters/, ext: counters_ext/).");
 	for (size_t i = 0; i < ro->n_counters; i++) {
 		const struct fab_rdma_counter *c = &ro->counters[i];
@@ -594,7 +664,7 @@ static void write_ethernet(struct pw *w)
 		const char *kind = fab_rdma_ctr_kind_name(c->kind);
 		l[3] = (struct label){ "kind", kind ? kind : "unknown" };
 		l[4] = (struct label){ "counter", c->name };
-		sample_u64(w, "fabsweep_rdma_port_counter_total", l, 5, c->value);
+		sample_u64(w, "fabsweep_rdma_port_sysfs_total", l, 5, c->value);
 	}
 }
 

@@ -5,12 +5,13 @@ set -euo pipefail
 
 FABSWEEP_PACKAGES=(
 	build-essential cmake pkg-config
-	libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev
+	libibumad-dev libibmad-dev libibnetdisc-dev
 	libsqlite3-dev sqlite3 libxml2-dev libxml2-utils libcmocka-dev
 	liblldpctl-dev lldpd iproute2
 	ibsim-utils opensm infiniband-diags
 	valgrind groff-base systemd
 	libjansson-dev python3-jsonschema
+	dpkg-dev debhelper lintian prometheus
 )
 # Only what the browser test needs; it skips itself (and says so) without it.
 FABSWEEP_OPTIONAL_PACKAGES=(chromium)

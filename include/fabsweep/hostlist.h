@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Host lists as Slurm writes them: `node[001-016,020]`, `a[1-3]b[1-2]`,
- * comma-separated lists of those, SLURM_JOB_NODELIST, and host files (one
- * host or host-list expression a line, # comments).
+ * lists of those separated by commas and/or blanks (space, tab, newline, CR:
+ * `node1, node2`, as Slurm reads them), SLURM_JOB_NODELIST, and host files
+ * (host-list expressions, usually one a line, # comments).
  *
  * Expansion keeps the order written and the zero padding of each range's
  * lower bound (`n[08-10]` is n08 n09 n10); several brackets multiply, the
@@ -12,7 +13,7 @@
  * the size of every expression is computed before anything is expanded, so
  * `n[0-999999999]` fails at once instead of exhausting memory.
  *
- * Everything is strict: an empty element, an unclosed or nested bracket, a
+ * Everything is strict: an empty element (`a,,b`, which Slurm skips), an unclosed or nested bracket, a
  * descending range, mismatched padding (`n[1-010]`) or a stray character is
  * an error that names the column (or FILE:LINE) and leaves the list as it was.
  */
@@ -40,8 +41,9 @@ void fab_hostlist_free(struct fab_hostlist *hl); /* accepts NULL */
 int fab_hostlist_add(struct fab_hostlist *hl, const char *expr, size_t len);
 
 /*
- * Appends a host file's hosts: each line is blank, a # comment, or one
- * expression (a plain host name is one) with an optional # comment.
+ * Appends a host file's hosts: each line is blank, a # comment, or
+ * expressions (a plain host name is one) separated as in a list, with an
+ * optional # comment.
  * name is what errors call the input ("FILE:LINE: ..."). All or nothing.
  */
 int fab_hostlist_add_text(struct fab_hostlist *hl, const char *text, size_t len,

@@ -139,19 +139,22 @@ check "HTML report: the pulled cable" eq "$(grep -cE "^<tr><td>port state</td><t
 fs export prometheus --scan 2 --baseline 1 --out "$D/f.prom" --quiet
 check "export exits 0" eq "$?" 0
 check "Prometheus file format" prom_ok "$D/f.prom"
+declare -A NAME # node_guid -> name, from fabsweep_node_info
+while read -r g n; do NAME[$g]=$n; done < <(sed -nE \
+	's/^fabsweep_node_info\{node_guid="([^"]*)",node="([^"]*)".*/\1 \2/p' "$D/f.prom")
 series() { # family: "node counter value" for each series not 0
-	grep -E "^$1\{" "$D/f.prom" | sed -E 's/.*node="([^"]*)",port="[0-9]+",counter="([^"]*)"\} (.*)/\1 \2 \3/' |
-		awk '$3 != 0'
+	grep -E "^$1\{" "$D/f.prom" | sed -E 's/.*node_guid="([^"]*)",port="[0-9]+",counter="([^"]*)"\} (.*)/\1 \2 \3/' |
+		awk '$3 != 0' | while read -r g ctr v; do echo "${NAME[$g]} $ctr $v"; done
 }
 PROM=$(series fabsweep_port_error_increase | while read -r node ctr v; do
 	more=exact
-	series fabsweep_port_error_counter_reset | grep -qx "$node $ctr 1" && more=at-least
-	series fabsweep_port_error_counter_saturated | grep -qx "$node $ctr 1" && more=at-least
+	series fabsweep_port_error_reset | grep -qx "$node $ctr 1" && more=at-least
+	series fabsweep_port_error_saturated | grep -qx "$node $ctr 1" && more=at-least
 	echo "$node $ctr $v $more"
 done)
 check "Prometheus: the numbers" same Prometheus "$PROM"
 check "Prometheus: the judgement" has "$D/f.prom" 'fabsweep_findings{rule="port.error_increase",severity="info"} 3'
-check "Prometheus: the pulled cable" has "$D/f.prom" "fabsweep_port_state{node_guid=\"$LEAF\",node=\"leaf001\",port=\"5\"} 1"
+check "Prometheus: the pulled cable" has "$D/f.prom" "fabsweep_port_state{node_guid=\"$LEAF\",port=\"5\"} 1"
 
 # ready, live against the sweep (scan 1): the counters as they are now.
 sim "$FABSWEEP" ready --db "$D/fab.db" --scan 1 --config "$D/fab.conf" --fail-on never \

@@ -324,6 +324,15 @@ compare "Prometheus: ECN bitmaps of the hosts that expose them" \
 fabsweep_eth_port_ecn_np_bitmap{system=\"host11\",ifname=\"eth0\"} 219
 fabsweep_eth_port_ecn_np_bitmap{system=\"host9\",ifname=\"eth0\"} 219" \
 	"$(grep '^fabsweep_eth_port_ecn_np_bitmap' "$work/f.prom" | LC_ALL=C sort)"
+# the Ethernet and RDMA families pass Prometheus' own checker too (base units)
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$work/f.prom" >"$work/promtool.out" 2>&1 && ok ||
+		bad "promtool check metrics on the RoCE export: $(head -5 "$work/promtool.out")"
+	grep -q '^fabsweep_eth_port_speed_bytes_per_second{' "$work/f.prom" && ok ||
+		bad "no fabsweep_eth_port_speed_bytes_per_second in the RoCE export"
+else
+	bad "promtool is missing (scripts/deps.sh installs the prometheus package)"
+fi
 
 # A file that is not a snapshot: recorded, the rest still merged, exit 4.
 echo "not a database" >"$work/bogus.db"

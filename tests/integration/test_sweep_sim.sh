@@ -78,9 +78,12 @@ check "XML: changes since scan 1 (the removed link)" \
 P="$D/prom/fabsweep.prom"
 check "prometheus: scan 2" has "$P" "fabsweep_scan_id 2"
 check "prometheus: the counter, mapped name" has "$P" \
-	"fabsweep_port_errors_total{node_guid=\"$LEAF2\",node=\"leaf-two\",port=\"1\",counter=\"SymbolErrorCounter\"} 60000"
+	"fabsweep_port_errors_total{node_guid=\"$LEAF2\",port=\"1\",counter=\"SymbolErrorCounter\"} 60000"
+check "prometheus: the mapped name on node_info" has "$P" "fabsweep_node_info{node_guid=\"$LEAF2\",node=\"leaf-two\","
+check "prometheus: rates since the previous sweep" grep -q \
+	"^fabsweep_port_data_rate_bytes_per_second{node_guid=\"$LEAF2\",port=\"1\",direction=\"xmit\"} " "$P"
 check "prometheus: the unplugged port is down" has "$P" \
-	"fabsweep_port_state{node_guid=\"$LEAF1\",node=\"leaf001\",port=\"4\"} 1"
+	"fabsweep_port_state{node_guid=\"$LEAF1\",port=\"4\"} 1"
 check "prometheus: one link fewer" eq "$(sed -n 's/^fabsweep_links //p' "$P")" \
 	"$(($(q 'SELECT count(*) FROM links WHERE scan_id = 1') - 1))"
 check "prometheus: the error finding" has "$P" 'fabsweep_findings{rule="port.error_rate",severity="error"} 1'

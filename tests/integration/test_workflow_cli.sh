@@ -10,7 +10,7 @@ set -uo pipefail
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
-need xmllint groff systemd-analyze
+need xmllint groff systemd-analyze promtool
 q() { sqlite3 "$D/fab.db" "$@"; }
 fs() { "$FABSWEEP" "$@" --db "$D/fab.db"; }
 LEAF1=0x0002c90300200000 HOST1=0x0002c90300300000 HOST2=0x0002c90300300002
@@ -70,8 +70,27 @@ check "no temporary files left" eq "$(ls "$D" | grep -c tmp)" 0
 fs export prometheus --scan 2 --out "$D/fab.prom" --node-name-map "$D/map" > /dev/null
 check "export exits 0" eq "$?" 0
 check "export: counter" has "$D/fab.prom" \
-	"fabsweep_port_errors_total{node_guid=\"$LEAF1\",node=\"L1 (rack 7)\",port=\"2\",counter=\"SymbolErrorCounter\"} 500"
-check "export: down port" has "$D/fab.prom" "fabsweep_port_state{node_guid=\"$LEAF1\",node=\"L1 (rack 7)\",port=\"1\"} 1"
+	"fabsweep_port_errors_total{node_guid=\"$LEAF1\",port=\"2\",counter=\"SymbolErrorCounter\"} 500"
+check "export: down port" has "$D/fab.prom" "fabsweep_port_state{node_guid=\"$LEAF1\",port=\"1\"} 1"
+check "export: the mapped name, once, on node_info" eq \
+	"$(grep -c 'node="L1 (rack 7)"' "$D/fab.prom") $(grep -c "^fabsweep_node_info{node_guid=\"$LEAF1\",node=\"L1 (rack 7)\"," "$D/fab.prom")" "1 1"
+check "export: build info" has "$D/fab.prom" "fabsweep_build_info{version=\"$("$FABSWEEP" --version | cut -d' ' -f2)\"} 1"
+# promtool (Prometheus' own checker): the format and its naming conventions
+# (base units, _total on counters only, no abbreviated units)
+promtool check metrics < "$D/fab.prom" > "$D/promtool.out" 2>&1
+rc=$?
+check "promtool check metrics passes: $(head -5 "$D/promtool.out" | tr '\n' ' ')" eq "$rc" 0
+# rates: scan 2's sample of one port 100 s after scan 1's, 2,500 x 4 bytes sent since
+q "UPDATE port_counters SET sampled_at = strftime('%Y-%m-%dT%H:%M:%fZ', sampled_at, '+100 seconds'),
+   PortXmitData = PortXmitData + 2500 WHERE scan_id = 2 AND node_guid = '$LEAF1' AND port_num = 2"
+fs export prometheus --scan 2 --baseline 1 --out "$D/rates.prom" > /dev/null
+promtool check metrics < "$D/rates.prom" > "$D/promtool.out" 2>&1
+rc=$?
+check "promtool: the export with rates too: $(head -5 "$D/promtool.out" | tr '\n' ' ')" eq "$rc" 0
+check "export --baseline: the data rate, from the counter model" has "$D/rates.prom" \
+	"fabsweep_port_data_rate_bytes_per_second{node_guid=\"$LEAF1\",port=\"2\",direction=\"xmit\"} 100"
+check "export --baseline: the error rate of the same pair" has "$D/rates.prom" \
+	"fabsweep_port_error_rate_per_second{node_guid=\"$LEAF1\",port=\"2\",counter=\"SymbolErrorCounter\"} 4.95"
 check "export: scan id" has "$D/fab.prom" "fabsweep_scan_id 2"
 check "export: file mode 0644" eq "$(stat -c %a "$D/fab.prom")" 644
 check "export: every sample line is fabsweep_*" eq "$(grep -v '^#' "$D/fab.prom" | grep -vc '^fabsweep_')" 0

@@ -58,11 +58,13 @@ printf '%s "leaf-two"\n' "$LEAF2" > "$D/map"
 fs export prometheus --scan 2 --out "$D/fabsweep.prom" --node-name-map "$D/map" --quiet
 check "export exits 0" eq "$?" 0
 check "prometheus: counter" has "$D/fabsweep.prom" \
-	"fabsweep_port_errors_total{node_guid=\"$LEAF2\",node=\"leaf-two\",port=\"1\",counter=\"SymbolErrorCounter\"} 77"
+	"fabsweep_port_errors_total{node_guid=\"$LEAF2\",port=\"1\",counter=\"SymbolErrorCounter\"} 77"
+check "prometheus: the mapped name" has "$D/fabsweep.prom" \
+	"fabsweep_node_info{node_guid=\"$LEAF2\",node=\"leaf-two\",description=\"leaf002\",type=\"switch\"} 1"
 check "prometheus: down port" has "$D/fabsweep.prom" \
-	"fabsweep_port_state{node_guid=\"$LEAF1\",node=\"leaf001\",port=\"4\"} 1"
+	"fabsweep_port_state{node_guid=\"$LEAF1\",port=\"4\"} 1"
 check "prometheus: still 4X on the other uplink" has "$D/fabsweep.prom" \
-	"fabsweep_port_link_width_lanes{node_guid=\"$LEAF1\",node=\"leaf001\",port=\"3\"} 4"
+	"fabsweep_port_link_width_lanes{node_guid=\"$LEAF1\",port=\"3\"} 4"
 check "prometheus: one master SM" has "$D/fabsweep.prom" "fabsweep_sm_masters 1"
 check "prometheus: links one fewer" eq "$(sed -n 's/^fabsweep_links //p' "$D/fabsweep.prom")" \
 	"$(($(q 'SELECT count(*) FROM links WHERE scan_id = 1') - 1))"

@@ -194,7 +194,7 @@ static void test_ethernet_prometheus(void **state)
 	assert_non_null(strstr(text, "fabsweep_rdma_pcie_width_lanes{system=\"host1\",device=\"mlx5_0\"} 8\n"));
 	assert_non_null(strstr(text, "fabsweep_rdma_device_info{system=\"host1\",device=\"mlx5_0\","
 				     "type=\"MT4129\",fw_ver=\"28.39.1002\"} 1\n"));
-	assert_non_null(strstr(text, "fabsweep_rdma_port_counter_total{system=\"host1\",device=\"mlx5_0\","
+	assert_non_null(strstr(text, "fabsweep_rdma_port_sysfs_total{system=\"host1\",device=\"mlx5_0\","
 				     "port=\"1\",kind=\"hw\",counter=\"np_ecn_marked_roce_packets\"} 42\n"));
 	free(text);
 	fab_snapshot_free(s);

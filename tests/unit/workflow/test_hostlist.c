@@ -146,10 +146,17 @@ static void test_env_and_text(void **state)
 	static const char nul[] = "a\nb\0c\n";
 	assert_int_equal(fab_hostlist_add_text(hl, nul, sizeof(nul) - 1, "n.txt"), -EINVAL);
 	assert_non_null(strstr(fab_errmsg(), "n.txt:2: column 2: NUL"));
-	static const char space[] = "a b\n";
-	assert_int_equal(fab_hostlist_add_text(hl, space, sizeof(space) - 1, "s.txt"), -EINVAL);
-	assert_non_null(strstr(fab_errmsg(), "s.txt:1: column 2"));
+	static const char semi[] = "a b;c\n";
+	assert_int_equal(fab_hostlist_add_text(hl, semi, sizeof(semi) - 1, "s.txt"), -EINVAL);
+	assert_non_null(strstr(fab_errmsg(), "s.txt:1: column 4: unexpected character ';'"));
 	assert_int_equal(fab_hostlist_count(hl), 11);
+	/* blanks separate hosts on a line too, as in a list */
+	static const char blanks[] = "  a  b[1-2], c # three\n";
+	assert_int_equal(fab_hostlist_add_text(hl, blanks, sizeof(blanks) - 1, "b.txt"), 0);
+	assert_int_equal(fab_hostlist_count(hl), 15);
+	assert_string_equal(fab_hostlist_get(hl, 11), "a");
+	assert_string_equal(fab_hostlist_get(hl, 13), "b2");
+	assert_string_equal(fab_hostlist_get(hl, 14), "c");
 	fab_hostlist_free(hl);
 }
 
@@ -174,12 +181,34 @@ static void test_file(void **state)
 	fab_hostlist_free(hl);
 }
 
+/* Blanks and newlines separate hosts as commas do (Slurm: "\t, "). */
+static void test_blank_separators(void **state)
+{
+	expect_hosts("node1, node2", "node1 node2");
+	expect_hosts("node1 node2", "node1 node2");
+	expect_hosts("a\tb", "a b");
+	expect_hosts("  node[1-2] ,\tgpu[08-09]  ", "node1 node2 gpu08 gpu09");
+	/* a list pasted with newlines, CRLF and a trailing newline included */
+	expect_hosts("n1\nn2\r\nn[3-4],\nn5\n", "n1 n2 n3 n4 n5");
+	expect_hosts("a[1-2]b[1-2]\nc", "a1b1 a1b2 a2b1 a2b2 c");
+
+	/* columns count the blanks */
+	expect_error("ok  n[1-", -EINVAL, "column 9: expected a number before the end");
+	/* limits hold across blank-separated elements and roll back */
+	expect_error("x n[1-65536]", -E2BIG, "more than 65536 hosts");
+}
+
 static void test_syntax_errors(void **state)
 {
 	expect_error("", -EINVAL, "empty host list");
+	expect_error(" \n\t", -EINVAL, "column 1: empty host list");
 	expect_error(",a", -EINVAL, "column 1: empty element");
 	expect_error("a,", -EINVAL, "column 2: trailing ','");
 	expect_error("a,,b", -EINVAL, "column 3: empty element");
+	/* stricter than Slurm, which skips any run of separators */
+	expect_error("a, ,b", -EINVAL, "column 4: empty element");
+	expect_error("a , \n", -EINVAL, "column 3: trailing ','");
+	expect_error(", a", -EINVAL, "column 1: empty element");
 	expect_error("n[1-3", -EINVAL, "never closed");
 	expect_error("n[", -EINVAL, "expected a number");
 	expect_error("n[]", -EINVAL, "column 3: expected a number, found ']'");
@@ -195,8 +224,9 @@ static void test_syntax_errors(void **state)
 	expect_error("n[a-b]", -EINVAL, "found 'a'");
 	expect_error("n[1-010]", -EINVAL, "zero padding");
 	expect_error("n[ 1]", -EINVAL, "found ' '");
-	expect_error("a b", -EINVAL, "column 2: unexpected character ' '");
-	expect_error("a\tb", -EINVAL, "\\x09");
+	expect_error("n[1 -2]", -EINVAL, "column 4: expected ',', '-' or ']' in brackets, found ' '");
+	expect_error("n[1,\n2]", -EINVAL, "found \\x0a");
+	expect_error("a\vb", -EINVAL, "column 2: unexpected character \\x0b");
 	expect_error("n\xc3\xa9", -EINVAL, "\\xc3");
 	expect_error("n;rm", -EINVAL, "';'");
 	expect_error("-n1", -EINVAL, "cannot start with '-'");
@@ -280,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_products),
 		cmocka_unit_test(test_env_and_text),
 		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_blank_separators),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_exhaustive_ranges),

@@ -312,6 +312,8 @@ static struct fab_snapshot *scenario(void)
 	c1->v[FAB_CTR_SYMBOL_ERRORS] = 30;
 	c1->v[FAB_CTR_LINK_DOWNED] = 1;
 	c1->v[FAB_CTR_RCV_ERRORS] = 0xffff; /* saturated 16-bit counter */
+	c1->v[FAB_CTR_XMIT_DATA] = 3000;    /* 2000 x 4 bytes in 2 s */
+	c1->v[FAB_CTR_RCV_PKTS] = 177;      /* 100 packets in 2 s */
 	/* an HDR link degraded to 1X EDR */
 	s->ports[port_of(s, 0x1000, 1)].width_active = FAB_WIDTH_1X;
 	s->ports[port_of(s, 0x1000, 1)].speed_active = FAB_SPEED_EDR;
@@ -353,7 +355,14 @@ static void test_values(void **state)
 	want_value(&ps, "fabsweep_nodes|type=ca", 5);
 	want_value(&ps, "fabsweep_links", 8);
 
-	const char *L2 = "|node_guid=0x0000000000002001|node=leaf002|port=1";
+	want_value(&ps, "fabsweep_build_info|version=" FABSWEEP_VERSION, 1);
+	/* names once per node, joined on node_guid; the impostor is left out */
+	want_value(&ps, "fabsweep_node_info|node_guid=0x0000000000002001|node=leaf002"
+			"|description=leaf002|type=switch", 1);
+	want_value(&ps, "fabsweep_node_info|node_guid=0x0000000000003000|node=host0001 HCA-1"
+			"|description=host0001 HCA-1|type=ca", 1);
+	assert_int_equal(count_prefix(&ps, "fabsweep_node_info|"), 2 + 2 + 4);
+	const char *L2 = "|node_guid=0x0000000000002001|port=1";
 	char k[256];
 #define KEY(fmt, ...) (snprintf(k, sizeof(k), fmt, ##__VA_ARGS__), k)
 	want_value(&ps, KEY("fabsweep_port_errors_total%s|counter=SymbolErrorCounter", L2), 30);
@@ -362,30 +371,36 @@ static void test_values(void **state)
 	/* a decrease is a reset: the second value over the interval */
 	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=LinkDownedCounter", L2), 0.5);
 	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=PortRcvErrors", L2), 0xffff / 2.0);
-	want_value(&ps, KEY("fabsweep_port_error_counter_saturated%s|counter=PortRcvErrors", L2), 1);
-	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_counter_saturated|"), 1);
+	want_value(&ps, KEY("fabsweep_port_error_saturated%s|counter=PortRcvErrors", L2), 1);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_saturated|"), 1);
 	/* rates only where there are two samples: 12 error counters of one port */
 	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_rate_per_second|"), 12);
 	/* increases as the counter model has them: a reset counts the new value */
 	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=SymbolErrorCounter", L2), 20);
 	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=LinkDownedCounter", L2), 1);
 	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=PortRcvErrors", L2), 0xffff);
-	want_value(&ps, KEY("fabsweep_port_error_counter_reset%s|counter=LinkDownedCounter", L2), 1);
-	want_value(&ps, KEY("fabsweep_port_error_counter_reset%s|counter=SymbolErrorCounter", L2), 0);
+	want_value(&ps, KEY("fabsweep_port_error_reset%s|counter=LinkDownedCounter", L2), 1);
+	want_value(&ps, KEY("fabsweep_port_error_reset%s|counter=SymbolErrorCounter", L2), 0);
 	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_increase|"), 12);
-	want_value(&ps, KEY("fabsweep_port_data_bytes_total%s|direction=xmit", L2), 4000);
-	want_value(&ps, KEY("fabsweep_port_packets_total%s|direction=rcv", L2), 77);
+	want_value(&ps, KEY("fabsweep_port_data_bytes_total%s|direction=xmit", L2), 12000);
+	want_value(&ps, KEY("fabsweep_port_packets_total%s|direction=rcv", L2), 177);
+	/* data and packet rates of the same pair of samples, through the counter model */
+	want_value(&ps, KEY("fabsweep_port_data_rate_bytes_per_second%s|direction=xmit", L2), 4000);
+	want_value(&ps, KEY("fabsweep_port_data_rate_bytes_per_second%s|direction=rcv", L2), 0);
+	want_value(&ps, KEY("fabsweep_port_packet_rate_per_second%s|direction=rcv", L2), 50);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_data_rate_bytes_per_second|"), 2);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_packet_rate_per_second|"), 2);
 	want_value(&ps, KEY("fabsweep_port_xmit_wait_total%s", L2), 0);
 	want_value(&ps, KEY("fabsweep_port_state%s", L2), 4);
 	want_value(&ps, KEY("fabsweep_port_phys_state%s", L2), 5);
 	want_value(&ps, KEY("fabsweep_port_link_width_lanes%s", L2), 4);
-	want_value(&ps, KEY("fabsweep_port_link_speed_gbps_per_lane%s", L2), 50);
-	want_value(&ps, KEY("fabsweep_port_rate_gbps%s", L2), 200);
-	const char *S1 = "|node_guid=0x0000000000001000|node=spine001|port=1";
+	want_value(&ps, KEY("fabsweep_port_link_lane_speed_bytes_per_second%s", L2), 50e9 / 8);
+	want_value(&ps, KEY("fabsweep_port_link_rate_bytes_per_second%s", L2), 200e9 / 8);
+	const char *S1 = "|node_guid=0x0000000000001000|port=1";
 	want_value(&ps, KEY("fabsweep_port_link_width_lanes%s", S1), 1);
-	want_value(&ps, KEY("fabsweep_port_rate_gbps%s", S1), 25);
+	want_value(&ps, KEY("fabsweep_port_link_rate_bytes_per_second%s", S1), 25e9 / 8);
 	/* a down port has a state but no width */
-	const char *S5 = "|node_guid=0x0000000000001000|node=spine001|port=5";
+	const char *S5 = "|node_guid=0x0000000000001000|port=5";
 	want_value(&ps, KEY("fabsweep_port_state%s", S5), 1);
 	assert_true(isnan(get(&ps, KEY("fabsweep_port_link_width_lanes%s", S5))));
 	/* 2 spines x 36 + 2 leaves x 36 + 4 hosts; the impostor is left out */
@@ -394,11 +409,11 @@ static void test_values(void **state)
 	/* one series per error counter of every sampled port: 16 active ports */
 	assert_int_equal(count_prefix(&ps, "fabsweep_port_errors_total|"), 16 * 12);
 
-	want_value(&ps, "fabsweep_sm_state|port_guid=0x0000000000003001|node=host0001 HCA-1", 3);
-	want_value(&ps, "fabsweep_sm_priority|port_guid=0x0000000000003001|node=host0001 HCA-1", 15);
-	want_value(&ps, "fabsweep_sm_failed|port_guid=0x0000000000002000|node=leaf001", 1);
-	want_value(&ps, "fabsweep_sm_failed|port_guid=0x0000000000003001|node=host0001 HCA-1", 0);
-	assert_true(isnan(get(&ps, "fabsweep_sm_state|port_guid=0x0000000000002000|node=leaf001")));
+	want_value(&ps, "fabsweep_sm_state|port_guid=0x0000000000003001|node_guid=0x0000000000003000", 3);
+	want_value(&ps, "fabsweep_sm_priority|port_guid=0x0000000000003001|node_guid=0x0000000000003000", 15);
+	want_value(&ps, "fabsweep_sm_failed|port_guid=0x0000000000002000|node_guid=0x0000000000002000", 1);
+	want_value(&ps, "fabsweep_sm_failed|port_guid=0x0000000000003001|node_guid=0x0000000000003000", 0);
+	assert_true(isnan(get(&ps, "fabsweep_sm_state|port_guid=0x0000000000002000|node_guid=0x0000000000002000")));
 	want_value(&ps, "fabsweep_sm_masters", 1);
 	want_value(&ps, "fabsweep_findings|rule=port.errors|severity=error", 2);
 	want_value(&ps, "fabsweep_findings|rule=link.width|severity=warning", 1);
@@ -408,17 +423,18 @@ static void test_values(void **state)
 
 	/* the families, as docs/workflows.md lists them */
 	static const char *const fams[] = {
-		"fabsweep_scan_id", "fabsweep_scan_timestamp_seconds",
+		"fabsweep_build_info", "fabsweep_scan_id", "fabsweep_scan_timestamp_seconds",
 		"fabsweep_scan_duration_seconds", "fabsweep_scan_status",
 		"fabsweep_scan_missed_items", "fabsweep_scan_checked", "fabsweep_nodes",
-		"fabsweep_links",
+		"fabsweep_links", "fabsweep_node_info",
 		"fabsweep_port_state", "fabsweep_port_phys_state",
-		"fabsweep_port_link_width_lanes", "fabsweep_port_link_speed_gbps_per_lane",
-		"fabsweep_port_rate_gbps", "fabsweep_port_errors_total",
-		"fabsweep_port_error_counter_saturated", "fabsweep_port_error_increase",
-		"fabsweep_port_error_counter_reset", "fabsweep_port_error_rate_per_second",
+		"fabsweep_port_link_width_lanes", "fabsweep_port_link_lane_speed_bytes_per_second",
+		"fabsweep_port_link_rate_bytes_per_second", "fabsweep_port_errors_total",
+		"fabsweep_port_error_saturated", "fabsweep_port_error_increase",
+		"fabsweep_port_error_reset", "fabsweep_port_error_rate_per_second",
 		"fabsweep_port_xmit_wait_total", "fabsweep_port_data_bytes_total",
-		"fabsweep_port_packets_total", "fabsweep_sm_state", "fabsweep_sm_priority",
+		"fabsweep_port_packets_total", "fabsweep_port_data_rate_bytes_per_second",
+		"fabsweep_port_packet_rate_per_second", "fabsweep_sm_state", "fabsweep_sm_priority",
 		"fabsweep_sm_failed", "fabsweep_sm_masters", "fabsweep_findings",
 		"fabsweep_findings_by_severity",
 	};
@@ -435,7 +451,7 @@ static void test_hostile_names(void **state)
 	struct fab_snapshot *s = snapfix_fat_tree(1, 1, 2);
 	struct fab_nodemap *m;
 	struct parsed ps;
-	char k[512];
+	char k[1024];
 
 	/* straight into desc, bypassing the sanitizer: the writer must not trust it */
 	struct fab_node *n = &s->nodes[fab_snapshot_find_node(s, 0x3000)];
@@ -449,12 +465,14 @@ static void test_hostile_names(void **state)
 	char *text = render(s, NULL);
 	parse_all(text, &ps);
 	/* decoded back exactly: quote, backslash, newlines; bad bytes as \xNN */
-	snprintf(k, sizeof(k), "fabsweep_port_state|node_guid=0x0000000000003000|node=%s|port=1",
+	snprintf(k, sizeof(k), "fabsweep_node_info|node_guid=0x0000000000003000|node=%s|description=%s|type=ca",
+		 "a\"b\\c\nd} x{y=\"1\"}\n# TYPE evil counter\n\\xff\\xfe",
 		 "a\"b\\c\nd} x{y=\"1\"}\n# TYPE evil counter\n\\xff\\xfe");
-	want_value(&ps, k, 4);
-	snprintf(k, sizeof(k), "fabsweep_port_state|node_guid=0x0000000000002000|node=%s|port=1",
-		 s->nodes[fab_snapshot_find_node(s, 0x2000)].desc);
-	want_value(&ps, k, 4);
+	want_value(&ps, k, 1);
+	snprintf(k, sizeof(k), "fabsweep_node_info|node_guid=0x0000000000002000|node=%s|description=%s|type=switch",
+		 s->nodes[fab_snapshot_find_node(s, 0x2000)].desc, s->nodes[fab_snapshot_find_node(s, 0x2000)].desc);
+	want_value(&ps, k, 1);
+	want_value(&ps, "fabsweep_port_state|node_guid=0x0000000000003000|port=1", 4);
 	assert_string_equal(s->nodes[fab_snapshot_find_node(s, 0x2000)].desc,
 			    "leaf \"one\"\\\\x1b[31m\\x0a\\xc3(");
 	want_value(&ps, "fabsweep_findings|rule=odd\"rule\\\nid|severity=info", 1);
@@ -468,7 +486,8 @@ static void test_hostile_names(void **state)
 	assert_int_equal(fab_nodemap_parse(map, sizeof(map) - 1, "map", &m), 0);
 	text = render(s, m);
 	parse_all(text, &ps);
-	want_value(&ps, "fabsweep_port_state|node_guid=0x0000000000003010|node=gpu\\\\node-7 'x'|port=1", 4);
+	want_value(&ps, "fabsweep_node_info|node_guid=0x0000000000003010|node=gpu\\\\node-7 'x'"
+			"|description=host0002 HCA-1|type=ca", 1);
 	assert_non_null(strstr(text, "node=\"gpu\\\\\\\\node-7 'x'\""));
 	free_parsed(&ps);
 	free(text);
@@ -512,7 +531,7 @@ static void test_atomic_file(void **state)
 	char first[128];
 	assert_non_null(fgets(first, sizeof(first), f));
 	fclose(f);
-	assert_string_equal(first, "# HELP fabsweep_scan_id Id of the exported scan in the fabsweep database.\n");
+	assert_string_equal(first, "# HELP fabsweep_build_info 1, with the version of fabsweep that wrote the file.\n");
 	/* nothing else is left in the directory */
 	DIR *d = opendir(dir);
 	struct dirent *e;
