@@ -20,6 +20,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --reset-counters     clear port counters after reading them\n"
 	  "  --no-counters        topology and subnet managers only\n"
 	  "  --no-routes          do not read the switches' forwarding tables (SwitchInfo, LFT)\n"
+	  "  --no-pkeys           do not read the ports' P_Key tables (partitions)\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
 	  "  --discovery ENGINE   native (default) or ibnetdisc (docs/scan.md)\n"
 	  "  --m-key KEY          M_Key for every SMP, 0x... or decimal (visible in ps: prefer\n"

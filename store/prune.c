@@ -444,6 +444,8 @@ static int delete_scans(struct fab_store *st, struct fab_prune_result *r)
 	}
 	if (!err)
 		err = fab_store_prune_routing(st, &r->rows_deleted); /* store/routing_io.c */
+	if (!err)
+		err = fab_store_prune_pkeys(st, &r->rows_deleted); /* store/pkey_io.c */
 	return err;
 }
 

@@ -224,6 +224,9 @@ static void downgrade(int to)
 		      " DROP TABLE lft_slots; DROP TABLE scan_routing; DROP TABLE routing_set_switches;"
 		      " DROP TABLE routing_sets; DROP TABLE lft_table_blocks; DROP TABLE lft_tables;"
 		      " DROP TABLE lft_blocks;",
+		[5] = "DROP VIEW port_partitions; DROP VIEW port_pkey_tables; DROP TABLE scan_pkeys;"
+		      " DROP TABLE pkey_set_ports; DROP TABLE pkey_sets; DROP TABLE pkey_table_entries;"
+		      " DROP TABLE pkey_tables;",
 	};
 	char sql[64];
 
