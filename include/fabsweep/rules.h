@@ -51,7 +51,8 @@ enum {
 	FAB_NEED_ROCE_ECN = 1 << 7,   /* some interface's ECN settings (sysfs ecn/) */
 	FAB_NEED_ROCE_TRUST = 1 << 8, /* some NIC's trust state (its DCB answered) */
 	FAB_NEED_ROUTES = 1 << 9,     /* forwarding tables (a live scan without --no-routes) */
-	FAB_NEED__LAST = FAB_NEED_ROUTES
+	FAB_NEED_PKEYS = 1 << 10,     /* P_Key tables (a live scan without --no-pkeys) */
+	FAB_NEED__LAST = FAB_NEED_PKEYS
 };
 
 /* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`
