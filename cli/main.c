@@ -137,6 +137,8 @@ const struct fab_cmd fab_commands[] = {
 	{ "ready", fab_cmd_ready, "probe live whether the fabric is ready for a job on these hosts",
 	  "  --hosts LIST         Slurm host list (node[001-016,020]); default $SLURM_JOB_NODELIST\n"
 	  "  --hostfile FILE      one host or host list a line (# comments)\n"
+	  "  --pkey P             every pair of hosts must share partition P (0x8001); default: any\n"
+	  "                       partition in which one of the two is a full member\n"
 	  "  --db PATH            database with the latest sweep\n"
 	  "  --scan ID            the sweep to compare with (default: the latest)\n"
 	  "  --fail-on LEVEL      the sweep's findings at or above LEVEL make a host not ready: error (default), warning, info, never\n"

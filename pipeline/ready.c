@@ -47,6 +47,7 @@ void fab_pipeline_ready_free(struct fab_pipeline_ready_result *r)
 {
 	if (!r)
 		return;
+	fab_ready_pairs_free(&r->pairs);
 	fab_ready_free(r->r);
 	fab_snapshot_free(r->view);
 	fab_nodemap_free(r->map);
@@ -108,7 +109,8 @@ int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 	if (err || (res->r->n_ports &&
 		    (err = fab_probe_ports(probe, res->view, res->r->ports, res->r->n_ports, &res->ps))))
 		goto out;
-	if ((err = fab_ready_evaluate(res->r, res->view, res->hosts, res->map, &limits, job->fail_on))) {
+	if ((err = fab_ready_evaluate(res->r, res->view, res->hosts, res->map, &limits, job->fail_on)) ||
+	    (err = fab_ready_pairs(res->r, res->view, job->pkey, &res->pairs))) {
 		fab_err(err, "out of memory");
 		goto out;
 	}

@@ -128,7 +128,7 @@ int fab_store_load_view(struct fab_store *st, int64_t scan_id, fab_store_view_wa
 	if (!err && !r.n) /* nothing picked: an empty view (node -1 does not exist) */
 		err = add(&r, -1, 0, 0);
 	if (!err)
-		err = fab_store_load_part(st, scan_id, r.v, r.n, FAB_LOAD_FINDINGS, out);
+		err = fab_store_load_part(st, scan_id, r.v, r.n, FAB_LOAD_FINDINGS | FAB_LOAD_PKEYS, out);
 	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 	free(r.v);
 	return err;

@@ -314,6 +314,9 @@ struct fab_pipeline_ready {
 	const char *config;        /* the rules' config: the counter increases a link may
 				    * show since the sweep ([increase], [port.link_flapping]);
 				    * NULL: the default file if present */
+	unsigned pkey;             /* --pkey: the partition every pair must share (15
+				    * bits; the membership bit is ignored); 0: any in
+				    * which one of the two is a full member */
 };
 
 /* Owned; fab_pipeline_ready_free. */
@@ -322,6 +325,9 @@ struct fab_pipeline_ready_result {
 	struct fab_snapshot *view;  /* the part of the sweep around the hosts */
 	struct fab_ready *r;        /* plan, answers, verdicts, problems */
 	struct fab_probe_stats ps;  /* valid when r->n_ports */
+	/* pairs of hosts: a shared partition (include/fabsweep/probe.h); the
+	 * failing pairs' verdicts, their hosts NOT_READY in r->verdict */
+	struct fab_ready_pairs pairs;
 	double open_ms, load_ms, total_ms; /* opening the database, loading, all */
 	/* private */
 	struct fab_nodemap *map;

@@ -210,3 +210,37 @@ int fab_ready_evaluate(struct fab_ready *r, const struct fab_snapshot *view,
 enum fab_ready_verdict fab_ready_overall(const struct fab_ready *r);
 
 void fab_ready_free(struct fab_ready *r); /* accepts NULL */
+
+/* ---- pairs of hosts: partitions (scanner/ready_pairs.c, pure) ---------------- */
+
+/* A pair of hosts (indices in the hosts) that cannot talk. */
+struct fab_ready_pair {
+	uint32_t a, b;      /* a < b */
+	uint8_t verdict;    /* FAB_READY_NOT_READY */
+	bool limited_only;  /* they share a partition, as limited members both */
+};
+
+struct fab_ready_pairs {
+	bool judged;          /* the view has P_Key tables; else note says why not */
+	const char *note;     /* static text, NULL when judged */
+	unsigned want;        /* the partition asked for (15 bits), 0: any */
+	uint64_t n_pairs;     /* pairs of hosts with tables, judged */
+	uint64_t n_failing;   /* of them, pairs that share no usable partition */
+	size_t n_no_table;    /* hosts without a P_Key table in the view: their pairs not judged */
+	struct fab_ready_pair *failing; /* the first FAB_READY_PAIRS_LISTED failing pairs (owned) */
+	size_t n_listed;
+};
+#define FAB_READY_PAIRS_LISTED 256
+
+/*
+ * Judges every pair of r's hosts: do they share a partition they can talk
+ * in (want, or when want is 0 any in which one of them is a full member)?
+ * A host's table is that of its first cabled port with one. Hosts with
+ * equal tables are judged once as a group (O(hosts log hosts + groups^2)),
+ * never pair by pair. Hosts of failing pairs get verdict NOT_READY in r.
+ * When the view has no P_Key tables, out->judged is false and out->note
+ * says so. 0 or -ENOMEM. fab_ready_pairs_free releases out's list.
+ */
+int fab_ready_pairs(struct fab_ready *r, const struct fab_snapshot *view, unsigned want,
+		    struct fab_ready_pairs *out);
+void fab_ready_pairs_free(struct fab_ready_pairs *p); /* accepts a zeroed one */
