@@ -6,25 +6,48 @@
 #include "fabsweep/pipeline.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/probe.h"
+#include "fabsweep/routing.h"
+#include "fabsweep/snapshot.h"
 
-/* The pairs of hosts that share no partition they can talk in. */
+/* The hops that are not ready, why pairs and hops were not checked, the
+ * failing pairs (no shared partition, a bad hop, a broken route). */
 void fab_cli_print_ready_pairs(const struct fab_pipeline_ready_result *res)
 {
 	const struct fab_ready_pairs *p = &res->pairs;
 	char k[8];
 
-	if (!p->judged) {
+	const struct fab_ready_hops *h = &res->hops;
+
+	for (size_t i = 0; i < h->n_hops; i++)
+		if (h->hops[i].text)
+			printf("hop %zu: %s: %s\n", i + 1,
+			       h->hops[i].verdict == FAB_READY_NOT_READY ? "not ready" : "not checked",
+			       h->hops[i].text);
+	if (!h->judged)
+		printf("ready: %s\n", h->note);
+	if (!p->judged)
 		printf("ready: %s\n", p->note);
-		return;
+	for (size_t i = 0; i < p->n_listed; i++) {
+		const struct fab_ready_pair *x = &p->failing[i];
+		const char *a = fab_ready_hosts_name(res->hosts, x->a), *b = fab_ready_hosts_name(res->hosts, x->b);
+
+		if (x->hop != FAB_NONE)
+			printf("%s -> %s: not ready: the route crosses hop %u (%s)\n", a, b, x->hop + 1,
+			       h->hops[x->hop].text);
+		else if (x->fault)
+			printf("%s -> %s: not ready: the forwarding tables break the route (%s)\n", a, b,
+			       fab_route_fault_name(x->fault));
+		else
+			printf("%s <-> %s: not ready: %s\n", a, b,
+			       x->limited_only ? "they share a partition only as limited members"
+			       : p->want ? "they do not share the partition" : "they share no partition");
 	}
-	for (size_t i = 0; i < p->n_listed; i++)
-		printf("%s <-> %s: not ready: %s\n", fab_ready_hosts_name(res->hosts, p->failing[i].a),
-		       fab_ready_hosts_name(res->hosts, p->failing[i].b),
-		       p->failing[i].limited_only ? "they share a partition only as limited members"
-		       : p->want ? "they do not share the partition" : "they share no partition");
-	if (p->n_failing > p->n_listed)
-		printf("ready: %llu more pairs share no partition\n",
-		       (unsigned long long)(p->n_failing - p->n_listed));
+	if (p->n_failing + p->n_route_failing > p->n_listed)
+		printf("ready: %llu more failing pairs not listed\n",
+		       (unsigned long long)(p->n_failing + p->n_route_failing - p->n_listed));
+	if (h->n_bad) /* a healthy run prints only its summary line */
+		printf("ready: %zu hop%s between the hosts probed, %zu not ready or not checked\n",
+		       h->n_hops, h->n_hops == 1 ? "" : "s", h->n_bad);
 	if (p->want)
 		printf("ready: partition %s: %llu of %llu pairs cannot talk in it\n",
 		       fab_pkey_format(p->want, k), (unsigned long long)p->n_failing,

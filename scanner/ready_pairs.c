@@ -40,17 +40,27 @@ static bool same_table(const struct fab_port_pkeys *x, const struct fab_port_pke
 	return x->n == y->n && !memcmp(x->pkey, y->pkey, x->n * sizeof(*x->pkey));
 }
 
-static int add_pair(struct fab_ready_pairs *out, uint32_t a, uint32_t b, bool lim)
+int fab_ready_pairs_add(struct fab_ready_pairs *out, const struct fab_ready_pair *x)
 {
-	out->n_failing++;
+	if (x->hop != FAB_NONE || x->fault)
+		out->n_route_failing++;
+	else
+		out->n_failing++;
 	if (out->n_listed == FAB_READY_PAIRS_LISTED)
 		return 0;
 	if (!out->failing && !(out->failing = calloc(FAB_READY_PAIRS_LISTED, sizeof(*out->failing))))
 		return -ENOMEM;
-	out->failing[out->n_listed++] = (struct fab_ready_pair){
-		.a = a < b ? a : b, .b = a < b ? b : a, .verdict = FAB_READY_NOT_READY,
-		.limited_only = lim };
+	out->failing[out->n_listed++] = *x;
 	return 0;
+}
+
+static int add_pair(struct fab_ready_pairs *out, uint32_t a, uint32_t b, bool lim)
+{
+	struct fab_ready_pair x = { .a = a < b ? a : b, .b = a < b ? b : a,
+				    .verdict = FAB_READY_NOT_READY, .limited_only = lim,
+				    .hop = FAB_NONE, .at = FAB_NONE };
+
+	return fab_ready_pairs_add(out, &x);
 }
 
 void fab_ready_pairs_free(struct fab_ready_pairs *p)

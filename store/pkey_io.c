@@ -253,7 +253,9 @@ int fab_store_load_pkeys(struct fab_store *st, struct fab_snapshot *snap, bool p
 	int rc, err;
 	char sql[sizeof(cols) + 64];
 
-	/* a partial load (ready's hosts) looks each loaded port up by key */
+	/* a small partial load (ready's hosts) looks each loaded port up by
+	 * key; a large one (ready's hosts and every switch) reads the set */
+	partial = partial && snap->n_ports <= 2048;
 	snprintf(sql, sizeof(sql), "%s%s", cols, partial ? " AND w.node_guid = ?2 AND w.port_num = ?3" : "");
 	/* a watch sweep's partitions are those of the full scan it follows */
 	if ((err = fab_sql_scan_query(st, sql, snap->topology_scan_id ? snap->topology_scan_id

@@ -10,6 +10,10 @@
 #    ready for host0001-0003 is ready;
 #  - a switch port's P_Key table changed by a Set (tests/tools/smpset) is
 #    stored as smpquery prints it.
+#  - an erroring hop between two hosts (spine001's port toward leaf001: not
+#    either host's own link) makes ready name that hop and the pairs whose route
+#    crosses it; hosts on one leaf stay ready; a degraded hop (width 1X since the
+#    sweep, ibportstate) is named as running 1X.
 # ibsim keeps no PortInfo partition enforcement bits (a Set of them is
 # accepted and dropped), so pkey.enforcement_drop is tested from fixtures only.
 set -uo pipefail
@@ -72,5 +76,26 @@ scan
 check "a Set switch port table is stored as smpquery prints it" eq "$(stored leaf001 1)" "$(oracle "$lid" 1)"
 stored leaf001 1 >"$D/t"
 check "the Set entry is there" has "$D/t" "0x8005"
+# an erroring hop between host0001 (leaf001) and host0003 (leaf002)
+fabsim_console "$D/sim" 'PerformanceSet "spine001"[1] PortCounters.SymbolErrorCounter=500' >/dev/null || exit 1
+ready --hosts 'host0001,host0003'
+check "erroring hop: not ready (exit 1)" eq "$?" 1
+check "erroring hop: the hop is named" has "$D/out" "spine001/1: SymbolErrorCounter +500"
+check "erroring hop: the pair whose route crosses it" has "$D/out" "host0003 -> host0001: not ready: the route crosses hop"
+ready --hosts 'host0001,host0002'
+check "erroring hop: hosts on one leaf do not cross it (exit 0)" eq "$?" 0
+scan # the counters as they are now are the sweep's
+ready --hosts 'host0001,host0003'
+check "erroring hop: a new sweep saw the errors, nothing rose since (exit 0)" eq "$?" 0
+sl=$(q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = 'spine001'")
+# OpenSM's next sweep would enable 4X again: the SM stops first (ports keep their LIDs)
+fabsim_stop_sm "$D/sim" 1 >/dev/null || exit 1
+fabsim_run "$D/sim" -- ibportstate "$sl" 2 width 1 >/dev/null 2>&1
+wait_ok=0
+fabsim_run "$D/sim" -- smpquery portinfo "$sl" 2 2>/dev/null | grep -q 'LinkWidthActive:.*1X' && wait_ok=1
+check "degraded hop: spine001/2 runs 1X (ibportstate)" eq "$wait_ok" 1
+ready --hosts 'host0001,host0003'
+check "degraded hop: not ready (exit 1)" eq "$?" 1
+check "degraded hop: named as running 1X" has "$D/out" "runs 1X (4X at scan"
 echo "partitions_sim: $pass passed, $fail failed"
 ((fail == 0))
