@@ -48,7 +48,7 @@ void fab_cli_print_ready_pairs(const struct fab_pipeline_ready_result *res)
 	if (h->n_bad) /* a healthy run prints only its summary line */
 		printf("ready: %zu hop%s between the hosts probed, %zu not ready or not checked\n",
 		       h->n_hops, h->n_hops == 1 ? "" : "s", h->n_bad);
-	if (p->want)
+	if (p->want && p->n_failing)
 		printf("ready: partition %s: %llu of %llu pairs cannot talk in it\n",
 		       fab_pkey_format(p->want, k), (unsigned long long)p->n_failing,
 		       (unsigned long long)p->n_pairs);

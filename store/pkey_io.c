@@ -253,9 +253,9 @@ int fab_store_load_pkeys(struct fab_store *st, struct fab_snapshot *snap, bool p
 	int rc, err;
 	char sql[sizeof(cols) + 64];
 
-	/* a small partial load (ready's hosts) looks each loaded port up by
-	 * key; a large one (ready's hosts and every switch) reads the set */
-	partial = partial && snap->n_ports <= 2048;
+	/* a partial load (ready's hosts, with or without every switch) looks
+	 * up by key the ports of its CAs and the ports cabled to them: the
+	 * tables ready judges */
 	snprintf(sql, sizeof(sql), "%s%s", cols, partial ? " AND w.node_guid = ?2 AND w.port_num = ?3" : "");
 	/* a watch sweep's partitions are those of the full scan it follows */
 	if ((err = fab_sql_scan_query(st, sql, snap->topology_scan_id ? snap->topology_scan_id
@@ -270,6 +270,10 @@ int fab_store_load_pkeys(struct fab_store *st, struct fab_snapshot *snap, bool p
 		for (size_t i = 0; i < snap->n_ports && !err; i++) {
 			const struct fab_port *p = &snap->ports[i];
 
+			if (snap->nodes[p->node_idx].type != FAB_NODE_CA &&
+			    (p->remote_idx == FAB_NONE ||
+			     snap->nodes[snap->ports[p->remote_idx].node_idx].type != FAB_NODE_CA))
+				continue;
 			fab_sql_bind_guid(s, 2, snap->nodes[p->node_idx].guid);
 			sqlite3_bind_int(s, 3, p->port_num);
 			while ((rc = sqlite3_step(s)) == SQLITE_ROW && !err)

@@ -155,8 +155,9 @@ int fab_store_prune_routing(struct fab_store *st, int64_t *rows);
 /* Writes snap->pkeys (if it has tables) for snap->scan_id, content-addressed. */
 int fab_store_write_pkeys(struct fab_store *st, const struct fab_snapshot *snap);
 /* Loads the tables of snap->scan_id's loaded ports into snap->pkeys (left
- * NULL when the scan has none); partial: looked up port by port (a load
- * of a few hosts), else the whole set read. */
+ * NULL when the scan has none); partial (ready's views): only the CA ports
+ * and the ports cabled to them, looked up port by port; else the whole set
+ * read. */
 int fab_store_load_pkeys(struct fab_store *st, struct fab_snapshot *snap, bool partial);
 /* Deletes the sets and tables no scan points at any more; adds the rows
  * deleted to *rows. */
