@@ -52,7 +52,9 @@ static int cmp_prow(const void *a, const void *b)
 
 	if (x->guid != y->guid)
 		return x->guid < y->guid ? -1 : 1;
-	return (int)x->port - (int)y->port;
+	if (x->port != y->port)
+		return (int)x->port - (int)y->port;
+	return x->t->port_idx < y->t->port_idx ? -1 : x->t->port_idx > y->t->port_idx;
 }
 
 /* One port's table: its id in pkey_tables (0 when none was read). */
@@ -117,6 +119,14 @@ int fab_store_write_pkeys(struct fab_store *st, const struct fab_snapshot *snap)
 		n++;
 	}
 	qsort(rows, n, sizeof(*rows), cmp_prow);
+	/* devices that share a GUID (guid.duplicate): the rows are keyed by
+	 * GUID and port, so the first device's table is kept, as the loader
+	 * finds the first node of a GUID */
+	size_t k2 = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k2 || rows[i].guid != rows[k2 - 1].guid || rows[i].port != rows[k2 - 1].port)
+			rows[k2++] = rows[i];
+	n = k2;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t *c = content + PORT_KEY * i;
 		const struct fab_port_pkeys *t = rows[i].t;
