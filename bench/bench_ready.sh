@@ -18,6 +18,14 @@
 # The same wall time of `perfquery LID PORT` (one MAD) is printed as that
 # fixed cost of a simulated client; on hardware there is none.
 #
+# Partitions: OpenSM runs with a partitions.conf of the default partition and
+# jobA=0x8001 (every port a full member of both), and ready is asked for
+# --pkey 0x8001: every pair of the hosts is judged for the partition, every
+# switch-to-switch hop of the routes between them (from the sweep's
+# forwarding tables) is probed live. Beside it, what infiniband-diags needs
+# for the same answer: one `perfquery` per hop port (both ends of each hop
+# ready reports) and one `smpquery pkeys` per host, run one after the other.
+#
 # Target: ready for 16 hosts within 100 ms (fabsweep's own time, main to
 # exit; and the wall time less the simulated client's fixed cost).
 #
@@ -68,8 +76,9 @@ total=$((leaves * hpl))
 echo "fabric: $leaves leaves x $hpl hosts ($total hosts), $spines spines, $ports-port switches"
 "$FABGEN" --leaves "$leaves" --hosts-per-leaf "$hpl" --spines "$spines" --switch-ports "$ports" \
 	-o "$D/net" || exit 1
+printf 'Default=0x7fff, ipoib : ALL=full;\njobA=0x8001 : ALL=full;\n' > "$D/part.conf"
 t0=$(date +%s%N)
-fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
+FABSIM_OPENSM_ARGS="-P $D/part.conf" fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
 echo "simulator up (SUBNET UP) in $((($(date +%s%N) - t0) / 1000000)) ms"
 t0=$(date +%s%N)
 fabsim_run "$D/sim" -- "$FABSWEEP" sweep --db "$D/fab.db" --quiet --fail-on never
@@ -84,7 +93,7 @@ run_ready() { # hosts -> prints "wall_ms" and leaves --verbose's line in $D/verb
 	local t1 t2
 	t1=$(date +%s%N)
 	(cd "$D/sim/scratch" && LD_PRELOAD=$FABSIM_LD_PRELOAD FABSIM_CLIENT_OF=$D/sim \
-		"$FABSWEEP" ready --db "$D/fab.db" --hosts "$1" --quiet --verbose > "$D/out" 2> "$D/verbose")
+		"$FABSWEEP" ready --db "$D/fab.db" --hosts "$1" --pkey 0x8001 --quiet --verbose > "$D/out" 2> "$D/verbose")
 	local rc=$?
 	t2=$(date +%s%N)
 	if ((rc != 0)); then
@@ -120,7 +129,8 @@ for ((r = 1; r <= runs; r++)); do
 	mads=$(sed -n 's/.* \([0-9]*\) MADs (.*/\1/p' "$D/verbose")
 	madms=$(sed -n 's/.*unanswered) in \([0-9.]*\) ms.*/\1/p' "$D/verbose")
 	tot=$(sed -n 's/.*total \([0-9.]*\) ms.*/\1/p' "$D/verbose")
-	echo "$db $load $open $mads $madms $tot" >> "$D/phases"
+	hops=$(sed -n 's/.*; \([0-9]*\) hops, .*/\1/p' "$D/verbose")
+	echo "$db $load $open $mads $madms $tot $hops" >> "$D/phases"
 done
 med=$(median < "$D/walls")
 min=$(sort -n "$D/walls" | head -1)
@@ -128,8 +138,22 @@ max=$(sort -n "$D/walls" | tail -1)
 col() { awk -v c="$1" '{ print $c }' "$D/phases" | median; }
 printf 'ready, %d hosts, %d runs: wall median %.1f ms (min %.1f, max %.1f)\n' "$nhosts" "$runs" \
 	"$(echo "$med / 1000" | bc -l)" "$(echo "$min / 1000" | bc -l)" "$(echo "$max / 1000" | bc -l)"
-printf '  medians inside fabsweep: open the database %s ms, load the hosts'"'"' part %s ms, open the MAD port %s ms (overlapped), %s MADs in %s ms, total %s ms\n' \
-	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"
+printf '  medians inside fabsweep: open the database %s ms, load the hosts'"'"' part, the switches and the tables %s ms, open the MAD port %s ms (overlapped), %s MADs in %s ms (%s hops between the hosts), total %s ms\n' \
+	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 7)" "$(col 6)"
+# infiniband-diags for the same answer: a perfquery per hop port, smpquery pkeys per host
+nhp=$((2 * $(col 7)))
+mapfile -t sw_lids < <(sqlite3 -readonly "$D/fab.db" "SELECT lid FROM nodes WHERE node_type = 'switch' AND scan_id = (SELECT max(scan_id) FROM scans) ORDER BY lid")
+mapfile -t h_lids < <(sqlite3 -readonly "$D/fab.db" "SELECT lid FROM nodes WHERE node_type = 'ca' AND scan_id = (SELECT max(scan_id) FROM scans) ORDER BY lid LIMIT $nhosts")
+t1=$(date +%s%N)
+for ((i = 0; i < nhp; i++)); do
+	(cd "$D/sim/scratch" && LD_PRELOAD=$FABSIM_LD_PRELOAD perfquery "${sw_lids[i % ${#sw_lids[@]}]}" $((hpl + 1 + i % spines)) > /dev/null 2>&1)
+done
+for l in "${h_lids[@]}"; do
+	(cd "$D/sim/scratch" && LD_PRELOAD=$FABSIM_LD_PRELOAD smpquery pkeys "$l" 1 > /dev/null 2>&1)
+done
+t2=$(date +%s%N)
+printf '  infiniband-diags for the same answer: %d perfquery (one per hop port) + %d smpquery pkeys: %.1f ms wall\n' \
+	"$nhp" "${#h_lids[@]}" "$(echo "($t2 - $t1) / 1000000" | bc -l)"
 
 # The simulator's cost per MAD: the same kind of runs with one MAD in flight.
 : > "$D/seq"

@@ -139,3 +139,8 @@ struct fab_cli_db_args {
 };
 /* db baseline set|list|clear; an exit code. */
 int fab_cli_db_baseline(const struct fab_cli_db_args *a);
+
+/* cli/print_ready.c: ready's pairs of hosts (failing ones, the partition,
+ * hosts without tables, or why pairs were not checked). */
+struct fab_pipeline_ready_result;
+void fab_cli_print_ready_pairs(const struct fab_pipeline_ready_result *res);

@@ -16,6 +16,7 @@
 #include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/pkey.h"
 #include "fabsweep/probe.h"
 #include "fabsweep/report_json.h"
 #include "fabsweep/snapshot.h"
@@ -30,6 +31,7 @@ static void print_result(const struct fab_pipeline_ready_result *res, int quiet,
 	for (size_t i = 0; i < r->n_problems; i++)
 		printf("%s: %s\n", fab_ready_hosts_name(res->hosts, r->problems[i].host),
 		       r->problems[i].text);
+	fab_cli_print_ready_pairs(res);
 	for (size_t i = 0; i < r->n_hosts; i++)
 		n[r->verdict[i] < FAB_READY__COUNT ? r->verdict[i] : FAB_READY_UNKNOWN]++;
 	if (!quiet) {
@@ -41,17 +43,18 @@ static void print_result(const struct fab_pipeline_ready_result *res, int quiet,
 	}
 	if (verbose)
 		fprintf(stderr, "ready: open the database %.1f ms, load %.1f ms (%zu nodes, %zu ports of scan %lld); probe from %s: "
-			"open %.1f ms, %lu MADs (%lu resent, %lu unanswered) in %.1f ms; total %.1f ms\n",
+			"open %.1f ms, %lu MADs (%lu resent, %lu unanswered) in %.1f ms; %zu hops, %llu pairs; total %.1f ms\n",
 			res->open_ms, res->load_ms, view->n_nodes, view->n_ports, (long long)view->scan_id,
 			r->n_ports ? ps->source : "-", r->n_ports ? ps->open_ms : 0.0,
 			r->n_ports ? ps->sent : 0, r->n_ports ? ps->resent : 0, r->n_ports ? ps->failed : 0,
-			r->n_ports ? ps->mads_ms : 0.0, res->total_ms);
+			r->n_ports ? ps->mads_ms : 0.0, res->hops.n_hops,
+			(unsigned long long)res->pairs.n_pairs, res->total_ms);
 }
 
 int fab_cmd_ready(int argc, char **argv)
 {
 	enum { O_DB = 256, O_SCAN, O_HOSTS, O_HOSTFILE, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW, O_MKEY, O_MKEY_FILE, O_CONFIG, O_JSON };
+	       O_FAIL_ON, O_MAP, O_QUIET, O_VERBOSE, O_WINDOW, O_MKEY, O_MKEY_FILE, O_CONFIG, O_JSON, O_PKEY };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -95,6 +98,14 @@ int fab_cmd_ready(int argc, char **argv)
 		case O_MKEY: mkey_text = optarg; break;
 		case O_MKEY_FILE: mkey_file = optarg; break;
 		case O_CONFIG: job.config = optarg; break;
+		case O_PKEY: {
+			int k = fab_pkey_parse(optarg);
+			if (k < 0 || !(k & 0x7fff))
+				return fab_cli_usage_error("ready", "--pkey takes a P_Key such as 0x8001 or 0x7fff, not '%s'",
+							   optarg);
+			job.pkey = (unsigned)k & 0x7fff;
+			break;
+		}
 		case O_SCAN:
 			if (fab_pipeline_parse_scan(optarg, &job.scan_id))
 				return fab_cli_usage_error("ready", "--scan takes a scan id, 'latest' or -N, not '%s'",

@@ -58,7 +58,7 @@ int fab_cmd_scan(int argc, char **argv)
 	enum { O_DB = 256, O_CA, O_PORT, O_SMPS, O_WINDOW, O_TIMEOUT, O_RETRIES,
 	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET,
 	       O_NOIB, O_LLDP_SOCKET, O_SYSFS_ROOT /* RoCE */,
-	       O_FORENSIC /* ops */, O_NOROUTES, O_DISCOVERY, O_MKEY, O_MKEY_FILE };
+	       O_FORENSIC /* ops */, O_NOROUTES, O_NOPKEYS, O_DISCOVERY, O_MKEY, O_MKEY_FILE };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "ca", required_argument, NULL, O_CA },
@@ -71,6 +71,7 @@ int fab_cmd_scan(int argc, char **argv)
 		{ "reset-counters", no_argument, NULL, O_RESET },
 		{ "no-counters", no_argument, NULL, O_NOCTR },
 		{ "no-routes", no_argument, NULL, O_NOROUTES },
+		{ "no-pkeys", no_argument, NULL, O_NOPKEYS },
 		{ "load-cache", required_argument, NULL, O_CACHE },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, O_QUIET },
@@ -107,6 +108,7 @@ int fab_cmd_scan(int argc, char **argv)
 		case O_RESET: so->reset_counters = true; break;
 		case O_NOCTR: so->no_counters = true; break;
 		case O_NOROUTES: so->no_routes = true; break;
+		case O_NOPKEYS: so->no_pkeys = true; break;
 		case O_QUIET: quiet = true; break;
 		case O_FORENSIC: a.forensic = true; break;
 		case O_DISCOVERY:
@@ -161,10 +163,10 @@ int fab_cmd_scan(int argc, char **argv)
 		return fab_cli_usage_error("scan", "cannot read cache file '%s': %s",
 					   so->load_cache, strerror(errno));
 	/* Forensic (docs/scan.md): everything, the evidence left as found. */
-	if (a.forensic && (so->reset_counters || so->no_counters || so->no_routes || so->load_cache ||
+	if (a.forensic && (so->reset_counters || so->no_counters || so->no_routes || so->no_pkeys || so->load_cache ||
 			   a.no_ib))
 		return fab_cli_usage_error("scan", "--forensic records every counter and table as found: it does not "
-					   "go with --reset-counters, --no-counters, --no-routes, --load-cache or --no-ib");
+					   "go with --reset-counters, --no-counters, --no-routes, --no-pkeys, --load-cache or --no-ib");
 	if (a.forensic && !interval_given)
 		so->interval_s = 1; /* a second sample: which counters still move */
 	if (a.forensic && !a.label)

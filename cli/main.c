@@ -20,6 +20,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --reset-counters     clear port counters after reading them\n"
 	  "  --no-counters        topology and subnet managers only\n"
 	  "  --no-routes          do not read the switches' forwarding tables (SwitchInfo, LFT)\n"
+	  "  --no-pkeys           do not read the ports' P_Key tables (partitions)\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
 	  "  --discovery ENGINE   native (default) or ibnetdisc (docs/scan.md)\n"
 	  "  --m-key KEY          M_Key for every SMP, 0x... or decimal (visible in ps: prefer\n"
@@ -150,6 +151,8 @@ const struct fab_cmd fab_commands[] = {
 	{ "ready", fab_cmd_ready, "probe live whether the fabric is ready for a job on these hosts",
 	  "  --hosts LIST         Slurm host list (node[001-016,020], 'n1, n2'); default $SLURM_JOB_NODELIST\n"
 	  "  --hostfile FILE      hosts or host lists, one a line or separated by blanks (# comments)\n"
+	  "  --pkey P             every pair of hosts must share partition P (0x8001); default: any\n"
+	  "                       partition in which one of the two is a full member\n"
 	  "  --db PATH            database with the latest sweep\n"
 	  "  --scan ID            the sweep to compare with (default: the latest)\n"
 	  "  --fail-on LEVEL      the sweep's findings at or above LEVEL make a host not ready: error (default), warning, info, never\n"

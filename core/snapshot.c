@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "fabsweep/names.h"
+#include "fabsweep/pkey.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
@@ -44,6 +45,7 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	free(s->port_sample[1]);
 	fab_roce_free(s->roce);
 	fab_routing_free(s->routing);
+	fab_pkeys_free(s->pkeys);
 	fab_arena_free(s->arena);
 	free(s);
 }

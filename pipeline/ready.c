@@ -47,6 +47,8 @@ void fab_pipeline_ready_free(struct fab_pipeline_ready_result *r)
 {
 	if (!r)
 		return;
+	fab_ready_pairs_free(&r->pairs);
+	fab_ready_hops_free(&r->hops);
 	fab_ready_free(r->r);
 	fab_snapshot_free(r->view);
 	fab_nodemap_free(r->map);
@@ -94,12 +96,13 @@ int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 	if ((err = fab_store_open(job->db, FAB_STORE_READONLY, &st)))
 		goto out;
 	res->open_ms = mono_ms() - t0;
-	if ((err = fab_store_load_view(st, job->scan_id, want_ca, &wc, &res->view)))
+	if ((err = fab_store_load_view_routes(st, job->scan_id, want_ca, &wc, &res->view)))
 		goto out;
 	fab_store_close(st);
 	st = NULL;
 	res->load_ms = mono_ms() - t0 - res->open_ms;
-	if ((err = fab_ready_plan(res->view, res->hosts, res->map, &res->r))) {
+	if ((err = fab_ready_plan(res->view, res->hosts, res->map, &res->r)) ||
+	    (err = fab_ready_hops_plan(res->r, res->view, &res->hops))) {
 		fab_err(err, "out of memory");
 		goto out;
 	}
@@ -108,7 +111,9 @@ int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 	if (err || (res->r->n_ports &&
 		    (err = fab_probe_ports(probe, res->view, res->r->ports, res->r->n_ports, &res->ps))))
 		goto out;
-	if ((err = fab_ready_evaluate(res->r, res->view, res->hosts, res->map, &limits, job->fail_on))) {
+	if ((err = fab_ready_evaluate(res->r, res->view, res->hosts, res->map, &limits, job->fail_on)) ||
+	    (err = fab_ready_pairs(res->r, res->view, job->pkey, &res->pairs)) ||
+	    (err = fab_ready_hops_judge(&res->hops, res->r, res->view, res->map, &limits, &res->pairs))) {
 		fab_err(err, "out of memory");
 		goto out;
 	}

@@ -17,6 +17,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
@@ -315,6 +316,7 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_ROCE_TRUST: return "the trust state of RoCE NICs (their DCB, collect on the hosts)";
 	case FAB_NEED_ROUTES: return "forwarding tables (a live scan without --no-routes)";
 	case FAB_NEED_BASELINE: return "an earlier snapshot (check --baseline)";
+	case FAB_NEED_PKEYS: return "P_Key tables (a live scan without --no-pkeys)";
 	default: return NULL;
 	}
 }
@@ -361,6 +363,8 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "needs an earlier snapshot (check --baseline)";
 	if ((needs & FAB_NEED_ROUTES) && !fab_routing_present(s))
 		return "the snapshot has no forwarding tables (scan --no-routes, a file, or an older scan)";
+	if ((needs & FAB_NEED_PKEYS) && !fab_pkeys_present(s))
+		return "the snapshot has no P_Key tables (scan --no-pkeys, a file, or an older scan)";
 	return NULL;
 }
 

@@ -253,3 +253,8 @@ int check_fw_mismatch(struct fab_rule_ctx *ctx);
 int check_routing_unreachable(struct fab_rule_ctx *ctx);
 int check_routing_credit_loop(struct fab_rule_ctx *ctx);
 int check_routing_imbalance(struct fab_rule_ctx *ctx);
+
+/* rules/check_pkey.c */
+int check_pkey_enforcement_drop(struct fab_rule_ctx *ctx);
+int check_pkey_limited_pair(struct fab_rule_ctx *ctx);
+int check_pkey_default_missing(struct fab_rule_ctx *ctx);

@@ -198,6 +198,24 @@ static const struct fab_rule_param imbalance_params[] = {
 		  "switch's up-ports (plus one destination) before it fires" },
 };
 
+#define HOST_PARTITION(k) \
+	{ .section = "pkey.limited_pair", .key = k, .type = FAB_PARAM_INT, .def = 0, .min = 0, \
+	  .max = 0x7fff, .help = "a partition (its 15-bit number, decimal: 32767 is 0x7fff) meant " \
+	  "for host-to-host traffic; 0: none" }
+static const struct fab_rule_param limited_pair_params[] = {
+	HOST_PARTITION("partition"),
+	HOST_PARTITION("partition_2"),
+	HOST_PARTITION("partition_3"),
+	HOST_PARTITION("partition_4"),
+};
+
+static const struct fab_rule_param default_missing_params[] = {
+	{ .section = "pkey.default_missing", .key = "expect", .type = FAB_PARAM_INT,
+	  .def = 1, .min = 0, .max = 2,
+	  .help = "where the default partition is expected: 0 nowhere (off), 1 on host ports, "
+		  "2 on host and switch ports" },
+};
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fab_rule rules[] = {
@@ -954,6 +972,62 @@ static const struct fab_rule rules[] = {
 			"[routing.imbalance] max_deviation if the spread is intended.",
 		PARAMS(imbalance_params),
 		.check = check_routing_imbalance,
+	},
+	{
+		.id = "pkey.enforcement_drop",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ADDRESSING,
+		.needs = FAB_NEED_PKEYS,
+		.title = "A switch port filters out a partition of the host behind it",
+		.rationale =
+			"With partition enforcement on (PortInfo PartitionEnforcementInbound or Outbound), "
+			"a switch port drops every packet whose P_Key is not in its own P_Key table. When "
+			"the host port is a member of a partition its switch port does not carry, the "
+			"host believes it is in the partition and its traffic there vanishes at the first "
+			"hop: jobs hang in connection setup, IPoIB child interfaces see nothing. The "
+			"subnet manager keeps the two tables in step; a table written by hand, a failed "
+			"Set, or a switch that lost its table since the last sweep breaks that.",
+		.remediation =
+			"Make the master subnet manager sweep (OpenSM: kill -HUP) so that it writes the "
+			"switch port's table again, and compare both tables with smpquery pkeys. If the "
+			"partition is wrong on the host, correct partitions.conf instead.",
+		.check = check_pkey_enforcement_drop,
+	},
+	{
+		.id = "pkey.limited_pair",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ADDRESSING,
+		.needs = FAB_NEED_PKEYS,
+		.title = "Hosts share a host-to-host partition only as limited members",
+		.rationale =
+			"Two limited members of a partition cannot talk to each other; only a full "
+			"member can talk to a limited one. A partition meant for traffic between the "
+			"hosts of jobs (configured in [pkey.limited_pair]) in which two or more hosts "
+			"are limited members leaves those hosts unable to reach each other in it, while "
+			"each of them looks correctly configured on its own.",
+		.remediation =
+			"Make the hosts full members in partitions.conf (=full) and let the subnet manager "
+			"sweep; keep limited membership for partitions where hosts talk only to servers.",
+		PARAMS(limited_pair_params),
+		.check = check_pkey_limited_pair,
+	},
+	{
+		.id = "pkey.default_missing",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ADDRESSING,
+		.needs = FAB_NEED_PKEYS,
+		.title = "A port is not a member of the default partition",
+		.rationale =
+			"The default partition 0x7fff (0xffff as a full member) carries the subnet "
+			"administration traffic of most sites and IPoIB's default interface; a host "
+			"port without it cannot resolve paths through the SA or reach the default "
+			"IPoIB network. Sites that keep hosts out of it on purpose switch the rule off.",
+		.remediation =
+			"Add the port to Default in partitions.conf (Default=0x7fff : ALL=full; or ALL, "
+			"SELF=full as OpenSM ships it) and let the subnet manager sweep; or set "
+			"[pkey.default_missing] expect = 0 where this is intended.",
+		PARAMS(default_missing_params),
+		.check = check_pkey_default_missing,
 	},
 };
 

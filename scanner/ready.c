@@ -207,7 +207,7 @@ static uint32_t peer_of(const struct fab_snapshot *v, uint32_t port)
 	return p->remote_idx;
 }
 
-static void add_target(struct fab_ready *r, uint32_t port)
+void fab_ready_plan_add(struct fab_ready *r, uint32_t port)
 {
 	if (r->target_of[port] != FAB_NONE)
 		return;
@@ -246,8 +246,8 @@ int fab_ready_plan(const struct fab_snapshot *v, const struct fab_ready_hosts *h
 			uint32_t pi = n->port_first + k, q = peer_of(v, pi);
 			if (q == FAB_NONE)
 				continue;
-			add_target(r, pi);
-			add_target(r, q);
+			fab_ready_plan_add(r, pi);
+			fab_ready_plan_add(r, q);
 		}
 	}
 	*out = r;

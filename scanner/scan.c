@@ -15,11 +15,13 @@
  *   5. snapshot nodes/ports/links, holes and SMP failures recorded;
  *   5b. forwarding tables: SwitchInfo and LinearForwardingTable of every
  *      switch, directed route along discovery's paths (unless --no-routes);
+ *   5c. partitions: the P_Key tables of cabled CA and switch ports and the
+ *      switch ports' enforcement bits (unless --no-pkeys);
  *   6. SMInfo of every IsSM port;
  *   7. port counters (ClassPortInfo, PortCounters, PortCountersExtended);
  *   8. SMInfo of the master once more: ActCount "after".
  *
- * Steps 2, 4, 5b, 6, 7 and 8 share one umad fd and the MAD window engine.
+ * Steps 2, 4, 5b, 5c, 6, 7 and 8 share one umad fd and the MAD window engine.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -360,6 +362,11 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		if ((rc = fab_scan_routes(s, &w, smp_win, &o)))
 			fab_err(rc, "reading forwarding tables failed: %s", strerror(-rc));
 		phase_done("routes", &t0, smp_win);
+	}
+	if (!rc && s->n_nodes && !o.no_pkeys) {
+		if ((rc = fab_scan_pkeys(s, &w, smp_win, &o)))
+			fab_err(rc, "reading P_Key tables failed: %s", strerror(-rc));
+		phase_done("pkeys", &t0, smp_win);
 	}
 	wt_free(&w);
 	if (rc) {

@@ -145,6 +145,14 @@ int fab_scan_sms(struct fab_snapshot *snap, struct fab_madwin *mw,
 int fab_scan_routes(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *mw,
 		    const struct fab_scan_opts *o);
 
+/* Partitions (scanner/pkeys.c): the P_Key table of every cabled CA port and
+ * switch external port, and the switch ports' PortInfo enforcement bits,
+ * into snap->pkeys, directed route along w's paths; after
+ * fab_scan_routes when the scan reads the tables (their SwitchInfo gives
+ * the switches' sizes). 0 or a negative errno (engine or memory only). */
+int fab_scan_pkeys(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *mw,
+		   const struct fab_scan_opts *o);
+
 /*
  * A FIFO of packed 64-bit jobs (the collectors' work lists): amortised
  * O(1), memory proportional to what is queued.

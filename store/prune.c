@@ -445,6 +445,8 @@ int fab_store_delete_listed(struct fab_store *st, int64_t *rows_deleted)
 	}
 	if (!err)
 		err = fab_store_prune_routing(st, rows_deleted); /* store/routing_io.c */
+	if (!err)
+		err = fab_store_prune_pkeys(st, rows_deleted); /* store/pkey_io.c */
 	return err;
 }
 

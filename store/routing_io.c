@@ -24,41 +24,6 @@
 
 #define SW_KEY 24 /* bytes per switch in routing_sets.content */
 
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/*
- * The id of the row whose unique blob column is key: inserted when new
- * (*fresh true). ins: "INSERT OR IGNORE ... VALUES (?1)", get: "SELECT id
- * ... WHERE col = ?1".
- */
-static int intern(struct fab_store *st, sqlite3_stmt *ins, sqlite3_stmt *get, const void *key,
-		  size_t len, int64_t *id, bool *fresh)
-{
-	int rc;
-
-	sqlite3_bind_blob(ins, 1, key, (int)len, SQLITE_STATIC);
-	if ((rc = fab_sql_step(st, ins, "forwarding tables")))
-		return rc; /* a full disk is -ENOSPC, as for every other write */
-	if (sqlite3_changes(st->db) == 1) {
-		*id = sqlite3_last_insert_rowid(st->db);
-		*fresh = true;
-		return 0;
-	}
-	*fresh = false;
-	sqlite3_bind_blob(get, 1, key, (int)len, SQLITE_STATIC);
-	rc = sqlite3_step(get);
-	*id = rc == SQLITE_ROW ? sqlite3_column_int64(get, 0) : 0;
-	sqlite3_reset(get);
-	if (rc != SQLITE_ROW)
-		return fab_err(-EIO, "cannot find a stored forwarding table in '%s': %s", st->path,
-			       sqlite3_errmsg(st->db));
-	return 0;
-}
-
 enum { BLK_INS, BLK_GET, TAB_INS, TAB_GET, TB_INS, SET_INS, SET_GET, SW_INS, SCAN_INS, N_STMTS };
 
 static const char *const stmt_sql[N_STMTS] = {
@@ -78,21 +43,6 @@ struct stmts {
 	sqlite3_stmt *v[N_STMTS];
 };
 
-static void stmts_free(struct stmts *q)
-{
-	for (size_t i = 0; i < N_STMTS; i++)
-		sqlite3_finalize(q->v[i]);
-}
-
-static int stmts_prepare(struct fab_store *st, struct stmts *q)
-{
-	int err = 0;
-
-	memset(q, 0, sizeof(*q));
-	for (size_t i = 0; i < N_STMTS && !err; i++)
-		err = fab_store_prepare(st, stmt_sql[i], &q->v[i]);
-	return err;
-}
 
 /* One switch's table: its id in lft_tables (0 when it has none). */
 static int write_table(struct fab_store *st, struct stmts *q, const struct fab_lft *l,
@@ -108,12 +58,14 @@ static int write_table(struct fab_store *st, struct stmts *q, const struct fab_l
 	for (uint32_t b = 0; b < l->n_blocks; b++) {
 		id = 0;
 		if (!(l->missing && l->missing[b]) &&
-		    (err = intern(st, q->v[BLK_INS], q->v[BLK_GET], l->port + (size_t)b * FAB_LFT_BLOCK,
-				  FAB_LFT_BLOCK, &id, &fresh)))
+		    (err = fab_sql_intern(st, q->v[BLK_INS], q->v[BLK_GET], "forwarding tables",
+					  l->port + (size_t)b * FAB_LFT_BLOCK, FAB_LFT_BLOCK, &id,
+					  &fresh)))
 			return err;
-		put_le(key + 4 * (size_t)b, (uint64_t)id, 4);
+		fab_sql_put_le(key + 4 * (size_t)b, (uint64_t)id, 4);
 	}
-	if ((err = intern(st, q->v[TAB_INS], q->v[TAB_GET], key, 4 * (size_t)l->n_blocks, table_id, &fresh)))
+	if ((err = fab_sql_intern(st, q->v[TAB_INS], q->v[TAB_GET], "forwarding tables", key,
+				  4 * (size_t)l->n_blocks, table_id, &fresh)))
 		return err;
 	for (uint32_t b = 0; fresh && b < l->n_blocks; b++) {
 		uint32_t bid = (uint32_t)key[4 * b] | (uint32_t)key[4 * b + 1] << 8 |
@@ -155,7 +107,7 @@ int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *sna
 
 	if (!fab_routing_present(snap))
 		return 0;
-	if ((err = stmts_prepare(st, &q)))
+	if ((err = fab_sql_prepare_all(st, stmt_sql, N_STMTS, q.v)))
 		goto out;
 	for (size_t i = 0; i < r->n_lfts; i++)
 		if (r->lfts[i].n_blocks > max_blocks)
@@ -182,15 +134,16 @@ int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *sna
 		uint8_t *c = content + SW_KEY * i;
 		const struct fab_lft *l = rows[i].l;
 
-		put_le(c, rows[i].guid, 8);
-		put_le(c + 8, (uint64_t)rows[i].table_id, 8);
+		fab_sql_put_le(c, rows[i].guid, 8);
+		fab_sql_put_le(c + 8, (uint64_t)rows[i].table_id, 8);
 		c[16] = l->status;
 		c[17] = l->enforce;
-		put_le(c + 18, l->fdb_cap, 2);
-		put_le(c + 20, l->fdb_top, 2);
-		put_le(c + 22, l->part_enf_cap, 2);
+		fab_sql_put_le(c + 18, l->fdb_cap, 2);
+		fab_sql_put_le(c + 20, l->fdb_top, 2);
+		fab_sql_put_le(c + 22, l->part_enf_cap, 2);
 	}
-	if ((err = intern(st, q.v[SET_INS], q.v[SET_GET], content, SW_KEY * n, &set_id, &fresh)))
+	if ((err = fab_sql_intern(st, q.v[SET_INS], q.v[SET_GET], "forwarding tables", content,
+				  SW_KEY * n, &set_id, &fresh)))
 		goto out;
 	for (size_t i = 0; fresh && i < n; i++) {
 		const struct fab_lft *l = rows[i].l;
@@ -215,7 +168,7 @@ int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *sna
 	sqlite3_bind_int64(q.v[SCAN_INS], 2, set_id);
 	err = fab_sql_step(st, q.v[SCAN_INS], "the scan's forwarding tables");
 out:
-	stmts_free(&q);
+	fab_sql_finalize_all(q.v, N_STMTS);
 	free(rows);
 	free(key);
 	free(content);

@@ -403,6 +403,33 @@ static const char *const migrations[] = {
 	" n.vendor_id, n.device_id, n.revision, n.hops, n.smp_failed, n.pma_failed,"
 	" n.description_raw, n.fw_version, n.psid"
 	" FROM scans s JOIN node_rows n ON n.scan_id = coalesce(s.topology_scan_id, s.scan_id);",
+
+	/* 7 -> 8: partitions (store/pkey_io.c; docs/schema.md "Partitions").
+	 * Content-addressed like the forwarding tables: a P_Key table (its
+	 * entries, 2 bytes little-endian each, trailing empty ones dropped) and
+	 * a fabric's partitions (17 bytes per port in GUID, port order) are each
+	 * stored once; a scan points at its set (scan_pkeys). */
+	"CREATE TABLE pkey_tables(table_id INTEGER PRIMARY KEY, pkeys BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE pkey_table_entries("
+	" table_id INTEGER NOT NULL, idx INTEGER NOT NULL, pkey INTEGER NOT NULL,"
+	" PRIMARY KEY (table_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE pkey_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE pkey_set_ports("
+	" set_id INTEGER NOT NULL, node_guid TEXT NOT NULL, port_num INTEGER NOT NULL,"
+	" status TEXT NOT NULL CHECK (status IN ('ok','partial','failed')),"
+	" pkey_cap INTEGER, enforce INTEGER, table_id INTEGER,"
+	" PRIMARY KEY (set_id, node_guid, port_num)) WITHOUT ROWID;"
+	"CREATE TABLE scan_pkeys(scan_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL);"
+	"CREATE VIEW port_pkey_tables AS SELECT r.scan_id, w.node_guid, w.port_num, w.status,"
+	" w.pkey_cap, (w.enforce & 1) <> 0 AS part_enf_inbound, (w.enforce & 2) <> 0 AS part_enf_outbound,"
+	" (w.enforce & 4) <> 0 AS filter_raw_inbound, (w.enforce & 8) <> 0 AS filter_raw_outbound,"
+	" w.table_id FROM scan_pkeys r JOIN pkey_set_ports w USING (set_id);"
+	"CREATE VIEW port_partitions AS SELECT r.scan_id, w.node_guid, w.port_num, e.idx,"
+	" e.pkey & 32767 AS partition, printf('0x%04x', e.pkey & 32767) AS partition_hex,"
+	" CASE WHEN e.pkey & 32768 THEN 'full' ELSE 'limited' END AS membership,"
+	" printf('0x%04x', e.pkey) AS pkey"
+	" FROM scan_pkeys r JOIN pkey_set_ports w USING (set_id)"
+	" JOIN pkey_table_entries e ON e.table_id = w.table_id;",
 };
 
 /* The long form of port_counters: one row per counter value. */

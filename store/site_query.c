@@ -57,7 +57,7 @@ static const char *const public_relations[] = {
 	"systems", "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
 	"rdma_devices", "rdma_ports", "rdma_counters",
 	/* forwarding tables */
-	"switch_tables", "forwarding", "lft_entries",
+	"switch_tables", "forwarding", "lft_entries", "port_pkey_tables", "port_partitions",
 };
 
 /*
@@ -93,6 +93,11 @@ static const struct {
 	{ "forwarding", "lft_table_blocks" },
 	{ "forwarding", "lft_blocks" },
 	{ "forwarding", "lft_slots" },
+	{ "port_pkey_tables", "scan_pkeys" },
+	{ "port_pkey_tables", "pkey_set_ports" },
+	{ "port_partitions", "scan_pkeys" },
+	{ "port_partitions", "pkey_set_ports" },
+	{ "port_partitions", "pkey_table_entries" },
 };
 
 /* Functions without side effects that read nothing outside the query. Not

@@ -631,6 +631,8 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = fab_store_load_roce(st, l.s); /* store/roce_load.c */
 	if (!err && (parts & FAB_LOAD_ROUTING))
 		err = fab_store_load_routing(st, l.s); /* store/routing_io.c */
+	if (!err && (parts & FAB_LOAD_PKEYS))
+		err = fab_store_load_pkeys(st, l.s, ranges != NULL); /* store/pkey_io.c */
 	if (!err && (err = fab_snapshot_index(l.s)))
 		err = NOMEM();
 	free(l.orig);
@@ -659,7 +661,8 @@ static int load(struct fab_store *st, int64_t scan_id, unsigned parts, struct fa
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
 {
 	return load(st, scan_id,
-		    FAB_LOAD_SMS | FAB_LOAD_ERRORS | FAB_LOAD_FINDINGS | FAB_LOAD_ROCE | FAB_LOAD_ROUTING,
+		    FAB_LOAD_SMS | FAB_LOAD_ERRORS | FAB_LOAD_FINDINGS | FAB_LOAD_ROCE | FAB_LOAD_ROUTING |
+			    FAB_LOAD_PKEYS,
 		    out);
 }
 

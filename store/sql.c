@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
@@ -177,4 +178,50 @@ void fab_sql_read_finding(sqlite3_stmt *s, int first, struct fab_finding *f)
 		.message = fab_sql_text(s, first + 7),
 		.evidence = fab_sql_text(s, first + 8),
 	};
+}
+
+void fab_sql_put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+int fab_sql_intern(struct fab_store *st, sqlite3_stmt *ins, sqlite3_stmt *get, const char *what,
+		   const void *key, size_t len, int64_t *id, bool *fresh)
+{
+	int rc;
+
+	sqlite3_bind_blob(ins, 1, key, (int)len, SQLITE_STATIC);
+	if ((rc = fab_sql_step(st, ins, what)))
+		return rc; /* a full disk is -ENOSPC, as for every other write */
+	if (sqlite3_changes(st->db) == 1) {
+		*id = sqlite3_last_insert_rowid(st->db);
+		*fresh = true;
+		return 0;
+	}
+	*fresh = false;
+	sqlite3_bind_blob(get, 1, key, (int)len, SQLITE_STATIC);
+	rc = sqlite3_step(get);
+	*id = rc == SQLITE_ROW ? sqlite3_column_int64(get, 0) : 0;
+	sqlite3_reset(get);
+	if (rc != SQLITE_ROW)
+		return fab_err(-EIO, "cannot find stored %s in '%s': %s", what, st->path,
+			       sqlite3_errmsg(st->db));
+	return 0;
+}
+
+int fab_sql_prepare_all(struct fab_store *st, const char *const *sql, size_t n, sqlite3_stmt **out)
+{
+	int err = 0;
+
+	memset(out, 0, n * sizeof(*out));
+	for (size_t i = 0; i < n && !err; i++)
+		err = fab_store_prepare(st, sql[i], &out[i]);
+	return err;
+}
+
+void fab_sql_finalize_all(sqlite3_stmt **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sqlite3_finalize(v[i]);
 }

@@ -58,6 +58,20 @@ int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
 		       sqlite3_stmt **out);
 /* Finalizes a read loop: err, or an error when rc is not SQLITE_DONE. */
 int fab_sql_done(struct fab_store *st, sqlite3_stmt *s, int rc, int err);
+/* Prepares n statements (out zeroed first; on failure the ones prepared
+ * stay for fab_sql_finalize_all, which accepts NULLs). */
+int fab_sql_prepare_all(struct fab_store *st, const char *const *sql, size_t n, sqlite3_stmt **out);
+void fab_sql_finalize_all(sqlite3_stmt **v, size_t n);
+/* v as n bytes little-endian at p (the keys of content-addressed rows). */
+void fab_sql_put_le(uint8_t *p, uint64_t v, unsigned n);
+/*
+ * Content addressing (forwarding tables, P_Key tables): the id of the row
+ * whose unique blob column is key, inserted when new (*fresh true). ins:
+ * "INSERT OR IGNORE ... VALUES (?1)", get: "SELECT id ... WHERE col = ?1";
+ * what names the rows in messages ("forwarding tables").
+ */
+int fab_sql_intern(struct fab_store *st, sqlite3_stmt *ins, sqlite3_stmt *get, const char *what,
+		   const void *key, size_t len, int64_t *id, bool *fresh);
 
 /*
  * The counter columns of port_counters: one per counter of enum fab_counter,
@@ -100,6 +114,7 @@ enum {
 	FAB_LOAD_FINDINGS = 1 << 3, /* with ranges: those naming a loaded node */
 	FAB_LOAD_ROCE = 1 << 4,     /* the RoCE part (store/roce_load.c) */
 	FAB_LOAD_ROUTING = 1 << 5,  /* the forwarding tables (store/routing_io.c) */
+	FAB_LOAD_PKEYS = 1 << 6,    /* the P_Key tables (store/pkey_io.c) */
 };
 
 /*
@@ -148,3 +163,16 @@ int fab_store_prune_routing(struct fab_store *st, int64_t *rows);
 /* store/prune.c: deletes the scans listed in temp.fab_prune (a table with
  * one column, scan_id) from every per-scan table; adds to *rows_deleted. */
 int fab_store_delete_listed(struct fab_store *st, int64_t *rows_deleted);
+
+/* ---- the P_Key tables (store/pkey_io.c), inside the same transactions ------ */
+
+/* Writes snap->pkeys (if it has tables) for snap->scan_id, content-addressed. */
+int fab_store_write_pkeys(struct fab_store *st, const struct fab_snapshot *snap);
+/* Loads the tables of snap->scan_id's loaded ports into snap->pkeys (left
+ * NULL when the scan has none); partial (ready's views): only the CA ports
+ * and the ports cabled to them, looked up port by port; else the whole set
+ * read. */
+int fab_store_load_pkeys(struct fab_store *st, struct fab_snapshot *snap, bool partial);
+/* Deletes the sets and tables no scan points at any more; adds the rows
+ * deleted to *rows. */
+int fab_store_prune_pkeys(struct fab_store *st, int64_t *rows);

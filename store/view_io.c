@@ -115,8 +115,25 @@ static int pick(struct fab_store *st, int64_t scan, fab_store_view_want_fn want,
 	return err;
 }
 
-int fab_store_load_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want,
-			void *ctx, struct fab_snapshot **out)
+/* Every switch, whole (the routes between the picked CAs cross them). */
+static int pick_switches(struct fab_store *st, int64_t scan, struct ranges *r)
+{
+	sqlite3_stmt *q = NULL;
+	int err = 0, rc;
+
+	if ((err = fab_sql_scan_query(st, "SELECT node_idx FROM nodes WHERE scan_id=?1"
+				      " AND node_type='switch'", scan, &q)))
+		return err;
+	while (!err && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		err = add(r, sqlite3_column_int64(q, 0), 0, 255);
+	if ((err = fab_sql_done(st, q, rc == SQLITE_ROW ? SQLITE_DONE : rc, err)))
+		return err;
+	normalize(r);
+	return 0;
+}
+
+static int load_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want,
+		     void *ctx, bool routes, struct fab_snapshot **out)
 {
 	struct ranges r = { 0 };
 	int err;
@@ -125,11 +142,26 @@ int fab_store_load_view(struct fab_store *st, int64_t scan_id, fab_store_view_wa
 	    (err = fab_store_exec(st, "BEGIN", "begin a read")))
 		return err;
 	err = pick(st, scan_id, want, ctx, &r);
+	if (!err && routes)
+		err = pick_switches(st, scan_id, &r);
 	if (!err && !r.n) /* nothing picked: an empty view (node -1 does not exist) */
 		err = add(&r, -1, 0, 0);
 	if (!err)
-		err = fab_store_load_part(st, scan_id, r.v, r.n, FAB_LOAD_FINDINGS, out);
+		err = fab_store_load_part(st, scan_id, r.v, r.n, FAB_LOAD_FINDINGS | FAB_LOAD_PKEYS |
+					  (routes ? FAB_LOAD_ROUTING : 0), out);
 	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 	free(r.v);
 	return err;
+}
+
+int fab_store_load_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want,
+			void *ctx, struct fab_snapshot **out)
+{
+	return load_view(st, scan_id, want, ctx, false, out);
+}
+
+int fab_store_load_view_routes(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want,
+			       void *ctx, struct fab_snapshot **out)
+{
+	return load_view(st, scan_id, want, ctx, true, out);
 }

@@ -338,6 +338,9 @@ struct fab_pipeline_ready {
 	const char *config;        /* the rules' config: the counter increases a link may
 				    * show since the sweep ([increase], [port.link_flapping]);
 				    * NULL: the default file if present */
+	unsigned pkey;             /* --pkey: the partition every pair must share (15
+				    * bits; the membership bit is ignored); 0: any in
+				    * which one of the two is a full member */
 };
 
 /* Owned; fab_pipeline_ready_free. */
@@ -346,6 +349,12 @@ struct fab_pipeline_ready_result {
 	struct fab_snapshot *view;  /* the part of the sweep around the hosts */
 	struct fab_ready *r;        /* plan, answers, verdicts, problems */
 	struct fab_probe_stats ps;  /* valid when r->n_ports */
+	/* pairs of hosts: a shared partition (include/fabsweep/probe.h); the
+	 * failing pairs' verdicts, their hosts NOT_READY in r->verdict */
+	struct fab_ready_pairs pairs;
+	/* the switch-to-switch links of the routes between the hosts, each
+	 * with its verdict; pairs whose route crosses a bad one are in pairs */
+	struct fab_ready_hops hops;
 	double open_ms, load_ms, total_ms; /* opening the database, loading, all */
 	/* private */
 	struct fab_nodemap *map;
@@ -354,9 +363,12 @@ struct fab_pipeline_ready_result {
 
 /*
  * `fabsweep ready`: matches the hosts to channel adapters of the sweep,
- * probes live their ports and the switch ports they attach to (the local
- * MAD port opens while the sweep loads), and judges them with the sweep's
- * findings at or above fail_on. fab_ready_overall(result->r) is the answer.
+ * probes live their ports and the switch ports they attach to, and both
+ * ends of every switch-to-switch link the sweep's forwarding tables route
+ * their traffic over (the local MAD port opens while the sweep loads), and
+ * judges them with the sweep's findings at or above fail_on; every pair of
+ * hosts must share a partition (job->pkey) and have a route whose hops are
+ * healthy. fab_ready_overall(result->r) is the answer.
  */
 int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 		       struct fab_pipeline_ready_result **out);

@@ -210,3 +210,93 @@ int fab_ready_evaluate(struct fab_ready *r, const struct fab_snapshot *view,
 enum fab_ready_verdict fab_ready_overall(const struct fab_ready *r);
 
 void fab_ready_free(struct fab_ready *r); /* accepts NULL */
+
+/* ---- pairs of hosts: partitions (scanner/ready_pairs.c, pure) ---------------- */
+
+/* A pair of hosts (indices in the hosts) that cannot talk, and why: no
+ * shared partition (hop FAB_NONE, fault 0), a hop of the route from a to b
+ * that is down, degraded or erroring (hop: index in fab_ready_hops.hops), or
+ * a route the forwarding tables break (fault: enum fab_route_fault, at: the
+ * view's port where it breaks). */
+struct fab_ready_pair {
+	uint32_t a, b;      /* partitions: a < b; routes: from a to b */
+	uint8_t verdict;    /* FAB_READY_NOT_READY */
+	bool limited_only;  /* they share a partition, as limited members both */
+	uint8_t fault;      /* enum fab_route_fault (routing.h), 0 when the route arrives */
+	uint32_t hop;       /* index in fab_ready_hops.hops, FAB_NONE */
+	uint32_t at;        /* fault: the view's port where the route breaks, FAB_NONE */
+};
+
+struct fab_ready_pairs {
+	bool judged;          /* the view has P_Key tables; else note says why not */
+	const char *note;     /* static text, NULL when judged */
+	unsigned want;        /* the partition asked for (15 bits), 0: any */
+	uint64_t n_pairs;     /* pairs of hosts with tables, judged */
+	uint64_t n_failing;   /* of them, pairs that share no usable partition */
+	uint64_t n_route_failing; /* ordered pairs whose route breaks or crosses a bad hop */
+	size_t n_no_table;    /* hosts without a P_Key table in the view: their pairs not judged */
+	struct fab_ready_pair *failing; /* the first FAB_READY_PAIRS_LISTED failing pairs (owned) */
+	size_t n_listed;
+};
+#define FAB_READY_PAIRS_LISTED 256
+
+/*
+ * Judges every pair of r's hosts: do they share a partition they can talk
+ * in (want, or when want is 0 any in which one of them is a full member)?
+ * A host's table is that of its first cabled port with one. Hosts with
+ * equal tables are judged once as a group (O(hosts log hosts + groups^2)),
+ * never pair by pair. Hosts of failing pairs get verdict NOT_READY in r.
+ * When the view has no P_Key tables, out->judged is false and out->note
+ * says so. 0 or -ENOMEM. fab_ready_pairs_free releases out's list.
+ */
+int fab_ready_pairs(struct fab_ready *r, const struct fab_snapshot *view, unsigned want,
+		    struct fab_ready_pairs *out);
+void fab_ready_pairs_free(struct fab_ready_pairs *p); /* accepts a zeroed one */
+/* Counts a failing pair and lists it while fewer than FAB_READY_PAIRS_LISTED
+ * are. 0 or -ENOMEM. */
+int fab_ready_pairs_add(struct fab_ready_pairs *p, const struct fab_ready_pair *x);
+
+/* ---- the hops between hosts (scanner/ready_hops.c, pure) ------------------- */
+
+/* One switch-to-switch link some route between the hosts crosses. */
+struct fab_ready_hop {
+	uint32_t port, peer; /* the view's ports: the one the routes leave by, the one they enter */
+	uint8_t verdict;     /* enum fab_ready_verdict */
+	char *text;          /* why not OK, one line (owned); NULL when OK */
+};
+
+struct fab_ready_hops {
+	bool judged;         /* the view has forwarding tables; else note says why not */
+	const char *note;    /* static text, NULL when judged */
+	struct fab_ready_hop *hops; /* distinct links, in the order routes first meet them */
+	size_t n_hops;
+	size_t n_bad;        /* hops not OK */
+	/* private */
+	uint32_t *hop_of;    /* per view port (the one routes leave by): its hop, FAB_NONE */
+	uint32_t *host_port; /* per host: the port routes start and end at, FAB_NONE */
+	size_t n_hosts;
+};
+
+/*
+ * Plans the hops: the routes between every two of r's hosts in the view's
+ * forwarding tables (a view with every switch: fab_store_load_view_routes),
+ * walked per destination (core/route_walk.c), each distinct
+ * switch-to-switch link once; both ends of each are added to r's probe plan
+ * (r->ports). When the view has no tables, out->judged is false and
+ * out->note says so. 0 or -ENOMEM.
+ */
+int fab_ready_hops_plan(struct fab_ready *r, const struct fab_snapshot *view,
+			struct fab_ready_hops *out);
+/*
+ * Judges each hop from the probe's answers in r->ports (active, width and
+ * speed as at the sweep, counters not past limits: as a host's own link),
+ * then every ordered pair of hosts by its route: the first bad hop, or the
+ * fault where the tables break it; such pairs are added to pairs (their
+ * hosts NOT_READY in r). map may be NULL. 0 or -ENOMEM.
+ */
+int fab_ready_hops_judge(struct fab_ready_hops *h, struct fab_ready *r,
+			 const struct fab_snapshot *view, const struct fab_nodemap *map,
+			 const struct fab_counter_limits *limits, struct fab_ready_pairs *pairs);
+void fab_ready_hops_free(struct fab_ready_hops *h); /* accepts a zeroed one */
+/* Adds a port of the view to r's probe plan (once). */
+void fab_ready_plan_add(struct fab_ready *r, uint32_t port);

@@ -21,6 +21,7 @@ struct fab_scan_opts {
 	bool reset_counters;    /* --reset-counters (the only Set MAD sent) */
 	bool no_counters;       /* topology and SMs only */
 	bool no_routes;         /* --no-routes: no SwitchInfo, no forwarding tables */
+	bool no_pkeys;          /* --no-pkeys: no P_Key tables (docs/partitions.md) */
 	const char *load_cache; /* --load-cache FILE: offline, no MADs at all */
 	/* Discover with fabsweep's own MAD window engine (the default from
 	 * fab_scan_opts_init: fewer SMPs, user-space retries and deadlines);

@@ -236,6 +236,7 @@ struct fab_finding {
 struct fab_arena;
 struct fab_roce;
 struct fab_routing;
+struct fab_pkeys;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
@@ -275,6 +276,10 @@ struct fab_snapshot {
 	/* Forwarding tables (include/fabsweep/routing.h): owned; NULL when
 	 * the scan did not read them. */
 	struct fab_routing *routing;
+
+	/* P_Key tables and enforcement bits (include/fabsweep/pkey.h): owned;
+	 * NULL when the scan did not read them. */
+	struct fab_pkeys *pkeys;
 
 	/* Private: lookup indexes built by fab_snapshot_index(). */
 	uint32_t *guid_order;     /* node indices sorted by GUID */

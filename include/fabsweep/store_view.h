@@ -33,3 +33,13 @@ typedef bool (*fab_store_view_want_fn)(uint64_t guid, const char *desc, void *ct
 int fab_store_load_view(struct fab_store *st, int64_t scan_id,
 			fab_store_view_want_fn want, void *ctx,
 			struct fab_snapshot **out);
+
+/*
+ * The same view and every switch with all its ports, their samples and the
+ * forwarding tables (fab_route_index_build() on it traces routes between
+ * the picked CAs; `ready` checks the hops of those routes). P_Key tables
+ * of the loaded ports come with both.
+ */
+int fab_store_load_view_routes(struct fab_store *st, int64_t scan_id,
+			       fab_store_view_want_fn want, void *ctx,
+			       struct fab_snapshot **out);

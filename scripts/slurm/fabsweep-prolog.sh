@@ -23,6 +23,8 @@
 #   FABSWEEP_PROLOG_TIMEOUT  seconds before giving up (default 10)
 #   FABSWEEP_PROLOG_STRICT   1: "could not check" fails the prolog too
 #   FABSWEEP_PROLOG_FAIL_ON  findings of the sweep that count: error (default), warning, never
+#   FABSWEEP_PROLOG_PKEY     with scope job: the partition every pair of the job's hosts
+#                            must share (0x8001); default: any with a full member
 set -u
 
 fabsweep=${FABSWEEP:-fabsweep}
@@ -48,7 +50,9 @@ if [[ -z $hosts ]]; then
 	exit 0
 fi
 
-out=$(timeout "$limit" "$fabsweep" ready --db "$db" --hosts "$hosts" --fail-on "$fail_on" --quiet 2>&1)
+pkey=()
+[[ -n ${FABSWEEP_PROLOG_PKEY:-} ]] && pkey=(--pkey "$FABSWEEP_PROLOG_PKEY")
+out=$(timeout "$limit" "$fabsweep" ready --db "$db" --hosts "$hosts" --fail-on "$fail_on" "${pkey[@]}" --quiet 2>&1)
 rc=$?
 case $rc in
 0)

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
@@ -340,6 +341,40 @@ out:
 	free(queue);
 	free(tab);
 	return err;
+}
+
+/* ---- partitions --------------------------------------------------------------- */
+
+/*
+ * Gives every cabled external port (CA and switch) a P_Key table of cap 64
+ * holding the default partition as a full member (0xffff) and then the n
+ * raw P_Keys of extra, as a subnet manager with only the default partition
+ * would (extra: NULL, n 0). The partition part is replaced. 0 or -ENOMEM.
+ */
+static inline int fabfix_pkeys_default(struct fab_snapshot *s, const uint16_t *extra, size_t n)
+{
+	struct fab_pkeys *k;
+
+	fab_pkeys_free(s->pkeys);
+	s->pkeys = NULL;
+	if (!(k = fab_snapshot_pkeys(s)))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct fab_port *p = &s->ports[i];
+		struct fab_port_pkeys *t;
+		uint16_t *tab;
+
+		if (!p->port_num || p->remote_idx == FAB_NONE)
+			continue;
+		if (!(t = fab_pkeys_add(k)) || !(tab = fab_pkeys_alloc(k, 1 + n)))
+			return -ENOMEM;
+		tab[0] = 0xffff;
+		for (size_t j = 0; j < n; j++)
+			tab[1 + j] = extra[j];
+		*t = (struct fab_port_pkeys){ .port_idx = (uint32_t)i, .status = FAB_LFT_OK,
+					      .cap = 64, .n = (uint16_t)(1 + n), .pkey = tab };
+	}
+	return 0;
 }
 
 /* The first host of a fat tree (its nodes come after the switches). */

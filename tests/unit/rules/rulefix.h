@@ -291,6 +291,7 @@ static inline struct fab_snapshot *rf_base(int64_t shift_ms)
 	fabfix_sm(s, h[1], 2, 10)->act_count = 4990;
 	rf_roce(s, t0, shift_ms);
 	fabfix_route_minhop(s);
+	fabfix_pkeys_default(s, NULL, 0);
 	fab_snapshot_index(s);
 	return s;
 }

@@ -419,6 +419,8 @@ static void test_skips(void **state)
 	s->roce = NULL;
 	fab_routing_free(s->routing); /* no forwarding tables: routing rules skipped */
 	s->routing = NULL;
+	fab_pkeys_free(s->pkeys); /* no P_Key tables: partition rules skipped */
+	s->pkeys = NULL;
 	run(NULL, s, NULL, &res);
 	assert_int_equal(s->n_findings, 0);
 	assert_int_equal(res.n_rules, n);

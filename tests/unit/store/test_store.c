@@ -235,6 +235,9 @@ static void downgrade(int to)
 		      " n.vendor_id, n.device_id, n.revision, n.hops, n.smp_failed, n.pma_failed,"
 		      " n.description_raw"
 		      " FROM scans s JOIN node_rows n ON n.scan_id = coalesce(s.topology_scan_id, s.scan_id);",
+		[7] = "DROP VIEW port_partitions; DROP VIEW port_pkey_tables; DROP TABLE scan_pkeys;"
+		      " DROP TABLE pkey_set_ports; DROP TABLE pkey_sets; DROP TABLE pkey_table_entries;"
+		      " DROP TABLE pkey_tables;",
 	};
 	char sql[64];
 

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Readiness of the routes between a job's hosts (include/fabsweep/probe.h):
+ * the switch-to-switch links (hops) the latest sweep's forwarding tables
+ * send the hosts' traffic over, probed live like the hosts' own links.
+ * Pure: the probe runs in between (pipeline/ready.c).
+ *
+ * Per destination, never per pair: one walk of the tables toward each
+ * host's LID (core/route_walk.c) gives every switch's next step; each
+ * source host then follows the steps from the switch its port is cabled
+ * to (a path is a handful of links).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/counter.h"
+#include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
+#include "fabsweep/probe.h"
+#include "fabsweep/routing.h"
+#include "fabsweep/snapshot.h"
+
+/* The port a host's routes start and end at: its first Active cabled CA
+ * port with a LID. */
+static int host_ports(const struct fab_ready *r, const struct fab_snapshot *v, uint32_t *out)
+{
+	for (size_t i = 0; i < r->n_hosts; i++)
+		out[i] = FAB_NONE;
+	for (size_t i = 0; i < v->n_ports; i++) {
+		const struct fab_port *p = &v->ports[i];
+		uint32_t host = p->node_idx < r->n_nodes ? r->ca_of[p->node_idx] : 0;
+
+		if (host && out[host - 1] == FAB_NONE && p->port_num && p->lid &&
+		    p->state == FAB_STATE_ACTIVE && p->remote_idx != FAB_NONE)
+			out[host - 1] = (uint32_t)i;
+	}
+	return 0;
+}
+
+/*
+ * Follows the walk toward its destination from port src's first switch:
+ * calls step(ctx, egress port) for every switch-to-switch link on the way;
+ * returns the fault (FAB_ROUTE_OK when it arrives) and *at where it breaks.
+ */
+static unsigned follow(const struct fab_route_index *ix, const struct fab_route_walk *w,
+		       uint32_t src, int (*step)(void *, uint32_t), void *ctx, uint32_t *at, int *err)
+{
+	uint32_t sw = fab_route_first_switch(ix, src);
+
+	*at = FAB_NONE;
+	if (sw == FAB_NONE)
+		return FAB_ROUTE_UNKNOWN;
+	for (unsigned n = 0; n <= FAB_ROUTE_MAX_HOPS; n++) {
+		if (w->fault[sw] != FAB_ROUTE_OK) {
+			*at = w->at[sw];
+			return w->fault[sw];
+		}
+		if (w->next[sw] == FAB_NONE)
+			return FAB_ROUTE_OK; /* the switch delivers to the destination */
+		if ((*err = step(ctx, w->out[sw])))
+			return FAB_ROUTE_OK;
+		sw = w->next[sw];
+	}
+	return FAB_ROUTE_TOO_LONG;
+}
+
+struct plan_ctx {
+	struct fab_ready_hops *h;
+	struct fab_ready *r;
+	const struct fab_snapshot *v;
+	size_t cap;
+};
+
+static int plan_step(void *c_, uint32_t port)
+{
+	struct plan_ctx *c = c_;
+	struct fab_ready_hops *h = c->h;
+
+	if (h->hop_of[port] != FAB_NONE)
+		return 0;
+	if (h->n_hops == c->cap) {
+		size_t nc = c->cap ? 2 * c->cap : 32;
+		struct fab_ready_hop *p = realloc(h->hops, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		h->hops = p;
+		c->cap = nc;
+	}
+	uint32_t peer = c->v->ports[port].remote_idx;
+	h->hop_of[port] = (uint32_t)h->n_hops;
+	h->hops[h->n_hops++] = (struct fab_ready_hop){ .port = port, .peer = peer };
+	fab_ready_plan_add(c->r, port);
+	if (peer != FAB_NONE)
+		fab_ready_plan_add(c->r, peer);
+	return 0;
+}
+
+/* Runs fn over every ordered pair's route: fn(ctx, src host, dst host,
+ * fault, at, walk, ix). */
+typedef int (*pair_fn)(void *ctx, size_t s, size_t d, const struct fab_route_index *ix,
+		       const struct fab_route_walk *w);
+
+static int each_route(const struct fab_ready_hops *h, const struct fab_snapshot *v, pair_fn fn,
+		      void *ctx)
+{
+	struct fab_route_index ix = { 0 };
+	struct fab_route_walk w = { 0 };
+	int err;
+
+	if ((err = fab_route_index_build(v, &ix)) || (err = fab_route_walk_init(&ix, &w)))
+		goto out;
+	for (size_t d = 0; d < h->n_hosts && !err; d++) {
+		uint16_t lid;
+
+		if (h->host_port[d] == FAB_NONE ||
+		    !fab_route_port_lids(v, h->host_port[d], &lid))
+			continue;
+		fab_route_walk_to(&ix, &w, lid);
+		for (size_t s = 0; s < h->n_hosts && !err; s++)
+			if (s != d && h->host_port[s] != FAB_NONE)
+				err = fn(ctx, s, d, &ix, &w);
+	}
+out:
+	fab_route_walk_fini(&w);
+	fab_route_index_free(&ix);
+	return err;
+}
+
+static int plan_pair(void *c_, size_t s, size_t d, const struct fab_route_index *ix,
+		     const struct fab_route_walk *w)
+{
+	struct plan_ctx *c = c_;
+	uint32_t at;
+	int err = 0;
+
+	(void)d;
+	follow(ix, w, c->h->host_port[s], plan_step, c, &at, &err);
+	return err;
+}
+
+int fab_ready_hops_plan(struct fab_ready *r, const struct fab_snapshot *v,
+			struct fab_ready_hops *out)
+{
+	struct plan_ctx c = { .h = out, .r = r, .v = v };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!fab_routing_present(v)) {
+		out->note = "the sweep has no forwarding tables (scan --no-routes, or a scan before "
+			    "they were read): the hops between the hosts were not checked";
+		return 0;
+	}
+	out->judged = true;
+	out->n_hosts = r->n_hosts;
+	out->hop_of = malloc((v->n_ports + 1) * sizeof(*out->hop_of));
+	out->host_port = malloc((r->n_hosts + 1) * sizeof(*out->host_port));
+	if (!out->hop_of || !out->host_port) {
+		fab_ready_hops_free(out);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < v->n_ports; i++)
+		out->hop_of[i] = FAB_NONE;
+	host_ports(r, v, out->host_port);
+	if ((err = each_route(out, v, plan_pair, &c)))
+		fab_ready_hops_free(out);
+	return err;
+}
+
+/* ---- judging ---------------------------------------------------------------- */
+
+static const char *label(const struct fab_snapshot *v, const struct fab_nodemap *map,
+			 uint32_t port, char *buf, size_t len)
+{
+	const struct fab_port *p = &v->ports[port];
+	const struct fab_node *n = &v->nodes[p->node_idx];
+	char g[FAB_GUID_STRLEN];
+	const char *name = fab_nodemap_name(map, n->guid, n->desc);
+
+	if (!*name) {
+		fab_guid_format(n->guid, g);
+		name = g;
+	}
+	snprintf(buf, len, "%s/%u", name, p->port_num);
+	return buf;
+}
+
+static void say(struct fab_ready_hop *hop, uint8_t verdict, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(struct fab_ready_hop *hop, uint8_t verdict, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (hop->text)
+		return; /* the first reason stands */
+	va_start(ap, fmt);
+	if (vasprintf(&hop->text, fmt, ap) < 0)
+		hop->text = NULL;
+	va_end(ap);
+	hop->verdict = verdict;
+}
+
+/* Counters of one end against the sweep: the first counter past its limit. */
+static void hop_counters(struct fab_ready_hop *hop, const struct fab_snapshot *v,
+			 const struct fab_probe_port *t, const struct fab_counter_limits *limits,
+			 const char *link, const char *name)
+{
+	const struct fab_counter_sample *old = fab_counter_latest(v, t->port_idx);
+	struct fab_counter_delta d;
+	char amount[32];
+
+	if (t->ctr_err || !old)
+		return;
+	fab_counter_delta(old, &t->ctr, FAB_CTR_MASK_ALL, &d);
+	for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
+		if (!fab_counter_over(&d, k, limits->allowed[k]))
+			continue;
+		fab_counter_amount(d.inc[k], d.at_least & (1u << k), amount, sizeof(amount));
+		say(hop, FAB_READY_NOT_READY, "%s: error counters rose at %s: %s +%s since scan %lld",
+		    link, name, fab_counter_name(k), amount, (long long)v->scan_id);
+		return;
+	}
+}
+
+static void judge_hop(struct fab_ready_hop *hop, const struct fab_ready *r,
+		      const struct fab_snapshot *v, const struct fab_nodemap *map,
+		      const struct fab_counter_limits *limits)
+{
+	char a[300], b[300];
+	const struct fab_probe_port *t[2] = { NULL, NULL };
+	uint32_t ends[2] = { hop->port, hop->peer };
+
+	label(v, map, hop->port, a, sizeof(a));
+	if (hop->peer == FAB_NONE) {
+		say(hop, FAB_READY_NOT_READY, "%s leads nowhere in the sweep", a);
+		return;
+	}
+	label(v, map, hop->peer, b, sizeof(b));
+	for (int k = 0; k < 2; k++)
+		if (r->target_of[ends[k]] != FAB_NONE)
+			t[k] = &r->ports[r->target_of[ends[k]]];
+	if (!t[0] || !t[1])
+		return;
+	for (int k = 0; k < 2; k++) {
+		const struct fab_node *n = &v->nodes[v->ports[ends[k]].node_idx];
+		if (!t[k]->node_err && t[k]->node_guid != n->guid) {
+			say(hop, FAB_READY_UNKNOWN, "LID %u answers as another node than %s: the LIDs "
+			    "changed since scan %lld", t[k]->lid, k ? b : a, (long long)v->scan_id);
+			return;
+		}
+	}
+	if (t[0]->info_err && t[1]->info_err) {
+		say(hop, FAB_READY_NOT_READY, "neither end of %s <-> %s answered", a, b);
+		return;
+	}
+	for (int k = 0; k < 2; k++)
+		if (!t[k]->info_err && t[k]->live.state != FAB_STATE_ACTIVE) {
+			const char *st = fab_state_name(t[k]->live.state);
+			say(hop, FAB_READY_NOT_READY, "%s <-> %s is %s at %s", a, b, st ? st : "unknown",
+			    k ? b : a);
+			return;
+		}
+	const struct fab_probe_port *live = t[0]->info_err ? t[1] : t[0];
+	const struct fab_port *was = &v->ports[live->port_idx];
+	if (fab_width_rank(live->live.width_active) < fab_width_rank(was->width_active)) {
+		const char *now = fab_width_name(live->live.width_active), *then = fab_width_name(was->width_active);
+		say(hop, FAB_READY_NOT_READY, "%s <-> %s runs %s (%s at scan %lld)", a, b,
+		    now ? now : "?", then ? then : "?", (long long)v->scan_id);
+		return;
+	}
+	if (fab_speed_rank(live->live.speed_active) < fab_speed_rank(was->speed_active)) {
+		const char *now = fab_speed_name(live->live.speed_active), *then = fab_speed_name(was->speed_active);
+		say(hop, FAB_READY_NOT_READY, "%s <-> %s runs at %s (%s at scan %lld)", a, b,
+		    now ? now : "?", then ? then : "?", (long long)v->scan_id);
+		return;
+	}
+	char link[620];
+	snprintf(link, sizeof(link), "%s <-> %s", a, b);
+	hop_counters(hop, v, t[0], limits, link, a);
+	hop_counters(hop, v, t[1], limits, link, b);
+}
+
+struct judge_ctx {
+	struct fab_ready_hops *h;
+	struct fab_ready *r;
+	struct fab_ready_pairs *pairs;
+	uint32_t bad; /* the first bad hop met on the route being followed */
+};
+
+static int judge_step(void *c_, uint32_t port)
+{
+	struct judge_ctx *c = c_;
+	uint32_t k = c->h->hop_of[port];
+
+	if (c->bad == FAB_NONE && k != FAB_NONE && c->h->hops[k].verdict == FAB_READY_NOT_READY)
+		c->bad = k;
+	return 0;
+}
+
+static int judge_pair(void *c_, size_t s, size_t d, const struct fab_route_index *ix,
+		      const struct fab_route_walk *w)
+{
+	struct judge_ctx *c = c_;
+	uint32_t at;
+	int err = 0;
+	unsigned fault;
+
+	c->bad = FAB_NONE;
+	fault = follow(ix, w, c->h->host_port[s], judge_step, c, &at, &err);
+	if (err || fault == FAB_ROUTE_UNKNOWN || (fault == FAB_ROUTE_OK && c->bad == FAB_NONE))
+		return err;
+	struct fab_ready_pair x = { .a = (uint32_t)s, .b = (uint32_t)d,
+				    .verdict = FAB_READY_NOT_READY,
+				    .fault = (uint8_t)(fault == FAB_ROUTE_OK ? 0 : fault),
+				    .hop = fault == FAB_ROUTE_OK ? c->bad : FAB_NONE, .at = at };
+	c->r->verdict[s] = c->r->verdict[d] = FAB_READY_NOT_READY;
+	return fab_ready_pairs_add(c->pairs, &x);
+}
+
+int fab_ready_hops_judge(struct fab_ready_hops *h, struct fab_ready *r,
+			 const struct fab_snapshot *v, const struct fab_nodemap *map,
+			 const struct fab_counter_limits *limits, struct fab_ready_pairs *pairs)
+{
+	struct judge_ctx c = { .h = h, .r = r, .pairs = pairs };
+
+	if (!h->judged)
+		return 0;
+	h->n_bad = 0;
+	for (size_t i = 0; i < h->n_hops; i++) {
+		judge_hop(&h->hops[i], r, v, map, limits);
+		h->n_bad += h->hops[i].verdict != FAB_READY_OK;
+	}
+	return each_route(h, v, judge_pair, &c);
+}
+
+void fab_ready_hops_free(struct fab_ready_hops *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n_hops; i++)
+		free(h->hops[i].text);
+	free(h->hops);
+	free(h->hop_of);
+	free(h->host_port);
+	h->hops = NULL;
+	h->hop_of = h->host_port = NULL;
+	h->n_hops = 0;
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+/*
+ * smpset: the two SMP Sets the partition tests need and no tool of
+ * infiniband-diags sends (smpquery only reads), LID-routed through
+ * libibmad, read-modify-write:
+ *   smpset enforce LID PORT on|off   PortInfo PartitionEnforcementInbound/Outbound
+ *   smpset pkey LID PORT INDEX PKEY  one entry of the port's P_KeyTable
+ * PORT is the switch port (the attribute modifier); for a CA give 0.
+ * Used by tests/integration/test_partitions_sim.sh under umad2sim.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+static int die(const char *m)
+{
+	fprintf(stderr, "smpset: %s\n", m);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS };
+	uint8_t buf[IB_SMP_DATA_SIZE] = { 0 };
+	ib_portid_t id = { 0 };
+	struct ibmad_port *mp;
+
+	if (argc < 5 || (strcmp(argv[1], "enforce") && strcmp(argv[1], "pkey")))
+		return die("usage: smpset enforce LID PORT on|off | pkey LID PORT INDEX PKEY");
+	if (!(mp = mad_rpc_open_port(NULL, 0, classes, 2)))
+		return die("cannot open the local port");
+	ib_portid_set(&id, (int)strtol(argv[2], NULL, 0), 0, 0);
+	unsigned port = (unsigned)strtoul(argv[3], NULL, 0);
+	if (!strcmp(argv[1], "enforce")) {
+		unsigned on = !strcmp(argv[4], "on");
+		if (!smp_query_via(buf, &id, IB_ATTR_PORT_INFO, port, 0, mp))
+			return die("PortInfo Get failed");
+		/* no state change: PortState and PortPhysicalState 0 (NOP) */
+		mad_set_field(buf, 0, IB_PORT_STATE_F, 0);
+		mad_set_field(buf, 0, IB_PORT_PHYS_STATE_F, 0);
+		mad_set_field(buf, 0, IB_PORT_PART_EN_INB_F, on);
+		mad_set_field(buf, 0, IB_PORT_PART_EN_OUTB_F, on);
+		if (!smp_set_via(buf, &id, IB_ATTR_PORT_INFO, port, 0, mp))
+			return die("PortInfo Set failed");
+	} else {
+		if (argc < 6)
+			return die("pkey needs INDEX and PKEY");
+		unsigned idx = (unsigned)strtoul(argv[4], NULL, 0);
+		unsigned mod = idx / 32 | port << 16;
+		unsigned pk = (unsigned)strtoul(argv[5], NULL, 0);
+		if (!smp_query_via(buf, &id, IB_ATTR_PKEY_TBL, mod, 0, mp))
+			return die("P_KeyTable Get failed");
+		buf[2 * (idx % 32)] = (uint8_t)(pk >> 8);
+		buf[2 * (idx % 32) + 1] = (uint8_t)pk;
+		if (!smp_set_via(buf, &id, IB_ATTR_PKEY_TBL, mod, 0, mp))
+			return die("P_KeyTable Set failed");
+	}
+	mad_rpc_close_port(mp);
+	return 0;
+}
