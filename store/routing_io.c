@@ -231,7 +231,8 @@ int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap)
 	err = fab_sql_scan_query(st, "SELECT w.node_guid, w.status, w.fdb_cap, w.fdb_top,"
 				 " w.part_enf_cap, w.enforce, w.table_id FROM scan_routing r"
 				 " JOIN routing_set_switches w USING (set_id) WHERE r.scan_id = ?1",
-				 snap->scan_id, &s);
+				 /* a watch sweep's tables are those of the full scan it follows */
+				 snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id, &s);
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
