@@ -55,9 +55,12 @@ const struct fab_cmd fab_commands[] = {
 	  "  --quiet              no text on stdout (with --xml)\n" },
 	{ "route", fab_cmd_route, "the hop-by-hop path between two hosts in a snapshot's forwarding tables",
 	  "  route SRC DST        hosts by name (description or its first word), GUID or LID\n"
+	  "  route --all-pairs --hosts LIST   every pair of the hosts (host-list syntax as ready);\n"
+	  "                       prints only the pairs that break, and the counts\n"
+	  "  --hostfile FILE      the hosts of --all-pairs from a file, one host or list a line\n"
 	  "  --scan ID            the snapshot (default latest; a number, -N for N before the latest)\n"
 	  "  --db PATH            database\n"
-	  "  exit 0 when the route arrives, 1 when it breaks (docs/routing.md)\n" },
+	  "  exit 0 when the route (every pair) arrives, 1 when one breaks (docs/routing.md)\n" },
 	{ "export", fab_cmd_export, "export a snapshot for other tools: 'export prometheus'",
 	  "  prometheus           Prometheus text format for node_exporter's textfile collector\n"
 	  "  --out FILE           write FILE atomically (temp + rename); '-' for stdout\n"

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/hostlist.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/probe.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -112,6 +114,74 @@ static int resolve(const struct fab_route_index *ix, const char *name, uint32_t 
 	return 0;
 }
 
+/* Whether port is an end of the index (ix->ends is ascending). */
+static bool is_end(const struct fab_route_index *ix, uint32_t port)
+{
+	size_t lo = 0, hi = ix->n_ends;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->ends[mid] < port)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n_ends && ix->ends[lo] == port;
+}
+
+/* --all-pairs: the hosts' ends, then every pair of them. */
+static int all_pairs(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out)
+{
+	const struct fab_snapshot *s = out->snap;
+	const struct fab_route_index *ix = out->index;
+	size_t n_names = fab_hostlist_count(job->hosts);
+	const char **names = calloc(n_names + 1, sizeof(*names));
+	struct fab_ready_hosts *h = NULL;
+	uint8_t *seen = NULL; /* per host: 1 in the scan, 2 with a port to check */
+	uint32_t *ends = malloc((ix->n_ends + 1) * sizeof(*ends));
+	int err = -ENOMEM;
+
+	if (!names || !ends)
+		goto out;
+	for (size_t i = 0; i < n_names; i++)
+		names[i] = fab_hostlist_get(job->hosts, i);
+	if (fab_ready_hosts_new(names, n_names, &h))
+		goto out;
+	out->n_hosts = fab_ready_hosts_count(h);
+	if (!(seen = calloc(out->n_hosts + 1, 1)) ||
+	    !(out->missed = calloc(out->n_hosts + 1, sizeof(*out->missed))))
+		goto out;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		size_t k = n->type == FAB_NODE_CA ? fab_ready_hosts_find(h, n->desc) : (size_t)-1;
+
+		if (k == (size_t)-1)
+			continue;
+		seen[k] |= 1;
+		for (uint32_t j = 0; j < n->port_count; j++)
+			if (is_end(ix, n->port_first + j)) {
+				ends[out->n_ends++] = n->port_first + j;
+				seen[k] |= 2;
+			}
+	}
+	for (size_t k = 0; k < out->n_hosts; k++)
+		if (!(seen[k] & 2))
+			out->missed[out->n_missed++] = (struct fab_route_host_miss){
+				/* the list's own string (job->hosts) */
+				.host = fab_ready_hosts_name(h, k),
+				.no_port = seen[k] & 1,
+			};
+	err = fab_route_pairs_check(ix, ends, out->n_ends, &out->pairs);
+out:
+	if (err == -ENOMEM)
+		fab_err(err, "out of memory");
+	fab_ready_hosts_free(h);
+	free(names);
+	free(seen);
+	free(ends);
+	return err;
+}
+
 int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out)
 {
 	struct fab_store *st = NULL;
@@ -138,17 +208,25 @@ int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline
 		fab_err(err, "out of memory");
 		goto fail;
 	}
+	out->snap = snap;
+	out->index = ix;
+	if (job->hosts) {
+		if ((err = all_pairs(job, out)))
+			goto fail_out;
+		return 0;
+	}
 	if ((err = resolve(ix, job->src, &out->src)) || (err = resolve(ix, job->dst, &out->dst)))
-		goto fail;
+		goto fail_out;
 	fab_route_port_lids(snap, out->dst, &dlid);
 	out->dlid = dlid;
 	if ((err = fab_route_trace(ix, out->src, dlid, &out->path))) {
 		fab_err(err, "'%s' cannot send: no active, cabled port with a LID", job->src);
-		goto fail;
+		goto fail_out;
 	}
-	out->snap = snap;
-	out->index = ix;
 	return 0;
+fail_out:
+	fab_pipeline_route_free(out);
+	return err;
 fail:
 	fab_store_close(st);
 	fab_route_index_free(ix);
@@ -164,5 +242,7 @@ void fab_pipeline_route_free(struct fab_pipeline_route_result *r)
 		free(r->index);
 	}
 	fab_snapshot_free(r->snap);
+	fab_route_pairs_free(&r->pairs);
+	free(r->missed);
 	memset(r, 0, sizeof(*r));
 }

@@ -197,6 +197,35 @@ struct fab_route_path {
 int fab_route_trace(const struct fab_route_index *ix, uint32_t src, uint16_t dlid,
 		    struct fab_route_path *out);
 
+/* ---- every pair of a set of ends (core/route_pairs.c) --------------------- */
+
+/* A pair whose route does not arrive (or is not judged: FAB_ROUTE_UNKNOWN). */
+struct fab_route_pair {
+	uint32_t src, dst; /* port indices */
+	uint16_t dlid;     /* dst's (base) LID */
+	uint8_t fault;     /* enum fab_route_fault, never OK */
+	uint32_t at;       /* where it breaks, as fab_route_walk.at */
+};
+struct fab_route_pairs {
+	uint64_t n_pairs;   /* ordered pairs checked */
+	uint64_t n_broken;  /* of them, routes that break */
+	uint64_t n_unknown; /* of them, routes not judged (a table not read) */
+	/* the broken and the unknown ones, by destination (in the order of
+	 * ends), then by source switch; owned */
+	struct fab_route_pair *bad;
+	size_t n_bad, cap_bad;
+};
+/*
+ * Checks every ordered pair (a, b), a != b, of ends[0..n): distinct ends of
+ * the index (CA ports in ix->ends). One walk per destination:
+ * O(n x switches + broken pairs), never a trace per pair. 0, -EINVAL (a
+ * port that is no end) or -ENOMEM; *out set on success, free it with
+ * fab_route_pairs_free().
+ */
+int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends, size_t n,
+			  struct fab_route_pairs *out);
+void fab_route_pairs_free(struct fab_route_pairs *p); /* accepts a zeroed one */
+
 /* ---- credit loops (core/route_cdg.c) -------------------------------------- */
 
 /*
