@@ -144,6 +144,19 @@ struct fab_route_index {
 	 * end_list[end_first[i] .. end_first[i + 1]) (port indices). */
 	uint32_t *end_first;
 	uint32_t *end_list;
+	/* What each switch's ports lead to, worked out once so that a step of
+	 * the walk is a table look: switch i's entry e (1..num_ports) is
+	 * hop[hop_first[i] + e], e past hop_first[i + 1] a port it does not
+	 * have; sw_port0[i] its port 0 (FAB_NONE when the scan has none). */
+	struct fab_route_hop {
+		uint32_t out;  /* the port (index), FAB_NONE when there is none */
+		uint32_t next; /* the switch it leads to, FAB_NONE */
+		uint32_t ca;   /* the CA or router port it leads to, FAB_NONE */
+		uint8_t fault; /* where next and ca are FAB_NONE: why it goes nowhere;
+				* where ca is set: FAB_ROUTE_WRONG_DEST unless ca owns the LID */
+	} *hop;
+	uint32_t *hop_first;
+	uint32_t *sw_port0;
 };
 
 /* Builds the index of snap (indexed, with its routing part or without:
