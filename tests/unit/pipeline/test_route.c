@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fabsweep/error.h"
@@ -70,6 +71,39 @@ static void test_path(void **state)
 	assert_int_equal(route("host01", "host02", &r), 0);
 	assert_int_equal(r.path.n_hops, 2);
 	fab_pipeline_route_free(&r);
+}
+
+/* Named by description, a route is read over views that grow along the
+ * path (a part of the scan); named by LIDs, from the whole scan: the same
+ * path for every pair of hosts, hop by hop. */
+static void test_view_equals_whole(void **state)
+{
+	char a[16], b[16], la[8], lb[8];
+
+	for (unsigned i = 1; i <= 8; i++)
+		for (unsigned j = 1; j <= 8; j++) {
+			struct fab_pipeline_route_result v, w;
+			if (i == j)
+				continue;
+			snprintf(a, sizeof(a), "host%02u", i);
+			snprintf(b, sizeof(b), "host%02u", j);
+			assert_int_equal(route(a, b, &v), 0);
+			snprintf(la, sizeof(la), "%u", v.snap->ports[v.src].lid);
+			snprintf(lb, sizeof(lb), "%u", v.dlid);
+			assert_int_equal(route(la, lb, &w), 0);
+			assert_true(v.snap->n_nodes < w.snap->n_nodes); /* a part: the view */
+			assert_int_equal(v.path.fault, FAB_ROUTE_OK);
+			assert_int_equal(w.path.fault, FAB_ROUTE_OK);
+			assert_int_equal(v.path.n_hops, w.path.n_hops);
+			for (size_t k = 0; k < v.path.n_hops; k++) {
+				const struct fab_port *pv = &v.snap->ports[v.path.hop[k]];
+				const struct fab_port *pw = &w.snap->ports[w.path.hop[k]];
+				assert_int_equal(v.snap->nodes[pv->node_idx].guid, w.snap->nodes[pw->node_idx].guid);
+				assert_int_equal(pv->port_num, pw->port_num);
+			}
+			fab_pipeline_route_free(&v);
+			fab_pipeline_route_free(&w);
+		}
 }
 
 /* a LID, a port GUID, a node GUID and a description name the same host */
@@ -192,6 +226,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_view_equals_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_pairs, setup, teardown),
