@@ -39,7 +39,7 @@ static int keep(struct fab_route_pairs *p, uint32_t src, uint32_t dst, uint16_t 
 }
 
 int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends, size_t n,
-			  struct fab_route_pairs *out)
+			  bool keep_bad, struct fab_route_pairs *out)
 {
 	const struct fab_snapshot *s = ix->snap;
 	struct fab_route_pairs p = { 0 };
@@ -96,7 +96,11 @@ int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends
 			uint8_t f = w.fault[sw];
 
 			if (f == FAB_ROUTE_OK) { /* the usual case: count, touch no pair */
-				p.n_pairs += b - a - (sw == dst_sw);
+				uint32_t c = b - a - (sw == dst_sw);
+				p.n_pairs += c;
+				/* the source's link to its switch, then the switch's */
+				p.hops[w.hops[sw] + 1u > FAB_ROUTE_MAX_HOPS ? FAB_ROUTE_MAX_HOPS
+									    : w.hops[sw] + 1u] += c;
 				continue;
 			}
 			for (uint32_t i = a; i < b; i++) {
@@ -107,7 +111,7 @@ int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends
 					p.n_unknown++;
 				else
 					p.n_broken++;
-				if ((err = keep(&p, src[i], dst, dlid, &w, sw)))
+				if (keep_bad && (err = keep(&p, src[i], dst, dlid, &w, sw)))
 					goto out;
 			}
 		}

@@ -313,7 +313,7 @@ static int all_pairs(const struct fab_pipeline_route *job, struct fab_pipeline_r
 				.host = fab_ready_hosts_name(h, k),
 				.no_port = seen[k] & 1,
 			};
-	err = fab_route_pairs_check(ix, ends, out->n_ends, &out->pairs);
+	err = fab_route_pairs_check(ix, ends, out->n_ends, true, &out->pairs);
 out:
 	if (err == -ENOMEM)
 		fab_err(err, "out of memory");

@@ -688,5 +688,6 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id, struct fab_snapsh
 
 int fab_store_load_baseline(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
 {
-	return load(st, scan_id, FAB_LOAD_LIGHT | FAB_LOAD_ROCE, out);
+	/* the tables too: the diff counts the LIDs each switch's table moved */
+	return load(st, scan_id, FAB_LOAD_LIGHT | FAB_LOAD_ROCE | FAB_LOAD_ROUTING, out);
 }

@@ -223,20 +223,25 @@ struct fab_route_pairs {
 	uint64_t n_pairs;   /* ordered pairs checked */
 	uint64_t n_broken;  /* of them, routes that break */
 	uint64_t n_unknown; /* of them, routes not judged (a table not read) */
-	/* the broken and the unknown ones, by destination (in the order of
-	 * ends), then by source switch; owned */
+	/* the pairs that arrive, by links from source port to destination
+	 * port (2: through one switch) */
+	uint64_t hops[FAB_ROUTE_MAX_HOPS + 1];
+	/* with keep_bad: the broken and the unknown ones, by destination (in
+	 * the order of ends), then by source switch; owned */
 	struct fab_route_pair *bad;
 	size_t n_bad, cap_bad;
 };
 /*
  * Checks every ordered pair (a, b), a != b, of ends[0..n): distinct ends of
- * the index (CA ports in ix->ends). One walk per destination:
- * O(n x switches + broken pairs), never a trace per pair. 0, -EINVAL (a
- * port that is no end) or -ENOMEM; *out set on success, free it with
- * fab_route_pairs_free().
+ * the index (CA ports in ix->ends), counting them and the links of those
+ * that arrive; the pairs that do not are kept when keep_bad (`route
+ * --all-pairs`; the reports' hop histogram only counts). One walk per
+ * destination: O(n x switches + broken pairs), never a trace per pair. 0,
+ * -EINVAL (a port that is no end) or -ENOMEM; *out set on success, free it
+ * with fab_route_pairs_free().
  */
 int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends, size_t n,
-			  struct fab_route_pairs *out);
+			  bool keep_bad, struct fab_route_pairs *out);
 void fab_route_pairs_free(struct fab_route_pairs *p); /* accepts a zeroed one */
 
 /* ---- credit loops (core/route_cdg.c) -------------------------------------- */
