@@ -109,6 +109,15 @@ struct fab_cli_check_summary {
 };
 void fab_cli_print_check(const struct fab_cli_check_summary *s);
 
+/* ---- what `fabsweep route` prints (cli/print_route.c) -------------------- */
+
+struct fab_pipeline_route_result;
+/* The path, hop by hop, and how it ends. */
+void fab_cli_print_route(const struct fab_pipeline_route_result *r);
+/* --all-pairs: the hosts missing, the pairs that break (sorted by source in
+ * place), the counts. */
+void fab_cli_print_route_pairs(struct fab_pipeline_route_result *r);
+
 /* ---- what `fabsweep rules` prints (cli/print_rules.c) -------------------- */
 
 struct fab_rule;

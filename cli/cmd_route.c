@@ -4,90 +4,68 @@
  * hosts in a stored scan, as its forwarding tables send it
  * (fab_pipeline_route), with each link's width, speed and error counters.
  * Exit 0 when the route arrives, 1 when it breaks.
+ *
+ * fabsweep route --all-pairs --hosts LIST | --hostfile FILE: every ordered
+ * pair of the hosts' ports, printing only those that break and the counts.
+ * Exit 0 when every pair arrives, 1 when one breaks, is not judged, or a
+ * host has no port to check. Printing: cli/print_route.c.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "fabsweep/counter.h"
-#include "fabsweep/names.h"
+#include "fabsweep/error.h"
+#include "fabsweep/hostlist.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/routing.h"
-#include "fabsweep/snapshot.h"
 
-static void port_name(const struct fab_snapshot *s, uint32_t p)
+/* The host list of --hosts or --hostfile into *out; an exit code on failure. */
+static int host_list(const char *expr, const char *file, struct fab_hostlist **out)
 {
-	const struct fab_node *n = &s->nodes[s->ports[p].node_idx];
+	struct fab_hostlist *hl = NULL;
+	int err;
 
-	printf("%s/%u", n->desc[0] ? n->desc : "?", s->ports[p].port_num);
-}
-
-/* width, speed and the error counters of the latest sample that are not 0 */
-static void link_facts(const struct fab_snapshot *s, uint32_t p)
-{
-	const struct fab_port *pt = &s->ports[p];
-	const struct fab_counter_sample *c = fab_counter_latest(s, p);
-	bool any = false;
-
-	printf("  %s %s", pt->width_active ? fab_width_name(pt->width_active) : "-",
-	       pt->speed_active ? fab_speed_name(pt->speed_active) : "-");
-	for (unsigned k = 0; c && k < FAB_CTR__COUNT; k++)
-		if (fab_counter_is_error(k) && (c->valid & (1u << k)) && c->v[k]) {
-			printf("%s%s=%llu", any ? " " : "  ", fab_counter_name(k),
-			       (unsigned long long)c->v[k]);
-			any = true;
-		}
-	if (c && !any)
-		printf("  no errors");
-}
-
-static void print_route(const struct fab_pipeline_route_result *r)
-{
-	const struct fab_snapshot *s = r->snap;
-	const struct fab_route_path *path = &r->path;
-
-	printf("route from ");
-	port_name(s, r->src);
-	printf(" to ");
-	port_name(s, r->dst);
-	printf(" (LID %u), scan %lld\n", r->dlid, (long long)r->scan_id);
-	for (size_t i = 0; i < path->n_hops; i++) {
-		uint32_t p = path->hop[i], far = s->ports[p].remote_idx;
-
-		printf("%3zu  ", i + 1);
-		port_name(s, p);
-		printf(" -> ");
-		if (far != FAB_NONE && far < s->n_ports)
-			port_name(s, far);
-		else
-			printf("(nothing)");
-		link_facts(s, p);
-		printf("\n");
+	if (!expr && !file)
+		return fab_cli_usage_error("route", "--all-pairs needs --hosts LIST or --hostfile FILE");
+	if (expr && file)
+		return fab_cli_usage_error("route", "give --hosts or --hostfile, not both");
+	if (fab_hostlist_new(&hl)) {
+		fab_err(-ENOMEM, "out of memory");
+		return fab_cli_fail();
 	}
-	if (path->fault == FAB_ROUTE_OK) {
-		printf("arrives: %zu link%s\n", path->n_hops, path->n_hops == 1 ? "" : "s");
-		return;
+	err = expr ? fab_hostlist_add(hl, expr, SIZE_MAX) : fab_hostlist_add_file(hl, file);
+	if (err) {
+		fab_hostlist_free(hl);
+		return fab_cli_usage_error("route", "%s", fab_errmsg());
 	}
-	printf("broken: %s", fab_route_fault_name(path->fault));
-	if (path->at != FAB_NONE) {
-		printf(" at ");
-		port_name(s, path->at);
+	if (!fab_hostlist_count(hl)) {
+		fab_hostlist_free(hl);
+		return fab_cli_usage_error("route", "the host list is empty");
 	}
-	printf("\n");
+	*out = hl;
+	return FAB_EXIT_OK;
 }
 
 int fab_cmd_route(int argc, char **argv)
 {
-	enum { O_DB = 256, O_SCAN };
+	enum { O_DB = 256, O_SCAN, O_ALL_PAIRS, O_HOSTS, O_HOSTFILE };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
+		{ "all-pairs", no_argument, NULL, O_ALL_PAIRS },
+		{ "hosts", required_argument, NULL, O_HOSTS },
+		{ "hostfile", required_argument, NULL, O_HOSTFILE },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const with_arg[] = { "--db", "--scan", NULL };
+	static const char *const with_arg[] = { "--db", "--scan", "--hosts", "--hostfile", NULL };
 	struct fab_pipeline_route job = { .db = fab_cli_default_db() };
 	struct fab_pipeline_route_result res;
+	struct fab_hostlist *hl = NULL;
+	const char *hosts = NULL, *hostfile = NULL;
+	bool all_pairs = false;
 	char **args = fab_cli_hide_negative_ids(argc, argv, with_arg);
 	int c, ret;
 
@@ -98,6 +76,9 @@ int fab_cmd_route(int argc, char **argv)
 	while ((c = getopt_long(argc, args, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_DB: job.db = optarg; break;
+		case O_ALL_PAIRS: all_pairs = true; break;
+		case O_HOSTS: hosts = optarg; break;
+		case O_HOSTFILE: hostfile = optarg; break;
 		case O_SCAN: {
 			const char *a = optarg;
 			if (fab_pipeline_parse_scan(a, &job.scan_id)) {
@@ -113,20 +94,38 @@ int fab_cmd_route(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (argc - optind != 2) {
+	if (all_pairs) {
+		if (argc - optind) {
+			ret = fab_cli_usage_error("route", "--all-pairs takes no SRC DST: the hosts go after --hosts");
+			goto out;
+		}
+		if ((ret = host_list(hosts, hostfile, &hl)))
+			goto out;
+		job.hosts = hl;
+	} else if (hosts || hostfile) {
+		ret = fab_cli_usage_error("route", "--hosts and --hostfile go with --all-pairs");
+		goto out;
+	} else if (argc - optind != 2) {
 		ret = fab_cli_usage_error("route", "give two hosts: 'fabsweep route SRC DST' (names, GUIDs or LIDs)");
 		goto out;
+	} else {
+		job.src = fab_cli_positional(argc, argv, args[optind]);
+		job.dst = fab_cli_positional(argc, argv, args[optind + 1]);
 	}
-	job.src = fab_cli_positional(argc, argv, args[optind]);
-	job.dst = fab_cli_positional(argc, argv, args[optind + 1]);
 	if (fab_pipeline_route(&job, &res)) {
 		ret = fab_cli_fail();
 		goto out;
 	}
-	print_route(&res);
-	ret = res.path.fault == FAB_ROUTE_OK ? FAB_EXIT_OK : FAB_EXIT_FINDINGS;
+	if (all_pairs) {
+		fab_cli_print_route_pairs(&res);
+		ret = res.pairs.n_bad || res.n_missed ? FAB_EXIT_FINDINGS : FAB_EXIT_OK;
+	} else {
+		fab_cli_print_route(&res);
+		ret = res.path.fault == FAB_ROUTE_OK ? FAB_EXIT_OK : FAB_EXIT_FINDINGS;
+	}
 	fab_pipeline_route_free(&res);
 out:
+	fab_hostlist_free(hl);
 	free(args);
 	return ret;
 }

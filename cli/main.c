@@ -59,9 +59,12 @@ const struct fab_cmd fab_commands[] = {
 	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n" },
 	{ "route", fab_cmd_route, "the hop-by-hop path between two hosts in a snapshot's forwarding tables",
 	  "  route SRC DST        hosts by name (description or its first word), GUID or LID\n"
+	  "  route --all-pairs --hosts LIST   every pair of the hosts (host-list syntax as ready);\n"
+	  "                       prints only the pairs that break, and the counts\n"
+	  "  --hostfile FILE      the hosts of --all-pairs from a file, one host or list a line\n"
 	  "  --scan ID            the snapshot (default latest; a number, -N for N before the latest)\n"
 	  "  --db PATH            database\n"
-	  "  exit 0 when the route arrives, 1 when it breaks (docs/routing.md)\n" },
+	  "  exit 0 when the route (every pair) arrives, 1 when one breaks (docs/routing.md)\n" },
 	{ "import", fab_cmd_import, "store another tool's saved run as a snapshot: ibdiagnet2 DIR, ibnetdiscover FILE",
 	  "  import ibdiagnet2 DIR     an ibdiagnet2 output directory (its ibdiagnet2.db_csv; docs/imports.md)\n"
 	  "  import ibnetdiscover FILE a topology-only ibnetdiscover dump\n"

@@ -19,66 +19,14 @@
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
-/* ---- the dependency set: open addressing over (from << 32 | to) ------------ */
-
-struct depset {
-	uint64_t *key; /* 0: empty (a port index pair is never 0 -> 0) */
-	uint16_t *dlid;
-	size_t n, cap;
-};
-
-static int depset_grow(struct depset *d)
-{
-	size_t cap = d->cap ? d->cap * 2 : 1024;
-	uint64_t *key = calloc(cap, sizeof(*key));
-	uint16_t *dlid = malloc(cap * sizeof(*dlid));
-
-	if (!key || !dlid) {
-		free(key);
-		free(dlid);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < d->cap; i++) {
-		if (!d->key[i])
-			continue;
-		size_t j = fab_hash_slot(d->key[i], cap);
-		while (key[j])
-			j = (j + 1) & (cap - 1);
-		key[j] = d->key[i];
-		dlid[j] = d->dlid[i];
-	}
-	free(d->key);
-	free(d->dlid);
-	d->key = key;
-	d->dlid = dlid;
-	d->cap = cap;
-	return 0;
-}
-
-static int depset_add(struct depset *d, uint32_t from, uint32_t to, uint16_t dlid)
-{
-	uint64_t k = (uint64_t)from << 32 | to;
-
-	if (2 * (d->n + 1) > d->cap && depset_grow(d))
-		return -ENOMEM;
-	size_t j = fab_hash_slot(k, d->cap);
-	while (d->key[j] && d->key[j] != k)
-		j = (j + 1) & (d->cap - 1);
-	if (!d->key[j]) {
-		d->key[j] = k;
-		d->dlid[j] = dlid;
-		d->n++;
-	}
-	return 0;
-}
-
 /* ---- building the graph ------------------------------------------------------ */
 
 /*
  * Per destination, the dependencies are marked in a bitmap per switch q,
  * (in-port, out-port) of q: small, dense and cache-friendly (a switch of
- * 40 ports has 1,681 bits) however many destinations repeat them; the hash
- * set gets each distinct dependency once, at the end.
+ * 40 ports has 1,681 bits) however many destinations repeat them. A bit is
+ * one distinct dependency: channel (the port into q's far end) -> (q's
+ * out-port); the graph is read off the bits at the end.
  */
 struct pairmap {
 	size_t *first;   /* switch i: its bits start at bit first[i] */
@@ -87,7 +35,16 @@ struct pairmap {
 	uint16_t *dlid;  /* per bit: the destination that set it first */
 };
 
-static int collect(const struct fab_route_index *ix, struct depset *d)
+static void pairmap_free(struct pairmap *m)
+{
+	free(m->first);
+	free(m->width);
+	free(m->bits);
+	free(m->dlid);
+	memset(m, 0, sizeof(*m));
+}
+
+static int collect(const struct fab_route_index *ix, struct pairmap *out)
 {
 	const struct fab_snapshot *s = ix->snap;
 	struct fab_route_walk w;
@@ -140,28 +97,13 @@ static int collect(const struct fab_route_index *ix, struct depset *d)
 			}
 		}
 	}
-	/* each distinct dependency: channel (p's port into q) -> (q's port out) */
-	for (uint32_t q = 0; q < ix->n_sw && !err; q++) {
-		for (unsigned in = 1; in < m.width[q] && !err; in++) {
-			const struct fab_port *ip = fab_snapshot_port(s, ix->sw_node[q], in);
-			for (unsigned o = 1; ip && o < m.width[q] && !err; o++) {
-				size_t bit = m.first[q] + (size_t)in * m.width[q] + o;
-				if (!(m.bits[bit / 64] & (1ull << (bit % 64))))
-					continue;
-				const struct fab_port *op = fab_snapshot_port(s, ix->sw_node[q], o);
-				if (op && ip->remote_idx != FAB_NONE)
-					err = depset_add(d, ip->remote_idx, (uint32_t)(op - s->ports),
-							 m.dlid[bit]);
-			}
-		}
-	}
 out:
 	free(used);
-	free(m.first);
-	free(m.width);
-	free(m.bits);
-	free(m.dlid);
 	fab_route_walk_fini(&w);
+	if (err)
+		pairmap_free(&m);
+	else
+		*out = m;
 	return err;
 }
 
@@ -169,62 +111,105 @@ out:
 
 struct graph {
 	size_t n;        /* channels */
-	uint32_t *port;  /* channel -> its port index */
+	size_t n_edges;  /* dependencies */
+	uint32_t *port;  /* channel -> its port index, ascending */
 	size_t *first;   /* CSR: channel i's edges are edge[first[i] .. first[i + 1]) */
 	uint32_t *edge;  /* target channel */
 	uint16_t *edlid; /* per edge: a destination that adds it */
 };
 
-static int cmp_u32(const void *a, const void *b)
+/* Calls fn(ctx, from, to, bit) on every dependency of the map (channel
+ * from -> channel to, as the ports they leave by; bit its place in the
+ * map), switch by switch, in-port by in-port, out-port by out-port. */
+static void each_dep(const struct fab_route_index *ix, const struct pairmap *m,
+		     void (*fn)(void *ctx, uint32_t from, uint32_t to, size_t bit), void *ctx)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct fab_snapshot *s = ix->snap;
 
-	return x < y ? -1 : x > y;
-}
+	for (uint32_t q = 0; q < ix->n_sw; q++)
+		for (unsigned in = 1; in < m->width[q]; in++) {
+			const struct fab_port *ip = fab_snapshot_port(s, ix->sw_node[q], in);
+			size_t row = m->first[q] + (size_t)in * m->width[q];
 
-static uint32_t chan_of(const struct graph *g, uint32_t port)
-{
-	const uint32_t *p = bsearch(&port, g->port, g->n, sizeof(*p), cmp_u32);
-
-	return p ? (uint32_t)(p - g->port) : FAB_NONE;
-}
-
-static int build_graph(const struct depset *d, struct graph *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->port = malloc((2 * d->n + 1) * sizeof(*g->port));
-	g->first = calloc(2 * d->n + 2, sizeof(*g->first));
-	g->edge = malloc((d->n + 1) * sizeof(*g->edge));
-	g->edlid = malloc((d->n + 1) * sizeof(*g->edlid));
-	size_t *cur = NULL;
-	if (!g->port || !g->first || !g->edge || !g->edlid)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->cap; i++)
-		if (d->key[i]) {
-			g->port[g->n++] = (uint32_t)(d->key[i] >> 32);
-			g->port[g->n++] = (uint32_t)d->key[i];
+			if (!ip || ip->remote_idx == FAB_NONE)
+				continue;
+			for (unsigned o = 1; o < m->width[q]; o++) {
+				size_t bit = row + o;
+				if (!(m->bits[bit / 64] & (1ull << (bit % 64))))
+					continue;
+				const struct fab_port *op = fab_snapshot_port(s, ix->sw_node[q], o);
+				if (op)
+					fn(ctx, ip->remote_idx, (uint32_t)(op - s->ports), bit);
+			}
 		}
-	qsort(g->port, g->n, sizeof(*g->port), cmp_u32);
-	size_t m = 0;
-	for (size_t i = 0; i < g->n; i++)
-		if (!m || g->port[m - 1] != g->port[i])
-			g->port[m++] = g->port[i];
-	g->n = m;
-	for (size_t i = 0; i < d->cap; i++)
-		if (d->key[i])
-			g->first[chan_of(g, (uint32_t)(d->key[i] >> 32)) + 1]++;
+}
+
+struct build {
+	struct graph *g;
+	const struct pairmap *m;
+	uint32_t *chan; /* port -> channel */
+	size_t *cur;    /* per channel: its next edge */
+};
+
+static void mark_chan(void *ctx, uint32_t from, uint32_t to, size_t bit)
+{
+	struct build *b = ctx;
+
+	(void)bit;
+	b->chan[from] = b->chan[to] = 0;
+	b->g->n_edges++;
+}
+
+static void count_edge(void *ctx, uint32_t from, uint32_t to, size_t bit)
+{
+	struct build *b = ctx;
+
+	(void)to;
+	(void)bit;
+	b->g->first[b->chan[from] + 1]++;
+}
+
+static void put_edge(void *ctx, uint32_t from, uint32_t to, size_t bit)
+{
+	struct build *b = ctx;
+	size_t k = b->cur[b->chan[from]]++;
+
+	b->g->edge[k] = b->chan[to];
+	b->g->edlid[k] = b->m->dlid[bit];
+}
+
+/* The graph of the map's dependencies; channels numbered in port order. */
+static int build_graph(const struct fab_route_index *ix, const struct pairmap *m, struct graph *g)
+{
+	size_t n_ports = ix->snap->n_ports;
+	struct build bd = { .g = g, .m = m };
+	int err = -ENOMEM;
+
+	memset(g, 0, sizeof(*g));
+	if (!(bd.chan = malloc((n_ports + 1) * sizeof(*bd.chan))))
+		return -ENOMEM;
+	memset(bd.chan, 0xff, (n_ports + 1) * sizeof(*bd.chan));
+	each_dep(ix, m, mark_chan, &bd); /* the channels' ports, the dependencies counted */
+	for (size_t p = 0; p < n_ports; p++)
+		if (!bd.chan[p])
+			g->n++;
+	g->port = malloc((g->n + 1) * sizeof(*g->port));
+	g->first = calloc(g->n + 2, sizeof(*g->first));
+	g->edge = malloc((g->n_edges + 1) * sizeof(*g->edge));
+	g->edlid = malloc((g->n_edges + 1) * sizeof(*g->edlid));
+	bd.cur = malloc((g->n + 1) * sizeof(*bd.cur));
+	if (!g->port || !g->first || !g->edge || !g->edlid || !bd.cur)
+		goto out;
+	for (size_t p = 0, k = 0; p < n_ports; p++)
+		if (!bd.chan[p]) {
+			bd.chan[p] = (uint32_t)k;
+			g->port[k++] = (uint32_t)p;
+		}
+	each_dep(ix, m, count_edge, &bd);
 	for (size_t i = 0; i < g->n; i++)
 		g->first[i + 1] += g->first[i];
-	if (!(cur = malloc((g->n + 1) * sizeof(*cur))))
-		return -ENOMEM;
-	memcpy(cur, g->first, (g->n + 1) * sizeof(*cur));
-	for (size_t i = 0; i < d->cap; i++)
-		if (d->key[i]) {
-			size_t k = cur[chan_of(g, (uint32_t)(d->key[i] >> 32))]++;
-			g->edge[k] = chan_of(g, (uint32_t)d->key[i]);
-			g->edlid[k] = d->dlid[i];
-		}
-	free(cur);
+	memcpy(bd.cur, g->first, g->n * sizeof(*bd.cur));
+	each_dep(ix, m, put_edge, &bd);
 	/* each channel's edges in target order: deterministic cycles */
 	for (size_t i = 0; i < g->n; i++)
 		for (size_t a = g->first[i] + 1; a < g->first[i + 1]; a++)
@@ -236,7 +221,11 @@ static int build_graph(const struct depset *d, struct graph *g)
 				g->edge[b - 1] = t;
 				g->edlid[b - 1] = u;
 			}
-	return 0;
+	err = 0;
+out:
+	free(bd.chan);
+	free(bd.cur);
+	return err;
 }
 
 static void graph_free(struct graph *g)
@@ -402,23 +391,22 @@ static int cmp_cycle(const void *a, const void *b)
 
 int fab_cdg_find(const struct fab_route_index *ix, struct fab_cdg *out)
 {
-	struct depset d = { 0 };
+	struct pairmap m = { 0 };
 	struct graph g = { 0 };
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = collect(ix, &d);
+	err = collect(ix, &m);
 	if (!err)
-		err = build_graph(&d, &g);
+		err = build_graph(ix, &m, &g);
 	if (!err) {
 		out->n_chan = g.n;
-		out->n_deps = d.n;
+		out->n_deps = g.n_edges;
 		err = find_cycles(&g, out);
 	}
 	if (!err && out->n_cycles)
 		qsort(out->cycles, out->n_cycles, sizeof(*out->cycles), cmp_cycle);
-	free(d.key);
-	free(d.dlid);
+	pairmap_free(&m);
 	graph_free(&g);
 	if (err)
 		fab_cdg_free(out);

@@ -57,6 +57,9 @@ void fab_route_index_free(struct fab_route_index *ix)
 	free(ix->ends);
 	free(ix->end_first);
 	free(ix->end_list);
+	free(ix->hop);
+	free(ix->hop_first);
+	free(ix->sw_port0);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -86,6 +89,8 @@ static bool is_end(const struct fab_snapshot *s, uint32_t pi)
 	       p->remote_idx != FAB_NONE && p->remote_idx < s->n_ports &&
 	       is_switch(s, s->ports[p->remote_idx].node_idx);
 }
+
+static int build_hops(const struct fab_snapshot *s, struct fab_route_index *ix);
 
 int fab_route_index_build(const struct fab_snapshot *s, struct fab_route_index *ix)
 {
@@ -118,6 +123,10 @@ int fab_route_index_build(const struct fab_snapshot *s, struct fab_route_index *
 	for (size_t i = 0; r && i < r->n_lfts; i++)
 		if (r->lfts[i].node_idx < s->n_nodes && ix->node_sw[r->lfts[i].node_idx] != FAB_NONE)
 			ix->sw_lft[ix->node_sw[r->lfts[i].node_idx]] = &r->lfts[i];
+	if (build_hops(s, ix)) {
+		fab_route_index_free(ix);
+		return -ENOMEM;
+	}
 
 	/* who owns each LID: the first claim wins */
 	memset(ix->lid_owner, 0xff, N_LIDS * sizeof(*ix->lid_owner));
@@ -152,12 +161,6 @@ int fab_route_index_build(const struct fab_snapshot *s, struct fab_route_index *
 
 /* ---- one step ------------------------------------------------------------- */
 
-struct step {
-	uint8_t fault; /* meaningful when next is FAB_NONE */
-	uint8_t hops;  /* FAB_ROUTE_OK at this step: 0 (the switch itself) or 1 */
-	uint32_t out, next, at;
-};
-
 static uint32_t port0(const struct fab_snapshot *s, uint32_t node)
 {
 	const struct fab_port *p = fab_snapshot_port(s, node, 0);
@@ -165,17 +168,83 @@ static uint32_t port0(const struct fab_snapshot *s, uint32_t node)
 	return p ? (uint32_t)(p - s->ports) : FAB_NONE;
 }
 
+/* Where a switch's entry port pp (not 0) leads, whatever the LID. */
+static struct fab_route_hop port_hop(const struct fab_snapshot *s, const struct fab_route_index *ix,
+				     const struct fab_port *pp)
+{
+	struct fab_route_hop h = { .out = FAB_NONE, .next = FAB_NONE, .ca = FAB_NONE,
+				   .fault = FAB_ROUTE_BAD_PORT };
+
+	if (!pp)
+		return h;
+	h.out = (uint32_t)(pp - s->ports);
+	if (pp->flags & FAB_F_SMP_FAILED) {
+		h.fault = FAB_ROUTE_UNKNOWN;
+		return h;
+	}
+	if (pp->state != FAB_STATE_ACTIVE) {
+		bool partner = pp->phys_state == FAB_PHYS_LINKUP || pp->phys_state == FAB_PHYS_DISABLED ||
+			       pp->phys_state == FAB_PHYS_TRAINING ||
+			       pp->phys_state == FAB_PHYS_ERROR_RECOVERY ||
+			       (pp->phys_state == FAB_PHYS_UNKNOWN && pp->remote_idx != FAB_NONE);
+		h.fault = partner ? FAB_ROUTE_PORT_DOWN : FAB_ROUTE_NO_CABLE;
+		return h;
+	}
+	if (pp->remote_idx == FAB_NONE || pp->remote_idx >= s->n_ports) {
+		h.fault = FAB_ROUTE_UNKNOWN;
+		return h;
+	}
+	uint32_t rn = s->ports[pp->remote_idx].node_idx;
+	if (is_switch(s, rn))
+		h.next = ix->node_sw[rn];
+	else
+		h.ca = pp->remote_idx;
+	h.fault = FAB_ROUTE_WRONG_DEST;
+	return h;
+}
+
+/* The hop table of the index (fab_route_index.hop). 0 or -ENOMEM. */
+static int build_hops(const struct fab_snapshot *s, struct fab_route_index *ix)
+{
+	size_t total = 0;
+
+	ix->hop_first = malloc((ix->n_sw + 1) * sizeof(*ix->hop_first));
+	ix->sw_port0 = malloc((ix->n_sw + 1) * sizeof(*ix->sw_port0));
+	if (!ix->hop_first || !ix->sw_port0)
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->n_sw; i++) {
+		ix->hop_first[i] = (uint32_t)total;
+		total += s->nodes[ix->sw_node[i]].num_ports + 1u;
+	}
+	ix->hop_first[ix->n_sw] = (uint32_t)total;
+	if (!(ix->hop = malloc((total + 1) * sizeof(*ix->hop))))
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->n_sw; i++) {
+		uint32_t node = ix->sw_node[i];
+		struct fab_route_hop *h = &ix->hop[ix->hop_first[i]];
+
+		ix->sw_port0[i] = port0(s, node);
+		h[0] = (struct fab_route_hop){ FAB_NONE, FAB_NONE, FAB_NONE, FAB_ROUTE_BAD_PORT };
+		for (unsigned e = 1; e <= s->nodes[node].num_ports; e++)
+			h[e] = port_hop(s, ix, fab_snapshot_port(s, node, e));
+	}
+	return 0;
+}
+
+struct step {
+	uint8_t fault; /* meaningful when next is FAB_NONE */
+	uint8_t hops;  /* FAB_ROUTE_OK at this step: 0 (the switch itself) or 1 */
+	uint32_t out, next, at;
+};
+
 /* What switch sw does with a packet for dlid, owned by port dest. */
 static void step(const struct fab_route_index *ix, uint32_t sw, uint16_t dlid, uint32_t dest,
 		 struct step *st)
 {
-	const struct fab_snapshot *s = ix->snap;
-	uint32_t node = ix->sw_node[sw];
 	const struct fab_lft *l = ix->sw_lft[sw];
-	const struct fab_port *pp;
 	unsigned b = dlid / FAB_LFT_BLOCK, e;
 
-	*st = (struct step){ .out = FAB_NONE, .next = FAB_NONE, .at = port0(s, node) };
+	*st = (struct step){ .out = FAB_NONE, .next = FAB_NONE, .at = ix->sw_port0[sw] };
 	if (!l || l->status == FAB_LFT_FAILED) {
 		st->fault = FAB_ROUTE_UNKNOWN;
 		st->at = FAB_NONE;
@@ -199,40 +268,27 @@ static void step(const struct fab_route_index *ix, uint32_t sw, uint16_t dlid, u
 		st->fault = dest != FAB_NONE && dest == st->at ? FAB_ROUTE_OK : FAB_ROUTE_BAD_PORT;
 		return;
 	}
-	if (e > s->nodes[node].num_ports || !(pp = fab_snapshot_port(s, node, e))) {
-		st->fault = FAB_ROUTE_BAD_PORT;
+	if (e >= ix->hop_first[sw + 1] - ix->hop_first[sw]) {
+		st->fault = FAB_ROUTE_BAD_PORT; /* beyond its ports: named at port 0 */
 		return;
 	}
-	st->out = st->at = (uint32_t)(pp - s->ports);
-	if (pp->flags & FAB_F_SMP_FAILED) {
-		st->fault = FAB_ROUTE_UNKNOWN;
-		st->at = FAB_NONE;
+	const struct fab_route_hop *h = &ix->hop[ix->hop_first[sw] + e];
+	if (h->out == FAB_NONE) {
+		st->fault = h->fault; /* a port number it does not have */
 		return;
 	}
-	if (pp->state != FAB_STATE_ACTIVE) {
-		bool partner = pp->phys_state == FAB_PHYS_LINKUP || pp->phys_state == FAB_PHYS_DISABLED ||
-			       pp->phys_state == FAB_PHYS_TRAINING ||
-			       pp->phys_state == FAB_PHYS_ERROR_RECOVERY ||
-			       (pp->phys_state == FAB_PHYS_UNKNOWN && pp->remote_idx != FAB_NONE);
-		st->fault = partner ? FAB_ROUTE_PORT_DOWN : FAB_ROUTE_NO_CABLE;
+	st->out = st->at = h->out;
+	st->next = h->next;
+	if (h->next != FAB_NONE)
 		return;
-	}
-	if (pp->remote_idx == FAB_NONE || pp->remote_idx >= s->n_ports) {
-		st->fault = FAB_ROUTE_UNKNOWN;
-		st->at = FAB_NONE;
-		return;
-	}
-	uint32_t rn = s->ports[pp->remote_idx].node_idx;
-	if (is_switch(s, rn)) {
-		st->next = ix->node_sw[rn];
-		return;
-	}
-	if (dest != FAB_NONE && pp->remote_idx == dest) {
+	if (h->ca != FAB_NONE && dest != FAB_NONE && h->ca == dest) {
 		st->fault = FAB_ROUTE_OK;
 		st->hops = 1;
 		return;
 	}
-	st->fault = FAB_ROUTE_WRONG_DEST;
+	st->fault = h->fault;
+	if (h->fault == FAB_ROUTE_UNKNOWN)
+		st->at = FAB_NONE;
 }
 
 /* ---- the walk toward one destination -------------------------------------- */

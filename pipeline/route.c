@@ -10,12 +10,15 @@
 #include <string.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/hostlist.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/probe.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
+#include "fabsweep/store_view.h"
 
 /* A port of node n that routes start from: its first Active port with a
  * LID that is cabled (a switch: its port 0). FAB_NONE when none. */
@@ -112,46 +115,279 @@ static int resolve(const struct fab_route_index *ix, const char *name, uint32_t 
 	return 0;
 }
 
+static int no_tables(int64_t scan_id)
+{
+	return fab_err(-ENODATA, "scan %lld has no forwarding tables (scanned with --no-routes, "
+		       "from a file, or before fabsweep read them)", (long long)scan_id);
+}
+
+/* The result's snapshot and index, freed. */
+static void free_parts(struct fab_pipeline_route_result *r)
+{
+	if (r->index) {
+		fab_route_index_free(r->index);
+		free(r->index);
+	}
+	fab_snapshot_free(r->snap);
+	r->index = NULL;
+	r->snap = NULL;
+}
+
+/* ---- one route, loading only its path ----------------------------------- */
+
+/* Whether name may name the CA (guid, desc): its node GUID, its whole
+ * description or the description's first word. resolve() then decides. */
+static bool may_name(const char *name, uint64_t guid, const char *desc)
+{
+	uint64_t v;
+	size_t hex, len = strlen(name);
+
+	if (number(name, &v, &hex))
+		return hex > 4 && v == guid;
+	return !strncmp(desc, name, len) && (desc[len] == '\0' || desc[len] == ' ');
+}
+
+static bool want_ends(uint64_t guid, const char *desc, void *ctx)
+{
+	const struct fab_pipeline_route *job = ctx;
+
+	return may_name(job->src, guid, desc) || may_name(job->dst, guid, desc);
+}
+
+/* Whether name is a LID: the path's view cannot find it by name. */
+static bool is_lid(const char *name)
+{
+	uint64_t v;
+	size_t hex;
+
+	return number(name, &v, &hex) && hex <= 4;
+}
+
+struct guids {
+	uint64_t v[FAB_ROUTE_MAX_HOPS + 4];
+	size_t n;
+};
+
+/* The port (index) of node guid's port num in s, FAB_NONE. */
+static uint32_t port_of(const struct fab_snapshot *s, uint64_t guid, unsigned num)
+{
+	uint32_t n = fab_snapshot_find_node(s, guid);
+	const struct fab_port *p = n == FAB_NONE ? NULL : fab_snapshot_port(s, n, num);
+
+	return p ? (uint32_t)(p - s->ports) : FAB_NONE;
+}
+
+/*
+ * The route over views of the scan that grow along the path
+ * (fab_store_load_route_view): the two hosts first, then each switch the
+ * path reaches without its table. *fallback set (and nothing else) when
+ * the view cannot tell (a name the view does not find: the whole scan
+ * decides, with the whole scan's messages).
+ */
+static int route_by_views(struct fab_store *st, const struct fab_pipeline_route *job,
+			  struct fab_pipeline_route_result *out, bool *fallback)
+{
+	struct guids g = { .n = 0 };
+	uint64_t src_guid = 0, dst_guid = 0;
+	unsigned src_num = 0, dst_num = 0;
+	int err;
+
+	*fallback = false;
+	for (size_t iter = 0; iter < FAB_ROUTE_MAX_HOPS + 2; iter++) {
+		struct fab_snapshot *snap = NULL;
+		struct fab_route_index *ix = calloc(1, sizeof(*ix));
+		uint16_t dlid = 0;
+
+		if (!ix)
+			return fab_err(-ENOMEM, "out of memory");
+		if ((err = fab_store_load_route_view(st, out->scan_id, iter ? NULL : want_ends, (void *)job,
+						     g.v, g.n, &snap)) ||
+		    (err = fab_route_index_build(snap, ix))) {
+			if (err == -ENOMEM)
+				fab_err(err, "out of memory");
+			free(ix);
+			fab_snapshot_free(snap);
+			return err;
+		}
+		out->snap = snap;
+		out->index = ix;
+		if (!iter) {
+			if ((err = resolve(ix, job->src, &out->src)) || (err = resolve(ix, job->dst, &out->dst))) {
+				*fallback = err == -ENOENT;
+				return err;
+			}
+			/* a switch at an end (a peer here, without its table): the whole scan */
+			if (snap->nodes[snap->ports[out->src].node_idx].type == FAB_NODE_SWITCH ||
+			    snap->nodes[snap->ports[out->dst].node_idx].type == FAB_NODE_SWITCH) {
+				*fallback = true;
+				return -ENOENT;
+			}
+			src_guid = snap->nodes[snap->ports[out->src].node_idx].guid;
+			dst_guid = snap->nodes[snap->ports[out->dst].node_idx].guid;
+			src_num = snap->ports[out->src].port_num;
+			dst_num = snap->ports[out->dst].port_num;
+			g.v[g.n++] = src_guid;
+			if (dst_guid != src_guid)
+				g.v[g.n++] = dst_guid;
+		} else if ((out->src = port_of(snap, src_guid, src_num)) == FAB_NONE ||
+			   (out->dst = port_of(snap, dst_guid, dst_num)) == FAB_NONE) {
+			return fab_err(-EIO, "scan %lld changed while it was read", (long long)out->scan_id);
+		}
+		fab_route_port_lids(snap, out->dst, &dlid);
+		out->dlid = dlid;
+		if ((err = fab_route_trace(ix, out->src, dlid, &out->path)))
+			return fab_err(err, "'%s' cannot send: no active, cabled port with a LID", job->src);
+		/* a switch the path reached that the view has without its table */
+		const struct fab_route_path *pa = &out->path;
+		uint32_t last = pa->n_hops ? snap->ports[pa->hop[pa->n_hops - 1]].remote_idx : FAB_NONE;
+		uint32_t node = last == FAB_NONE ? FAB_NONE : snap->ports[last].node_idx;
+		if (pa->fault != FAB_ROUTE_UNKNOWN || node == FAB_NONE ||
+		    snap->nodes[node].type != FAB_NODE_SWITCH || fab_routing_lft(snap, node) ||
+		    g.n == sizeof(g.v) / sizeof(g.v[0]))
+			return 0;
+		if (iter && !fab_routing_present(snap))
+			return no_tables(out->scan_id);
+		for (size_t k = 0; k < g.n; k++)
+			if (g.v[k] == snap->nodes[node].guid)
+				return 0; /* loaded whole, and no table: the scan has none for it */
+		g.v[g.n++] = snap->nodes[node].guid;
+		free_parts(out);
+	}
+	return 0;
+}
+
+/* Whether port is an end of the index (ix->ends is ascending). */
+static bool is_end(const struct fab_route_index *ix, uint32_t port)
+{
+	size_t lo = 0, hi = ix->n_ends;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->ends[mid] < port)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n_ends && ix->ends[lo] == port;
+}
+
+/* --all-pairs: the hosts' ends, then every pair of them. */
+static int all_pairs(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out)
+{
+	const struct fab_snapshot *s = out->snap;
+	const struct fab_route_index *ix = out->index;
+	size_t n_names = fab_hostlist_count(job->hosts);
+	const char **names = calloc(n_names + 1, sizeof(*names));
+	struct fab_ready_hosts *h = NULL;
+	uint8_t *seen = NULL; /* per host: 1 in the scan, 2 with a port to check */
+	uint32_t *ends = malloc((ix->n_ends + 1) * sizeof(*ends));
+	int err = -ENOMEM;
+
+	if (!names || !ends)
+		goto out;
+	for (size_t i = 0; i < n_names; i++)
+		names[i] = fab_hostlist_get(job->hosts, i);
+	if (fab_ready_hosts_new(names, n_names, &h))
+		goto out;
+	out->n_hosts = fab_ready_hosts_count(h);
+	if (!(seen = calloc(out->n_hosts + 1, 1)) ||
+	    !(out->missed = calloc(out->n_hosts + 1, sizeof(*out->missed))))
+		goto out;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		size_t k = n->type == FAB_NODE_CA ? fab_ready_hosts_find(h, n->desc) : (size_t)-1;
+
+		if (k == (size_t)-1)
+			continue;
+		seen[k] |= 1;
+		for (uint32_t j = 0; j < n->port_count; j++)
+			if (is_end(ix, n->port_first + j)) {
+				ends[out->n_ends++] = n->port_first + j;
+				seen[k] |= 2;
+			}
+	}
+	for (size_t k = 0; k < out->n_hosts; k++)
+		if (!(seen[k] & 2))
+			out->missed[out->n_missed++] = (struct fab_route_host_miss){
+				/* the list's own string (job->hosts) */
+				.host = fab_ready_hosts_name(h, k),
+				.no_port = seen[k] & 1,
+			};
+	err = fab_route_pairs_check(ix, ends, out->n_ends, true, &out->pairs);
+out:
+	if (err == -ENOMEM)
+		fab_err(err, "out of memory");
+	fab_ready_hosts_free(h);
+	free(names);
+	free(seen);
+	free(ends);
+	return err;
+}
+
 int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out)
 {
 	struct fab_store *st = NULL;
-	struct fab_route_index *ix = calloc(1, sizeof(*ix));
+	struct fab_route_index *ix = NULL;
 	struct fab_snapshot *snap = NULL;
+	bool fallback = true;
 	uint16_t dlid = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!ix)
-		return fab_err(-ENOMEM, "out of memory");
 	if ((err = fab_store_open(job->db, FAB_STORE_READONLY, &st)) ||
-	    (err = fab_store_resolve_scan(st, job->scan_id, &out->scan_id)) ||
-	    (err = fab_store_load_scan(st, out->scan_id, &snap)))
+	    (err = fab_store_resolve_scan(st, job->scan_id, &out->scan_id)))
+		goto fail;
+	/* one route between hosts named by name or GUID: only its path is read */
+	if (!job->hosts && !is_lid(job->src) && !is_lid(job->dst)) {
+		err = route_by_views(st, job, out, &fallback);
+		if (!fallback) {
+			fab_store_close(st);
+			if (err)
+				fab_pipeline_route_free(out);
+			return err;
+		}
+		free_parts(out);
+	}
+	/* the whole scan */
+	if (!(ix = calloc(1, sizeof(*ix)))) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((err = fab_store_load_scan(st, out->scan_id, &snap)))
 		goto fail;
 	fab_store_close(st);
 	st = NULL;
 	if (!fab_routing_present(snap)) {
-		err = fab_err(-ENODATA, "scan %lld has no forwarding tables (scanned with --no-routes, "
-			      "from a file, or before fabsweep read them)", (long long)out->scan_id);
+		err = no_tables(out->scan_id);
 		goto fail;
 	}
 	if ((err = fab_route_index_build(snap, ix))) {
 		fab_err(err, "out of memory");
 		goto fail;
 	}
+	out->snap = snap;
+	out->index = ix;
+	if (job->hosts) {
+		if ((err = all_pairs(job, out)))
+			goto fail_out;
+		return 0;
+	}
 	if ((err = resolve(ix, job->src, &out->src)) || (err = resolve(ix, job->dst, &out->dst)))
-		goto fail;
+		goto fail_out;
 	fab_route_port_lids(snap, out->dst, &dlid);
 	out->dlid = dlid;
 	if ((err = fab_route_trace(ix, out->src, dlid, &out->path))) {
 		fab_err(err, "'%s' cannot send: no active, cabled port with a LID", job->src);
-		goto fail;
+		goto fail_out;
 	}
-	out->snap = snap;
-	out->index = ix;
 	return 0;
+fail_out:
+	fab_pipeline_route_free(out);
+	return err;
 fail:
 	fab_store_close(st);
-	fab_route_index_free(ix);
+	if (ix)
+		fab_route_index_free(ix);
 	free(ix);
 	fab_snapshot_free(snap);
 	return err;
@@ -159,10 +395,8 @@ fail:
 
 void fab_pipeline_route_free(struct fab_pipeline_route_result *r)
 {
-	if (r->index) {
-		fab_route_index_free(r->index);
-		free(r->index);
-	}
-	fab_snapshot_free(r->snap);
+	free_parts(r);
+	fab_route_pairs_free(&r->pairs);
+	free(r->missed);
 	memset(r, 0, sizeof(*r));
 }

@@ -2,7 +2,8 @@
 /*
  * Private to the HTML report: the renderer's state and the pieces its
  * sections share. report_html.c writes the page; html_topology.c the SVG
- * topology, html_ethernet.c the Ethernet section.
+ * topology, html_ethernet.c the Ethernet section, html_routing.c the routing
+ * section.
  */
 #pragma once
 
@@ -50,3 +51,4 @@ void fab_html_mark_badge(struct fab_hw *w, uint8_t mark);
 void fab_html_topology(struct hr *r);
 void fab_html_ethernet(struct hr *r);
 void fab_html_trend(struct hr *r); /* html_trend.c: opts->trend, when given */
+void fab_html_routing(struct hr *r); /* html_routing.c */

@@ -15,6 +15,7 @@
 
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
+#include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
 /* "Mark" of a port or node: 0 no finding, else 1 + worst enum fab_severity. */
@@ -130,6 +131,26 @@ void fab_report_speeds_text(unsigned mask, char *buf, size_t len);
 const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,
 				  char buf[FAB_GUID_STRLEN]);
 
+/* The routing section of both formats (reports/model_routing.c): the hop
+ * histogram of every CA-to-CA route, the routing findings, and how many
+ * switches' tables changed since the baseline (the diff's "routes"
+ * changes, core/diff.c, which the Changes section lists). */
+#define FAB_REPORT_ROUTING_RULES 8
+struct fab_report_routing {
+	bool present;                 /* the scan has forwarding tables */
+	size_t n_ends;                /* CA ports routes start from and lead to */
+	struct fab_route_pairs pairs; /* every ordered pair of them: counts, hops */
+	unsigned max_links;           /* the longest route that arrives, 0 none */
+	struct { const char *rule; size_t count; } rules[FAB_REPORT_ROUTING_RULES];
+	size_t n_rules;               /* routing.* rules with findings, by id */
+	bool compared;                /* a baseline with tables too */
+	size_t n_changed;             /* switches whose table changed since it */
+};
+/* 0 or -ENOMEM (message set); d may be zeroed (no baseline). */
+int fab_report_routing_build(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+			     const struct fab_report_diff *d, struct fab_report_routing *out);
+void fab_report_routing_free(struct fab_report_routing *r);
+
 /* Everything a renderer reads: built once, shared by both formats. */
 struct fab_report_ctx {
 	const struct fab_snapshot *snap, *base; /* borrowed; base may be NULL */
@@ -138,6 +159,7 @@ struct fab_report_ctx {
 	long long generated_at_ms;
 	struct fab_report_model m;
 	struct fab_report_diff d;               /* zeroed without a baseline */
+	struct fab_report_routing rt;           /* the routing section */
 	uint32_t *node_findings;                /* per node: findings naming it */
 };
 

@@ -22,6 +22,7 @@ static void ctx_free(struct fab_report_ctx *c)
 {
 	fab_report_model_free(&c->m);
 	fab_report_diff_free(&c->d);
+	fab_report_routing_free(&c->rt);
 	free(c->node_findings);
 }
 
@@ -41,7 +42,8 @@ static int ctx_build(struct fab_report_ctx *c, const struct fab_snapshot *snap,
 	c->generated_at_ms = opts->generated_at_ms ? opts->generated_at_ms : fab_now_ms();
 	if ((err = fab_report_model_build(snap, base, &c->m)))
 		return err;
-	if (base && (err = fab_report_diff_build(base, snap, &c->d)))
+	if ((base && (err = fab_report_diff_build(base, snap, &c->d))) ||
+	    (err = fab_report_routing_build(snap, base, &c->d, &c->rt)))
 		goto fail;
 	c->node_findings = calloc(snap->n_nodes + 1, sizeof(*c->node_findings));
 	if (!c->node_findings) {

@@ -237,6 +237,8 @@ static void write_header(struct hr *r)
 		fab_hw_raw(w, "<a href=\"#ethernet\">Ethernet</a>");
 	if (r->base)
 		fab_hw_raw(w, "<a href=\"#changes\">Changes</a>");
+	if (r->c->rt.present)
+		fab_hw_raw(w, "<a href=\"#routing\">Routing</a>");
 	if (has_ib(s))
 		fab_hw_raw(w, "<a href=\"#sm\">Subnet managers</a><a href=\"#counters\">Error counters</a>"
 			      "<a href=\"#switches\">Switch ports</a>");
@@ -765,6 +767,7 @@ int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 	fab_html_trend(&r);
 	if (r.base)
 		write_changes(&r);
+	fab_html_routing(&r);
 	if (has_ib(r.s)) {
 		write_sms(&r);
 		write_counters(&r);

@@ -531,6 +531,38 @@ static void write_changes(struct xr *r)
 	fab_xw_end(x);
 }
 
+/* The routing section (reports/model_routing.c): scans with tables only. */
+static void write_routing(struct xr *r)
+{
+	struct fab_xw *x = &r->x;
+	const struct fab_report_routing *rt = &r->c->rt;
+
+	if (!rt->present)
+		return;
+	fab_xw_start(x, "routing");
+	fab_xw_attr_u64(x, "ends", rt->n_ends);
+	fab_xw_attr_u64(x, "pairs", rt->pairs.n_pairs);
+	fab_xw_attr_u64(x, "broken", rt->pairs.n_broken);
+	fab_xw_attr_u64(x, "not-judged", rt->pairs.n_unknown);
+	if (rt->compared)
+		fab_xw_attr_u64(x, "tables-changed", rt->n_changed);
+	for (unsigned k = 0; k <= FAB_ROUTE_MAX_HOPS; k++) {
+		if (!rt->pairs.hops[k])
+			continue;
+		fab_xw_start(x, "hops");
+		fab_xw_attr_u64(x, "links", k);
+		fab_xw_attr_u64(x, "pairs", rt->pairs.hops[k]);
+		fab_xw_end(x);
+	}
+	for (size_t i = 0; i < rt->n_rules; i++) {
+		fab_xw_start(x, "rule-findings");
+		fab_xw_attr(x, "rule", rt->rules[i].rule);
+		fab_xw_attr_u64(x, "count", rt->rules[i].count);
+		fab_xw_end(x);
+	}
+	fab_xw_end(x);
+}
+
 int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 {
 	struct xr r = { .s = c->snap, .base = c->base, .o = c->opts, .m = &c->m, .d = &c->d, .c = c };
@@ -567,6 +599,7 @@ int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 	write_ethernet(&r);
 	if (r.base)
 		write_changes(&r);
+	write_routing(&r);
 	fab_xw_end(x);
 	err = fab_xw_close(x);
 	free(r.mc);

@@ -221,7 +221,7 @@ static int cmp_node(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap)
+int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap, const bool *whole)
 {
 	sqlite3_stmt *s = NULL, *blocks = NULL;
 	struct ldrow *rows = NULL;
@@ -239,7 +239,7 @@ int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap)
 		uint32_t node = fab_snapshot_find_node(snap, fab_sql_guid(s, 0));
 		int status = fab_lft_status_parse(fab_sql_text(s, 1));
 
-		if (node == FAB_NONE || status < 0)
+		if (node == FAB_NONE || status < 0 || (whole && !whole[node]))
 			continue; /* not loaded (a partial load), or not ours to read */
 		if (n == cap) {
 			size_t nc = cap ? 2 * cap : 64;

@@ -597,6 +597,27 @@ static int load_findings(struct loader *l)
 					       " WHERE scan_id=?1 ORDER BY hold_id");
 }
 
+/* The forwarding tables (store/routing_io.c): of a ranged load, only the
+ * nodes loaded whole (a range of ports 0..255). */
+static int load_routing(struct loader *l)
+{
+	bool *whole = NULL;
+	int err;
+
+	if (l->ranges) {
+		if (!(whole = calloc(l->s->n_nodes + 1, sizeof(*whole))))
+			return NOMEM();
+		for (size_t i = 0; i < l->n_ranges; i++) {
+			uint32_t n = node_of(l, l->ranges[i].node);
+			if (n != FAB_NONE && l->ranges[i].port_lo == 0 && l->ranges[i].port_hi >= 255)
+				whole[n] = true;
+		}
+	}
+	err = fab_store_load_routing(l->st, l->s, whole);
+	free(whole);
+	return err;
+}
+
 /* ---- the load ------------------------------------------------------------------ */
 
 int fab_store_load_part(struct fab_store *st, int64_t scan_id,
@@ -630,7 +651,7 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 	if (!err && (parts & FAB_LOAD_ROCE))
 		err = fab_store_load_roce(st, l.s); /* store/roce_load.c */
 	if (!err && (parts & FAB_LOAD_ROUTING))
-		err = fab_store_load_routing(st, l.s); /* store/routing_io.c */
+		err = load_routing(&l);
 	if (!err && (parts & FAB_LOAD_PKEYS))
 		err = fab_store_load_pkeys(st, l.s, ranges != NULL); /* store/pkey_io.c */
 	if (!err && (err = fab_snapshot_index(l.s)))
@@ -668,5 +689,6 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id, struct fab_snapsh
 
 int fab_store_load_baseline(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
 {
-	return load(st, scan_id, FAB_LOAD_LIGHT | FAB_LOAD_ROCE, out);
+	/* the tables too: the diff counts the LIDs each switch's table moved */
+	return load(st, scan_id, FAB_LOAD_LIGHT | FAB_LOAD_ROCE | FAB_LOAD_ROUTING, out);
 }

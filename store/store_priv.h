@@ -155,8 +155,11 @@ int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);
 /* Writes snap->routing (if it has tables) for snap->scan_id, content-addressed. */
 int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *snap);
 /* Loads the tables of snap->scan_id's loaded switches into snap->routing
- * (left NULL when the scan has none). */
-int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap);
+ * (left NULL when the scan has none): of the nodes whose flag in whole[]
+ * (per node index) is set, or of every node when whole is NULL. A node
+ * loaded with some of its ports only gets no table (its entries would name
+ * ports the part does not have). */
+int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap, const bool *whole);
 /* Deletes the routings, tables and blocks no scan points at any more (after
  * scans were deleted); adds the rows deleted to *rows. */
 int fab_store_prune_routing(struct fab_store *st, int64_t *rows);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * fab_store_load_view(): the part of a snapshot around some channel
- * adapters. This file only chooses the part: the CAs picked, and at the
+ * adapters (`ready`) or along a route (`route`). This file only chooses the
+ * part: the CAs picked (and for a route the switches asked for), and at the
  * other end of their links the ports cabled to them and port 0. The rows are
  * read by the one loader (store/snapshot_load.c) over those key ranges, so
  * the cost grows with the CAs picked, not with the fabric.
@@ -71,25 +72,51 @@ static int db_err(struct fab_store *st, const char *what)
 	return fab_err(-EIO, "database '%s': %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 
-/* The CAs want() picks, all their ports; the ports at the other end of their
- * links and port 0 of those nodes (a switch's LID and CapabilityMask). */
+/* The nodes with these GUIDs, whole. */
+static int pick_guids(struct fab_store *st, int64_t scan, const uint64_t *guids, size_t n,
+		      struct ranges *r)
+{
+	sqlite3_stmt *q = NULL;
+	int err = 0, rc = SQLITE_DONE;
+
+	if (!n)
+		return 0;
+	if ((err = fab_sql_scan_query(st, "SELECT node_idx FROM nodes WHERE scan_id=?1 AND node_guid=?2",
+				      scan, &q)))
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		fab_sql_bind_guid(q, 2, guids[i]);
+		while (!err && (rc = sqlite3_step(q)) == SQLITE_ROW)
+			err = add(r, sqlite3_column_int64(q, 0), 0, 255);
+		sqlite3_reset(q);
+		if (!err && rc != SQLITE_DONE)
+			break;
+	}
+	return fab_sql_done(st, q, err ? SQLITE_DONE : rc, err);
+}
+
+/* The CAs want() picks and the nodes with these GUIDs, all their ports; the
+ * ports at the other end of their links and port 0 of those nodes (a
+ * switch's LID and CapabilityMask). */
 static int pick(struct fab_store *st, int64_t scan, fab_store_view_want_fn want, void *ctx,
-		struct ranges *r)
+		const uint64_t *guids, size_t n_guids, struct ranges *r)
 {
 	sqlite3_stmt *q = NULL, *peers = NULL;
 	size_t n_ca;
 	int err, rc;
 
-	if ((err = fab_sql_scan_query(st, "SELECT node_idx, node_guid, description FROM nodes"
-				      " WHERE scan_id=?1 AND node_type='ca' ORDER BY node_idx", scan, &q)))
+	if (want && (err = fab_sql_scan_query(st, "SELECT node_idx, node_guid, description FROM nodes"
+					      " WHERE scan_id=?1 AND node_type='ca' ORDER BY node_idx",
+					      scan, &q)))
 		return err;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	while (want && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *d = fab_sql_text(q, 2);
 		if (want(fab_sql_guid(q, 1), d ? d : "", ctx) &&
 		    (err = add(r, sqlite3_column_int64(q, 0), 0, 255)))
 			break;
 	}
-	if ((err = fab_sql_done(st, q, rc, err)))
+	if ((want && (err = fab_sql_done(st, q, rc, err))) ||
+	    (err = pick_guids(st, scan, guids, n_guids, r)))
 		return err;
 	n_ca = r->n;
 	if ((err = fab_sql_scan_query(st, "SELECT remote_node_idx, remote_port FROM port_rows"
@@ -132,8 +159,11 @@ static int pick_switches(struct fab_store *st, int64_t scan, struct ranges *r)
 	return 0;
 }
 
-static int load_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want,
-		     void *ctx, bool routes, struct fab_snapshot **out)
+/* The CAs want() picks, the nodes guids[] name, every switch when
+ * all_switches; then the parts asked for of what was picked. */
+static int load_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want, void *ctx,
+		     const uint64_t *guids, size_t n_guids, bool all_switches, unsigned parts,
+		     struct fab_snapshot **out)
 {
 	struct ranges r = { 0 };
 	int err;
@@ -141,14 +171,13 @@ static int load_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_
 	if ((err = fab_store_resolve_scan(st, scan_id, &scan_id)) ||
 	    (err = fab_store_exec(st, "BEGIN", "begin a read")))
 		return err;
-	err = pick(st, scan_id, want, ctx, &r);
-	if (!err && routes)
+	err = pick(st, scan_id, want, ctx, guids, n_guids, &r);
+	if (!err && all_switches)
 		err = pick_switches(st, scan_id, &r);
 	if (!err && !r.n) /* nothing picked: an empty view (node -1 does not exist) */
 		err = add(&r, -1, 0, 0);
 	if (!err)
-		err = fab_store_load_part(st, scan_id, r.v, r.n, FAB_LOAD_FINDINGS | FAB_LOAD_PKEYS |
-					  (routes ? FAB_LOAD_ROUTING : 0), out);
+		err = fab_store_load_part(st, scan_id, r.v, r.n, parts, out);
 	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 	free(r.v);
 	return err;
@@ -157,11 +186,19 @@ static int load_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_
 int fab_store_load_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want,
 			void *ctx, struct fab_snapshot **out)
 {
-	return load_view(st, scan_id, want, ctx, false, out);
+	return load_view(st, scan_id, want, ctx, NULL, 0, false, FAB_LOAD_FINDINGS | FAB_LOAD_PKEYS, out);
 }
 
 int fab_store_load_view_routes(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want,
 			       void *ctx, struct fab_snapshot **out)
 {
-	return load_view(st, scan_id, want, ctx, true, out);
+	return load_view(st, scan_id, want, ctx, NULL, 0, true,
+			 FAB_LOAD_FINDINGS | FAB_LOAD_PKEYS | FAB_LOAD_ROUTING, out);
+}
+
+int fab_store_load_route_view(struct fab_store *st, int64_t scan_id, fab_store_view_want_fn want,
+			      void *ctx, const uint64_t *guids, size_t n_guids,
+			      struct fab_snapshot **out)
+{
+	return load_view(st, scan_id, want, ctx, guids, n_guids, false, FAB_LOAD_ROUTING, out);
 }

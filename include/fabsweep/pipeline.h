@@ -506,6 +506,10 @@ struct fab_pipeline_route {
 	/* each a LID (decimal, or 0x and up to 4 hex digits), a node or port
 	 * GUID (0x and 16 hex digits), or a node description (or its first word) */
 	const char *src, *dst;
+	/* --all-pairs: every ordered pair of these hosts' ports (borrowed;
+	 * matched as `ready` matches them: the description's first word, or
+	 * its short name); src and dst are then unused */
+	const struct fab_hostlist *hosts;
 };
 
 struct fab_route_index;
@@ -516,13 +520,23 @@ struct fab_pipeline_route_result {
 	struct fab_route_path path;  /* hop by hop (include/fabsweep/routing.h) */
 	struct fab_snapshot *snap;   /* the scan the path is in: owned */
 	struct fab_route_index *index; /* owned */
+	/* --all-pairs */
+	size_t n_hosts, n_ends;      /* distinct hosts of the list, their ports checked */
+	struct fab_route_pairs pairs; /* counts, and the pairs that break, by source */
+	/* hosts of the list that have no port to check: not in the scan
+	 * (no_port false), or no Active, cabled port with a LID (no_port true);
+	 * names borrowed from the job's list */
+	struct fab_route_host_miss { const char *host; bool no_port; } *missed;
+	size_t n_missed;
 };
 
 /*
  * `fabsweep route SRC DST`: the path the stored forwarding tables give from
  * SRC to DST's LID. 0 (path.fault says whether it arrives), -ENODATA when
  * the scan has no tables, -ENOENT when a name matches nothing, -EINVAL when
- * it matches several; message set. Free the result with
+ * it matches several; message set. With job->hosts (`--all-pairs`): every
+ * ordered pair of the hosts' ports, per destination (fab_route_pairs_check);
+ * 0, the answer in pairs and missed. Free the result with
  * fab_pipeline_route_free().
  */
 int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out);

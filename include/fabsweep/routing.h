@@ -144,6 +144,19 @@ struct fab_route_index {
 	 * end_list[end_first[i] .. end_first[i + 1]) (port indices). */
 	uint32_t *end_first;
 	uint32_t *end_list;
+	/* What each switch's ports lead to, worked out once so that a step of
+	 * the walk is a table look: switch i's entry e (1..num_ports) is
+	 * hop[hop_first[i] + e], e past hop_first[i + 1] a port it does not
+	 * have; sw_port0[i] its port 0 (FAB_NONE when the scan has none). */
+	struct fab_route_hop {
+		uint32_t out;  /* the port (index), FAB_NONE when there is none */
+		uint32_t next; /* the switch it leads to, FAB_NONE */
+		uint32_t ca;   /* the CA or router port it leads to, FAB_NONE */
+		uint8_t fault; /* where next and ca are FAB_NONE: why it goes nowhere;
+				* where ca is set: FAB_ROUTE_WRONG_DEST unless ca owns the LID */
+	} *hop;
+	uint32_t *hop_first;
+	uint32_t *sw_port0;
 };
 
 /* Builds the index of snap (indexed, with its routing part or without:
@@ -196,6 +209,40 @@ struct fab_route_path {
  */
 int fab_route_trace(const struct fab_route_index *ix, uint32_t src, uint16_t dlid,
 		    struct fab_route_path *out);
+
+/* ---- every pair of a set of ends (core/route_pairs.c) --------------------- */
+
+/* A pair whose route does not arrive (or is not judged: FAB_ROUTE_UNKNOWN). */
+struct fab_route_pair {
+	uint32_t src, dst; /* port indices */
+	uint16_t dlid;     /* dst's (base) LID */
+	uint8_t fault;     /* enum fab_route_fault, never OK */
+	uint32_t at;       /* where it breaks, as fab_route_walk.at */
+};
+struct fab_route_pairs {
+	uint64_t n_pairs;   /* ordered pairs checked */
+	uint64_t n_broken;  /* of them, routes that break */
+	uint64_t n_unknown; /* of them, routes not judged (a table not read) */
+	/* the pairs that arrive, by links from source port to destination
+	 * port (2: through one switch) */
+	uint64_t hops[FAB_ROUTE_MAX_HOPS + 1];
+	/* with keep_bad: the broken and the unknown ones, by destination (in
+	 * the order of ends), then by source switch; owned */
+	struct fab_route_pair *bad;
+	size_t n_bad, cap_bad;
+};
+/*
+ * Checks every ordered pair (a, b), a != b, of ends[0..n): distinct ends of
+ * the index (CA ports in ix->ends), counting them and the links of those
+ * that arrive; the pairs that do not are kept when keep_bad (`route
+ * --all-pairs`; the reports' hop histogram only counts). One walk per
+ * destination: O(n x switches + broken pairs), never a trace per pair. 0,
+ * -EINVAL (a port that is no end) or -ENOMEM; *out set on success, free it
+ * with fab_route_pairs_free().
+ */
+int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends, size_t n,
+			  bool keep_bad, struct fab_route_pairs *out);
+void fab_route_pairs_free(struct fab_route_pairs *p); /* accepts a zeroed one */
 
 /* ---- credit loops (core/route_cdg.c) -------------------------------------- */
 

@@ -62,9 +62,10 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 /*
  * Loads what a counter baseline needs and no more, for check --baseline: the
  * scan row, nodes (index, GUID, type, description), ports (numbers and
- * GUIDs; no PortInfo, no remote ends, so no links), every counter sample and
- * the RoCE part. No SMs, scan errors or findings. About half the cost of
- * fab_store_load_scan on a large fabric.
+ * GUIDs; no PortInfo, no remote ends, so no links), every counter sample,
+ * the RoCE part and the forwarding tables (the reports show which switches'
+ * tables changed since the baseline). No SMs, scan errors or findings.
+ * About half the cost of fab_store_load_scan on a large fabric.
  */
 int fab_store_load_baseline(struct fab_store *st, int64_t scan_id,
 			    struct fab_snapshot **out);

@@ -43,3 +43,18 @@ int fab_store_load_view(struct fab_store *st, int64_t scan_id,
 int fab_store_load_view_routes(struct fab_store *st, int64_t scan_id,
 			       fab_store_view_want_fn want, void *ctx,
 			       struct fab_snapshot **out);
+
+/*
+ * The view of a route (`fabsweep route`): as fab_store_load_view, the CAs
+ * want() picks (none when want is NULL: then no CA is read at all), plus
+ * the nodes whose GUIDs are guids[0..n_guids) (the switches of the path so far), each whole with the ports at the other end
+ * of its links; and the forwarding tables of the nodes loaded whole only
+ * (snap->routing), no findings. The caller traces the path, and where it
+ * meets a switch that is there without its table, asks again with that
+ * switch's GUID added: a path of h switches costs h + 1 small loads, never
+ * the whole scan. Returns as fab_store_load_view.
+ */
+int fab_store_load_route_view(struct fab_store *st, int64_t scan_id,
+			      fab_store_view_want_fn want, void *ctx,
+			      const uint64_t *guids, size_t n_guids,
+			      struct fab_snapshot **out);

@@ -10,6 +10,8 @@
 #    state"), and names the pulled port. (ibtracert is no oracle here: its
 #    own LID-routed SMPs get lost on the same stale routes, so it fails for
 #    most pairs, broken or not.)
+#    `fabsweep route --all-pairs` over every host prints exactly those
+#    pairs, and exits 1; on the healthy tree it finds none and exits 0.
 #  - a ring of five switches routed min-hop gives routing.credit_loop twice
 #    (the two-hop routes chain the five links into a cycle each way round),
 #    the same ring routed up/down (root r1) gives none.
@@ -66,6 +68,11 @@ for ((i = 0; i < 50; i++)); do
 	if [[ -n $want && $want == "$got" ]]; then n_ok=$((n_ok + 1)); else bad+=" $a>$b"; fi
 done
 check "healthy: fabsweep route agrees with ibtracert on 50 random pairs ($n_ok agree; differ:${bad:- none})" eq "$n_ok" 50
+list=$(printf '%s\n' "${hosts[@]}" | awk '{ print $1 }' | paste -sd,)
+"$FABSWEEP" route --db "$D/fab.db" --all-pairs --hosts "$list" >"$D/pairs"
+check "healthy: route --all-pairs exits 0" eq "$?" 0
+check "healthy: route --all-pairs checks every ordered pair, none broken" \
+	has "$D/pairs" "all pairs of 16 hosts (16 ports), scan $(last): 240 pairs checked, 0 broken, 0 not judged"
 fabsim_stop "$D/sim" > /dev/null
 
 # 2: stale routes after OpenSM -o and a pulled leaf-spine cable
@@ -82,7 +89,7 @@ for a in "${lids[@]}"; do
 	for b in "${lids[@]}"; do
 		[[ $a == "$b" ]] && continue
 		fabsim_console "$D/sim" "Route $a $b" >"$D/route" 2>&1
-		grep -q "Bad out port state" "$D/route" && broken=$((broken + 1))
+		grep -q "Bad out port state" "$D/route" && { broken=$((broken + 1)); echo "$a $b" >>"$D/oracle"; }
 	done
 done
 check "stale: ibsim Route finds broken pairs ($broken of $((${#lids[@]} * (${#lids[@]} - 1))))" test "$broken" -gt 0
@@ -98,6 +105,20 @@ dlid=${dlid%%)*}
 slid=$(q "SELECT p.lid FROM ports p JOIN nodes n USING (scan_id, node_guid) WHERE p.scan_id = $s AND n.description = '$src'")
 fabsim_console "$D/sim" "Route $slid $dlid" >"$D/route" 2>&1
 check "stale: ibsim Route $slid $dlid (a pair the evidence names: $src) hits the down port" has "$D/route" "Bad out port state"
+list=$(q "SELECT group_concat(substr(description, 1, instr(description || ' ', ' ') - 1), ',') FROM nodes
+	WHERE scan_id = $s AND node_type = 'ca'")
+"$FABSWEEP" route --db "$D/fab.db" --all-pairs --hosts "$list" >"$D/pairs"
+check "stale: route --all-pairs exits 1" eq "$?" 1
+n=${#lids[@]}
+check "stale: route --all-pairs counts the pairs ibsim Route finds broken" \
+	has "$D/pairs" "all pairs of $n hosts ($n ports), scan $s: $((n * (n - 1))) pairs checked, $broken broken, 0 not judged"
+# its lines: 'host0001/1 (LID 1) -> host0003/1 (LID 8): broken: no_cable at leaf001/3'
+# (an Unlinked port polls for a partner: no_cable)
+check "stale: route --all-pairs prints exactly the pairs ibsim Route finds broken" eq \
+	"$(sed -n 's/.* (LID \([0-9]*\)) -> .* (LID \([0-9]*\)): broken: .*/\1 \2/p' "$D/pairs" | sort)" "$(sort "$D/oracle")"
+check "stale: ... each at one end of the pulled cable (leaf001/3 up, the spine's port 1 down)" eq \
+	"$(grep -Ec 'broken: no_cable at (leaf001/3|spine[0-9]+/1)$' "$D/pairs")" "$broken"
+check "stale: ... both ends named" eq "$(grep -Eo 'at (leaf001/3|spine[0-9]+/1)$' "$D/pairs" | sort -u | wc -l)" 2
 fabsim_stop "$D/sim" > /dev/null
 
 # 3: a ring of five switches, a host on each

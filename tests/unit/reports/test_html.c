@@ -136,6 +136,36 @@ static void test_html_sections(void **state)
 	fab_snapshot_free(s);
 }
 
+/* A routed fat tree: the routing section with the hop histogram as
+ * <meter> bars (nothing the CSP forbids), and a nav link; none without
+ * tables. */
+static void test_html_routing(void **state)
+{
+	struct fab_snapshot *s = fatfab_build(2, 4, 3, true);
+
+	assert_int_equal(fab_report_html(s, NULL, NULL, out), 0);
+	char *html = rfix_slurp(out, NULL);
+	assert_null(strstr(html, "id=\"routing\""));
+	free(html);
+	assert_int_equal(fabfix_route_minhop(s), 0);
+	fatfab_finding(s, "routing.credit_loop", FAB_SEV_WARNING, LEAF(2, 0), 7, "leaf001/7", "a loop");
+	assert_int_equal(fab_report_html(s, NULL, NULL, out), 0);
+	html = rfix_slurp(out, NULL);
+	struct rfix_live l = rfix_html_live(out, NULL);
+	assert_non_null(strstr(html, "<a href=\"#routing\">Routing</a>"));
+	assert_non_null(strstr(html, "<section id=\"routing\">"));
+	assert_non_null(strstr(html, "<b>132</b> routes between <b>12</b> channel adapter ports"));
+	assert_non_null(strstr(html, "<tr><td class=\"num\">2</td><td class=\"num\">24</td><td><meter "
+				     "min=\"0\" max=\"108\" value=\"24\"></meter></td></tr>"));
+	assert_non_null(strstr(html, "<tr><td class=\"num\">4</td><td class=\"num\">108</td>"));
+	assert_non_null(strstr(html, "routing.credit_loop 1"));
+	assert_int_equal(l.style_attrs, 0);
+	assert_int_equal(l.handlers, 0);
+	assert_int_equal(l.scripts, 1);
+	free(html);
+	fab_snapshot_free(s);
+}
+
 static void test_html_verdicts(void **state)
 {
 	struct fab_snapshot *s = fatfab_build(1, 1, 1, true);
@@ -286,6 +316,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_html_locked_down, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_routing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_large_fabric_aggregated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_odd_fabrics, setup, teardown),

@@ -71,7 +71,7 @@ static void test_xml_complete_and_valid(void **state)
 	assert_int_equal(rfix_count(doc, "/r:fabsweep-report/r:scan[@id='1' and @status='partial' and "
 					 "@label='nightly' and @host='mgmt01' and @source='ib:mlx5_0/1' and "
 					 "@started-at='2025-12-01T02:53:55.000Z' and @sm-act-end='4242']"), 1);
-	assert_int_equal(rfix_count(doc, "//r:baseline | //r:changes"), 0);
+	assert_int_equal(rfix_count(doc, "//r:baseline | //r:changes | //r:routing"), 0); /* no tables */
 	/* counts by severity and rule */
 	assert_int_equal(rfix_count(doc, "//r:summary[@verdict='failing' and @nodes='18' and @switches='6' "
 					 "and @hosts='12' and @links='20' and @findings='3' and @scan-errors='1']"), 1);
@@ -149,6 +149,43 @@ static void test_xml_baseline(void **state)
 	fab_snapshot_free(s);
 }
 
+/* A routed fat tree (min-hop): 12 hosts, 132 routes, 24 through one leaf
+ * (2 links), 108 over a spine (4 links). Since the baseline, leaf001 drops
+ * node00004's LID: its 3 hosts' routes to it break, one table changed. */
+static void test_xml_routing(void **state)
+{
+	struct fab_snapshot *base = checked_fabric(), *s = checked_fabric();
+	const struct fab_node *dst = &s->nodes[fab_snapshot_find_node(s, 0x0002c90300300006ull)];
+
+	assert_int_equal(fabfix_route_minhop(base), 0);
+	assert_int_equal(fabfix_route_minhop(s), 0);
+	base->scan_id = 7;
+	s->scan_id = 8;
+	uint16_t lid = s->ports[dst->port_first + 1].lid;
+	assert_string_equal(dst->desc, "node00004 HCA-1");
+	assert_true(lid > 0);
+	((uint8_t *)fab_routing_lft(s, LEAF(0))->port)[lid] = FAB_LFT_NO_PORT;
+	fatfab_finding(s, "routing.unreachable", FAB_SEV_ERROR, LEAF(0), 0, "leaf001", "drops it");
+	assert_int_equal(fab_report_xml(s, NULL, NULL, out), 0);
+	xmlDocPtr doc = rfix_xml_valid(out);
+	assert_int_equal(rfix_count(doc, "/r:fabsweep-report/r:routing[@ends='12' and @pairs='132' and "
+					 "@broken='3' and @not-judged='0' and not(@tables-changed)]"), 1);
+	assert_int_equal(rfix_count(doc, "//r:routing/r:hops"), 2);
+	assert_int_equal(rfix_count(doc, "//r:routing/r:hops[@links='2' and @pairs='24']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:routing/r:hops[@links='4' and @pairs='105']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:routing/r:rule-findings[@rule='routing.unreachable' and "
+					 "@count='1']"), 1);
+	xmlFreeDoc(doc);
+	/* with the baseline: the changed table, here and in the changes */
+	assert_int_equal(fab_report_xml(s, base, NULL, out), 0);
+	doc = rfix_xml_valid(out);
+	assert_int_equal(rfix_count(doc, "//r:routing[@tables-changed='1']"), 1);
+	assert_int_equal(rfix_count(doc, "//r:changes/r:change[@kind='routes']/r:subject[@guid='0x0002c90300200000']"), 1);
+	xmlFreeDoc(doc);
+	fab_snapshot_free(base);
+	fab_snapshot_free(s);
+}
+
 static void test_xml_empty_snapshot(void **state)
 {
 	struct fab_snapshot *s = fab_snapshot_new();
@@ -203,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_xml_complete_and_valid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_xml_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_xml_routing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_xml_empty_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_xml_snapfix_roles_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_xml_failure_keeps_old_file, setup, teardown),
