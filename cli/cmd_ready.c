@@ -193,7 +193,8 @@ int fab_cmd_ready(int argc, char **argv)
 		fab_cli_fail();
 		goto out;
 	}
-	if (json && fab_json_ready(stdout, res->r, res->hosts, res->view)) {
+	if (json && fab_json_ready(stdout, res->r, res->hosts, res->view,
+				   &res->pairs, &res->hops)) {
 		fab_cli_fail();
 		goto out;
 	}

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * `fabsweep ready --json` (docs/json/ready.schema.json). A new per-host
- * fact goes into host(), a new fact about a probed port into port(), a new
- * list (per-pair or per-hop verdicts) into fab_json_ready() beside "hosts":
- * the schema allows fields it does not know yet.
+ * fact goes into host(), a new fact about a probed port into port(), about
+ * a pair of hosts into pair(), about a link between them into hop(): the
+ * schema allows fields it does not know yet.
  */
 #include <errno.h>
 
 #include "fabsweep/names.h"
+#include "fabsweep/pkey.h"
 #include "fabsweep/probe.h"
 #include "fabsweep/report_json.h"
+#include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 #include "jsonw.h"
 
@@ -57,8 +59,87 @@ static json_t *port(struct fab_report_text *t, const struct fab_snapshot *view,
 			 "counters", !pp->ctr_err, "state", state);
 }
 
+/* A port of the view as {node_guid, node, port}. */
+static json_t *port_ref(struct fab_report_text *t, const struct fab_snapshot *view, uint32_t i)
+{
+	const struct fab_port *p;
+
+	if (i == FAB_NONE || i >= view->n_ports)
+		return json_null();
+	p = &view->ports[i];
+	return json_pack("{s:o, s:o, s:i}", "node_guid", fab_jw_guid(view->nodes[p->node_idx].guid),
+			 "node", fab_jw_str(t, view->nodes[p->node_idx].desc), "port", p->port_num);
+}
+
+/* hop i: the link's two ends, its verdict and why. */
+static json_t *hop(struct fab_report_text *t, const struct fab_snapshot *view,
+		   const struct fab_ready_hops *h, size_t i)
+{
+	const struct fab_ready_hop *x = &h->hops[i];
+
+	return json_pack("{s:I, s:o, s:o, s:s, s:o}", "hop", (json_int_t)(i + 1),
+			 "from", port_ref(t, view, x->port), "to", port_ref(t, view, x->peer),
+			 "verdict", verdict(x->verdict),
+			 "text", x->text ? fab_jw_str(t, x->text) : json_null());
+}
+
+/* A failing pair: the two hosts and why (as the terminal says it). */
+static json_t *pair(struct fab_report_text *t, const struct fab_snapshot *view,
+		    const struct fab_ready_hosts *hosts, const struct fab_ready_pair *x)
+{
+	const char *why = x->hop != FAB_NONE ? "hop" : x->fault ? "route" : "partition";
+
+	return json_pack("{s:o, s:o, s:s, s:s, s:b, s:s?, s:o, s:o}",
+			 "a", fab_jw_str(t, fab_ready_hosts_name(hosts, x->a)),
+			 "b", fab_jw_str(t, fab_ready_hosts_name(hosts, x->b)),
+			 "verdict", verdict(x->verdict), "cause", why, "limited_only", x->limited_only,
+			 "fault", x->fault ? fab_route_fault_name(x->fault) : NULL,
+			 "hop", x->hop != FAB_NONE ? json_integer((json_int_t)x->hop + 1) : json_null(),
+			 "at", port_ref(t, view, x->at));
+}
+
+/* "pairs": partitions and routes between the hosts; "hops": the links the
+ * routes cross. A part not judged says why in "note". */
+static int pairs_and_hops(json_t *doc, struct fab_report_text *t, const struct fab_snapshot *view,
+			  const struct fab_ready_hosts *hosts, const struct fab_ready_pairs *p,
+			  const struct fab_ready_hops *h)
+{
+	json_t *po, *ho, *list;
+	char k[8];
+
+	if (p) {
+		if (!(po = fab_jw_add_object(doc, "pairs")) ||
+		    fab_jw_set(po, "judged", json_boolean(p->judged)) ||
+		    fab_jw_set(po, "note", p->note ? fab_jw_str(t, p->note) : json_null()) ||
+		    fab_jw_set(po, "partition", p->want ? json_string(fab_pkey_format(p->want, k))
+							: json_null()) ||
+		    fab_jw_set(po, "checked", fab_jw_uint(p->n_pairs)) ||
+		    fab_jw_set(po, "failing_partition", fab_jw_uint(p->n_failing)) ||
+		    fab_jw_set(po, "failing_route", fab_jw_uint(p->n_route_failing)) ||
+		    fab_jw_set(po, "hosts_without_table", fab_jw_uint(p->n_no_table)) ||
+		    !(list = fab_jw_add_array(po, "failing")))
+			return -ENOMEM;
+		for (size_t i = 0; i < p->n_listed; i++)
+			if (fab_jw_append(list, pair(t, view, hosts, &p->failing[i])))
+				return -ENOMEM;
+	}
+	if (h) {
+		if (!(ho = fab_jw_add_object(doc, "hops")) ||
+		    fab_jw_set(ho, "judged", json_boolean(h->judged)) ||
+		    fab_jw_set(ho, "note", h->note ? fab_jw_str(t, h->note) : json_null()) ||
+		    fab_jw_set(ho, "bad", fab_jw_uint(h->n_bad)) ||
+		    !(list = fab_jw_add_array(ho, "links")))
+			return -ENOMEM;
+		for (size_t i = 0; i < h->n_hops; i++)
+			if (fab_jw_append(list, hop(t, view, h, i)))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
 int fab_json_ready(FILE *f, const struct fab_ready *r, const struct fab_ready_hosts *hosts,
-		   const struct fab_snapshot *view)
+		   const struct fab_snapshot *view, const struct fab_ready_pairs *pairs,
+		   const struct fab_ready_hops *hops)
 {
 	struct fab_report_text t = { 0 };
 	json_t *doc = fab_jw_doc("ready"), *hs = NULL, *ps = NULL;
@@ -73,5 +154,7 @@ int fab_json_ready(FILE *f, const struct fab_ready *r, const struct fab_ready_ho
 		err = fab_jw_append(hs, host(&t, r, hosts, i, &next));
 	for (size_t i = 0; !err && i < r->n_ports; i++)
 		err = fab_jw_append(ps, port(&t, view, &r->ports[i]));
+	if (!err)
+		err = pairs_and_hops(doc, &t, view, hosts, pairs, hops);
 	return fab_jw_finish(doc, err, &t, f);
 }

@@ -46,9 +46,14 @@ struct fab_json_check {
 int fab_json_check(FILE *f, const struct fab_json_check *in);
 
 /* `ready --json`: the overall verdict, each host's, the problems per host,
- * the ports probed. view is the sweep compared with. */
+ * the ports probed, the pairs of hosts (partitions, routes) and the hops
+ * between them. view is the sweep compared with; pairs and hops may be
+ * NULL (not judged). */
+struct fab_ready_pairs;
+struct fab_ready_hops;
 int fab_json_ready(FILE *f, const struct fab_ready *r, const struct fab_ready_hosts *hosts,
-		   const struct fab_snapshot *view);
+		   const struct fab_snapshot *view, const struct fab_ready_pairs *pairs,
+		   const struct fab_ready_hops *hops);
 
 /* `diff --json`: the two scans and every change. */
 int fab_json_diff(FILE *f, const struct fab_diff *d, const struct fab_snapshot *old_snap,

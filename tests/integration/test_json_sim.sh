@@ -42,6 +42,11 @@ check "ready --json: both ready" eq "$(field "$D/ready.json" '[d["verdict"]] + [
 check "ready --json: the hostile names come back as sanitized" eq \
 	"$(field "$D/ready.json" 'sorted(set(p["node"] for p in d["ports"])) == sorted([sys.argv[3], sys.argv[4], "h2 plain"])' "$W1" "$WLEAF")" True
 check "ready --json: U+2028 escaped on the wire" has "$D/ready.json" '\u2028'
+# one leaf: the pair shares the default partition, its route crosses no
+# switch-to-switch link
+check "ready --json: the pair judged from the sweep's tables" eq \
+	"$(field "$D/ready.json" '(d["pairs"]["judged"], d["pairs"]["checked"], d["pairs"]["failing"], d["hops"]["judged"], d["hops"]["links"])')" \
+	"(True, 1, [], True, [])"
 
 fabsim_console "$D/sim" 'Unlink "h2 plain"[1]' >/dev/null
 fabsim_run "$D/sim" -- "$FABSWEEP" ready --db "$db" --hosts h1,h2,ghost --json >"$D/ready2.json"
