@@ -662,6 +662,7 @@ static void test_chain(void **state)
 	uint32_t a = topo->samples[0].port_idx, b = topo->samples[5].port_idx;
 	int64_t t = topo->started_at_ms;
 
+	assert_int_equal(fabfix_route_minhop(topo), 0);
 	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
 	assert_int_equal(fab_store_write_scan(st, topo), 0);
 	write_sweep(st, topo, t + 10000, &a, (uint64_t[]){ 5 }, 1, 2);
@@ -689,6 +690,9 @@ static void test_chain(void **state)
 	assert_int_equal(back->n_links, topo->n_links);
 	assert_int_equal(back->n_samples, topo->n_samples);
 	assert_int_equal(back->n_sms, 1);
+	/* the forwarding tables of the full scan it follows (ready under watch) */
+	assert_non_null(back->routing);
+	assert_int_equal(back->routing->n_lfts, topo->routing->n_lfts);
 	assert_int_equal(fab_counter_latest(back, a)->v[FAB_CTR_SYMBOL_ERRORS], 5);
 	assert_int_equal(fab_counter_latest(back, a)->sampled_at_ms, t + 10010);
 	assert_int_equal(fab_counter_latest(back, b)->v[FAB_CTR_SYMBOL_ERRORS], 7);
