@@ -73,6 +73,7 @@ int fab_cmd_ready(int argc, char **argv)
 		{ "m-key-file", required_argument, NULL, O_MKEY_FILE },
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "pkey", required_argument, NULL, O_PKEY },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_pipeline_ready job = { .db = fab_cli_default_db(), .fail_on = FAB_SEV_ERROR };
