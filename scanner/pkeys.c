@@ -228,17 +228,6 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 		fab_scan_progress(c->o, "pkeys", c->done, c->total);
 }
 
-/* "3, 7" of the blocks marked in missing (cut when long). */
-static void block_list(const uint8_t *missing, uint32_t n, char *buf, size_t cap)
-{
-	size_t len = 0;
-
-	buf[0] = 0;
-	for (uint32_t b = 0; b < n && len + 16 < cap; b++)
-		if (missing[b])
-			len += (size_t)snprintf(buf + len, cap - len, "%s%u", len ? ", " : "", b);
-}
-
 static void finish(struct pkscan *c)
 {
 	char list[128], msg[256];
@@ -262,7 +251,7 @@ static void finish(struct pkscan *c)
 		e->pkey = x->tab;
 		e->status = x->n_failed ? FAB_LFT_PARTIAL : FAB_LFT_OK;
 		if (x->n_failed) {
-			block_list(x->missing, x->n_blocks, list, sizeof(list));
+			fab_scan_block_list(x->missing, x->n_blocks, list, sizeof(list));
 			snprintf(msg, sizeof(msg), ": blocks %s of %u were not read", list, x->n_blocks);
 			port_err(c, pport_port(c, x), why(x->first_err), msg);
 		}

@@ -216,8 +216,7 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 		fab_scan_progress(c->o, "routes", c->done, c->total);
 }
 
-/* "3, 7-9, 12" of the blocks marked in missing (cut when long). */
-static void block_list(const uint8_t *missing, uint32_t n, char *buf, size_t cap)
+void fab_scan_block_list(const uint8_t *missing, uint32_t n, char *buf, size_t cap)
 {
 	size_t len = 0;
 
@@ -248,7 +247,7 @@ static int finish(struct routes *c)
 			continue;
 		l->status = FAB_LFT_PARTIAL;
 		l->missing = x->missing;
-		block_list(x->missing, x->n_blocks, list, sizeof(list));
+		fab_scan_block_list(x->missing, x->n_blocks, list, sizeof(list));
 		snprintf(msg, sizeof(msg), "LinearForwardingTable blocks %s (%u of its %u) were "
 			 "not read: the first that failed %s%s", list, x->n_missing, x->n_blocks,
 			 why(x->first_err), x->first_err == -ETIMEDOUT ? ", and the rest "

@@ -84,6 +84,10 @@ static inline struct wt_port *wt_port(const struct wt *w, uint32_t node,
 	return &w->ports[w->nodes[node].port_first + port];
 }
 
+/* "3, 7-9, 12" of the blocks marked in missing[0..n) (", ..." when cut at
+ * cap): the forwarding and P_Key tables' blocks not read (routes.c). */
+void fab_scan_block_list(const uint8_t *missing, uint32_t n, char *buf, size_t cap);
+
 /* The LID a port's PMA answers at: a switch's (port 0's) for every port of
  * it, else the port's own. For the scan's counters, the probe and watch. */
 static inline uint16_t fab_scan_port_dlid(const struct fab_snapshot *s,
