@@ -45,6 +45,9 @@ static void on_event(const struct fab_watch_event *e, void *ctx)
 		if (!*quiet)
 			printf("watch: topology changed (%s): full scan\n", r->why);
 		break;
+	case FAB_WATCH_EXPORT_FAILED: /* the file keeps its last state */
+		fprintf(stderr, "watch: %s\n", fab_errmsg());
+		break;
 	case FAB_WATCH_ROLLED:
 		if (!*quiet)
 			printf("watch: rolled up the %lld sweeps of scan %lld (%lld counter rows into "
@@ -59,7 +62,7 @@ static void on_event(const struct fab_watch_event *e, void *ctx)
 static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quiet)
 {
 	enum { O_DB = 256, O_CONFIG, O_HOLD, O_INTERVAL, O_RESCAN, O_COUNT, O_LABEL, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_WINDOW, O_VERIFY, O_QUIET, O_KEEP_RAW };
+	       O_WINDOW, O_VERIFY, O_QUIET, O_KEEP_RAW, O_PROM };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "config", required_argument, NULL, O_CONFIG },
@@ -76,6 +79,7 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 		{ "verify-every", required_argument, NULL, O_VERIFY },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "keep-raw", required_argument, NULL, O_KEEP_RAW },
+		{ "prometheus", required_argument, NULL, O_PROM },
 		{ NULL, 0, NULL, 0 },
 	};
 	int64_t ms;
@@ -98,6 +102,13 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 				return fab_cli_usage_error("watch", "--keep-raw takes a duration such as 1d, 12h or 10m, not '%s'", optarg);
 			a->keep_raw_ms = ms;
 			break;
+		case O_PROM: {
+			size_t n = strlen(optarg);
+			if (n < 6 || strcmp(optarg + n - 5, ".prom"))
+				return fab_cli_usage_error("watch", "--prometheus takes a file ending in .prom (the textfile collector reads *.prom), not '%s'", optarg);
+			a->prometheus = optarg;
+			break;
+		}
 		case O_LABEL: a->scan.label = optarg; break;
 		case O_CA: a->scan.so.ca = optarg; break;
 		case O_QUIET: *quiet = true; break;

@@ -144,6 +144,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --interval D         from one sweep to the next, e.g. 10s, 1s, 500ms ([watch] interval; default 10s)\n"
 	  "  --rescan D           a full scan at least this often, for links that came up ([watch] rescan; default 1h)\n"
 	  "  --hold D             a counter finding stays raised this long after its last change ([watch] hold; default 10m)\n"
+	  "  --keep-raw D         sweeps kept raw this long, then rolled up hourly ([watch] keep_raw; default 1d)\n"
+	  "  --prometheus FILE    textfile (*.prom) rewritten after every sweep, rates per sweep ([watch] prometheus)\n"
 	  "  --count N            stop after N sweeps (default: when stopped; SIGTERM commits the sweep in progress)\n"
 	  "  --label TEXT         label the full scans and sweeps (default 'watch')\n"
 	  "  --ca NAME, --port N, --timeout MS, --retries N   as for scan\n"

@@ -23,6 +23,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/report.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -47,6 +48,12 @@ struct wstate {
 	 * sample, earlier the value before; cleared after each sweep */
 	struct fab_counter_pairs pairs;
 	int64_t keep_raw_ms, next_rollup; /* retention; next_rollup: monotonic ms */
+	/* the Prometheus textfile: every port's value at the last write (prev)
+	 * and now (cur), as pairs for the counter model's rates */
+	const char *prom;
+	struct fab_counter_sample *prev, *cur;
+	bool have_prev;
+	struct fab_counter_pairs prom_pairs;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -169,6 +176,76 @@ static int full_scan(struct fab_store *st, struct wstate *ws, struct fab_pipelin
 	return 0;
 }
 
+/* Rewrites the Prometheus textfile: the topology with each port's value as
+ * of t (a full scan's own samples when t is 0; after a complete sweep every
+ * port's value is that of the sweep: a port the sweep did not read again
+ * did not change, the switch's sum said so), its rates against the last
+ * write of the same topology. A write that fails is reported and watch
+ * goes on: the collector keeps the file before it. */
+static int prom_write(struct wstate *ws, int64_t t)
+{
+	const struct fab_snapshot *topo = ws->topo;
+	struct fab_counter_pairs *p = &ws->prom_pairs;
+	struct fab_counter_sample *swap;
+	int64_t t_prev = 0;
+
+	if (!ws->prom)
+		return 0;
+	p->n_pairs = 0;
+	for (uint32_t i = 0; i < topo->n_ports; i++) {
+		const struct fab_counter_sample *l = fab_counter_latest(topo, i);
+
+		p->latest[i] = p->earlier[i] = NULL;
+		if (!l)
+			continue;
+		ws->cur[i] = *l;
+		if (t > l->sampled_at_ms)
+			ws->cur[i].sampled_at_ms = t;
+		p->latest[i] = &ws->cur[i];
+		if (ws->have_prev && ws->prev[i].valid) {
+			p->earlier[i] = &ws->prev[i];
+			if (!p->n_pairs++)
+				t_prev = ws->prev[i].sampled_at_ms;
+		}
+	}
+	p->secs = p->n_pairs && t > t_prev ? (double)(t - t_prev) / 1000.0 : 0;
+	if (fab_export_prometheus_pairs_file(topo, p, NULL, ws->prom)) {
+		struct fab_watch_event e = { .step = FAB_WATCH_EXPORT_FAILED, .snap = topo };
+		emit(ws->job, &e);
+		fab_err_clear();
+	}
+	swap = ws->prev;
+	ws->prev = ws->cur;
+	ws->cur = swap;
+	for (uint32_t i = 0; i < topo->n_ports; i++)
+		ws->cur[i].valid = 0;
+	ws->have_prev = true;
+	return 0;
+}
+
+/* The textfile's state sized for a new topology: no rates in its first write. */
+static int prom_reset(struct wstate *ws)
+{
+	size_t n = ws->topo->n_ports + 1;
+	struct fab_counter_pairs *p = &ws->prom_pairs;
+
+	if (!ws->prom)
+		return 0;
+	free(ws->prev);
+	free(ws->cur);
+	free(p->latest);
+	free(p->earlier);
+	ws->have_prev = false;
+	ws->prev = calloc(n, sizeof(*ws->prev));
+	ws->cur = calloc(n, sizeof(*ws->cur));
+	p->latest = calloc(n, sizeof(*p->latest));
+	p->earlier = calloc(n, sizeof(*p->earlier));
+	p->n_ports = ws->topo->n_ports;
+	if (!ws->prev || !ws->cur || !p->latest || !p->earlier)
+		return fab_err(-ENOMEM, "out of memory");
+	return prom_write(ws, 0);
+}
+
 /* Pairs sized for the topology, empty. */
 static int pairs_for(struct wstate *ws)
 {
@@ -241,6 +318,8 @@ static int sweep(struct fab_store *st, struct wstate *ws, bool *again,
 	for (size_t i = 0; i < sw->n_samples && !err; i++)
 		if ((err = fab_snapshot_put_sample(topo, &sw->samples[i])))
 			err = fab_err(err, "out of memory");
+	if (!err && sw->status == FAB_SCAN_COMPLETE) /* a partial sweep: the file stays */
+		err = prom_write(ws, sw->finished_at_ms);
 	out->sweeps++;
 	out->last_scan_id = sw->scan_id;
 	struct fab_watch_event e = { .step = FAB_WATCH_SWEPT, .snap = sw, .res = &res,
@@ -304,6 +383,7 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 	rescan = setting(&ws, job->rescan_ms, FAB_WATCH_RESCAN, DEFAULT_RESCAN_MS);
 	data = setting(&ws, 0, FAB_WATCH_DATA, DEFAULT_DATA_MS);
 	ws.keep_raw_ms = setting(&ws, job->keep_raw_ms, FAB_WATCH_RAW, DEFAULT_KEEP_RAW_MS);
+	ws.prom = job->prometheus ? job->prometheus : fab_config_sweep(ws.cfg, FAB_WATCH_PROMETHEUS, NULL);
 	if ((err = fab_rules_hold_new(setting(&ws, job->hold_ms, FAB_WATCH_HOLD, DEFAULT_HOLD_MS),
 				      &ws.hold)))
 		goto out;
@@ -336,7 +416,7 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 			if (stop_requested)
 				break;
 			need_scan = false;
-			if ((err = pairs_for(&ws)) ||
+			if ((err = pairs_for(&ws)) || (err = prom_reset(&ws)) ||
 			    (err = fab_watch_open(&po, ws.topo->source, &ws.w)) ||
 			    (err = probe_down(&ws)))
 				break;
@@ -360,6 +440,9 @@ out:
 	fab_watch_close(ws.w);
 	fab_snapshot_free(ws.topo);
 	fab_counter_pairs_free(&ws.pairs);
+	fab_counter_pairs_free(&ws.prom_pairs);
+	free(ws.prev);
+	free(ws.cur);
 	fab_rules_hold_free(ws.hold);
 	fab_config_free(ws.cfg);
 	fab_store_close(st);

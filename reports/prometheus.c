@@ -668,6 +668,23 @@ static void write_ethernet(struct pw *w)
 	}
 }
 
+/* Everything, with the samples compared in w->pairs. */
+static int export_pairs(struct pw *w)
+{
+	FILE *f = w->f;
+	int err = 0;
+
+	write_scan(w);
+	write_ports(w);
+	write_counters(w);
+	write_ethernet(w);
+	if (write_sms(w) || write_findings(w))
+		err = fab_err(-ENOMEM, "out of memory writing metrics");
+	else if (ferror(f))
+		err = fab_err(-EIO, "cannot write metrics: %s", strerror(errno ? errno : EIO));
+	return err;
+}
+
 int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_snapshot *base,
 			  const struct fab_nodemap *names, FILE *f)
 {
@@ -678,29 +695,42 @@ int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_snap
 		return fab_err(-EINVAL, "export: snapshot not indexed (call fab_snapshot_index)");
 	if ((err = fab_counter_pairs_build(snap, base, &w.pairs)))
 		return err;
-	write_scan(&w);
-	write_ports(&w);
-	write_counters(&w);
-	write_ethernet(&w);
-	if (write_sms(&w) || write_findings(&w))
-		err = fab_err(-ENOMEM, "out of memory writing metrics");
-	else if (ferror(f))
-		err = fab_err(-EIO, "cannot write metrics: %s", strerror(errno ? errno : EIO));
+	err = export_pairs(&w);
 	fab_counter_pairs_free(&w.pairs);
 	return err;
+}
+
+int fab_export_prometheus_pairs_file(const struct fab_snapshot *snap,
+				     const struct fab_counter_pairs *pairs,
+				     const struct fab_nodemap *names, const char *path)
+{
+	struct pw w = { .snap = snap, .names = names, .pairs = *pairs };
+	struct fab_report_file rf;
+	int err;
+
+	if (snap->n_nodes && !snap->guid_order)
+		return fab_err(-EINVAL, "export: snapshot not indexed (call fab_snapshot_index)");
+	if ((err = fab_report_file_open(path, &rf)))
+		return err;
+	w.f = rf.f;
+	if ((err = export_pairs(&w))) {
+		fab_report_file_abort(&rf);
+		return err;
+	}
+	return fab_report_file_commit(&rf);
 }
 
 int fab_export_prometheus_file(const struct fab_snapshot *snap, const struct fab_snapshot *base,
 			       const struct fab_nodemap *names, const char *path)
 {
-	struct fab_report_file rf;
+	struct fab_counter_pairs pairs;
 	int err;
 
-	if ((err = fab_report_file_open(path, &rf)))
+	if (snap->n_nodes && !snap->guid_order)
+		return fab_err(-EINVAL, "export: snapshot not indexed (call fab_snapshot_index)");
+	if ((err = fab_counter_pairs_build(snap, base, &pairs)))
 		return err;
-	if ((err = fab_export_prometheus(snap, base, names, rf.f))) {
-		fab_report_file_abort(&rf);
-		return err;
-	}
-	return fab_report_file_commit(&rf);
+	err = fab_export_prometheus_pairs_file(snap, &pairs, names, path);
+	fab_counter_pairs_free(&pairs);
+	return err;
 }

@@ -181,6 +181,8 @@ static const struct {
 	[FAB_WATCH_HOLD] = { "hold", SW_DURATION, "a duration such as 10m, 30s or 1h", "watch" },
 	[FAB_WATCH_DATA] = { "data_interval", SW_DURATION, "a duration such as 1m or 30s", "watch" },
 	[FAB_WATCH_RAW] = { "keep_raw", SW_DURATION, "a duration such as 1d, 12h or 2h", "watch" },
+	[FAB_WATCH_PROMETHEUS] = { "prometheus", SW_PROM,
+				   "an absolute path ending in .prom (the textfile collector reads *.prom)", "watch" },
 };
 static_assert(ARRAY_SIZE(sweep_keys) == FAB_SWEEP__COUNT, "sweep keys");
 

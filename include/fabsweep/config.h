@@ -88,6 +88,7 @@ enum fab_sweep_key {
 	FAB_WATCH_HOLD,           /* how long a counter finding stays after its last change */
 	FAB_WATCH_DATA,           /* PortXmitWait changes are stored at most this often: a duration */
 	FAB_WATCH_RAW,            /* raw sweeps kept this long, older ones rolled up: a duration */
+	FAB_WATCH_PROMETHEUS,     /* the textfile rewritten after every sweep: an absolute *.prom path */
 	FAB_SWEEP__COUNT
 };
 /* "report_dir", ... (the config keys); NULL when out of range. */

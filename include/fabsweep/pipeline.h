@@ -269,6 +269,7 @@ enum fab_watch_step {
 	FAB_WATCH_SWEPT,    /* a counter sweep committed: snap (the sweep), res */
 	FAB_WATCH_TOPOLOGY, /* a sweep saw the topology change (res->why): a full scan follows */
 	FAB_WATCH_ROLLED,   /* old sweeps rolled up (retention): rollup */
+	FAB_WATCH_EXPORT_FAILED, /* the Prometheus file was not written: fab_errmsg() */
 };
 
 struct fab_rollup_result;
@@ -299,6 +300,8 @@ struct fab_pipeline_watch {
 	unsigned verify_every;         /* fab_watch_set_verify_every(); 0: its default */
 	int64_t keep_raw_ms;           /* sweeps kept raw this long, then rolled up
 					* (fab_store_rollup); 0: [watch] keep_raw, else 1 day */
+	const char *prometheus;        /* textfile rewritten after each full scan and
+					* complete sweep; NULL: [watch] prometheus, else none */
 	void (*event)(const struct fab_watch_event *e, void *ctx); /* may be NULL */
 	void *event_ctx;
 };

@@ -110,3 +110,9 @@ int fab_export_prometheus(const struct fab_snapshot *snap, const struct fab_snap
  * renamed over it, so the collector sees the old file or the new one. */
 int fab_export_prometheus_file(const struct fab_snapshot *snap, const struct fab_snapshot *base,
 			       const struct fab_nodemap *names, const char *path);
+/* The same with the samples compared given (watch: each port's value at the
+ * previous write against its value now, docs/watch.md); pairs borrowed. */
+struct fab_counter_pairs;
+int fab_export_prometheus_pairs_file(const struct fab_snapshot *snap,
+				     const struct fab_counter_pairs *pairs,
+				     const struct fab_nodemap *names, const char *path);

@@ -39,7 +39,7 @@ fabsim_start "$D/net" "$D/sim" > /dev/null || exit 1
 
 printf '[watch]\nhold = 2s\n' > "$D/conf"
 fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/fab.db" --interval 300ms \
-	--config "$D/conf" > "$D/out" 2> "$D/err" &
+	--config "$D/conf" --prometheus "$D/w.prom" > "$D/out" 2> "$D/err" &
 WATCH=$!
 waits "the full scan and two sweeps" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id = 1' 2
 check "scan 1 is the full scan" eq "$(q 'SELECT topology_scan_id IS NULL FROM scans WHERE scan_id = 1')" 1
@@ -71,6 +71,18 @@ check "only the error counters and PortXmitWait of a change" eq \
 # the counter rules judged each change in its sweep; findings only there
 guid() { q "SELECT node_guid FROM nodes WHERE scan_id = 1 AND description = '$1'"; }
 GS=$(guid spine002) GH=$(guid host0003)
+
+# the Prometheus textfile, rewritten after each sweep: the values as swept,
+# and rates since the write before for every linked port (16 ports; each
+# file is renamed into place whole, so a read sees one write)
+prom_has_value() { grep -qx "fabsweep_port_errors_total{node_guid=\"$GS\",port=\"2\",counter=\"SymbolErrorCounter\"} 33" "$D/w.prom" 2>/dev/null; }
+waits "the textfile has the swept value" prom_has_value
+cp "$D/w.prom" "$D/w1.prom"
+check "rates since the write before, every linked port" eq \
+	"$(grep -c '^fabsweep_port_error_rate_per_second{.*counter="SymbolErrorCounter"}' "$D/w1.prom")" 16
+if command -v promtool > /dev/null; then
+	check "promtool check metrics on watch's textfile" promtool check metrics < "$D/w1.prom"
+fi
 finding() { q "SELECT count(*) FROM findings WHERE scan_id = $1 AND rule_id = '$2' AND node = '$3' AND port = '$4'"; }
 check "port.errors at spine002/2 in its sweep" eq "$(finding "$S1" port.errors "$GS" 2)" 1
 check "port.error_increase at host0003/1 in its sweep" eq "$(finding "$S2" port.error_increase "$GH" 1)" 1

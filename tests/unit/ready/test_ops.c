@@ -80,7 +80,7 @@ static void test_sweep_config(void **state)
 	assert_string_equal(fab_config_sweep(c, FAB_WATCH_RESCAN, NULL), "1h");
 	fab_config_free(c);
 	conf_bad("[watch]\nhold = 2\n", "f.conf:2: 'hold' in [watch] takes a duration such as 10m, 30s or 1h, not '2'");
-	conf_bad("[watch]\nkeep = 3\n", "f.conf:2: unknown key 'keep' in [watch]; known: interval, rescan, hold, data_interval, keep_raw");
+	conf_bad("[watch]\nkeep = 3\n", "f.conf:2: unknown key 'keep' in [watch]; known: interval, rescan, hold, data_interval, keep_raw, prometheus");
 	conf_bad("[sweep]\nhold = 2m\n", "f.conf:2: unknown key 'hold' in [sweep]; known: report_dir, prometheus, keep, older_than, fail_on, baseline, expect, node_name_map, interval");
 	conf_bad("[watch]\nhold = 2m\nhold = 3m\n", "f.conf:3: 'hold' is set twice in [watch] (first at line 2); keep one");
 	conf_bad("[sweep]\nkeep = 0\n", "f.conf:2: 'keep' in [sweep] takes a whole number of scans from 1 to 1000000, not '0'");
