@@ -22,6 +22,7 @@
 #include "fabsweep/store_prune.h"
 #include "fabsweep/store_view.h"
 #include "unit/snapfix.h"
+#include "fabfix/fabfix_db.h"
 
 static char dbpath[256];
 
@@ -40,17 +41,7 @@ static int teardown(void **state)
 
 static int64_t count(const char *sql)
 {
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	int64_t v = -1;
-
-	assert_int_equal(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(db);
-	return v;
+	return fabfix_db_count(dbpath, sql);
 }
 
 static void write_one(struct fab_snapshot *snap)

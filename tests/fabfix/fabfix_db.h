@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fabfix_db.h - what unit tests ask a database file directly, beside the
+ * store's API (tests/fabfix/fabfix.h is free of SQLite; this is not).
+ */
+#ifndef FABFIX_DB_H
+#define FABFIX_DB_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+/* The first column of the first row of sql on the database at path, opened
+ * read-only; -1 when there is no row. Fails the test when the file cannot
+ * be opened or sql does not prepare. */
+static inline int64_t fabfix_db_count(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+#endif
