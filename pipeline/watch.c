@@ -182,7 +182,7 @@ static int full_scan(struct fab_store *st, struct wstate *ws, struct fab_pipelin
  * did not change, the switch's sum said so), its rates against the last
  * write of the same topology. A write that fails is reported and watch
  * goes on: the collector keeps the file before it. */
-static int prom_write(struct wstate *ws, int64_t t)
+static void prom_write(struct wstate *ws, int64_t t)
 {
 	const struct fab_snapshot *topo = ws->topo;
 	struct fab_counter_pairs *p = &ws->prom_pairs;
@@ -190,7 +190,7 @@ static int prom_write(struct wstate *ws, int64_t t)
 	int64_t t_prev = 0;
 
 	if (!ws->prom)
-		return 0;
+		return;
 	p->n_pairs = 0;
 	for (uint32_t i = 0; i < topo->n_ports; i++) {
 		const struct fab_counter_sample *l = fab_counter_latest(topo, i);
@@ -220,7 +220,6 @@ static int prom_write(struct wstate *ws, int64_t t)
 	for (uint32_t i = 0; i < topo->n_ports; i++)
 		ws->cur[i].valid = 0;
 	ws->have_prev = true;
-	return 0;
 }
 
 /* The textfile's state sized for a new topology: no rates in its first write. */
@@ -243,7 +242,8 @@ static int prom_reset(struct wstate *ws)
 	p->n_ports = ws->topo->n_ports;
 	if (!ws->prev || !ws->cur || !p->latest || !p->earlier)
 		return fab_err(-ENOMEM, "out of memory");
-	return prom_write(ws, 0);
+	prom_write(ws, 0);
+	return 0;
 }
 
 /* Pairs sized for the topology, empty. */
@@ -319,7 +319,7 @@ static int sweep(struct fab_store *st, struct wstate *ws, bool *again,
 		if ((err = fab_snapshot_put_sample(topo, &sw->samples[i])))
 			err = fab_err(err, "out of memory");
 	if (!err && sw->status == FAB_SCAN_COMPLETE) /* a partial sweep: the file stays */
-		err = prom_write(ws, sw->finished_at_ms);
+		prom_write(ws, sw->finished_at_ms);
 	out->sweeps++;
 	out->last_scan_id = sw->scan_id;
 	struct fab_watch_event e = { .step = FAB_WATCH_SWEPT, .snap = sw, .res = &res,
