@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "fabsweep/config.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
@@ -110,7 +111,11 @@ static int parse(int argc, char **argv, struct fab_pipeline_sweep *a, bool *quie
 		case O_CONFIG: a->config = optarg; break;
 		case O_RULES_DIR: a->rules_dir = optarg; break;
 		case O_REPORT_DIR: a->v[FAB_SWEEP_REPORT_DIR] = optarg; break;
-		case O_PROM: a->v[FAB_SWEEP_PROMETHEUS] = optarg; break;
+		case O_PROM:
+			if (!fab_prom_file_name_ok(optarg))
+				return fab_cli_usage_error("sweep", "--prometheus takes a file ending in .prom (the textfile collector reads *.prom), not '%s'", optarg);
+			a->v[FAB_SWEEP_PROMETHEUS] = optarg;
+			break;
 		case O_EXPECT: a->v[FAB_SWEEP_EXPECT] = optarg; break;
 		case O_MAP: a->v[FAB_SWEEP_NODE_NAME_MAP] = optarg; break;
 		case O_LABEL: a->scan.label = optarg; break;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "fabsweep/config.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
@@ -102,13 +103,11 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 				return fab_cli_usage_error("watch", "--keep-raw takes a duration such as 1d, 12h or 10m, not '%s'", optarg);
 			a->keep_raw_ms = ms;
 			break;
-		case O_PROM: {
-			size_t n = strlen(optarg);
-			if (n < 6 || strcmp(optarg + n - 5, ".prom"))
+		case O_PROM:
+			if (!fab_prom_file_name_ok(optarg))
 				return fab_cli_usage_error("watch", "--prometheus takes a file ending in .prom (the textfile collector reads *.prom), not '%s'", optarg);
 			a->prometheus = optarg;
 			break;
-		}
 		case O_LABEL: a->scan.label = optarg; break;
 		case O_CA: a->scan.so.ca = optarg; break;
 		case O_QUIET: *quiet = true; break;

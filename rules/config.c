@@ -212,6 +212,16 @@ static bool whole_number(const char *s, long long lo, long long hi)
 	return !errno && !*end && v >= lo && v <= hi;
 }
 
+bool fab_prom_file_name_ok(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t l;
+
+	base = base ? base + 1 : path;
+	l = strlen(base);
+	return l > 5 && !strcmp(base + l - 5, ".prom");
+}
+
 static bool sweep_value_ok(unsigned kind, const char *v)
 {
 	size_t l = strlen(v);
@@ -221,7 +231,7 @@ static bool sweep_value_ok(unsigned kind, const char *v)
 	case SW_DIR:
 		return v[0] == '/';
 	case SW_PROM:
-		return v[0] == '/' && l > 6 && !strcmp(v + l - 5, ".prom");
+		return v[0] == '/' && fab_prom_file_name_ok(v);
 	case SW_MAP:
 		return v[0] == '/' || !strcmp(v, "none");
 	case SW_COUNT:

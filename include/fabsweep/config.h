@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,6 +92,11 @@ enum fab_sweep_key {
 	FAB_WATCH_PROMETHEUS,     /* the textfile rewritten after every sweep: an absolute *.prom path */
 	FAB_SWEEP__COUNT
 };
+/* Whether path names a file the textfile collector reads: a base name of
+ * at least one character before ".prom". [sweep] and [watch] prometheus
+ * must also be absolute (a service's working directory is not the user's);
+ * on the command line a relative path is the user's to give. */
+bool fab_prom_file_name_ok(const char *path);
 /* "report_dir", ... (the config keys); NULL when out of range. */
 const char *fab_config_sweep_key_name(unsigned key);
 /* The value as written (borrowed), or NULL when not set; *line_out (may be

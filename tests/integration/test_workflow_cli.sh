@@ -102,6 +102,14 @@ fs export prometheus > /dev/null 2>&1
 check "export without --out: exit 2" eq "$?" 2
 fs export json --out x > /dev/null 2>&1
 check "unknown format: exit 2" eq "$?" 2
+# sweep and watch judge --prometheus as one function does: a *.prom file
+for cmd in sweep watch; do
+	for bad in "$D/fab.txt" "$D/.prom" "$D/"; do
+		fs $cmd --prometheus "$bad" > /dev/null 2> "$D/prom.err"
+		check "$cmd --prometheus '$bad': exit 2" eq "$?" 2
+		check "... says what it wants" has "$D/prom.err" "takes a file ending in .prom"
+	done
+done
 
 # ---- baselines and retention
 fs db baseline set -2 --name golden > "$D/bl.txt"
