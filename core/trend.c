@@ -164,6 +164,7 @@ int fab_trend_tally(struct fab_trend *t, uint64_t guid, uint8_t port, bool befor
 	t->n_readings += !before;
 	if (!step(&p->prev, &p->has_prev, c, &d) || before)
 		return 0;
+	t->n_steps++;
 	fab_counter_delta_add(&p->sum, &d);
 	uint64_t n = error_sum(&d);
 	if (!n && !d.at_least)

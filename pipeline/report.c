@@ -44,7 +44,7 @@ int fab_pipeline_report(const struct fab_pipeline_report *job,
 					 : fab_pipeline_trend_day(st, snap, &trend)))
 			goto out;
 		opts.trend = &trend;
-		res.n_charts = trend.n_charts;
+		res.n_charts = trend.n_steps ? trend.n_charts : 0; /* none drawn without a step */
 		res.n_raised = trend.n_raised;
 	}
 	fab_store_close(st);

@@ -287,6 +287,12 @@ void fab_html_trend(struct hr *r)
 		      "(a sweep stores a port's counters only when they changed); "
 		      "%zu ports counted %" PRIu64 " errors.</p>\n",
 		   t->n_readings, t->n_ports, t->n_ports_grew, t->total_errors);
+	if (!t->n_steps) {
+		/* one reading per port: there is nothing to draw a line through */
+		fab_hw_raw(w, "<p class=\"muted\">No port was read twice in the period: the charts need a "
+			      "second scan or watch sweep (docs/watch.md).</p>\n");
+		goto raised;
+	}
 	write_timeline(r, t);
 	fab_hw_raw(w, "<h3>Ports with findings, and the highest error rates</h3>\n");
 	if (!t->n_charts)
@@ -302,6 +308,7 @@ void fab_html_trend(struct hr *r)
 	if (t->n_more)
 		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more ports with findings or errors.</p>\n",
 			   t->n_more);
+raised:
 	if (t->since)
 		write_raised(r, t);
 	fab_hw_raw(w, "</section>\n");

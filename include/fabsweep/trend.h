@@ -74,6 +74,7 @@ struct fab_trend {
 	size_t n_charts;
 	size_t n_more;      /* ports with findings or errors not charted */
 	size_t n_readings;  /* readings stored in the period (a sweep stores changes only) */
+	size_t n_steps;     /* readings compared with one before them: 0, nothing to chart */
 	size_t n_ports;     /* ports read in the period */
 	size_t n_ports_grew; /* of them, with an error counter that grew */
 	/* findings raised in the period (report --since): their strings live

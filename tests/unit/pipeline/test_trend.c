@@ -317,6 +317,28 @@ static void test_svg(void **state)
 	free(nop);
 }
 
+/* A period in which no port was read twice: one line saying so, no chart
+ * drawn and none counted (a lone scan's report showed empty axes). */
+static void test_nothing_to_draw(void **state)
+{
+	struct fab_pipeline_report job = { .db = db, .html = html, .node_name_map = "",
+					   .since_ms = 60000, .now_ms = t0 + 7200000 };
+	struct fab_pipeline_report_result res;
+
+	(void)state;
+	fab_report_opts_init(&job.opts);
+	job.opts.generated_at_ms = t0;
+	assert_int_equal(fab_pipeline_report(&job, &res), 0);
+	assert_int_equal(res.n_charts, 0);
+
+	char *page = rfix_slurp(html, NULL);
+	const char *sec = strstr(page, "<section id=\"trends\">");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "No port was read twice in the period"));
+	assert_null(strstr(sec, "<svg"));
+	free(page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_window_inside_chain),
 		cmocka_unit_test(test_empty_window),
 		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_nothing_to_draw),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
