@@ -21,6 +21,7 @@
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
 #include "scanner/scan_priv.h"
+#include "unit/scanner/wt_cable.h"
 #include "unit/scanner/fake_smp.h"
 
 /* Answers SwitchInfo with PartitionEnforcementCap 32 and every P_KeyTable
@@ -66,14 +67,6 @@ static void set_pi(struct wt *w, uint32_t n, unsigned p, unsigned state, unsigne
 	mad_set_field(wp->info, 0, IB_PORT_PART_EN_OUTB_F, enf_out);
 	wp->have_info = true;
 	wp->exists = true;
-}
-
-static void cable(struct wt *w, uint32_t a, unsigned ap, uint32_t b, unsigned bp)
-{
-	wt_port(w, a, ap)->rnode = b;
-	wt_port(w, a, ap)->rport = (uint8_t)bp;
-	wt_port(w, b, bp)->rnode = a;
-	wt_port(w, b, bp)->rport = (uint8_t)ap;
 }
 
 static uint32_t node(struct wt *w, uint64_t guid, unsigned type, unsigned np, unsigned hops)
@@ -122,9 +115,9 @@ static size_t scan_pkeys(bool all, int *mads, struct fab_snapshot **out)
 	set_pi(&w, t, 2, FAB_STATE_DOWN, 0, false, false);
 	wt_port(&w, a, 1)->guid = 0x11;
 	wt_port(&w, b, 1)->guid = 0x31;
-	cable(&w, sw, 1, a, 1);
-	cable(&w, sw, 2, b, 1);
-	cable(&w, sw, 3, t, 1);
+	wt_cable(&w, sw, 1, a, 1);
+	wt_cable(&w, sw, 2, b, 1);
+	wt_cable(&w, sw, 3, t, 1);
 	assert_int_equal(wt_to_snapshot(&w, s), 0);
 	assert_int_equal(fab_madwin_new(&tr, 4, 100, 0, &mw), 0);
 	assert_int_equal(fab_scan_pkeys(s, &w, mw, &o), 0);
