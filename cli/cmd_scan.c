@@ -169,6 +169,8 @@ int fab_cmd_scan(int argc, char **argv)
 					   "go with --reset-counters, --no-counters, --no-routes, --no-pkeys, --load-cache or --no-ib");
 	if (a.forensic && !interval_given)
 		so->interval_s = 1; /* a second sample: which counters still move */
+	if (a.forensic)
+		so->all_pkeys = true; /* non-enforcing switch ports' tables too */
 	if (a.forensic && !a.label)
 		a.label = "forensic";
 	/* M_Key (docs/security.md): never echoed, never stored. */

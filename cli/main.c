@@ -30,6 +30,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --lldp-socket PATH   also record RoCE/LLDP from this lldpd socket (repeatable)\n"
 	  "  --sysfs-root DIR     also record RoCE host state from sysfs under DIR\n"
 	  "  --forensic           record everything: forwarding tables, counters of every port (down ones too),\n"
+	  "                       every cabled switch port's P_Key table (enforcing or not),\n"
 	  "                       a second sample 1 s later (unless --interval), label 'forensic'\n"
 	  "                       (unless --label); no reset\n"
 	  "  --label TEXT         label the snapshot\n"

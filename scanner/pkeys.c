@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Partitions: the P_KeyTable (0x16) of every cabled CA port and every
- * cabled switch external port, with the switch ports' PortInfo partition
- * enforcement bits (from discovery's PortInfo, no MAD of their own), all
- * through one MAD window, into snap->pkeys (include/fabsweep/pkey.h).
+ * Partitions: the P_KeyTable (0x16) of every cabled CA port and of every
+ * cabled switch external port whose PortInfo says it enforces partitions
+ * (every cabled switch port with fab_scan_opts.all_pkeys: --forensic), with
+ * the switch ports' PortInfo partition enforcement bits (from discovery's
+ * PortInfo, no MAD of their own), all through one MAD window, into
+ * snap->pkeys (include/fabsweep/pkey.h).
  *
  * How many entries a port has: NodeInfo.PartitionCap for a CA (from
  * discovery), SwitchInfo.PartitionEnforcementCap for a switch (from the
@@ -258,8 +260,8 @@ static void finish(struct pkscan *c)
 	}
 }
 
-/* Whether a port is read: a cabled external port of a CA or switch. */
-static bool wanted(const struct fab_snapshot *s, const struct fab_port *p)
+/* A cabled external port of a CA or switch. */
+static bool cabled(const struct fab_snapshot *s, const struct fab_port *p)
 {
 	unsigned t = s->nodes[p->node_idx].type;
 
@@ -310,9 +312,37 @@ static unsigned pi_enforce(const struct wt *w, uint32_t wn, unsigned port)
 	       (wt_pi_get(wp->info, IB_PORT_FILTER_RAW_OUTB_F) ? FAB_PKEY_FILTER_RAW_OUTB : 0);
 }
 
+/*
+ * Which ports are read (want[port index]): every cabled CA port; a cabled
+ * switch external port only where its PortInfo says it enforces partitions
+ * (inbound or outbound), or every one with all_pkeys (--forensic). A switch
+ * port that does not enforce filters nothing: its table cannot drop a
+ * packet, and OpenSM does not even write it (docs/partitions.md). enf gets
+ * each switch external port's FAB_PKEY_ENF_* bits. Linear.
+ */
+static void pick_ports(const struct fab_snapshot *s, const struct wt *w, bool all,
+		       bool *want, uint8_t *enf)
+{
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *nd = &s->nodes[i];
+		uint32_t wn = nd->type == FAB_NODE_SWITCH ? wt_find(w, nd->guid) : FAB_NONE;
+
+		for (uint32_t q = 0; q < nd->port_count; q++) {
+			uint32_t pi = nd->port_first + q;
+			const struct fab_port *p = &s->ports[pi];
+
+			enf[pi] = nd->type == FAB_NODE_SWITCH && p->port_num
+					  ? (uint8_t)pi_enforce(w, wn, p->port_num) : 0;
+			want[pi] = cabled(s, p) &&
+				   (nd->type != FAB_NODE_SWITCH || all ||
+				    (enf[pi] & (FAB_PKEY_ENF_INB | FAB_PKEY_ENF_OUTB)));
+		}
+	}
+}
+
 /* The ports in the order they are asked: rank r holds the r-th wanted port
  * of every node. order gets the port indices. */
-static size_t interleave(const struct fab_snapshot *s, uint32_t *order)
+static size_t interleave(const struct fab_snapshot *s, const bool *want, uint32_t *order)
 {
 	size_t n = 0;
 	unsigned max_ports = 0;
@@ -324,7 +354,7 @@ static size_t interleave(const struct fab_snapshot *s, uint32_t *order)
 		for (size_t i = 0; i < s->n_nodes; i++) {
 			const struct fab_node *nd = &s->nodes[i];
 
-			if (r < nd->port_count && wanted(s, &s->ports[nd->port_first + r]))
+			if (r < nd->port_count && want[nd->port_first + r])
 				order[n++] = nd->port_first + r;
 		}
 	return n;
@@ -335,6 +365,8 @@ int fab_scan_pkeys(struct fab_snapshot *s, const struct wt *w, struct fab_madwin
 {
 	struct pkscan c = { .s = s, .w = w, .o = o };
 	uint32_t *order = NULL, *entry_of = NULL, *sw_of = NULL;
+	bool *want = NULL;
+	uint8_t *enf = NULL;
 	size_t n_order;
 	int rc = 0;
 
@@ -346,14 +378,17 @@ int fab_scan_pkeys(struct fab_snapshot *s, const struct wt *w, struct fab_madwin
 	c.p = calloc(s->n_ports + 1, sizeof(*c.p));
 	c.sw = calloc(s->n_nodes + 1, sizeof(*c.sw));
 	c.sw_ports = malloc((s->n_ports + 1) * sizeof(*c.sw_ports));
-	if (!order || !entry_of || !sw_of || !c.p || !c.sw || !c.sw_ports) {
+	want = malloc(s->n_ports + 1);
+	enf = malloc(s->n_ports + 1);
+	if (!order || !entry_of || !sw_of || !c.p || !c.sw || !c.sw_ports || !want || !enf) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	pick_ports(s, w, o->all_pkeys, want, enf);
 	/* the entries, in port order */
 	for (size_t i = 0; i < s->n_ports; i++) {
 		entry_of[i] = FAB_NONE;
-		if (!wanted(s, &s->ports[i]))
+		if (!want[i])
 			continue;
 		struct fab_port_pkeys *e = fab_pkeys_add(c.k);
 		if (!e) {
@@ -368,17 +403,21 @@ int fab_scan_pkeys(struct fab_snapshot *s, const struct wt *w, struct fab_madwin
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		const struct fab_node *nd = &s->nodes[i];
 		const struct fab_lft *l = fab_routing_lft(s, (uint32_t)i);
-		uint32_t wn;
+		uint32_t wn, q = 0;
 
 		sw_of[i] = FAB_NONE;
 		if (nd->type != FAB_NODE_SWITCH || (l && l->status != FAB_LFT_FAILED))
 			continue;
+		while (q < nd->port_count && !want[nd->port_first + q])
+			q++;
+		if (q == nd->port_count)
+			continue; /* none of its ports is read */
 		if ((wn = wt_find(w, nd->guid)) == FAB_NONE || !w->nodes[wn].path_valid)
 			continue; /* its ports go LID-routed, with a cap of one block */
 		sw_of[i] = (uint32_t)c.n_sw;
 		c.sw[c.n_sw++] = (struct psw){ .node = (uint32_t)i, .wn = wn };
 	}
-	n_order = interleave(s, order);
+	n_order = interleave(s, want, order);
 	/* ports waiting for their switch, grouped by switch */
 	size_t n_wait = 0;
 	for (size_t k = 0; k < c.n_sw; k++) {
@@ -404,7 +443,7 @@ int fab_scan_pkeys(struct fab_snapshot *s, const struct wt *w, struct fab_madwin
 		struct fab_port_pkeys *e = &c.k->ports[x->entry];
 		if (nd->type == FAB_NODE_SWITCH) {
 			const struct fab_lft *l = fab_routing_lft(s, p->node_idx);
-			e->enforce = (uint8_t)pi_enforce(w, wn, p->port_num);
+			e->enforce = enf[pi];
 			if (l && l->status != FAB_LFT_FAILED)
 				e->cap = l->part_enf_cap;
 		} else if (wn != FAB_NONE) {
@@ -436,6 +475,8 @@ out:
 	free(order);
 	free(entry_of);
 	free(sw_of);
+	free(want);
+	free(enf);
 	free(c.p);
 	free(c.sw);
 	free(c.sw_ports);

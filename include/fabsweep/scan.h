@@ -22,6 +22,10 @@ struct fab_scan_opts {
 	bool no_counters;       /* topology and SMs only */
 	bool no_routes;         /* --no-routes: no SwitchInfo, no forwarding tables */
 	bool no_pkeys;          /* --no-pkeys: no P_Key tables (docs/partitions.md) */
+	/* The P_Key table of every cabled switch external port, enforcing or
+	 * not (--forensic); false: of the switch ports that enforce partitions
+	 * only (every cabled CA port either way). docs/partitions.md. */
+	bool all_pkeys;
 	const char *load_cache; /* --load-cache FILE: offline, no MADs at all */
 	/* Discover with fabsweep's own MAD window engine (the default from
 	 * fab_scan_opts_init: fewer SMPs, user-space retries and deadlines);

@@ -8,8 +8,9 @@
 #    it can talk to all); --pkey of one partition names the pairs outside it;
 #  - host0003 moved into the first partition (OpenSM sweeps the new file):
 #    ready for host0001-0003 is ready;
-#  - a switch port's P_Key table changed by a Set (tests/tools/smpset) is
-#    stored as smpquery prints it.
+#  - a normal scan reads no switch port's table (no port enforces in ibsim),
+#    every cabled switch port's with --forensic; a switch port's P_Key table
+#    changed by a Set (tests/tools/smpset) is stored as smpquery prints it.
 #  - an erroring hop between two hosts (spine001's port toward leaf001: not
 #    either host's own link) makes ready name that hop and the pairs whose route
 #    crosses it; hosts on one leaf stay ready; a degraded hop (width 1X since the
@@ -73,6 +74,13 @@ check "host0003 moved: no pair named" lacks "$D/out" "<->"
 lid=$(q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = 'leaf001'")
 fabsim_run "$D/sim" -- "$SMPSET" pkey "$lid" 1 5 0x8005 || exit 1
 scan
+check "a normal scan reads no switch port's table (none enforces)" eq "$(q "SELECT count(*) FROM port_pkey_tables t
+	JOIN nodes n USING (scan_id, node_guid) WHERE t.scan_id = $(last) AND n.node_type = 'switch'")" 0
+check "a normal scan reads every cabled host port's table" eq "$(q "SELECT count(*) FROM port_pkey_tables t
+	JOIN nodes n USING (scan_id, node_guid) WHERE t.scan_id = $(last) AND n.node_type = 'ca'")" 4
+fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet --forensic 2>/dev/null
+check "--forensic reads every cabled switch port's table (2 leaves x 3, the spine 2)" eq "$(q "SELECT count(*) FROM port_pkey_tables t
+	JOIN nodes n USING (scan_id, node_guid) WHERE t.scan_id = $(last) AND n.node_type = 'switch'")" 8
 check "a Set switch port table is stored as smpquery prints it" eq "$(stored leaf001 1)" "$(oracle "$lid" 1)"
 stored leaf001 1 >"$D/t"
 check "the Set entry is there" has "$D/t" "0x8005"

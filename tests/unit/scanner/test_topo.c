@@ -16,6 +16,7 @@
 
 #include "fabsweep/snapshot.h"
 #include "scanner/scan_priv.h"
+#include "unit/scanner/wt_cable.h"
 
 static void set_pi(struct wt *w, uint32_t n, unsigned p, unsigned state,
 		   unsigned phys, unsigned lid)
@@ -30,14 +31,6 @@ static void set_pi(struct wt *w, uint32_t n, unsigned p, unsigned state,
 	mad_set_field(wp->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);
 	wp->have_info = true;
 	wp->exists = true;
-}
-
-static void cable(struct wt *w, uint32_t a, unsigned ap, uint32_t b, unsigned bp)
-{
-	wt_port(w, a, ap)->rnode = b;
-	wt_port(w, a, ap)->rport = (uint8_t)bp;
-	wt_port(w, b, bp)->rnode = a;
-	wt_port(w, b, bp)->rport = (uint8_t)ap;
 }
 
 static uint32_t node(struct wt *w, uint64_t guid, unsigned type, unsigned np,
@@ -86,8 +79,8 @@ static void test_topology(void **state)
 	/* ca port 2 never seen: not in the snapshot */
 	set_pi(&w, ca2, 1, FAB_STATE_ACTIVE, FAB_PHYS_LINKUP, 12);
 	wt_port(&w, ca2, 1)->guid = 0x31;
-	cable(&w, sw, 1, ca, 1);
-	cable(&w, sw, 4, ca2, 1);
+	wt_cable(&w, sw, 1, ca, 1);
+	wt_cable(&w, sw, 4, ca2, 1);
 
 	assert_int_equal(wt_to_snapshot(&w, s), 0);
 	assert_int_equal(s->n_nodes, 3);
