@@ -7,6 +7,7 @@
  * docs/workflows.md, "Pre-job readiness".
  */
 #include <errno.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/probe.h"
+#include "fabsweep/routing.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -33,6 +35,77 @@ static bool want_ca(uint64_t guid, const char *desc, void *ctx)
 	const struct want_ctx *w = ctx;
 
 	return fab_ready_hosts_want(w->hosts, w->map, guid, desc);
+}
+
+/*
+ * The view to judge: the hosts' part of the sweep grown along the routes
+ * between them (fab_ready_hops_missing): first the hosts and the ports
+ * cabled to them, then each round the switches the routes reach without
+ * their table, whole, until none is missing; then once more with the
+ * findings, P_Key tables and the counter samples of the ports to probe.
+ * A path of h switches costs h + 2 small loads, never the whole scan.
+ */
+static int load_paths(struct fab_store *st, const struct fab_pipeline_ready *job,
+		      struct fab_pipeline_ready_result *res, struct want_ctx *wc)
+{
+	struct fab_store_paths paths = { 0 };
+	struct fab_store_port_key *keys = NULL;
+	struct fab_snapshot *v = NULL;
+	struct fab_ready *r = NULL;
+	struct fab_ready_hops h = { 0 };
+	uint64_t *sw = NULL, *more = NULL;
+	size_t n_more = 0;
+	int err;
+
+	for (unsigned round = 0;; round++) {
+		if ((err = fab_store_load_paths_view(st, job->scan_id, want_ca, wc, &paths, &v)))
+			goto out;
+		res->load_rounds++;
+		if ((err = fab_ready_plan(v, res->hosts, res->map, &r)) ||
+		    (err = fab_ready_hops_missing(r, v, paths.switches, paths.n_switches, &more, &n_more)))
+			goto nomem;
+		if (!n_more || round > FAB_ROUTE_MAX_HOPS)
+			break;
+		uint64_t *t = realloc(sw, (paths.n_switches + n_more) * sizeof(*t));
+		if (!t)
+			goto nomem;
+		memcpy(t + paths.n_switches, more, n_more * sizeof(*t));
+		sw = t;
+		paths.switches = sw;
+		paths.n_switches += n_more;
+		free(more);
+		more = NULL;
+		fab_ready_free(r);
+		r = NULL;
+		fab_snapshot_free(v);
+		v = NULL;
+	}
+	/* the ports to probe: the hosts' links and both ends of every hop */
+	if ((err = fab_ready_hops_plan(r, v, &h)) ||
+	    !(keys = calloc(r->n_ports + 1, sizeof(*keys))))
+		goto nomem;
+	for (size_t i = 0; i < r->n_ports; i++) {
+		const struct fab_port *p = &v->ports[r->ports[i].port_idx];
+		keys[i] = (struct fab_store_port_key){ v->nodes[p->node_idx].guid, p->port_num };
+	}
+	paths.judge = true;
+	paths.sampled = keys;
+	paths.n_sampled = r->n_ports;
+	fab_snapshot_free(v);
+	v = NULL;
+	err = fab_store_load_paths_view(st, job->scan_id, want_ca, wc, &paths, &res->view);
+	res->load_rounds++;
+	goto out;
+nomem:
+	err = fab_err(err ? err : -ENOMEM, "out of memory");
+out:
+	fab_ready_hops_free(&h);
+	fab_ready_free(r);
+	fab_snapshot_free(v);
+	free(keys);
+	free(more);
+	free(sw);
+	return err;
 }
 
 static double mono_ms(void)
@@ -96,7 +169,7 @@ int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 	if ((err = fab_store_open(job->db, FAB_STORE_READONLY, &st)))
 		goto out;
 	res->open_ms = mono_ms() - t0;
-	if ((err = fab_store_load_view_routes(st, job->scan_id, want_ca, &wc, &res->view)))
+	if ((err = load_paths(st, job, res, &wc)))
 		goto out;
 	fab_store_close(st);
 	st = NULL;
