@@ -7,7 +7,9 @@
 #    them (host0001 runs OpenSM: SELF=full makes it a full default member, so
 #    it can talk to all); --pkey of one partition names the pairs outside it;
 #  - host0003 moved into the first partition (OpenSM sweeps the new file):
-#    ready for host0001-0003 is ready;
+#    ready for host0001-0003 is ready; `diff` of the scans before and after
+#    names host0003 and its switch port joining it as full members (text,
+#    and JSON valid against docs/json/diff.schema.json);
 #  - a switch port's P_Key table changed by a Set (tests/tools/smpset) is
 #    stored as smpquery prints it.
 #  - an erroring hop between two hosts (spine001's port toward leaf001: not
@@ -68,6 +70,19 @@ scan
 ready --hosts 'host[0001-0003]'
 check "host0003 moved into jobA: ready (exit 0)" eq "$?" 0
 check "host0003 moved: no pair named" lacks "$D/out" "<->"
+# the diff of the two scans names the move: host0003 joined jobA as a full
+# member, and OpenSM gave its switch port (leaf002/1) the partition too
+"$FABSWEEP" diff --db "$D/fab.db" 1 "$(last)" >"$D/diff" 2>&1
+check "diff: the two membership changes are listed" has "$D/diff" "partition memberships changed (2):"
+check "diff: host0003 and its switch port joined 0x0001 as full members" has "$D/diff" \
+	"partition 0x0001: none -> full at 2 ports: \"host0003\" $(g 3 | sed 's/1$/0/') port 1, \"leaf002\""
+"$FABSWEEP" diff --db "$D/fab.db" --json 1 "$(last)" >"$D/diff.json" 2>&1
+check "diff --json: the partition changes" eq "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(c["subject"]["description"] + "/" + str(c["subject"]["port"]) + ":" + c["partition"] + ":" + c["old"] + "->" + c["new"] for c in d["changes"] if c["kind"] == "partition"))' "$D/diff.json")" "host0003/1:0x0001:none->full leaf002/1:0x0001:none->full"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	check "diff --json validates" python3 "$SRCDIR/tests/tools/json_validate.py" "$SRCDIR/docs/json/diff.schema.json" "$D/diff.json"
+fi
 
 # a Set on a switch port's table is what the next scan stores
 lid=$(q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = 'leaf001'")
