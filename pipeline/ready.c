@@ -53,7 +53,7 @@ static int load_paths(struct fab_store *st, const struct fab_pipeline_ready *job
 	struct fab_snapshot *v = NULL;
 	struct fab_ready *r = NULL;
 	struct fab_ready_hops h = { 0 };
-	uint64_t *sw = NULL, *more = NULL;
+	uint64_t *sw = NULL, *more = NULL, *cas = NULL;
 	size_t n_more = 0;
 	int err;
 
@@ -66,6 +66,14 @@ static int load_paths(struct fab_store *st, const struct fab_pipeline_ready *job
 			goto nomem;
 		if (!n_more || round > FAB_ROUTE_MAX_HOPS)
 			break;
+		if (!cas) { /* the CAs picked, by GUID from now on */
+			if (!(cas = malloc((v->n_nodes + 1) * sizeof(*cas))))
+				goto nomem;
+			for (uint32_t i = 0; i < v->n_nodes; i++)
+				if (r->ca_of[i])
+					cas[paths.n_cas++] = v->nodes[i].guid;
+			paths.cas = cas;
+		}
 		uint64_t *t = realloc(sw, (paths.n_switches + n_more) * sizeof(*t));
 		if (!t)
 			goto nomem;
@@ -105,6 +113,7 @@ out:
 	free(keys);
 	free(more);
 	free(sw);
+	free(cas);
 	return err;
 }
 
@@ -113,6 +122,17 @@ static double mono_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* CPU time (user and system), which a busy machine disturbs less than the
+ * wall time: of the process, or of this thread only (the MAD port opens
+ * in another while the sweep loads). */
+static double cpu_ms(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -140,7 +160,7 @@ int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 	struct fab_probe *probe = NULL;
 	struct fab_config *cfg = NULL;
 	struct fab_counter_limits limits;
-	double t0 = mono_ms();
+	double t0 = mono_ms(), c0 = cpu_ms(CLOCK_PROCESS_CPUTIME_ID), c1;
 	int err;
 
 	if (!res || !(res->names = calloc(n_hosts ? n_hosts : 1, sizeof(*res->names)))) {
@@ -169,11 +189,13 @@ int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 	if ((err = fab_store_open(job->db, FAB_STORE_READONLY, &st)))
 		goto out;
 	res->open_ms = mono_ms() - t0;
+	c1 = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
 	if ((err = load_paths(st, job, res, &wc)))
 		goto out;
 	fab_store_close(st);
 	st = NULL;
 	res->load_ms = mono_ms() - t0 - res->open_ms;
+	res->load_cpu_ms = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - c1;
 	if ((err = fab_ready_plan(res->view, res->hosts, res->map, &res->r)) ||
 	    (err = fab_ready_hops_plan(res->r, res->view, &res->hops))) {
 		fab_err(err, "out of memory");
@@ -191,6 +213,7 @@ int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 		goto out;
 	}
 	res->total_ms = mono_ms() - t0;
+	res->cpu_ms = cpu_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
 out:
 	if (pending && !fab_probe_open_end(pending, &probe))
 		fab_probe_close(probe); /* opened while something else failed */

@@ -225,7 +225,8 @@ int fab_store_load_paths_view(struct fab_store *st, int64_t scan_id, fab_store_v
 			      void *ctx, const struct fab_store_paths *paths, struct fab_snapshot **out)
 {
 	struct view_spec v = {
-		.want = want, .ctx = ctx, .switches = paths->switches, .n_switches = paths->n_switches,
+		.want = paths->cas ? NULL : want, .ctx = ctx, .guids = paths->cas, .n_guids = paths->n_cas,
+		.switches = paths->switches, .n_switches = paths->n_switches,
 		.sampled = paths->sampled, .n_sampled = paths->n_sampled, .judge = paths->judge,
 		.peers_whole = true,
 		.parts = FAB_LOAD_ROUTING | (paths->judge ? FAB_LOAD_FINDINGS | FAB_LOAD_PKEYS

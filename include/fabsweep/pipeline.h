@@ -359,6 +359,7 @@ struct fab_pipeline_ready_result {
 	 * with its verdict; pairs whose route crosses a bad one are in pairs */
 	struct fab_ready_hops hops;
 	double open_ms, load_ms, total_ms; /* opening the database, loading, all */
+	double load_cpu_ms, cpu_ms;         /* CPU time: loading (this thread's), all (the process's) */
 	unsigned load_rounds;       /* reads of the sweep: the hosts', then along the routes */
 	/* private */
 	struct fab_nodemap *map;

@@ -43,6 +43,10 @@ struct fab_store_port_key {
 
 /* What `ready` adds to the view of its hosts to follow their routes. */
 struct fab_store_paths {
+	/* the CAs by node GUID instead of want() (which reads every CA's
+	 * description): after the first round, those it picked */
+	const uint64_t *cas;
+	size_t n_cas;
 	/* switches loaded whole with their forwarding tables, without the
 	 * nodes beyond their ports (a GUID that is no switch adds nothing) */
 	const uint64_t *switches;
