@@ -37,17 +37,11 @@ static bool want_ca(uint64_t guid, const char *desc, void *ctx)
 	return fab_ready_hosts_want(w->hosts, w->map, guid, desc);
 }
 
-/*
- * The view to judge: the hosts' part of the sweep grown along the routes
- * between them (fab_ready_hops_missing): first the hosts and the ports
- * cabled to them, then each round the switches the routes reach without
- * their table, whole, until none is missing; then once more with the
- * findings, P_Key tables and the counter samples of the ports to probe.
- * A path of h switches costs h + 2 small loads, never the whole scan.
- */
-static int load_paths(struct fab_store *st, const struct fab_pipeline_ready *job,
-		      struct fab_pipeline_ready_result *res, struct want_ctx *wc)
+int fab_pipeline_ready_view(struct fab_store *st, int64_t scan_id,
+			    const struct fab_ready_hosts *hosts, const struct fab_nodemap *map,
+			    struct fab_snapshot **view, unsigned *reads)
 {
+	struct want_ctx wc = { hosts, map };
 	struct fab_store_paths paths = { 0 };
 	struct fab_store_port_key *keys = NULL;
 	struct fab_snapshot *v = NULL;
@@ -58,10 +52,10 @@ static int load_paths(struct fab_store *st, const struct fab_pipeline_ready *job
 	int err;
 
 	for (unsigned round = 0;; round++) {
-		if ((err = fab_store_load_paths_view(st, job->scan_id, want_ca, wc, &paths, &v)))
+		if ((err = fab_store_load_paths_view(st, scan_id, want_ca, &wc, &paths, &v)))
 			goto out;
-		res->load_rounds++;
-		if ((err = fab_ready_plan(v, res->hosts, res->map, &r)) ||
+		++*reads;
+		if ((err = fab_ready_plan(v, hosts, map, &r)) ||
 		    (err = fab_ready_hops_missing(r, v, paths.switches, paths.n_switches, &more, &n_more)))
 			goto nomem;
 		if (!n_more || round > FAB_ROUTE_MAX_HOPS)
@@ -101,8 +95,8 @@ static int load_paths(struct fab_store *st, const struct fab_pipeline_ready *job
 	paths.n_sampled = r->n_ports;
 	fab_snapshot_free(v);
 	v = NULL;
-	err = fab_store_load_paths_view(st, job->scan_id, want_ca, wc, &paths, &res->view);
-	res->load_rounds++;
+	err = fab_store_load_paths_view(st, scan_id, want_ca, &wc, &paths, view);
+	++*reads;
 	goto out;
 nomem:
 	err = fab_err(err ? err : -ENOMEM, "out of memory");
@@ -185,12 +179,12 @@ int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 	/* the local MAD port opens meanwhile */
 	if ((err = fab_probe_open_begin(&job->probe, &pending)))
 		goto out;
-	struct want_ctx wc = { res->hosts, res->map };
 	if ((err = fab_store_open(job->db, FAB_STORE_READONLY, &st)))
 		goto out;
 	res->open_ms = mono_ms() - t0;
 	c1 = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
-	if ((err = load_paths(st, job, res, &wc)))
+	if ((err = fab_pipeline_ready_view(st, job->scan_id, res->hosts, res->map, &res->view,
+					   &res->load_rounds)))
 		goto out;
 	fab_store_close(st);
 	st = NULL;
