@@ -254,9 +254,12 @@ int fab_ready_hops_missing(const struct fab_ready *r, const struct fab_snapshot 
 	if (err)
 		goto out;
 	/* each GUID once, none asked for before */
-	memcpy(sorted, have, n_have * sizeof(*sorted));
-	qsort(sorted, n_have, sizeof(*sorted), cmp_guid);
-	qsort(g.v, g.n, sizeof(*g.v), cmp_guid);
+	if (n_have) {
+		memcpy(sorted, have, n_have * sizeof(*sorted));
+		qsort(sorted, n_have, sizeof(*sorted), cmp_guid);
+	}
+	if (g.n)
+		qsort(g.v, g.n, sizeof(*g.v), cmp_guid);
 	size_t k = 0;
 	for (size_t i = 0; i < g.n; i++)
 		if ((!k || g.v[k - 1] != g.v[i]) &&
