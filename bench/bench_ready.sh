@@ -9,8 +9,9 @@
 # no run repeats the last one's LIDs. Printed: median/min/max wall time of the
 # whole command (fork to exit, umad2sim preloaded as on the simulator), and
 # the medians of fabsweep's own phases (--verbose): opening the database,
-# loading the hosts' part of the sweep, opening the MAD port (overlapped with
-# the load), and the MADs. Then the simulator's own costs: per MAD, from the
+# loading the hosts' part of the sweep and the switches on their routes
+# (wall, reads of the database, CPU of that thread), opening the MAD port
+# (overlapped with the load), the MADs, and the process's CPU time. Then the simulator's own costs: per MAD, from the
 # same runs with one MAD in flight (`ready --window 1`) and with all in flight;
 # and per process: umad2sim, preloaded into every simulated client, builds a
 # fake sysfs tree when the process starts using files and removes it when it
@@ -130,7 +131,10 @@ for ((r = 1; r <= runs; r++)); do
 	madms=$(sed -n 's/.*unanswered) in \([0-9.]*\) ms.*/\1/p' "$D/verbose")
 	tot=$(sed -n 's/.*total \([0-9.]*\) ms.*/\1/p' "$D/verbose")
 	hops=$(sed -n 's/.*; \([0-9]*\) hops, .*/\1/p' "$D/verbose")
-	echo "$db $load $open $mads $madms $tot $hops" >> "$D/phases"
+	lcpu=$(sed -n 's/.*, load [0-9.]* ms (CPU \([0-9.]*\) ms.*/\1/p' "$D/verbose")
+	reads=$(sed -n 's/.*; \([0-9]*\) reads: .*/\1/p' "$D/verbose")
+	cpu=$(sed -n 's/.*total [0-9.]* ms (CPU \([0-9.]*\) ms).*/\1/p' "$D/verbose")
+	echo "$db $load $open $mads $madms $tot $hops $lcpu $reads $cpu" >> "$D/phases"
 done
 med=$(median < "$D/walls")
 min=$(sort -n "$D/walls" | head -1)
@@ -138,8 +142,8 @@ max=$(sort -n "$D/walls" | tail -1)
 col() { awk -v c="$1" '{ print $c }' "$D/phases" | median; }
 printf 'ready, %d hosts, %d runs: wall median %.1f ms (min %.1f, max %.1f)\n' "$nhosts" "$runs" \
 	"$(echo "$med / 1000" | bc -l)" "$(echo "$min / 1000" | bc -l)" "$(echo "$max / 1000" | bc -l)"
-printf '  medians inside fabsweep: open the database %s ms, load the hosts'"'"' part, the switches and the tables %s ms, open the MAD port %s ms (overlapped), %s MADs in %s ms (%s hops between the hosts), total %s ms\n' \
-	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 7)" "$(col 6)"
+printf '  medians inside fabsweep: open the database %s ms, load the hosts'"'"' part and the switches on their routes with their tables %s ms (%s reads; CPU %s ms), open the MAD port %s ms (overlapped), %s MADs in %s ms (%s hops between the hosts), total %s ms (CPU of the process, the simulated MAD port'"'"'s set-up included: %s ms)\n' \
+	"$(col 1)" "$(col 2)" "$(col 9)" "$(col 8)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 7)" "$(col 6)" "$(col 10)"
 # infiniband-diags for the same answer: a perfquery per hop port, smpquery pkeys per host
 nhp=$((2 * $(col 7)))
 mapfile -t sw_lids < <(sqlite3 -readonly "$D/fab.db" "SELECT lid FROM nodes WHERE node_type = 'switch' AND scan_id = (SELECT max(scan_id) FROM scans) ORDER BY lid")

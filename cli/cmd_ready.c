@@ -42,13 +42,13 @@ static void print_result(const struct fab_pipeline_ready_result *res, int quiet,
 		       n[FAB_READY_UNKNOWN], (long long)view->scan_id, when);
 	}
 	if (verbose)
-		fprintf(stderr, "ready: open the database %.1f ms, load %.1f ms (%zu nodes, %zu ports of scan %lld); probe from %s: "
-			"open %.1f ms, %lu MADs (%lu resent, %lu unanswered) in %.1f ms; %zu hops, %llu pairs; total %.1f ms\n",
-			res->open_ms, res->load_ms, view->n_nodes, view->n_ports, (long long)view->scan_id,
+		fprintf(stderr, "ready: open the database %.1f ms, load %.1f ms (CPU %.1f ms; %u reads: %zu nodes, %zu ports of scan %lld); probe from %s: "
+			"open %.1f ms, %lu MADs (%lu resent, %lu unanswered) in %.1f ms; %zu hops, %llu pairs; total %.1f ms (CPU %.1f ms)\n",
+			res->open_ms, res->load_ms, res->load_cpu_ms, res->load_rounds, view->n_nodes, view->n_ports, (long long)view->scan_id,
 			r->n_ports ? ps->source : "-", r->n_ports ? ps->open_ms : 0.0,
 			r->n_ports ? ps->sent : 0, r->n_ports ? ps->resent : 0, r->n_ports ? ps->failed : 0,
 			r->n_ports ? ps->mads_ms : 0.0, res->hops.n_hops,
-			(unsigned long long)res->pairs.n_pairs, res->total_ms);
+			(unsigned long long)res->pairs.n_pairs, res->total_ms, res->cpu_ms);
 }
 
 int fab_cmd_ready(int argc, char **argv)

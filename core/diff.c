@@ -14,6 +14,7 @@
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
@@ -36,6 +37,8 @@ static const char *const kind_names[] = {
 	[FAB_CHG_COUNTER_INCREASE] = "counter-increase",
 	[FAB_CHG_COUNTER_RESET] = "counter-reset",
 	[FAB_CHG_ROUTES] = "routes",
+	[FAB_CHG_PARTITION] = "partition",
+	[FAB_CHG_PKEY_ENFORCEMENT] = "partition-enforcement",
 };
 static_assert(ARRAY_SIZE(kind_names) == FAB_CHG__COUNT, "kind_names");
 
@@ -140,6 +143,52 @@ static int diff_counters(struct fab_diff *d, const struct fab_snapshot *os,
 	return 0;
 }
 
+/* A port's P_Key table in both scans (read whole in both): a change per
+ * partition whose membership moved, and one for the enforcement bits.
+ * O(entries log entries); an unchanged table costs one comparison. */
+static int diff_pkeys(struct fab_diff *d, const struct fab_snapshot *os, uint32_t op,
+		      const struct fab_snapshot *ns, uint32_t np)
+{
+	const struct fab_port_pkeys *a = fab_pkeys_of(os, op), *b = fab_pkeys_of(ns, np);
+	uint16_t x[FAB_PKEY_MAX_ENTRIES], y[FAB_PKEY_MAX_ENTRIES];
+	struct fab_change *ch;
+
+	if (!a || !b)
+		return 0; /* one of the scans did not read it */
+	if (a->enforce != b->enforce) {
+		if (!(ch = add(d, FAB_CHG_PKEY_ENFORCEMENT)))
+			return -ENOMEM;
+		ch->subject = port_end(ns, np);
+		ch->peer = remote_end(ns, &ns->ports[np]);
+		ch->old_value = a->enforce;
+		ch->new_value = b->enforce;
+	}
+	if (a->status != FAB_LFT_OK || b->status != FAB_LFT_OK ||
+	    (a->n == b->n && (a->pkey == b->pkey || !memcmp(a->pkey, b->pkey, a->n * sizeof(*a->pkey)))))
+		return 0;
+	size_t nx = fab_pkeys_memberships(a, x), ny = fab_pkeys_memberships(b, y), i = 0, j = 0;
+	while (i < nx || j < ny) {
+		unsigned px = i < nx ? x[i] & FAB_PKEY_MASK : FAB_PKEY_MASK + 1;
+		unsigned py = j < ny ? y[j] & FAB_PKEY_MASK : FAB_PKEY_MASK + 1;
+		unsigned part = px < py ? px : py;
+		unsigned mx = px == part ? (x[i++] & FAB_PKEY_FULL ? FAB_PKEY_FULL_MEMBER : FAB_PKEY_LIMITED)
+					 : FAB_PKEY_NONE;
+		unsigned my = py == part ? (y[j++] & FAB_PKEY_FULL ? FAB_PKEY_FULL_MEMBER : FAB_PKEY_LIMITED)
+					 : FAB_PKEY_NONE;
+
+		if (mx == my)
+			continue;
+		if (!(ch = add(d, FAB_CHG_PARTITION)))
+			return -ENOMEM;
+		ch->subject = port_end(ns, np);
+		ch->peer = remote_end(ns, &ns->ports[np]);
+		ch->partition = (uint16_t)part;
+		ch->old_value = mx;
+		ch->new_value = my;
+	}
+	return 0;
+}
+
 /* Ports of a node present in both snapshots. */
 static int diff_ports(struct fab_diff *d, const struct fab_snapshot *os, uint32_t on,
 		      const struct fab_snapshot *ns, uint32_t nn)
@@ -181,6 +230,8 @@ static int diff_ports(struct fab_diff *d, const struct fab_snapshot *os, uint32_
 			ch->new_value = b->lid;
 		}
 		if (b->port_num > 0 && (err = diff_counters(d, os, op, ns, np)))
+			return err;
+		if (b->port_num > 0 && (err = diff_pkeys(d, os, op, ns, np)))
 			return err;
 	}
 	return 0;
@@ -492,6 +543,11 @@ static int cmp_change(const void *x, const void *y)
 	if (a->f != b->f) \
 		return a->f < b->f ? -1 : 1
 	CMP(kind);
+	CMP(partition); /* a partition's ports together, by change */
+	if (a->kind == FAB_CHG_PARTITION || a->kind == FAB_CHG_PKEY_ENFORCEMENT) {
+		CMP(old_value);
+		CMP(new_value);
+	}
 	CMP(subject.guid);
 	CMP(subject.port);
 	CMP(sm_guid);

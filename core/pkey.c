@@ -92,6 +92,30 @@ enum fab_pkey_member fab_pkeys_member(const struct fab_port_pkeys *t, unsigned p
 	return m;
 }
 
+static int cmp_pkey(const void *a, const void *b)
+{
+	unsigned x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+
+	/* by partition, the full membership first */
+	if ((x & FAB_PKEY_MASK) != (y & FAB_PKEY_MASK))
+		return (x & FAB_PKEY_MASK) < (y & FAB_PKEY_MASK) ? -1 : 1;
+	return (int)(y & FAB_PKEY_FULL) - (int)(x & FAB_PKEY_FULL);
+}
+
+size_t fab_pkeys_memberships(const struct fab_port_pkeys *t, uint16_t *out)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->pkey[i] & FAB_PKEY_MASK)
+			out[n++] = t->pkey[i];
+	qsort(out, n, sizeof(*out), cmp_pkey);
+	for (size_t i = 0; i < n; i++)
+		if (!k || (out[k - 1] & FAB_PKEY_MASK) != (out[i] & FAB_PKEY_MASK))
+			out[k++] = out[i];
+	return k;
+}
+
 int fab_pkeys_shared(const struct fab_port_pkeys *a, const struct fab_port_pkeys *b,
 		     unsigned want, bool *limited_only)
 {

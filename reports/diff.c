@@ -40,6 +40,8 @@ static const char *const titles[] = {
 	[FAB_CHG_COUNTER_INCREASE] = "error counters increased",
 	[FAB_CHG_COUNTER_RESET] = "error counters reset (went down: cleared in between)",
 	[FAB_CHG_ROUTES] = "forwarding tables changed",
+	[FAB_CHG_PARTITION] = "partition memberships changed",
+	[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement changed (switch ports)",
 };
 _Static_assert(ARRAY_SIZE(titles) == FAB_CHG__COUNT, "titles");
 
@@ -139,6 +141,41 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 	}
 }
 
+/* Ports named per line of a partition change; the others are counted. */
+#define GROUP_NAMED 5
+
+/*
+ * The partition changes from d->changes[i] on that are the same change
+ * (kind, partition, old -> new; core/diff.c sorts them together), in one
+ * line: how many ports and the first GROUP_NAMED by name. Returns how many
+ * changes it covered.
+ */
+static size_t text_group(FILE *f, const struct fab_diff *d, size_t i,
+			 const struct fab_nodemap *names)
+{
+	const struct fab_change *c = &d->changes[i];
+	char s[VAL_CAP + 64], o[VAL_CAP], n[VAL_CAP];
+	size_t k = i;
+
+	while (k < d->n && d->changes[k].kind == c->kind && d->changes[k].partition == c->partition &&
+	       d->changes[k].old_value == c->old_value && d->changes[k].new_value == c->new_value)
+		k++;
+	fab_report_change_text(c, o, n, VAL_CAP);
+	if (c->kind == FAB_CHG_PARTITION)
+		fprintf(f, "  partition 0x%04x: %s -> %s at %zu port%s:", c->partition, o, n, k - i,
+			k - i == 1 ? "" : "s");
+	else
+		fprintf(f, "  %s -> %s at %zu port%s:", o, n, k - i, k - i == 1 ? "" : "s");
+	for (size_t j = i; j < k && j < i + GROUP_NAMED; j++) {
+		end_str(&d->changes[j].subject, names, s, sizeof(s));
+		fprintf(f, "%s %s", j > i ? "," : "", s);
+	}
+	if (k - i > GROUP_NAMED)
+		fprintf(f, " and %zu more", k - i - GROUP_NAMED);
+	fputc('\n', f);
+	return k - i;
+}
+
 static void scan_str(const struct fab_snapshot *s, char *buf, size_t cap)
 {
 	char t[FAB_TIME_STRLEN];
@@ -161,11 +198,16 @@ int fab_report_diff_text(FILE *f, const struct fab_diff *d, const struct fab_sna
 		fprintf(f, "no changes\n");
 	else
 		fprintf(f, "%zu change%s\n", d->n, d->n == 1 ? "" : "s");
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = 0; i < d->n;) {
 		const struct fab_change *c = &d->changes[i];
 		if (!i || d->changes[i - 1].kind != c->kind)
 			fprintf(f, "%s (%zu):\n", titles[c->kind], d->count[c->kind]);
+		if (c->kind == FAB_CHG_PARTITION || c->kind == FAB_CHG_PKEY_ENFORCEMENT) {
+			i += text_group(f, d, i, names);
+			continue;
+		}
 		text_change(f, c, names);
+		i++;
 	}
 	if (ferror(f))
 		return fab_err(-EIO, "cannot write the diff: %s", strerror(errno ? errno : EIO));
@@ -225,6 +267,10 @@ static void xml_change(struct fab_xw *x, const struct fab_change *c,
 	case FAB_CHG_SM_STATE:
 	case FAB_CHG_SM_PRIORITY:
 		fab_xw_attr_guid(x, "sm-guid", c->sm_guid);
+		break;
+	case FAB_CHG_PARTITION:
+		snprintf(w, sizeof(w), "0x%04x", c->partition);
+		fab_xw_attr_lit(x, "partition", w);
 		break;
 	case FAB_CHG_COUNTER_INCREASE:
 	case FAB_CHG_COUNTER_RESET:

@@ -4,6 +4,7 @@
  * the XML diff, values through model.c's one change formatter.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
@@ -46,6 +47,9 @@ static int kind_fields(json_t *ch, const struct fab_change *c)
 	case FAB_CHG_SM_STATE:
 	case FAB_CHG_SM_PRIORITY:
 		return fab_jw_set(ch, "sm_guid", fab_jw_guid(c->sm_guid));
+	case FAB_CHG_PARTITION:
+		snprintf(w, sizeof(w), "0x%04x", c->partition);
+		return fab_jw_set(ch, "partition", json_string(w));
 	case FAB_CHG_COUNTER_INCREASE:
 	case FAB_CHG_COUNTER_RESET:
 		return fab_jw_set(ch, "counter", json_pack("s?", fab_counter_name(c->counter))) ||

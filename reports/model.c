@@ -8,6 +8,7 @@
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/pkey.h"
 #include "fabsweep/roce.h"
 #include "model.h"
 
@@ -544,6 +545,26 @@ static const char *or_unknown(const char *s)
 	return s ? s : "unknown";
 }
 
+/* A port's membership in a partition (enum fab_pkey_member). */
+static const char *member_text(uint64_t m)
+{
+	return m == FAB_PKEY_FULL_MEMBER ? "full" : m == FAB_PKEY_LIMITED ? "limited" : "none";
+}
+
+/* A switch port's enforcement bits (FAB_PKEY_ENF_*), "none" without any. */
+static void enforce_text(uint64_t bits, char *buf, size_t len)
+{
+	static const char *const names[] = { "inbound", "outbound", "raw-inbound", "raw-outbound" };
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 4; i++)
+		if (bits & (1u << i) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "+" : "", names[i]);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
 void fab_report_change_text(const struct fab_change *c, char *old, char *new, size_t len)
 {
 	old[0] = new[0] = '\0';
@@ -583,6 +604,14 @@ void fab_report_change_text(const struct fab_change *c, char *old, char *new, si
 	case FAB_CHG_SM_STATE:
 		snprintf(old, len, "%s", or_unknown(fab_sm_state_name((unsigned)c->old_value)));
 		snprintf(new, len, "%s", or_unknown(fab_sm_state_name((unsigned)c->new_value)));
+		break;
+	case FAB_CHG_PARTITION:
+		snprintf(old, len, "%s", member_text(c->old_value));
+		snprintf(new, len, "%s", member_text(c->new_value));
+		break;
+	case FAB_CHG_PKEY_ENFORCEMENT:
+		enforce_text(c->old_value, old, len);
+		enforce_text(c->new_value, new, len);
 		break;
 	case FAB_CHG_LID:
 	case FAB_CHG_ROUTES:

@@ -602,6 +602,8 @@ static const char *change_title(unsigned kind)
 		[FAB_CHG_COUNTER_INCREASE] = "error counter rose",
 		[FAB_CHG_COUNTER_RESET] = "counter cleared",
 		[FAB_CHG_ROUTES] = "forwarding table changed",
+		[FAB_CHG_PARTITION] = "partition membership",
+		[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement",
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) == FAB_CHG__COUNT, "change titles");
 	return kind < FAB_CHG__COUNT ? t[kind] : "change";
@@ -639,6 +641,8 @@ static void fabric_change_table(struct hr *r)
 		fab_hw_fmt(w, "<tr><td>%s", change_title(c->kind));
 		if (c->kind == FAB_CHG_COUNTER_INCREASE || c->kind == FAB_CHG_COUNTER_RESET)
 			fab_hw_fmt(w, ": %s", fab_counter_name(c->counter));
+		if (c->kind == FAB_CHG_PARTITION)
+			fab_hw_fmt(w, " 0x%04x", c->partition);
 		fab_hw_raw(w, "</td><td>");
 		change_end_cell(w, &c->subject);
 		fab_hw_raw(w, "</td><td>");

@@ -169,6 +169,114 @@ int fab_ready_hops_plan(struct fab_ready *r, const struct fab_snapshot *v,
 	return err;
 }
 
+/* ---- growing the view along the routes -------------------------------------- */
+
+struct guid_set {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int guid_add(struct guid_set *g, uint64_t guid)
+{
+	if (g->n == g->cap) {
+		size_t nc = g->cap ? 2 * g->cap : 32;
+		uint64_t *p = realloc(g->v, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		g->v = p;
+		g->cap = nc;
+	}
+	g->v[g->n++] = guid;
+	return 0;
+}
+
+static int cmp_guid(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Where the walk toward its destination stops for lack of the view: a
+ * switch without its table (its GUID), or a port whose far end the view
+ * does not hold (that end's GUID); 0 when the route ends for another
+ * reason or arrives. */
+static uint64_t stops_at(const struct fab_route_index *ix, const struct fab_route_walk *w,
+			 uint32_t sw)
+{
+	const struct fab_snapshot *v = ix->snap;
+
+	for (unsigned n = 0; sw != FAB_NONE && n <= FAB_ROUTE_MAX_HOPS; n++) {
+		if (w->next[sw] != FAB_NONE) {
+			sw = w->next[sw];
+			continue;
+		}
+		if (w->fault[sw] != FAB_ROUTE_UNKNOWN)
+			return 0;
+		if (!fab_routing_lft(v, ix->sw_node[sw]))
+			return v->nodes[ix->sw_node[sw]].guid;
+		if (w->out[sw] != FAB_NONE && v->ports[w->out[sw]].remote_idx == FAB_NONE)
+			return v->ports[w->out[sw]].remote_guid;
+		return 0;
+	}
+	return 0;
+}
+
+int fab_ready_hops_missing(const struct fab_ready *r, const struct fab_snapshot *v,
+			   const uint64_t *have, size_t n_have, uint64_t **out, size_t *n_out)
+{
+	struct fab_route_index ix = { 0 };
+	struct fab_route_walk w = { 0 };
+	struct guid_set g = { 0 };
+	uint32_t *hp = malloc((r->n_hosts + 1) * sizeof(*hp));
+	uint64_t *sorted = malloc((n_have + 1) * sizeof(*sorted));
+	int err = -ENOMEM;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!hp || !sorted || (err = fab_route_index_build(v, &ix)) ||
+	    (err = fab_route_walk_init(&ix, &w)))
+		goto out;
+	host_ports(r, v, hp);
+	for (size_t d = 0; d < r->n_hosts && !err; d++) {
+		uint16_t lid;
+
+		if (hp[d] == FAB_NONE || !fab_route_port_lids(v, hp[d], &lid))
+			continue;
+		fab_route_walk_to(&ix, &w, lid);
+		for (size_t s = 0; s < r->n_hosts && !err; s++) {
+			uint64_t guid = s == d || hp[s] == FAB_NONE
+					? 0 : stops_at(&ix, &w, fab_route_first_switch(&ix, hp[s]));
+			if (guid)
+				err = guid_add(&g, guid);
+		}
+	}
+	if (err)
+		goto out;
+	/* each GUID once, none asked for before */
+	if (n_have) {
+		memcpy(sorted, have, n_have * sizeof(*sorted));
+		qsort(sorted, n_have, sizeof(*sorted), cmp_guid);
+	}
+	if (g.n)
+		qsort(g.v, g.n, sizeof(*g.v), cmp_guid);
+	size_t k = 0;
+	for (size_t i = 0; i < g.n; i++)
+		if ((!k || g.v[k - 1] != g.v[i]) &&
+		    !bsearch(&g.v[i], sorted, n_have, sizeof(*sorted), cmp_guid))
+			g.v[k++] = g.v[i];
+	*out = g.v;
+	*n_out = k;
+	g.v = NULL;
+out:
+	fab_route_walk_fini(&w);
+	fab_route_index_free(&ix);
+	free(g.v);
+	free(hp);
+	free(sorted);
+	return err;
+}
+
 /* ---- judging ---------------------------------------------------------------- */
 
 static const char *label(const struct fab_snapshot *v, const struct fab_nodemap *map,

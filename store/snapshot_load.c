@@ -127,6 +127,9 @@ struct loader {
 	struct fab_snapshot *s;
 	const struct fab_load_range *ranges;
 	size_t n_ranges;
+	/* the counter samples to read: NULL, those of the ranges */
+	const struct fab_load_range *samples;
+	size_t n_samples;
 	unsigned parts; /* FAB_LOAD_* */
 	/* whose nodes, ports and links these are: the scan's own id, or for
 	 * a watch sweep its topology scan (docs/watch.md) */
@@ -187,17 +190,17 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size)
 }
 
 /*
- * Runs q over the rows of the ranges, binding each range's bounds, or once
- * over the whole scan when there are none, and read() on every row. A query
- * about nodes only (ports false) runs once per node.
+ * Runs q over the rows of ranges r[0..n) (NULL: once over the whole scan),
+ * binding each range's bounds, and read() on every row. A query about
+ * nodes only (ports false) runs once per node.
  */
-static int each_row(struct loader *l, sqlite3_stmt *q, bool ports,
-		    int (*read)(struct loader *l, sqlite3_stmt *q))
+static int each_row_of(struct loader *l, const struct fab_load_range *r, size_t n, sqlite3_stmt *q,
+		       bool ports, int (*read)(struct loader *l, sqlite3_stmt *q))
 {
-	const struct fab_load_range *r = l->ranges;
-	size_t n = r ? l->n_ranges : 1;
 	int err = 0, rc = SQLITE_DONE;
 
+	if (!r)
+		n = 1;
 	for (size_t i = 0; i < n && !err; i++) {
 		if (r && !ports && i && r[i].node == r[i - 1].node)
 			continue;
@@ -214,6 +217,13 @@ static int each_row(struct loader *l, sqlite3_stmt *q, bool ports,
 			break;
 	}
 	return fab_sql_done(l->st, q, err ? SQLITE_DONE : rc, err);
+}
+
+/* each_row_of() over the loader's ranges. */
+static int each_row(struct loader *l, sqlite3_stmt *q, bool ports,
+		    int (*read)(struct loader *l, sqlite3_stmt *q))
+{
+	return each_row_of(l, l->ranges, l->n_ranges, q, ports, read);
 }
 
 /* ---- the scan row ---------------------------------------------------------- */
@@ -484,6 +494,8 @@ static int load_samples(struct loader *l)
 		return err;
 	if (sweep)
 		sqlite3_bind_int64(s, 5, l->topo);
+	if (l->samples)
+		return each_row_of(l, l->samples, l->n_samples, s, true, read_sample);
 	return each_row(l, s, true, read_sample);
 }
 
@@ -621,10 +633,12 @@ static int load_routing(struct loader *l)
 /* ---- the load ------------------------------------------------------------------ */
 
 int fab_store_load_part(struct fab_store *st, int64_t scan_id,
-			const struct fab_load_range *ranges, size_t n_ranges, unsigned parts,
+			const struct fab_load_range *ranges, size_t n_ranges,
+			const struct fab_load_range *samples, size_t n_samples, unsigned parts,
 			struct fab_snapshot **out)
 {
-	struct loader l = { .st = st, .ranges = ranges, .n_ranges = n_ranges, .parts = parts };
+	struct loader l = { .st = st, .ranges = ranges, .n_ranges = n_ranges, .samples = samples,
+			    .n_samples = n_samples, .parts = parts };
 	bool light = parts & FAB_LOAD_LIGHT;
 	int err;
 
@@ -640,7 +654,7 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = NOMEM();
 	if (!err && !light && (err = fab_snapshot_build_links(l.s)))
 		err = NOMEM();
-	if (!err)
+	if (!err && !(parts & FAB_LOAD_NO_SAMPLES))
 		err = load_samples(&l);
 	if (!err && (parts & FAB_LOAD_SMS))
 		err = load_sms(&l);
@@ -674,7 +688,7 @@ static int load(struct fab_store *st, int64_t scan_id, unsigned parts, struct fa
 	if ((err = fab_store_resolve_scan(st, scan_id, &scan_id)) ||
 	    (err = fab_store_exec(st, "BEGIN", "begin a read")))
 		return err;
-	err = fab_store_load_part(st, scan_id, NULL, 0, parts, out);
+	err = fab_store_load_part(st, scan_id, NULL, 0, NULL, 0, parts, out);
 	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 	return err;
 }

@@ -115,17 +115,22 @@ enum {
 	FAB_LOAD_ROCE = 1 << 4,     /* the RoCE part (store/roce_load.c) */
 	FAB_LOAD_ROUTING = 1 << 5,  /* the forwarding tables (store/routing_io.c) */
 	FAB_LOAD_PKEYS = 1 << 6,    /* the P_Key tables (store/pkey_io.c) */
+	FAB_LOAD_NO_SAMPLES = 1 << 7, /* no counter samples at all */
 };
 
 /*
  * Loads scan scan_id (an id, not resolved) inside the caller's read
  * transaction: the rows in ranges[0..n) (sorted by node, then port, not
- * overlapping), or the whole scan when ranges is NULL; the snapshot is
- * indexed, its links built (unless light). *out owned by the caller.
- * 0, -ENOENT (no such scan) or another negative errno, message set.
+ * overlapping), or the whole scan when ranges is NULL; the counter samples
+ * of the loaded ports in samples[0..n_samples) (sorted and apart as
+ * ranges) or, when samples is NULL, of all of them (none with
+ * FAB_LOAD_NO_SAMPLES); the snapshot is indexed, its links built (unless
+ * light). *out owned by the caller. 0, -ENOENT (no such scan) or another
+ * negative errno, message set.
  */
 int fab_store_load_part(struct fab_store *st, int64_t scan_id,
-			const struct fab_load_range *ranges, size_t n_ranges, unsigned parts,
+			const struct fab_load_range *ranges, size_t n_ranges,
+			const struct fab_load_range *samples, size_t n_samples, unsigned parts,
 			struct fab_snapshot **out);
 
 /* ---- the RoCE part's per-priority columns (store/roce_cols.c) --------------- */

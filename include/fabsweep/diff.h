@@ -5,7 +5,9 @@
  * (text, XML) is the caller's business; `fabsweep diff` does both.
  *
  * Nodes are matched by GUID, ports by (node GUID, port number), links by
- * their two ends, subnet managers by port GUID. Devices that share a GUID
+ * their two ends, subnet managers by port GUID. Partition changes are
+ * sorted by partition and change (old, new), then by port, so that a
+ * renderer can name the ports of one change together. Devices that share a GUID
  * are a fault reported elsewhere: only the first of them takes part.
  * Cost: O(n log n) in the size of the snapshots.
  */
@@ -38,6 +40,12 @@ enum fab_change_kind {
 	FAB_CHG_ROUTES,         /* a switch's forwarding table changed (both scans
 				 * have it): old_value LIDs compared, new_value
 				 * LIDs whose port moved (blocks not read skipped) */
+	FAB_CHG_PARTITION,      /* a port's membership in one partition (the
+				 * change's partition) moved: old -> new, enum
+				 * fab_pkey_member (0: not a member; joined, left,
+				 * full <-> limited); both scans read its table whole */
+	FAB_CHG_PKEY_ENFORCEMENT, /* a switch port's enforcement bits
+				   * (FAB_PKEY_ENF_*, pkey.h): old -> new */
 	FAB_CHG__COUNT
 };
 
@@ -60,6 +68,7 @@ struct fab_change {
 	uint16_t width, speed; /* LINK_ADDED/REMOVED: as the link ran */
 	uint8_t old_phys, new_phys; /* PORT_STATE: enum fab_phys_state */
 	uint8_t counter;    /* COUNTER_*: enum fab_counter */
+	uint16_t partition; /* PARTITION: the partition (15 bits) */
 	/* COUNTER_*: what it counted from old to new, as the counter model
 	 * (fabsweep/counter.h) says: new - old, or after a reset the new value;
 	 * a lower bound after a reset or when saturated (new value all ones). */

@@ -359,6 +359,8 @@ struct fab_pipeline_ready_result {
 	 * with its verdict; pairs whose route crosses a bad one are in pairs */
 	struct fab_ready_hops hops;
 	double open_ms, load_ms, total_ms; /* opening the database, loading, all */
+	double load_cpu_ms, cpu_ms;         /* CPU time: loading (this thread's), all (the process's) */
+	unsigned load_rounds;       /* reads of the sweep: the hosts', then along the routes */
 	/* private */
 	struct fab_nodemap *map;
 	const char **names;
@@ -376,6 +378,22 @@ struct fab_pipeline_ready_result {
 int fab_pipeline_ready(const struct fab_pipeline_ready *job,
 		       struct fab_pipeline_ready_result **out);
 void fab_pipeline_ready_free(struct fab_pipeline_ready_result *r); /* accepts NULL */
+
+/*
+ * The view `ready` judges: the hosts' part of scan scan_id (0: the latest)
+ * grown along the routes between them. First the CAs of the hosts, the
+ * ports cabled to them and the switches there whole with their tables;
+ * then each round the switches the routes reach without their table
+ * (fab_ready_hops_missing), whole, until none is missing; then once more
+ * with the findings, the P_Key tables and the counter samples of the ports
+ * to probe (fab_store_load_paths_view). A path of h switches costs about
+ * h + 1 small reads, never the whole scan; the routes walked per
+ * destination. *reads counts the reads (added to). map may be NULL. 0 or a
+ * negative errno with fab_errmsg() set.
+ */
+int fab_pipeline_ready_view(struct fab_store *st, int64_t scan_id,
+			    const struct fab_ready_hosts *hosts, const struct fab_nodemap *map,
+			    struct fab_snapshot **view, unsigned *reads);
 
 /* ---- RoCE: collect and merge (pipeline/collect.c, merge.c) ------------- */
 

@@ -79,6 +79,13 @@ const struct fab_port_pkeys *fab_pkeys_of(const struct fab_snapshot *snap, uint3
 /* The port's membership in partition (15 bits): the best entry for it. */
 enum fab_pkey_member fab_pkeys_member(const struct fab_port_pkeys *t, unsigned partition);
 /*
+ * The port's memberships, one raw P_Key per partition it is in (the full
+ * membership bit set when any entry for it is full), ascending by
+ * partition, into out (room for t->n entries); returns how many. NULL t:
+ * none. O(n log n) in the table's entries.
+ */
+size_t fab_pkeys_memberships(const struct fab_port_pkeys *t, uint16_t *out);
+/*
  * A partition two ports can talk in: the given one (want, 15 bits) or,
  * when want is 0, the first of a's entries that b shares with a full
  * member on at least one side. Returns the partition, or -1 when there is

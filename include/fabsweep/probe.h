@@ -278,8 +278,22 @@ struct fab_ready_hops {
 };
 
 /*
+ * What the view lacks to follow the routes between r's hosts (r planned on
+ * it): the GUIDs of the switches the routes reach that the view holds
+ * without their table, and of the nodes beyond a port they leave by that
+ * the view does not hold; none of have[0..n_have) (asked for already: the
+ * scan has no table for it, or it is no switch). `ready` loads those and
+ * asks again until nothing is missing (pipeline/ready.c,
+ * fab_store_load_paths_view): a path of h switches costs h + 1 small loads.
+ * One walk per destination. *out owned by the caller (NULL when *n_out is
+ * 0). 0 or -ENOMEM.
+ */
+int fab_ready_hops_missing(const struct fab_ready *r, const struct fab_snapshot *view,
+			   const uint64_t *have, size_t n_have, uint64_t **out, size_t *n_out);
+/*
  * Plans the hops: the routes between every two of r's hosts in the view's
- * forwarding tables (a view with every switch: fab_store_load_view_routes),
+ * forwarding tables (a view holding every switch on them whole:
+ * fab_ready_hops_missing() says none is missing),
  * walked per destination (core/route_walk.c), each distinct
  * switch-to-switch link once; both ends of each are added to r's probe plan
  * (r->ports). When the view has no tables, out->judged is false and

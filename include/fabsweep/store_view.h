@@ -10,6 +10,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct fab_store;
@@ -34,15 +35,41 @@ int fab_store_load_view(struct fab_store *st, int64_t scan_id,
 			fab_store_view_want_fn want, void *ctx,
 			struct fab_snapshot **out);
 
+/* A port by its node's GUID and its number. */
+struct fab_store_port_key {
+	uint64_t guid;
+	uint8_t port;
+};
+
+/* What `ready` adds to the view of its hosts to follow their routes. */
+struct fab_store_paths {
+	/* the CAs by node GUID instead of want() (which reads every CA's
+	 * description): after the first round, those it picked */
+	const uint64_t *cas;
+	size_t n_cas;
+	/* switches loaded whole with their forwarding tables, without the
+	 * nodes beyond their ports (a GUID that is no switch adds nothing) */
+	const uint64_t *switches;
+	size_t n_switches;
+	/* false: a step of the walk (nodes, ports and tables; no counter
+	 * samples, findings or P_Key tables); true: the view to judge, with
+	 * the findings and P_Key tables of fab_store_load_view() and the
+	 * counter samples of the CAs' part and of the ports in
+	 * sampled[0..n_sampled) (the hops to probe) only */
+	bool judge;
+	const struct fab_store_port_key *sampled;
+	size_t n_sampled;
+};
+
 /*
- * The same view and every switch with all its ports, their samples and the
- * forwarding tables (fab_route_index_build() on it traces routes between
- * the picked CAs; `ready` checks the hops of those routes). P_Key tables
- * of the loaded ports come with both.
+ * The view of fab_store_load_view() (the CAs want() picks and the ports
+ * cabled to them) with the switches of paths whole: `ready` grows it along
+ * the routes between its hosts (pipeline/ready.c), a few switches at a
+ * time, never the whole scan. Returns as fab_store_load_view.
  */
-int fab_store_load_view_routes(struct fab_store *st, int64_t scan_id,
-			       fab_store_view_want_fn want, void *ctx,
-			       struct fab_snapshot **out);
+int fab_store_load_paths_view(struct fab_store *st, int64_t scan_id,
+			      fab_store_view_want_fn want, void *ctx,
+			      const struct fab_store_paths *paths, struct fab_snapshot **out);
 
 /*
  * The view of a route (`fabsweep route`): as fab_store_load_view, the CAs

@@ -7,7 +7,9 @@
 #    them (host0001 runs OpenSM: SELF=full makes it a full default member, so
 #    it can talk to all); --pkey of one partition names the pairs outside it;
 #  - host0003 moved into the first partition (OpenSM sweeps the new file):
-#    ready for host0001-0003 is ready;
+#    ready for host0001-0003 is ready; `diff` of the scans before and after
+#    names host0003 joining it as a full member (text, and JSON valid against
+#    docs/json/diff.schema.json), and with --forensic scans its switch port too;
 #  - a normal scan reads no switch port's table (no port enforces in ibsim),
 #    every cabled switch port's with --forensic; a switch port's P_Key table
 #    changed by a Set (tests/tools/smpset) is stored as smpquery prints it.
@@ -26,7 +28,7 @@ source "$SRCDIR/tests/integration/checks.sh"
 need sqlite3
 need smpquery
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
-scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet 2>/dev/null; }
+scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@" 2>/dev/null; }
 last() { q "SELECT max(scan_id) FROM scans"; }
 ready() { fabsim_run "$D/sim" -- "$FABSWEEP" ready --db "$D/fab.db" "$@" >"$D/out" 2>&1; }
 # the non-empty entries of smpquery pkeys, one a line
@@ -43,7 +45,7 @@ jobA=0x8001 : $(g 1)=full, $(g 2)=full;
 jobB=0x8002 : $(g 3)=full, $(g 4)=full;
 EOC
 FABSIM_OPENSM_ARGS="-P $D/part.conf" fabsim_start "$D/net" "$D/sim" >/dev/null || exit 1
-scan
+scan --forensic # every switch port's table too, for the diff below
 check "scan exits 0" eq "$?" 0
 bad=""
 for h in 1 2 3 4; do
@@ -65,10 +67,24 @@ check "--pkey 0x8001: names host0002 <-> host0003" has "$D/out" "host0002 <-> ho
 # host0003 moves into jobA
 sed -i "s/jobA=0x8001 : /jobA=0x8001 : $(g 3)=full, /" "$D/part.conf"
 fabsim_resweep "$D/sim" || exit 1
-scan
+scan --forensic
+moved=$(last)
 ready --hosts 'host[0001-0003]'
 check "host0003 moved into jobA: ready (exit 0)" eq "$?" 0
 check "host0003 moved: no pair named" lacks "$D/out" "<->"
+# the diff of the two scans names the move: host0003 joined jobA as a full
+# member, and OpenSM gave its switch port (leaf002/1) the partition too
+"$FABSWEEP" diff --db "$D/fab.db" 1 "$(last)" >"$D/diff" 2>&1
+check "diff: the two membership changes are listed" has "$D/diff" "partition memberships changed (2):"
+check "diff: host0003 and its switch port joined 0x0001 as full members" has "$D/diff" \
+	"partition 0x0001: none -> full at 2 ports: \"host0003\" $(g 3 | sed 's/1$/0/') port 1, \"leaf002\""
+"$FABSWEEP" diff --db "$D/fab.db" --json 1 "$(last)" >"$D/diff.json" 2>&1
+check "diff --json: the partition changes" eq "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(c["subject"]["description"] + "/" + str(c["subject"]["port"]) + ":" + c["partition"] + ":" + c["old"] + "->" + c["new"] for c in d["changes"] if c["kind"] == "partition"))' "$D/diff.json")" "host0003/1:0x0001:none->full leaf002/1:0x0001:none->full"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	check "diff --json validates" python3 "$SRCDIR/tests/tools/json_validate.py" "$SRCDIR/docs/json/diff.schema.json" "$D/diff.json"
+fi
 
 # a Set on a switch port's table is what the next scan stores
 lid=$(q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = 'leaf001'")
@@ -78,6 +94,9 @@ check "a normal scan reads no switch port's table (none enforces)" eq "$(q "SELE
 	JOIN nodes n USING (scan_id, node_guid) WHERE t.scan_id = $(last) AND n.node_type = 'switch'")" 0
 check "a normal scan reads every cabled host port's table" eq "$(q "SELECT count(*) FROM port_pkey_tables t
 	JOIN nodes n USING (scan_id, node_guid) WHERE t.scan_id = $(last) AND n.node_type = 'ca'")" 4
+"$FABSWEEP" diff --db "$D/fab.db" "$moved" "$(last)" >"$D/diff" 2>&1
+check "diff of a --forensic scan and a normal one: a switch port's table not read is no change" \
+	lacks "$D/diff" "partition"
 fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet --forensic 2>/dev/null
 check "--forensic reads every cabled switch port's table (2 leaves x 3, the spine 2)" eq "$(q "SELECT count(*) FROM port_pkey_tables t
 	JOIN nodes n USING (scan_id, node_guid) WHERE t.scan_id = $(last) AND n.node_type = 'switch'")" 8

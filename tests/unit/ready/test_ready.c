@@ -21,7 +21,9 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
+#include "fabsweep/pipeline.h"
 #include "fabsweep/probe.h"
+#include "fabsweep/routing.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/store.h"
 #include "fabsweep/store_view.h"
@@ -508,6 +510,109 @@ static void test_load_view(void **state)
 	unlink(p2);
 }
 
+/* ---- the view along the routes ------------------------------------------------------------ */
+
+/* "guid/port" of a port of v, appended to buf. */
+static void put_port(char *buf, size_t len, const struct fab_snapshot *v, uint32_t port)
+{
+	size_t n = strlen(buf);
+
+	if (port == FAB_NONE || port >= v->n_ports)
+		snprintf(buf + n, len - n, "-");
+	else
+		snprintf(buf + n, len - n, "%llx/%u",
+			 (unsigned long long)v->nodes[v->ports[port].node_idx].guid, v->ports[port].port_num);
+}
+
+/* What ready finds on the routes between hosts h in view v, as text: each
+ * hop (both ends) in order, then each pair whose route breaks (fault,
+ * where). The probe's answers are left empty: the hops judge unknown. */
+static void route_facts(const struct fab_snapshot *v, const struct fab_ready_hosts *h, char *buf,
+			size_t len)
+{
+	struct fab_ready *r;
+	struct fab_ready_hops hops;
+	struct fab_ready_pairs pairs = { 0 };
+	struct fab_counter_limits lim = { 0 };
+
+	buf[0] = '\0';
+	assert_int_equal(fab_ready_plan(v, h, NULL, &r), 0);
+	assert_int_equal(fab_ready_hops_plan(r, v, &hops), 0);
+	assert_true(hops.judged);
+	assert_int_equal(fab_ready_hops_judge(&hops, r, v, NULL, &lim, &pairs), 0);
+	for (size_t i = 0; i < hops.n_hops; i++) {
+		put_port(buf, len, v, hops.hops[i].port);
+		strncat(buf, ">", len - strlen(buf) - 1);
+		put_port(buf, len, v, hops.hops[i].peer);
+		strncat(buf, " ", len - strlen(buf) - 1);
+	}
+	for (size_t i = 0; i < pairs.n_listed; i++) {
+		const struct fab_ready_pair *p = &pairs.failing[i];
+		size_t n = strlen(buf);
+		snprintf(buf + n, len - n, "| %u->%u %s at ", p->a, p->b, fab_route_fault_name(p->fault));
+		put_port(buf, len, v, p->at);
+	}
+	fab_ready_pairs_free(&pairs);
+	fab_ready_hops_free(&hops);
+	fab_ready_free(r);
+}
+
+/* The view ready grows along the routes (fab_pipeline_ready_view) gives
+ * the hops and the broken routes the whole scan gives, from a few of its
+ * switches: on a healthy min-hop fat tree, then with a host's LID dropped
+ * by every spine and a leaf's uplink down. */
+static void test_paths_view(void **state)
+{
+	char path[512], want[16384], got[16384];
+	const char *tmp = getenv("TMPDIR");
+	struct fab_snapshot *s = snapfix_fat_tree(4, 6, 4), *v, *whole;
+	const char *names[] = { "host0001", "host0002", "host0006", "host0011", "host0023" };
+	struct fab_ready_hosts *h;
+	struct fab_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/ready_paths_%d.db", tmp ? tmp : "/tmp", (int)getpid());
+	unlink(path);
+	assert_int_equal(fabfix_route_minhop(s), 0);
+	assert_int_equal(fabfix_pkeys_default(s, NULL, 0), 0);
+	s->scan_id = 0;
+	assert_int_equal(fab_store_open(path, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, s), 0);
+	assert_int_equal(fab_ready_hosts_new(names, 5, &h), 0);
+	for (int round = 0; round < 2; round++) {
+		unsigned reads = 0;
+
+		assert_int_equal(fab_pipeline_ready_view(st, 0, h, NULL, &v, &reads), 0);
+		assert_int_equal(fab_store_load_scan(st, 0, &whole), 0);
+		route_facts(whole, h, want, sizeof(want));
+		route_facts(v, h, got, sizeof(got));
+		assert_string_equal(got, want);
+		assert_non_null(strchr(want, '>'));
+		/* the hosts' leaves, then the spines: 3 reads; not every node */
+		assert_int_equal(reads, 3);
+		assert_true(v->n_nodes < whole->n_nodes);
+		if (round)
+			assert_non_null(strstr(want, "no_entry"));
+		fab_snapshot_free(v);
+		fab_snapshot_free(whole);
+		/* every spine drops host0011's LID; leaf001's first uplink goes down */
+		uint32_t host = fab_snapshot_find_node(s, 0x3000 + 10 * 16);
+		uint16_t lid = s->ports[s->nodes[host].port_first].lid;
+		for (size_t i = 0; i < s->routing->n_lfts; i++)
+			if (s->nodes[s->routing->lfts[i].node_idx].guid < 0x2000)
+				((uint8_t *)s->routing->lfts[i].port)[lid] = FAB_LFT_NO_PORT;
+		fabfix_uncable(s, fab_snapshot_find_node(s, 0x2000), 19);
+		assert_int_equal(fab_snapshot_build_links(s), 0);
+		assert_int_equal(fab_snapshot_index(s), 0);
+		s->scan_id = 0;
+		assert_int_equal(fab_store_write_scan(st, s), 0);
+	}
+	fab_ready_hosts_free(h);
+	fab_store_close(st);
+	fab_snapshot_free(s);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_findings_and_unknown),
 		cmocka_unit_test(test_no_link),
 		cmocka_unit_test(test_load_view),
+		cmocka_unit_test(test_paths_view),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

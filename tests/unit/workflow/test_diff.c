@@ -22,6 +22,8 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
+#include "fabsweep/pkey.h"
+#include "fabsweep/routing.h"
 #include "unit/snapfix.h"
 
 static uint32_t port_of(struct fab_snapshot *s, uint64_t guid, unsigned port)
@@ -423,6 +425,116 @@ static void test_routes(void **state)
 	fab_snapshot_free(b);
 }
 
+/* Renders d as XML into path, validates it and checks it holds want[0..n). */
+static void xml_has(const char *path, const struct fab_diff *d, const struct fab_snapshot *a,
+		    const struct fab_snapshot *b, const char *const *want, size_t n)
+{
+	assert_int_equal(fab_report_diff_xml(path, d, a, b, NULL), 0);
+	validate(path);
+	char *x = slurp(path);
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(x, want[i]))
+			fail_msg("XML lacks:\n%s\n--- got:\n%s", want[i], x);
+	free(x);
+}
+
+/* A port's table in the new scan (a fresh one of n entries). */
+static void set_table(struct fab_snapshot *s, uint64_t guid, unsigned port, const uint16_t *pk,
+		      size_t n)
+{
+	struct fab_port_pkeys *t = (struct fab_port_pkeys *)fab_pkeys_of(s, port_of(s, guid, port));
+	uint16_t *tab = fab_pkeys_alloc(s->pkeys, n);
+
+	assert_non_null(t);
+	assert_non_null(tab);
+	memcpy(tab, pk, n * sizeof(*tab));
+	t->pkey = tab;
+	t->n = (uint16_t)n;
+}
+
+/* Partitions joined, left, full -> limited, enforcement switched on; a
+ * reordered table and a partly read one are no change; many ports joining
+ * one partition are one line of text. */
+static void test_partitions(void **state)
+{
+	struct fab_snapshot *a = snapfix_fat_tree(2, 2, 4), *b = snapfix_fat_tree(2, 2, 4);
+	static const uint16_t p1 = 0x8001;
+	struct fab_diff *d;
+
+	(void)state;
+	assert_int_equal(fabfix_pkeys_default(a, &p1, 1), 0);
+	assert_int_equal(fabfix_pkeys_default(b, &p1, 1), 0);
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->n, 0);
+	fab_diff_free(d);
+
+	set_table(b, 0x3000, 1, (const uint16_t[]){ 0xffff, 0x8002 }, 2); /* host0001: 1 -> 2 */
+	set_table(b, 0x3010, 1, (const uint16_t[]){ 0xffff, 0x0001 }, 2); /* host0002: limited */
+	set_table(b, 0x3020, 1, (const uint16_t[]){ 0x8001, 0xffff }, 2); /* reordered */
+	set_table(b, 0x3030, 1, (const uint16_t[]){ 0xffff }, 1);         /* partial: not judged */
+	((struct fab_port_pkeys *)fab_pkeys_of(b, port_of(b, 0x3030, 1)))->status = FAB_LFT_PARTIAL;
+	((struct fab_port_pkeys *)fab_pkeys_of(b, port_of(b, 0x2000, 1)))->enforce =
+		FAB_PKEY_ENF_INB | FAB_PKEY_ENF_OUTB;
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->n, 4);
+	assert_int_equal(d->count[FAB_CHG_PARTITION], 3);
+	assert_int_equal(d->count[FAB_CHG_PKEY_ENFORCEMENT], 1);
+	/* by partition, then change, then port */
+	expect(&d->changes[0], FAB_CHG_PARTITION, 0x3000, 1, 0x2000, 1, FAB_PKEY_FULL_MEMBER, FAB_PKEY_NONE);
+	assert_int_equal(d->changes[0].partition, 1);
+	expect(&d->changes[1], FAB_CHG_PARTITION, 0x3010, 1, 0x2000, 2, FAB_PKEY_FULL_MEMBER, FAB_PKEY_LIMITED);
+	expect(&d->changes[2], FAB_CHG_PARTITION, 0x3000, 1, 0x2000, 1, FAB_PKEY_NONE, FAB_PKEY_FULL_MEMBER);
+	assert_int_equal(d->changes[2].partition, 2);
+	expect(&d->changes[3], FAB_CHG_PKEY_ENFORCEMENT, 0x2000, 1, 0x3000, 1, 0,
+	       FAB_PKEY_ENF_INB | FAB_PKEY_ENF_OUTB);
+	char *t = render_text(d, a, b, NULL);
+	static const char *const want[] = {
+		"partition memberships changed (3):\n"
+		"  partition 0x0001: full -> none at 1 port: \"host0001 HCA-1\" 0x0000000000003000 port 1\n"
+		"  partition 0x0001: full -> limited at 1 port: \"host0002 HCA-1\" 0x0000000000003010 port 1\n"
+		"  partition 0x0002: none -> full at 1 port: \"host0001 HCA-1\" 0x0000000000003000 port 1\n",
+		"partition enforcement changed (switch ports) (1):\n"
+		"  none -> inbound+outbound at 1 port: \"leaf001\" 0x0000000000002000 port 1\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(t, want[i]))
+			fail_msg("text lacks:\n%s\n--- got:\n%s", want[i], t);
+	free(t);
+	char path[256];
+	fabfix_path(path, sizeof(path), "diff_pkeys", ".xml");
+	static const char *const xml[] = {
+		"<change kind=\"partition\" old=\"full\" new=\"limited\" partition=\"0x0001\">",
+		"<change kind=\"partition-enforcement\" old=\"none\" new=\"inbound+outbound\">",
+	};
+	xml_has(path, d, a, b, xml, 2);
+	unlink(path);
+	fab_diff_free(d);
+
+	/* every cabled port joins partition 3: one line, five named */
+	static const uint16_t p13[] = { 0x8001, 0x0003 };
+	assert_int_equal(fabfix_pkeys_default(b, p13, 2), 0);
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	size_t n = d->count[FAB_CHG_PARTITION];
+	assert_true(n > 5);
+	assert_int_equal(d->n, n);
+	t = render_text(d, a, b, NULL);
+	char line[128];
+	snprintf(line, sizeof(line), "  partition 0x0003: none -> limited at %zu ports: ", n);
+	assert_non_null(strstr(t, line));
+	snprintf(line, sizeof(line), " and %zu more\n", n - 5);
+	assert_non_null(strstr(t, line));
+	free(t);
+	fab_diff_free(d);
+	/* no tables in the old scan (--no-pkeys): nothing to compare */
+	fab_pkeys_free(a->pkeys);
+	a->pkeys = NULL;
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->n, 0);
+	fab_diff_free(d);
+	fab_snapshot_free(a);
+	fab_snapshot_free(b);
+}
+
 static void test_xml(void **state)
 {
 	struct fab_snapshot *a, *b, *c, *e;
@@ -462,12 +574,11 @@ static void test_xml(void **state)
 	e->nodes[fab_snapshot_find_node(e, 0x1001)].lid = 42;
 	reindex(e);
 	assert_int_equal(fab_diff_compute(c, e, &d), 0);
-	assert_int_equal(fab_report_diff_xml(path, d, c, e, NULL), 0);
-	validate(path);
-	x = slurp(path);
-	assert_non_null(strstr(x, "<change kind=\"node-description\" old=\"spine001\" new=\"renamed\">"));
-	assert_non_null(strstr(x, "<change kind=\"sm-master\" old=\"0x0000000000003001\" new=\"none\">"));
-	free(x);
+	static const char *const other[] = {
+		"<change kind=\"node-description\" old=\"spine001\" new=\"renamed\">",
+		"<change kind=\"sm-master\" old=\"0x0000000000003001\" new=\"none\">",
+	};
+	xml_has(path, d, c, e, other, 2);
 	fab_diff_free(d);
 
 	/* an unwritable target: error, nothing left behind */
@@ -488,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_xml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
