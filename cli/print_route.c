@@ -109,10 +109,13 @@ void fab_cli_print_route_pairs(struct fab_pipeline_route_result *r)
 		}
 		printf("\n");
 	}
-	printf("all pairs of %zu host%s (%zu port%s), scan %lld: %llu pair%s checked, %llu broken, "
-	       "%llu not judged%s\n", r->n_hosts, r->n_hosts == 1 ? "" : "s", r->n_ends,
-	       r->n_ends == 1 ? "" : "s", (long long)r->scan_id, (unsigned long long)p->n_pairs,
-	       p->n_pairs == 1 ? "" : "s", (unsigned long long)p->n_broken,
+	printf("all pairs of %zu host%s (%zu port%s), scan %lld: %llu pair%s checked",
+	       r->n_hosts, r->n_hosts == 1 ? "" : "s", r->n_ends, r->n_ends == 1 ? "" : "s",
+	       (long long)r->scan_id, (unsigned long long)p->n_pairs, p->n_pairs == 1 ? "" : "s");
+	/* with LMC > 0 each pair is a route per LID of the destination's range */
+	if (p->n_routes != p->n_pairs)
+		printf(" (%llu routes: every LID of each destination)", (unsigned long long)p->n_routes);
+	printf(", %llu broken, %llu not judged%s\n", (unsigned long long)p->n_broken,
 	       (unsigned long long)p->n_unknown,
 	       r->n_missed ? ", some hosts missing (above)" : "");
 }
