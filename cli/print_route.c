@@ -40,16 +40,20 @@ static void link_facts(const struct fab_snapshot *s, uint32_t p)
 		printf("  no errors");
 }
 
-void fab_cli_print_route(const struct fab_pipeline_route_result *r)
+static void print_path(const struct fab_pipeline_route_result *r, const struct fab_route_path *path,
+		       unsigned dlid)
 {
 	const struct fab_snapshot *s = r->snap;
-	const struct fab_route_path *path = &r->path;
 
 	printf("route from ");
 	port_name(s, r->src);
 	printf(" to ");
 	port_name(s, r->dst);
-	printf(" (LID %u), scan %lld\n", r->dlid, (long long)r->scan_id);
+	if (dlid > r->base_lid && dlid < r->base_lid + r->n_lids) /* LMC > 0: not the base */
+		printf(" (LID %u = base %u + %u), scan %lld\n", dlid, r->base_lid, dlid - r->base_lid,
+		       (long long)r->scan_id);
+	else
+		printf(" (LID %u), scan %lld\n", dlid, (long long)r->scan_id);
 	for (size_t i = 0; i < path->n_hops; i++) {
 		uint32_t p = path->hop[i], far = s->ports[p].remote_idx;
 
@@ -73,6 +77,16 @@ void fab_cli_print_route(const struct fab_pipeline_route_result *r)
 		port_name(s, path->at);
 	}
 	printf("\n");
+}
+
+void fab_cli_print_route(const struct fab_pipeline_route_result *r)
+{
+	if (!r->n_paths) {
+		print_path(r, &r->path, r->dlid);
+		return;
+	}
+	for (size_t k = 0; k < r->n_paths; k++) /* --all-lids */
+		print_path(r, &r->paths[k], r->base_lid + (unsigned)k);
 }
 
 static int cmp_pair(const void *a, const void *b)
