@@ -9,7 +9,7 @@
  *                                    for DLID (255: none)
  * PORT is the switch port (the attribute modifier); for a CA give 0.
  * Used by tests/integration/test_partitions_sim.sh and
- * test_routing_lmc_sim.sh under umad2sim.
+ * test_routing_sim.sh under umad2sim.
  */
 #include <stdio.h>
 #include <stdlib.h>
