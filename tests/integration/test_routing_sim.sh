@@ -20,7 +20,8 @@
 #    stored tables hold every LID of every range as ibroute dumps them,
 #    `route --lid-offset K` gives ibtracert's path to base + K on random
 #    pairs, --all-lids its path to each LID, --all-pairs checks 4 routes a
-#    pair; with one leaf's entry for one offset LID Set to 255 (OpenSM -o,
+#    pair, `ready` probes the hops only offset LIDs' routes cross; with one
+#    leaf's entry for one offset LID Set to 255 (OpenSM -o,
 #    an SMP Set), routing.unreachable names that LID (base + 1) and counts
 #    the routes ibsim's `Route` finds broken, --all-pairs prints exactly
 #    those, the base LID still arrives.
@@ -226,6 +227,18 @@ list=$(printf '%s\n' "${hosts[@]}" | awk '{ print $1 }' | paste -sd,)
 check "lmc: route --all-pairs exits 0" eq "$?" 0
 check "lmc: route --all-pairs checks 4 routes a pair, none broken" has "$D/pairs" \
 	"all pairs of 16 hosts (16 ports), scan $s: 240 pairs checked (960 routes: every LID of each destination), 0 broken, 0 not judged"
+# ready probes the hops of every LID's route: between host0001 (leaf001) and
+# host0005 (leaf002) both base LIDs' routes cross spine001, the offsets'
+# spine002 too; errors on spine002's port toward leaf002 make the pair not ready
+spines() { "$FABSWEEP" route --db "$D/fab.db" "$1" "$2" | awk '$4 ~ /^spine/ { sub(/\/.*/, "", $4); print $4 }'; }
+check "lmc: both base LIDs' routes between host0001 and host0005 cross spine001 (as OpenSM routed them)" \
+	eq "$(spines host0001 host0005) $(spines host0005 host0001)" "spine001 spine001"
+fabsim_console "$D/sim" 'PerformanceSet "spine002"[2] PortCounters.SymbolErrorCounter=500' >/dev/null || exit 1
+fabsim_run "$D/sim" -- "$FABSWEEP" ready --db "$D/fab.db" --hosts host0001,host0005 >"$D/out" 2>&1
+check "lmc: ready finds the erroring hop only the offsets cross (exit 1)" eq "$?" 1
+check "lmc: ... names the hop" has "$D/out" \
+	"spine002/2 <-> leaf002/6: error counters rose at spine002/2: SymbolErrorCounter +500"
+check "lmc: ... and the pair" has "$D/out" "host0001 -> host0005: not ready: the route crosses hop"
 fabsim_stop "$D/sim" > /dev/null
 
 # 5: LMC 2, a stale entry for one offset LID only: OpenSM configures once and
