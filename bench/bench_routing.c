@@ -214,9 +214,9 @@ int main(int argc, char **argv)
 			snprintf(db, sizeof(db), "%s", argv[++i]);
 		else if (!strcmp(argv[i], "--keep"))
 			keep = true;
-		else if (!strcmp(argv[i], "--lmc") && i + 1 < argc && atoi(argv[i + 1]) >= 0 &&
-			 atoi(argv[i + 1]) <= 3)
-			lmc = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--lmc") && i + 1 < argc && argv[i + 1][0] >= '0' &&
+			 argv[i + 1][0] <= '3' && !argv[i + 1][1])
+			lmc = (unsigned)(argv[++i][0] - '0');
 		else if (argv[i][0] != '-' && !topo)
 			topo = argv[i];
 		else {
