@@ -5,12 +5,13 @@
  * `fabsweep route` between two hosts under 50 ms, and what the tables cost
  * in the database.
  *
- *   bench_routing TOPOLOGY_FILE [--db FILE] [--keep]
+ *   bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc N]
  *
  * The topology (an ibnetdiscover file, e.g.
  * fixtures/real/ibnetdiscover/selene.compute.txt: 666 switches, 4,341 CAs)
  * has no tables: they are made min-hop, as OpenSM's default engine would
- * (fabfix_route_minhop). The snapshot is written through the real store
+ * (fabfix_route_minhop); with --lmc N every CA port first gets LMC N (2^N
+ * LIDs, each routed on its own: fabfix_lmc). The snapshot is written through the real store
  * twice (the second write, unchanged, must add no table rows); then, in a
  * fresh process, scan 2 is loaded, every rule runs and the routing rules'
  * own times are summed, peak memory is read; then `fab_pipeline_route`
@@ -77,6 +78,8 @@ static off_t file_size(const char *p)
 	return stat(p, &sb) ? 0 : sb.st_size;
 }
 
+static unsigned lmc; /* --lmc */
+
 static int build(const char *topo, const char *db, char *src, char *dst, size_t len)
 {
 	struct fab_snapshot *s = fab_snapshot_new();
@@ -88,6 +91,8 @@ static int build(const char *topo, const char *db, char *src, char *dst, size_t 
 		return 1;
 	}
 	fab_topology_assign_roles(s);
+	if (lmc)
+		fabfix_lmc(s, lmc);
 	if (fabfix_route_minhop(s) || fab_snapshot_index(s)) {
 		fprintf(stderr, "bench_routing: out of memory\n");
 		return 1;
@@ -209,15 +214,18 @@ int main(int argc, char **argv)
 			snprintf(db, sizeof(db), "%s", argv[++i]);
 		else if (!strcmp(argv[i], "--keep"))
 			keep = true;
+		else if (!strcmp(argv[i], "--lmc") && i + 1 < argc && argv[i + 1][0] >= '0' &&
+			 argv[i + 1][0] <= '3' && !argv[i + 1][1])
+			lmc = (unsigned)(argv[++i][0] - '0');
 		else if (argv[i][0] != '-' && !topo)
 			topo = argv[i];
 		else {
-			fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep]\n");
+			fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3]\n");
 			return 2;
 		}
 	}
 	if (!topo) {
-		fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep]\n");
+		fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3]\n");
 		return 2;
 	}
 	if (!db[0])

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * fabsweep route SRC DST [--scan ID]: the hop-by-hop path between two
- * hosts in a stored scan, as its forwarding tables send it
- * (fab_pipeline_route), with each link's width, speed and error counters.
- * Exit 0 when the route arrives, 1 when it breaks.
+ * fabsweep route SRC DST [--scan ID] [--lid-offset K | --all-lids]: the
+ * hop-by-hop path between two hosts in a stored scan, as its forwarding
+ * tables send it (fab_pipeline_route), with each link's width, speed and
+ * error counters; to DST's base LID, base + K, or every LID of its range
+ * (LMC). Exit 0 when the route (every route) arrives, 1 when one breaks.
  *
  * fabsweep route --all-pairs --hosts LIST | --hostfile FILE: every ordered
  * pair of the hosts' ports, printing only those that break and the counts.
@@ -51,21 +52,24 @@ static int host_list(const char *expr, const char *file, struct fab_hostlist **o
 
 int fab_cmd_route(int argc, char **argv)
 {
-	enum { O_DB = 256, O_SCAN, O_ALL_PAIRS, O_HOSTS, O_HOSTFILE };
+	enum { O_DB = 256, O_SCAN, O_ALL_PAIRS, O_HOSTS, O_HOSTFILE, O_LID_OFFSET, O_ALL_LIDS };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
 		{ "all-pairs", no_argument, NULL, O_ALL_PAIRS },
 		{ "hosts", required_argument, NULL, O_HOSTS },
 		{ "hostfile", required_argument, NULL, O_HOSTFILE },
+		{ "lid-offset", required_argument, NULL, O_LID_OFFSET },
+		{ "all-lids", no_argument, NULL, O_ALL_LIDS },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const with_arg[] = { "--db", "--scan", "--hosts", "--hostfile", NULL };
+	static const char *const with_arg[] = { "--db", "--scan", "--hosts", "--hostfile",
+						"--lid-offset", NULL };
 	struct fab_pipeline_route job = { .db = fab_cli_default_db() };
 	struct fab_pipeline_route_result res;
 	struct fab_hostlist *hl = NULL;
 	const char *hosts = NULL, *hostfile = NULL;
-	bool all_pairs = false;
+	bool all_pairs = false, offset = false;
 	char **args = fab_cli_hide_negative_ids(argc, argv, with_arg);
 	int c, ret;
 
@@ -79,6 +83,19 @@ int fab_cmd_route(int argc, char **argv)
 		case O_ALL_PAIRS: all_pairs = true; break;
 		case O_HOSTS: hosts = optarg; break;
 		case O_HOSTFILE: hostfile = optarg; break;
+		case O_ALL_LIDS: job.all_lids = true; break;
+		case O_LID_OFFSET: {
+			char *end;
+			unsigned long k = strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || k > 127) {
+				ret = fab_cli_usage_error("route", "--lid-offset takes an offset into the "
+							  "destination's LID range, 0 to 127, not '%s'", optarg);
+				goto out;
+			}
+			job.lid_offset = (unsigned)k;
+			offset = true;
+			break;
+		}
 		case O_SCAN: {
 			const char *a = optarg;
 			if (fab_pipeline_parse_scan(a, &job.scan_id)) {
@@ -93,6 +110,15 @@ int fab_cmd_route(int argc, char **argv)
 						  args[optind - 1]);
 			goto out;
 		}
+	}
+	if (offset && job.all_lids) {
+		ret = fab_cli_usage_error("route", "give --lid-offset or --all-lids, not both");
+		goto out;
+	}
+	if (all_pairs && (offset || job.all_lids)) {
+		ret = fab_cli_usage_error("route", "--all-pairs checks every LID of each destination: "
+					  "it takes no --lid-offset or --all-lids");
+		goto out;
 	}
 	if (all_pairs) {
 		if (argc - optind) {
@@ -122,6 +148,9 @@ int fab_cmd_route(int argc, char **argv)
 	} else {
 		fab_cli_print_route(&res);
 		ret = res.path.fault == FAB_ROUTE_OK ? FAB_EXIT_OK : FAB_EXIT_FINDINGS;
+		for (size_t k = 0; k < res.n_paths; k++) /* --all-lids: every one must arrive */
+			if (res.paths[k].fault != FAB_ROUTE_OK)
+				ret = FAB_EXIT_FINDINGS;
 	}
 	fab_pipeline_route_free(&res);
 out:

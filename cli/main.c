@@ -60,8 +60,10 @@ const struct fab_cmd fab_commands[] = {
 	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n" },
 	{ "route", fab_cmd_route, "the hop-by-hop path between two hosts in a snapshot's forwarding tables",
 	  "  route SRC DST        hosts by name (description or its first word), GUID or LID\n"
-	  "  route --all-pairs --hosts LIST   every pair of the hosts (host-list syntax as ready);\n"
-	  "                       prints only the pairs that break, and the counts\n"
+	  "  --lid-offset K       to DST's base LID + K (LMC > 0: each LID is routed on its own)\n"
+	  "  --all-lids           the route to every LID of DST's range\n"
+	  "  route --all-pairs --hosts LIST   every pair of the hosts (host-list syntax as ready),\n"
+	  "                       to every LID of each; prints only the routes that break, and the counts\n"
 	  "  --hostfile FILE      the hosts of --all-pairs from a file, one host or list a line\n"
 	  "  --scan ID            the snapshot (default latest; a number, -N for N before the latest)\n"
 	  "  --db PATH            database\n"

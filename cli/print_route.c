@@ -40,16 +40,20 @@ static void link_facts(const struct fab_snapshot *s, uint32_t p)
 		printf("  no errors");
 }
 
-void fab_cli_print_route(const struct fab_pipeline_route_result *r)
+static void print_path(const struct fab_pipeline_route_result *r, const struct fab_route_path *path,
+		       unsigned dlid)
 {
 	const struct fab_snapshot *s = r->snap;
-	const struct fab_route_path *path = &r->path;
 
 	printf("route from ");
 	port_name(s, r->src);
 	printf(" to ");
 	port_name(s, r->dst);
-	printf(" (LID %u), scan %lld\n", r->dlid, (long long)r->scan_id);
+	if (dlid > r->base_lid && dlid < r->base_lid + r->n_lids) /* LMC > 0: not the base */
+		printf(" (LID %u = base %u + %u), scan %lld\n", dlid, r->base_lid, dlid - r->base_lid,
+		       (long long)r->scan_id);
+	else
+		printf(" (LID %u), scan %lld\n", dlid, (long long)r->scan_id);
 	for (size_t i = 0; i < path->n_hops; i++) {
 		uint32_t p = path->hop[i], far = s->ports[p].remote_idx;
 
@@ -73,6 +77,16 @@ void fab_cli_print_route(const struct fab_pipeline_route_result *r)
 		port_name(s, path->at);
 	}
 	printf("\n");
+}
+
+void fab_cli_print_route(const struct fab_pipeline_route_result *r)
+{
+	if (!r->n_paths) {
+		print_path(r, &r->path, r->dlid);
+		return;
+	}
+	for (size_t k = 0; k < r->n_paths; k++) /* --all-lids */
+		print_path(r, &r->paths[k], r->base_lid + (unsigned)k);
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -109,10 +123,13 @@ void fab_cli_print_route_pairs(struct fab_pipeline_route_result *r)
 		}
 		printf("\n");
 	}
-	printf("all pairs of %zu host%s (%zu port%s), scan %lld: %llu pair%s checked, %llu broken, "
-	       "%llu not judged%s\n", r->n_hosts, r->n_hosts == 1 ? "" : "s", r->n_ends,
-	       r->n_ends == 1 ? "" : "s", (long long)r->scan_id, (unsigned long long)p->n_pairs,
-	       p->n_pairs == 1 ? "" : "s", (unsigned long long)p->n_broken,
+	printf("all pairs of %zu host%s (%zu port%s), scan %lld: %llu pair%s checked",
+	       r->n_hosts, r->n_hosts == 1 ? "" : "s", r->n_ends, r->n_ends == 1 ? "" : "s",
+	       (long long)r->scan_id, (unsigned long long)p->n_pairs, p->n_pairs == 1 ? "" : "s");
+	/* with LMC > 0 each pair is a route per LID of the destination's range */
+	if (p->n_routes != p->n_pairs)
+		printf(" (%llu routes: every LID of each destination)", (unsigned long long)p->n_routes);
+	printf(", %llu broken, %llu not judged%s\n", (unsigned long long)p->n_broken,
 	       (unsigned long long)p->n_unknown,
 	       r->n_missed ? ", some hosts missing (above)" : "");
 }

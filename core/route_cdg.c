@@ -2,7 +2,8 @@
 /*
  * Credit loops (include/fabsweep/routing.h): the channel dependency graph
  * of the routes and its cycles. A channel is a switch-to-switch link in one
- * direction, named by the port it leaves by. Per destination, one walk
+ * direction, named by the port it leaves by. Per destination LID (every
+ * LID of each end's LMC range, fab_route_dests), one walk
  * (core/route_walk.c) gives every switch's next hop; the switches some
  * end's traffic passes are marked by following next hops from the ends'
  * switches (each switch once per destination); every marked p with
@@ -66,18 +67,17 @@ static int collect(const struct fab_route_index *ix, struct pairmap *out)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t e = 0; e < ix->n_ends; e++) {
-		uint16_t dlid;
+	struct fab_route_dests d; /* every LID of every end's range */
+	for (fab_route_dests_start(&d, s, ix->ends, ix->n_ends); fab_route_dests_next(&d);) {
+		uint16_t dlid = d.lid;
 
-		if (!fab_route_port_lids(s, ix->ends[e], &dlid))
-			continue;
 		fab_route_walk_to(ix, &w, dlid);
 		gen++;
 		/* the switches traffic toward dlid passes: from every switch
 		 * with a source on it (the destination alone is no source) */
 		for (uint32_t sw = 0; sw < ix->n_sw; sw++) {
 			uint32_t n_src = ix->end_first[sw + 1] - ix->end_first[sw];
-			if (!n_src || (n_src == 1 && ix->end_list[ix->end_first[sw]] == ix->ends[e]))
+			if (!n_src || (n_src == 1 && ix->end_list[ix->end_first[sw]] == d.port))
 				continue;
 			for (uint32_t u = sw; u != FAB_NONE && used[u] != gen; u = w.next[u])
 				used[u] = gen;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Every pair of a set of ends (include/fabsweep/routing.h,
- * fab_route_pairs_check): one walk per destination gives every switch's
+ * fab_route_pairs_check): one walk per destination LID (every LID of each
+ * destination port's LMC range, fab_route_dests) gives every switch's
  * fate toward it (core/route_walk.c); the sources are grouped by the switch
  * they are cabled to, so a destination costs one step per switch plus one
  * look per switch that has a source, and a pair is touched only when it is
@@ -60,7 +61,8 @@ int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends
 	/* at_sw[sw]: 1 + the switch's place in used[], 0 when it has none */
 	for (size_t i = 0; i < n; i++) {
 		uint32_t sw = fab_route_first_switch(ix, ends[i]);
-		if (sw == FAB_NONE) {
+		uint16_t lid;
+		if (sw == FAB_NONE || !fab_route_port_lids(s, ends[i], &lid)) {
 			err = -EINVAL; /* not an end of the index */
 			goto out;
 		}
@@ -82,14 +84,14 @@ int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends
 	for (size_t i = 0; i < n; i++)
 		src[cur[at_sw[fab_route_first_switch(ix, ends[i])] - 1]++] = ends[i];
 
-	for (size_t d = 0; d < n; d++) {
-		uint32_t dst = ends[d], dst_sw = fab_route_first_switch(ix, dst);
-		uint16_t dlid;
+	/* every LID of each destination's range is a destination of its own */
+	struct fab_route_dests d;
+	for (fab_route_dests_start(&d, s, ends, n); fab_route_dests_next(&d);) {
+		uint32_t dst = d.port, dst_sw = fab_route_first_switch(ix, dst);
+		uint16_t dlid = d.lid;
 
-		if (!fab_route_port_lids(s, dst, &dlid)) {
-			err = -EINVAL;
-			goto out;
-		}
+		if (dlid == d.base)
+			p.n_pairs += n - 1;
 		fab_route_walk_to(ix, &w, dlid);
 		for (uint32_t k = 0; k < n_used; k++) {
 			uint32_t sw = used[k], a = first[k], b = first[k + 1];
@@ -97,7 +99,7 @@ int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends
 
 			if (f == FAB_ROUTE_OK) { /* the usual case: count, touch no pair */
 				uint32_t c = b - a - (sw == dst_sw);
-				p.n_pairs += c;
+				p.n_routes += c;
 				/* the source's link to its switch, then the switch's */
 				p.hops[w.hops[sw] + 1u > FAB_ROUTE_MAX_HOPS ? FAB_ROUTE_MAX_HOPS
 									    : w.hops[sw] + 1u] += c;
@@ -106,7 +108,7 @@ int fab_route_pairs_check(const struct fab_route_index *ix, const uint32_t *ends
 			for (uint32_t i = a; i < b; i++) {
 				if (src[i] == dst)
 					continue;
-				p.n_pairs++;
+				p.n_routes++;
 				if (f == FAB_ROUTE_UNKNOWN)
 					p.n_unknown++;
 				else

@@ -48,6 +48,33 @@ unsigned fab_route_port_lids(const struct fab_snapshot *snap, uint32_t port, uin
 	return count;
 }
 
+void fab_route_dests_start(struct fab_route_dests *d, const struct fab_snapshot *snap,
+			   const uint32_t *ports, size_t n)
+{
+	*d = (struct fab_route_dests){ .port = FAB_NONE, .snap = snap, .ports = ports, .n = n };
+}
+
+bool fab_route_dests_next(struct fab_route_dests *d)
+{
+	if (d->count && d->lid - d->base + 1u < d->count) {
+		d->lid++;
+		return true;
+	}
+	while (d->next < d->n) {
+		uint32_t p = d->ports[d->next++];
+
+		if (p == FAB_NONE || p >= d->snap->n_ports ||
+		    !(d->count = fab_route_port_lids(d->snap, p, &d->base)))
+			continue;
+		d->port = p;
+		d->idx = d->next - 1;
+		d->lid = d->base;
+		return true;
+	}
+	d->count = 0;
+	return false;
+}
+
 void fab_route_index_free(struct fab_route_index *ix)
 {
 	free(ix->sw_node);

@@ -2,7 +2,9 @@
 /*
  * `fabsweep route SRC DST`: the path between two ports of a stored scan as
  * its forwarding tables send it, hop by hop (core/route_walk.c,
- * fab_route_trace): like ibtracert, offline, for any past snapshot.
+ * fab_route_trace): like ibtracert, offline, for any past snapshot. With
+ * LMC > 0 a destination answers to a range of LIDs, each routed on its
+ * own: --lid-offset picks one, --all-lids traces them all.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -112,6 +114,45 @@ static int resolve(const struct fab_route_index *ix, const char *name, uint32_t 
 	}
 	if ((*out = node_end(s, found)) == FAB_NONE)
 		return fab_err(-ENOENT, "'%s' has no active, cabled port with a LID in the scan", name);
+	return 0;
+}
+
+/* The LID to trace to port dst: the LID job->dst names when it is one,
+ * else dst's base LID + job->lid_offset. Sets out's range. */
+static int pick_dlid(const struct fab_snapshot *s, const struct fab_pipeline_route *job,
+		     struct fab_pipeline_route_result *out, uint16_t *dlid)
+{
+	uint64_t v;
+	size_t hex;
+
+	out->n_lids = fab_route_port_lids(s, out->dst, &out->base_lid);
+	if (number(job->dst, &v, &hex) && hex <= 4) {
+		if (job->lid_offset)
+			return fab_err(-EINVAL, "--lid-offset goes with a DST named by name or GUID: "
+				       "the LID %s is one LID of its range already", job->dst);
+		*dlid = (uint16_t)v;
+		return 0;
+	}
+	if (job->lid_offset >= out->n_lids)
+		return fab_err(-EINVAL, "'%s' answers to %u LID%s (%u to %u): --lid-offset %u is "
+			       "past its range", job->dst, out->n_lids, out->n_lids == 1 ? "" : "s",
+			       out->base_lid, out->base_lid + out->n_lids - 1, job->lid_offset);
+	*dlid = (uint16_t)(out->base_lid + job->lid_offset);
+	return 0;
+}
+
+/* --all-lids: the path to every LID of the destination's range. */
+static int trace_all(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out)
+{
+	if (!(out->paths = calloc(out->n_lids + 1, sizeof(*out->paths))))
+		return fab_err(-ENOMEM, "out of memory");
+	for (unsigned k = 0; k < out->n_lids; k++)
+		if (fab_route_trace(out->index, out->src, (uint16_t)(out->base_lid + k), &out->paths[k]))
+			return fab_err(-EINVAL, "'%s' cannot send: no active, cabled port with a LID",
+				       job->src);
+	out->n_paths = out->n_lids;
+	out->path = out->paths[0];
+	out->dlid = out->base_lid;
 	return 0;
 }
 
@@ -233,7 +274,8 @@ static int route_by_views(struct fab_store *st, const struct fab_pipeline_route 
 			   (out->dst = port_of(snap, dst_guid, dst_num)) == FAB_NONE) {
 			return fab_err(-EIO, "scan %lld changed while it was read", (long long)out->scan_id);
 		}
-		fab_route_port_lids(snap, out->dst, &dlid);
+		if ((err = pick_dlid(snap, job, out, &dlid)))
+			return err;
 		out->dlid = dlid;
 		if ((err = fab_route_trace(ix, out->src, dlid, &out->path)))
 			return fab_err(err, "'%s' cannot send: no active, cabled port with a LID", job->src);
@@ -338,7 +380,7 @@ int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline
 	    (err = fab_store_resolve_scan(st, job->scan_id, &out->scan_id)))
 		goto fail;
 	/* one route between hosts named by name or GUID: only its path is read */
-	if (!job->hosts && !is_lid(job->src) && !is_lid(job->dst)) {
+	if (!job->hosts && !job->all_lids && !is_lid(job->src) && !is_lid(job->dst)) {
 		err = route_by_views(st, job, out, &fallback);
 		if (!fallback) {
 			fab_store_close(st);
@@ -374,7 +416,13 @@ int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline
 	}
 	if ((err = resolve(ix, job->src, &out->src)) || (err = resolve(ix, job->dst, &out->dst)))
 		goto fail_out;
-	fab_route_port_lids(snap, out->dst, &dlid);
+	if ((err = pick_dlid(snap, job, out, &dlid)))
+		goto fail_out;
+	if (job->all_lids) {
+		if ((err = trace_all(job, out)))
+			goto fail_out;
+		return 0;
+	}
 	out->dlid = dlid;
 	if ((err = fab_route_trace(ix, out->src, dlid, &out->path))) {
 		fab_err(err, "'%s' cannot send: no active, cabled port with a LID", job->src);
@@ -396,6 +444,7 @@ fail:
 void fab_pipeline_route_free(struct fab_pipeline_route_result *r)
 {
 	free_parts(r);
+	free(r->paths);
 	fab_route_pairs_free(&r->pairs);
 	free(r->missed);
 	memset(r, 0, sizeof(*r));

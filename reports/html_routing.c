@@ -20,8 +20,8 @@ void fab_html_routing(struct hr *r)
 	fab_hw_fmt(w, "<section id=\"routing\">\n<h2>Routing</h2>\n<p><b>%llu</b> routes between "
 		      "<b>%zu</b> channel adapter ports (every ordered pair): <b>%llu</b> arrive, "
 		      "<b>%llu</b> break, <b>%llu</b> not judged (a table not read).",
-		   (unsigned long long)rt->pairs.n_pairs, rt->n_ends,
-		   (unsigned long long)(rt->pairs.n_pairs - rt->pairs.n_broken - rt->pairs.n_unknown),
+		   (unsigned long long)rt->pairs.n_routes, rt->n_ends,
+		   (unsigned long long)(rt->pairs.n_routes - rt->pairs.n_broken - rt->pairs.n_unknown),
 		   (unsigned long long)rt->pairs.n_broken, (unsigned long long)rt->pairs.n_unknown);
 	if (rt->compared)
 		fab_hw_fmt(w, " Forwarding tables changed since the baseline: <b>%zu</b> switch%s%s.",

@@ -542,6 +542,8 @@ static void write_routing(struct xr *r)
 	fab_xw_start(x, "routing");
 	fab_xw_attr_u64(x, "ends", rt->n_ends);
 	fab_xw_attr_u64(x, "pairs", rt->pairs.n_pairs);
+	if (rt->pairs.n_routes != rt->pairs.n_pairs) /* LMC > 0: a route per LID */
+		fab_xw_attr_u64(x, "routes", rt->pairs.n_routes);
 	fab_xw_attr_u64(x, "broken", rt->pairs.n_broken);
 	fab_xw_attr_u64(x, "not-judged", rt->pairs.n_unknown);
 	if (rt->compared)

@@ -2,8 +2,9 @@
 /*
  * Routing rules on the forwarding tables (snap->routing; the model and the
  * walk: include/fabsweep/routing.h, docs/routing.md). Per destination,
- * never per source/destination pair: one walk per destination LID gives
- * every switch's fate toward it, and the sources on a switch share it.
+ * never per source/destination pair: one walk per destination LID (every
+ * LID of each end's LMC range, fab_route_dests) gives every switch's fate
+ * toward it, and the sources on a switch share it.
  *
  *   routing.unreachable  routes that do not arrive, one finding per cause
  *                        and place (switch port, or the switch for an entry)
@@ -25,8 +26,9 @@ struct cause {
 	uint8_t fault;
 	uint32_t at;          /* port index (a switch's port 0 for an entry) */
 	uint64_t pairs;       /* source/destination pairs it breaks */
-	uint32_t n_dst, last_dst;
+	uint32_t n_dst, last_dst; /* destination LIDs it breaks; the last one's number */
 	uint32_t ex_src[N_EXAMPLES], ex_dst[N_EXAMPLES];
+	uint16_t ex_lid[N_EXAMPLES], ex_base[N_EXAMPLES];
 	uint8_t n_ex;
 };
 
@@ -117,7 +119,11 @@ static int emit_cause(struct fab_rule_ctx *ctx, const struct cause *c)
 		name_port(&ctx->ev, s, c->ex_src[k]);
 		rbuf_printf(&ctx->ev, " -> ");
 		name_port(&ctx->ev, s, c->ex_dst[k]);
-		rbuf_printf(&ctx->ev, " (LID %u)", s->ports[c->ex_dst[k]].lid);
+		if (c->ex_lid[k] == c->ex_base[k])
+			rbuf_printf(&ctx->ev, " (LID %u)", c->ex_lid[k]);
+		else /* LMC > 0: another LID of the destination's range */
+			rbuf_printf(&ctx->ev, " (LID %u = base %u + %u)", c->ex_lid[k], c->ex_base[k],
+				    c->ex_lid[k] - c->ex_base[k]);
 	}
 	if (entry)
 		return rule_emit_node(ctx, s->ports[c->at].node_idx, rbuf_str(&ctx->ev),
@@ -152,13 +158,14 @@ int check_routing_unreachable(struct fab_rule_ctx *ctx)
 
 	if (!err)
 		err = fab_route_walk_init(&ix, &w);
-	for (size_t e = 0; !err && e < ix.n_ends; e++) {
-		uint32_t dst = ix.ends[e];
-		uint16_t dlid;
+	/* every LID of every end's range is a destination (LMC) */
+	struct fab_route_dests d;
+	uint32_t seq = 0; /* the destination's number */
+	fab_route_dests_start(&d, ctx->snap, ix.ends, ix.n_ends);
+	for (; !err && fab_route_dests_next(&d); seq++) {
+		uint32_t dst = d.port;
 
-		if (!fab_route_port_lids(ctx->snap, dst, &dlid))
-			continue;
-		fab_route_walk_to(&ix, &w, dlid);
+		fab_route_walk_to(&ix, &w, d.lid);
 		for (uint32_t sw = 0; sw < ix.n_sw; sw++) {
 			uint8_t f = w.fault[sw];
 			uint32_t src, n;
@@ -172,11 +179,14 @@ int check_routing_unreachable(struct fab_rule_ctx *ctx)
 				break;
 			}
 			c->pairs += n;
-			if (c->last_dst != dst) {
-				c->last_dst = dst;
+			if (c->last_dst != seq) {
+				c->last_dst = seq;
 				c->n_dst++;
-				if (c->n_ex < N_EXAMPLES) {
+				/* an example per destination port: its first LID broken here */
+				if (c->n_ex < N_EXAMPLES && (!c->n_ex || c->ex_dst[c->n_ex - 1] != dst)) {
 					c->ex_src[c->n_ex] = src;
+					c->ex_lid[c->n_ex] = d.lid;
+					c->ex_base[c->n_ex] = d.base;
 					c->ex_dst[c->n_ex++] = dst;
 				}
 			}
@@ -271,11 +281,11 @@ int check_routing_imbalance(struct fab_rule_ctx *ctx)
 		}
 		if (n_up < 2)
 			continue;
-		for (size_t e = 0; e < ix.n_ends; e++) {
-			uint16_t lid;
-			if (!fab_route_port_lids(s, ix.ends[e], &lid))
-				continue;
-			int port = fab_lft_entry(l, lid);
+		/* every LID of every end's range counts: with LMC > 0 the
+		 * offsets are what multipath routing spreads over the up-ports */
+		struct fab_route_dests d;
+		for (fab_route_dests_start(&d, s, ix.ends, ix.n_ends); fab_route_dests_next(&d);) {
+			int port = fab_lft_entry(l, d.lid);
 			if (port > 0 && up[port]) {
 				count[port]++;
 				total++;

@@ -920,8 +920,9 @@ static const struct fab_rule rules[] = {
 			"forwards a LID to a port that went down (the subnet manager never swept again or "
 			"could not reroute), has no entry for it (255, or a LID above its LinearFDBTop), "
 			"names a port it does not have, delivers it to the wrong node, or two switches send "
-			"it back and forth. Each destination's route is followed from every switch once, "
-			"so every host-to-host pair is judged; the finding names the place where routes "
+			"it back and forth. Each destination LID's route is followed from every switch once "
+			"(with LMC > 0 every LID of a port's range, each routed on its own), so every "
+			"host-to-host pair is judged; the finding names the place where routes "
 			"break and how many pairs break there, with a few of them by name. Pairs whose "
 			"route meets a table or block the scan could not read are not judged.",
 		.remediation =
@@ -964,7 +965,9 @@ static const struct fab_rule rules[] = {
 			"the spines (or the core): a port that carries far more destinations than its "
 			"peers becomes the bottleneck of all-to-all traffic while others idle, which is "
 			"what check_lft_balance looks for. Up-ports are the Active ports toward switches "
-			"of a higher role; each host LID routed through one counts once.",
+			"of a higher role; each host LID routed through one counts once (with LMC > 0 "
+			"every LID of a port's range, as check_lft_balance counts them: the offsets are "
+			"what multipath routing spreads).",
 		.remediation =
 			"Check that every up-link was up when the subnet manager last routed (a link that "
 			"came back later gets no routes until the next heavy sweep: make the SM sweep), "

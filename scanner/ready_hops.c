@@ -6,7 +6,8 @@
  * Pure: the probe runs in between (pipeline/ready.c).
  *
  * Per destination, never per pair: one walk of the tables toward each
- * host's LID (core/route_walk.c) gives every switch's next step; each
+ * LID of each host's range (LMC, fab_route_dests; core/route_walk.c)
+ * gives every switch's next step; each
  * source host then follows the steps from the switch its port is cabled
  * to (a path is a handful of links).
  */
@@ -112,13 +113,13 @@ static int each_route(const struct fab_ready_hops *h, const struct fab_snapshot 
 
 	if ((err = fab_route_index_build(v, &ix)) || (err = fab_route_walk_init(&ix, &w)))
 		goto out;
-	for (size_t d = 0; d < h->n_hosts && !err; d++) {
-		uint16_t lid;
+	/* every LID of each host port's range: a job's traffic may use any */
+	struct fab_route_dests ds;
+	fab_route_dests_start(&ds, v, h->host_port, h->n_hosts);
+	while (!err && fab_route_dests_next(&ds)) {
+		size_t d = ds.idx;
 
-		if (h->host_port[d] == FAB_NONE ||
-		    !fab_route_port_lids(v, h->host_port[d], &lid))
-			continue;
-		fab_route_walk_to(&ix, &w, lid);
+		fab_route_walk_to(&ix, &w, ds.lid);
 		for (size_t s = 0; s < h->n_hosts && !err; s++)
 			if (s != d && h->host_port[s] != FAB_NONE)
 				err = fn(ctx, s, d, &ix, &w);
@@ -396,6 +397,7 @@ struct judge_ctx {
 	struct fab_ready *r;
 	struct fab_ready_pairs *pairs;
 	uint32_t bad; /* the first bad hop met on the route being followed */
+	size_t *added; /* per source host: 1 + the destination host it was added with */
 };
 
 static int judge_step(void *c_, uint32_t port)
@@ -418,8 +420,10 @@ static int judge_pair(void *c_, size_t s, size_t d, const struct fab_route_index
 
 	c->bad = FAB_NONE;
 	fault = follow(ix, w, c->h->host_port[s], judge_step, c, &at, &err);
-	if (err || fault == FAB_ROUTE_UNKNOWN || (fault == FAB_ROUTE_OK && c->bad == FAB_NONE))
+	if (err || fault == FAB_ROUTE_UNKNOWN || (fault == FAB_ROUTE_OK && c->bad == FAB_NONE) ||
+	    c->added[s] == d + 1) /* a pair once, at its first bad LID (LMC > 0) */
 		return err;
+	c->added[s] = d + 1;
 	struct fab_ready_pair x = { .a = (uint32_t)s, .b = (uint32_t)d,
 				    .verdict = FAB_READY_NOT_READY,
 				    .fault = (uint8_t)(fault == FAB_ROUTE_OK ? 0 : fault),
@@ -433,15 +437,20 @@ int fab_ready_hops_judge(struct fab_ready_hops *h, struct fab_ready *r,
 			 const struct fab_counter_limits *limits, struct fab_ready_pairs *pairs)
 {
 	struct judge_ctx c = { .h = h, .r = r, .pairs = pairs };
+	int err;
 
 	if (!h->judged)
 		return 0;
+	if (!(c.added = calloc(h->n_hosts + 1, sizeof(*c.added))))
+		return -ENOMEM;
 	h->n_bad = 0;
 	for (size_t i = 0; i < h->n_hops; i++) {
 		judge_hop(&h->hops[i], r, v, map, limits);
 		h->n_bad += h->hops[i].verdict != FAB_READY_OK;
 	}
-	return each_route(h, v, judge_pair, &c);
+	err = each_route(h, v, judge_pair, &c);
+	free(c.added);
+	return err;
 }
 
 void fab_ready_hops_free(struct fab_ready_hops *h)

@@ -527,6 +527,11 @@ struct fab_pipeline_route {
 	/* each a LID (decimal, or 0x and up to 4 hex digits), a node or port
 	 * GUID (0x and 16 hex digits), or a node description (or its first word) */
 	const char *src, *dst;
+	/* the LID of DST's range (LMC) to trace: its base + lid_offset
+	 * (--lid-offset; a DST given as a LID is traced to that LID, and
+	 * takes no offset), or with all_lids (--all-lids) every LID of it */
+	unsigned lid_offset;
+	bool all_lids;
 	/* --all-pairs: every ordered pair of these hosts' ports (borrowed;
 	 * matched as `ready` matches them: the description's first word, or
 	 * its short name); src and dst are then unused */
@@ -537,8 +542,14 @@ struct fab_route_index;
 struct fab_pipeline_route_result {
 	int64_t scan_id;
 	uint32_t src, dst;           /* the two ports (indices in snap->ports) */
-	uint16_t dlid;               /* the destination's LID */
+	uint16_t dlid;               /* the LID traced (the first, with all_lids) */
 	struct fab_route_path path;  /* hop by hop (include/fabsweep/routing.h) */
+	uint16_t base_lid;           /* the destination's range: base_lid .. + n_lids - 1 */
+	unsigned n_lids;
+	/* all_lids: the path to every LID of the range, paths[k] to base_lid + k
+	 * (n_paths = n_lids; path is paths[0]); owned */
+	struct fab_route_path *paths;
+	size_t n_paths;
 	struct fab_snapshot *snap;   /* the scan the path is in: owned */
 	struct fab_route_index *index; /* owned */
 	/* --all-pairs */
@@ -553,9 +564,11 @@ struct fab_pipeline_route_result {
 
 /*
  * `fabsweep route SRC DST`: the path the stored forwarding tables give from
- * SRC to DST's LID. 0 (path.fault says whether it arrives), -ENODATA when
- * the scan has no tables, -ENOENT when a name matches nothing, -EINVAL when
- * it matches several; message set. With job->hosts (`--all-pairs`): every
+ * SRC to DST's LID (its base LID + job->lid_offset, the LID DST names, or
+ * every LID of its range). 0 (path.fault says whether it arrives),
+ * -ENODATA when the scan has no tables, -ENOENT when a name matches
+ * nothing, -EINVAL when it matches several or the offset is past DST's
+ * range; message set. With job->hosts (`--all-pairs`): every
  * ordered pair of the hosts' ports, per destination (fab_route_pairs_check);
  * 0, the answer in pairs and missed. Free the result with
  * fab_pipeline_route_free().

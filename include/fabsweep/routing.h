@@ -168,6 +168,34 @@ uint32_t fab_route_first_switch(const struct fab_route_index *ix, uint32_t port)
 /* The LIDs a port answers to: *first and *count (LMC range); 0 when it has none. */
 unsigned fab_route_port_lids(const struct fab_snapshot *snap, uint32_t port, uint16_t *first);
 
+/*
+ * The destinations of a set of ports: every LID of each port's range
+ * (base .. base + 2^LMC - 1, as fab_route_port_lids gives it), port by
+ * port in the order given, LID by LID. Every per-destination loop (the
+ * routing rules, the credit-loop graph, every pair, ready's hops) walks
+ * these: with LMC n a port is 2^n destinations, each routed on its own.
+ * Ports that are FAB_NONE or have no LID are skipped.
+ *
+ *	struct fab_route_dests d;
+ *	for (fab_route_dests_start(&d, snap, ports, n); fab_route_dests_next(&d);)
+ *		fab_route_walk_to(ix, &w, d.lid);   (d.port, d.idx, d.lid - d.base)
+ */
+struct fab_route_dests {
+	uint32_t port;  /* the current destination's port (index) */
+	size_t idx;     /* its place in ports[] */
+	uint16_t lid;   /* the current destination LID */
+	uint16_t base;  /* its port's base LID: lid - base is the offset */
+	unsigned count; /* LIDs of the port's range */
+	/* private */
+	const struct fab_snapshot *snap;
+	const uint32_t *ports;
+	size_t n, next;
+};
+void fab_route_dests_start(struct fab_route_dests *d, const struct fab_snapshot *snap,
+			   const uint32_t *ports, size_t n);
+/* Moves to the next destination; false after the last. */
+bool fab_route_dests_next(struct fab_route_dests *d);
+
 /* Every switch's fate toward one destination LID (fab_route_walk_to). The
  * arrays have one entry per switch of the index; owned by the walk. */
 struct fab_route_walk {
@@ -215,15 +243,18 @@ int fab_route_trace(const struct fab_route_index *ix, uint32_t src, uint16_t dli
 /* A pair whose route does not arrive (or is not judged: FAB_ROUTE_UNKNOWN). */
 struct fab_route_pair {
 	uint32_t src, dst; /* port indices */
-	uint16_t dlid;     /* dst's (base) LID */
+	uint16_t dlid;     /* the LID of dst's range the route is to */
 	uint8_t fault;     /* enum fab_route_fault, never OK */
 	uint32_t at;       /* where it breaks, as fab_route_walk.at */
 };
 struct fab_route_pairs {
-	uint64_t n_pairs;   /* ordered pairs checked */
+	uint64_t n_pairs;   /* ordered pairs (of ports) checked */
+	/* routes checked: one per pair and LID of the destination's range
+	 * (n_pairs when every LMC is 0) */
+	uint64_t n_routes;
 	uint64_t n_broken;  /* of them, routes that break */
 	uint64_t n_unknown; /* of them, routes not judged (a table not read) */
-	/* the pairs that arrive, by links from source port to destination
+	/* the routes that arrive, by links from source port to destination
 	 * port (2: through one switch) */
 	uint64_t hops[FAB_ROUTE_MAX_HOPS + 1];
 	/* with keep_bad: the broken and the unknown ones, by destination (in
@@ -233,10 +264,11 @@ struct fab_route_pairs {
 };
 /*
  * Checks every ordered pair (a, b), a != b, of ends[0..n): distinct ends of
- * the index (CA ports in ix->ends), counting them and the links of those
- * that arrive; the pairs that do not are kept when keep_bad (`route
- * --all-pairs`; the reports' hop histogram only counts). One walk per
- * destination: O(n x switches + broken pairs), never a trace per pair. 0,
+ * the index (CA ports in ix->ends), the route to every LID of b's range
+ * (LMC), counting them and the links of those that arrive; the routes that
+ * do not are kept when keep_bad (`route --all-pairs`; the reports' hop
+ * histogram only counts). One walk per destination LID: O(n x 2^LMC x
+ * switches + broken routes), never a trace per pair. 0,
  * -EINVAL (a port that is no end) or -ENOMEM; *out set on success, free it
  * with fab_route_pairs_free().
  */

@@ -239,14 +239,65 @@ static inline struct fab_snapshot *fabfix_fat_tree(const struct fabfix_tree *t)
 	return s;
 }
 
+/* ---- findings ------------------------------------------------------------------ */
+
+/* The findings of rule (its whole id) in s. */
+static inline size_t fabfix_count_findings(const struct fab_snapshot *s, const char *rule)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_findings; i++)
+		n += !strcmp(s->findings[i].rule_id, rule);
+	return n;
+}
+
+/* The first finding of rule in s, NULL when there is none. */
+static inline const struct fab_finding *fabfix_finding(const struct fab_snapshot *s, const char *rule)
+{
+	for (size_t i = 0; i < s->n_findings; i++)
+		if (!strcmp(s->findings[i].rule_id, rule))
+			return &s->findings[i];
+	return NULL;
+}
+
 /* ---- forwarding tables ----------------------------------------------------- */
 
 /*
+ * Gives every CA port the LMC lmc, as a subnet manager with `lmc` set
+ * would: each its own range of 2^lmc LIDs, aligned, above every switch's
+ * LID, in port order (a switch keeps its one LID: port 0's LMC stays 0, as
+ * OpenSM's lmc_esp0 FALSE). A CA's node LID is its first port's. Route
+ * again afterwards (fabfix_route_minhop).
+ */
+static inline void fabfix_lmc(struct fab_snapshot *s, unsigned lmc)
+{
+	unsigned next = 0, size = 1u << lmc;
+
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (s->nodes[i].type == FAB_NODE_SWITCH && s->nodes[i].lid >= next)
+			next = s->nodes[i].lid + 1u;
+	for (size_t i = 0; i < s->n_ports; i++) {
+		struct fab_port *p = &s->ports[i];
+		struct fab_node *n = &s->nodes[p->node_idx];
+
+		if (n->type == FAB_NODE_SWITCH || !p->port_num)
+			continue;
+		next = (next + size - 1) / size * size;
+		if (n->lid == p->lid || p->port_num == 1)
+			n->lid = (uint16_t)next;
+		p->lid = (uint16_t)next;
+		p->lmc = (uint8_t)lmc;
+		next += size;
+	}
+}
+
+/*
  * Gives every switch a linear forwarding table as a min-hop subnet manager
- * would: toward every LID a port owns (a CA port's, a switch's port 0), each
- * switch forwards by a port on a shortest path over Active switch-to-switch
- * links, the dlid-th of the equal ones (spread over the spines); 255 where
- * it has none. LinearFDBTop is the highest LID, LinearFDBCap 49152. The
+ * would: toward every LID a port owns (a CA port's, every LID of its LMC
+ * range, a switch's port 0), each switch forwards by a port on a shortest
+ * path over Active switch-to-switch links, the dlid-th of the equal ones
+ * (spread over the spines: the LIDs of a range take different paths); 255
+ * where it has none. LinearFDBTop is the highest LID, LinearFDBCap 49152. The
  * routing part is replaced. 0 or -ENOMEM.
  */
 static inline int fabfix_route_minhop(struct fab_snapshot *s)
@@ -264,8 +315,8 @@ static inline int fabfix_route_minhop(struct fab_snapshot *s)
 		if (s->nodes[i].lid > top)
 			top = s->nodes[i].lid;
 	for (size_t i = 0; i < s->n_ports; i++)
-		if (s->ports[i].lid > top)
-			top = s->ports[i].lid;
+		if (s->ports[i].lid + (1u << (s->ports[i].lmc & 7)) - 1 > top)
+			top = s->ports[i].lid + (1u << (s->ports[i].lmc & 7)) - 1;
 	if (!dist || !queue || !tab || !(r = fab_snapshot_routing(s)))
 		goto out;
 	unsigned n_blocks = top / FAB_LFT_BLOCK + 1;
@@ -292,46 +343,52 @@ static inline int fabfix_route_minhop(struct fab_snapshot *s)
 		first = dn->type == FAB_NODE_SWITCH ? dp->node_idx : s->ports[dp->remote_idx].node_idx;
 		if (s->nodes[first].type != FAB_NODE_SWITCH)
 			continue;
-		unsigned lid = dn->type == FAB_NODE_SWITCH ? dn->lid : dp->lid;
-		for (size_t i = 0; i < s->n_nodes; i++)
-			dist[i] = FAB_NONE;
-		dist[first] = 0;
-		queue[tail++] = first;
-		tab[first][lid] = dn->type == FAB_NODE_SWITCH ? 0 : s->ports[dp->remote_idx].port_num;
-		while (head < tail) {
-			uint32_t u = queue[head++];
-			const struct fab_node *un = &s->nodes[u];
-			for (uint32_t k = 0; k < un->port_count; k++) {
-				const struct fab_port *p = &s->ports[un->port_first + k];
-				if (p->port_num == 0 || p->state != FAB_STATE_ACTIVE || p->remote_idx == FAB_NONE)
-					continue;
-				uint32_t v = s->ports[p->remote_idx].node_idx;
-				if (s->nodes[v].type == FAB_NODE_SWITCH && dist[v] == FAB_NONE) {
-					dist[v] = dist[u] + 1;
-					queue[tail++] = v;
-				}
-			}
-		}
-		/* each switch: the lid-th of its ports one hop nearer */
-		for (size_t qi = 1; qi < tail; qi++) {
-			uint32_t v = queue[qi], n_near = 0, pick = 0;
-			const struct fab_node *vn = &s->nodes[v];
-			for (int pass = 0; pass < 2; pass++) {
-				uint32_t seen = 0;
-				for (uint32_t k = 0; k < vn->port_count; k++) {
-					const struct fab_port *p = &s->ports[vn->port_first + k];
+		unsigned base = dn->type == FAB_NODE_SWITCH ? dn->lid : dp->lid;
+		unsigned n_lids = dn->type == FAB_NODE_SWITCH ? 1 : 1u << (dp->lmc & 7);
+		for (unsigned lid = base; lid < base + n_lids; lid++) {
+			head = tail = 0;
+			for (size_t i = 0; i < s->n_nodes; i++)
+				dist[i] = FAB_NONE;
+			dist[first] = 0;
+			queue[tail++] = first;
+			tab[first][lid] = dn->type == FAB_NODE_SWITCH ? 0
+							: s->ports[dp->remote_idx].port_num;
+			while (head < tail) {
+				uint32_t u = queue[head++];
+				const struct fab_node *un = &s->nodes[u];
+				for (uint32_t k = 0; k < un->port_count; k++) {
+					const struct fab_port *p = &s->ports[un->port_first + k];
 					if (p->port_num == 0 || p->state != FAB_STATE_ACTIVE ||
 					    p->remote_idx == FAB_NONE)
 						continue;
-					uint32_t w = s->ports[p->remote_idx].node_idx;
-					if (s->nodes[w].type != FAB_NODE_SWITCH || dist[w] + 1 != dist[v])
-						continue;
-					if (pass == 0)
-						n_near++;
-					else if (seen++ == pick)
-						tab[v][lid] = p->port_num;
+					uint32_t v = s->ports[p->remote_idx].node_idx;
+					if (s->nodes[v].type == FAB_NODE_SWITCH && dist[v] == FAB_NONE) {
+						dist[v] = dist[u] + 1;
+						queue[tail++] = v;
+					}
 				}
-				pick = n_near ? lid % n_near : 0;
+			}
+			/* each switch: the lid-th of its ports one hop nearer */
+			for (size_t qi = 1; qi < tail; qi++) {
+				uint32_t v = queue[qi], n_near = 0, pick = 0;
+				const struct fab_node *vn = &s->nodes[v];
+				for (int pass = 0; pass < 2; pass++) {
+					uint32_t seen = 0;
+					for (uint32_t k = 0; k < vn->port_count; k++) {
+						const struct fab_port *p = &s->ports[vn->port_first + k];
+						if (p->port_num == 0 || p->state != FAB_STATE_ACTIVE ||
+						    p->remote_idx == FAB_NONE)
+							continue;
+						uint32_t w = s->ports[p->remote_idx].node_idx;
+						if (s->nodes[w].type != FAB_NODE_SWITCH || dist[w] + 1 != dist[v])
+							continue;
+						if (pass == 0)
+							n_near++;
+						else if (seen++ == pick)
+							tab[v][lid] = p->port_num;
+					}
+					pick = n_near ? lid % n_near : 0;
+				}
 			}
 		}
 	}

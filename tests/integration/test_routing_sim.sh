@@ -15,19 +15,31 @@
 #  - a ring of five switches routed min-hop gives routing.credit_loop twice
 #    (the two-hop routes chain the five links into a cycle each way round),
 #    the same ring routed up/down (root r1) gives none.
+#  - LMC 2 (OpenSM -l 2: 4 LIDs a CA port, spread over the spines), against
+#    ibroute, ibtracert and ibsim's `Route`: healthy, no routing finding, the
+#    stored tables hold every LID of every range as ibroute dumps them,
+#    `route --lid-offset K` gives ibtracert's path to base + K on random
+#    pairs, --all-lids its path to each LID, --all-pairs checks 4 routes a
+#    pair, `ready` probes the hops only offset LIDs' routes cross; with one
+#    leaf's entry for one offset LID Set to 255 (OpenSM -o,
+#    an SMP Set), routing.unreachable names that LID (base + 1) and counts
+#    the routes ibsim's `Route` finds broken, --all-pairs prints exactly
+#    those, the base LID still arrives.
 set -uo pipefail
-: "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
+: "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?} ${SMPSET:?}"
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
 need sqlite3
 need ibtracert
+need ibroute
 : >"$D/empty.conf"
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@" 2>/dev/null; }
 fcheck() { "$FABSWEEP" check --db "$D/fab.db" --config "$D/empty.conf" >"$D/out" 2>&1; }
 last() { q "SELECT max(scan_id) FROM scans"; }
+lid_of() { q "SELECT p.lid FROM ports p JOIN nodes n USING (scan_id, node_guid) WHERE p.scan_id = $(last) AND n.description = '$1'"; }
 findings() { q "SELECT rule_id || ' ' || subject FROM findings WHERE scan_id = $(last) AND rule_id LIKE '$1' ORDER BY 1"; }
 
 "$FABGEN" --leaves 3 --spines 2 --hosts-per-leaf 2 -o "$D/net" || exit 1
@@ -148,6 +160,136 @@ root_guid_file $D/roots" fabsim_start "$D/ring" "$D/sim" > /dev/null || exit 1
 	check "ring, $engine: every route arrives" eq "$(findings 'routing.unreachable')" ""
 	fabsim_stop "$D/sim" > /dev/null
 done
+
+# 4: LMC 2 (OpenSM -l 2): every CA port answers 4 LIDs, each routed on its own
+# (OpenSM spreads them over the spines); healthy, sweeping SM
+FABSIM_OPENSM_ARGS="-l 2" fabsim_start "$D/net16" "$D/sim" > /dev/null || exit 1
+scan
+check "lmc: scan exits 0" eq "$?" 0
+s=$(last)
+check "lmc: every CA port has LMC 2" eq "$(q "SELECT DISTINCT p.lmc FROM ports p JOIN nodes n USING (scan_id, node_guid)
+	WHERE p.scan_id = $s AND n.node_type = 'ca' AND p.state = 'active'")" 2
+fcheck
+check "lmc: no routing finding" eq "$(findings 'routing.%')" ""
+check "lmc: the routing rules ran on 6 tables" eq "$(q "SELECT count(*) FROM switch_tables WHERE scan_id = $s")" 6
+# the oracle for the tables: ibroute's entries for every LID of every CA range
+mapfile -t sw < <(q "SELECT lid || ' ' || node_guid FROM nodes WHERE scan_id = $s AND node_type = 'switch' ORDER BY lid")
+ranges="SELECT p.lid + k.k FROM ports p JOIN nodes n USING (scan_id, node_guid),
+	(SELECT 0 AS k UNION SELECT 1 UNION SELECT 2 UNION SELECT 3) k
+	WHERE p.scan_id = $s AND n.node_type = 'ca' AND p.state = 'active'"
+same=0
+for x in "${sw[@]}"; do
+	lid=${x%% *} guid=${x#* }
+	want=""
+	for _ in 1 2 3; do
+		want=$(fabsim_run "$D/sim" -- ibroute -t 2000 "$lid" 2>/dev/null |
+			awk '/^0x[0-9a-f]+ [0-9]+ :/ { print $1, $2 }' |
+			while read -r l p; do echo "$((l)) $((10#$p))"; done)
+		[[ -n $want ]] && break
+	done
+	got=$(q "SELECT lid || ' ' || port FROM forwarding WHERE scan_id = $s AND node_guid = '$guid'
+		AND lid IN ($ranges) ORDER BY lid")
+	# ibroute lists every routed LID; keep those of the CA ranges
+	want=$(awk 'NR == FNR { r[$1]; next } $1 in r' <(q "$ranges") <(echo "$want") | sort -n)
+	[[ -n $got && $got == "$want" ]] && same=$((same + 1))
+done
+check "lmc: the stored tables route every LID of every range as ibroute dumps them ($same of ${#sw[@]} switches)" \
+	eq "$same" "${#sw[@]}"
+check "lmc: the LIDs of a range take both spines (leaf001's entries for host0016's 4 LIDs)" eq \
+	"$(q "SELECT count(DISTINCT f.port) FROM forwarding f JOIN nodes n USING (scan_id, node_guid)
+		WHERE f.scan_id = $s AND n.description = 'leaf001' AND f.lid BETWEEN $(lid_of host0016) AND $(lid_of host0016) + 3")" 2
+mapfile -t hosts < <(q "SELECT description FROM nodes WHERE scan_id = $s AND node_type = 'ca' ORDER BY 1")
+bad="" n_ok=0
+for ((i = 0; i < 16; i++)); do
+	a=${hosts[RANDOM % ${#hosts[@]}]} b=${hosts[RANDOM % ${#hosts[@]}]} k=$((i % 4))
+	[[ $a == "$b" ]] && { i=$((i - 1)); continue; }
+	want=""
+	for _ in 1 2 3; do
+		want=$(fabsim_run "$D/sim" -- ibtracert -t 2000 "$(lid_of "$a")" $(($(lid_of "$b") + k)) 2>/dev/null | tracert_hops)
+		[[ -n $want ]] && break
+	done
+	got=$("$FABSWEEP" route --db "$D/fab.db" --lid-offset "$k" "$a" "$b" | route_hops)
+	if [[ -n $want && $want == "$got" ]]; then n_ok=$((n_ok + 1)); else bad+=" $a>$b+$k"; fi
+done
+check "lmc: route --lid-offset K agrees with ibtracert to base + K on 16 random pairs ($n_ok agree; differ:${bad:- none})" eq "$n_ok" 16
+"$FABSWEEP" route --db "$D/fab.db" --all-lids host0001 host0016 >"$D/all"
+check "lmc: route --all-lids exits 0" eq "$?" 0
+base=$(lid_of host0016) n_ok=0
+for k in 0 1 2 3; do
+	want=$(fabsim_run "$D/sim" -- ibtracert -t 2000 "$(lid_of host0001)" $((base + k)) 2>/dev/null | tracert_hops)
+	got=$(awk -v k="$k" '/^route from/ { n++ } n == k + 1' "$D/all" | route_hops)
+	[[ -n $want && $want == "$got" ]] && n_ok=$((n_ok + 1))
+done
+check "lmc: route --all-lids traces the 4 LIDs of host0016 as ibtracert does" eq "$n_ok" 4
+check "lmc: ... each named base + offset" has "$D/all" "to host0016/1 (LID $((base + 3)) = base $base + 3), scan $s"
+list=$(printf '%s\n' "${hosts[@]}" | awk '{ print $1 }' | paste -sd,)
+"$FABSWEEP" route --db "$D/fab.db" --all-pairs --hosts "$list" >"$D/pairs"
+check "lmc: route --all-pairs exits 0" eq "$?" 0
+check "lmc: route --all-pairs checks 4 routes a pair, none broken" has "$D/pairs" \
+	"all pairs of 16 hosts (16 ports), scan $s: 240 pairs checked (960 routes: every LID of each destination), 0 broken, 0 not judged"
+# ready probes the hops of every LID's route: between host0001 (leaf001) and
+# host0005 (leaf002) both base LIDs' routes cross spine001, the offsets'
+# spine002 too; errors on spine002's port toward leaf002 make the pair not ready
+spines() { "$FABSWEEP" route --db "$D/fab.db" "$1" "$2" | awk '$4 ~ /^spine/ { sub(/\/.*/, "", $4); print $4 }'; }
+check "lmc: both base LIDs' routes between host0001 and host0005 cross spine001 (as OpenSM routed them)" \
+	eq "$(spines host0001 host0005) $(spines host0005 host0001)" "spine001 spine001"
+fabsim_console "$D/sim" 'PerformanceSet "spine002"[2] PortCounters.SymbolErrorCounter=500' >/dev/null || exit 1
+fabsim_run "$D/sim" -- "$FABSWEEP" ready --db "$D/fab.db" --hosts host0001,host0005 >"$D/out" 2>&1
+check "lmc: ready finds the erroring hop only the offsets cross (exit 1)" eq "$?" 1
+check "lmc: ... names the hop" has "$D/out" \
+	"spine002/2 <-> leaf002/6: error counters rose at spine002/2: SymbolErrorCounter +500"
+check "lmc: ... and the pair" has "$D/out" "host0001 -> host0005: not ready: the route crosses hop"
+fabsim_stop "$D/sim" > /dev/null
+
+# 5: LMC 2, a stale entry for one offset LID only: OpenSM configures once and
+# exits (-o), then leaf001's entry for host0016's base + 1 is Set to 255 (an
+# SMP Set of its LinearForwardingTable)
+FABSIM_OPENSM_ARGS="-o -l 2" fabsim_start "$D/net16" "$D/sim" > /dev/null || exit 1
+scan
+leaf=$(q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = 'leaf001'")
+base=$(lid_of host0016)
+fabsim_run "$D/sim" -- "$SMPSET" lft "$leaf" $((base + 1)) 255 || exit 1
+check "lmc stale: ibroute shows leaf001 without an entry for LID $((base + 1))" eq \
+	"$(fabsim_run "$D/sim" -- ibroute "$leaf" 2>/dev/null | grep -ci "^$(printf '0x%04x' $((base + 1))) ")" 0
+scan
+fcheck
+s=$(last)
+# the oracle: every host's route to every LID of host0016's range (an entry
+# for one LID changes only the routes to that LID: the other destinations'
+# routes are the healthy tree's, none broken above)
+mapfile -t lids < <(q "SELECT p.lid FROM ports p JOIN nodes n USING (scan_id, node_guid)
+	WHERE p.scan_id = $s AND n.node_type = 'ca' AND p.state = 'active' ORDER BY p.lid")
+: >"$D/oracle"
+for a in "${lids[@]}"; do
+	[[ $a == "$base" ]] && continue
+	for k in 0 1 2 3; do
+		fabsim_console "$D/sim" "Route $a $((base + k))" >"$D/route" 2>&1
+		grep -q "Bad forwarding table entry" "$D/route" && echo "$a $((base + k))" >>"$D/oracle"
+	done
+done
+broken=$(wc -l <"$D/oracle")
+check "lmc stale: ibsim Route finds routes to LID $((base + 1)) only broken ($broken of 60)" \
+	eq "$(awk '{ print $2 }' "$D/oracle" | sort -u)" "$((base + 1))"
+check "lmc stale: one routing finding" eq "$(findings 'routing.%')" "routing.unreachable leaf001"
+ev=$(q "SELECT evidence FROM findings WHERE scan_id = $s AND rule_id = 'routing.unreachable'")
+check "lmc stale: it counts the pairs ibsim Route finds broken, for one destination LID" has <(echo "$ev") \
+	"cause=no_entry; destinations=1; pairs=$broken; e.g. "
+check "lmc stale: it names the LID, base + 1" has <(echo "$ev") "host0016 (LID $((base + 1)) = base $base + 1)"
+"$FABSWEEP" route --db "$D/fab.db" --all-pairs --hosts "$list" >"$D/pairs"
+check "lmc stale: route --all-pairs exits 1" eq "$?" 1
+check "lmc stale: route --all-pairs counts the broken routes" has "$D/pairs" \
+	"240 pairs checked (960 routes: every LID of each destination), $broken broken, 0 not judged"
+check "lmc stale: route --all-pairs prints exactly the routes ibsim Route finds broken" eq \
+	"$(sed -n 's/.* (LID \([0-9]*\)) -> .* (LID \([0-9]*\)): broken: no_entry at leaf001\/0$/\1 \2/p' "$D/pairs" | sort)" \
+	"$(sort "$D/oracle")"
+"$FABSWEEP" route --db "$D/fab.db" --lid-offset 1 host0001 host0016 >"$D/one"
+check "lmc stale: route --lid-offset 1 breaks at leaf001 (exit 1)" eq "$?" 1
+check "lmc stale: ... no_entry" has "$D/one" "broken: no_entry at leaf001/0"
+"$FABSWEEP" route --db "$D/fab.db" host0001 host0016 >"$D/one"
+check "lmc stale: the base LID still arrives" eq "$?" 0
+"$FABSWEEP" route --db "$D/fab.db" --all-lids host0001 host0016 >"$D/one"
+check "lmc stale: route --all-lids exits 1, with one of the 4 broken" eq "$?:$(grep -c '^arrives' "$D/one")" "1:3"
+fabsim_stop "$D/sim" > /dev/null
 
 echo "routing_sim: $pass passed, $fail failed"
 ((fail == 0))

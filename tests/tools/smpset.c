@@ -5,8 +5,11 @@
  * libibmad, read-modify-write:
  *   smpset enforce LID PORT on|off   PortInfo PartitionEnforcementInbound/Outbound
  *   smpset pkey LID PORT INDEX PKEY  one entry of the port's P_KeyTable
+ *   smpset lft LID DLID PORT         a switch's LinearForwardingTable entry
+ *                                    for DLID (255: none)
  * PORT is the switch port (the attribute modifier); for a CA give 0.
- * Used by tests/integration/test_partitions_sim.sh under umad2sim.
+ * Used by tests/integration/test_partitions_sim.sh and
+ * test_routing_sim.sh under umad2sim.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +30,10 @@ int main(int argc, char **argv)
 	ib_portid_t id = { 0 };
 	struct ibmad_port *mp;
 
-	if (argc < 5 || (strcmp(argv[1], "enforce") && strcmp(argv[1], "pkey")))
-		return die("usage: smpset enforce LID PORT on|off | pkey LID PORT INDEX PKEY");
+	if (argc < 5 || (strcmp(argv[1], "enforce") && strcmp(argv[1], "pkey") &&
+			 strcmp(argv[1], "lft")))
+		return die("usage: smpset enforce LID PORT on|off | pkey LID PORT INDEX PKEY | "
+			   "lft LID DLID PORT");
 	if (!(mp = mad_rpc_open_port(NULL, 0, classes, 2)))
 		return die("cannot open the local port");
 	ib_portid_set(&id, (int)strtol(argv[2], NULL, 0), 0, 0);
@@ -44,6 +49,14 @@ int main(int argc, char **argv)
 		mad_set_field(buf, 0, IB_PORT_PART_EN_OUTB_F, on);
 		if (!smp_set_via(buf, &id, IB_ATTR_PORT_INFO, port, 0, mp))
 			return die("PortInfo Set failed");
+	} else if (!strcmp(argv[1], "lft")) {
+		/* port is the destination LID here; its block is the modifier */
+		unsigned out = (unsigned)strtoul(argv[4], NULL, 0);
+		if (!smp_query_via(buf, &id, IB_ATTR_LINEARFORWTBL, port / 64, 0, mp))
+			return die("LinearForwardingTable Get failed");
+		buf[port % 64] = (uint8_t)out;
+		if (!smp_set_via(buf, &id, IB_ATTR_LINEARFORWTBL, port / 64, 0, mp))
+			return die("LinearForwardingTable Set failed");
 	} else {
 		if (argc < 6)
 			return die("pkey needs INDEX and PKEY");

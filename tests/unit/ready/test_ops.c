@@ -198,20 +198,16 @@ static void recable(struct fab_snapshot *s, uint32_t a, uint32_t b)
 
 static size_t count(const struct fab_snapshot *s, const char *rule)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->n_findings; i++)
-		n += !strcmp(s->findings[i].rule_id, rule);
-	return n;
+	return fabfix_count_findings(s, rule);
 }
 
 static const struct fab_finding *first(const struct fab_snapshot *s, const char *rule)
 {
-	for (size_t i = 0; i < s->n_findings; i++)
-		if (!strcmp(s->findings[i].rule_id, rule))
-			return &s->findings[i];
-	fail_msg("no finding of %s", rule);
-	return NULL;
+	const struct fab_finding *f = fabfix_finding(s, rule);
+
+	if (!f)
+		fail_msg("no finding of %s", rule);
+	return f;
 }
 
 static struct fab_config *only_expect(void)
