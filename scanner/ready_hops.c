@@ -104,8 +104,8 @@ static int plan_step(void *c_, uint32_t port)
 typedef int (*pair_fn)(void *ctx, size_t s, size_t d, const struct fab_route_index *ix,
 		       const struct fab_route_walk *w);
 
-static int each_route(const struct fab_ready_hops *h, const struct fab_snapshot *v, pair_fn fn,
-		      void *ctx)
+static int each_route(const uint32_t *host_port, size_t n_hosts, const struct fab_snapshot *v,
+		      pair_fn fn, void *ctx)
 {
 	struct fab_route_index ix = { 0 };
 	struct fab_route_walk w = { 0 };
@@ -115,13 +115,13 @@ static int each_route(const struct fab_ready_hops *h, const struct fab_snapshot 
 		goto out;
 	/* every LID of each host port's range: a job's traffic may use any */
 	struct fab_route_dests ds;
-	fab_route_dests_start(&ds, v, h->host_port, h->n_hosts);
+	fab_route_dests_start(&ds, v, host_port, n_hosts);
 	while (!err && fab_route_dests_next(&ds)) {
 		size_t d = ds.idx;
 
 		fab_route_walk_to(&ix, &w, ds.lid);
-		for (size_t s = 0; s < h->n_hosts && !err; s++)
-			if (s != d && h->host_port[s] != FAB_NONE)
+		for (size_t s = 0; s < n_hosts && !err; s++)
+			if (s != d && host_port[s] != FAB_NONE)
 				err = fn(ctx, s, d, &ix, &w);
 	}
 out:
@@ -165,7 +165,7 @@ int fab_ready_hops_plan(struct fab_ready *r, const struct fab_snapshot *v,
 	for (size_t i = 0; i < v->n_ports; i++)
 		out->hop_of[i] = FAB_NONE;
 	host_ports(r, v, out->host_port);
-	if ((err = each_route(out, v, plan_pair, &c)))
+	if ((err = each_route(out->host_port, out->n_hosts, v, plan_pair, &c)))
 		fab_ready_hops_free(out);
 	return err;
 }
@@ -223,35 +223,37 @@ static uint64_t stops_at(const struct fab_route_index *ix, const struct fab_rout
 	return 0;
 }
 
+struct missing_ctx {
+	const uint32_t *host_port;
+	struct guid_set g;
+};
+
+static int missing_pair(void *c_, size_t s, size_t d, const struct fab_route_index *ix,
+			const struct fab_route_walk *w)
+{
+	struct missing_ctx *c = c_;
+	uint64_t guid = stops_at(ix, w, fab_route_first_switch(ix, c->host_port[s]));
+
+	(void)d;
+	return guid ? guid_add(&c->g, guid) : 0;
+}
+
 int fab_ready_hops_missing(const struct fab_ready *r, const struct fab_snapshot *v,
 			   const uint64_t *have, size_t n_have, uint64_t **out, size_t *n_out)
 {
-	struct fab_route_index ix = { 0 };
-	struct fab_route_walk w = { 0 };
-	struct guid_set g = { 0 };
 	uint32_t *hp = malloc((r->n_hosts + 1) * sizeof(*hp));
 	uint64_t *sorted = malloc((n_have + 1) * sizeof(*sorted));
+	struct missing_ctx c = { .host_port = hp };
+	struct guid_set *g = &c.g;
 	int err = -ENOMEM;
 
 	*out = NULL;
 	*n_out = 0;
-	if (!hp || !sorted || (err = fab_route_index_build(v, &ix)) ||
-	    (err = fab_route_walk_init(&ix, &w)))
+	if (!hp || !sorted)
 		goto out;
 	host_ports(r, v, hp);
-	for (size_t d = 0; d < r->n_hosts && !err; d++) {
-		uint16_t lid;
-
-		if (hp[d] == FAB_NONE || !fab_route_port_lids(v, hp[d], &lid))
-			continue;
-		fab_route_walk_to(&ix, &w, lid);
-		for (size_t s = 0; s < r->n_hosts && !err; s++) {
-			uint64_t guid = s == d || hp[s] == FAB_NONE
-					? 0 : stops_at(&ix, &w, fab_route_first_switch(&ix, hp[s]));
-			if (guid)
-				err = guid_add(&g, guid);
-		}
-	}
+	/* every LID of each range, as the hops are judged (each_route) */
+	err = each_route(hp, r->n_hosts, v, missing_pair, &c);
 	if (err)
 		goto out;
 	/* each GUID once, none asked for before */
@@ -259,20 +261,18 @@ int fab_ready_hops_missing(const struct fab_ready *r, const struct fab_snapshot 
 		memcpy(sorted, have, n_have * sizeof(*sorted));
 		qsort(sorted, n_have, sizeof(*sorted), cmp_guid);
 	}
-	if (g.n)
-		qsort(g.v, g.n, sizeof(*g.v), cmp_guid);
+	if (g->n)
+		qsort(g->v, g->n, sizeof(*g->v), cmp_guid);
 	size_t k = 0;
-	for (size_t i = 0; i < g.n; i++)
-		if ((!k || g.v[k - 1] != g.v[i]) &&
-		    !bsearch(&g.v[i], sorted, n_have, sizeof(*sorted), cmp_guid))
-			g.v[k++] = g.v[i];
-	*out = g.v;
+	for (size_t i = 0; i < g->n; i++)
+		if ((!k || g->v[k - 1] != g->v[i]) &&
+		    !bsearch(&g->v[i], sorted, n_have, sizeof(*sorted), cmp_guid))
+			g->v[k++] = g->v[i];
+	*out = g->v;
 	*n_out = k;
-	g.v = NULL;
+	g->v = NULL;
 out:
-	fab_route_walk_fini(&w);
-	fab_route_index_free(&ix);
-	free(g.v);
+	free(g->v);
 	free(hp);
 	free(sorted);
 	return err;
@@ -448,7 +448,7 @@ int fab_ready_hops_judge(struct fab_ready_hops *h, struct fab_ready *r,
 		judge_hop(&h->hops[i], r, v, map, limits);
 		h->n_bad += h->hops[i].verdict != FAB_READY_OK;
 	}
-	err = each_route(h, v, judge_pair, &c);
+	err = each_route(h->host_port, h->n_hosts, v, judge_pair, &c);
 	free(c.added);
 	return err;
 }
