@@ -453,7 +453,11 @@ static int cmp_cycle(const void *a, const void *b)
 {
 	const struct fab_cdg_cycle *x = a, *y = b;
 
-	return x->chan[0] < y->chan[0] ? -1 : x->chan[0] > y->chan[0];
+	if (x->chan[0] != y->chan[0])
+		return x->chan[0] < y->chan[0] ? -1 : 1;
+	if (x->vl && y->vl) /* per lane: the lower lane first */
+		return (x->vl[0] > y->vl[0]) - (x->vl[0] < y->vl[0]);
+	return 0;
 }
 
 void cdg_sort_cycles(struct fab_cdg *g)

@@ -507,9 +507,26 @@ int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fa
 		if ((err = lane_cycles(&L, sls, &lc)))
 			goto out;
 	}
-	/* the cycles: the lanes' ones, then the one-lane ones of the other sets */
-	for (size_t i = 0; i < lc.n_cycles && !err; i++)
+	/* the cycles: per one-lane set, its first cycle on lanes (its lanes
+	 * summed up), then the one-lane ones of the other sets */
+	cdg_sort_cycles(&lc);
+	for (size_t k = 0; k < st.g.n; k++)
+		L.local[k] = FAB_NONE; /* now: per one-lane set, its cycle in out */
+	for (size_t i = 0; i < lc.n_cycles && !err; i++) {
+		struct fab_cdg_cycle *y = &lc.cycles[i];
+		uint32_t c = st.comp[st.chan[y->chan[0]]];
+		uint16_t mask = 0;
+
+		for (size_t k = 0; k < y->n_chan; k++)
+			mask |= (uint16_t)(1u << y->vl[k]);
+		if (L.local[c] != FAB_NONE) {
+			out->cycles[L.local[c]].vl_mask |= mask;
+			continue;
+		}
+		y->vl_mask = mask;
+		L.local[c] = (uint32_t)out->n_cycles;
 		err = move_cycle(&lc, i, out, &cap_out);
+	}
 	for (size_t i = 0; i < st.cdg.n_cycles && !err; i++) {
 		uint32_t c = st.cycle_comp[i];
 		if (ms.n_needed[c] && !ms.n_missing[c])

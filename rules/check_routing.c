@@ -225,9 +225,13 @@ int check_routing_credit_loop(struct fab_rule_ctx *ctx)
 			rbuf_printf(&ctx->ev, " (VL%u)", c->vl[0]);
 		rbuf_printf(&ctx->ev, "; links_in_cycle_set=%zu; dependencies=%zu; e.g. dlid=%u",
 			    c->scc_size, c->scc_deps, c->dlid);
-		if (lanes)
-			rbuf_printf(&ctx->ev, "; lanes=sl2vl");
-		else /* judged on one lane: the tables it needs were not read */
+		if (lanes) {
+			rbuf_printf(&ctx->ev, "; lanes=sl2vl (cycles on VL");
+			for (unsigned v = 0, n = 0; v < 16; v++)
+				if (c->vl_mask >> v & 1)
+					rbuf_printf(&ctx->ev, "%s%u", n++ ? "," : "", v);
+			rbuf_printf(&ctx->ev, ")");
+		} else /* judged on one lane: the tables it needs were not read */
 			rbuf_printf(&ctx->ev, "; lanes=not_read (%zu SL2VL tables)", c->lanes_missing);
 		err = rule_emit_port(ctx, c->chan[0], rule_peer(s, c->chan[0]), rbuf_str(&ctx->ev),
 				     "the routes make a credit loop through %zu link%s%s (a cycle of "

@@ -292,6 +292,10 @@ struct fab_cdg_cycle {
 	/* FAB_CDG_LANES: per channel, its virtual lane, and the service level
 	 * of a route that adds the dependency on the next channel; NULL else */
 	uint8_t *vl, *sl;
+	/* FAB_CDG_LANES: the lanes of every cycle found in the one-lane set this
+	 * cycle projects onto (one cycle is reported per such set: the one
+	 * through the lowest channel, on the lowest lane), bit v for VL v */
+	uint16_t vl_mask;
 	/* FAB_CDG_ONE_LANE from fab_cdg_find_lanes: the SL2VL tables its
 	 * strongly connected set needs that the snapshot does not hold */
 	size_t lanes_missing;

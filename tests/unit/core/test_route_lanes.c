@@ -158,6 +158,33 @@ static void test_default_tables_keep_the_loops(void **state)
 	fab_snapshot_free(s);
 }
 
+/* ibsim's default tables: SL s on VL s. Each SL loops on its own lane:
+ * one finding per one-lane set still, its lanes summed up. */
+static void test_each_sl_its_lane(void **state)
+{
+	struct fab_snapshot *s = ring();
+
+	(void)state;
+	add_wanted(s, 0);
+	for (size_t i = 0; i < s->routing->n_sl2vl; i++)
+		for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+			s->routing->sl2vl[i].vl[sl] = (uint8_t)(sl < 15 ? sl : 7);
+	struct fab_cdg g = lanes(s, 0x7fff);
+	assert_int_equal(g.n_cycles, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(g.cycles[i].vl_mask, 0x7fff);
+		assert_int_equal(g.cycles[i].vl[0], 0); /* the lowest lane's */
+		assert_int_equal(g.cycles[i].scc_size, N_RING);
+	}
+	fab_cdg_free(&g);
+	g = lanes(s, 1u << 3 | 1u << 9);
+	assert_int_equal(g.n_cycles, 2);
+	assert_int_equal(g.cycles[0].vl_mask, 1u << 3 | 1u << 9);
+	assert_int_equal(g.cycles[0].sl[0], 3);
+	fab_cdg_free(&g);
+	fab_snapshot_free(s);
+}
+
 /* Traffic crossing r1 from one neighbour to the other moves to VL 1: a
  * dateline. Each route is two ring links at most, so a route that moved to
  * VL 1 never comes round again: no cycle, although a graph that merged the
@@ -254,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_wanted),
 		cmocka_unit_test(test_one_lane_without_tables),
 		cmocka_unit_test(test_default_tables_keep_the_loops),
+		cmocka_unit_test(test_each_sl_its_lane),
 		cmocka_unit_test(test_dateline),
 		cmocka_unit_test(test_service_levels),
 		cmocka_unit_test(test_a_table_missing),
