@@ -66,7 +66,8 @@ static void set_bit(struct cdg_pairmap *m, uint32_t q, unsigned in, unsigned out
 	}
 }
 
-static int collect(const struct fab_route_index *ix, struct cdg_pairmap *out)
+static int collect(const struct fab_route_index *ix, struct cdg_pairmap *out, cdg_hook hook,
+		   void *hook_ctx)
 {
 	const struct fab_snapshot *s = ix->snap;
 	struct fab_route_walk w;
@@ -96,6 +97,8 @@ static int collect(const struct fab_route_index *ix, struct cdg_pairmap *out)
 		fab_route_walk_to(ix, &w, dlid);
 		gen++;
 		cdg_mark_used(ix, &w, ix->ends[e], used, gen);
+		if (hook)
+			hook(hook_ctx, &w, ix->ends[e], used, gen);
 		for (uint32_t p = 0; p < ix->n_sw; p++) {
 			uint32_t q = used[p] == gen ? w.next[p] : FAB_NONE;
 			if (q == FAB_NONE)
@@ -420,12 +423,13 @@ out:
 	return err;
 }
 
-int cdg_one_lane(const struct fab_route_index *ix, struct cdg_one_lane *st)
+int cdg_one_lane(const struct fab_route_index *ix, struct cdg_one_lane *st, cdg_hook hook,
+		 void *hook_ctx)
 {
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	err = collect(ix, &st->m);
+	err = collect(ix, &st->m, hook, hook_ctx);
 	if (!err)
 		err = build_graph(ix, &st->m, &st->g, &st->chan);
 	if (!err) {
@@ -472,7 +476,7 @@ int fab_cdg_find(const struct fab_route_index *ix, struct fab_cdg *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = cdg_one_lane(ix, &st)))
+	if ((err = cdg_one_lane(ix, &st, NULL, NULL)))
 		return err;
 	*out = st.cdg; /* handed over */
 	memset(&st.cdg, 0, sizeof(st.cdg));

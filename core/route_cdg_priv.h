@@ -52,7 +52,13 @@ struct cdg_one_lane {
 	uint32_t *cycle_comp; /* per cycle of cdg: its set's id */
 };
 
-int cdg_one_lane(const struct fab_route_index *ix, struct cdg_one_lane *st);
+/* Called per destination of the one-lane pass, once the walk w toward it
+ * (end dst) is done and used[u] == gen marks the switches its traffic passes. */
+typedef void (*cdg_hook)(void *ctx, const struct fab_route_walk *w, uint32_t dst,
+			 const uint32_t *used, uint32_t gen);
+/* The one-lane analysis; hook (may be NULL) sees every destination's walk. */
+int cdg_one_lane(const struct fab_route_index *ix, struct cdg_one_lane *st, cdg_hook hook,
+		 void *hook_ctx);
 void cdg_one_lane_free(struct cdg_one_lane *st);
 /* Marks used[u] = gen for every switch u that traffic toward w->dlid from
  * some end other than dst passes. */

@@ -11,13 +11,15 @@
  * sl2vl_p[i][o][s] on channel (p, o). Per destination, the walk gives each
  * switch's next hop; every route that enters p by i, leaves by o (channel
  * c) and then q by o' (channel c', both in one set) is a "triple" (i, c,
- * c'), collected once however many destinations repeat it. Each triple and
- * service level then adds (c, sl2vl_p[i][o][s]) -> (c', sl2vl_q[in][o'][s]),
- * in being the port c arrives by. Service levels whose columns agree in
- * every table held give the same edges: each distinct one is taken once.
- * All service levels' edges form one graph (a lane's buffers are shared by
- * every SL mapped to it); its cycles are found as the one-lane ones are.
- * O(destinations x switches + triples x distinct SLs).
+ * o'), a bit in c's bitmap however many destinations repeat it. Each
+ * triple and service level then adds (c, sl2vl_p[i][o][s]) -> (c',
+ * sl2vl_q[in][o'][s]), in being the port c arrives by; in-ports whose
+ * tables agree give the same edges and are taken once. Service levels
+ * whose columns agree in every table held give the same edges: each
+ * distinct one is taken once. All service levels' edges form one graph (a
+ * lane's buffers are shared by every SL mapped to it); its cycles are
+ * found as the one-lane ones are. O(destinations x switches + channels x
+ * in-ports x out-ports + edges), no hashing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,7 +107,7 @@ int fab_sl2vl_wanted(const struct fab_route_index *ix, struct fab_sl2vl_want **o
 
 	*out = NULL;
 	*n = 0;
-	if ((err = cdg_one_lane(ix, &st)))
+	if ((err = cdg_one_lane(ix, &st, NULL, NULL)))
 		return err;
 	if (!st.cdg.n_cycles) {
 		cdg_one_lane_free(&st);
@@ -134,99 +136,28 @@ int fab_sl2vl_wanted(const struct fab_route_index *ix, struct fab_sl2vl_want **o
 
 /* ---- per lane ---------------------------------------------------------------- */
 
-/* An open-addressing set of 64-bit keys (never ~0) with a payload each. */
-struct kset {
-	uint64_t *key;
-	uint32_t *val;
-	size_t n, cap;
-};
-
-/* Inserts k (val kept from the first insertion); *fresh says whether it
- * was new. The index of its slot, or SIZE_MAX on ENOMEM. */
-static size_t kset_put(struct kset *s, uint64_t k, uint32_t val, bool *fresh)
-{
-	if (2 * (s->n + 1) > s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		uint64_t *key = malloc(cap * sizeof(*key));
-		uint32_t *v = malloc(cap * sizeof(*v));
-		if (!key || !v) {
-			free(key);
-			free(v);
-			return SIZE_MAX;
-		}
-		memset(key, 0xff, cap * sizeof(*key));
-		for (size_t i = 0; i < s->cap; i++) {
-			if (s->key[i] == UINT64_MAX)
-				continue;
-			size_t j = fab_hash_slot(s->key[i], cap);
-			while (key[j] != UINT64_MAX)
-				j = (j + 1) & (cap - 1);
-			key[j] = s->key[i];
-			v[j] = s->val[i];
-		}
-		free(s->key);
-		free(s->val);
-		s->key = key;
-		s->val = v;
-		s->cap = cap;
-	}
-	size_t j = fab_hash_slot(k, s->cap);
-	while (s->key[j] != UINT64_MAX && s->key[j] != k)
-		j = (j + 1) & (s->cap - 1);
-	*fresh = s->key[j] == UINT64_MAX;
-	if (*fresh) {
-		s->key[j] = k;
-		s->val[j] = val;
-		s->n++;
-	}
-	return j;
-}
-
-static void kset_free(struct kset *s)
-{
-	free(s->key);
-	free(s->val);
-	memset(s, 0, sizeof(*s));
-}
-
-/* A route's step through two channels of one set: entered p by in_port,
- * left by channel c (local number), then by c'. */
-struct triple {
-	uint32_t in_port;       /* port index of p it entered by */
-	uint32_t c, c2;         /* local channel numbers */
-	uint16_t dlid;          /* a destination whose routes take it */
-	const struct fab_sl2vl *t1, *t2; /* sl2vl_p[in][o], sl2vl_q[in'][o'] */
-};
-
+/*
+ * Per channel c = (p, o) (a switch port cabled to a switch q): a bitmap over
+ * (in-port i of p, out-port o' of q): some route entered p by i (0: from
+ * p's own CAs), left by o, then q by o'. Each distinct triple is one bit
+ * however many destinations repeat it (as the one-lane graph's pairs are);
+ * a (c, o') column keeps the first destination that set it. Filled during
+ * the one-lane pass (its hook), for every channel: the sets are not known
+ * yet, and a second walk over every destination would cost as much again.
+ */
 struct lanes {
 	const struct fab_route_index *ix;
 	const struct cdg_one_lane *st;
+	const struct fab_routing *r;
 	uint32_t *local;   /* per channel of st->g: its local number, FAB_NONE */
 	uint32_t *lport;   /* local number -> the channel's port index */
 	size_t n_local;
-	struct kset tset;  /* triple key -> index in tr */
-	struct triple *tr;
-	size_t n_tr, cap_tr;
+	size_t *tfirst;    /* per port index: its bits start at tfirst[port], SIZE_MAX: none */
+	size_t *ofirst;    /* per port index: its columns' destinations at tdlid[ofirst[port]] */
+	uint16_t *wq;      /* per port index: columns (q's ports + 1); rows: p's ports + 1 */
+	uint64_t *tbits;
+	uint16_t *tdlid;
 };
-
-static int add_triple(struct lanes *L, uint32_t in_port, uint32_t c, uint32_t c2, uint16_t dlid)
-{
-	/* a switch has at most 255 ports: in_port's number, c and c2 fit in 64 bits */
-	uint64_t k = ((uint64_t)L->ix->snap->ports[in_port].port_num << 56) ^
-		     ((uint64_t)c << 28) ^ c2;
-	bool fresh;
-
-	/* the key must be exact: c and c2 below 2^28 (checked by the caller) */
-	if (kset_put(&L->tset, k, (uint32_t)L->n_tr, &fresh) == SIZE_MAX)
-		return -ENOMEM;
-	if (!fresh)
-		return 0;
-	struct triple *t = fab_array_grow((void **)&L->tr, &L->n_tr, &L->cap_tr, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	*t = (struct triple){ .in_port = in_port, .c = c, .c2 = c2, .dlid = dlid };
-	return 0;
-}
 
 /* The local channel of the port a switch leaves by, FAB_NONE. */
 static uint32_t lchan(const struct lanes *L, uint32_t port)
@@ -236,55 +167,106 @@ static uint32_t lchan(const struct lanes *L, uint32_t port)
 	return k == FAB_NONE ? FAB_NONE : L->local[k];
 }
 
-/* One walk per destination: the triples inside the sets judged by lane. */
-static int collect_triples(struct lanes *L)
+static unsigned rows_of(const struct lanes *L, uint32_t port)
 {
+	const struct fab_snapshot *s = L->ix->snap;
+
+	return s->nodes[s->ports[port].node_idx].num_ports + 1u;
+}
+
+static int lanes_alloc(struct lanes *L)
+{
+	const struct fab_snapshot *s = L->ix->snap;
+	size_t bits = 0, cols = 0;
+
+	L->tfirst = malloc((s->n_ports + 1) * sizeof(*L->tfirst));
+	L->ofirst = malloc((s->n_ports + 1) * sizeof(*L->ofirst));
+	L->wq = calloc(s->n_ports + 1, sizeof(*L->wq));
+	if (!L->tfirst || !L->ofirst || !L->wq)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct fab_port *op = &s->ports[i];
+		L->tfirst[i] = SIZE_MAX;
+		if (op->port_num == 0 || op->remote_idx == FAB_NONE || op->remote_idx >= s->n_ports ||
+		    s->nodes[op->node_idx].type != FAB_NODE_SWITCH ||
+		    s->nodes[s->ports[op->remote_idx].node_idx].type != FAB_NODE_SWITCH)
+			continue;
+		L->wq[i] = (uint16_t)(s->nodes[s->ports[op->remote_idx].node_idx].num_ports + 1u);
+		L->tfirst[i] = bits;
+		L->ofirst[i] = cols;
+		bits += (size_t)rows_of(L, (uint32_t)i) * L->wq[i];
+		cols += L->wq[i];
+	}
+	L->tbits = calloc(bits / 64 + 1, sizeof(*L->tbits));
+	L->tdlid = calloc(cols + 1, sizeof(*L->tdlid));
+	return L->tbits && L->tdlid ? 0 : -ENOMEM;
+}
+
+static void lanes_free(struct lanes *L)
+{
+	free(L->local);
+	free(L->lport);
+	free(L->tfirst);
+	free(L->ofirst);
+	free(L->wq);
+	free(L->tbits);
+	free(L->tdlid);
+}
+
+static bool tbit(const struct lanes *L, uint32_t port, unsigned i, unsigned o2)
+{
+	size_t bit = L->tfirst[port] + (size_t)i * L->wq[port] + o2;
+
+	return L->tbits[bit / 64] >> (bit % 64) & 1;
+}
+
+/* A route through switch p entered by in-port number i: marks (i, o') of
+ * its channel out of p, o' the next switch's out-port. */
+static void mark(struct lanes *L, const struct fab_route_walk *w, uint32_t p, unsigned i)
+{
+	const struct fab_snapshot *s = L->ix->snap;
+	uint32_t q = w->next[p];
+
+	if (q == FAB_NONE || w->next[q] == FAB_NONE)
+		return;
+	uint32_t c = w->out[p];
+	unsigned o2 = s->ports[w->out[q]].port_num;
+	if (L->tfirst[c] == SIZE_MAX || i >= rows_of(L, c) || o2 >= L->wq[c])
+		return;
+	size_t bit = L->tfirst[c] + (size_t)i * L->wq[c] + o2;
+	L->tbits[bit / 64] |= 1ull << (bit % 64);
+	if (!L->tdlid[L->ofirst[c] + o2])
+		L->tdlid[L->ofirst[c] + o2] = w->dlid;
+}
+
+/* The one-lane pass's hook: the triples of one destination's routes. */
+static void collect_triples(void *ctx, const struct fab_route_walk *w, uint32_t dst,
+			    const uint32_t *used, uint32_t gen)
+{
+	struct lanes *L = ctx;
 	const struct fab_route_index *ix = L->ix;
 	const struct fab_snapshot *s = ix->snap;
-	const struct cdg_one_lane *st = L->st;
-	struct fab_route_walk w;
-	uint32_t *used = calloc(ix->n_sw + 1, sizeof(*used)), gen = 0;
-	int err = fab_route_walk_init(ix, &w);
 
-	if (!used)
-		err = -ENOMEM;
-	for (size_t e = 0; !err && e < ix->n_ends; e++) {
-		uint32_t dst = ix->ends[e];
-		uint16_t dlid;
-
-		if (!fab_route_port_lids(s, dst, &dlid))
+	for (uint32_t u = 0; u < ix->n_sw; u++) {
+		if (used[u] != gen || w->next[u] == FAB_NONE)
 			continue;
-		fab_route_walk_to(ix, &w, dlid);
-		cdg_mark_used(ix, &w, dst, used, ++gen);
-		for (uint32_t p = 0; p < ix->n_sw && !err; p++) {
-			uint32_t q = used[p] == gen ? w.next[p] : FAB_NONE;
-			if (q == FAB_NONE || w.next[q] == FAB_NONE)
-				continue;
-			uint32_t c = lchan(L, w.out[p]), c2 = lchan(L, w.out[q]);
-			if (c == FAB_NONE || c2 == FAB_NONE ||
-			    st->comp[L->st->chan[w.out[p]]] != st->comp[L->st->chan[w.out[q]]])
-				continue;
-			/* entered p from each used switch u with next(u) = p: found
-			 * from u's side below; here p's own CAs */
-			for (uint32_t k = ix->end_first[p]; k < ix->end_first[p + 1] && !err; k++)
-				if (ix->end_list[k] != dst)
-					err = add_triple(L, s->ports[ix->end_list[k]].remote_idx, c, c2, dlid);
-		}
-		for (uint32_t u = 0; u < ix->n_sw && !err; u++) {
-			uint32_t p = used[u] == gen ? w.next[u] : FAB_NONE;
-			uint32_t q = p == FAB_NONE ? FAB_NONE : w.next[p];
-			if (q == FAB_NONE || w.next[q] == FAB_NONE)
-				continue;
-			uint32_t c = lchan(L, w.out[p]), c2 = lchan(L, w.out[q]);
-			if (c == FAB_NONE || c2 == FAB_NONE ||
-			    st->comp[L->st->chan[w.out[p]]] != st->comp[L->st->chan[w.out[q]]])
-				continue;
-			err = add_triple(L, s->ports[w.out[u]].remote_idx, c, c2, dlid);
-		}
+		/* u's own CAs (not the destination alone) */
+		uint32_t n_src = ix->end_first[u + 1] - ix->end_first[u];
+		if (n_src > 1 || (n_src == 1 && ix->end_list[ix->end_first[u]] != dst))
+			mark(L, w, u, 0);
+		/* u's traffic entering its next switch */
+		mark(L, w, w->next[u], s->ports[s->ports[w->out[u]].remote_idx].port_num);
 	}
-	free(used);
-	fab_route_walk_fini(&w);
-	return err;
+}
+
+/* A table's VLs, 4 bits per SL (SL s at bits 4s..4s+3). */
+static uint64_t packed(const struct fab_sl2vl *t)
+{
+	uint64_t v = 0;
+
+	for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+		v |= (uint64_t)(t->vl[sl] & 15) << (4 * sl);
+	return v;
 }
 
 /* Service levels of sls whose VL columns differ in some held table from
@@ -316,75 +298,142 @@ struct ledge {
 	uint8_t sl;
 };
 
-static int cmp_ledge(const void *a, const void *b)
-{
-	const struct ledge *x = a, *y = b;
+struct edges {
+	struct ledge *v;
+	size_t n, cap;
+};
 
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	return (x->to > y->to) - (x->to < y->to);
+/* Adds t1's distinct value to set[*n] (a few: usually one). */
+static void add_distinct(uint64_t *set, size_t *n, uint64_t t1)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (set[k] == t1)
+			return;
+	set[(*n)++] = t1;
+}
+
+/* The (channel, VL) edges out of local channel c, by source key (tmp: a
+ * scratch list). */
+static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *row_t1, bool *row_ok,
+			 uint64_t *set, struct edges *tmp, struct edges *E)
+{
+	const struct fab_snapshot *s = L->ix->snap;
+	const struct fab_route_index *ix = L->ix;
+	uint32_t P = L->lport[c];
+	const struct fab_port *op = &s->ports[P];
+	const struct fab_port *ip = &s->ports[op->remote_idx]; /* where c arrives at q */
+	uint32_t p = op->node_idx, q = ip->node_idx, sw = ix->node_sw[p], comp = L->st->comp[L->st->chan[P]];
+	unsigned wp = rows_of(L, P), wq = L->wq[P];
+
+	tmp->n = 0;
+	/* each in-port's table toward o, where some route entered */
+	for (unsigned i = 1; i < wp; i++) {
+		row_ok[i] = false;
+		for (unsigned o2 = 1; o2 < wq && !row_ok[i]; o2++)
+			row_ok[i] = tbit(L, P, i, o2);
+		const struct fab_sl2vl *t = row_ok[i] ? fab_routing_sl2vl(L->r, p, i, op->port_num) : NULL;
+		row_ok[i] = t != NULL;
+		row_t1[i] = t ? packed(t) : 0;
+	}
+	for (unsigned o2 = 1; o2 < wq; o2++) {
+		size_t n_set = 0;
+
+		for (unsigned i = 1; i < wp; i++)
+			if (row_ok[i] && tbit(L, P, i, o2))
+				add_distinct(set, &n_set, row_t1[i]);
+		if (tbit(L, P, 0, o2)) /* p's CAs: each by its own port */
+			for (uint32_t k = ix->end_first[sw]; k < ix->end_first[sw + 1]; k++) {
+				unsigned in = s->ports[s->ports[ix->end_list[k]].remote_idx].port_num;
+				const struct fab_sl2vl *t = fab_routing_sl2vl(L->r, p, in, op->port_num);
+				if (t)
+					add_distinct(set, &n_set, packed(t));
+			}
+		if (!n_set)
+			continue;
+		const struct fab_port *op2 = fab_snapshot_port(s, q, o2);
+		uint32_t P2 = op2 ? (uint32_t)(op2 - s->ports) : FAB_NONE;
+		uint32_t c2 = lchan(L, P2);
+		if (c2 == FAB_NONE || L->st->comp[L->st->chan[P2]] != comp)
+			continue; /* leaves the set: no cycle through it */
+		const struct fab_sl2vl *t2 = fab_routing_sl2vl(L->r, q, ip->port_num, o2);
+		if (!t2)
+			continue;
+		uint64_t v2s = packed(t2), seen[4] = { 0 }; /* (v, v2) pairs of this c -> c2 */
+		for (size_t k = 0; k < n_set; k++)
+			for (unsigned sl = 0; sl < FAB_N_SL; sl++) {
+				unsigned v = set[k] >> (4 * sl) & 15, v2 = v2s >> (4 * sl) & 15;
+				if (!(reps >> sl & 1) || v >= FAB_VL_DROP || v2 >= FAB_VL_DROP ||
+				    (seen[(v << 4 | v2) / 64] >> ((v << 4 | v2) % 64) & 1))
+					continue; /* not asked, dropped, or had */
+				seen[(v << 4 | v2) / 64] |= 1ull << ((v << 4 | v2) % 64);
+				struct ledge *e = fab_array_grow((void **)&tmp->v, &tmp->n, &tmp->cap,
+								 sizeof(*e));
+				if (!e)
+					return -ENOMEM;
+				*e = (struct ledge){ c << 4 | v, c2 << 4 | v2,
+						     L->tdlid[L->ofirst[P] + o2], (uint8_t)sl };
+			}
+	}
+	/* by source lane (a counting sort: the targets stay in column order) */
+	for (unsigned v = 0; v < 16; v++)
+		for (size_t k = 0; k < tmp->n; k++) {
+			if ((tmp->v[k].from & 15) != v)
+				continue;
+			struct ledge *e = fab_array_grow((void **)&E->v, &E->n, &E->cap, sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			*e = tmp->v[k];
+		}
+	return 0;
 }
 
 /* The (channel, VL) graph of the triples, its cycles into lc (decoded: chan
  * a port index, vl and sl set). */
 static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 {
-	const struct fab_routing *r = L->ix->snap->routing;
-	uint16_t reps = distinct_sls(r, sls);
-	struct kset eset = { 0 };
-	struct ledge *ed = NULL;
-	size_t n_ed = 0, cap_ed = 0;
+	const struct fab_snapshot *s = L->ix->snap;
+	uint16_t reps = distinct_sls(L->r, sls);
+	struct edges E = { 0 }, tmp = { 0 };
 	struct cdg_graph g = { 0 };
 	uint32_t *node = NULL;
+	size_t max_w = 1;
 	int err = 0;
 
-	for (size_t t = 0; t < L->n_tr && !err; t++) {
-		const struct triple *x = &L->tr[t];
-		for (unsigned sl = 0; sl < FAB_N_SL && !err; sl++) {
-			if (!(reps >> sl & 1))
-				continue;
-			unsigned v = x->t1->vl[sl], v2 = x->t2->vl[sl];
-			if (v >= FAB_VL_DROP || v2 >= FAB_VL_DROP)
-				continue; /* dropped: no dependency */
-			uint32_t a = x->c << 4 | v, b = x->c2 << 4 | v2;
-			bool fresh;
-			if (kset_put(&eset, (uint64_t)a << 32 | b, 0, &fresh) == SIZE_MAX) {
-				err = -ENOMEM;
-				break;
-			}
-			if (!fresh)
-				continue;
-			struct ledge *p = fab_array_grow((void **)&ed, &n_ed, &cap_ed, sizeof(*p));
-			if (!p) {
-				err = -ENOMEM;
-				break;
-			}
-			*p = (struct ledge){ a, b, x->dlid, (uint8_t)sl };
-		}
-	}
-	kset_free(&eset);
+	for (size_t n = 0; n < s->n_nodes; n++)
+		if (s->nodes[n].num_ports + 1u > max_w)
+			max_w = s->nodes[n].num_ports + 1u;
+	uint64_t *row_t1 = malloc((max_w + 1) * sizeof(*row_t1));
+	uint64_t *set = malloc((max_w + s->n_ports + 1) * sizeof(*set));
+	bool *row_ok = malloc(max_w + 1);
+	if (!row_t1 || !set || !row_ok)
+		err = -ENOMEM;
+	for (uint32_t c = 0; c < L->n_local && !err; c++)
+		err = channel_edges(L, c, reps, row_t1, row_ok, set, &tmp, &E);
+	free(tmp.v);
+	free(row_t1);
+	free(set);
+	free(row_ok);
 	if (err)
 		goto out;
-	/* nodes: the keys that occur, numbered in key order */
+	/* nodes: the keys that occur, numbered in key order; the edges are in
+	 * source key order already */
 	size_t n_keys = L->n_local * 16;
 	if (!(node = malloc((n_keys + 1) * sizeof(*node)))) {
 		err = -ENOMEM;
 		goto out;
 	}
 	memset(node, 0xff, (n_keys + 1) * sizeof(*node));
-	for (size_t i = 0; i < n_ed; i++)
-		node[ed[i].from] = node[ed[i].to] = 0;
+	for (size_t i = 0; i < E.n; i++)
+		node[E.v[i].from] = node[E.v[i].to] = 0;
 	for (size_t k = 0; k < n_keys; k++)
 		if (!node[k])
 			node[k] = (uint32_t)g.n++;
-	if (n_ed)
-		qsort(ed, n_ed, sizeof(*ed), cmp_ledge);
-	g.n_edges = n_ed;
+	g.n_edges = E.n;
 	g.port = malloc((g.n + 1) * sizeof(*g.port));
 	g.first = calloc(g.n + 2, sizeof(*g.first));
-	g.edge = malloc((n_ed + 1) * sizeof(*g.edge));
-	g.edlid = malloc((n_ed + 1) * sizeof(*g.edlid));
-	g.esl = malloc(n_ed + 1);
+	g.edge = malloc((E.n + 1) * sizeof(*g.edge));
+	g.edlid = malloc((E.n + 1) * sizeof(*g.edlid));
+	g.esl = malloc(E.n + 1);
 	if (!g.port || !g.first || !g.edge || !g.edlid || !g.esl) {
 		err = -ENOMEM;
 		goto out;
@@ -392,12 +441,11 @@ static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 	for (size_t k = 0; k < n_keys; k++)
 		if (node[k] != FAB_NONE)
 			g.port[node[k]] = (uint32_t)k;
-	/* edges sorted by source key = by source node */
-	for (size_t i = 0; i < n_ed; i++) {
-		g.first[node[ed[i].from] + 1]++;
-		g.edge[i] = node[ed[i].to];
-		g.edlid[i] = ed[i].dlid;
-		g.esl[i] = ed[i].sl;
+	for (size_t i = 0; i < E.n; i++) {
+		g.first[node[E.v[i].from] + 1]++;
+		g.edge[i] = node[E.v[i].to];
+		g.edlid[i] = E.v[i].dlid;
+		g.esl[i] = E.v[i].sl;
 	}
 	for (size_t i = 0; i < g.n; i++)
 		g.first[i + 1] += g.first[i];
@@ -416,7 +464,7 @@ static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 		c->lanes = FAB_CDG_LANES;
 	}
 out:
-	free(ed);
+	free(E.v);
 	free(node);
 	cdg_graph_free(&g);
 	return err;
@@ -455,7 +503,7 @@ int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fa
 {
 	const struct fab_routing *r = ix->snap->routing;
 	struct cdg_one_lane st;
-	struct lanes L = { .ix = ix, .st = &st };
+	struct lanes L = { .ix = ix, .st = &st, .r = r };
 	struct missing ms = { .r = r };
 	struct fab_cdg lc = { 0 };
 	uint8_t *cyclic = NULL;
@@ -463,8 +511,14 @@ int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fa
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = cdg_one_lane(ix, &st)))
+	/* the triples are collected in the one-lane pass when lanes can be
+	 * judged at all (the snapshot holds tables) */
+	bool any = r && r->n_sl2vl;
+	if ((any && (err = lanes_alloc(&L))) ||
+	    (err = cdg_one_lane(ix, &st, any ? collect_triples : NULL, &L))) {
+		lanes_free(&L);
 		return err;
+	}
 	out->n_chan = st.cdg.n_chan;
 	out->n_deps = st.cdg.n_deps;
 	if (!st.cdg.n_cycles)
@@ -489,21 +543,6 @@ int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fa
 			L.lport[L.n_local++] = st.g.port[k];
 	}
 	if (L.n_local) {
-		if ((err = collect_triples(&L)))
-			goto out;
-		for (size_t t = 0; t < L.n_tr; t++) {
-			struct triple *x = &L.tr[t];
-			const struct fab_port *o1 = &ix->snap->ports[L.lport[x->c]];
-			const struct fab_port *o2 = &ix->snap->ports[L.lport[x->c2]];
-			x->t1 = fab_routing_sl2vl(r, o1->node_idx, ix->snap->ports[x->in_port].port_num,
-						  o1->port_num);
-			x->t2 = fab_routing_sl2vl(r, o2->node_idx,
-						  ix->snap->ports[o1->remote_idx].port_num, o2->port_num);
-			if (!x->t1 || !x->t2) { /* every table was counted held */
-				err = -EINVAL;
-				goto out;
-			}
-		}
 		if ((err = lane_cycles(&L, sls, &lc)))
 			goto out;
 	}
@@ -539,10 +578,7 @@ out:
 	free(cyclic);
 	free(ms.n_missing);
 	free(ms.n_needed);
-	free(L.local);
-	free(L.lport);
-	kset_free(&L.tset);
-	free(L.tr);
+	lanes_free(&L);
 	cdg_one_lane_free(&st);
 	if (err)
 		fab_cdg_free(out);
