@@ -5,7 +5,7 @@
  * `fabsweep route` between two hosts under 50 ms, and what the tables cost
  * in the database.
  *
- *   bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc N]
+ *   bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc N] [--lanes]
  *
  * The topology (an ibnetdiscover file, e.g.
  * fixtures/real/ibnetdiscover/selene.compute.txt: 666 switches, 4,341 CAs)
@@ -18,7 +18,10 @@
  * (load, index, trace: what the command does) between the first and the
  * last host, best of 5, named by description (only the path is read: the
  * target) and by LID (the whole scan is read). Exit 1 when a target is
- * missed.
+ * missed. It prints how many SL2VL tables (MADs) a scan would read for the
+ * per-lane credit-loop analysis (fab_sl2vl_wanted); with --lanes the
+ * snapshot gets them, as ibsim's defaults (SL s on VL s, SL 15 on VL 7),
+ * so that routing.credit_loop judges every cycle per lane.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,7 +83,35 @@ static off_t file_size(const char *p)
 
 static unsigned lmc; /* --lmc */
 
-static int build(const char *topo, const char *db, char *src, char *dst, size_t len)
+/* The SL2VL tables the per-lane analysis wants, as ibsim makes them, when
+ * lanes; prints how many. 0 or 1. */
+static int add_lanes(struct fab_snapshot *s, bool lanes)
+{
+	struct fab_route_index ix;
+	struct fab_sl2vl_want *w = NULL;
+	size_t n = 0;
+	double t0 = now_s(), c0 = (double)clock() / CLOCKS_PER_SEC;
+
+	if (fab_route_index_build(s, &ix) || fab_sl2vl_wanted(&ix, &w, &n))
+		return 1;
+	fab_route_index_free(&ix);
+	printf("sl2vl: a scan reads %zu tables (MADs) for the per-lane analysis (%.3f s wall, %.3f s CPU to decide)%s\n",
+	       n, now_s() - t0, (double)clock() / CLOCKS_PER_SEC - c0,
+	       lanes ? "; the snapshot gets them (SL s on VL s)" : "");
+	for (size_t i = 0; lanes && i < n; i++) {
+		struct fab_sl2vl *t = fab_routing_add_sl2vl(s->routing);
+		if (!t)
+			return 1;
+		*t = (struct fab_sl2vl){ .node_idx = w[i].node_idx, .in = w[i].in, .out = w[i].out };
+		for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+			t->vl[sl] = (uint8_t)(sl < 15 ? sl : 7);
+	}
+	fab_routing_sort_sl2vl(s->routing);
+	free(w);
+	return 0;
+}
+
+static int build(const char *topo, const char *db, char *src, char *dst, size_t len, bool lanes)
 {
 	struct fab_snapshot *s = fab_snapshot_new();
 	struct fab_store *st;
@@ -94,6 +125,10 @@ static int build(const char *topo, const char *db, char *src, char *dst, size_t 
 	if (lmc)
 		fabfix_lmc(s, lmc);
 	if (fabfix_route_minhop(s) || fab_snapshot_index(s)) {
+		fprintf(stderr, "bench_routing: out of memory\n");
+		return 1;
+	}
+	if (add_lanes(s, lanes)) {
 		fprintf(stderr, "bench_routing: out of memory\n");
 		return 1;
 	}
@@ -206,7 +241,7 @@ static int measure(const char *db, const char *src, const char *dst)
 int main(int argc, char **argv)
 {
 	char db[512] = "", src[2 * NAME + DESC], dst[2 * NAME + DESC];
-	bool keep = false;
+	bool keep = false, lanes = false;
 	const char *topo = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -217,20 +252,22 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--lmc") && i + 1 < argc && argv[i + 1][0] >= '0' &&
 			 argv[i + 1][0] <= '3' && !argv[i + 1][1])
 			lmc = (unsigned)(argv[++i][0] - '0');
+		else if (!strcmp(argv[i], "--lanes"))
+			lanes = true;
 		else if (argv[i][0] != '-' && !topo)
 			topo = argv[i];
 		else {
-			fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3]\n");
+			fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3] [--lanes]\n");
 			return 2;
 		}
 	}
 	if (!topo) {
-		fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3]\n");
+		fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3] [--lanes]\n");
 		return 2;
 	}
 	if (!db[0])
 		fabfix_path(db, sizeof(db), "bench_routing", ".db");
-	if (build(topo, db, src, dst, NAME))
+	if (build(topo, db, src, dst, NAME, lanes))
 		return 1;
 	fflush(stdout);
 	pid_t pid = fork();

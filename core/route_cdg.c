@@ -19,24 +19,19 @@
 
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
+#include "route_cdg_priv.h"
 
 /* ---- building the graph ------------------------------------------------------ */
 
 /*
  * Per destination, the dependencies are marked in a bitmap per switch q,
- * (in-port, out-port) of q: small, dense and cache-friendly (a switch of
- * 40 ports has 1,681 bits) however many destinations repeat them. A bit is
- * one distinct dependency: channel (the port into q's far end) -> (q's
- * out-port); the graph is read off the bits at the end.
+ * (in-port, out-port) of q (struct cdg_pairmap): small, dense and
+ * cache-friendly (a switch of 40 ports has 1,681 bits) however many
+ * destinations repeat them. A bit is one distinct dependency: channel (the
+ * port into q's far end) -> (q's out-port); the graph is read off the bits
+ * at the end.
  */
-struct pairmap {
-	size_t *first;   /* switch i: its bits start at bit first[i] */
-	unsigned *width; /* switch i: num_ports + 1 */
-	uint64_t *bits;
-	uint16_t *dlid;  /* per bit: the destination that set it first */
-};
-
-static void pairmap_free(struct pairmap *m)
+static void pairmap_free(struct cdg_pairmap *m)
 {
 	free(m->first);
 	free(m->width);
@@ -45,11 +40,39 @@ static void pairmap_free(struct pairmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int collect(const struct fab_route_index *ix, struct pairmap *out)
+void cdg_mark_used(const struct fab_route_index *ix, const struct fab_route_walk *w, uint32_t dst,
+		   uint32_t *used, uint32_t gen)
+{
+	/* from every switch with a source on it (the destination alone is no source) */
+	for (uint32_t sw = 0; sw < ix->n_sw; sw++) {
+		uint32_t n_src = ix->end_first[sw + 1] - ix->end_first[sw];
+		if (!n_src || (n_src == 1 && ix->end_list[ix->end_first[sw]] == dst))
+			continue;
+		for (uint32_t u = sw; u != FAB_NONE && used[u] != gen; u = w->next[u])
+			used[u] = gen;
+	}
+}
+
+/* Sets bit (in, out) of switch q; the first destination that sets it is kept. */
+static void set_bit(struct cdg_pairmap *m, uint32_t q, unsigned in, unsigned out, uint16_t dlid)
+{
+	size_t bit;
+
+	if (in >= m->width[q] || out >= m->width[q])
+		return;
+	bit = m->first[q] + (size_t)in * m->width[q] + out;
+	if (!(m->bits[bit / 64] & (1ull << (bit % 64)))) {
+		m->bits[bit / 64] |= 1ull << (bit % 64);
+		m->dlid[bit] = dlid;
+	}
+}
+
+static int collect(const struct fab_route_index *ix, struct cdg_pairmap *out, cdg_hook hook,
+		   void *hook_ctx)
 {
 	const struct fab_snapshot *s = ix->snap;
 	struct fab_route_walk w;
-	struct pairmap m = { 0 };
+	struct cdg_pairmap m = { 0 };
 	uint32_t *used = calloc(ix->n_sw + 1, sizeof(*used)), gen = 0;
 	size_t total = 0;
 	int err = fab_route_walk_init(ix, &w);
@@ -73,28 +96,22 @@ static int collect(const struct fab_route_index *ix, struct pairmap *out)
 
 		fab_route_walk_to(ix, &w, dlid);
 		gen++;
-		/* the switches traffic toward dlid passes: from every switch
-		 * with a source on it (the destination alone is no source) */
-		for (uint32_t sw = 0; sw < ix->n_sw; sw++) {
-			uint32_t n_src = ix->end_first[sw + 1] - ix->end_first[sw];
-			if (!n_src || (n_src == 1 && ix->end_list[ix->end_first[sw]] == d.port))
-				continue;
-			for (uint32_t u = sw; u != FAB_NONE && used[u] != gen; u = w.next[u])
-				used[u] = gen;
-		}
+		cdg_mark_used(ix, &w, d.port, used, gen);
+		if (hook)
+			hook(hook_ctx, &w, d.port, used, gen);
 		for (uint32_t p = 0; p < ix->n_sw; p++) {
 			uint32_t q = used[p] == gen ? w.next[p] : FAB_NONE;
-			if (q == FAB_NONE || w.next[q] == FAB_NONE)
+			if (q == FAB_NONE)
 				continue;
-			unsigned in = s->ports[s->ports[w.out[p]].remote_idx].port_num;
-			unsigned outp = s->ports[w.out[q]].port_num;
-			if (in >= m.width[q] || outp >= m.width[q])
+			/* p's own CAs leave by this port (row 0): not when the
+			 * destination is p's only end */
+			uint32_t n_src = ix->end_first[p + 1] - ix->end_first[p];
+			if (n_src > 1 || (n_src == 1 && ix->end_list[ix->end_first[p]] != d.port))
+				set_bit(&m, p, 0, s->ports[w.out[p]].port_num, dlid);
+			if (w.next[q] == FAB_NONE)
 				continue;
-			size_t bit = m.first[q] + (size_t)in * m.width[q] + outp;
-			if (!(m.bits[bit / 64] & (1ull << (bit % 64)))) {
-				m.bits[bit / 64] |= 1ull << (bit % 64);
-				m.dlid[bit] = dlid;
-			}
+			set_bit(&m, q, s->ports[s->ports[w.out[p]].remote_idx].port_num,
+				s->ports[w.out[q]].port_num, dlid);
 		}
 	}
 out:
@@ -109,19 +126,10 @@ out:
 
 /* ---- cycles: Tarjan, iteratively ------------------------------------------- */
 
-struct graph {
-	size_t n;        /* channels */
-	size_t n_edges;  /* dependencies */
-	uint32_t *port;  /* channel -> its port index, ascending */
-	size_t *first;   /* CSR: channel i's edges are edge[first[i] .. first[i + 1]) */
-	uint32_t *edge;  /* target channel */
-	uint16_t *edlid; /* per edge: a destination that adds it */
-};
-
 /* Calls fn(ctx, from, to, bit) on every dependency of the map (channel
  * from -> channel to, as the ports they leave by; bit its place in the
  * map), switch by switch, in-port by in-port, out-port by out-port. */
-static void each_dep(const struct fab_route_index *ix, const struct pairmap *m,
+static void each_dep(const struct fab_route_index *ix, const struct cdg_pairmap *m,
 		     void (*fn)(void *ctx, uint32_t from, uint32_t to, size_t bit), void *ctx)
 {
 	const struct fab_snapshot *s = ix->snap;
@@ -145,8 +153,8 @@ static void each_dep(const struct fab_route_index *ix, const struct pairmap *m,
 }
 
 struct build {
-	struct graph *g;
-	const struct pairmap *m;
+	struct cdg_graph *g;
+	const struct cdg_pairmap *m;
 	uint32_t *chan; /* port -> channel */
 	size_t *cur;    /* per channel: its next edge */
 };
@@ -178,8 +186,29 @@ static void put_edge(void *ctx, uint32_t from, uint32_t to, size_t bit)
 	b->g->edlid[k] = b->m->dlid[bit];
 }
 
-/* The graph of the map's dependencies; channels numbered in port order. */
-static int build_graph(const struct fab_route_index *ix, const struct pairmap *m, struct graph *g)
+void cdg_sort_edges(struct cdg_graph *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		for (size_t a = g->first[i] + 1; a < g->first[i + 1]; a++)
+			for (size_t b = a; b > g->first[i] && g->edge[b - 1] > g->edge[b]; b--) {
+				uint32_t t = g->edge[b];
+				uint16_t u = g->edlid[b];
+				g->edge[b] = g->edge[b - 1];
+				g->edlid[b] = g->edlid[b - 1];
+				g->edge[b - 1] = t;
+				g->edlid[b - 1] = u;
+				if (g->esl) {
+					uint8_t v = g->esl[b];
+					g->esl[b] = g->esl[b - 1];
+					g->esl[b - 1] = v;
+				}
+			}
+}
+
+/* The graph of the map's dependencies; channels numbered in port order;
+ * *chan_out: port index -> channel (FAB_NONE), owned by the caller. */
+static int build_graph(const struct fab_route_index *ix, const struct cdg_pairmap *m,
+		       struct cdg_graph *g, uint32_t **chan_out)
 {
 	size_t n_ports = ix->snap->n_ports;
 	struct build bd = { .g = g, .m = m };
@@ -210,17 +239,9 @@ static int build_graph(const struct fab_route_index *ix, const struct pairmap *m
 		g->first[i + 1] += g->first[i];
 	memcpy(bd.cur, g->first, g->n * sizeof(*bd.cur));
 	each_dep(ix, m, put_edge, &bd);
-	/* each channel's edges in target order: deterministic cycles */
-	for (size_t i = 0; i < g->n; i++)
-		for (size_t a = g->first[i] + 1; a < g->first[i + 1]; a++)
-			for (size_t b = a; b > g->first[i] && g->edge[b - 1] > g->edge[b]; b--) {
-				uint32_t t = g->edge[b];
-				uint16_t u = g->edlid[b];
-				g->edge[b] = g->edge[b - 1];
-				g->edlid[b] = g->edlid[b - 1];
-				g->edge[b - 1] = t;
-				g->edlid[b - 1] = u;
-			}
+	cdg_sort_edges(g); /* deterministic cycles */
+	*chan_out = bd.chan;
+	bd.chan = NULL;
 	err = 0;
 out:
 	free(bd.chan);
@@ -228,28 +249,30 @@ out:
 	return err;
 }
 
-static void graph_free(struct graph *g)
+void cdg_graph_free(struct cdg_graph *g)
 {
 	free(g->port);
 	free(g->first);
 	free(g->edge);
 	free(g->edlid);
+	free(g->esl);
+	memset(g, 0, sizeof(*g));
 }
 
 /* One cycle inside the strongly connected set `comp` (every member has an
  * edge to another member): follow the first such edge until a channel
  * repeats. */
-static int add_cycle(const struct graph *g, const uint32_t *comp, uint32_t id, uint32_t start,
+static int add_cycle(const struct cdg_graph *g, const uint32_t *comp, uint32_t id, uint32_t start,
 		     size_t size, size_t *pos, struct fab_cdg *out)
 {
 	uint32_t *path = malloc((size + 1) * sizeof(*path));
-	uint16_t *dl = malloc((size + 1) * sizeof(*dl));
+	size_t *via = malloc((size + 1) * sizeof(*via)); /* the edge taken */
 	size_t n = 0;
 	uint32_t v = start;
 
-	if (!path || !dl) {
+	if (!path || !via) {
 		free(path);
-		free(dl);
+		free(via);
 		return -ENOMEM;
 	}
 	while (pos[v] == SIZE_MAX) {
@@ -257,7 +280,7 @@ static int add_cycle(const struct graph *g, const uint32_t *comp, uint32_t id, u
 		path[n] = v;
 		for (size_t k = g->first[v]; k < g->first[v + 1]; k++)
 			if (comp[g->edge[k]] == id) {
-				dl[n] = g->edlid[k];
+				via[n] = k;
 				v = g->edge[k];
 				break;
 			}
@@ -267,25 +290,31 @@ static int add_cycle(const struct graph *g, const uint32_t *comp, uint32_t id, u
 	struct fab_cdg_cycle *c = &out->cycles[out->n_cycles];
 	c->n_chan = n - from;
 	c->chan = malloc(c->n_chan * sizeof(*c->chan));
-	if (!c->chan) {
+	if (g->esl)
+		c->sl = malloc(c->n_chan);
+	if (!c->chan || (g->esl && !c->sl)) {
 		free(path);
-		free(dl);
+		free(via);
 		return -ENOMEM;
 	}
-	for (size_t k = 0; k < c->n_chan; k++)
+	for (size_t k = 0; k < c->n_chan; k++) {
 		c->chan[k] = g->port[path[from + k]];
-	c->dlid = dl[from];
+		if (g->esl)
+			c->sl[k] = g->esl[via[from + k]];
+	}
+	c->dlid = g->edlid[via[from]];
 	for (size_t k = 0; k < n; k++)
 		pos[path[k]] = SIZE_MAX;
 	c->scc_size = size;
 	c->scc_deps = id; /* the set's id until find_cycles counts its dependencies */
 	out->n_cycles++;
 	free(path);
-	free(dl);
+	free(via);
 	return 0;
 }
 
-static int find_cycles(const struct graph *g, struct fab_cdg *out)
+int cdg_find_cycles(const struct cdg_graph *g, struct fab_cdg *out, uint32_t **comp_out,
+		    uint32_t **cycle_comp)
 {
 	size_t n = g->n, idx = 0, sp = 0, cs = 0;
 	uint32_t *index = malloc((n + 1) * sizeof(*index)), *low = malloc((n + 1) * sizeof(*low));
@@ -367,9 +396,21 @@ static int find_cycles(const struct graph *g, struct fab_cdg *out)
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = g->first[i]; k < g->first[i + 1]; k++)
 			deps[comp[i]] += comp[g->edge[k]] == comp[i];
-	for (size_t i = 0; i < out->n_cycles; i++)
+	if (cycle_comp && !(*cycle_comp = malloc((out->n_cycles + 1) * sizeof(**cycle_comp)))) {
+		free(deps);
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < out->n_cycles; i++) {
+		if (cycle_comp)
+			(*cycle_comp)[i] = (uint32_t)out->cycles[i].scc_deps;
 		out->cycles[i].scc_deps = deps[out->cycles[i].scc_deps];
+	}
 	free(deps);
+	if (comp_out) {
+		*comp_out = comp;
+		comp = NULL;
+	}
 out:
 	free(index);
 	free(low);
@@ -382,41 +423,75 @@ out:
 	return err;
 }
 
+int cdg_one_lane(const struct fab_route_index *ix, struct cdg_one_lane *st, cdg_hook hook,
+		 void *hook_ctx)
+{
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	err = collect(ix, &st->m, hook, hook_ctx);
+	if (!err)
+		err = build_graph(ix, &st->m, &st->g, &st->chan);
+	if (!err) {
+		st->cdg.n_chan = st->g.n;
+		st->cdg.n_deps = st->g.n_edges;
+		err = cdg_find_cycles(&st->g, &st->cdg, &st->comp, &st->cycle_comp);
+	}
+	if (err)
+		cdg_one_lane_free(st);
+	return err;
+}
+
+void cdg_one_lane_free(struct cdg_one_lane *st)
+{
+	pairmap_free(&st->m);
+	cdg_graph_free(&st->g);
+	free(st->comp);
+	free(st->chan);
+	free(st->cycle_comp);
+	fab_cdg_free(&st->cdg);
+	memset(st, 0, sizeof(*st));
+}
+
 static int cmp_cycle(const void *a, const void *b)
 {
 	const struct fab_cdg_cycle *x = a, *y = b;
 
-	return x->chan[0] < y->chan[0] ? -1 : x->chan[0] > y->chan[0];
+	if (x->chan[0] != y->chan[0])
+		return x->chan[0] < y->chan[0] ? -1 : 1;
+	if (x->vl && y->vl) /* per lane: the lower lane first */
+		return (x->vl[0] > y->vl[0]) - (x->vl[0] < y->vl[0]);
+	return 0;
+}
+
+void cdg_sort_cycles(struct fab_cdg *g)
+{
+	if (g->n_cycles > 1)
+		qsort(g->cycles, g->n_cycles, sizeof(*g->cycles), cmp_cycle);
 }
 
 int fab_cdg_find(const struct fab_route_index *ix, struct fab_cdg *out)
 {
-	struct pairmap m = { 0 };
-	struct graph g = { 0 };
+	struct cdg_one_lane st;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = collect(ix, &m);
-	if (!err)
-		err = build_graph(ix, &m, &g);
-	if (!err) {
-		out->n_chan = g.n;
-		out->n_deps = g.n_edges;
-		err = find_cycles(&g, out);
-	}
-	if (!err && out->n_cycles)
-		qsort(out->cycles, out->n_cycles, sizeof(*out->cycles), cmp_cycle);
-	pairmap_free(&m);
-	graph_free(&g);
-	if (err)
-		fab_cdg_free(out);
-	return err;
+	if ((err = cdg_one_lane(ix, &st, NULL, NULL)))
+		return err;
+	*out = st.cdg; /* handed over */
+	memset(&st.cdg, 0, sizeof(st.cdg));
+	cdg_one_lane_free(&st);
+	cdg_sort_cycles(out);
+	return 0;
 }
 
 void fab_cdg_free(struct fab_cdg *g)
 {
-	for (size_t i = 0; i < g->n_cycles; i++)
+	for (size_t i = 0; i < g->n_cycles; i++) {
 		free(g->cycles[i].chan);
+		free(g->cycles[i].vl);
+		free(g->cycles[i].sl);
+	}
 	free(g->cycles);
 	memset(g, 0, sizeof(*g));
 }

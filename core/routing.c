@@ -30,6 +30,7 @@ void fab_routing_free(struct fab_routing *r)
 	if (!r)
 		return;
 	free(r->lfts);
+	free(r->sl2vl);
 	fab_arena_free(r->arena);
 	free(r);
 }
@@ -55,6 +56,56 @@ struct fab_lft *fab_routing_add(struct fab_routing *r)
 	struct fab_lft *l = &r->lfts[r->n_lfts++];
 	memset(l, 0, sizeof(*l));
 	return l;
+}
+
+struct fab_sl2vl *fab_routing_add_sl2vl(struct fab_routing *r)
+{
+	return fab_array_grow((void **)&r->sl2vl, &r->n_sl2vl, &r->cap_sl2vl, sizeof(*r->sl2vl));
+}
+
+static uint64_t sl2vl_key(uint32_t node, unsigned in, unsigned out)
+{
+	return (uint64_t)node << 16 | in << 8 | out;
+}
+
+static int cmp_sl2vl(const void *a, const void *b)
+{
+	const struct fab_sl2vl *x = a, *y = b;
+	uint64_t kx = sl2vl_key(x->node_idx, x->in, x->out), ky = sl2vl_key(y->node_idx, y->in, y->out);
+
+	return kx < ky ? -1 : kx > ky;
+}
+
+void fab_routing_sort_sl2vl(struct fab_routing *r)
+{
+	size_t n = 0;
+
+	if (r->n_sl2vl > 1)
+		qsort(r->sl2vl, r->n_sl2vl, sizeof(*r->sl2vl), cmp_sl2vl);
+	for (size_t i = 0; i < r->n_sl2vl; i++)
+		if (!n || cmp_sl2vl(&r->sl2vl[n - 1], &r->sl2vl[i]))
+			r->sl2vl[n++] = r->sl2vl[i];
+	r->n_sl2vl = n;
+}
+
+const struct fab_sl2vl *fab_routing_sl2vl(const struct fab_routing *r, uint32_t node_idx,
+					  unsigned in, unsigned out)
+{
+	uint64_t k = sl2vl_key(node_idx, in, out);
+	size_t lo = 0, hi = r ? r->n_sl2vl : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t m = sl2vl_key(r->sl2vl[mid].node_idx, r->sl2vl[mid].in, r->sl2vl[mid].out);
+
+		if (m == k)
+			return &r->sl2vl[mid];
+		if (m < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 uint8_t *fab_routing_alloc(struct fab_routing *r, size_t n, uint8_t fill)

@@ -217,23 +217,37 @@ int check_routing_credit_loop(struct fab_rule_ctx *ctx)
 	int err = fab_route_index_build(s, &ix);
 
 	if (!err)
-		err = fab_cdg_find(&ix, &g);
+		err = fab_cdg_find_lanes(&ix, (uint16_t)rule_param(ctx, 0), &g);
 	for (size_t i = 0; !err && i < g.n_cycles; i++) {
 		const struct fab_cdg_cycle *c = &g.cycles[i];
+		bool lanes = c->lanes == FAB_CDG_LANES;
 
 		rbuf_reset(&ctx->ev);
 		rbuf_printf(&ctx->ev, "cycle=");
 		for (size_t k = 0; k < c->n_chan; k++) {
 			rule_port_name(&ctx->ev, s, c->chan[k]);
+			if (lanes)
+				rbuf_printf(&ctx->ev, " (VL%u SL%u)", c->vl[k], c->sl[k]);
 			rbuf_printf(&ctx->ev, " -> ");
 		}
 		rule_port_name(&ctx->ev, s, c->chan[0]);
+		if (lanes)
+			rbuf_printf(&ctx->ev, " (VL%u)", c->vl[0]);
 		rbuf_printf(&ctx->ev, "; links_in_cycle_set=%zu; dependencies=%zu; e.g. dlid=%u",
 			    c->scc_size, c->scc_deps, c->dlid);
+		if (lanes) {
+			rbuf_printf(&ctx->ev, "; lanes=sl2vl (cycles on VL");
+			for (unsigned v = 0, n = 0; v < 16; v++)
+				if (c->vl_mask >> v & 1)
+					rbuf_printf(&ctx->ev, "%s%u", n++ ? "," : "", v);
+			rbuf_printf(&ctx->ev, ")");
+		} else /* judged on one lane: the tables it needs were not read */
+			rbuf_printf(&ctx->ev, "; lanes=not_read (%zu SL2VL tables)", c->lanes_missing);
 		err = rule_emit_port(ctx, c->chan[0], rule_peer(s, c->chan[0]), rbuf_str(&ctx->ev),
-				     "the routes make a credit loop through %zu link%s (a cycle of "
+				     "the routes make a credit loop through %zu link%s%s (a cycle of "
 				     "the channel dependency graph): traffic can deadlock under load",
-				     c->n_chan, c->n_chan == 1 ? "" : "s");
+				     c->n_chan, c->n_chan == 1 ? "" : "s",
+				     lanes ? " on their virtual lanes" : "");
 	}
 	fab_cdg_free(&g);
 	fab_route_index_free(&ix);

@@ -129,6 +129,22 @@ void fab_param_format(const struct fab_rule_param *p, double v, char *buf, size_
 		else
 			snprintf(buf, len, "%.0f", v);
 		return;
+	case FAB_PARAM_SLS: {
+		unsigned m = v < 0 ? 0 : (unsigned)v, at = 0;
+
+		buf[0] = 0;
+		for (unsigned a = 0; a < 16 && at < len; a++) {
+			if (!(m >> a & 1))
+				continue;
+			unsigned b = a;
+			while (b + 1 < 16 && (m >> (b + 1) & 1))
+				b++;
+			at += (unsigned)snprintf(buf + at, len - at, b > a ? "%s%u-%u" : "%s%u",
+						 at ? "," : "", a, b);
+			a = b;
+		}
+		return;
+	}
 	default:
 		if (v < 0)
 			snprintf(buf, len, "off");
@@ -154,6 +170,8 @@ const char *fab_param_expect(const struct fab_rule_param *p)
 		return "an MTU in bytes (256, 512, 1024, 2048, 4096) or 'off'";
 	case FAB_PARAM_INT_AUTO:
 		return "'auto' or a whole number";
+	case FAB_PARAM_SLS:
+		return "service levels 0 to 15, as a list of numbers and ranges (like 0-14 or 0,2,4-7)";
 	default:
 		return "a whole number";
 	}
@@ -224,6 +242,33 @@ int fab_param_parse(const struct fab_rule_param *p, const char *s, double *out)
 		int m = p->type == FAB_PARAM_WIDTH ? fab_widths_parse(s) : fab_speeds_parse(s);
 		if (m <= 0)
 			return -EINVAL;
+		*out = m;
+		return 0;
+	}
+	case FAB_PARAM_SLS: {
+		unsigned m = 0;
+
+		for (const char *c = s;;) {
+			char *end;
+			if (*c < '0' || *c > '9')
+				return -EINVAL;
+			unsigned long a = strtoul(c, &end, 10), b = a;
+			if (*end == '-') {
+				c = end + 1;
+				if (*c < '0' || *c > '9')
+					return -EINVAL;
+				b = strtoul(c, &end, 10);
+			}
+			if (a > 15 || b > 15 || b < a)
+				return -EINVAL;
+			for (unsigned long k = a; k <= b; k++)
+				m |= 1u << k;
+			if (!*end)
+				break;
+			if (*end != ',')
+				return -EINVAL;
+			c = end + 1;
+		}
 		*out = m;
 		return 0;
 	}

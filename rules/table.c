@@ -191,6 +191,13 @@ static const struct fab_rule_param roce_congestion_params[] = {
 	ROCE_RATE("packet_seq_err", 10),
 };
 
+static const struct fab_rule_param credit_loop_params[] = {
+	{ .section = "routing", .key = "sls", .type = FAB_PARAM_SLS, .def = 0x7fff, .min = 1,
+	  .max = 0xffff,
+	  .help = "service levels traffic may use: each is assumed on every path when the "
+		  "credit-loop analysis follows the SL2VL tables' lanes" },
+};
+
 static const struct fab_rule_param imbalance_params[] = {
 	{ .section = "routing.imbalance", .key = "max_deviation", .type = FAB_PARAM_INT,
 	  .def = 50, .min = 1, .max = 1000,
@@ -944,14 +951,19 @@ static const struct fab_rule rules[] = {
 			"graph of the forwarding tables has one), a burst of traffic can fill every "
 			"buffer of the cycle and nothing moves again: the fabric deadlocks until timeouts "
 			"drop the traffic. Min-hop routing on anything but a tree can do this; up/down, "
-			"fat-tree and DFSSSP routing avoid it. All traffic is taken to share one virtual "
-			"lane (SL2VL tables are not read), which is stricter than a fabric whose routing "
-			"spreads service levels over lanes to break cycles (docs/routing.md).",
+			"fat-tree and DFSSSP routing avoid it. Where the one-lane graph has a cycle, the "
+			"scan reads the SL2VL tables of its links and the cycle is judged per virtual "
+			"lane, route by route, for every service level of [routing] sls (a lane change "
+			"on the way, a dateline, breaks it); where those tables were not read, all "
+			"traffic is taken to share one lane (docs/routing.md).",
 		.remediation =
 			"Route with a deadlock-free engine (OpenSM: routing_engine updn, ftree or dfsssp, "
 			"with SL2VL configured for dfsssp), or find the link or table that makes the "
-			"cycle (the evidence lists it) and correct it. Suppress it when the SL2VL setup "
-			"is known to separate the cycle's traffic.",
+			"cycle (the evidence lists it) and correct it. Where the routing engine relies "
+			"on lanes (a dateline in the SL2VL tables), check that the tables the evidence "
+			"says were not read answer, and narrow [routing] sls to the service levels "
+			"the fabric's traffic uses.",
+		PARAMS(credit_loop_params),
 		.check = check_routing_credit_loop,
 	},
 	{

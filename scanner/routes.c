@@ -69,23 +69,35 @@ static const char *why(int err)
 				   : "failed";
 }
 
+uint32_t fab_scan_switch_path(const struct wt *w, const struct fab_node *n)
+{
+	uint32_t wn = w ? wt_find(w, n->guid) : FAB_NONE;
+
+	return wn != FAB_NONE && w->nodes[wn].path_valid ? wn : FAB_NONE;
+}
+
+void fab_scan_switch_req(const struct wt *w, const struct fab_scan_opts *o, const struct fab_node *n,
+			 uint32_t wn, uint16_t lid, struct fab_mad_req *req)
+{
+	req->method = FAB_MAD_GET;
+	req->mkey = fab_mkeys_lookup(o->mkeys, n->guid, n->guid);
+	if (wn != FAB_NONE) {
+		const struct wt_node *x = &w->nodes[wn];
+
+		req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
+		req->dr_hops = x->hops;
+		memcpy(req->dr_path, x->path, sizeof(req->dr_path));
+	} else {
+		req->mgmt_class = FAB_MAD_CLASS_SMI;
+		req->dlid = lid;
+	}
+}
+
 static void fill_req(const struct routes *c, uint32_t i, struct fab_mad_req *req)
 {
 	const struct rsw *x = &c->sw[i];
-	const struct fab_node *n = &c->s->nodes[c->r->lfts[x->lft].node_idx];
 
-	req->method = FAB_MAD_GET;
-	req->mkey = fab_mkeys_lookup(c->o->mkeys, n->guid, n->guid);
-	if (x->wn != FAB_NONE) {
-		const struct wt_node *wn = &c->w->nodes[x->wn];
-
-		req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
-		req->dr_hops = wn->hops;
-		memcpy(req->dr_path, wn->path, sizeof(req->dr_path));
-	} else {
-		req->mgmt_class = FAB_MAD_CLASS_SMI;
-		req->dlid = x->lid;
-	}
+	fab_scan_switch_req(c->w, c->o, &c->s->nodes[c->r->lfts[x->lft].node_idx], x->wn, x->lid, req);
 }
 
 static int next(void *ctx, struct fab_mad_req *req)
@@ -289,9 +301,7 @@ int fab_scan_routes(struct fab_snapshot *s, const struct wt *w, struct fab_madwi
 		struct rsw *x = &c.sw[c.n_sw++];
 		x->lft = (uint32_t)(c.r->n_lfts - 1);
 		x->lid = (n->flags & FAB_F_LID_UNKNOWN) ? 0 : n->lid;
-		x->wn = w ? wt_find(w, n->guid) : FAB_NONE;
-		if (x->wn != FAB_NONE && !w->nodes[x->wn].path_valid)
-			x->wn = FAB_NONE;
+		x->wn = fab_scan_switch_path(w, n);
 	}
 	/* a switch with neither a path nor a LID cannot be asked */
 	for (size_t i = 0; i < c.n_sw; i++)

@@ -362,6 +362,10 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		if ((rc = fab_scan_routes(s, &w, smp_win, &o)))
 			fab_err(rc, "reading forwarding tables failed: %s", strerror(-rc));
 		phase_done("routes", &t0, smp_win);
+		/* the lanes of the links a credit loop may run through (none on a tree) */
+		if (!rc && (rc = fab_scan_sl2vl(s, &w, smp_win, &o)))
+			fab_err(rc, "reading SL2VL tables failed: %s", strerror(-rc));
+		phase_done("sl2vl", &t0, smp_win);
 	}
 	if (!rc && s->n_nodes && !o.no_pkeys) {
 		if ((rc = fab_scan_pkeys(s, &w, smp_win, &o)))

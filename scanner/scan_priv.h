@@ -149,6 +149,22 @@ int fab_scan_sms(struct fab_snapshot *snap, struct fab_madwin *mw,
 int fab_scan_routes(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *mw,
 		    const struct fab_scan_opts *o);
 
+/* A switch's node in w whose directed route is known, FAB_NONE (w NULL, or
+ * no valid path: ask it LID-routed). */
+uint32_t fab_scan_switch_path(const struct wt *w, const struct fab_node *n);
+/* A Get to switch n: directed route along w's node wn, or LID-routed to lid
+ * when wn is FAB_NONE; its M_Key from o. The attribute is the caller's. */
+void fab_scan_switch_req(const struct wt *w, const struct fab_scan_opts *o, const struct fab_node *n,
+			 uint32_t wn, uint16_t lid, struct fab_mad_req *req);
+
+/* SL2VL tables (scanner/sl2vl.c): after fab_scan_routes, the
+ * SLtoVLMappingTables the per-lane credit-loop analysis needs
+ * (fab_sl2vl_wanted: none when the one-lane graph has no cycle) into
+ * snap->routing, one MAD per (switch, in-port, out-port). 0 or a negative
+ * errno (engine or memory only; what did not answer is in scan_errors). */
+int fab_scan_sl2vl(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *mw,
+		   const struct fab_scan_opts *o);
+
 /* Partitions (scanner/pkeys.c): the P_Key table of every cabled CA port and
  * switch external port, and the switch ports' PortInfo enforcement bits,
  * into snap->pkeys, directed route along w's paths; after

@@ -430,6 +430,22 @@ static const char *const migrations[] = {
 	" printf('0x%04x', e.pkey) AS pkey"
 	" FROM scan_pkeys r JOIN pkey_set_ports w USING (set_id)"
 	" JOIN pkey_table_entries e ON e.table_id = w.table_id;",
+
+	/* 8 -> 9: SL2VL tables (store/sl2vl_io.c; docs/schema.md "SL2VL
+	 * tables"), read only where a credit-loop analysis needs them. A
+	 * fabric's set of tables (26 bytes per table: GUID, in-port, out-port,
+	 * the 16 SLs' VLs, in GUID and port order) is stored once; a scan
+	 * points at its set (scan_sl2vl). The view sl2vl has a row per SL. */
+	"CREATE TABLE sl2vl_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE sl2vl_set_tables("
+	" set_id INTEGER NOT NULL, node_guid TEXT NOT NULL,"
+	" in_port INTEGER NOT NULL, out_port INTEGER NOT NULL, vls BLOB NOT NULL,"
+	" PRIMARY KEY (set_id, node_guid, in_port, out_port)) WITHOUT ROWID;"
+	"CREATE TABLE scan_sl2vl(scan_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL);"
+	"CREATE VIEW sl2vl AS SELECT r.scan_id, t.node_guid, t.in_port, t.out_port, k.slot AS sl,"
+	" instr(X'000102030405060708090A0B0C0D0E0F', substr(t.vls, k.slot + 1, 1)) - 1 AS vl"
+	" FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
+	" JOIN lft_slots k ON k.slot < 16;",
 };
 
 /* The long form of port_counters: one row per counter value. */

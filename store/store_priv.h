@@ -168,6 +168,13 @@ int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap, cons
 /* Deletes the routings, tables and blocks no scan points at any more (after
  * scans were deleted); adds the rows deleted to *rows. */
 int fab_store_prune_routing(struct fab_store *st, int64_t *rows);
+/* The SL2VL tables (store/sl2vl_io.c), by the three above: written with
+ * the forwarding tables (nothing when none was read), loaded into
+ * snap->routing when it has forwarding tables (of the nodes whole[] flags,
+ * or all), the sets no scan points at deleted. */
+int fab_store_write_sl2vl(struct fab_store *st, const struct fab_snapshot *snap);
+int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const bool *whole);
+int fab_store_prune_sl2vl(struct fab_store *st, int64_t *rows);
 /* store/prune.c: deletes the scans listed in temp.fab_prune (a table with
  * one column, scan_id) from every per-scan table; adds to *rows_deleted. */
 int fab_store_delete_listed(struct fab_store *st, int64_t *rows_deleted);

@@ -68,10 +68,26 @@ struct fab_lft {
 	const uint8_t *missing;
 };
 
+#define FAB_N_SL 16   /* service levels */
+#define FAB_VL_DROP 15 /* an SL mapped to VL 15 is dropped */
+
+/* One SLtoVLMappingTable of a switch: the virtual lane a packet of each
+ * service level takes when it enters by port in and leaves by port out. */
+struct fab_sl2vl {
+	uint32_t node_idx;     /* the switch in snap->nodes */
+	uint8_t in, out;       /* its ports (in may be a CA-facing port) */
+	uint8_t vl[FAB_N_SL];  /* SL -> VL (0..15) */
+};
+
 /* snap->routing: the tables of one snapshot. */
 struct fab_routing {
 	struct fab_lft *lfts; /* ascending node_idx, one per switch at most */
 	size_t n_lfts, cap_lfts;
+	/* the SLtoVLMappingTables read (only where a credit-loop analysis
+	 * needs them: docs/routing.md), ascending (node_idx, in, out) once
+	 * fab_routing_sort_sl2vl ran */
+	struct fab_sl2vl *sl2vl;
+	size_t n_sl2vl, cap_sl2vl;
 	struct fab_arena *arena; /* the tables' memory */
 };
 
@@ -86,6 +102,13 @@ struct fab_routing *fab_snapshot_routing(struct fab_snapshot *snap);
 struct fab_lft *fab_routing_add(struct fab_routing *r);
 /* n bytes of table memory owned by r, filled with fill; NULL on ENOMEM. */
 uint8_t *fab_routing_alloc(struct fab_routing *r, size_t n, uint8_t fill);
+/* Appends a zeroed SL2VL table; NULL on ENOMEM. Sort when done. */
+struct fab_sl2vl *fab_routing_add_sl2vl(struct fab_routing *r);
+/* Sorts r->sl2vl by (node_idx, in, out) and drops repeated pairs (the first stays). */
+void fab_routing_sort_sl2vl(struct fab_routing *r);
+/* The SL2VL table of (switch node_idx, in, out), NULL when not read. O(log n). */
+const struct fab_sl2vl *fab_routing_sl2vl(const struct fab_routing *r, uint32_t node_idx,
+					  unsigned in, unsigned out);
 /* The table of a switch (node index), NULL when the snapshot has none. O(log n). */
 const struct fab_lft *fab_routing_lft(const struct fab_snapshot *snap, uint32_t node_idx);
 /* Whether the snapshot holds forwarding tables at all (the scan read them). */
@@ -286,12 +309,28 @@ void fab_route_pairs_free(struct fab_route_pairs *p); /* accepts a zeroed one */
  * entry nobody routes through cannot deadlock). All traffic is taken to
  * travel on one virtual lane (docs/routing.md says when that is too strict).
  */
+/* How a cycle's lanes were judged. */
+enum fab_cdg_lanes {
+	FAB_CDG_ONE_LANE = 0, /* one lane: the SL2VL tables its links need were not read */
+	FAB_CDG_LANES,        /* per virtual lane, from the SL2VL tables read */
+};
 struct fab_cdg_cycle {
 	uint32_t *chan;   /* the cycle, as the ports its channels leave by, in order */
 	size_t n_chan;
-	size_t scc_size;  /* channels in its strongly connected set */
+	size_t scc_size;  /* channels (channel-lane pairs with lanes) in its strongly connected set */
 	size_t scc_deps;  /* dependencies among them */
 	uint16_t dlid;    /* a destination whose routes add one of its dependencies */
+	uint8_t lanes;    /* enum fab_cdg_lanes */
+	/* FAB_CDG_LANES: per channel, its virtual lane, and the service level
+	 * of a route that adds the dependency on the next channel; NULL else */
+	uint8_t *vl, *sl;
+	/* FAB_CDG_LANES: the lanes of every cycle found in the one-lane set this
+	 * cycle projects onto (one cycle is reported per such set: the one
+	 * through the lowest channel, on the lowest lane), bit v for VL v */
+	uint16_t vl_mask;
+	/* FAB_CDG_ONE_LANE from fab_cdg_find_lanes: the SL2VL tables its
+	 * strongly connected set needs that the snapshot does not hold */
+	size_t lanes_missing;
 };
 struct fab_cdg {
 	size_t n_chan, n_deps;        /* channels with a dependency, dependencies */
@@ -303,3 +342,31 @@ struct fab_cdg {
  * dependencies). 0 or -ENOMEM. */
 int fab_cdg_find(const struct fab_route_index *ix, struct fab_cdg *out);
 void fab_cdg_free(struct fab_cdg *g); /* accepts a zeroed one */
+
+/* ---- credit loops per virtual lane (core/route_lanes.c) ------------------- */
+
+/* An SLtoVLMappingTable a credit-loop analysis needs: (switch, in, out). */
+struct fab_sl2vl_want {
+	uint32_t node_idx;
+	uint8_t in, out;
+};
+/*
+ * The SL2VL tables the per-lane analysis needs: for every channel (switch
+ * p, out-port o) of a cyclic strongly connected set of the one-lane graph,
+ * every in-port of p whose traffic leaves by o (switch-to-switch, and the
+ * ports of p's CAs). None when the one-lane graph has no cycle (a healthy
+ * tree). Ascending (node_idx, in, out); *out owned by the caller (free()).
+ * 0 or -ENOMEM.
+ */
+int fab_sl2vl_wanted(const struct fab_route_index *ix, struct fab_sl2vl_want **out, size_t *n);
+/*
+ * fab_cdg_find, then per virtual lane where the snapshot holds the SL2VL
+ * tables: a node is (channel, VL); each route of service level s (s in the
+ * mask sls) adds (c, v) -> (c', v') along its path, v taken from the
+ * table of the switch c leaves by for the port the route entered it,
+ * path by path (a lane change on the way, a dateline, breaks a cycle).
+ * Traffic of every service level shares one graph (lanes are shared
+ * buffers). A cyclic set whose tables are not all held stays as fab_cdg_find
+ * judges it (FAB_CDG_ONE_LANE). 0 or -ENOMEM.
+ */
+int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fab_cdg *out);

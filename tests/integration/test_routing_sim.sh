@@ -14,6 +14,12 @@
 #    pairs, and exits 1; on the healthy tree it finds none and exits 0.
 #  - a ring of five switches routed min-hop gives routing.credit_loop twice
 #    (the two-hop routes chain the five links into a cycle each way round),
+#    judged per virtual lane from the SL2VL tables the scan read (20: each
+#    switch's two ring out-ports from the other ring port and from its host;
+#    stored as smpquery reads them; none on the healthy fat tree, 0 MADs);
+#    after a dateline (every table set to VL 0 by SMP Sets, then traffic
+#    crossing r1 from one neighbour to the other moved to VL 1) a new scan
+#    finds no loop, and with the dateline one way round only, one loop;
 #    the same ring routed up/down (root r1) gives none.
 #  - LMC 2 (OpenSM -l 2: 4 LIDs a CA port, spread over the spines), against
 #    ibroute, ibtracert and ibsim's `Route`: healthy, no routing finding, the
@@ -34,6 +40,7 @@ source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_o
 need sqlite3
 need ibtracert
 need ibroute
+need smpquery
 : >"$D/empty.conf"
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 scan() { fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@" 2>/dev/null; }
@@ -58,8 +65,10 @@ route_hops() { awk '$3 == "->" { printf "%s>%s ", $2, $4 }'; }
 
 # 1: healthy, sweeping SM
 fabsim_start "$D/net16" "$D/sim" > /dev/null || exit 1
-scan
+FABSWEEP_SCAN_DEBUG=1 fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet 2>"$D/debug"
 check "healthy: scan exits 0" eq "$?" 0
+check "healthy: no SL2VL MAD (no one-lane loop to judge)" eq "$(grep -Ec '^scan: sl2vl .* sent 0 resent 0 ' "$D/debug")" 1
+check "healthy: no SL2VL table stored" eq "$(q "SELECT count(*) FROM sl2vl WHERE scan_id = $(last)")" 0
 fcheck
 check "healthy: no routing finding" eq "$(findings 'routing.%')" ""
 check "healthy: the routing rules ran" eq "$(q "SELECT count(*) FROM switch_tables WHERE scan_id = $(last)")" 6
@@ -145,6 +154,46 @@ fabsim_stop "$D/sim" > /dev/null
 	done
 } >"$D/ring"
 echo 0x0002c90200000110 >"$D/roots" # r1: up/down finds no root in a ring by itself
+lid_of() { q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = '$1'"; }
+# sets SL2VL (in, out) of switch $1 to $4 (16 hex digits, SL 0's VL first)
+sl2vl_set() { fabsim_run "$D/sim" -- "$SMPSET" sl2vl "$(lid_of "$1")" "$2" "$3" "$4"; }
+# the min-hop ring's lanes: read, judged, and a dateline
+ring_lanes() {
+	local s=$(last) r1 row want got
+	check "ring, min-hop: the scan read 20 SL2VL tables" eq \
+		"$(q "SELECT count(DISTINCT node_guid || in_port || '/' || out_port) FROM sl2vl WHERE scan_id = $s")" 20
+	# the oracle: smpquery's row for r1, in-port 3 (from r5), out-port 2 (to r2)
+	row=$(fabsim_run "$D/sim" -- smpquery sl2vl "$(lid_of r1)" 2 | sed -n 's/^ports: in  *3, out  *2: |//p' | tr -d ' ' | tr '|' ' ')
+	want=$(q "SELECT group_concat(vl, ' ') FROM (SELECT vl FROM sl2vl s JOIN nodes n ON n.scan_id = s.scan_id
+		AND n.node_guid = s.node_guid WHERE s.scan_id = $s AND n.description = 'r1' AND in_port = 3
+		AND out_port = 2 ORDER BY sl)")
+	check "ring, min-hop: r1's table (3 -> 2) as stored is what smpquery reads ($want)" eq "${row% }" "$want"
+	# ibsim's default tables map SL s to VL s (SL 15 to VL 7), and OpenSM
+	# without QoS leaves them: each SL loops on its own lane
+	check "ring, min-hop: both loops judged per lane, on VL 0 for SL 0 and on every lane of SLs 0-14" eq \
+		"$(q "SELECT count(*) FROM findings WHERE scan_id = $s AND rule_id = 'routing.credit_loop'
+			AND evidence LIKE 'cycle=r_/_ (VL0 SL0) -> %'
+			AND evidence LIKE '%lanes=sl2vl (cycles on VL0,1,2,3,4,5,6,7,8,9,10,11,12,13,14)'")" 2
+	# every table on VL 0, then the dateline at r1: r5 -> r1 -> r2 and back on VL 1
+	while IFS='|' read -r sw in out; do
+		sl2vl_set "$sw" "$in" "$out" 0000000000000000 || return
+	done < <(q "SELECT DISTINCT n.description, s.in_port, s.out_port FROM sl2vl s JOIN nodes n
+		ON n.scan_id = s.scan_id AND n.node_guid = s.node_guid WHERE s.scan_id = $s")
+	sl2vl_set r1 3 2 1111111111111111 && sl2vl_set r1 2 3 1111111111111111
+	check "ring, dateline: the Sets were taken" eq "$?" 0
+	scan
+	fcheck
+	check "ring, dateline: the new scan stored r1's dateline (SL 0 on VL 1 from r5 to r2)" eq \
+		"$(q "SELECT vl FROM sl2vl s JOIN nodes n ON n.scan_id = s.scan_id AND n.node_guid = s.node_guid
+			WHERE s.scan_id = $(last) AND n.description = 'r1' AND in_port = 3 AND out_port = 2 AND sl = 0")" 1
+	check "ring, dateline: no credit loop" eq "$(findings 'routing.credit_loop')" ""
+	sl2vl_set r1 2 3 0000000000000000
+	scan
+	fcheck
+	check "ring, dateline one way round: one credit loop, the other way (r1 leaves by port 3)" eq \
+		"$(q "SELECT count(*) FROM findings WHERE scan_id = $(last) AND rule_id = 'routing.credit_loop'
+			AND evidence LIKE '%r1/3 (VL0 %' AND evidence LIKE '%lanes=sl2vl%'")/$(findings 'routing.credit_loop' | wc -l)" 1/1
+}
 for engine in minhop updn; do
 	FABSIM_OSM_EXTRA_CONF="routing_engine $engine
 root_guid_file $D/roots" fabsim_start "$D/ring" "$D/sim" > /dev/null || exit 1
@@ -154,8 +203,10 @@ root_guid_file $D/roots" fabsim_start "$D/ring" "$D/sim" > /dev/null || exit 1
 		check "ring, min-hop: two credit loops" eq "$(findings 'routing.credit_loop' | wc -l)" 2
 		check "  ... each through the five ring links one way round" eq "$(q "SELECT count(*) FROM findings
 			WHERE scan_id = $(last) AND rule_id = 'routing.credit_loop' AND evidence LIKE '%links_in_cycle_set=5;%'")" 2
+		ring_lanes
 	else
 		check "ring, up/down: no credit loop" eq "$(findings 'routing.credit_loop')" ""
+		check "ring, up/down: no SL2VL table read" eq "$(q "SELECT count(*) FROM sl2vl WHERE scan_id = $(last)")" 0
 	fi
 	check "ring, $engine: every route arrives" eq "$(findings 'routing.unreachable')" ""
 	fabsim_stop "$D/sim" > /dev/null

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * smpset: the two SMP Sets the partition tests need and no tool of
+ * smpset: the SMP Sets the partition and routing tests need and no tool of
  * infiniband-diags sends (smpquery only reads), LID-routed through
  * libibmad, read-modify-write:
  *   smpset enforce LID PORT on|off   PortInfo PartitionEnforcementInbound/Outbound
  *   smpset pkey LID PORT INDEX PKEY  one entry of the port's P_KeyTable
  *   smpset lft LID DLID PORT         a switch's LinearForwardingTable entry
  *                                    for DLID (255: none)
+ *   smpset sl2vl LID IN OUT VLS      a switch's SLtoVLMappingTable for (in, out):
+ *                                    VLS is 16 hex digits, SL 0's VL first
  * PORT is the switch port (the attribute modifier); for a CA give 0.
- * Used by tests/integration/test_partitions_sim.sh and
- * test_routing_sim.sh under umad2sim.
+ * Used by tests/integration/test_partitions_sim.sh and test_routing_sim.sh
+ * under umad2sim.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +33,9 @@ int main(int argc, char **argv)
 	struct ibmad_port *mp;
 
 	if (argc < 5 || (strcmp(argv[1], "enforce") && strcmp(argv[1], "pkey") &&
-			 strcmp(argv[1], "lft")))
+			 strcmp(argv[1], "lft") && strcmp(argv[1], "sl2vl")))
 		return die("usage: smpset enforce LID PORT on|off | pkey LID PORT INDEX PKEY | "
-			   "lft LID DLID PORT");
+			   "lft LID DLID PORT | sl2vl LID IN OUT VLS");
 	if (!(mp = mad_rpc_open_port(NULL, 0, classes, 2)))
 		return die("cannot open the local port");
 	ib_portid_set(&id, (int)strtol(argv[2], NULL, 0), 0, 0);
@@ -57,6 +59,17 @@ int main(int argc, char **argv)
 		buf[port % 64] = (uint8_t)out;
 		if (!smp_set_via(buf, &id, IB_ATTR_LINEARFORWTBL, port / 64, 0, mp))
 			return die("LinearForwardingTable Set failed");
+	} else if (!strcmp(argv[1], "sl2vl")) {
+		if (argc < 6 || strlen(argv[5]) != 16 || strspn(argv[5], "0123456789abcdefABCDEF") != 16)
+			return die("sl2vl needs OUT and 16 hex digits");
+		unsigned mod = port << 8 | (unsigned)strtoul(argv[4], NULL, 0);
+		for (unsigned sl = 0; sl < 16; sl++) {
+			char d[2] = { argv[5][sl], 0 };
+			unsigned vl = (unsigned)strtoul(d, NULL, 16);
+			buf[sl / 2] = (uint8_t)(sl % 2 ? (buf[sl / 2] & 0xf0) | vl : vl << 4);
+		}
+		if (!smp_set_via(buf, &id, IB_ATTR_SLVL_TABLE, mod, 0, mp))
+			return die("SLtoVLMappingTable Set failed");
 	} else {
 		if (argc < 6)
 			return die("pkey needs INDEX and PKEY");

@@ -313,6 +313,18 @@ static void test_param_values(void **state)
 	assert_string_equal(buf, "2048");
 	fab_param_format(&r->params[0], FAB_PARAM_OFF, buf, sizeof(buf));
 	assert_string_equal(buf, "off");
+	/* service levels: numbers and ranges, a 16-bit mask */
+	r = fab_rule_find("routing.credit_loop");
+	assert_int_equal(fab_param_parse(&r->params[0], "0,2,4-7,15", &v), 0);
+	assert_true(v == (1 | 4 | 0xf0 | 0x8000));
+	fab_param_format(&r->params[0], v, buf, sizeof(buf));
+	assert_string_equal(buf, "0,2,4-7,15");
+	fab_param_format(&r->params[0], r->params[0].def, buf, sizeof(buf));
+	assert_string_equal(buf, "0-14");
+	assert_int_equal(fab_param_parse(&r->params[0], "16", &v), -EINVAL);
+	assert_int_equal(fab_param_parse(&r->params[0], "3-1", &v), -EINVAL);
+	assert_int_equal(fab_param_parse(&r->params[0], "1,", &v), -EINVAL);
+	assert_int_equal(fab_param_parse(&r->params[0], "", &v), -EINVAL);
 	r = fab_rule_find("port.error_rate");
 	assert_int_equal(fab_param_parse(&r->params[0], ".25", &v), 0);
 	assert_true(v == 0.25);

@@ -229,6 +229,8 @@ static void downgrade(int to)
 		[7] = "DROP VIEW port_partitions; DROP VIEW port_pkey_tables; DROP TABLE scan_pkeys;"
 		      " DROP TABLE pkey_set_ports; DROP TABLE pkey_sets; DROP TABLE pkey_table_entries;"
 		      " DROP TABLE pkey_tables;",
+		[8] = "DROP VIEW sl2vl; DROP TABLE scan_sl2vl; DROP TABLE sl2vl_set_tables;"
+		      " DROP TABLE sl2vl_sets;",
 	};
 	char sql[64];
 

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Credit loops per virtual lane (include/fabsweep/routing.h). A cycle among
+ * (channel, VL) pairs projects onto a cycle of the one-lane channel
+ * dependency graph (core/route_cdg.c), so lanes only matter inside its
+ * cyclic strongly connected sets: a healthy tree has none and needs no
+ * SL2VL table at all.
+ *
+ * Inside those sets the analysis is path by path: a packet of service level
+ * s that entered switch p by port i and leaves by o takes VL
+ * sl2vl_p[i][o][s] on channel (p, o). Per destination, the walk gives each
+ * switch's next hop; every route that enters p by i, leaves by o (channel
+ * c) and then q by o' (channel c', both in one set) is a "triple" (i, c,
+ * o'), a bit in c's bitmap however many destinations repeat it. Each
+ * triple and service level then adds (c, sl2vl_p[i][o][s]) -> (c',
+ * sl2vl_q[in][o'][s]), in being the port c arrives by; in-ports whose
+ * tables agree give the same edges and are taken once. Service levels
+ * whose columns agree in every table held give the same edges: each
+ * distinct one is taken once. All service levels' edges form one graph (a
+ * lane's buffers are shared by every SL mapped to it); its cycles are
+ * found as the one-lane ones are. O(destinations x switches + channels x
+ * in-ports x out-ports + edges), no hashing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/routing.h"
+#include "fabsweep/snapshot.h"
+#include "route_cdg_priv.h"
+
+/* Calls fn on every (switch node, in, out) table the channels of cyclic sets
+ * need; want[comp] says which sets (NULL: every cyclic one). */
+typedef int (*pair_fn)(void *ctx, uint32_t comp, uint32_t node, unsigned in, unsigned out);
+
+static int each_pair(const struct fab_route_index *ix, const struct cdg_one_lane *st,
+		     const uint8_t *cyclic, pair_fn fn, void *ctx)
+{
+	const struct fab_snapshot *s = ix->snap;
+	int err = 0;
+
+	for (size_t k = 0; k < st->g.n && !err; k++) {
+		if (!cyclic[st->comp[k]])
+			continue;
+		const struct fab_port *op = &s->ports[st->g.port[k]];
+		uint32_t node = op->node_idx, sw = ix->node_sw[node];
+		unsigned o = op->port_num;
+
+		for (unsigned in = 1; in < st->m.width[sw] && !err; in++)
+			if (cdg_bit(&st->m, sw, in, o))
+				err = fn(ctx, st->comp[k], node, in, o);
+		if (!cdg_bit(&st->m, sw, 0, o))
+			continue;
+		for (uint32_t e = ix->end_first[sw]; e < ix->end_first[sw + 1] && !err; e++)
+			err = fn(ctx, st->comp[k], node, s->ports[s->ports[ix->end_list[e]].remote_idx].port_num, o);
+	}
+	return err;
+}
+
+/* Per cyclic set (by its id): 1. NULL when the graph has none. */
+static uint8_t *cyclic_sets(const struct cdg_one_lane *st)
+{
+	uint8_t *c = calloc(st->g.n + 1, 1);
+
+	for (size_t i = 0; c && i < st->cdg.n_cycles; i++)
+		c[st->cycle_comp[i]] = 1;
+	return c;
+}
+
+/* ---- which tables ------------------------------------------------------------ */
+
+struct wants {
+	struct fab_sl2vl_want *v;
+	size_t n, cap;
+};
+
+static int add_want(void *ctx, uint32_t comp, uint32_t node, unsigned in, unsigned out)
+{
+	struct wants *w = ctx;
+
+	(void)comp;
+	struct fab_sl2vl_want *v = fab_array_grow((void **)&w->v, &w->n, &w->cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*v = (struct fab_sl2vl_want){ node, (uint8_t)in, (uint8_t)out };
+	return 0;
+}
+
+static uint64_t want_key(const struct fab_sl2vl_want *w)
+{
+	return (uint64_t)w->node_idx << 16 | (unsigned)w->in << 8 | w->out;
+}
+
+static int cmp_want(const void *a, const void *b)
+{
+	uint64_t x = want_key(a), y = want_key(b);
+
+	return x < y ? -1 : x > y;
+}
+
+int fab_sl2vl_wanted(const struct fab_route_index *ix, struct fab_sl2vl_want **out, size_t *n)
+{
+	struct cdg_one_lane st;
+	struct wants w = { 0 };
+	uint8_t *cyclic;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = cdg_one_lane(ix, &st, NULL, NULL)))
+		return err;
+	if (!st.cdg.n_cycles) {
+		cdg_one_lane_free(&st);
+		return 0;
+	}
+	if (!(cyclic = cyclic_sets(&st)))
+		err = -ENOMEM;
+	if (!err)
+		err = each_pair(ix, &st, cyclic, add_want, &w);
+	free(cyclic);
+	cdg_one_lane_free(&st);
+	if (err) {
+		free(w.v);
+		return err;
+	}
+	size_t k = 0;
+	if (w.n)
+		qsort(w.v, w.n, sizeof(*w.v), cmp_want);
+	for (size_t i = 0; i < w.n; i++)
+		if (!k || want_key(&w.v[k - 1]) != want_key(&w.v[i]))
+			w.v[k++] = w.v[i];
+	*out = w.v;
+	*n = k;
+	return 0;
+}
+
+/* ---- per lane ---------------------------------------------------------------- */
+
+/*
+ * Per channel c = (p, o) (a switch port cabled to a switch q): a bitmap over
+ * (in-port i of p, out-port o' of q): some route entered p by i (0: from
+ * p's own CAs), left by o, then q by o'. Each distinct triple is one bit
+ * however many destinations repeat it (as the one-lane graph's pairs are);
+ * a (c, o') column keeps the first destination that set it. Filled during
+ * the one-lane pass (its hook), for every channel: the sets are not known
+ * yet, and a second walk over every destination would cost as much again.
+ */
+struct lanes {
+	const struct fab_route_index *ix;
+	const struct cdg_one_lane *st;
+	const struct fab_routing *r;
+	uint32_t *local;   /* per channel of st->g: its local number, FAB_NONE */
+	uint32_t *lport;   /* local number -> the channel's port index */
+	size_t n_local;
+	size_t *tfirst;    /* per port index: its bits start at tfirst[port], SIZE_MAX: none */
+	size_t *ofirst;    /* per port index: its columns' destinations at tdlid[ofirst[port]] */
+	uint16_t *wq;      /* per port index: columns (q's ports + 1); rows: p's ports + 1 */
+	uint64_t *tbits;
+	uint16_t *tdlid;
+};
+
+/* The local channel of the port a switch leaves by, FAB_NONE. */
+static uint32_t lchan(const struct lanes *L, uint32_t port)
+{
+	uint32_t k = port == FAB_NONE ? FAB_NONE : L->st->chan[port];
+
+	return k == FAB_NONE ? FAB_NONE : L->local[k];
+}
+
+static unsigned rows_of(const struct lanes *L, uint32_t port)
+{
+	const struct fab_snapshot *s = L->ix->snap;
+
+	return s->nodes[s->ports[port].node_idx].num_ports + 1u;
+}
+
+static int lanes_alloc(struct lanes *L)
+{
+	const struct fab_snapshot *s = L->ix->snap;
+	size_t bits = 0, cols = 0;
+
+	L->tfirst = malloc((s->n_ports + 1) * sizeof(*L->tfirst));
+	L->ofirst = malloc((s->n_ports + 1) * sizeof(*L->ofirst));
+	L->wq = calloc(s->n_ports + 1, sizeof(*L->wq));
+	if (!L->tfirst || !L->ofirst || !L->wq)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct fab_port *op = &s->ports[i];
+		L->tfirst[i] = SIZE_MAX;
+		if (op->port_num == 0 || op->remote_idx == FAB_NONE || op->remote_idx >= s->n_ports ||
+		    s->nodes[op->node_idx].type != FAB_NODE_SWITCH ||
+		    s->nodes[s->ports[op->remote_idx].node_idx].type != FAB_NODE_SWITCH)
+			continue;
+		L->wq[i] = (uint16_t)(s->nodes[s->ports[op->remote_idx].node_idx].num_ports + 1u);
+		L->tfirst[i] = bits;
+		L->ofirst[i] = cols;
+		bits += (size_t)rows_of(L, (uint32_t)i) * L->wq[i];
+		cols += L->wq[i];
+	}
+	L->tbits = calloc(bits / 64 + 1, sizeof(*L->tbits));
+	L->tdlid = calloc(cols + 1, sizeof(*L->tdlid));
+	return L->tbits && L->tdlid ? 0 : -ENOMEM;
+}
+
+static void lanes_free(struct lanes *L)
+{
+	free(L->local);
+	free(L->lport);
+	free(L->tfirst);
+	free(L->ofirst);
+	free(L->wq);
+	free(L->tbits);
+	free(L->tdlid);
+}
+
+static bool tbit(const struct lanes *L, uint32_t port, unsigned i, unsigned o2)
+{
+	size_t bit = L->tfirst[port] + (size_t)i * L->wq[port] + o2;
+
+	return L->tbits[bit / 64] >> (bit % 64) & 1;
+}
+
+/* A route through switch p entered by in-port number i: marks (i, o') of
+ * its channel out of p, o' the next switch's out-port. */
+static void mark(struct lanes *L, const struct fab_route_walk *w, uint32_t p, unsigned i)
+{
+	const struct fab_snapshot *s = L->ix->snap;
+	uint32_t q = w->next[p];
+
+	if (q == FAB_NONE || w->next[q] == FAB_NONE)
+		return;
+	uint32_t c = w->out[p];
+	unsigned o2 = s->ports[w->out[q]].port_num;
+	if (L->tfirst[c] == SIZE_MAX || i >= rows_of(L, c) || o2 >= L->wq[c])
+		return;
+	size_t bit = L->tfirst[c] + (size_t)i * L->wq[c] + o2;
+	L->tbits[bit / 64] |= 1ull << (bit % 64);
+	if (!L->tdlid[L->ofirst[c] + o2])
+		L->tdlid[L->ofirst[c] + o2] = w->dlid;
+}
+
+/* The one-lane pass's hook: the triples of one destination's routes. */
+static void collect_triples(void *ctx, const struct fab_route_walk *w, uint32_t dst,
+			    const uint32_t *used, uint32_t gen)
+{
+	struct lanes *L = ctx;
+	const struct fab_route_index *ix = L->ix;
+	const struct fab_snapshot *s = ix->snap;
+
+	for (uint32_t u = 0; u < ix->n_sw; u++) {
+		if (used[u] != gen || w->next[u] == FAB_NONE)
+			continue;
+		/* u's own CAs (not the destination alone) */
+		uint32_t n_src = ix->end_first[u + 1] - ix->end_first[u];
+		if (n_src > 1 || (n_src == 1 && ix->end_list[ix->end_first[u]] != dst))
+			mark(L, w, u, 0);
+		/* u's traffic entering its next switch */
+		mark(L, w, w->next[u], s->ports[s->ports[w->out[u]].remote_idx].port_num);
+	}
+}
+
+/* A table's VLs, 4 bits per SL (SL s at bits 4s..4s+3). */
+static uint64_t packed(const struct fab_sl2vl *t)
+{
+	uint64_t v = 0;
+
+	for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+		v |= (uint64_t)(t->vl[sl] & 15) << (4 * sl);
+	return v;
+}
+
+/* Service levels of sls whose VL columns differ in some held table from
+ * every lower one's: the ones worth a pass. */
+static uint16_t distinct_sls(const struct fab_routing *r, uint16_t sls)
+{
+	uint16_t reps = 0;
+
+	for (unsigned s = 0; s < FAB_N_SL; s++) {
+		if (!(sls >> s & 1))
+			continue;
+		bool same = false;
+		for (unsigned t = 0; t < s && !same; t++) {
+			if (!(reps >> t & 1))
+				continue;
+			same = true;
+			for (size_t i = 0; i < r->n_sl2vl && same; i++)
+				same = r->sl2vl[i].vl[s] == r->sl2vl[i].vl[t];
+		}
+		if (!same)
+			reps |= (uint16_t)(1u << s);
+	}
+	return reps;
+}
+
+struct ledge {
+	uint32_t from, to; /* keys: local channel << 4 | VL */
+	uint16_t dlid;
+	uint8_t sl;
+};
+
+struct edges {
+	struct ledge *v;
+	size_t n, cap;
+};
+
+/* Adds t1's distinct value to set[*n] (a few: usually one). */
+static void add_distinct(uint64_t *set, size_t *n, uint64_t t1)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (set[k] == t1)
+			return;
+	set[(*n)++] = t1;
+}
+
+/* The (channel, VL) edges out of local channel c, by source key (tmp: a
+ * scratch list). */
+static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *row_t1, bool *row_ok,
+			 uint64_t *set, struct edges *tmp, struct edges *E)
+{
+	const struct fab_snapshot *s = L->ix->snap;
+	const struct fab_route_index *ix = L->ix;
+	uint32_t P = L->lport[c];
+	const struct fab_port *op = &s->ports[P];
+	const struct fab_port *ip = &s->ports[op->remote_idx]; /* where c arrives at q */
+	uint32_t p = op->node_idx, q = ip->node_idx, sw = ix->node_sw[p], comp = L->st->comp[L->st->chan[P]];
+	unsigned wp = rows_of(L, P), wq = L->wq[P];
+
+	tmp->n = 0;
+	/* each in-port's table toward o, where some route entered */
+	for (unsigned i = 1; i < wp; i++) {
+		row_ok[i] = false;
+		for (unsigned o2 = 1; o2 < wq && !row_ok[i]; o2++)
+			row_ok[i] = tbit(L, P, i, o2);
+		const struct fab_sl2vl *t = row_ok[i] ? fab_routing_sl2vl(L->r, p, i, op->port_num) : NULL;
+		row_ok[i] = t != NULL;
+		row_t1[i] = t ? packed(t) : 0;
+	}
+	for (unsigned o2 = 1; o2 < wq; o2++) {
+		size_t n_set = 0;
+
+		for (unsigned i = 1; i < wp; i++)
+			if (row_ok[i] && tbit(L, P, i, o2))
+				add_distinct(set, &n_set, row_t1[i]);
+		if (tbit(L, P, 0, o2)) /* p's CAs: each by its own port */
+			for (uint32_t k = ix->end_first[sw]; k < ix->end_first[sw + 1]; k++) {
+				unsigned in = s->ports[s->ports[ix->end_list[k]].remote_idx].port_num;
+				const struct fab_sl2vl *t = fab_routing_sl2vl(L->r, p, in, op->port_num);
+				if (t)
+					add_distinct(set, &n_set, packed(t));
+			}
+		if (!n_set)
+			continue;
+		const struct fab_port *op2 = fab_snapshot_port(s, q, o2);
+		uint32_t P2 = op2 ? (uint32_t)(op2 - s->ports) : FAB_NONE;
+		uint32_t c2 = lchan(L, P2);
+		if (c2 == FAB_NONE || L->st->comp[L->st->chan[P2]] != comp)
+			continue; /* leaves the set: no cycle through it */
+		const struct fab_sl2vl *t2 = fab_routing_sl2vl(L->r, q, ip->port_num, o2);
+		if (!t2)
+			continue;
+		uint64_t v2s = packed(t2), seen[4] = { 0 }; /* (v, v2) pairs of this c -> c2 */
+		for (size_t k = 0; k < n_set; k++)
+			for (unsigned sl = 0; sl < FAB_N_SL; sl++) {
+				unsigned v = set[k] >> (4 * sl) & 15, v2 = v2s >> (4 * sl) & 15;
+				if (!(reps >> sl & 1) || v >= FAB_VL_DROP || v2 >= FAB_VL_DROP ||
+				    (seen[(v << 4 | v2) / 64] >> ((v << 4 | v2) % 64) & 1))
+					continue; /* not asked, dropped, or had */
+				seen[(v << 4 | v2) / 64] |= 1ull << ((v << 4 | v2) % 64);
+				struct ledge *e = fab_array_grow((void **)&tmp->v, &tmp->n, &tmp->cap,
+								 sizeof(*e));
+				if (!e)
+					return -ENOMEM;
+				*e = (struct ledge){ c << 4 | v, c2 << 4 | v2,
+						     L->tdlid[L->ofirst[P] + o2], (uint8_t)sl };
+			}
+	}
+	/* by source lane (a counting sort: the targets stay in column order) */
+	for (unsigned v = 0; v < 16; v++)
+		for (size_t k = 0; k < tmp->n; k++) {
+			if ((tmp->v[k].from & 15) != v)
+				continue;
+			struct ledge *e = fab_array_grow((void **)&E->v, &E->n, &E->cap, sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			*e = tmp->v[k];
+		}
+	return 0;
+}
+
+/* The (channel, VL) graph of the triples, its cycles into lc (decoded: chan
+ * a port index, vl and sl set). */
+static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
+{
+	const struct fab_snapshot *s = L->ix->snap;
+	uint16_t reps = distinct_sls(L->r, sls);
+	struct edges E = { 0 }, tmp = { 0 };
+	struct cdg_graph g = { 0 };
+	uint32_t *node = NULL;
+	size_t max_w = 1;
+	int err = 0;
+
+	for (size_t n = 0; n < s->n_nodes; n++)
+		if (s->nodes[n].num_ports + 1u > max_w)
+			max_w = s->nodes[n].num_ports + 1u;
+	uint64_t *row_t1 = malloc((max_w + 1) * sizeof(*row_t1));
+	uint64_t *set = malloc((max_w + s->n_ports + 1) * sizeof(*set));
+	bool *row_ok = malloc(max_w + 1);
+	if (!row_t1 || !set || !row_ok)
+		err = -ENOMEM;
+	for (uint32_t c = 0; c < L->n_local && !err; c++)
+		err = channel_edges(L, c, reps, row_t1, row_ok, set, &tmp, &E);
+	free(tmp.v);
+	free(row_t1);
+	free(set);
+	free(row_ok);
+	if (err)
+		goto out;
+	/* nodes: the keys that occur, numbered in key order; the edges are in
+	 * source key order already */
+	size_t n_keys = L->n_local * 16;
+	if (!(node = malloc((n_keys + 1) * sizeof(*node)))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(node, 0xff, (n_keys + 1) * sizeof(*node));
+	for (size_t i = 0; i < E.n; i++)
+		node[E.v[i].from] = node[E.v[i].to] = 0;
+	for (size_t k = 0; k < n_keys; k++)
+		if (!node[k])
+			node[k] = (uint32_t)g.n++;
+	g.n_edges = E.n;
+	g.port = malloc((g.n + 1) * sizeof(*g.port));
+	g.first = calloc(g.n + 2, sizeof(*g.first));
+	g.edge = malloc((E.n + 1) * sizeof(*g.edge));
+	g.edlid = malloc((E.n + 1) * sizeof(*g.edlid));
+	g.esl = malloc(E.n + 1);
+	if (!g.port || !g.first || !g.edge || !g.edlid || !g.esl) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t k = 0; k < n_keys; k++)
+		if (node[k] != FAB_NONE)
+			g.port[node[k]] = (uint32_t)k;
+	for (size_t i = 0; i < E.n; i++) {
+		g.first[node[E.v[i].from] + 1]++;
+		g.edge[i] = node[E.v[i].to];
+		g.edlid[i] = E.v[i].dlid;
+		g.esl[i] = E.v[i].sl;
+	}
+	for (size_t i = 0; i < g.n; i++)
+		g.first[i + 1] += g.first[i];
+	if ((err = cdg_find_cycles(&g, lc, NULL, NULL)))
+		goto out;
+	for (size_t i = 0; i < lc->n_cycles && !err; i++) {
+		struct fab_cdg_cycle *c = &lc->cycles[i];
+		if (!(c->vl = malloc(c->n_chan + 1))) {
+			err = -ENOMEM;
+			break;
+		}
+		for (size_t k = 0; k < c->n_chan; k++) {
+			c->vl[k] = (uint8_t)(c->chan[k] & 15);
+			c->chan[k] = L->lport[c->chan[k] >> 4];
+		}
+		c->lanes = FAB_CDG_LANES;
+	}
+out:
+	free(E.v);
+	free(node);
+	cdg_graph_free(&g);
+	return err;
+}
+
+/* Counts, per cyclic set, the tables it needs that the snapshot lacks. */
+struct missing {
+	const struct fab_routing *r;
+	size_t *n_missing; /* per set id */
+	size_t *n_needed;
+};
+
+static int count_missing(void *ctx, uint32_t comp, uint32_t node, unsigned in, unsigned out)
+{
+	struct missing *m = ctx;
+
+	m->n_needed[comp]++;
+	m->n_missing[comp] += !fab_routing_sl2vl(m->r, node, in, out);
+	return 0;
+}
+
+/* Moves cycle i of from to the end of to (cap: to's capacity). 0 or -ENOMEM. */
+static int move_cycle(struct fab_cdg *from, size_t i, struct fab_cdg *to, size_t *cap)
+{
+	struct fab_cdg_cycle *c = fab_array_grow((void **)&to->cycles, &to->n_cycles, cap,
+						 sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	*c = from->cycles[i];
+	memset(&from->cycles[i], 0, sizeof(from->cycles[i]));
+	return 0;
+}
+
+int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fab_cdg *out)
+{
+	const struct fab_routing *r = ix->snap->routing;
+	struct cdg_one_lane st;
+	struct lanes L = { .ix = ix, .st = &st, .r = r };
+	struct missing ms = { .r = r };
+	struct fab_cdg lc = { 0 };
+	uint8_t *cyclic = NULL;
+	size_t cap_out = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	/* the triples are collected in the one-lane pass when lanes can be
+	 * judged at all (the snapshot holds tables) */
+	bool any = r && r->n_sl2vl;
+	if ((any && (err = lanes_alloc(&L))) ||
+	    (err = cdg_one_lane(ix, &st, any ? collect_triples : NULL, &L))) {
+		lanes_free(&L);
+		return err;
+	}
+	out->n_chan = st.cdg.n_chan;
+	out->n_deps = st.cdg.n_deps;
+	if (!st.cdg.n_cycles)
+		goto out;
+	cyclic = cyclic_sets(&st);
+	ms.n_missing = calloc(st.g.n + 1, sizeof(*ms.n_missing));
+	ms.n_needed = calloc(st.g.n + 1, sizeof(*ms.n_needed));
+	L.local = malloc((st.g.n + 1) * sizeof(*L.local));
+	L.lport = malloc((st.g.n + 1) * sizeof(*L.lport));
+	if (!cyclic || !ms.n_missing || !ms.n_needed || !L.local || !L.lport) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = each_pair(ix, &st, cyclic, count_missing, &ms)))
+		goto out;
+	/* the sets judged by lane: every table they need is held */
+	for (size_t k = 0; k < st.g.n; k++) {
+		uint32_t c = st.comp[k];
+		bool by_lane = cyclic[c] && ms.n_needed[c] && !ms.n_missing[c];
+		L.local[k] = by_lane && L.n_local < (1u << 27) ? (uint32_t)L.n_local : FAB_NONE;
+		if (L.local[k] != FAB_NONE)
+			L.lport[L.n_local++] = st.g.port[k];
+	}
+	if (L.n_local) {
+		if ((err = lane_cycles(&L, sls, &lc)))
+			goto out;
+	}
+	/* the cycles: per one-lane set, its first cycle on lanes (its lanes
+	 * summed up), then the one-lane ones of the other sets */
+	cdg_sort_cycles(&lc);
+	for (size_t k = 0; k < st.g.n; k++)
+		L.local[k] = FAB_NONE; /* now: per one-lane set, its cycle in out */
+	for (size_t i = 0; i < lc.n_cycles && !err; i++) {
+		struct fab_cdg_cycle *y = &lc.cycles[i];
+		uint32_t c = st.comp[st.chan[y->chan[0]]];
+		uint16_t mask = 0;
+
+		for (size_t k = 0; k < y->n_chan; k++)
+			mask |= (uint16_t)(1u << y->vl[k]);
+		if (L.local[c] != FAB_NONE) {
+			out->cycles[L.local[c]].vl_mask |= mask;
+			continue;
+		}
+		y->vl_mask = mask;
+		L.local[c] = (uint32_t)out->n_cycles;
+		err = move_cycle(&lc, i, out, &cap_out);
+	}
+	for (size_t i = 0; i < st.cdg.n_cycles && !err; i++) {
+		uint32_t c = st.cycle_comp[i];
+		if (ms.n_needed[c] && !ms.n_missing[c])
+			continue; /* judged by lane above */
+		st.cdg.cycles[i].lanes_missing = ms.n_missing[c];
+		err = move_cycle(&st.cdg, i, out, &cap_out);
+	}
+out:
+	fab_cdg_free(&lc);
+	free(cyclic);
+	free(ms.n_missing);
+	free(ms.n_needed);
+	lanes_free(&L);
+	cdg_one_lane_free(&st);
+	if (err)
+		fab_cdg_free(out);
+	else
+		cdg_sort_cycles(out);
+	return err;
+}

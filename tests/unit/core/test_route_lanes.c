@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Credit loops per virtual lane (core/route_lanes.c): a ring of five
+ * switches routed min-hop has a cycle each way round on one lane; which
+ * SL2VL tables that needs, and what a dateline (a lane change on one
+ * switch) does to the cycles, per service level.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fabsweep/routing.h"
+#include "unit/snapfix.h"
+
+#define N_RING 5
+
+/* r1..r5 (nodes 0..4): port 1 a host, port 2 the next switch, port 3 the
+ * previous one; h1..h5 (nodes 5..9). Routed min-hop. */
+static struct fab_snapshot *ring(void)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	char name[16];
+
+	for (unsigned i = 0; i < N_RING; i++) {
+		snprintf(name, sizeof(name), "r%u", i + 1);
+		snapfix_node(s, FAB_NODE_SWITCH, 0x100 + i, name, 8);
+	}
+	for (unsigned i = 0; i < N_RING; i++) {
+		snprintf(name, sizeof(name), "h%u", i + 1);
+		uint32_t h = snapfix_node(s, FAB_NODE_CA, 0x1000 + 16 * i, name, 1);
+		snapfix_link(s, i, 1, h, 1, FAB_WIDTH_4X, FAB_SPEED_HDR);
+	}
+	for (unsigned i = 0; i < N_RING; i++)
+		snapfix_link(s, i, 2, (i + 1) % N_RING, 3, FAB_WIDTH_4X, FAB_SPEED_HDR);
+	assert_int_equal(fab_snapshot_index(s), 0);
+	assert_int_equal(fabfix_route_minhop(s), 0);
+	return s;
+}
+
+/* Every table the analysis wants, all SLs on VL vl. */
+static size_t add_wanted(struct fab_snapshot *s, uint8_t vl)
+{
+	struct fab_route_index ix;
+	struct fab_sl2vl_want *w;
+	size_t n;
+
+	assert_int_equal(fab_route_index_build(s, &ix), 0);
+	assert_int_equal(fab_sl2vl_wanted(&ix, &w, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct fab_sl2vl *t = fab_routing_add_sl2vl(s->routing);
+		assert_non_null(t);
+		*t = (struct fab_sl2vl){ .node_idx = w[i].node_idx, .in = w[i].in, .out = w[i].out };
+		memset(t->vl, vl, sizeof(t->vl));
+	}
+	fab_routing_sort_sl2vl(s->routing);
+	free(w);
+	fab_route_index_free(&ix);
+	return n;
+}
+
+/* Sets SL sl of (switch, in, out) to vl. */
+static void set_vl(struct fab_snapshot *s, uint32_t sw, unsigned in, unsigned out, unsigned sl,
+		   uint8_t vl)
+{
+	struct fab_sl2vl *t = (struct fab_sl2vl *)fab_routing_sl2vl(s->routing, sw, in, out);
+
+	assert_non_null(t);
+	t->vl[sl] = vl;
+}
+
+static struct fab_cdg lanes(const struct fab_snapshot *s, uint16_t sls)
+{
+	struct fab_route_index ix;
+	struct fab_cdg g;
+
+	assert_int_equal(fab_route_index_build(s, &ix), 0);
+	assert_int_equal(fab_cdg_find_lanes(&ix, sls, &g), 0);
+	fab_route_index_free(&ix);
+	return g;
+}
+
+static void test_wanted(void **state)
+{
+	struct fab_snapshot *s = ring(), *tree = snapfix_fat_tree(2, 4, 3);
+	struct fab_route_index ix;
+	struct fab_sl2vl_want *w;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(fab_route_index_build(s, &ix), 0);
+	assert_int_equal(fab_sl2vl_wanted(&ix, &w, &n), 0);
+	/* per switch: (from the previous switch, to the next), (its host, to
+	 * the next), and the same the other way round */
+	assert_int_equal(n, 4 * N_RING);
+	for (size_t i = 0; i < n; i++) {
+		unsigned k = i % 4;
+		static const uint8_t in[4] = { 1, 1, 2, 3 }, out[4] = { 2, 3, 3, 2 };
+		assert_int_equal(w[i].node_idx, i / 4);
+		assert_int_equal(w[i].in, in[k]);
+		assert_int_equal(w[i].out, out[k]);
+	}
+	free(w);
+	fab_route_index_free(&ix);
+
+	/* a healthy fat tree: no cycle, no table */
+	assert_int_equal(fab_snapshot_index(tree), 0);
+	assert_int_equal(fabfix_route_minhop(tree), 0);
+	assert_int_equal(fab_route_index_build(tree, &ix), 0);
+	assert_int_equal(fab_sl2vl_wanted(&ix, &w, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(w);
+	fab_route_index_free(&ix);
+	fab_snapshot_free(tree);
+	fab_snapshot_free(s);
+}
+
+static void test_one_lane_without_tables(void **state)
+{
+	struct fab_snapshot *s = ring();
+	struct fab_cdg g = lanes(s, 0x7fff);
+
+	(void)state;
+	assert_int_equal(g.n_cycles, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(g.cycles[i].n_chan, N_RING);
+		assert_int_equal(g.cycles[i].lanes, FAB_CDG_ONE_LANE);
+		assert_int_equal(g.cycles[i].lanes_missing, 2 * N_RING);
+		assert_null(g.cycles[i].vl);
+	}
+	fab_cdg_free(&g);
+	fab_snapshot_free(s);
+}
+
+static void test_default_tables_keep_the_loops(void **state)
+{
+	struct fab_snapshot *s = ring();
+
+	(void)state;
+	add_wanted(s, 0);
+	struct fab_cdg g = lanes(s, 0x7fff);
+	assert_int_equal(g.n_cycles, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct fab_cdg_cycle *c = &g.cycles[i];
+		assert_int_equal(c->lanes, FAB_CDG_LANES);
+		assert_int_equal(c->n_chan, N_RING);
+		assert_int_equal(c->scc_size, N_RING);
+		for (size_t k = 0; k < c->n_chan; k++) {
+			assert_int_equal(c->vl[k], 0);
+			assert_int_equal(c->sl[k], 0); /* all SLs alike: the first stands for them */
+		}
+	}
+	/* clockwise: leaves each switch by port 2 */
+	assert_int_equal(s->ports[g.cycles[0].chan[0]].port_num, 2);
+	assert_int_equal(s->nodes[s->ports[g.cycles[0].chan[0]].node_idx].guid, 0x100);
+	fab_cdg_free(&g);
+	fab_snapshot_free(s);
+}
+
+/* ibsim's default tables: SL s on VL s. Each SL loops on its own lane:
+ * one finding per one-lane set still, its lanes summed up. */
+static void test_each_sl_its_lane(void **state)
+{
+	struct fab_snapshot *s = ring();
+
+	(void)state;
+	add_wanted(s, 0);
+	for (size_t i = 0; i < s->routing->n_sl2vl; i++)
+		for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+			s->routing->sl2vl[i].vl[sl] = (uint8_t)(sl < 15 ? sl : 7);
+	struct fab_cdg g = lanes(s, 0x7fff);
+	assert_int_equal(g.n_cycles, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(g.cycles[i].vl_mask, 0x7fff);
+		assert_int_equal(g.cycles[i].vl[0], 0); /* the lowest lane's */
+		assert_int_equal(g.cycles[i].scc_size, N_RING);
+	}
+	fab_cdg_free(&g);
+	g = lanes(s, 1u << 3 | 1u << 9);
+	assert_int_equal(g.n_cycles, 2);
+	assert_int_equal(g.cycles[0].vl_mask, 1u << 3 | 1u << 9);
+	assert_int_equal(g.cycles[0].sl[0], 3);
+	fab_cdg_free(&g);
+	fab_snapshot_free(s);
+}
+
+/* Traffic crossing r1 from one neighbour to the other moves to VL 1: a
+ * dateline. Each route is two ring links at most, so a route that moved to
+ * VL 1 never comes round again: no cycle, although a graph that merged the
+ * lanes of a channel over all routes would have one. */
+static void test_dateline(void **state)
+{
+	struct fab_snapshot *s = ring();
+
+	(void)state;
+	add_wanted(s, 0);
+	for (unsigned sl = 0; sl < FAB_N_SL; sl++) {
+		set_vl(s, 0, 3, 2, sl, 1);
+		set_vl(s, 0, 2, 3, sl, 1);
+	}
+	struct fab_cdg g = lanes(s, 0x7fff);
+	assert_int_equal(g.n_cycles, 0);
+	fab_cdg_free(&g);
+
+	/* one way round only: the other loop stays, on VL 0 */
+	for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+		set_vl(s, 0, 2, 3, sl, 0);
+	g = lanes(s, 0x7fff);
+	assert_int_equal(g.n_cycles, 1);
+	assert_int_equal(s->ports[g.cycles[0].chan[0]].port_num, 3);
+	fab_cdg_free(&g);
+	fab_snapshot_free(s);
+}
+
+/* The dateline for SL 0 only: SL 1 stays on VL 0 everywhere. Judged for
+ * SL 0 alone there is no loop; SL 1's traffic shares VL 0 and loops. */
+static void test_service_levels(void **state)
+{
+	struct fab_snapshot *s = ring();
+
+	(void)state;
+	add_wanted(s, 0);
+	set_vl(s, 0, 3, 2, 0, 1);
+	set_vl(s, 0, 2, 3, 0, 1);
+	struct fab_cdg g = lanes(s, 1u << 0);
+	assert_int_equal(g.n_cycles, 0);
+	fab_cdg_free(&g);
+	g = lanes(s, 1u << 0 | 1u << 1);
+	assert_int_equal(g.n_cycles, 2);
+	/* on VL 0; the dependency across r1 only SL 1 adds (SL 0's moves to
+	 * VL 1 there); the others both add, and the lower SL names them */
+	unsigned n_sl1 = 0;
+	for (size_t k = 0; k < g.cycles[0].n_chan; k++) {
+		assert_int_equal(g.cycles[0].vl[k], 0);
+		n_sl1 += g.cycles[0].sl[k] == 1;
+	}
+	assert_int_equal(n_sl1, 1);
+	fab_cdg_free(&g);
+	/* SL 1 dropped (VL 15) where it would cross r1: no loop of its own */
+	set_vl(s, 0, 3, 2, 1, FAB_VL_DROP);
+	set_vl(s, 0, 2, 3, 1, FAB_VL_DROP);
+	g = lanes(s, 1u << 0 | 1u << 1);
+	assert_int_equal(g.n_cycles, 0);
+	fab_cdg_free(&g);
+	fab_snapshot_free(s);
+}
+
+/* A table of one loop's set not read: that set stays judged on one lane
+ * (its loop reported, saying so); the other set is judged by lane. */
+static void test_a_table_missing(void **state)
+{
+	struct fab_snapshot *s = ring();
+	struct fab_routing *r;
+
+	(void)state;
+	add_wanted(s, 0);
+	for (unsigned sl = 0; sl < FAB_N_SL; sl++) {
+		set_vl(s, 0, 3, 2, sl, 1);
+		set_vl(s, 0, 2, 3, sl, 1);
+	}
+	/* drop (r3, in 3, out 2): clockwise */
+	r = s->routing;
+	const struct fab_sl2vl *t = fab_routing_sl2vl(r, 2, 3, 2);
+	assert_non_null(t);
+	size_t i = (size_t)(t - r->sl2vl);
+	memmove(&r->sl2vl[i], &r->sl2vl[i + 1], (r->n_sl2vl - i - 1) * sizeof(*r->sl2vl));
+	r->n_sl2vl--;
+	struct fab_cdg g = lanes(s, 0x7fff);
+	assert_int_equal(g.n_cycles, 1);
+	assert_int_equal(g.cycles[0].lanes, FAB_CDG_ONE_LANE);
+	assert_int_equal(g.cycles[0].lanes_missing, 1);
+	assert_int_equal(s->ports[g.cycles[0].chan[0]].port_num, 2);
+	fab_cdg_free(&g);
+	fab_snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wanted),
+		cmocka_unit_test(test_one_lane_without_tables),
+		cmocka_unit_test(test_default_tables_keep_the_loops),
+		cmocka_unit_test(test_each_sl_its_lane),
+		cmocka_unit_test(test_dateline),
+		cmocka_unit_test(test_service_levels),
+		cmocka_unit_test(test_a_table_missing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
