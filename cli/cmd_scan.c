@@ -58,7 +58,7 @@ int fab_cmd_scan(int argc, char **argv)
 	enum { O_DB = 256, O_CA, O_PORT, O_SMPS, O_WINDOW, O_TIMEOUT, O_RETRIES,
 	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET,
 	       O_NOIB, O_LLDP_SOCKET, O_SYSFS_ROOT /* RoCE */,
-	       O_FORENSIC /* ops */, O_NOROUTES, O_NOPKEYS, O_DISCOVERY, O_MKEY, O_MKEY_FILE };
+	       O_FORENSIC /* ops */, O_NOROUTES, O_NOPKEYS, O_SL2VL_MAX, O_DISCOVERY, O_MKEY, O_MKEY_FILE };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "ca", required_argument, NULL, O_CA },
@@ -72,6 +72,7 @@ int fab_cmd_scan(int argc, char **argv)
 		{ "no-counters", no_argument, NULL, O_NOCTR },
 		{ "no-routes", no_argument, NULL, O_NOROUTES },
 		{ "no-pkeys", no_argument, NULL, O_NOPKEYS },
+		{ "sl2vl-max", required_argument, NULL, O_SL2VL_MAX },
 		{ "load-cache", required_argument, NULL, O_CACHE },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, O_QUIET },
@@ -88,7 +89,7 @@ int fab_cmd_scan(int argc, char **argv)
 	struct fab_scan_opts *so = &a.so;
 	/* RoCE (docs/roce.md): --no-ib, --lldp-socket (repeatable), --sysfs-root */
 	struct fab_roce_opts *ro = &a.ro;
-	bool interval_given = false, quiet = false;
+	bool interval_given = false, quiet = false, sl2vl_given = false;
 	const char *mkey_text = NULL, *mkey_file = NULL;
 	struct fab_mkeys *mkeys = NULL;
 	int c;
@@ -109,6 +110,12 @@ int fab_cmd_scan(int argc, char **argv)
 		case O_NOCTR: so->no_counters = true; break;
 		case O_NOROUTES: so->no_routes = true; break;
 		case O_NOPKEYS: so->no_pkeys = true; break;
+		case O_SL2VL_MAX:
+			if (fab_cli_parse_int(optarg, 0, 100000000, &v))
+				return fab_cli_usage_error("scan", "--sl2vl-max takes a number of tables from 0 to 100000000, not '%s'", optarg);
+			so->sl2vl_max = (uint32_t)v;
+			sl2vl_given = true;
+			break;
 		case O_QUIET: quiet = true; break;
 		case O_FORENSIC: a.forensic = true; break;
 		case O_DISCOVERY:
@@ -163,14 +170,17 @@ int fab_cmd_scan(int argc, char **argv)
 		return fab_cli_usage_error("scan", "cannot read cache file '%s': %s",
 					   so->load_cache, strerror(errno));
 	/* Forensic (docs/scan.md): everything, the evidence left as found. */
-	if (a.forensic && (so->reset_counters || so->no_counters || so->no_routes || so->no_pkeys || so->load_cache ||
-			   a.no_ib))
+	if (a.forensic && (so->reset_counters || so->no_counters || so->no_routes || so->no_pkeys ||
+			   sl2vl_given || so->load_cache || a.no_ib))
 		return fab_cli_usage_error("scan", "--forensic records every counter and table as found: it does not "
-					   "go with --reset-counters, --no-counters, --no-routes, --no-pkeys, --load-cache or --no-ib");
+					   "go with --reset-counters, --no-counters, --no-routes, --no-pkeys, --sl2vl-max, "
+					   "--load-cache or --no-ib");
 	if (a.forensic && !interval_given)
 		so->interval_s = 1; /* a second sample: which counters still move */
-	if (a.forensic)
+	if (a.forensic) {
 		so->all_pkeys = true; /* non-enforcing switch ports' tables too */
+		so->sl2vl_max = UINT32_MAX; /* every lane a loop needs */
+	}
 	if (a.forensic && !a.label)
 		a.label = "forensic";
 	/* M_Key (docs/security.md): never echoed, never stored. */

@@ -49,6 +49,7 @@ void fab_scan_opts_init(struct fab_scan_opts *o)
 	o->window = FAB_SCAN_DEFAULT_WINDOW;
 	o->timeout_ms = FAB_SCAN_DEFAULT_TIMEOUT_MS;
 	o->retries = FAB_SCAN_DEFAULT_RETRIES;
+	o->sl2vl_max = FAB_SCAN_DEFAULT_SL2VL_MAX;
 	o->native_discovery = true; /* why: docs/scan.md, "Topology" */
 }
 

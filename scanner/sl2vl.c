@@ -13,7 +13,8 @@
  * MAD window as the other reads. A table that does not answer is left out
  * (the analysis judges its loops on one lane) and named in scan_errors,
  * one row per switch; after a timeout the rest of that switch's tables are
- * not asked.
+ * not asked. When the loops want more than fab_scan_opts.sl2vl_max tables,
+ * none is asked (docs/scan.md, "SL2VL tables").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -161,6 +162,12 @@ int fab_scan_sl2vl(struct fab_snapshot *s, const struct wt *w, struct fab_madwin
 	fab_route_index_free(&ix);
 	if (rc || !c.n_want)
 		goto out;
+	if (c.n_want > o->sl2vl_max) {
+		/* a loop through most of a large fabric: its lanes would cost
+		 * more MADs than the rest of the scan; judged on one lane */
+		fab_scan_progress(o, "sl2vl", 0, 0);
+		goto out;
+	}
 	if (!(c.sw = calloc(c.n_want, sizeof(*c.sw)))) {
 		rc = -ENOMEM;
 		goto out;

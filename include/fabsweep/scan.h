@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct fab_snapshot;
 struct fab_mkeys;
@@ -26,6 +27,10 @@ struct fab_scan_opts {
 	 * not (--forensic); false: of the switch ports that enforce partitions
 	 * only (every cabled CA port either way). docs/partitions.md. */
 	bool all_pkeys;
+	/* At most this many SLtoVLMappingTables (--sl2vl-max N): when the
+	 * one-lane credit loops want more, none is read and they are judged on
+	 * one lane (the finding says lanes=not_read). --forensic: no limit. */
+	uint32_t sl2vl_max;
 	const char *load_cache; /* --load-cache FILE: offline, no MADs at all */
 	/* Discover with fabsweep's own MAD window engine (the default from
 	 * fab_scan_opts_init: fewer SMPs, user-space retries and deadlines);
@@ -46,6 +51,7 @@ struct fab_scan_opts {
 #define FAB_SCAN_DEFAULT_WINDOW 64
 #define FAB_SCAN_DEFAULT_TIMEOUT_MS 500
 #define FAB_SCAN_DEFAULT_RETRIES 3
+#define FAB_SCAN_DEFAULT_SL2VL_MAX 16384 /* ~a tenth of a 4,096-host tree's other MADs */
 
 void fab_scan_opts_init(struct fab_scan_opts *o);
 

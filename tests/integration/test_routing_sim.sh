@@ -204,6 +204,13 @@ root_guid_file $D/roots" fabsim_start "$D/ring" "$D/sim" > /dev/null || exit 1
 		check "  ... each through the five ring links one way round" eq "$(q "SELECT count(*) FROM findings
 			WHERE scan_id = $(last) AND rule_id = 'routing.credit_loop' AND evidence LIKE '%links_in_cycle_set=5;%'")" 2
 		ring_lanes
+		# a loop that wants more tables than --sl2vl-max: none read, judged on one lane
+		scan --sl2vl-max 19
+		fcheck
+		check "ring, --sl2vl-max 19 (20 wanted): no SL2VL table read" \
+			eq "$(q "SELECT count(*) FROM sl2vl WHERE scan_id = $(last)")" 0
+		check "  ... both one-lane loops reported, lanes not read (10 tables each)" eq "$(q "SELECT count(*) FROM findings
+			WHERE scan_id = $(last) AND rule_id = 'routing.credit_loop' AND evidence LIKE '%lanes=not_read (10 SL2VL tables)'")" 2
 	else
 		check "ring, up/down: no credit loop" eq "$(findings 'routing.credit_loop')" ""
 		check "ring, up/down: no SL2VL table read" eq "$(q "SELECT count(*) FROM sl2vl WHERE scan_id = $(last)")" 0
