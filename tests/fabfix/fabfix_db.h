@@ -10,6 +10,8 @@
 
 #include <sqlite3.h>
 
+#include "fabsweep/store.h"
+
 /* The first column of the first row of sql on the database at path, opened
  * read-only; -1 when there is no row. Fails the test when the file cannot
  * be opened or sql does not prepare. */
@@ -26,6 +28,17 @@ static inline int64_t fabfix_db_count(const char *path, const char *sql)
 	sqlite3_finalize(s);
 	sqlite3_close(db);
 	return v;
+}
+
+/* Writes snap as one scan into the database at path (created when missing);
+ * fails the test when the store refuses it. */
+static inline void fabfix_db_write(const char *path, struct fab_snapshot *snap)
+{
+	struct fab_store *st;
+
+	assert_int_equal(fab_store_open(path, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, snap), 0);
+	fab_store_close(st);
 }
 
 #endif

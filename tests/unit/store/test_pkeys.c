@@ -46,11 +46,7 @@ static int64_t count(const char *sql)
 
 static void write_one(struct fab_snapshot *snap)
 {
-	struct fab_store *st;
-
-	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
-	assert_int_equal(fab_store_write_scan(st, snap), 0);
-	fab_store_close(st);
+	fabfix_db_write(dbpath, snap);
 }
 
 static int64_t pkey_rows(void)
