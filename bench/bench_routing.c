@@ -17,8 +17,8 @@
  * own times are summed, peak memory is read; then `fab_pipeline_route`
  * (load, index, trace: what the command does) between the first and the
  * last host, best of 5, named by description (only the path is read: the
- * target) and by LID (the whole scan is read). Exit 1 when a target is
- * missed. It prints how many SL2VL tables (MADs) a scan would read for the
+ * target) and by LID (the path's views too, seeded with the LIDs'
+ * nodes). Exit 1 when a target is missed. It prints how many SL2VL tables (MADs) a scan would read for the
  * per-lane credit-loop analysis (fab_sl2vl_wanted); with --lanes the
  * snapshot gets them, as ibsim's defaults (SL s on VL s, SL 15 on VL 7),
  * so that routing.credit_loop judges every cycle per lane.
@@ -136,7 +136,7 @@ static int build(const char *topo, const char *db, char *src, char *dst, size_t 
 	for (size_t i = 0; i < n_sw; i++)
 		bytes += (size_t)s->routing->lfts[i].n_blocks * FAB_LFT_BLOCK;
 	/* the hosts: the first and the last CA port with a LID, by LID
-	 * (src, dst: the whole scan is read) and by description (src + 2 *
+	 * (src, dst: views seeded with their nodes) and by description (src + 2 *
 	 * len, dst + 2 * len: only the path is read) */
 	src[0] = dst[0] = 0;
 	for (size_t i = 0; i < s->n_nodes; i++)
@@ -229,9 +229,8 @@ static int measure(const char *db, const char *src, const char *dst)
 				       r.path.n_hops, fab_route_fault_name(r.path.fault), r.snap->n_nodes);
 			fab_pipeline_route_free(&r);
 		}
-		printf("route by %s (%s): %.1f ms wall, %.1f ms CPU, best of 5 (target %.0f ms)\n",
-		       by_name ? "names" : "LIDs", by_name ? "the path's views" : "the whole scan",
-		       best_ms, best_cpu_ms, ROUTE_MS);
+		printf("route by %s (the path's views): %.1f ms wall, %.1f ms CPU, best of 5 (target %.0f ms)\n",
+		       by_name ? "names" : "LIDs", best_ms, best_cpu_ms, ROUTE_MS);
 		if (by_name)
 			bad |= best_ms > ROUTE_MS && best_cpu_ms > ROUTE_MS;
 	}

@@ -195,19 +195,51 @@ static bool want_ends(uint64_t guid, const char *desc, void *ctx)
 	return may_name(job->src, guid, desc) || may_name(job->dst, guid, desc);
 }
 
-/* Whether name is a LID: the path's view cannot find it by name. */
-static bool is_lid(const char *name)
+/* Whether name is a LID (*lid set): the view is seeded with its node. */
+static bool is_lid(const char *name, uint64_t *lid)
 {
-	uint64_t v;
 	size_t hex;
 
-	return number(name, &v, &hex) && hex <= 4;
+	return number(name, lid, &hex) && hex <= 4;
 }
 
 struct guids {
 	uint64_t v[FAB_ROUTE_MAX_HOPS + 4];
 	size_t n;
 };
+
+static void add_guid(struct guids *g, uint64_t guid)
+{
+	for (size_t k = 0; k < g->n; k++)
+		if (g->v[k] == guid)
+			return;
+	g->v[g->n++] = guid;
+}
+
+/* The node of each end given as a LID, into g (the view loads it whole);
+ * *fallback when no port has that LID (the whole scan says so). */
+static int seed_lids(struct fab_store *st, const struct fab_pipeline_route *job, int64_t scan_id,
+		     struct guids *g, bool *fallback)
+{
+	const char *ends[] = { job->src, job->dst };
+
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t lid, guid;
+		int err;
+
+		if (!is_lid(ends[i], &lid))
+			continue;
+		if (lid <= FAB_LID_UNICAST_MAX &&
+		    (err = fab_store_lid_node(st, scan_id, (unsigned)lid, &guid)))
+			return err;
+		if (lid > FAB_LID_UNICAST_MAX || !guid) {
+			*fallback = true;
+			return -ENOENT;
+		}
+		add_guid(g, guid);
+	}
+	return 0;
+}
 
 /* The port (index) of node guid's port num in s, FAB_NONE. */
 static uint32_t port_of(const struct fab_snapshot *s, uint64_t guid, unsigned num)
@@ -234,6 +266,8 @@ static int route_by_views(struct fab_store *st, const struct fab_pipeline_route 
 	int err;
 
 	*fallback = false;
+	if ((err = seed_lids(st, job, out->scan_id, &g, fallback)))
+		return err;
 	for (size_t iter = 0; iter < FAB_ROUTE_MAX_HOPS + 2; iter++) {
 		struct fab_snapshot *snap = NULL;
 		struct fab_route_index *ix = calloc(1, sizeof(*ix));
@@ -267,9 +301,8 @@ static int route_by_views(struct fab_store *st, const struct fab_pipeline_route 
 			dst_guid = snap->nodes[snap->ports[out->dst].node_idx].guid;
 			src_num = snap->ports[out->src].port_num;
 			dst_num = snap->ports[out->dst].port_num;
-			g.v[g.n++] = src_guid;
-			if (dst_guid != src_guid)
-				g.v[g.n++] = dst_guid;
+			add_guid(&g, src_guid);
+			add_guid(&g, dst_guid);
 		} else if ((out->src = port_of(snap, src_guid, src_num)) == FAB_NONE ||
 			   (out->dst = port_of(snap, dst_guid, dst_num)) == FAB_NONE) {
 			return fab_err(-EIO, "scan %lld changed while it was read", (long long)out->scan_id);
@@ -379,8 +412,8 @@ int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline
 	if ((err = fab_store_open(job->db, FAB_STORE_READONLY, &st)) ||
 	    (err = fab_store_resolve_scan(st, job->scan_id, &out->scan_id)))
 		goto fail;
-	/* one route between hosts named by name or GUID: only its path is read */
-	if (!job->hosts && !job->all_lids && !is_lid(job->src) && !is_lid(job->dst)) {
+	/* one route between two hosts (names, GUIDs or LIDs): only its path is read */
+	if (!job->hosts && !job->all_lids) {
 		err = route_by_views(st, job, out, &fallback);
 		if (!fallback) {
 			fab_store_close(st);

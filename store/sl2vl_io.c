@@ -20,6 +20,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
 #include "store_priv.h"
 
 #define TAB_KEY 26 /* bytes per table in sl2vl_sets.content */
@@ -114,29 +115,21 @@ out:
 	return err;
 }
 
-int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const bool *whole)
+/* Appends the tables a prepared query returns (node_guid, in_port,
+ * out_port, vls) to snap's; rows of nodes not in the snapshot are skipped. */
+static int add_tables(struct fab_store *st, struct fab_snapshot *snap, sqlite3_stmt *s)
 {
-	struct fab_routing *r = snap->routing;
-	sqlite3_stmt *s = NULL;
-	int rc, err;
+	int rc, err = 0;
 
-	if (!r)
-		return 0; /* no forwarding tables: nothing to judge lanes for */
-	err = fab_sql_scan_query(st, "SELECT t.node_guid, t.in_port, t.out_port, t.vls"
-				 " FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
-				 " WHERE r.scan_id = ?1",
-				 snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id, &s);
-	if (err)
-		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		uint32_t node = fab_snapshot_find_node(snap, fab_sql_guid(s, 0));
 		int in = sqlite3_column_int(s, 1), out = sqlite3_column_int(s, 2);
 		const uint8_t *vls = sqlite3_column_blob(s, 3);
 
-		if (node == FAB_NONE || (whole && !whole[node]) || in < 0 || in > 255 || out < 0 ||
-		    out > 255 || !vls || sqlite3_column_bytes(s, 3) != FAB_N_SL)
+		if (node == FAB_NONE || in < 0 || in > 255 || out < 0 || out > 255 || !vls ||
+		    sqlite3_column_bytes(s, 3) != FAB_N_SL)
 			continue;
-		struct fab_sl2vl *t = fab_routing_add_sl2vl(r);
+		struct fab_sl2vl *t = fab_routing_add_sl2vl(snap->routing);
 		if (!t) {
 			err = fab_err(-ENOMEM, "out of memory");
 			break;
@@ -147,8 +140,49 @@ int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const 
 		for (unsigned sl = 0; sl < FAB_N_SL; sl++)
 			t->vl[sl] = vls[sl] & 15;
 	}
-	err = fab_sql_done(st, s, rc, err);
-	fab_routing_sort_sl2vl(r);
+	if (!err && rc != SQLITE_DONE)
+		err = fab_err(-EIO, "database '%s': read %s: %s", fab_store_path(st), WHAT,
+			      sqlite3_errmsg(st->db));
+	sqlite3_reset(s);
+	return err;
+}
+
+/*
+ * A whole snapshot reads its scan's set in one query. A view (whole: the
+ * nodes loaded whole, as `route` and `ready` load a path's switches) asks
+ * for those switches only, through the primary key: a fabric-wide credit
+ * loop's set holds hundreds of thousands of tables, and walking them all to
+ * keep a path's few cost `route` 250 ms on Selene.
+ */
+int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const bool *whole)
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	if (!snap->routing)
+		return 0; /* no forwarding tables: nothing to judge lanes for */
+	err = fab_sql_scan_query(st,
+				 whole ? "SELECT t.node_guid, t.in_port, t.out_port, t.vls"
+					 " FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
+					 " WHERE r.scan_id = ?1 AND t.node_guid = ?2"
+				       : "SELECT t.node_guid, t.in_port, t.out_port, t.vls"
+					 " FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
+					 " WHERE r.scan_id = ?1",
+				 snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id, &s);
+	if (err)
+		return err;
+	if (!whole) {
+		err = add_tables(st, snap, s);
+	} else {
+		for (size_t i = 0; i < snap->n_nodes && !err; i++) {
+			if (!whole[i] || snap->nodes[i].type != FAB_NODE_SWITCH)
+				continue;
+			fab_sql_bind_guid(s, 2, snap->nodes[i].guid);
+			err = add_tables(st, snap, s);
+		}
+	}
+	sqlite3_finalize(s);
+	fab_routing_sort_sl2vl(snap->routing);
 	return err;
 }
 

@@ -245,3 +245,23 @@ int fab_store_load_route_view(struct fab_store *st, int64_t scan_id, fab_store_v
 
 	return load_view(st, scan_id, &v, out);
 }
+
+int fab_store_lid_node(struct fab_store *st, int64_t scan_id, unsigned lid, uint64_t *guid)
+{
+	sqlite3_stmt *q = NULL;
+	int rc, err;
+
+	*guid = 0;
+	if ((err = fab_store_resolve_scan(st, scan_id, &scan_id)) ||
+	    (err = fab_sql_scan_query(st, "SELECT node_guid FROM port_rows WHERE scan_id=" TOPOLOGY
+				      " AND lid > 0 AND lid <= ?2 AND ?2 < lid + (1 << coalesce(lmc, 0))"
+				      " ORDER BY node_idx, port_num LIMIT 1",
+				      scan_id, &q)))
+		return err;
+	sqlite3_bind_int(q, 2, (int)lid);
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		*guid = fab_sql_guid(q, 0);
+		rc = SQLITE_DONE;
+	}
+	return fab_sql_done(st, q, rc, 0);
+}

@@ -85,3 +85,12 @@ int fab_store_load_route_view(struct fab_store *st, int64_t scan_id,
 			      fab_store_view_want_fn want, void *ctx,
 			      const uint64_t *guids, size_t n_guids,
 			      struct fab_snapshot **out);
+
+/*
+ * The GUID of the node one of whose ports has LID lid (within its LMC
+ * range) in scan scan_id (0: the latest, negative: that many before): 0 in
+ * *guid when no port has it. `route` names a host by LID and reads the
+ * route's view around that node. Returns 0, -ENOENT (no such scan) or
+ * another negative errno with fab_errmsg() set.
+ */
+int fab_store_lid_node(struct fab_store *st, int64_t scan_id, unsigned lid, uint64_t *guid);

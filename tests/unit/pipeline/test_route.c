@@ -73,16 +73,30 @@ static void test_path(void **state)
 	fab_pipeline_route_free(&r);
 }
 
-/* Named by description, a route is read over views that grow along the
- * path (a part of the scan); named by LIDs, from the whole scan: the same
- * path for every pair of hosts, hop by hop. */
+/* The route of job, its hops as (node GUID, port number) pairs. */
+static size_t hops_of(const struct fab_pipeline_route_result *r, uint64_t *guid, unsigned *num)
+{
+	assert_int_equal(r->path.fault, FAB_ROUTE_OK);
+	for (size_t k = 0; k < r->path.n_hops; k++) {
+		const struct fab_port *p = &r->snap->ports[r->path.hop[k]];
+		guid[k] = r->snap->nodes[p->node_idx].guid;
+		num[k] = p->port_num;
+	}
+	return r->path.n_hops;
+}
+
+/* Named by description or by LIDs, a route is read over views that grow
+ * along the path (a part of the scan); --all-lids reads the whole scan:
+ * the same path for every pair of hosts, hop by hop. */
 static void test_view_equals_whole(void **state)
 {
 	char a[16], b[16], la[8], lb[8];
 
 	for (unsigned i = 1; i <= 8; i++)
 		for (unsigned j = 1; j <= 8; j++) {
-			struct fab_pipeline_route_result v, w;
+			struct fab_pipeline_route_result v, l, w;
+			uint64_t gv[FAB_ROUTE_MAX_HOPS], gl[FAB_ROUTE_MAX_HOPS], gw[FAB_ROUTE_MAX_HOPS];
+			unsigned nv[FAB_ROUTE_MAX_HOPS], nl[FAB_ROUTE_MAX_HOPS], nw[FAB_ROUTE_MAX_HOPS];
 			if (i == j)
 				continue;
 			snprintf(a, sizeof(a), "host%02u", i);
@@ -90,18 +104,23 @@ static void test_view_equals_whole(void **state)
 			assert_int_equal(route(a, b, &v), 0);
 			snprintf(la, sizeof(la), "%u", v.snap->ports[v.src].lid);
 			snprintf(lb, sizeof(lb), "%u", v.dlid);
-			assert_int_equal(route(la, lb, &w), 0);
-			assert_true(v.snap->n_nodes < w.snap->n_nodes); /* a part: the view */
-			assert_int_equal(v.path.fault, FAB_ROUTE_OK);
-			assert_int_equal(w.path.fault, FAB_ROUTE_OK);
-			assert_int_equal(v.path.n_hops, w.path.n_hops);
-			for (size_t k = 0; k < v.path.n_hops; k++) {
-				const struct fab_port *pv = &v.snap->ports[v.path.hop[k]];
-				const struct fab_port *pw = &w.snap->ports[w.path.hop[k]];
-				assert_int_equal(v.snap->nodes[pv->node_idx].guid, w.snap->nodes[pw->node_idx].guid);
-				assert_int_equal(pv->port_num, pw->port_num);
+			assert_int_equal(route(la, lb, &l), 0);
+			struct fab_pipeline_route all = { .db = db, .src = la, .dst = lb, .all_lids = true };
+			assert_int_equal(fab_pipeline_route(&all, &w), 0);
+			/* a part: the views */
+			assert_true(v.snap->n_nodes < w.snap->n_nodes);
+			assert_true(l.snap->n_nodes < w.snap->n_nodes);
+			size_t n = hops_of(&w, gw, nw);
+			assert_int_equal(hops_of(&v, gv, nv), n);
+			assert_int_equal(hops_of(&l, gl, nl), n);
+			for (size_t k = 0; k < n; k++) {
+				assert_int_equal(gv[k], gw[k]);
+				assert_int_equal(gl[k], gw[k]);
+				assert_int_equal(nv[k], nw[k]);
+				assert_int_equal(nl[k], nw[k]);
 			}
 			fab_pipeline_route_free(&v);
+			fab_pipeline_route_free(&l);
 			fab_pipeline_route_free(&w);
 		}
 }
