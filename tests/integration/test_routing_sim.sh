@@ -20,6 +20,9 @@
 #    after a dateline (every table set to VL 0 by SMP Sets, then traffic
 #    crossing r1 from one neighbour to the other moved to VL 1) a new scan
 #    finds no loop, and with the dateline one way round only, one loop;
+#    a loop wanting more tables than --sl2vl-max reads none; when r3's
+#    tables do not answer (ibsim `Error`), the scan is partial, names r3
+#    in scan_errors, stores the other 16 and judges the loops on one lane;
 #    the same ring routed up/down (root r1) gives none.
 #  - LMC 2 (OpenSM -l 2: 4 LIDs a CA port, spread over the spines), against
 #    ibroute, ibtracert and ibsim's `Route`: healthy, no routing finding, the
@@ -211,6 +214,21 @@ root_guid_file $D/roots" fabsim_start "$D/ring" "$D/sim" > /dev/null || exit 1
 			eq "$(q "SELECT count(*) FROM sl2vl WHERE scan_id = $(last)")" 0
 		check "  ... both one-lane loops reported, lanes not read (10 tables each)" eq "$(q "SELECT count(*) FROM findings
 			WHERE scan_id = $(last) AND rule_id = 'routing.credit_loop' AND evidence LIKE '%lanes=not_read (10 SL2VL tables)'")" 2
+		# r3's SLtoVLMappingTables (0x17) do not answer: named, the rest stored
+		fabsim_console "$D/sim" 'Error "r3" 100 0x17' > /dev/null || exit 1
+		scan --timeout 100 --retries 1
+		rc=$?
+		fabsim_console "$D/sim" 'Error "r3" 0' > /dev/null || exit 1
+		fcheck
+		s=$(last)
+		check "ring, r3's SL2VL tables dead: exit 4 (partial)" eq "$rc" 4
+		check "  ... one routing error naming r3 and its SL2VL tables" eq "$(q "SELECT count(*) FROM scan_errors
+			WHERE scan_id = $s AND what = 'routing' AND message LIKE '\"r3\" (LID %): SLtoVLMappingTable of 4 of its 4 in/out port pairs not read%got no answer%'")" 1
+		check "  ... the other 16 tables stored, none of r3's" eq "$(q "SELECT count(DISTINCT s.node_guid || s.in_port || '/' || s.out_port)
+			|| ' ' || sum(n.description = 'r3') FROM sl2vl s JOIN nodes n ON n.scan_id = s.scan_id AND n.node_guid = s.node_guid
+			WHERE s.scan_id = $s")" "16 0"
+		check "  ... both loops judged on one lane, r3's tables named missing" eq "$(q "SELECT count(*) FROM findings
+			WHERE scan_id = $s AND rule_id = 'routing.credit_loop' AND evidence LIKE '%lanes=not_read (_ SL2VL tables)'")" 2
 	else
 		check "ring, up/down: no credit loop" eq "$(findings 'routing.credit_loop')" ""
 		check "ring, up/down: no SL2VL table read" eq "$(q "SELECT count(*) FROM sl2vl WHERE scan_id = $(last)")" 0
