@@ -44,9 +44,44 @@ struct stmts {
 };
 
 
+/*
+ * The blocks interned so far in this write, by content (the snapshot's own
+ * bytes): the switches of a fabric share most blocks (Selene's compute
+ * fabric: 62,604 read, 29,262 distinct; the 4,096-host tree: 10,720 and
+ * 1,292), so each is looked up in the database once. Open addressing over
+ * cap slots, a power of two at least twice the blocks.
+ */
+struct blk_seen {
+	const uint8_t **key;
+	int64_t *id;
+	size_t cap;
+};
+
+static uint64_t blk_hash(const uint8_t *p)
+{
+	uint64_t h = 0;
+
+	for (unsigned i = 0; i < FAB_LFT_BLOCK; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	return h;
+}
+
+/* p's slot: holding p's id, or the empty one for it. */
+static size_t blk_slot(const struct blk_seen *b, const uint8_t *p)
+{
+	size_t j = fab_hash_slot(blk_hash(p), b->cap);
+
+	while (b->key[j] && memcmp(b->key[j], p, FAB_LFT_BLOCK))
+		j = (j + 1) & (b->cap - 1);
+	return j;
+}
+
 /* One switch's table: its id in lft_tables (0 when it has none). */
-static int write_table(struct fab_store *st, struct stmts *q, const struct fab_lft *l,
-		       uint8_t *key, int64_t *table_id)
+static int write_table(struct fab_store *st, struct stmts *q, struct blk_seen *seen,
+		       const struct fab_lft *l, uint8_t *key, int64_t *table_id)
 {
 	int64_t id;
 	bool fresh;
@@ -56,12 +91,21 @@ static int write_table(struct fab_store *st, struct stmts *q, const struct fab_l
 	if (l->status == FAB_LFT_FAILED || !l->n_blocks)
 		return 0;
 	for (uint32_t b = 0; b < l->n_blocks; b++) {
+		const uint8_t *blk = l->port + (size_t)b * FAB_LFT_BLOCK;
+		size_t j = blk_slot(seen, blk);
+
 		id = 0;
-		if (!(l->missing && l->missing[b]) &&
-		    (err = fab_sql_intern(st, q->v[BLK_INS], q->v[BLK_GET], "forwarding tables",
-					  l->port + (size_t)b * FAB_LFT_BLOCK, FAB_LFT_BLOCK, &id,
-					  &fresh)))
-			return err;
+		if (l->missing && l->missing[b]) {
+			/* not read: no block */
+		} else if (seen->key[j]) {
+			id = seen->id[j];
+		} else {
+			if ((err = fab_sql_intern(st, q->v[BLK_INS], q->v[BLK_GET], "forwarding tables",
+						  blk, FAB_LFT_BLOCK, &id, &fresh)))
+				return err;
+			seen->key[j] = blk;
+			seen->id[j] = id;
+		}
 		fab_sql_put_le(key + 4 * (size_t)b, (uint64_t)id, 4);
 	}
 	if ((err = fab_sql_intern(st, q->v[TAB_INS], q->v[TAB_GET], "forwarding tables", key,
@@ -99,8 +143,9 @@ int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *sna
 	const struct fab_routing *r = snap->routing;
 	struct stmts q = { 0 };
 	struct swrow *rows = NULL;
+	struct blk_seen seen = { .cap = 16 };
 	uint8_t *key = NULL, *content = NULL;
-	size_t n = 0, max_blocks = 0;
+	size_t n = 0, max_blocks = 0, all_blocks = 0;
 	int64_t set_id;
 	bool fresh;
 	int err;
@@ -109,13 +154,19 @@ int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *sna
 		return 0;
 	if ((err = fab_sql_prepare_all(st, stmt_sql, N_STMTS, q.v)))
 		goto out;
-	for (size_t i = 0; i < r->n_lfts; i++)
+	for (size_t i = 0; i < r->n_lfts; i++) {
 		if (r->lfts[i].n_blocks > max_blocks)
 			max_blocks = r->lfts[i].n_blocks;
+		all_blocks += r->lfts[i].n_blocks;
+	}
+	while (seen.cap < 2 * all_blocks)
+		seen.cap *= 2;
+	seen.key = calloc(seen.cap, sizeof(*seen.key));
+	seen.id = malloc(seen.cap * sizeof(*seen.id));
 	rows = calloc(r->n_lfts, sizeof(*rows));
 	key = malloc(4 * max_blocks + 4);
 	content = malloc(SW_KEY * r->n_lfts);
-	if (!rows || !key || !content) {
+	if (!rows || !key || !content || !seen.key || !seen.id) {
 		err = fab_err(-ENOMEM, "out of memory");
 		goto out;
 	}
@@ -125,7 +176,7 @@ int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *sna
 		if (l->node_idx >= snap->n_nodes)
 			continue;
 		rows[n] = (struct swrow){ .guid = snap->nodes[l->node_idx].guid, .l = l };
-		if ((err = write_table(st, &q, l, key, &rows[n].table_id)))
+		if ((err = write_table(st, &q, &seen, l, key, &rows[n].table_id)))
 			goto out;
 		n++;
 	}
@@ -171,6 +222,8 @@ int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *sna
 		err = fab_store_write_sl2vl(st, snap); /* store/sl2vl_io.c */
 out:
 	fab_sql_finalize_all(q.v, N_STMTS);
+	free(seen.key);
+	free(seen.id);
 	free(rows);
 	free(key);
 	free(content);

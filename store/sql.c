@@ -191,22 +191,25 @@ int fab_sql_intern(struct fab_store *st, sqlite3_stmt *ins, sqlite3_stmt *get, c
 {
 	int rc;
 
-	sqlite3_bind_blob(ins, 1, key, (int)len, SQLITE_STATIC);
-	if ((rc = fab_sql_step(st, ins, what)))
-		return rc; /* a full disk is -ENOSPC, as for every other write */
-	if (sqlite3_changes(st->db) == 1) {
-		*id = sqlite3_last_insert_rowid(st->db);
-		*fresh = true;
-		return 0;
-	}
-	*fresh = false;
+	/* looked up first: a sweep's content is almost always stored already */
 	sqlite3_bind_blob(get, 1, key, (int)len, SQLITE_STATIC);
 	rc = sqlite3_step(get);
 	*id = rc == SQLITE_ROW ? sqlite3_column_int64(get, 0) : 0;
 	sqlite3_reset(get);
-	if (rc != SQLITE_ROW)
-		return fab_err(-EIO, "cannot find stored %s in '%s': %s", what, st->path,
+	if (rc == SQLITE_ROW) {
+		*fresh = false;
+		return 0;
+	}
+	if (rc != SQLITE_DONE)
+		return fab_err(-EIO, "cannot read stored %s in '%s': %s", what, st->path,
 			       sqlite3_errmsg(st->db));
+	sqlite3_bind_blob(ins, 1, key, (int)len, SQLITE_STATIC);
+	if ((rc = fab_sql_step(st, ins, what)))
+		return rc; /* a full disk is -ENOSPC, as for every other write */
+	if (sqlite3_changes(st->db) != 1)
+		return fab_err(-EIO, "cannot store %s in '%s'", what, st->path);
+	*id = sqlite3_last_insert_rowid(st->db);
+	*fresh = true;
 	return 0;
 }
 
