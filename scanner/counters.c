@@ -10,7 +10,13 @@
  *   2. PortCounters (0x12) for every port with an active link, and
  *      PortCountersExtended (0x1D) where ClassPortInfo says so (only the
  *      latter where it also carries the error counters:
- *      IsAddlPortCtrsExtSup);
+ *      IsAddlPortCtrsExtSup). A switch whose PMA has AllPortSelect and
+ *      extended counters is first asked for the sum over its ports
+ *      (PortSelect 0xFF): where every error counter of the sum, and its
+ *      PortXmitWait when supported, is 0, so is every port's (counters
+ *      do not go below 0), and only PortCountersExtended is asked per
+ *      port; otherwise both, as for any port (docs/scan.md, "Counters of
+ *      clean switches");
  *   3. with --interval, the same again S seconds after the first round
  *      started (sample 1);
  *   4. with --reset-counters, a PortCounters(Extended) Set on every port
@@ -32,7 +38,7 @@
 #include "fabsweep/names.h"
 #include "scanner/scan_priv.h"
 
-enum cjob { CJ_CPI = 1, CJ_PC, CJ_PCX, CJ_RESET, CJ_RESETX };
+enum cjob { CJ_CPI = 1, CJ_SUM, CJ_PC, CJ_PCX, CJ_RESET, CJ_RESETX };
 
 static uint64_t cjob(enum cjob kind, uint32_t idx)
 {
@@ -49,6 +55,7 @@ struct cnode {
 	uint32_t cap2;  /* ClassPortInfo.CapabilityMask2 */
 	uint8_t cpi;    /* CPI_* */
 	bool dead;      /* PMA gave no answer after retries: stop asking */
+	bool clean;     /* this round: the AllPortSelect sum of the errors is 0 */
 	/* Nodes of the same model in the same system wait for this node's
 	 * ClassPortInfo: a list through next_same (FAB_NONE ends it). */
 	uint32_t first_same, next_same;
@@ -83,11 +90,35 @@ static bool pcx_only(const struct cnode *cn)
 	return ext_supported(cn) && (cn->cap2 & FAB_PM_CAP2_ADDL_PORT_CTRS_EXT);
 }
 
+/* Whether a port's PortCounters is asked, not known from a clean sum. */
+static bool pc_asked(const struct cnode *cn)
+{
+	return !pcx_only(cn) && !cn->clean;
+}
+
 /* A port whose counters are read: an external port with an active link. */
 static bool eligible(const struct fab_snapshot *s, const struct fab_port *p)
 {
 	return p->port_num > 0 && p->state == FAB_STATE_ACTIVE &&
 	       !(p->flags & FAB_F_SMP_FAILED) && fab_scan_port_dlid(s, p) != 0;
+}
+
+/* Whether the node's ports are read after its AllPortSelect sum: a switch
+ * whose PMA sums and has extended counters (the data counters come from
+ * those, per port) with two eligible ports or more (one costs no less). */
+static bool sum_first(const struct ctr *c, uint32_t node_idx)
+{
+	const struct fab_node *n = &c->s->nodes[node_idx];
+	const struct cnode *cn = &c->nodes[node_idx];
+	unsigned n_ports = 0;
+
+	if (n->type != FAB_NODE_SWITCH || !ext_supported(cn) || pcx_only(cn) ||
+	    !(cn->cap & FAB_PM_CAP_ALL_PORT_SELECT))
+		return false;
+	for (uint32_t k = 0; k < n->port_count && n_ports < 2; k++)
+		n_ports += eligible(c->s, &c->s->ports[n->port_first + k]) &&
+			   !(c->s->ports[n->port_first + k].flags & FAB_F_PMA_FAILED);
+	return n_ports >= 2;
 }
 
 static void push(struct ctr *c, uint64_t job)
@@ -124,7 +155,8 @@ static void pma_failed(struct ctr *c, uint32_t port_idx, const char *detail)
 	add_err(c, port_idx, "pma", detail);
 }
 
-/* Queues this round's counter queries for the node's eligible ports. */
+/* Queues this round's counter queries for the node's eligible ports (a
+ * clean switch's error counters and PortXmitWait are its sum's 0s). */
 static void queue_ports(struct ctr *c, uint32_t node_idx)
 {
 	const struct fab_node *n = &c->s->nodes[node_idx];
@@ -147,11 +179,27 @@ static void queue_ports(struct ctr *c, uint32_t node_idx)
 		smp->sample = (uint8_t)c->round;
 		c->sample[pi] = (uint32_t)(c->s->n_samples - 1);
 		c->st[pi] = PS_QUEUED;
-		if (!pcx_only(cn))
+		if (cn->clean) {
+			for (unsigned i = 0; i <= FAB_CTR_VL15_DROPPED; i++)
+				smp->valid |= 1u << i; /* v[i] is 0 */
+			if (cn->cap & FAB_PM_CAP_XMIT_WAIT)
+				smp->valid |= 1u << FAB_CTR_XMIT_WAIT;
+		}
+		if (pc_asked(cn))
 			push(c, cjob(CJ_PC, pi));
 		if (ext_supported(cn))
 			push(c, cjob(CJ_PCX, pi));
 	}
+}
+
+/* A node's counters this round: its sum first, or its ports. */
+static void start_node(struct ctr *c, uint32_t node_idx)
+{
+	c->nodes[node_idx].clean = false;
+	if (sum_first(c, node_idx))
+		push(c, cjob(CJ_SUM, node_idx));
+	else
+		queue_ports(c, node_idx);
 }
 
 static void build(struct ctr *c, uint64_t j, struct fab_mad_req *req)
@@ -165,6 +213,12 @@ static void build(struct ctr *c, uint64_t j, struct fab_mad_req *req)
 	if (kind == CJ_CPI) {
 		req->attr_id = CLASS_PORT_INFO;
 		req->dlid = c->nodes[idx].lid;
+		return;
+	}
+	if (kind == CJ_SUM) {
+		req->attr_id = IB_GSI_PORT_COUNTERS;
+		req->dlid = c->nodes[idx].lid;
+		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, 0xff);
 		return;
 	}
 	const struct fab_port *p = &c->s->ports[idx];
@@ -207,14 +261,13 @@ static int ctr_next(void *ctx, struct fab_mad_req *req)
 
 	while (!c->err && fab_jobq_pop(&c->q, &j)) {
 		unsigned kind = CJ_KIND(j);
-		if (kind != CJ_CPI) {
+		if (kind != CJ_CPI && kind != CJ_SUM) {
 			uint32_t pi = CJ_IDX(j);
 			uint32_t ni = c->s->ports[pi].node_idx;
 			if (c->nodes[ni].dead) {
 				/* Not sent: this PMA already failed. */
 				c->done++;
-				if (kind == CJ_PC ||
-				    (kind == CJ_PCX && pcx_only(&c->nodes[ni])))
+				if (kind == CJ_PC || (kind == CJ_PCX && !pc_asked(&c->nodes[ni])))
 					pma_failed(c, pi, "not asked: this node's PMA did not answer "
 						      "earlier queries after retries");
 				continue;
@@ -352,7 +405,7 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 			cn->cpi = CPI_FAILED;
 			cn->dead = true;
 		}
-		queue_ports(c, idx);
+		start_node(c, idx);
 		/* The same firmware answers for the rest of its system; a PMA
 		 * that did not answer at all says nothing about the others:
 		 * they are asked themselves. */
@@ -365,9 +418,32 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 			fn->cap = cn->cap;
 			fn->cap2 = cn->cap2;
 			fn->cpi = cn->cpi;
-			queue_ports(c, f);
+			start_node(c, f);
 		}
 		cn->first_same = FAB_NONE;
+		return;
+	}
+	if (kind == CJ_SUM) {
+		struct cnode *cn = &c->nodes[idx];
+		if (!err) {
+			struct fab_counter_sample sum = { 0 };
+			fab_scan_decode_pc(&sum, d, true, cn->cap & FAB_PM_CAP_XMIT_WAIT, false);
+			cn->clean = true;
+			for (unsigned i = 0; i < FAB_CTR__COUNT; i++)
+				if (sum.valid >> i & 1 && sum.v[i])
+					cn->clean = false;
+		} else if (err != -EREMOTEIO) { /* no answer: its ports are not asked */
+			const struct fab_node *n = &c->s->nodes[idx];
+			cn->dead = true;
+			snprintf(msg, sizeof(msg), "PortCounters (the sum over the switch's ports) "
+				 "failed after %d tries: %s; its ports not asked", c->retries + 1,
+				 fail_text(err, resp, why, sizeof(why)));
+			for (uint32_t k = 0; k < n->port_count; k++)
+				if (eligible(c->s, &c->s->ports[n->port_first + k]))
+					pma_failed(c, n->port_first + k, msg);
+			return;
+		}
+		queue_ports(c, idx); /* an error status: each port is asked itself */
 		return;
 	}
 	struct fab_port *p = &c->s->ports[idx];
@@ -395,7 +471,7 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 		if (err) {
 			if (err != -EREMOTEIO)
 				cn->dead = true;
-			if (pcx_only(cn)) { /* it was the only query: no counters */
+			if (!pc_asked(cn)) { /* it was the only query: no counters */
 				snprintf(msg, sizeof(msg), "PortCountersExtended failed after %d "
 					 "tries: %s", c->retries + 1,
 					 fail_text(err, resp, why, sizeof(why)));
@@ -412,7 +488,7 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 		if (!smp)
 			return;
 		decode_pcx(smp, d, cn);
-		if (pcx_only(cn)) {
+		if (!pc_asked(cn)) {
 			smp->sampled_at_ms = fab_now_ms();
 			c->st[idx] |= PS_PC_OK;
 		}
@@ -523,7 +599,7 @@ static int run_round(struct ctr *c, struct fab_madwin *mw)
 		return rc;
 	for (uint32_t ni = 0; c->round > 0 && ni < c->s->n_nodes; ni++)
 		if (c->nodes[ni].lid && !c->nodes[ni].dead)
-			queue_ports(c, ni);
+			start_node(c, ni);
 	rc = c->err;
 	if (!rc && c->q.n)
 		rc = fab_madwin_run(mw, ctr_next, ctr_done, c);

@@ -5,7 +5,10 @@
 # second sample; --reset-counters clears them; a PMA that drops every
 # PortCounters query leaves that port without counters (never zeros), flagged,
 # with an error row, and the scan exits 4 (partial). Two leaves share a
-# SystemImageGUID (one ClassPortInfo for both): both are read in full.
+# SystemImageGUID (one ClassPortInfo for both): both are read in full. A
+# switch whose AllPortSelect sum of errors is 0 costs one PortCounters MAD
+# (its ports' errors stored as 0); one with an error or PortXmitWait is
+# read port by port (PortCounters MADs counted by tests/tools/madspy.c).
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
@@ -82,25 +85,72 @@ check "cleared: PortXmitDiscards" eq "$(val leaf002 1 PortXmitDiscards 4)" 0
 check "cleared: everything" eq "$(q "SELECT count(*) FROM counters WHERE scan_id = 4 AND value <> 0
 	AND counter IN ('SymbolErrorCounter','LinkDownedCounter','PortRcvErrors','PortXmitDiscards','VL15Dropped')")" 0
 
-# 4: a PMA that drops every PortCounters query (attribute 0x12 only)
+# 4: a switch whose AllPortSelect sum of error counters (and PortXmitWait)
+# is 0 costs one PortCounters MAD, its ports' error counters stored as 0;
+# one with an error, or waiting, is asked port by port (counted by the spy)
+cc -shared -fPIC -O2 -o "$D/madspy.so" "$SRCDIR/tests/tools/madspy.c" -libumad -ldl ||
+	{ echo "FAIL: cannot build the MAD spy (cc, libibumad-dev)"; exit 1; }
+spy_scan() { # log file
+	(
+		source "$D/sim/env"
+		cd "$D/sim/scratch" || exit 1
+		MADSPY_LOG=$1 LD_PRELOAD=$D/madspy.so:$FABSIM_LD_PRELOAD "$FABSWEEP" scan --db "$D/fab.db" --quiet
+	)
+}
+active_of() { q "SELECT count(*) FROM ports p JOIN nodes n USING (scan_id, node_guid) WHERE p.scan_id = $s
+	AND p.port_num > 0 AND p.state = 'active' AND n.$1"; }
+# 4a: an error on leaf001[3]: leaf001 port by port, the other switches by their sums
+fabsim_console "$D/sim" 'PerformanceSet "leaf001"[3] PortCounters.SymbolErrorCounter=7' > /dev/null
+spy_scan "$D/spy"
+check "sums: scan exits 0" eq "$?" 0
+s=$(q "SELECT max(scan_id) FROM scans")
+n_sw=$(active_of "node_type = 'switch' AND p.port_num = 1")
+check "sums: PortCounters MADs: a sum per switch, then leaf001's ports (an error) and the CAs'" \
+	eq "$(grep -c 'attr 0x0012$' "$D/spy")" \
+	"$((n_sw + $(active_of "description = 'leaf001'") + $(active_of "node_type = 'ca'")))"
+check "sums: one PortCountersExtended per active port" eq "$(grep -c 'attr 0x001d$' "$D/spy")" "$active"
+check "sums: SymbolErrorCounter leaf001[3] exact" eq "$(val leaf001 3 SymbolErrorCounter "$s")" 7
+check "sums: every active port has its 12 error counters and PortXmitWait" eq "$(q "SELECT count(*) FROM counters
+	WHERE scan_id = $s AND counter IN ('SymbolErrorCounter','LinkErrorRecoveryCounter','LinkDownedCounter','PortRcvErrors',
+	'PortRcvRemotePhysicalErrors','PortRcvSwitchRelayErrors','PortXmitDiscards','PortXmitConstraintErrors',
+	'PortRcvConstraintErrors','LocalLinkIntegrityErrors','ExcessiveBufferOverrunErrors','VL15Dropped','PortXmitWait')")" \
+	"$((active * 13))"
+check "sums: the clean leaf's ports read 0, with 64-bit data counters" eq "$(q "SELECT count(*) || ' ' || sum(value)
+	|| ' ' || min(extended) FROM counters c JOIN nodes n USING (scan_id, node_guid) WHERE c.scan_id = $s
+	AND n.description = 'leaf002' AND c.counter IN ('SymbolErrorCounter', 'PortXmitWait')")" \
+	"$((2 * $(active_of "description = 'leaf002'"))) 0 1"
+set_ctr leaf001 3 SymbolErrorCounter 0
+# 4b: no error, spine001[1] waiting (PortXmitWait): spine001 port by port
+fabsim_console "$D/sim" 'PerformanceSet "spine001"[1] PortCounters.PortXmitWait=5' > /dev/null
+rm -f "$D/spy"
+spy_scan "$D/spy"
+s=$(q "SELECT max(scan_id) FROM scans")
+check "sums: PortCounters MADs: a sum per switch, then spine001's ports (waiting) and the CAs'" \
+	eq "$(grep -c 'attr 0x0012$' "$D/spy")" \
+	"$((n_sw + $(active_of "description = 'spine001'") + $(active_of "node_type = 'ca'")))"
+check "sums: PortXmitWait spine001[1] exact" eq "$(val spine001 1 PortXmitWait "$s")" 5
+fabsim_console "$D/sim" 'PerformanceSet "spine001"[1] PortCounters.PortXmitWait=0' > /dev/null
+
+# 5: a PMA that drops every PortCounters query (attribute 0x12 only)
 fabsim_console "$D/sim" 'Error "host0003" 100 0x12' > /dev/null
 start=$(date +%s)
 scan --timeout 200 --retries 2
 rc=$?
 took=$(( $(date +%s) - start ))
 fabsim_console "$D/sim" 'Error "host0003" 0' > /dev/null
+s=$(q "SELECT max(scan_id) FROM scans")
 check "PMA failure: exit 4 (partial)" eq "$rc" 4
-check "PMA failure: status partial" eq "$(q "SELECT status FROM scans WHERE scan_id = 5")" partial
+check "PMA failure: status partial" eq "$(q "SELECT status FROM scans WHERE scan_id = $s")" partial
 check "PMA failure: bounded (${took} s)" test "$((took * 1000))" -lt "$HANG_MS"
 check "PMA failure: port flagged" eq "$(q "SELECT p.pma_failed FROM ports p JOIN nodes n USING (scan_id, node_guid)
-	WHERE p.scan_id = 5 AND n.description = 'host0003'")" 1
-check "PMA failure: node flagged" eq "$(q "SELECT pma_failed FROM nodes WHERE scan_id = 5 AND description = 'host0003'")" 1
+	WHERE p.scan_id = $s AND n.description = 'host0003'")" 1
+check "PMA failure: node flagged" eq "$(q "SELECT pma_failed FROM nodes WHERE scan_id = $s AND description = 'host0003'")" 1
 check "PMA failure: no counter rows (never zeros)" eq "$(q "SELECT count(*) FROM counters c JOIN nodes n USING (scan_id, node_guid)
-	WHERE c.scan_id = 5 AND n.description = 'host0003'")" 0
+	WHERE c.scan_id = $s AND n.description = 'host0003'")" 0
 check "PMA failure: one error row" eq "$(q "SELECT what || ' ' || port_num FROM scan_errors e JOIN nodes n USING (scan_id, node_guid)
-	WHERE e.scan_id = 5 AND n.description = 'host0003'")" "pma 1"
-check "PMA failure: every other port read" eq "$(q "SELECT count(DISTINCT node_guid || port_num) FROM counters WHERE scan_id = 5")" "$((active - 1))"
-check "PMA failure: topology untouched" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = 5")" "$(q "SELECT count(*) FROM nodes WHERE scan_id = 1")"
+	WHERE e.scan_id = $s AND n.description = 'host0003'")" "pma 1"
+check "PMA failure: every other port read" eq "$(q "SELECT count(DISTINCT node_guid || port_num) FROM counters WHERE scan_id = $s")" "$((active - 1))"
+check "PMA failure: topology untouched" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = $s")" "$(q "SELECT count(*) FROM nodes WHERE scan_id = 1")"
 
 echo "scan_counters: $pass passed, $fail failed"
 ((fail == 0))
