@@ -92,7 +92,7 @@ static int add_lanes(struct fab_snapshot *s, bool lanes)
 	size_t n = 0;
 	double t0 = now_s(), c0 = (double)clock() / CLOCKS_PER_SEC;
 
-	if (fab_route_index_build(s, &ix) || fab_sl2vl_wanted(&ix, &w, &n))
+	if (fab_route_index_build(s, &ix) || fab_sl2vl_wanted(&ix, SIZE_MAX, &w, &n))
 		return 1;
 	fab_route_index_free(&ix);
 	printf("sl2vl: a scan reads %zu tables (MADs) for the per-lane analysis (%.3f s wall, %.3f s CPU to decide)%s\n",

@@ -98,11 +98,20 @@ static int cmp_want(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int fab_sl2vl_wanted(const struct fab_route_index *ix, struct fab_sl2vl_want **out, size_t *n)
+static int count_want(void *ctx, uint32_t comp, uint32_t node, unsigned in, unsigned out)
+{
+	(void)comp, (void)node, (void)in, (void)out;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+int fab_sl2vl_wanted(const struct fab_route_index *ix, size_t max, struct fab_sl2vl_want **out,
+		     size_t *n)
 {
 	struct cdg_one_lane st;
 	struct wants w = { 0 };
 	uint8_t *cyclic;
+	size_t count = 0;
 	int err;
 
 	*out = NULL;
@@ -115,13 +124,22 @@ int fab_sl2vl_wanted(const struct fab_route_index *ix, struct fab_sl2vl_want **o
 	}
 	if (!(cyclic = cyclic_sets(&st)))
 		err = -ENOMEM;
+	/* counted first: a fabric-wide loop wants hundreds of thousands of
+	 * tables that will not be read (over max), and listing and sorting
+	 * them cost a third of the decision on Selene */
 	if (!err)
+		err = each_pair(ix, &st, cyclic, count_want, &count);
+	if (!err && count <= max)
 		err = each_pair(ix, &st, cyclic, add_want, &w);
 	free(cyclic);
 	cdg_one_lane_free(&st);
 	if (err) {
 		free(w.v);
 		return err;
+	}
+	if (count > max) {
+		*n = count;
+		return 0;
 	}
 	size_t k = 0;
 	if (w.n)

@@ -158,7 +158,7 @@ int fab_scan_sl2vl(struct fab_snapshot *s, const struct wt *w, struct fab_madwin
 		return -ENOMEM;
 	if ((rc = fab_route_index_build(s, &ix)))
 		return rc;
-	rc = fab_sl2vl_wanted(&ix, &c.want, &c.n_want);
+	rc = fab_sl2vl_wanted(&ix, o->sl2vl_max, &c.want, &c.n_want);
 	fab_route_index_free(&ix);
 	if (rc || !c.n_want)
 		goto out;

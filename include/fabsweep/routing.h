@@ -356,9 +356,11 @@ struct fab_sl2vl_want {
  * every in-port of p whose traffic leaves by o (switch-to-switch, and the
  * ports of p's CAs). None when the one-lane graph has no cycle (a healthy
  * tree). Ascending (node_idx, in, out); *out owned by the caller (free()).
+ * When they are more than max, only their number: *n set, *out NULL.
  * 0 or -ENOMEM.
  */
-int fab_sl2vl_wanted(const struct fab_route_index *ix, struct fab_sl2vl_want **out, size_t *n);
+int fab_sl2vl_wanted(const struct fab_route_index *ix, size_t max, struct fab_sl2vl_want **out,
+		     size_t *n);
 /*
  * fab_cdg_find, then per virtual lane where the snapshot holds the SL2VL
  * tables: a node is (channel, VL); each route of service level s (s in the

@@ -47,7 +47,18 @@ static size_t add_wanted(struct fab_snapshot *s, uint8_t vl)
 	size_t n;
 
 	assert_int_equal(fab_route_index_build(s, &ix), 0);
-	assert_int_equal(fab_sl2vl_wanted(&ix, &w, &n), 0);
+	assert_int_equal(fab_sl2vl_wanted(&ix, SIZE_MAX, &w, &n), 0);
+	if (n) { /* over max: counted, not listed */
+		struct fab_sl2vl_want *none = (void *)1;
+		size_t count = 0;
+		assert_int_equal(fab_sl2vl_wanted(&ix, n - 1, &none, &count), 0);
+		assert_null(none);
+		assert_int_equal(count, n);
+		assert_int_equal(fab_sl2vl_wanted(&ix, n, &none, &count), 0);
+		assert_non_null(none);
+		assert_int_equal(count, n);
+		free(none);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct fab_sl2vl *t = fab_routing_add_sl2vl(s->routing);
 		assert_non_null(t);
@@ -90,7 +101,7 @@ static void test_wanted(void **state)
 
 	(void)state;
 	assert_int_equal(fab_route_index_build(s, &ix), 0);
-	assert_int_equal(fab_sl2vl_wanted(&ix, &w, &n), 0);
+	assert_int_equal(fab_sl2vl_wanted(&ix, SIZE_MAX, &w, &n), 0);
 	/* per switch: (from the previous switch, to the next), (its host, to
 	 * the next), and the same the other way round */
 	assert_int_equal(n, 4 * N_RING);
@@ -108,7 +119,7 @@ static void test_wanted(void **state)
 	assert_int_equal(fab_snapshot_index(tree), 0);
 	assert_int_equal(fabfix_route_minhop(tree), 0);
 	assert_int_equal(fab_route_index_build(tree, &ix), 0);
-	assert_int_equal(fab_sl2vl_wanted(&ix, &w, &n), 0);
+	assert_int_equal(fab_sl2vl_wanted(&ix, SIZE_MAX, &w, &n), 0);
 	assert_int_equal(n, 0);
 	assert_null(w);
 	fab_route_index_free(&ix);
