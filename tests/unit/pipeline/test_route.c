@@ -125,6 +125,26 @@ static void test_view_equals_whole(void **state)
 		}
 }
 
+/* --lid-offset: past the range of DST's LIDs (LMC 0: one LID), or with a
+ * DST that is a LID already: refused, saying why */
+static void test_lid_offset(void **state)
+{
+	struct fab_pipeline_route_result r;
+	struct fab_pipeline_route job = { .db = db, .src = "host01", .dst = "host08", .lid_offset = 1 };
+
+	assert_int_equal(fab_pipeline_route(&job, &r), -EINVAL);
+	assert_non_null(strstr(fab_errmsg(), "'host08' answers to 1 LID (14 to 14): --lid-offset 1 is "
+					     "past its range"));
+	job.dst = "14";
+	assert_int_equal(fab_pipeline_route(&job, &r), -EINVAL);
+	assert_non_null(strstr(fab_errmsg(), "--lid-offset goes with a DST named by name or GUID"));
+	job.lid_offset = 0; /* offset 0 is the base LID: the route */
+	job.dst = "host08";
+	assert_int_equal(fab_pipeline_route(&job, &r), 0);
+	assert_int_equal(r.dlid, 14);
+	fab_pipeline_route_free(&r);
+}
+
 /* a LID, a port GUID, a node GUID and a description name the same host */
 static void test_names(void **state)
 {
@@ -247,6 +267,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view_equals_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lid_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_tables, setup, teardown),
