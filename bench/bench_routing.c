@@ -18,8 +18,9 @@
  * (load, index, trace: what the command does) between the first and the
  * last host, best of 5, named by description (only the path is read: the
  * target) and by LID (the path's views too, seeded with the LIDs'
- * nodes). Exit 1 when a target is missed. It prints how many SL2VL tables (MADs) a scan would read for the
- * per-lane credit-loop analysis (fab_sl2vl_wanted); with --lanes the
+ * nodes). Exit 1 when a target is missed. It prints how many SL2VL tables
+ * (MADs) a scan would read for the per-lane credit-loop analysis
+ * (fab_sl2vl_wanted); with --lanes the
  * snapshot gets them, as ibsim's defaults (SL s on VL s, SL 15 on VL 7),
  * so that routing.credit_loop judges every cycle per lane.
  */
