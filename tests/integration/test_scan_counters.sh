@@ -8,7 +8,8 @@
 # SystemImageGUID (one ClassPortInfo for both): both are read in full. A
 # switch whose AllPortSelect sum of errors is 0 costs one PortCounters MAD
 # (its ports' errors stored as 0); one with an error or PortXmitWait is
-# read port by port (PortCounters MADs counted by tests/tools/madspy.c).
+# read port by port (PortCounters MADs counted by tests/tools/madspy.c); a
+# switch whose sum gets no answer has its ports flagged, not asked.
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
@@ -151,6 +152,30 @@ check "PMA failure: one error row" eq "$(q "SELECT what || ' ' || port_num FROM 
 	WHERE e.scan_id = $s AND n.description = 'host0003'")" "pma 1"
 check "PMA failure: every other port read" eq "$(q "SELECT count(DISTINCT node_guid || port_num) FROM counters WHERE scan_id = $s")" "$((active - 1))"
 check "PMA failure: topology untouched" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = $s")" "$(q "SELECT count(*) FROM nodes WHERE scan_id = 1")"
+
+# 6: a switch whose PMA drops every PortCounters query, its sum first: its
+# ports are not asked after the sum got no answer, each flagged with an
+# error row naming the sum; the rest read
+fabsim_console "$D/sim" 'Error "leaf002" 100 0x12' > /dev/null
+start=$(date +%s)
+scan --timeout 200 --retries 2
+rc=$?
+took=$(( $(date +%s) - start ))
+fabsim_console "$D/sim" 'Error "leaf002" 0' > /dev/null
+s=$(q "SELECT max(scan_id) FROM scans")
+n_leaf2=$(q "SELECT count(*) FROM ports p JOIN nodes n USING (scan_id, node_guid) WHERE p.scan_id = $s
+	AND n.description = 'leaf002' AND p.port_num > 0 AND p.state = 'active'")
+check "dead switch PMA: exit 4 (partial)" eq "$rc" 4
+check "dead switch PMA: bounded (${took} s)" test "$((took * 1000))" -lt "$HANG_MS"
+check "dead switch PMA: every active port of leaf002 flagged, each with an error row naming the sum" \
+	eq "$(q "SELECT count(*) FROM scan_errors e JOIN nodes n USING (scan_id, node_guid) WHERE e.scan_id = $s
+	AND n.description = 'leaf002' AND e.what = 'pma' AND e.message LIKE '%the sum over the switch''s ports%'")/$(q "SELECT
+	sum(p.pma_failed) FROM ports p JOIN nodes n USING (scan_id, node_guid) WHERE p.scan_id = $s AND n.description = 'leaf002'")" \
+	"$n_leaf2/$n_leaf2"
+check "dead switch PMA: no counter rows for leaf002 (never zeros)" eq "$(q "SELECT count(*) FROM counters c
+	JOIN nodes n USING (scan_id, node_guid) WHERE c.scan_id = $s AND n.description = 'leaf002'")" 0
+check "dead switch PMA: every other port read" eq "$(q "SELECT count(DISTINCT node_guid || port_num) FROM counters
+	WHERE scan_id = $s")" "$((active - n_leaf2))"
 
 echo "scan_counters: $pass passed, $fail failed"
 ((fail == 0))
