@@ -149,12 +149,6 @@ int fab_ready_hops_plan(struct fab_ready *r, const struct fab_snapshot *v,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!fab_routing_present(v)) {
-		out->note = "the sweep has no forwarding tables (scan --no-routes, or a scan before "
-			    "they were read): the hops between the hosts were not checked";
-		return 0;
-	}
-	out->judged = true;
 	out->n_hosts = r->n_hosts;
 	out->hop_of = malloc((v->n_ports + 1) * sizeof(*out->hop_of));
 	out->host_port = malloc((r->n_hosts + 1) * sizeof(*out->host_port));
@@ -165,6 +159,21 @@ int fab_ready_hops_plan(struct fab_ready *r, const struct fab_snapshot *v,
 	for (size_t i = 0; i < v->n_ports; i++)
 		out->hop_of[i] = FAB_NONE;
 	host_ports(r, v, out->host_port);
+	size_t cabled = 0;
+	for (size_t i = 0; i < r->n_hosts; i++)
+		cabled += out->host_port[i] != FAB_NONE;
+	/* The view holds tables only of the switches cabled to the hosts: with
+	 * fewer than two hosts cabled there is no route, tables or not. */
+	if (cabled < 2 || !fab_routing_present(v)) {
+		out->note = cabled < 2 ? "fewer than two of the hosts have an active, cabled port: "
+					 "there is no route between them to check"
+				       : "the sweep has no forwarding tables (scan --no-routes, or a scan "
+					 "before they were read): the hops between the hosts were not checked";
+		fab_ready_hops_free(out);
+		out->n_hosts = 0;
+		return 0;
+	}
+	out->judged = true;
 	if ((err = each_route(out->host_port, out->n_hosts, v, plan_pair, &c)))
 		fab_ready_hops_free(out);
 	return err;

@@ -557,6 +557,64 @@ static void route_facts(const struct fab_snapshot *v, const struct fab_ready_hos
 	fab_ready_free(r);
 }
 
+/* The hops' note: none with tables and two cabled hosts; "no forwarding
+ * tables" without tables; with fewer than two hosts cabled there is no
+ * route to check, whatever the tables (a view of uncabled hosts holds no
+ * switch, so no table either: that is not "the sweep has none"). */
+static const char *hops_note(const struct fab_snapshot *v, const char *const *names, size_t n,
+			     bool *judged)
+{
+	struct fab_ready_hosts *h;
+	struct fab_ready *r;
+	struct fab_ready_hops hops;
+
+	assert_int_equal(fab_ready_hosts_new(names, n, &h), 0);
+	assert_int_equal(fab_ready_plan(v, h, NULL, &r), 0);
+	assert_int_equal(fab_ready_hops_plan(r, v, &hops), 0);
+	*judged = hops.judged;
+	const char *note = hops.note; /* a constant */
+	fab_ready_hops_free(&hops);
+	fab_ready_free(r);
+	fab_ready_hosts_free(h);
+	return note;
+}
+
+static void note_has(const struct fab_snapshot *v, const char *const *names, size_t n,
+		     const char *want)
+{
+	bool judged;
+	const char *note = hops_note(v, names, n, &judged);
+
+	assert_false(judged);
+	assert_non_null(note);
+	assert_non_null(strstr(note, want));
+}
+
+static void test_hops_note(void **state)
+{
+	const char *names[] = { "host0001", "host0004" };
+	struct fab_snapshot *s = fabric();
+	bool judged;
+
+	(void)state;
+	assert_int_equal(fabfix_route_minhop(s), 0);
+	assert_null(hops_note(s, names, 2, &judged));
+	assert_true(judged);
+	/* host0004 uncabled: one host left, no route */
+	struct fab_port *p4 = &s->ports[port_of(s, "host0004 HCA-1", 1)];
+	uint32_t peer = p4->remote_idx;
+	p4->remote_idx = FAB_NONE;
+	note_has(s, names, 2, "fewer than two of the hosts");
+	/* without tables as well: still no route to check */
+	fab_routing_free(s->routing);
+	s->routing = NULL;
+	note_has(s, names, 2, "fewer than two of the hosts");
+	/* both cabled, no tables: the sweep has none */
+	p4->remote_idx = peer;
+	note_has(s, names, 2, "no forwarding tables");
+	fab_snapshot_free(s);
+}
+
 /* The view ready grows along the routes (fab_pipeline_ready_view) gives
  * the hops and the broken routes the whole scan gives, from a few of its
  * switches: on a healthy min-hop fat tree, then with a host's LID dropped
@@ -629,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_no_link),
 		cmocka_unit_test(test_load_view),
 		cmocka_unit_test(test_paths_view),
+		cmocka_unit_test(test_hops_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
