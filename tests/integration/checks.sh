@@ -8,6 +8,7 @@
 #                         (U+0080..U+009F), no bidi override/isolate
 #   prom_ok FILE          every line a comment or a sample of the Prometheus
 #                         text format with escaped label values
+#   spy_build, spy_run    the MAD spy (below)
 pass=0 fail=0
 check() {
 	local what=$1
@@ -103,3 +104,24 @@ nobody_prepare() {
 	}
 }
 as_nobody() { env "${NOBODY_ENV[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+
+# ---- the MAD spy (tests/tools/madspy.c: a line for every MAD a process sends
+# through libibumad, and for every open())
+#   spy_build DIR         builds DIR/madspy.so, or ends the test as failed
+#   spy_run SIM LOG CMD...
+#                         CMD as fabsim_run runs it in simulator directory
+#                         SIM, the spy logging to LOG
+spy_build() {
+	cc -shared -fPIC -O2 -o "$1/madspy.so" "$SRCDIR/tests/tools/madspy.c" -libumad -ldl ||
+		{ echo "FAIL: cannot build the MAD spy (cc, libibumad-dev)"; exit 1; }
+	SPY_SO=$1/madspy.so
+}
+spy_run() {
+	local sim=$1 log=$2
+	shift 2
+	(
+		source "$sim/env"
+		cd "$sim/scratch" || exit 1
+		MADSPY_LOG=$log LD_PRELOAD=$SPY_SO:$FABSIM_LD_PRELOAD "$@"
+	)
+}

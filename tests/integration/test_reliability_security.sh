@@ -21,8 +21,7 @@ none() { # no line of file $1 matches the extended regex $2
 }
 
 # ---- the spy: logs every MAD sent through libibumad and every open()
-cc -shared -fPIC -O2 -o "$D/madspy.so" "$SRCDIR/tests/tools/madspy.c" -libumad -ldl ||
-	{ echo "FAIL: cannot build the MAD spy (cc, libibumad-dev)"; exit 1; }
+spy_build "$D"
 
 "$FABGEN" --leaves 2 --spines 1 --hosts-per-leaf 3 -o "$D/net" || exit 1
 fabsim_start "$D/net" "$D/sim" --sm-prio 10 --sm2-host leaf002 --sm2-prio 5 > /dev/null ||
@@ -30,11 +29,7 @@ fabsim_start "$D/net" "$D/sim" --sm-prio 10 --sm2-host leaf002 --sm2-prio 5 > /d
 spy_scan() { # log file, then scan options
 	local log=$1
 	shift
-	(
-		source "$D/sim/env"
-		cd "$D/sim/scratch" || exit 1
-		MADSPY_LOG=$log LD_PRELOAD=$D/madspy.so:$FABSIM_LD_PRELOAD "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@"
-	)
+	spy_run "$D/sim" "$log" "$FABSWEEP" scan --db "$D/fab.db" --quiet "$@"
 }
 
 # ---- 1. Gets only
@@ -136,12 +131,8 @@ check "a bad guid2mkey line: file:line named" grep -q "$D/g2m.bad:2: the M_Key i
 check "a bad guid2mkey line: the key not echoed" no_key "$D/bad.err"
 check "the binary's help shows no key" no_key <("$FABSWEEP" help scan)
 # sweep (the timer's command) has no M_Key option: FABSWEEP_MKEY applies
-(
-	source "$D/sim/env"
-	cd "$D/sim/scratch" || exit 1
-	FABSWEEP_MKEY=0x$K MADSPY_LOG=$D/sweep.log LD_PRELOAD=$D/madspy.so:$FABSIM_LD_PRELOAD \
-		"$FABSWEEP" sweep --db "$D/sweep.db" --report-dir "$D/sweep-reports" --fail-on never > "$D/sweep.out" 2>&1
-)
+FABSWEEP_MKEY=0x$K spy_run "$D/sim" "$D/sweep.log" \
+	"$FABSWEEP" sweep --db "$D/sweep.db" --report-dir "$D/sweep-reports" --fail-on never > "$D/sweep.out" 2>&1
 check "sweep with FABSWEEP_MKEY: exit 0" eq "$?" 0
 check "sweep with FABSWEEP_MKEY: every SMP carries the key" eq "$(keys_of "$D/sweep.log")" "$K "
 check "sweep wrote its reports" test -s "$D/sweep-reports/latest.html" -a -s "$D/sweep-reports/latest.xml"

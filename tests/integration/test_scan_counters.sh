@@ -89,15 +89,8 @@ check "cleared: everything" eq "$(q "SELECT count(*) FROM counters WHERE scan_id
 # 4: a switch whose AllPortSelect sum of error counters (and PortXmitWait)
 # is 0 costs one PortCounters MAD, its ports' error counters stored as 0;
 # one with an error, or waiting, is asked port by port (counted by the spy)
-cc -shared -fPIC -O2 -o "$D/madspy.so" "$SRCDIR/tests/tools/madspy.c" -libumad -ldl ||
-	{ echo "FAIL: cannot build the MAD spy (cc, libibumad-dev)"; exit 1; }
-spy_scan() { # log file
-	(
-		source "$D/sim/env"
-		cd "$D/sim/scratch" || exit 1
-		MADSPY_LOG=$1 LD_PRELOAD=$D/madspy.so:$FABSIM_LD_PRELOAD "$FABSWEEP" scan --db "$D/fab.db" --quiet
-	)
-}
+spy_build "$D"
+spy_scan() { spy_run "$D/sim" "$1" "$FABSWEEP" scan --db "$D/fab.db" --quiet; } # log file
 active_of() { q "SELECT count(*) FROM ports p JOIN nodes n USING (scan_id, node_guid) WHERE p.scan_id = $s
 	AND p.port_num > 0 AND p.state = 'active' AND n.$1"; }
 # 4a: an error on leaf001[3]: leaf001 port by port, the other switches by their sums
