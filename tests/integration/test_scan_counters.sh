@@ -125,14 +125,21 @@ check "sums: PortCounters MADs: a sum per switch, then spine001's ports (waiting
 check "sums: PortXmitWait spine001[1] exact" eq "$(val spine001 1 PortXmitWait "$s")" 5
 fabsim_console "$D/sim" 'PerformanceSet "spine001"[1] PortCounters.PortXmitWait=0' > /dev/null
 
-# 5: a PMA that drops every PortCounters query (attribute 0x12 only)
-fabsim_console "$D/sim" 'Error "host0003" 100 0x12' > /dev/null
-start=$(date +%s)
-scan --timeout 200 --retries 2
-rc=$?
-took=$(( $(date +%s) - start ))
-fabsim_console "$D/sim" 'Error "host0003" 0' > /dev/null
-s=$(q "SELECT max(scan_id) FROM scans")
+# A scan while node $1's PMA drops every PortCounters query (attribute 0x12
+# only): sets rc, took (seconds) and s (the scan's id).
+dead_pma_scan() {
+	local start
+	fabsim_console "$D/sim" "Error \"$1\" 100 0x12" > /dev/null
+	start=$(date +%s)
+	scan --timeout 200 --retries 2
+	rc=$?
+	took=$(($(date +%s) - start))
+	fabsim_console "$D/sim" "Error \"$1\" 0" > /dev/null
+	s=$(q "SELECT max(scan_id) FROM scans")
+}
+
+# 5: a PMA that drops every PortCounters query
+dead_pma_scan host0003
 check "PMA failure: exit 4 (partial)" eq "$rc" 4
 check "PMA failure: status partial" eq "$(q "SELECT status FROM scans WHERE scan_id = $s")" partial
 check "PMA failure: bounded (${took} s)" test "$((took * 1000))" -lt "$HANG_MS"
@@ -149,15 +156,8 @@ check "PMA failure: topology untouched" eq "$(q "SELECT count(*) FROM nodes WHER
 # 6: a switch whose PMA drops every PortCounters query, its sum first: its
 # ports are not asked after the sum got no answer, each flagged with an
 # error row naming the sum; the rest read
-fabsim_console "$D/sim" 'Error "leaf002" 100 0x12' > /dev/null
-start=$(date +%s)
-scan --timeout 200 --retries 2
-rc=$?
-took=$(( $(date +%s) - start ))
-fabsim_console "$D/sim" 'Error "leaf002" 0' > /dev/null
-s=$(q "SELECT max(scan_id) FROM scans")
-n_leaf2=$(q "SELECT count(*) FROM ports p JOIN nodes n USING (scan_id, node_guid) WHERE p.scan_id = $s
-	AND n.description = 'leaf002' AND p.port_num > 0 AND p.state = 'active'")
+dead_pma_scan leaf002
+n_leaf2=$(active_of "description = 'leaf002'")
 check "dead switch PMA: exit 4 (partial)" eq "$rc" 4
 check "dead switch PMA: bounded (${took} s)" test "$((took * 1000))" -lt "$HANG_MS"
 check "dead switch PMA: every active port of leaf002 flagged, each with an error row naming the sum" \
