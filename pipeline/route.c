@@ -224,7 +224,7 @@ static int seed_lids(struct fab_store *st, const struct fab_pipeline_route *job,
 	const char *ends[] = { job->src, job->dst };
 
 	for (size_t i = 0; i < 2; i++) {
-		uint64_t lid, guid;
+		uint64_t lid, guid = 0;
 		int err;
 
 		if (!is_lid(ends[i], &lid))
@@ -232,7 +232,7 @@ static int seed_lids(struct fab_store *st, const struct fab_pipeline_route *job,
 		if (lid <= FAB_LID_UNICAST_MAX &&
 		    (err = fab_store_lid_node(st, scan_id, (unsigned)lid, &guid)))
 			return err;
-		if (lid > FAB_LID_UNICAST_MAX || !guid) {
+		if (!guid) { /* no such LID (or none unicast): the whole scan says so */
 			*fallback = true;
 			return -ENOENT;
 		}
