@@ -27,18 +27,17 @@ check "all healthy: exit 0" eq "$?" 0
 check "all healthy: summary" has "$D/out" "ready: 8 hosts: 8 ready, 0 not ready, 0 not checked (scan 1 of "
 check "all healthy: nothing else" eq "$(wc -l < "$D/out")" 1
 
+# From here the fabric changes under a configured subnet with no SM running:
+# ready sends no SM MAD, and a sweeping OpenSM sets a port's LinkWidthEnabled
+# back to LinkWidthSupported whenever it reconfigures that port (osm_link_mgr),
+# which once undid host0003's degradation between two checks in CI.
+fabsim_stop_sm "$D/sim" 1 > /dev/null || exit 1
+
 # degrade host0003's link at run time: the switch side to 1X
 LEAF1=$(q "SELECT lid FROM nodes WHERE scan_id = 1 AND description = 'leaf001'")
-# OpenSM may set the enabled width back when a trap makes it sweep between
-# ibportstate and ready (seen on a loaded machine): degrade again, 3 tries.
-for _ in 1 2 3; do
-	fabsim_run "$D/sim" -- ibportstate "$LEAF1" 3 width 1 > /dev/null 2>&1
-	ready --hosts host0003 > "$D/out"
-	rc=$?
-	[[ $rc == 1 ]] && break
-	sleep 1
-done
-check "degraded: exit 1" eq "$rc" 1
+fabsim_run "$D/sim" -- ibportstate "$LEAF1" 3 width 1 > /dev/null 2>&1
+ready --hosts host0003 > "$D/out"
+check "degraded: exit 1" eq "$?" 1
 check "degraded: the host and the width" has "$D/out" "host0003: link host0003/1 <-> leaf001/3 runs 1X (4X at scan 1)"
 ready --hosts host0001,host0002 --quiet > "$D/out"
 check "neighbours on the same leaf are ready" eq "$?" 0
