@@ -155,10 +155,13 @@ int fab_pipeline_scan_commit(struct fab_store *st, const struct fab_pipeline_sca
 		goto out;
 
 	/* The commit is one transaction; signals wait until it is done. */
+	int64_t t0 = fab_now_ms(); /* its debug line's CPU: since the scan's last line */
+
 	committing = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	err = fab_store_write_scan(st, snap);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fab_scan_debug_phase("commit", &t0);
 	if (!err && got_signal)
 		err = fab_err(-EINTR, "interrupted; scan %lld was committed before stopping",
 			      (long long)snap->scan_id);

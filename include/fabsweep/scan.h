@@ -64,6 +64,12 @@ void fab_scan_opts_init(struct fab_scan_opts *o);
  */
 int fab_scan_ib(const struct fab_scan_opts *o, struct fab_snapshot *snap);
 
+/* With FABSWEEP_SCAN_DEBUG set: one stderr line "scan: PHASE N ms ..." for
+ * the time since *t0 (and the CPU since the scan's previous such line), then
+ * *t0 = now. fab_scan_ib prints its own phases; callers add theirs (the
+ * commit). */
+void fab_scan_debug_phase(const char *phase, int64_t *t0);
+
 /*
  * Classifies switches as leaf, spine or core by their distance to the
  * switches with hosts (a spine with hosts on it stays a spine) and marks CAs
