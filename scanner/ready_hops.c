@@ -149,6 +149,10 @@ int fab_ready_hops_plan(struct fab_ready *r, const struct fab_snapshot *v,
 	int err;
 
 	memset(out, 0, sizeof(*out));
+	if (r->n_hosts < 2) { /* one host (a prolog's node scope): no route to judge, nothing to say */
+		out->judged = true;
+		return 0;
+	}
 	out->n_hosts = r->n_hosts;
 	out->hop_of = malloc((v->n_ports + 1) * sizeof(*out->hop_of));
 	out->host_port = malloc((r->n_hosts + 1) * sizeof(*out->host_port));

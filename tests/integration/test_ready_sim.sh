@@ -39,6 +39,7 @@ fabsim_run "$D/sim" -- ibportstate "$LEAF1" 3 width 1 > /dev/null 2>&1
 ready --hosts host0003 > "$D/out"
 check "degraded: exit 1" eq "$?" 1
 check "degraded: the host and the width" has "$D/out" "host0003: link host0003/1 <-> leaf001/3 runs 1X (4X at scan 1)"
+check "degraded: that line and the summary, no note on routes for one host" eq "$(wc -l < "$D/out")" 2
 ready --hosts host0001,host0002 --quiet > "$D/out"
 check "neighbours on the same leaf are ready" eq "$?" 0
 check "--quiet: no output when ready" eq "$(wc -c < "$D/out")" 0

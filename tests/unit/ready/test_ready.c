@@ -557,10 +557,11 @@ static void route_facts(const struct fab_snapshot *v, const struct fab_ready_hos
 	fab_ready_free(r);
 }
 
-/* The hops' note: none with tables and two cabled hosts; "no forwarding
- * tables" without tables; with fewer than two hosts cabled there is no
- * route to check, whatever the tables (a view of uncabled hosts holds no
- * switch, so no table either: that is not "the sweep has none"). */
+/* The hops' note: none with tables and two cabled hosts, none for one host
+ * asked; "no forwarding tables" without tables; with fewer than two of the
+ * hosts cabled there is no route to check, whatever the tables (a view of
+ * uncabled hosts holds no switch, so no table either: that is not "the
+ * sweep has none"). */
 static const char *hops_note(const struct fab_snapshot *v, const char *const *names, size_t n,
 			     bool *judged)
 {
@@ -599,6 +600,9 @@ static void test_hops_note(void **state)
 	(void)state;
 	assert_int_equal(fabfix_route_minhop(s), 0);
 	assert_null(hops_note(s, names, 2, &judged));
+	assert_true(judged);
+	/* one host asked (the prolog's node scope): no pair, no note */
+	assert_null(hops_note(s, names, 1, &judged));
 	assert_true(judged);
 	/* host0004 uncabled: one host left, no route */
 	struct fab_port *p4 = &s->ports[port_of(s, "host0004 HCA-1", 1)];
