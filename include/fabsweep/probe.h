@@ -296,8 +296,9 @@ int fab_ready_hops_missing(const struct fab_ready *r, const struct fab_snapshot 
  * fab_ready_hops_missing() says none is missing),
  * walked per destination (core/route_walk.c), each distinct
  * switch-to-switch link once; both ends of each are added to r's probe plan
- * (r->ports). When the view has no tables, out->judged is false and
- * out->note says so. 0 or -ENOMEM.
+ * (r->ports). When the view has no tables, or fewer than two of the hosts
+ * are cabled, out->judged is false and out->note says so; with one host
+ * asked there is no route: judged, no hop, no note. 0 or -ENOMEM.
  */
 int fab_ready_hops_plan(struct fab_ready *r, const struct fab_snapshot *view,
 			struct fab_ready_hops *out);

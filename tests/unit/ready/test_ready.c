@@ -568,11 +568,17 @@ static const char *hops_note(const struct fab_snapshot *v, const char *const *na
 	struct fab_ready_hosts *h;
 	struct fab_ready *r;
 	struct fab_ready_hops hops;
+	struct fab_ready_pairs pairs = { 0 };
+	struct fab_counter_limits lim = { 0 };
 
 	assert_int_equal(fab_ready_hosts_new(names, n, &h), 0);
 	assert_int_equal(fab_ready_plan(v, h, NULL, &r), 0);
 	assert_int_equal(fab_ready_hops_plan(r, v, &hops), 0);
 	*judged = hops.judged;
+	/* judging what was planned works whatever the note */
+	assert_int_equal(fab_ready_hops_judge(&hops, r, v, NULL, &lim, &pairs), 0);
+	assert_int_equal(pairs.n_route_failing, 0);
+	fab_ready_pairs_free(&pairs);
 	const char *note = hops.note; /* a constant */
 	fab_ready_hops_free(&hops);
 	fab_ready_free(r);
@@ -613,6 +619,8 @@ static void test_hops_note(void **state)
 	fab_routing_free(s->routing);
 	s->routing = NULL;
 	note_has(s, names, 2, "fewer than two of the hosts");
+	assert_null(hops_note(s, names, 1, &judged)); /* one host, no tables: nothing to say */
+	assert_true(judged);
 	/* both cabled, no tables: the sweep has none */
 	p4->remote_idx = peer;
 	note_has(s, names, 2, "no forwarding tables");
