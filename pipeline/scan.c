@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -18,6 +19,7 @@
 #include "fabsweep/pipeline.h"
 #include "fabsweep/probe.h"
 #include "fabsweep/roce_collect.h"
+#include "fabsweep/routing.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -107,6 +109,16 @@ static int scan(const struct fab_pipeline_scan *job, struct fab_scan_opts *so,
 	if (no_ib) {
 		snap->status = FAB_SCAN_COMPLETE;
 		snap->source = fab_snapshot_strdup(snap, "roce", SIZE_MAX);
+	}
+	if (!no_ib && snap->routing && snap->routing->sl2vl_over_max && ro.note) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg),
+			 "the credit loops of the routes want %zu SL2VL tables, more than --sl2vl-max "
+			 "%u: none read, routing.credit_loop judges them on one lane (a higher "
+			 "--sl2vl-max or --forensic reads them)",
+			 snap->routing->sl2vl_over_max, so->sl2vl_max);
+		ro.note(msg, ro.note_ctx);
 	}
 	if (job->forensic && !no_ib && !so->load_cache && !so->no_counters &&
 	    (err = forensic(so, snap)))

@@ -165,6 +165,7 @@ int fab_scan_sl2vl(struct fab_snapshot *s, const struct wt *w, struct fab_madwin
 	if (c.n_want > o->sl2vl_max) {
 		/* a loop through most of a large fabric: its lanes would cost
 		 * more MADs than the rest of the scan; judged on one lane */
+		c.r->sl2vl_over_max = c.n_want;
 		fab_scan_progress(o, "sl2vl", 0, 0);
 		goto out;
 	}

@@ -88,6 +88,11 @@ struct fab_routing {
 	 * fab_routing_sort_sl2vl ran */
 	struct fab_sl2vl *sl2vl;
 	size_t n_sl2vl, cap_sl2vl;
+	/* The scan's one-lane loops wanted this many SL2VL tables, more than
+	 * fab_scan_opts.sl2vl_max, so none was read (0: not so). In memory
+	 * only: the scan's note says it; routing.credit_loop's evidence
+	 * (lanes=not_read) keeps it in the database. */
+	size_t sl2vl_over_max;
 	struct fab_arena *arena; /* the tables' memory */
 };
 

@@ -207,7 +207,13 @@ root_guid_file $D/roots" fabsim_start "$D/ring" "$D/sim" > /dev/null || exit 1
 		check "  ... each through the five ring links one way round" eq "$(q "SELECT count(*) FROM findings
 			WHERE scan_id = $(last) AND rule_id = 'routing.credit_loop' AND evidence LIKE '%links_in_cycle_set=5;%'")" 2
 		ring_lanes
-		# a loop that wants more tables than --sl2vl-max: none read, judged on one lane
+		# a loop that wants more tables than --sl2vl-max: none read, judged on
+		# one lane, and the scan says so (not --quiet)
+		fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --sl2vl-max 19 > /dev/null 2> "$D/err"
+		check "ring, --sl2vl-max 19: the scan's note" has "$D/err" \
+			"note: the credit loops of the routes want 20 SL2VL tables, more than --sl2vl-max 19: none read"
+		fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --sl2vl-max 20 > /dev/null 2> "$D/err"
+		check "ring, --sl2vl-max 20: tables read, no such note" lacks "$D/err" "SL2VL"
 		scan --sl2vl-max 19
 		fcheck
 		check "ring, --sl2vl-max 19 (20 wanted): no SL2VL table read" \
