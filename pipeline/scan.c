@@ -115,8 +115,8 @@ static int scan(const struct fab_pipeline_scan *job, struct fab_scan_opts *so,
 
 		snprintf(msg, sizeof(msg),
 			 "the credit loops of the routes want %zu SL2VL tables, more than --sl2vl-max "
-			 "%u: none read, routing.credit_loop judges them on one lane (a higher "
-			 "--sl2vl-max or --forensic reads them)",
+			 "%u: none read, routing.credit_loop judges them on one lane ('fabsweep scan "
+			 "--sl2vl-max N' with N at least that, or 'scan --forensic', reads them)",
 			 snap->routing->sl2vl_over_max, so->sl2vl_max);
 		ro.note(msg, ro.note_ctx);
 	}
