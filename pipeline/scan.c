@@ -110,7 +110,7 @@ static int scan(const struct fab_pipeline_scan *job, struct fab_scan_opts *so,
 		snap->status = FAB_SCAN_COMPLETE;
 		snap->source = fab_snapshot_strdup(snap, "roce", SIZE_MAX);
 	}
-	if (!no_ib && snap->routing && snap->routing->sl2vl_over_max && ro.note) {
+	if (snap->routing && snap->routing->sl2vl_over_max && ro.note) {
 		char msg[256];
 
 		snprintf(msg, sizeof(msg),

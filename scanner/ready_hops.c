@@ -111,6 +111,8 @@ static int each_route(const uint32_t *host_port, size_t n_hosts, const struct fa
 	struct fab_route_walk w = { 0 };
 	int err;
 
+	if (n_hosts < 2) /* no pair: no index to build */
+		return 0;
 	if ((err = fab_route_index_build(v, &ix)) || (err = fab_route_walk_init(&ix, &w)))
 		goto out;
 	/* every LID of each host port's range: a job's traffic may use any */
