@@ -176,11 +176,11 @@ bench_fabric() {
 	hz=$(getconf CLK_TCK)
 	run_one() { # TOOL ROUND: appends "tool round seconds maxrss_kb rc ibsim_s client_cpu_s"
 		local tool=$1 r=$2 out=$D/time.$1 rc c0 c1
-		cmd_of "$tool" "$D/fab.db"
+		cmd_of "$tool" "$D/$tool.db" # each scan its own fresh database
 		c0=$(ibsim_cpu)
 		case "$tool" in
 		fabsweep | ibnetdisc | lean)
-			rm -f "$D/fab.db" "$D/fab.db-wal" "$D/fab.db-shm"
+			rm -f "$D/$tool.db" "$D/$tool.db-wal" "$D/$tool.db-shm"
 			FABSWEEP_SCAN_DEBUG=1 fabsim_run "$sim_dir" ${host:+--host "$host"} -- \
 				/usr/bin/time -f '%e %M %U %S' -o "$out" "${cmd[@]}" > /dev/null 2> "$D/phases.$tool" ;;
 		*)
@@ -217,12 +217,12 @@ bench_fabric() {
 	# fabsweep must have produced a complete snapshot each time
 	local bad
 	bad=$(awk '($1 == "fabsweep" || $1 == "ibnetdisc" || $1 == "lean") && $5 != 0' "$D/results" | wc -l)
-	q() { sqlite3 -readonly "$D/fab.db" "$@"; }
+	q() { sqlite3 -readonly "$D/fabsweep.db" "$@"; }
 	echo
-	[[ -s $D/fab.db ]] && echo "last fabsweep snapshot: status $(q "SELECT status FROM scans"), $(q "SELECT count(*) FROM nodes") nodes," \
+	[[ -s $D/fabsweep.db ]] && echo "last fabsweep snapshot (default scan): status $(q "SELECT status FROM scans"), $(q "SELECT count(*) FROM nodes") nodes," \
 		"$(q "SELECT count(*) FROM links") links, $(q "SELECT count(*) FROM port_counters") port samples" \
 		"($(q "SELECT count(*) FROM port_counters WHERE extended") extended), $(q "SELECT count(*) FROM sms") SMs," \
-		"database $(($(stat -c %s "$D/fab.db") / 1024)) KiB"
+		"database $(($(stat -c %s "$D/fabsweep.db") / 1024)) KiB"
 	if ((bad)); then
 		echo "WARNING: $bad fabsweep runs did not exit 0 (complete)"
 		missed=1
