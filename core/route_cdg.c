@@ -3,7 +3,7 @@
  * Credit loops (include/fabsweep/routing.h): the channel dependency graph
  * of the routes and its cycles. A channel is a switch-to-switch link in one
  * direction, named by the port it leaves by. Per destination LID (every
- * LID of each end's LMC range, fab_route_dests), one walk
+ * LID of each end's LMC range, fab_route_dests, in LID order), one walk
  * (core/route_walk.c) gives every switch's next hop; the switches some
  * end's traffic passes are marked by following next hops from the ends'
  * switches (each switch once per destination); every marked p with
@@ -53,7 +53,8 @@ void cdg_mark_used(const struct fab_route_index *ix, const struct fab_route_walk
 	}
 }
 
-/* Sets bit (in, out) of switch q; the first destination that sets it is kept. */
+/* Sets bit (in, out) of switch q; the first destination that sets it (the
+ * lowest LID: collect walks in LID order) is kept. */
 static void set_bit(struct cdg_pairmap *m, uint32_t q, unsigned in, unsigned out, uint16_t dlid)
 {
 	size_t bit;
@@ -90,8 +91,13 @@ static int collect(const struct fab_route_index *ix, struct cdg_pairmap *out, cd
 		err = -ENOMEM;
 		goto out;
 	}
-	struct fab_route_dests d; /* every LID of every end's range */
-	for (fab_route_dests_start(&d, s, ix->ends, ix->n_ends); fab_route_dests_next(&d);) {
+	uint32_t *ends = fab_route_ends_by_lid(ix);
+	if (!ends) {
+		err = -ENOMEM;
+		goto out;
+	}
+	struct fab_route_dests d; /* every LID of every end's range, in LID order */
+	for (fab_route_dests_start(&d, s, ends, ix->n_ends); fab_route_dests_next(&d);) {
 		uint16_t dlid = d.lid;
 
 		fab_route_walk_to(ix, &w, dlid);
@@ -114,6 +120,7 @@ static int collect(const struct fab_route_index *ix, struct cdg_pairmap *out, cd
 				s->ports[w.out[q]].port_num, dlid);
 		}
 	}
+	free(ends);
 out:
 	free(used);
 	fab_route_walk_fini(&w);

@@ -75,6 +75,42 @@ bool fab_route_dests_next(struct fab_route_dests *d)
 	return false;
 }
 
+struct lid_end {
+	uint32_t lid, port;
+};
+
+static int cmp_lid_end(const void *a, const void *b)
+{
+	const struct lid_end *x = a, *y = b;
+
+	if (x->lid != y->lid)
+		return x->lid < y->lid ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+uint32_t *fab_route_ends_by_lid(const struct fab_route_index *ix)
+{
+	struct lid_end *v = malloc((ix->n_ends + 1) * sizeof(*v));
+	uint32_t *out = malloc((ix->n_ends + 1) * sizeof(*out));
+
+	if (!v || !out) {
+		free(v);
+		free(out);
+		return NULL;
+	}
+	for (size_t i = 0; i < ix->n_ends; i++) {
+		uint16_t base = 0; /* every end has one (is_end) */
+
+		fab_route_port_lids(ix->snap, ix->ends[i], &base);
+		v[i] = (struct lid_end){ .lid = base, .port = ix->ends[i] };
+	}
+	qsort(v, ix->n_ends, sizeof(*v), cmp_lid_end);
+	for (size_t i = 0; i < ix->n_ends; i++)
+		out[i] = v[i].port;
+	free(v);
+	return out;
+}
+
 void fab_route_index_free(struct fab_route_index *ix)
 {
 	free(ix->sw_node);

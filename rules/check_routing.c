@@ -154,14 +154,17 @@ int check_routing_unreachable(struct fab_rule_ctx *ctx)
 	struct fab_route_index ix;
 	struct fab_route_walk w = { 0 };
 	struct causes cs = { 0 };
+	uint32_t *ends = NULL;
 	int err = fab_route_index_build(ctx->snap, &ix);
 
 	if (!err)
 		err = fab_route_walk_init(&ix, &w);
-	/* every LID of every end's range is a destination (LMC) */
+	if (!err && !(ends = fab_route_ends_by_lid(&ix)))
+		err = -ENOMEM;
+	/* every LID of every end's range is a destination (LMC), in LID order */
 	struct fab_route_dests d;
 	uint32_t seq = 0; /* the destination's number */
-	fab_route_dests_start(&d, ctx->snap, ix.ends, ix.n_ends);
+	fab_route_dests_start(&d, ctx->snap, ends, ends ? ix.n_ends : 0);
 	for (; !err && fab_route_dests_next(&d); seq++) {
 		uint32_t dst = d.port;
 
@@ -202,6 +205,7 @@ int check_routing_unreachable(struct fab_rule_ctx *ctx)
 	for (size_t i = 0; !err && i < n; i++)
 		err = emit_cause(ctx, &cs.v[i]);
 	free(cs.v);
+	free(ends);
 	fab_route_walk_fini(&w);
 	fab_route_index_free(&ix);
 	return err;

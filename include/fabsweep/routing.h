@@ -223,6 +223,13 @@ void fab_route_dests_start(struct fab_route_dests *d, const struct fab_snapshot 
 			   const uint32_t *ports, size_t n);
 /* Moves to the next destination; false after the last. */
 bool fab_route_dests_next(struct fab_route_dests *d);
+/*
+ * The index's ends (ix->ends) in the order of their base LIDs: walked in
+ * this order, consecutive destinations read the same cache lines of every
+ * switch's forwarding table (Selene's credit-loop pass: a quarter less
+ * time than in port order). malloc'd, ix->n_ends of them; NULL: no memory.
+ */
+uint32_t *fab_route_ends_by_lid(const struct fab_route_index *ix);
 
 /* Every switch's fate toward one destination LID (fab_route_walk_to). The
  * arrays have one entry per switch of the index; owned by the walk. */

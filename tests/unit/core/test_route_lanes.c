@@ -3,7 +3,8 @@
  * Credit loops per virtual lane (core/route_lanes.c): a ring of five
  * switches routed min-hop has a cycle each way round on one lane; which
  * SL2VL tables that needs, and what a dateline (a lane change on one
- * switch) does to the cycles, per service level.
+ * switch) does to the cycles, per service level. Also the LID order the
+ * per-destination passes walk the ends in (fab_route_ends_by_lid).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,6 +125,33 @@ static void test_wanted(void **state)
 	assert_null(w);
 	fab_route_index_free(&ix);
 	fab_snapshot_free(tree);
+	fab_snapshot_free(s);
+}
+
+/* The ends in the order of their LIDs, not of their ports. */
+static void test_ends_by_lid(void **state)
+{
+	struct fab_snapshot *s = ring();
+	struct fab_route_index ix;
+	uint32_t *ends;
+
+	(void)state;
+	/* h1..h5 (nodes 5..9) get LIDs 50, 40, 30, 20, 10: port order reversed */
+	for (unsigned i = 0; i < N_RING; i++) {
+		const struct fab_port *p = fab_snapshot_port(s, N_RING + i, 1);
+		assert_non_null(p);
+		s->ports[p - s->ports].lid = (uint16_t)(50 - 10 * i);
+	}
+	assert_int_equal(fab_route_index_build(s, &ix), 0);
+	assert_int_equal(ix.n_ends, N_RING);
+	ends = fab_route_ends_by_lid(&ix);
+	assert_non_null(ends);
+	for (unsigned i = 0; i < N_RING; i++) {
+		assert_int_equal(s->ports[ends[i]].lid, 10 + 10 * i);
+		assert_int_equal(s->ports[ends[i]].node_idx, 2 * N_RING - 1 - i);
+	}
+	free(ends);
+	fab_route_index_free(&ix);
 	fab_snapshot_free(s);
 }
 
@@ -290,6 +318,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wanted),
+		cmocka_unit_test(test_ends_by_lid),
 		cmocka_unit_test(test_one_lane_without_tables),
 		cmocka_unit_test(test_default_tables_keep_the_loops),
 		cmocka_unit_test(test_each_sl_its_lane),
