@@ -121,6 +121,9 @@ tools=(fabsweep ibqueryerrors ibnetdiscover)
 ((lean)) && tools+=(lean)
 nt=${#tools[@]}
 
+# is_scan TOOL: true for the tools that are fabsweep scans (a database each, phases)
+is_scan() { case "$1" in fabsweep | ibnetdisc | lean) return 0 ;; esac; return 1; }
+
 label_of() {
 	case "$1" in
 	ibnetdiscover) echo "ibnetdiscover -o 16" ;;
@@ -178,15 +181,14 @@ bench_fabric() {
 		local tool=$1 r=$2 out=$D/time.$1 rc c0 c1
 		cmd_of "$tool" "$D/$tool.db" # each scan its own fresh database
 		c0=$(ibsim_cpu)
-		case "$tool" in
-		fabsweep | ibnetdisc | lean)
+		if is_scan "$tool"; then
 			rm -f "$D/$tool.db" "$D/$tool.db-wal" "$D/$tool.db-shm"
 			FABSWEEP_SCAN_DEBUG=1 fabsim_run "$sim_dir" ${host:+--host "$host"} -- \
-				/usr/bin/time -f '%e %M %U %S' -o "$out" "${cmd[@]}" > /dev/null 2> "$D/phases.$tool" ;;
-		*)
+				/usr/bin/time -f '%e %M %U %S' -o "$out" "${cmd[@]}" > /dev/null 2> "$D/phases.$tool"
+		else
 			fabsim_run "$sim_dir" ${host:+--host "$host"} -- \
-				/usr/bin/time -f '%e %M %U %S' -o "$out" "${cmd[@]}" > /dev/null 2>&1 ;;
-		esac
+				/usr/bin/time -f '%e %M %U %S' -o "$out" "${cmd[@]}" > /dev/null 2>&1
+		fi
 		rc=$?
 		c1=$(ibsim_cpu)
 		# /usr/bin/time writes "Command exited with non-zero status N" first
@@ -216,7 +218,7 @@ bench_fabric() {
 
 	# fabsweep must have produced a complete snapshot each time
 	local bad
-	bad=$(awk '($1 == "fabsweep" || $1 == "ibnetdisc" || $1 == "lean") && $5 != 0' "$D/results" | wc -l)
+	bad=$(awk '$5 != 0 { print $1 }' "$D/results" | while read -r t; do is_scan "$t" && echo "$t"; done | wc -l)
 	q() { sqlite3 -readonly "$D/fabsweep.db" "$@"; }
 	echo
 	[[ -s $D/fabsweep.db ]] && echo "last fabsweep snapshot (default scan): status $(q "SELECT status FROM scans"), $(q "SELECT count(*) FROM nodes") nodes," \
@@ -227,7 +229,8 @@ bench_fabric() {
 		echo "WARNING: $bad fabsweep runs did not exit 0 (complete)"
 		missed=1
 	fi
-	for t in fabsweep ibnetdisc lean; do
+	for t in "${tools[@]}"; do
+		is_scan "$t" || continue
 		[[ -f $D/phases.$t ]] || continue
 		echo "$(label_of "$t") phases (last run):"
 		sed 's/^/  /' "$D/phases.$t"
