@@ -19,11 +19,36 @@ build() { # dir, extra cmake args...
 	cmake --build "$dir" -j"$jobs" >/dev/null
 }
 
+# run_ctest NAME DIR ARGS...: ctest in DIR; then one line with how many
+# tests passed and how many were skipped, and for each skipped test its name
+# and the reason it printed (its "SKIP:" line). A skip is never a pass: the
+# summary says so, and the totals of both passes end the run.
+summaries=()
+run_ctest() {
+	local name=$1 dir=$2 log rc=0 passed skipped line
+	shift 2
+	log=$(mktemp)
+	ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@" | tee "$log" && rc=0 || rc=$?
+	passed=$(grep -cE 'Test +#[0-9]+: .* +Passed +[0-9.]+ sec' "$log" || true)
+	mapfile -t skipped < <(sed -nE 's/.*Test +#[0-9]+: ([^ ]+) .*\*\*\*Skipped.*/\1/p' "$log")
+	rm -f "$log"
+	line="$name: $passed passed, ${#skipped[@]} skipped"
+	summaries+=("$line")
+	echo "== $line"
+	for t in "${skipped[@]}"; do
+		echo "   skipped: $t ($(awk -v t="$t" '
+			/^[0-9]+\/[0-9]+ Test: / { cur = $3 }
+			cur == t && /^SKIP: / { sub(/^SKIP: /, ""); print; exit }' \
+			"$dir/Testing/Temporary/LastTest.log"))"
+	done
+	return $rc
+}
+
 start=$(date +%s)
 echo "== build (warnings are errors)"
 build "$top/build/release" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 echo "== tests"
-ctest --test-dir "$top/build/release" --output-on-failure -j"$jobs" "$@"
+run_ctest plain "$top/build/release" "$@"
 
 if [[ -z "${FABSWEEP_NO_SANITIZE:-}" ]]; then
 	echo "== build with AddressSanitizer + UBSan"
@@ -37,6 +62,6 @@ if [[ -z "${FABSWEEP_NO_SANITIZE:-}" ]]; then
 	LSAN_OPTIONS="suppressions='$top/tests/sanitizers/lsan.supp':print_suppressions=0" \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	KILL_ITERATIONS=${KILL_ITERATIONS:-25} \
-		ctest --test-dir "$top/build/sanitize" --output-on-failure -j"$jobs" "$@"
+		run_ctest sanitizers "$top/build/sanitize" "$@"
 fi
-echo "== all tests passed in $(($(date +%s) - start)) s"
+echo "== all tests passed in $(($(date +%s) - start)) s ($(IFS=';'; echo "${summaries[*]}" | sed 's/;/; /g'))"

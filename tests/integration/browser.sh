@@ -26,6 +26,7 @@ chrome() {
 		--enable-logging=stderr --v=0 "$@" 2> "$log"
 }
 no_console() {
+	[[ -f $1 ]] || { echo "  $1 does not exist: Chromium wrote no log to look in"; return 1; }
 	if grep -a 'CONSOLE' "$1"; then return 1; fi
 	return 0
 }

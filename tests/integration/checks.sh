@@ -2,7 +2,9 @@
 #   check "what" CMD...   runs CMD: pass or "FAIL: what"; counts in $pass/$fail
 #   eq A B, ge A B, has FILE TEXT, lacks FILE TEXT
 #                         assertions that explain a mismatch (has shows the
-#                         head of the file that lacks the text)
+#                         head of the file that lacks the text; lacks fails
+#                         when FILE does not exist: an absent output is not
+#                         a clean one)
 #   safe FILE             the file is safe on a terminal: valid UTF-8; no C0
 #                         control but tab and newline, no DEL, no C1 control
 #                         (U+0080..U+009F), no bidi override/isolate
@@ -19,7 +21,10 @@ eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 ge() { [[ "$1" -ge "$2" ]] || { echo "  got '$1', want at least '$2'"; return 1; }; }
 le() { [[ "$1" -le "$2" ]] || { echo "  got '$1', want at most '$2'"; return 1; }; }
 has() { grep -qaF -- "$2" "$1" || { echo "  $1 lacks: $2"; sed 's/^/    /' "$1" | head -40; return 1; }; }
-lacks() { ! grep -qaF -- "$2" "$1" || { echo "  $1 has: $2"; return 1; }; }
+lacks() {
+	[[ -f $1 ]] || { echo "  $1 does not exist: nothing to look for '$2' in"; return 1; }
+	! grep -qaF -- "$2" "$1" || { echo "  $1 has: $2"; return 1; }
+}
 safe() {
 	iconv -f UTF-8 -t UTF-8 "$1" > /dev/null 2>&1 || { echo "  $(basename "$1"): not valid UTF-8"; return 1; }
 	local bad='[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]'
@@ -39,6 +44,7 @@ prom_ok() {
 #   skip REASON           this test cannot run here: exit 77, which ctest shows
 #                         as skipped (SKIP_RETURN_CODE), never as passed
 #   need TOOL...          tools scripts/deps.sh installs: missing is a failure
+#   need_py MODULE...     python3 modules scripts/deps.sh installs, likewise
 #   $HANG_MS              the bound of a "bounded time" check (60 s)
 #   wait_for SECS WHAT CMD...
 #                         polls CMD every 0.1 s until it succeeds; after SECS
@@ -48,11 +54,27 @@ prom_ok() {
 # node, PMA or SM takes a few seconds of timeouts; one that takes a minute
 # (a busy machine under the sanitizers is slower, not that slow) hangs.
 HANG_MS=${HANG_MS:-60000}
-skip() { echo "SKIP: $*"; exit 77; }
+# Under CI=true a skip for want of something scripts/deps.sh installs is a
+# failure (need and need_py fail anywhere; this catches a skip that says so).
+skip() {
+	if [[ ${CI:-} == true && "$*" =~ deps\.sh|is\ missing|not\ installed ]]; then
+		echo "FAIL: $* (CI=true: what scripts/deps.sh installs must be here)"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
 need() {
 	local t
 	for t; do
 		command -v "$t" > /dev/null || { echo "FAIL: '$t' is missing (scripts/deps.sh installs it)"; exit 1; }
+	done
+}
+need_py() {
+	local m
+	for m; do
+		python3 -c "import $m" 2> /dev/null ||
+			{ echo "FAIL: python3 module '$m' is missing (scripts/deps.sh installs python3-$m)"; exit 1; }
 	done
 }
 wait_for() {

@@ -8,7 +8,7 @@ set -uo pipefail
 : "${FABSWEEP:?} ${SRCDIR:?}"
 source "$SRCDIR/tests/integration/checks.sh"
 need python3
-python3 -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema is not installed"
+need_py jsonschema
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 R=$SRCDIR/fixtures/real/ibdiagnet2

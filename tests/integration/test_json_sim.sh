@@ -11,7 +11,7 @@ set -uo pipefail
 source "$SRCDIR/scripts/fabsim.sh"
 source "$SRCDIR/tests/integration/checks.sh"
 need python3
-python3 -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema is not installed"
+need_py jsonschema
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
 db=$D/fab.db

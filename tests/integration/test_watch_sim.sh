@@ -16,7 +16,7 @@ source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'kill "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; fabsim_stop "$D/sim" > /dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh"
-need sqlite3
+need sqlite3 promtool
 q() { sqlite3 -readonly "$D/fab.db" "$@" 2> /dev/null; }
 now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 # The sweep (scan id) that first stored counter $3 of "$1"[$2] with value $4.
@@ -80,9 +80,7 @@ waits "the textfile has the swept value" prom_has_value
 cp "$D/w.prom" "$D/w1.prom"
 check "rates since the write before, every linked port" eq \
 	"$(grep -c '^fabsweep_port_error_rate_per_second{.*counter="SymbolErrorCounter"}' "$D/w1.prom")" 16
-if command -v promtool > /dev/null; then
-	check "promtool check metrics on watch's textfile" promtool check metrics < "$D/w1.prom"
-fi
+check "promtool check metrics on watch's textfile" promtool check metrics < "$D/w1.prom"
 finding() { q "SELECT count(*) FROM findings WHERE scan_id = $1 AND rule_id = '$2' AND node = '$3' AND port = '$4'"; }
 check "port.errors at spine002/2 in its sweep" eq "$(finding "$S1" port.errors "$GS" 2)" 1
 check "port.error_increase at host0003/1 in its sweep" eq "$(finding "$S2" port.error_increase "$GH" 1)" 1

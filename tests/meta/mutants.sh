@@ -77,6 +77,14 @@ m_key_file_missing() { # the sweep's output is gone before the key is looked for
 m_console() { mut tests/integration/browser.sh 's/--enable-logging=stderr --v=0 //'; }
 m_xmllint_missing() { path_without xmllint; }
 
+# The mutants of each capability live in mutants.d/<capability>.sh: each file
+# appends its lines to MUTANTS and defines their functions (m_<name>), using
+# mut, path_without and MUTANT_ENV as above. A capability has at least three:
+# a value printed or stored wrong, a branch never taken, a parameter ignored.
+for f in "$top"/tests/meta/mutants.d/*.sh; do
+	[[ -e $f ]] && source "$f"
+done
+
 if [[ ${1:-} == --list ]]; then
 	printf '%s\n' "${MUTANTS[@]}" | awk '{ printf "%-22s %-40s %s\n", $1, $2, $3 }'
 	exit 0

@@ -14,9 +14,7 @@ set -uo pipefail
 source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks skip wait_for
 
 [[ $(id -u) -eq 0 ]] || skip "needs root (dpkg -i, dpkg --purge)"
-for t in dpkg-buildpackage dh lintian systemd-analyze; do
-	command -v "$t" > /dev/null || skip "'$t' is missing (scripts/deps.sh installs it)"
-done
+need dpkg-buildpackage dh lintian systemd-analyze
 if dpkg-query -W -f='${Status}' fabsweep 2>/dev/null | grep -q 'ok installed'; then
 	skip "the fabsweep package is installed on this machine; this test would replace it"
 fi
