@@ -6,7 +6,9 @@
  * parameters; fixtures/rules/<id>/{fires,silent}.{sql,expected} exist; on
  * the "fires" fixture the check yields exactly the expected findings (and
  * at least one of the rule), on the "silent" one none of the rule (and
- * exactly what silent.expected lists, usually nothing). A fixture is SQL
+ * exactly what silent.expected lists, usually nothing). Variants
+ * fires-NAME and silent-NAME (a threshold the other way, a parameter at a
+ * non-default value) are judged the same way. A fixture is SQL
  * applied to a store holding the base fabric (rulefix.h) as scan 1 (an hour
  * earlier) and scan 2 (checked); fixtures/rules/README.md has the details.
  *
@@ -134,8 +136,9 @@ static size_t expected_lines(char *text, char ***out)
 
 struct fixture_case {
 	const struct fab_rule *rule;
-	const char *kind; /* "fires", "silent" */
-	char name[96];
+	const char *kind; /* "fires", "silent": what the rule must do */
+	char file[64];	  /* the fixture's name: kind, or kind-variant */
+	char name[160];
 };
 
 /* Runs the rules on scan 2 of a fixture db: returns the findings as loaded
@@ -196,10 +199,10 @@ static void test_case(void **state)
 	char *sql, *exp, **lines;
 	size_t n_exp, of_rule = 0;
 
-	snprintf(sqlp, sizeof(sqlp), "%s/rules/%s/%s.sql", fixtures, fc->rule->id, fc->kind);
-	snprintf(expp, sizeof(expp), "%s/rules/%s/%s.expected", fixtures, fc->rule->id, fc->kind);
-	snprintf(confp, sizeof(confp), "%s/rules/%s/%s.conf", fixtures, fc->rule->id, fc->kind);
-	snprintf(tag, sizeof(tag), "%s_%s", fc->rule->id, fc->kind);
+	snprintf(sqlp, sizeof(sqlp), "%s/rules/%s/%s.sql", fixtures, fc->rule->id, fc->file);
+	snprintf(expp, sizeof(expp), "%s/rules/%s/%s.expected", fixtures, fc->rule->id, fc->file);
+	snprintf(confp, sizeof(confp), "%s/rules/%s/%s.conf", fixtures, fc->rule->id, fc->file);
+	snprintf(tag, sizeof(tag), "%s_%s", fc->rule->id, fc->file);
 	db_path(dbp, sizeof(dbp), tag);
 	if (!(sql = slurp(sqlp)))
 		fail_msg("missing fixture %s", sqlp);
@@ -228,12 +231,12 @@ static void test_case(void **state)
 			format_finding(&got->findings[i], line, sizeof(line));
 			fprintf(stderr, "  %s\n", line);
 		}
-		fail_msg("%s/%s: findings differ from %s", fc->rule->id, fc->kind, expp);
+		fail_msg("%s/%s: findings differ from %s", fc->rule->id, fc->file, expp);
 	}
 	if (!strcmp(fc->kind, "fires") && !of_rule)
-		fail_msg("%s: the fires fixture yields no finding of the rule", fc->rule->id);
+		fail_msg("%s: the %s fixture yields no finding of the rule", fc->rule->id, fc->file);
 	if (!strcmp(fc->kind, "silent") && of_rule)
-		fail_msg("%s: the silent fixture yields a finding of the rule", fc->rule->id);
+		fail_msg("%s: the %s fixture yields a finding of the rule", fc->rule->id, fc->file);
 	free(lines);
 	free(exp);
 	free(sql);
@@ -472,6 +475,49 @@ static void test_no_strays(void **state)
 	free(cfgdoc);
 }
 
+/* The fixtures of a rule: fires.sql and silent.sql, and any variant
+ * fires-NAME.sql or silent-NAME.sql (a threshold crossed the other way, a
+ * parameter at a non-default value), each with its .expected and optional
+ * .conf. Appends a case for each to cases; returns how many. */
+static size_t rule_cases(const struct fab_rule *r, struct fixture_case **cases, size_t *n, size_t *cap)
+{
+	char path[1200];
+	struct dirent *e;
+	DIR *d;
+	size_t added = 0;
+
+	snprintf(path, sizeof(path), "%s/rules/%s", fixtures, r->id);
+	if (!(d = opendir(path)))
+		fail_msg("no fixture directory %s", path);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		const char *kind = NULL;
+
+		if (l < 5 || strcmp(e->d_name + l - 4, ".sql"))
+			continue;
+		if (!strncmp(e->d_name, "fires", 5) && (l == 9 || e->d_name[5] == '-'))
+			kind = "fires";
+		else if (!strncmp(e->d_name, "silent", 6) && (l == 10 || e->d_name[6] == '-'))
+			kind = "silent";
+		else
+			fail_msg("fixtures/rules/%s/%s: a fixture is fires[-NAME].sql or silent[-NAME].sql",
+				 r->id, e->d_name);
+		if (l - 4 >= sizeof((*cases)->file))
+			fail_msg("fixtures/rules/%s/%s: name too long", r->id, e->d_name);
+		if (*n == *cap)
+			*cases = realloc(*cases, (*cap *= 2) * sizeof(**cases));
+		struct fixture_case *fc = &(*cases)[(*n)++];
+		memset(fc, 0, sizeof(*fc));
+		fc->rule = r;
+		fc->kind = kind;
+		snprintf(fc->file, sizeof(fc->file), "%.*s", (int)(l - 4), e->d_name);
+		snprintf(fc->name, sizeof(fc->name), "%s/%s", r->id, fc->file);
+		added++;
+	}
+	closedir(d);
+	return added;
+}
+
 int main(void)
 {
 	const char *fx = getenv("FIXTURES");
@@ -481,26 +527,23 @@ int main(void)
 	snprintf(fixtures, sizeof(fixtures), "%s", fx ? fx : "fixtures");
 	snprintf(docs, sizeof(docs), "%s/../docs", fixtures);
 
-	struct CMUnitTest *tests = calloc(2 * n + 4, sizeof(*tests));
-	struct fixture_case *cases = calloc(2 * n, sizeof(*cases));
-	size_t k = 0, c = 0;
+	size_t c = 0, cap = 4 * n;
+	struct fixture_case *cases = calloc(cap, sizeof(*cases));
+
+	for (size_t i = 0; i < n; i++)
+		if (!t[i].retired)
+			rule_cases(&t[i], &cases, &c, &cap);
+	struct CMUnitTest *tests = calloc(c + 4, sizeof(*tests));
+	size_t k = 0;
 
 	tests[k++] = (struct CMUnitTest){ .name = "table_consistent", .test_func = test_table_consistent };
 	tests[k++] = (struct CMUnitTest){ .name = "docs_and_fixtures_exist",
 					  .test_func = test_docs_and_fixtures_exist };
 	tests[k++] = (struct CMUnitTest){ .name = "no_strays", .test_func = test_no_strays };
 	tests[k++] = (struct CMUnitTest){ .name = "base_is_healthy", .test_func = test_base_is_healthy };
-	for (size_t i = 0; i < n; i++) {
-		if (t[i].retired)
-			continue;
-		for (int j = 0; j < 2; j++, c++) {
-			cases[c].rule = &t[i];
-			cases[c].kind = j ? "silent" : "fires";
-			snprintf(cases[c].name, sizeof(cases[c].name), "%s/%s", t[i].id, cases[c].kind);
-			tests[k++] = (struct CMUnitTest){ .name = cases[c].name, .test_func = test_case,
-							  .initial_state = &cases[c] };
-		}
-	}
+	for (size_t i = 0; i < c; i++)
+		tests[k++] = (struct CMUnitTest){ .name = cases[i].name, .test_func = test_case,
+						  .initial_state = &cases[i] };
 	int rc = _cmocka_run_group_tests("rules_fixtures", tests, k, NULL, NULL);
 	free(tests);
 	free(cases);
