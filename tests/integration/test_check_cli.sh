@@ -54,7 +54,21 @@ fs help check
 grep -q -- "--fail-on LEVEL" "$D/out" && ok || bad "help check lists --fail-on"
 fs rules
 eq "$?" 0 "rules"
-eq "$(grep -cE '^(link|port|sm|lid|guid|nodedesc|mtu|topology|node)\.' "$D/out")" 24 "rules lists 24 rules"
+# every rule, once, in the order of --json: the ids are those of docs/rules/
+# (one page per rule; a new rule without a page fails here and in
+# rules/test_fixtures), and each line's severity and title are --json's
+cp "$D/out" "$D/rules.txt"
+ids_txt=$(awk 'NR > 1 && /^[a-z]+\.[a-z_]+ / { print $1 }' "$D/rules.txt")
+ids_doc=$(cd "$SRCDIR/docs/rules" && ls -- *.md | grep -v '^README.md$' | sed 's/\.md$//' | sort)
+eq "$(sort <<<"$ids_txt")" "$ids_doc" "rules lists exactly the rules docs/rules/ documents"
+eq "$(sort <<<"$ids_txt" | uniq -d)" "" "rules lists each rule once"
+fs rules --json
+eq "$?" 0 "rules --json"
+eq "$(python3 -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["rules"]:
+	print("%-22s %-9s %-11s %s" % (r["id"], r["severity"], r["category"], r["title"]))' "$D/out")" \
+	"$(awk 'NR > 1 && /^[a-z]+\.[a-z_]+ / { sub(/ +$/, ""); print }' "$D/rules.txt")" \
+	"rules: each line's id, severity, category and title are --json's"
 fs rules show link.speed_degraded
 grep -q "\[expect\] speed.host-leaf = auto  (default auto)" "$D/out" && ok || bad "rules show prints parameters"
 fs rules show no.such

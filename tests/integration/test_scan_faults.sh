@@ -101,16 +101,14 @@ check "mute switch: one smp error per port" eq "$(q "SELECT count(*) FROM scan_e
 	WHERE e.scan_id = $s AND n.description = 'leaf003' AND e.what = 'smp'")" "$(q "SELECT num_ports + 1 FROM nodes WHERE scan_id = $s AND description = 'leaf003'")"
 
 # 5: healed: complete again. OpenSM brings the switches that came back (and
-# their hosts) into the subnet at its next sweep (every 10 s by default);
-# until then a scan sees them half-configured, so allow the fabric to settle
-# (bounded: 30 tries a second apart).
-for _ in $(seq 30); do
-	scan
-	rc=$?
-	((rc == 0)) && break
-	sleep 1
-done
+# their hosts) into the subnet at its next sweep: have it sweep now and wait
+# until it has (fabsim_resweep), then one scan must be whole.
+fabsim_resweep "$D/sim" || exit 1
+scan
+rc=$?
 check "healed: exit 0" eq "$rc" 0
+check "healed: nothing missed" eq "$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $(last)")" 0
+check "healed: every node" eq "$(q "SELECT count(*) FROM nodes WHERE scan_id = $(last)")" "$(want nodes)"
 
 echo "scan_faults: $pass passed, $fail failed"
 ((fail == 0))
