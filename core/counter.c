@@ -281,6 +281,7 @@ int fab_counter_vl_busiest(const struct fab_counter_sample *earlier,
 	if (earlier)
 		fab_counter_vl_delta(earlier, latest, &d);
 	*grew = d.valid != 0;
+again:
 	for (unsigned v = 0; v < FAB_N_VLS; v++) {
 		uint16_t bit = (uint16_t)(1u << v);
 		uint64_t x = *grew ? ((d.valid & bit) ? d.inc[v] : 0)
@@ -291,6 +292,10 @@ int fab_counter_vl_busiest(const struct fab_counter_sample *earlier,
 			*at_least = *grew ? ((d.reset | d.saturated) & bit) != 0
 					  : latest->vl_xmit_wait[v] == (1u << FAB_VL_WAIT_BITS) - 1;
 		}
+	}
+	if (best < 0 && *grew) { /* none grew (or each saturated): the totals */
+		*grew = false;
+		goto again;
 	}
 	return best;
 }

@@ -10,9 +10,10 @@
  *   - PortXmitWait: the VL whose PortVLXmitWait is largest, and the SLs the
  *     scan's SL2VL tables map to it on that port.
  *
- * The cause is the detail counter that grew most between the samples the
- * finding compares (both samples read the details), else the largest since
- * the counters were last cleared. It goes into the finding of the error
+ * The cause is, for a finding on an increase or a rate, the detail counter
+ * that grew most between the samples it compares (when both read the
+ * details); else, and for a finding on the value, the largest since the
+ * counters were last cleared. It goes into the finding of the error
  * rule (port.errors, port.error_rate, port.error_increase), not a finding
  * of its own: one fault, one finding (docs/causes.md says why).
  *
@@ -63,12 +64,13 @@ static const struct {
 /* "VL 3 waits most (SLs 3,11)": the busiest VL of a port, the SLs the scan's
  * SL2VL tables map to it where the port is an out-port. Appends nothing
  * when no VL was read. */
-static void busiest_vl(struct fab_rule_ctx *ctx, uint32_t port, const struct fab_counter_sample *c)
+static void busiest_vl(struct fab_rule_ctx *ctx, uint32_t port, const struct fab_counter_sample *c,
+		       bool growth)
 {
 	const struct fab_snapshot *s = ctx->snap;
 	const struct fab_port *p = &s->ports[port];
-	const struct fab_counter_sample *e = port < ctx->pairs->n_ports ? ctx->pairs->earlier[port]
-									  : NULL;
+	const struct fab_counter_sample *e =
+		growth && port < ctx->pairs->n_ports ? ctx->pairs->earlier[port] : NULL;
 	uint64_t amount = 0;
 	bool at_least = false, grew = false;
 	int vl = fab_counter_vl_busiest(e, c, &amount, &at_least, &grew);
@@ -101,32 +103,24 @@ static void busiest_vl(struct fab_rule_ctx *ctx, uint32_t port, const struct fab
 	rbuf_printf(&ctx->tmp, " on it");
 }
 
-/* What the port and its peer run, for the causes that depend on it. */
-static void cause_context(struct fab_rule_ctx *ctx, uint32_t port, unsigned ctr,
-			  const struct fab_counter_sample *c)
+/* What the port and its peer run, for the causes that depend on it: inside
+ * the cause's parentheses. */
+static void cause_context(struct fab_rule_ctx *ctx, uint32_t port, unsigned ctr)
 {
 	const struct fab_snapshot *s = ctx->snap;
 	const struct fab_port *p = &s->ports[port];
 	uint32_t peer = rule_peer(s, port);
 
 	if (ctr == FAB_CTR_VL_MAPPING_ERRORS && p->op_vls)
-		rbuf_printf(&ctx->tmp, " (OperationalVLs %u here)", p->op_vls);
+		rbuf_printf(&ctx->tmp, "; OperationalVLs %u here", p->op_vls);
 	if (ctr == FAB_CTR_NEIGHBOR_MTU_DISCARDS && peer != FAB_NONE &&
 	    fab_mtu_bytes(p->mtu_active) && fab_mtu_bytes(s->ports[peer].mtu_active))
-		rbuf_printf(&ctx->tmp, " (MTU %u here, %u at the peer)", fab_mtu_bytes(p->mtu_active),
+		rbuf_printf(&ctx->tmp, "; MTU %u here, %u at the peer", fab_mtu_bytes(p->mtu_active),
 			    fab_mtu_bytes(s->ports[peer].mtu_active));
-	if (ctr == FAB_CTR_SW_LIFETIME_LIMIT_DISCARDS || ctr == FAB_CTR_SW_HOQ_LIFETIME_LIMIT_DISCARDS) {
-		if (c->vl_valid)
-			busiest_vl(ctx, port, c);
-		else
-			rbuf_printf(&ctx->tmp, "; %s", c->unsupported & FAB_PMA_VL_XMIT_WAIT
-							  ? "per-VL waits not supported by its PMA"
-							  : "per-VL waits not read");
-	}
 }
 
 void rule_counter_cause(struct fab_rule_ctx *ctx, uint32_t port, unsigned ctr,
-			const struct fab_counter_sample *c)
+			const struct fab_counter_sample *c, bool growth)
 {
 	uint32_t mask = fab_counter_details_of(ctr);
 	unsigned attr = ctr == FAB_CTR_RCV_ERRORS ? FAB_PMA_RCV_ERROR_DETAILS
@@ -137,7 +131,7 @@ void rule_counter_cause(struct fab_rule_ctx *ctx, uint32_t port, unsigned ctr,
 	uint64_t top = 0;
 
 	if (ctr == FAB_CTR_XMIT_WAIT) {
-		busiest_vl(ctx, port, c);
+		busiest_vl(ctx, port, c, growth);
 		return;
 	}
 	if (!mask)
@@ -151,8 +145,9 @@ void rule_counter_cause(struct fab_rule_ctx *ctx, uint32_t port, unsigned ctr,
 	}
 	if ((c->valid & mask) != mask)
 		return; /* not read (an import, an older scan) */
-	/* the growth when both samples have the details, else the totals */
-	by_delta = rule_delta(ctx, port, mask, &d) && (d.valid & mask) == mask;
+	/* for a finding on growth, the details' growth when both samples have
+	 * them; else (or for one on the value) their totals */
+	by_delta = growth && rule_delta(ctx, port, mask, &d) && (d.valid & mask) == mask;
 	rbuf_sep(&ctx->ev, "; ");
 	for (unsigned k = 0, n = 0; k < FAB_CTR__COUNT; k++) {
 		if (!(mask >> k & 1))
@@ -176,11 +171,21 @@ void rule_counter_cause(struct fab_rule_ctx *ctx, uint32_t port, unsigned ctr,
 	for (size_t i = 0; i < ARRAY_SIZE(causes); i++) {
 		if (causes[i].ctr != (unsigned)best)
 			continue;
-		rbuf_printf(&ctx->tmp, "; cause: %s (%s %s %llu%s): %s", causes[i].name,
+		rbuf_printf(&ctx->tmp, "; cause: %s (%s %s %llu%s", causes[i].name,
 			    fab_counter_name((unsigned)best), by_delta ? "rose by" : "at",
-			    (unsigned long long)top, at_least ? " or more" : "", causes[i].remedy);
+			    (unsigned long long)top, at_least ? " or more" : "");
+		cause_context(ctx, port, (unsigned)best);
+		rbuf_printf(&ctx->tmp, "): %s", causes[i].remedy);
 		rbuf_printf(&ctx->ev, "; cause=%s", causes[i].id);
-		cause_context(ctx, port, (unsigned)best, c);
+	}
+	/* a lifetime discard: which lane waits */
+	if (best == FAB_CTR_SW_LIFETIME_LIMIT_DISCARDS || best == FAB_CTR_SW_HOQ_LIFETIME_LIMIT_DISCARDS) {
+		if (c->vl_valid)
+			busiest_vl(ctx, port, c, by_delta);
+		else
+			rbuf_printf(&ctx->tmp, "; %s", c->unsupported & FAB_PMA_VL_XMIT_WAIT
+							  ? "per-VL waits not supported by its PMA"
+							  : "per-VL waits not read");
 	}
 }
 

@@ -97,7 +97,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 				rbuf_sep(&ctx->ev, "; ");
 				rbuf_printf(&ctx->ev, "%s=%llu%s", name, (unsigned long long)c->v[ctr],
 					    sat ? "+" : "");
-				rule_counter_cause(ctx, (uint32_t)i, (unsigned)ctr, c);
+				rule_counter_cause(ctx, (uint32_t)i, (unsigned)ctr, c, false);
 				hits++;
 				continue;
 			}
@@ -131,7 +131,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 			rbuf_sep(&ctx->ev, "; ");
 			rbuf_printf(&ctx->ev, "%s_increase=%llu%s", name, (unsigned long long)inc,
 				    d->at_least & bit ? "+" : "");
-			rule_counter_cause(ctx, (uint32_t)i, (unsigned)ctr, c);
+			rule_counter_cause(ctx, (uint32_t)i, (unsigned)ctr, c, true);
 			used_delta = true;
 			hits++;
 		}

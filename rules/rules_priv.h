@@ -108,9 +108,11 @@ bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, uint32_t want,
 /* Appends to ctx->tmp (the message) and ctx->ev (the evidence) what the
  * detail counters of port's latest sample c say about counter ctr
  * (PortRcvErrors, PortXmitDiscards: the cause; PortXmitWait: the VL that
- * waits most); nothing for other counters (rules/check_causes.c). */
+ * waits most); nothing for other counters (rules/check_causes.c). growth:
+ * the finding is on the counter's increase (the details' increase names the
+ * cause), not its value (their totals do). */
 void rule_counter_cause(struct fab_rule_ctx *ctx, uint32_t port, unsigned ctr,
-			const struct fab_counter_sample *c);
+			const struct fab_counter_sample *c, bool growth);
 
 
 /* A rule parameter's current value. */

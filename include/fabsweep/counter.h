@@ -124,8 +124,8 @@ struct fab_vl_delta {
 void fab_counter_vl_delta(const struct fab_counter_sample *earlier,
 			  const struct fab_counter_sample *later, struct fab_vl_delta *out);
 /* The VL that waited most: by its growth since earlier when both samples
- * have per-VL waits (*grew true), else by the latest values (since the
- * last clear). -1 when no VL was read or none waited; else *amount and
+ * have per-VL waits and one grew (*grew true), else by the latest values
+ * (since the last clear). -1 when no VL was read or none waited; else *amount and
  * *at_least (a reset or saturated value) are set. earlier may be NULL. */
 int fab_counter_vl_busiest(const struct fab_counter_sample *earlier,
 			   const struct fab_counter_sample *latest, uint64_t *amount, bool *at_least,
