@@ -23,7 +23,8 @@
  *      PortXmitDiscards is not 0, queued as its counters arrive; and
  *      PortVLXmitWaitCounters (0x1C) for a port whose PortXmitWait grew
  *      since the first round, or that discarded packets for their lifetime
- *      (HOQ or switch lifetime) while waiting. A PMA that answers them with
+ *      (HOQ or switch lifetime) while waiting, unless both details were
+ *      asked: at most two more MADs per port. A PMA that answers them with
  *      an error status, or not at all, does not have them: the sample says
  *      so (unsupported) and the node's other ports are not asked;
  *   4. with --interval, the same again S seconds after the first round
@@ -75,7 +76,8 @@ struct cnode {
 };
 
 /* Per port, per round. */
-enum { PS_PC_OK = 1, PS_PC_FAIL = 2, PS_PCX_DONE = 4, PS_QUEUED = 8, PS_VLW = 16 };
+enum { PS_PC_OK = 1, PS_PC_FAIL = 2, PS_PCX_DONE = 4, PS_QUEUED = 8, PS_VLW = 16, PS_RED = 32,
+       PS_XDD = 64 };
 
 struct ctr {
 	struct fab_snapshot *s;
@@ -455,11 +457,14 @@ static void ask(struct ctr *c, enum cjob kind, uint32_t pi)
 		smp->unsupported |= (uint8_t)detail_bit(kind);
 		return;
 	}
+	/* at most two detail MADs per port and round: the per-VL waits are
+	 * left out where both kinds of details are asked */
 	if (kind == CJ_VLW) {
-		if (c->st[pi] & PS_VLW)
+		if ((c->st[pi] & PS_VLW) || (c->st[pi] & (PS_RED | PS_XDD)) == (PS_RED | PS_XDD))
 			return;
 		c->st[pi] |= PS_VLW;
 	}
+	c->st[pi] |= kind == CJ_RED ? PS_RED : kind == CJ_XDD ? PS_XDD : 0;
 	push(c, cjob(kind, pi));
 }
 

@@ -262,9 +262,13 @@ static void queue_details(struct wsweep *ws, size_t ci, const struct fab_counter
 		     { J_XDD, FAB_CTR_XMIT_DISCARDS },
 		     { J_VLW, FAB_CTR_XMIT_WAIT } };
 
+	unsigned asked = 0; /* at most two MADs a port: the VL waits yield */
+
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		if ((want[i].kind == J_VLW && !ws->data) || !moved_one(was, now, want[i].ctr))
+		if ((want[i].kind == J_VLW && (!ws->data || asked == 2)) ||
+		    !moved_one(was, now, want[i].ctr))
 			continue;
+		asked++;
 		if (wn->unsup & detail_bit(want[i].kind)) {
 			now->unsupported |= (uint8_t)detail_bit(want[i].kind);
 			continue;
