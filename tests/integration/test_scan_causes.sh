@@ -174,6 +174,8 @@ hand=$(q "SELECT p.width_active, p.speed_active,
 		g["EDR"] = 25.78125; g["HDR"] = 53.125; g["NDR"] = 106.25; g["XDR"] = 212.5
 		printf "%.6e", n / (lanes[$1] * g[$2] * 1e9 * $3) }')
 echo "BER at $node/$port: $n symbol errors, by hand $hand"
+check "BER: the link runs 4X SDR (ibsim's default)" eq "$(q "SELECT width_active || ' ' || speed_active
+	FROM ports WHERE scan_id = $b AND node_guid = '$guid' AND port_num = $port")" "4X SDR"
 ev=$(q "SELECT evidence FROM findings WHERE scan_id = $b AND rule_id = 'link.ber_high'
 	AND node = '$guid' AND port = '$port'" | sed -n 's/^ber=\([^;+]*\).*/\1/p')
 check "BER: link.ber_high at $node/$port" test -n "$ev"
