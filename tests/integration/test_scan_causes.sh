@@ -8,7 +8,8 @@
 # recorded as not supporting it, never as zeros; a watch sweep reads the
 # details of a port whose PortRcvErrors moved; the symbol error rate of
 # link.ber_high equals the one computed here by hand (within 1%) in the
-# finding and in the Prometheus file. About 40 s.
+# finding and in the Prometheus file; diff, the XML report (valid against
+# its schema) and the HTML report carry them. About 20 s.
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
@@ -187,6 +188,31 @@ check "BER: Prometheus' rate ($prom) within 1% of the hand's" within "$prom" "$h
 check "BER: Prometheus file format" prom_ok "$D/f.prom"
 check "BER: the only link.ber_high" eq "$(q "SELECT count(*) FROM findings WHERE scan_id = $b
 	AND rule_id = 'link.ber_high'")" 1
+
+# 6: the other outputs: diff names a detail counter that moved, the XML
+# report carries the details and per-VL waits (valid against its schema),
+# the HTML report the BER column
+need xmllint
+read -r node port lid guid <<< "$(pick | tr '|' ' ')"
+con "PerformanceSet \"$node\"[$port] PortCounters.PortXmitDiscards=300"
+con "PerformanceSet \"$node\"[$port] PortCounters.PortXmitWait=5000"
+con "PerformanceSet \"$node\"[$port] PortXmitDiscardDetails.PortSwHOQLifetimeLimitDiscards=300"
+con "PerformanceSet \"$node\"[$port] PortVLXmitWaitCounters.PortVLXmitWaitCounters1=4321"
+fs scan --quiet
+x=$(last)
+con "PerformanceSet \"$node\"[$port] PortXmitDiscardDetails.PortSwHOQLifetimeLimitDiscards=350"
+con "PerformanceSet \"$node\"[$port] PortCounters.PortXmitDiscards=350"
+fs scan --quiet
+y=$(last)
+fs check --baseline "$x" --quiet > /dev/null
+fs diff "$x" "$y" > "$D/diff.txt"
+check "diff: PortSwHOQLifetimeLimitDiscards 300 -> 350" has "$D/diff.txt" "PortSwHOQLifetimeLimitDiscards"
+check "diff: its values" has "$D/diff.txt" "300 -> 350"
+fs report --scan "$y" --baseline "$x" --xml "$D/r.xml" --html "$D/r.html" > /dev/null
+check "XML: valid against docs/fabsweep-report.xsd" xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/r.xml"
+check "XML: the detail counter" has "$D/r.xml" 'PortSwHOQLifetimeLimitDiscards="350"'
+check "XML: the VL wait" has "$D/r.xml" '<vl-xmit-wait vl="1" value="4321"/>'
+check "HTML: the BER column" has "$D/r.html" '<th class="num">BER</th>'
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
