@@ -227,6 +227,48 @@ def compare(db, run):
         t, desc, nlid = node[p["node_guid"]]
         eq(f"{k}: node", p["node"], desc)
         eq(f"{k}: the LID asked at", p["lid"], nlid if t == "switch" else port[k][0])
+    # ---- what the problems say of a port, against the JSON's ports and the database
+    by_label = {f"{p['node']}/{p['port']}": p for p in d["ports"]}
+    cols = {(g, n): (w, sp) for g, n, w, sp in
+            db.execute("SELECT node_guid, port_num, width_active, speed_active FROM ports WHERE scan_id = ?", (scan,))}
+
+    def pt(label, what):
+        if label not in by_label:
+            bad(f"{what}: names {label}, which is not a port probed")
+            return None
+        return by_label[label]
+
+    facts = 0
+    for h in d["hosts"]:
+        for pr in h["problems"]:
+            x = pr["text"]
+            facts += sum(bool(re.search(r, x)) for r in (r"^link \S+ <-> \S+ (is|runs) ", r" is \w+/\w+ at ",
+                                                          r"did not answer", r" error counters rose "))
+            if m := re.match(r"link (\S+) <-> (\S+) (is|runs) ", x):
+                a_, b_ = pt(m[1], x), pt(m[2], x)
+                if a_ and b_:
+                    eq(f"{x}: the two ends are one cable in scan {scan}",
+                       port.get((a_["node_guid"], a_["port"]), (0, 0, 0))[1:], (b_["node_guid"], b_["port"]))
+            if m := re.search(r" is (\w+)/\w+ at (\S+) \(active at scan", x):
+                if q := pt(m[2], x):
+                    eq(f"{x}: the state of {m[2]} (JSON)", (q["port_info"], q["state"]), (True, m[1]))
+            if m := re.search(r"^(\S+) \(LID (\d+)\) did not answer", x):
+                if q := pt(m[1], x):
+                    eq(f"{x}: {m[1]} (JSON)", (q["port_info"], q["lid"]), (False, int(m[2])))
+            if m := re.match(r"link (\S+) <-> \S+ runs (at )?(\S+) \((\S+) at scan (\d+)\)$", x):
+                if q := pt(m[1], x):
+                    was = cols.get((q["node_guid"], q["port"]), (None, None))[1 if m[2] else 0]
+                    eq(f"{x}: what {m[1]} ran at scan {m[5]} (database)", m[4], was)
+            if m := re.match(r"(\S+) error counters rose since scan (\d+): (.*)$", x):
+                if q := pt(m[1], x):
+                    eq(f"{x}: the counters of {m[1]} were read (JSON)", q["counters"], True)
+                    for name, inc, old, new in re.findall(r"(\w+) \+(\d+) \((\d+) -> (\d+)", m[3]):
+                        row = db.execute(
+                            "SELECT value FROM counters WHERE scan_id = ? AND node_guid = ? AND port_num = ? AND"
+                            " counter = ? ORDER BY sample DESC LIMIT 1", (int(m[2]), q["node_guid"], q["port"],
+                                                                         name)).fetchone()
+                        eq(f"{x}: {name} of {m[1]} at scan {m[2]} (database)", int(old), row and row[0])
+                        eq(f"{x}: {name}'s rise", int(inc), int(new) - int(old))
     for h in d["hosts"]:
         cas = [g for g, (t, desc, _) in node.items() if t == "ca" and names_host(h["host"], desc)]
         if not cas:
@@ -283,7 +325,7 @@ def compare(db, run):
         eq("pairs.failing_partition vs the computed", pairs["failing_partition"], len(expect))
 
     return (f"{len(hosts)} hosts, {len(d['ports'])} ports, {len(failing)} failing pairs, {len(links)} hops, "
-            f"{len(lines)} text lines")
+            f"{len(lines)} text lines, {facts} facts of the problems")
 
 
 def main():

@@ -4,6 +4,7 @@
 MUTANTS+=(
 	"ready_json_verdict     integration/test_ready_sim             Failed   m_ready_json_verdict"
 	"ready_json_checked     integration/test_ready_sim             Failed   m_ready_json_checked"
+	"ready_json_state       integration/test_ready_sim             Failed   m_ready_json_state"
 	"ready_pairs_in_group   ready/test_pairs                       Failed   m_ready_pairs_in_group"
 	"ready_text_no_want     integration/test_partitions_sim        Failed   m_ready_text_no_want"
 	"ready_prolog_pkey      integration/test_ready_sim             Failed   m_ready_prolog_pkey"
@@ -30,4 +31,7 @@ m_ready_prolog_one_line() { # the prolog logs the first problem only
 }
 m_ready_nhc_fail_on() { # the NHC check ignores -f
 	mut scripts/slurm/fabsweep.nhc 's/f) fail_on=$OPTARG ;;/f) ;;/'
+}
+m_ready_json_state() { # --json: a probed port's state is the sweep's, not what the probe read
+	mut reports/json_ready.c 's/fab_state_name(pp->live.state)/fab_state_name(p->state)/'
 }
