@@ -287,6 +287,20 @@ def compare(db, run):
                        (p["node_info"], p["port_info"], p["counters"], p["state"]), (True, True, True, "active"))
     for i, x in enumerate(links):
         f, t = x["from"], x["to"]
+        ends = {f"{f['node']}/{f['port']}": f, f"{t['node']}/{t['port']}": t}
+        if x["text"] and (m := re.match(r"(\S+) <-> (\S+)(:| is | runs )", x["text"])):
+            facts += 1
+            eq(f"hop {i + 1}: its text names from <-> to", (m[1], m[2]),
+               (f"{f['node']}/{f['port']}", f"{t['node']}/{t['port']}"))
+        if x["text"] and (m := re.search(r" runs (at )?(\S+) \((\S+) at scan (\d+)\)$", x["text"])):
+            was = {cols.get((e["node_guid"], e["port"]), (None, None))[1 if m[1] else 0] for e in (f, t)}
+            m[3] in was or bad(f"hop {i + 1}: {x['text']}: neither end ran {m[3]} at scan {m[4]} (database: {was})")
+        if x["text"] and (m := re.search(r"error counters rose at (\S+): ", x["text"])):
+            e = ends.get(m[1])
+            e or bad(f"hop {i + 1}: {x['text']}: {m[1]} is not one of its ends")
+            if e and (e["node_guid"], e["port"]) in probed:
+                eq(f"hop {i + 1}: the counters of {m[1]} were read (JSON)", probed[(e["node_guid"], e["port"])]["counters"],
+                   True)
         k = (f["node_guid"], f["port"])
         eq(f"hop {i + 1}: its ends are one cable", port.get(k, (None, None, None))[1:], (t["node_guid"], t["port"]))
         for e in (f, t):
@@ -325,7 +339,7 @@ def compare(db, run):
         eq("pairs.failing_partition vs the computed", pairs["failing_partition"], len(expect))
 
     return (f"{len(hosts)} hosts, {len(d['ports'])} ports, {len(failing)} failing pairs, {len(links)} hops, "
-            f"{len(lines)} text lines, {facts} facts of the problems")
+            f"{len(lines)} text lines, {facts} facts of problems and hops")
 
 
 def main():

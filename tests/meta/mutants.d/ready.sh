@@ -5,6 +5,7 @@ MUTANTS+=(
 	"ready_json_verdict     integration/test_ready_sim             Failed   m_ready_json_verdict"
 	"ready_json_checked     integration/test_ready_sim             Failed   m_ready_json_checked"
 	"ready_json_state       integration/test_ready_sim             Failed   m_ready_json_state"
+	"ready_json_hop_index   integration/test_partitions_sim        Failed   m_ready_json_hop_index"
 	"ready_pairs_in_group   ready/test_pairs                       Failed   m_ready_pairs_in_group"
 	"ready_text_no_want     integration/test_partitions_sim        Failed   m_ready_text_no_want"
 	"ready_prolog_pkey      integration/test_ready_sim             Failed   m_ready_prolog_pkey"
@@ -34,4 +35,7 @@ m_ready_nhc_fail_on() { # the NHC check ignores -f
 }
 m_ready_json_state() { # --json: a probed port's state is the sweep's, not what the probe read
 	mut reports/json_ready.c 's/fab_state_name(pp->live.state)/fab_state_name(p->state)/'
+}
+m_ready_json_hop_index() { # --json: a pair's hop counted from 0 while the links are numbered from 1
+	mut reports/json_ready.c 's/json_integer((json_int_t)x->hop + 1)/json_integer((json_int_t)x->hop)/'
 }
