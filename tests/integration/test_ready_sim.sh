@@ -131,8 +131,6 @@ check "prolog: FABSWEEP_PROLOG_PKEY=0x8001, a partition neither host is in: exit
 check "prolog: FABSWEEP_PROLOG_PKEY: the pair and the partition named" eq "$(cat "$D/err")" \
 	"fabsweep-prolog: not ready: host0001 <-> host0002: not ready: they do not share the partition
 fabsweep-prolog: not ready: ready: partition 0x0001: 1 of 1 pairs cannot talk in it"
-prolog FABSWEEP_PROLOG_SCOPE=job SLURM_JOB_NODELIST='host[0001-0002]' FABSWEEP_PROLOG_PKEY=0x7fff 2> "$D/err"
-check "prolog: FABSWEEP_PROLOG_PKEY=0x7fff, which both are full members of: exit 0" eq "$?" 0
 # the sweep's finding about host0007's link (above) and the fail-on level
 prolog SLURMD_NODENAME=host0007 2> "$D/err"
 check "prolog: the sweep's error finding fails host0007" eq "$(cat "$D/err")" \
