@@ -162,7 +162,7 @@ ready_compared() {
 	local runs=() i
 	for ((i = 1; i <= $(ls "$D/ready-runs" 2>/dev/null | wc -l); i++)); do runs+=("$D/ready-runs/$i"); done
 	((${#runs[@]})) || { echo "  no ready run was kept"; return 1; }
-	python3 "$SRCDIR/tests/tools/ready_compare.py" "$1" "${runs[@]}"
+	python3 -S "$SRCDIR/tests/tools/ready_compare.py" "$1" "${runs[@]}" # -S: stdlib only, faster start
 }
 
 # ---- the MAD spy (tests/tools/madspy.c: a line for every MAD a process sends
