@@ -10,6 +10,7 @@ MUTANTS+=(
 	"unreachable_failed_table rules/test_fixtures  Failed  m_unreachable_failed_table"
 	"credit_loop_sls_ignored  rules/test_fixtures  Failed  m_credit_loop_sls_ignored"
 	"routing_rules_skipped    integration/test_scan_routes  Failed  m_routing_rules_skipped"
+	"unreachable_65_links_ok  rules/test_routing_chain  Failed  m_unreachable_65_links_ok"
 )
 # a branch never taken: only the busiest up-port is judged, an idle one never
 m_imbalance_idle_unjudged() {
@@ -33,4 +34,8 @@ m_credit_loop_sls_ignored() {
 # as if no scan had read them
 m_routing_rules_skipped() {
 	mut rules/engine.c 's/if ((needs \& FAB_NEED_ROUTES) \&\& !fab_routing_present(s))/if (needs \& FAB_NEED_ROUTES)/'
+}
+# a threshold off by one: a route of 65 links is taken to arrive
+m_unreachable_65_links_ok() {
+	mut core/route_walk.c 's/if (w->hops\[t\] + 1 >= FAB_ROUTE_MAX_HOPS) {/if (w->hops[t] + 1 > FAB_ROUTE_MAX_HOPS) {/'
 }
