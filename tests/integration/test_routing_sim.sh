@@ -78,10 +78,18 @@ route_hops() { awk '$3 == "->" { printf "%s>%s ", $2, $4 }'; }
 # '1X SDR  no errors'), from the simulator: port $2 of node $1 as smpquery
 # portinfo reads its width and speed, and as perfquery reads the IBA's error
 # counters that are not 0, in perfquery's order
+# (a query whose MADs time out on a loaded machine is asked again)
+sim_ask() {
+	local _ out
+	for _ in 1 2 3; do
+		out=$(fabsim_run "$D/sim" -- "$@" 2>/dev/null) && { printf '%s\n' "$out"; return; }
+	done
+	return 1
+}
 sim_facts() {
 	local lid w s x errs
 	lid=$(q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = '$1'")
-	fabsim_run "$D/sim" -- smpquery portinfo "$lid" "$2" >"$D/pi" 2>/dev/null || return 1
+	sim_ask smpquery -t 2000 portinfo "$lid" "$2" >"$D/pi" || return 1
 	w=$(sed -n 's/^LinkWidthActive:\.*//p' "$D/pi")
 	s=$(sed -n 's/^LinkSpeedActive:\.*//p' "$D/pi")
 	x=$(sed -n 's/^LinkSpeedExtActive:\.*//p' "$D/pi")
@@ -89,9 +97,10 @@ sim_facts() {
 	14.0625*) s=FDR ;; 25.78125*) s=EDR ;; 53.125*) s=HDR ;;
 	*) case $s in 2.5*) s=SDR ;; 5.0*) s=DDR ;; 10.0*) s=QDR ;; esac ;;
 	esac
-	errs=$(fabsim_run "$D/sim" -- perfquery "$lid" "$2" 2>/dev/null | awk -F'[:.]+' '
+	sim_ask perfquery -t 2000 "$lid" "$2" >"$D/pq" || return 1
+	errs=$(awk -F'[:.]+' '
 		$1 ~ /^(SymbolErrorCounter|LinkErrorRecoveryCounter|LinkDownedCounter|PortRcvErrors|PortRcvRemotePhysicalErrors|PortRcvSwitchRelayErrors|PortXmitDiscards|PortXmitConstraintErrors|PortRcvConstraintErrors|LocalLinkIntegrityErrors|ExcessiveBufferOverrunErrors|VL15Dropped)$/ &&
-		$2 != 0 { printf "%s%s=%s", n++ ? " " : "", $1, $2 }')
+		$2 != 0 { printf "%s%s=%s", n++ ? " " : "", $1, $2 }' "$D/pq")
 	echo "$w $s  ${errs:-no errors}"
 }
 
@@ -119,7 +128,7 @@ n_hops=0 bad="" want="" got=""
 for pair in "host0001 host0016" "host0016 host0001" "host0002 host0001"; do
 	read -r a b <<<"$pair"
 	"$FABSWEEP" route --db "$D/fab.db" "$a" "$b" >"$D/route.$a.$b"
-	want=$(fabsim_run "$D/sim" -- ibtracert -t 2000 "$(lid_of "$a")" "$(lid_of "$b")" 2>/dev/null | tracert_hops)
+	want=$(sim_ask ibtracert -t 2000 "$(lid_of "$a")" "$(lid_of "$b")" | tracert_hops)
 	[[ -n $want && $want == "$(route_hops <"$D/route.$a.$b")" ]] || bad+=" $a>$b(hops)"
 	while read -r _ from _ _ facts; do
 		n_hops=$((n_hops + 1))
