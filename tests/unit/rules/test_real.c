@@ -680,6 +680,61 @@ static void test_fabric(void **state)
 		fail_msg("%s: %zu findings' evidence disagrees with the topology file", name, bad_ev);
 }
 
+/*
+ * [topology.asymmetric] min_peers on Selene's compute fabric: a group smaller
+ * than it is judged by nobody. Its leaves are in groups of 7 (4 in pod 3),
+ * its spines of 10, its cores of 14 (the peers= of the reviewed findings):
+ * with min_peers 8 only the spines' and cores' findings are left, with 11
+ * only the cores', with 15 none; each time exactly the reviewed lines whose
+ * group is that large.
+ */
+static void test_min_peers(void **state)
+{
+	static const unsigned limits[] = { 8, 11, 15 };
+	const char *fx = getenv("FIXTURES");
+	char path[1200], text[128], **want, **got;
+	size_t n_want, n_got, n_atyp;
+	uint64_t *atyp;
+	struct fab_snapshot *s = load_real("selene.compute.txt");
+	struct fab_rules_result res;
+
+	snprintf(path, sizeof(path), "%s/real/expected/selene.compute.txt.expected", fx ? fx : "fixtures");
+	want = read_expected(path, &n_want, &atyp, &n_atyp);
+	for (size_t l = 0; l < sizeof(limits) / sizeof(*limits); l++) {
+		size_t kept = 0, same = 0, ours = 0;
+
+		snprintf(text, sizeof(text), "[topology.asymmetric]\nmin_peers = %u\n", limits[l]);
+		struct fab_config *cfg = config(text);
+		assert_int_equal(fab_rules_run(cfg, s, NULL, 0, &res), 0);
+		got = actual(s, &res, &n_got);
+		for (size_t i = 0; i < n_want; i++) {
+			const char *ev = strrchr(want[i], '|');
+			if (strncmp(want[i], "topology.asymmetric |", 21) || !ev ||
+			    ev_num(ev + 2, "peers") < (long)limits[l])
+				continue;
+			kept++;
+			for (size_t j = 0; j < n_got; j++)
+				same += !strcmp(want[i], got[j]);
+		}
+		for (size_t j = 0; j < n_got; j++) {
+			ours += !strncmp(got[j], "topology.asymmetric |", 21);
+			free(got[j]);
+		}
+		free(got);
+		fab_config_free(cfg);
+		print_message("min_peers %u: %zu reviewed findings of groups that large, %zu found, %zu alike\n",
+			      limits[l], kept, ours, same);
+		assert_int_equal(same, kept);
+		assert_int_equal(ours, kept);
+		assert_true(limits[l] > 14 ? kept == 0 : kept > 0);
+	}
+	for (size_t i = 0; i < n_want; i++)
+		free(want[i]);
+	free(want);
+	free(atyp);
+	fab_snapshot_free(s);
+}
+
 static bool listed(const char *name)
 {
 	for (size_t k = 0; k < sizeof(fabrics) / sizeof(*fabrics); k++)
@@ -723,14 +778,15 @@ static void test_every_fabric_listed(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[4 + sizeof(fabrics) / sizeof(*fabrics)] = {
+	struct CMUnitTest tests[5 + sizeof(fabrics) / sizeof(*fabrics)] = {
 		cmocka_unit_test_teardown(test_topo3_sdr_hosts, teardown),
 		cmocka_unit_test_teardown(test_ddr_isl, teardown),
 		cmocka_unit_test_teardown(test_1x_links, teardown),
+		cmocka_unit_test_teardown(test_min_peers, teardown),
 		cmocka_unit_test(test_every_fabric_listed),
 	};
 	for (size_t k = 0; k < sizeof(fabrics) / sizeof(*fabrics); k++)
-		tests[4 + k] = (struct CMUnitTest){ .name = fabrics[k],
+		tests[5 + k] = (struct CMUnitTest){ .name = fabrics[k],
 						    .test_func = test_fabric,
 						    .teardown_func = teardown,
 						    .initial_state = (void *)fabrics[k] };
