@@ -47,3 +47,9 @@ m_roce_rate_limit_reached() { mut rules/check_roce.c 's/^\t\tif (rate <= lim)$/\
 m_roce_trust_tie_judged() {
 	mut rules/check_roce_cc.c 's/^\tif (votes\[FAB_TRUST_DSCP\] == votes\[FAB_TRUST_PCP\])$/\tif (!known)/'
 }
+# what the RoCE rules read, as collected from a real lldpd (needs root, as CI runs it)
+MUTANTS+=("roce_nb_descr_is_id      integration/test_roce_fabric  Failed  m_roce_nb_descr_is_id")
+# a neighbour's port description is recorded as its port id
+m_roce_nb_descr_is_id() {
+	mut scanner/roce_lldp.c 's/n->port_descr = get_safe(r, nb, lldpctl_k_port_descr);/n->port_descr = get_safe(r, nb, lldpctl_k_port_id);/'
+}
