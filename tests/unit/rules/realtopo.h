@@ -91,8 +91,11 @@ static inline int rt_load(const char *path, struct rt_file *f)
 			const char *after, *d0, *d1;
 
 			if (f->n_nodes == f->cap_nodes) {
+				struct rt_node *m;
 				f->cap_nodes = f->cap_nodes ? 2 * f->cap_nodes : 256;
-				f->nodes = realloc(f->nodes, f->cap_nodes * sizeof(*f->nodes));
+				if (!(m = realloc(f->nodes, f->cap_nodes * sizeof(*f->nodes))))
+					goto bad;
+				f->nodes = m;
 			}
 			n = &f->nodes[f->n_nodes++];
 			memset(n, 0, sizeof(*n));
@@ -109,8 +112,11 @@ static inline int rt_load(const char *path, struct rt_file *f)
 			const char *after, *tok;
 
 			if (f->n_ports == f->cap_ports) {
+				struct rt_port *m;
 				f->cap_ports = f->cap_ports ? 2 * f->cap_ports : 1024;
-				f->ports = realloc(f->ports, f->cap_ports * sizeof(*f->ports));
+				if (!(m = realloc(f->ports, f->cap_ports * sizeof(*f->ports))))
+					goto bad;
+				f->ports = m;
 			}
 			p = &f->ports[f->n_ports];
 			memset(p, 0, sizeof(*p));
@@ -133,7 +139,10 @@ static inline int rt_load(const char *path, struct rt_file *f)
 		}
 	}
 	fclose(in);
-	f->by_guid = malloc((f->n_nodes + 1) * sizeof(*f->by_guid));
+	if (!(f->by_guid = malloc((f->n_nodes + 1) * sizeof(*f->by_guid)))) {
+		rt_free(f);
+		return -1;
+	}
 	for (size_t i = 0; i < f->n_nodes; i++)
 		f->by_guid[i] = i;
 	qsort_r(f->by_guid, f->n_nodes, sizeof(*f->by_guid), rt_cmp_guid, f);

@@ -525,13 +525,13 @@ static void check_asymmetric(struct ev_ctx *c, const struct fab_finding *fd)
 	free(kx);
 }
 
-/* Speeds, slowest first; widths rank by their lanes. */
+/* Speeds, slowest first (widths rank by their lanes). */
+static const char *const speeds[] = { "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR" };
+
 static int speed_rank(const char *sp)
 {
-	static const char *const order[] = { "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR" };
-
-	for (size_t k = 0; k < sizeof(order) / sizeof(*order); k++)
-		if (!strcmp(order[k], sp))
+	for (size_t k = 0; k < sizeof(speeds) / sizeof(*speeds); k++)
+		if (!strcmp(speeds[k], sp))
 			return (int)k;
 	return -1;
 }
@@ -572,7 +572,7 @@ static void check_tier(struct ev_ctx *c, const struct fab_finding *fd, bool widt
 			if (width)
 				snprintf(best, sizeof(best), "%dX", v);
 			else
-				snprintf(best, sizeof(best), "%s", (const char *[]){ "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR" }[v]);
+				snprintf(best, sizeof(best), "%s", speeds[v]);
 		}
 	if (ev_num(ev, "tier_links") != (long)total || strcmp(want, best))
 		ev_bad(c, fd, "the file has %u %s links, most at %s", total, tier, best);
