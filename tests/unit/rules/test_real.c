@@ -305,9 +305,16 @@ static char **actual(const struct fab_snapshot *s, const struct fab_rules_result
  *     (tier_links) and what most of them run (tier_expected);
  *   - nodedesc.duplicate: the nodes with the description (owners=).
  */
+struct nb {
+	uint64_t guid;
+	unsigned links;
+};
+
 struct ev_ctx {
 	const struct fab_snapshot *s;
 	const struct rt_file *f;
+	struct nb **key; /* per node of the file: what a switch is grouped by (key_of()) */
+	size_t *nkey;
 	size_t bad;
 };
 
@@ -373,11 +380,6 @@ static unsigned links_to(const struct rt_file *f, const struct rt_node *x, unsig
 	}
 	return c;
 }
-
-struct nb {
-	uint64_t guid;
-	unsigned links;
-};
 
 static int cmp_u64(const void *x, const void *y)
 {
@@ -453,14 +455,12 @@ static void check_asymmetric(struct ev_ctx *c, const struct fab_finding *fd)
 	}
 	/* a leaf is grouped by its spines, a spine by its leaves, a core by its spines */
 	unsigned kr = r == FAB_ROLE_SPINE ? FAB_ROLE_LEAF : FAB_ROLE_SPINE;
-	bool down = r != FAB_ROLE_LEAF;
 	if (!ev_get(ev, "group_by", by, sizeof(by)) || strcmp(by, role_plural[kr]))
 		ev_bad(c, fd, "group_by is not %s", role_plural[kr]);
 
 	/* short_of: GUID:have/want, the file's cables from the switch and from its group's */
-	struct nb *kg = malloc((g->n + 1) * sizeof(*kg)), *kx = malloc((f->n_ports + 1) * sizeof(*kx));
-	size_t nkg = key_of(f, g, kr, down, kg), listed = 0, owed = 0;
-	assert_true(kg && kx);
+	const struct nb *kg = c->key[g - f->nodes];
+	size_t nkg = c->nkey[g - f->nodes], listed = 0, owed = 0;
 	if (ev_get(ev, "short_of", v, sizeof(v))) {
 		for (char *e = v, *next; e && *e; e = next) {
 			unsigned have, want;
@@ -504,25 +504,20 @@ static void check_asymmetric(struct ev_ctx *c, const struct fab_finding *fd)
 	/* peers: the switches cabled exactly like the group's, and the damaged
 	 * members reported with it */
 	size_t peers = 0;
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		const struct rt_node *y = &f->nodes[i];
-		if (y->type == 'S' && y->role == (unsigned)r &&
-		    same_key(kg, nkg, kx, key_of(f, y, kr, down, kx)))
-			peers++;
-	}
+	for (size_t i = 0; i < f->n_nodes; i++)
+		peers += f->nodes[i].type == 'S' && f->nodes[i].role == (unsigned)r &&
+			 same_key(kg, nkg, c->key[i], c->nkey[i]);
 	for (size_t i = 0; i < c->s->n_findings; i++) {
 		const struct fab_finding *o = &c->s->findings[i];
 		const struct rt_node *y;
 		if (strcmp(o->rule_id, "topology.asymmetric") || !ev_get(D(o->evidence), "group", v, sizeof(v)) ||
 		    strtoull(v, NULL, 16) != g->guid || !(y = rt_find(f, strtoull(o->node, NULL, 16))))
 			continue;
-		peers += !same_key(kg, nkg, kx, key_of(f, y, kr, down, kx));
+		peers += !same_key(kg, nkg, c->key[y - f->nodes], c->nkey[y - f->nodes]);
 	}
 	if ((long)peers != ev_num(ev, "peers"))
 		ev_bad(c, fd, "peers=%ld: %zu switches are cabled like its group's, or reported with it",
 		       ev_num(ev, "peers"), peers);
-	free(kg);
-	free(kx);
 }
 
 /* Speeds, slowest first (widths rank by their lanes). */
@@ -624,6 +619,19 @@ static size_t check_evidence(const char *name, const struct fab_snapshot *s, con
 				 (unsigned long long)atyp[k]);
 		n->atypical = true;
 	}
+	/* what each switch is grouped by: a leaf by its spines, a spine by its
+	 * leaves, a core by its spines (one level down: the atypical ones aside) */
+	c.key = calloc(f.n_nodes + 1, sizeof(*c.key));
+	c.nkey = calloc(f.n_nodes + 1, sizeof(*c.nkey));
+	assert_true(c.key && c.nkey);
+	for (size_t i = 0; i < f.n_nodes; i++) {
+		unsigned r = f.nodes[i].role;
+		if (f.nodes[i].type != 'S' || r < FAB_ROLE_LEAF || r > FAB_ROLE_CORE)
+			continue;
+		assert_non_null(c.key[i] = malloc((f.nodes[i].n + 1) * sizeof(**c.key)));
+		c.nkey[i] = key_of(&f, &f.nodes[i], r == FAB_ROLE_SPINE ? FAB_ROLE_LEAF : FAB_ROLE_SPINE,
+				   r != FAB_ROLE_LEAF, c.key[i]);
+	}
 	for (size_t i = 0; i < s->n_findings; i++) {
 		const struct fab_finding *fd = &s->findings[i];
 		if (!strcmp(fd->rule_id, "topology.asymmetric"))
@@ -633,6 +641,10 @@ static size_t check_evidence(const char *name, const struct fab_snapshot *s, con
 		else if (!strcmp(fd->rule_id, "nodedesc.duplicate"))
 			check_owners(&c, fd);
 	}
+	for (size_t i = 0; i < f.n_nodes; i++)
+		free(c.key[i]);
+	free(c.key);
+	free(c.nkey);
 	rt_free(&f);
 	return c.bad;
 }
