@@ -49,6 +49,19 @@ static inline void rt_free(struct rt_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* v (n items of size sz, room for *cap) with room for one more: v itself,
+ * or a larger copy; NULL when out of memory (v is kept). */
+static inline void *rt_grow(void *v, size_t *cap, size_t n, size_t sz)
+{
+	void *m;
+
+	if (n < *cap)
+		return v;
+	if ((m = realloc(v, (*cap ? 2 * *cap : 256) * sz)))
+		*cap = *cap ? 2 * *cap : 256;
+	return m;
+}
+
 /* After the first '"' of s: the node type letter and the GUID of "T-hex". */
 static inline const char *rt_quoted_guid(const char *s, char *type, uint64_t *guid)
 {
@@ -87,16 +100,12 @@ static inline int rt_load(const char *path, struct rt_file *f)
 		if (!strncmp(s, "\xef\xbb\xbf", 3))
 			s += 3;
 		if (!strncmp(s, "Switch", 6) || !strncmp(s, "Ca", 2) || !strncmp(s, "Rt", 2)) {
-			struct rt_node *n;
+			struct rt_node *n, *nodes = rt_grow(f->nodes, &f->cap_nodes, f->n_nodes, sizeof(*n));
 			const char *after, *d0, *d1;
 
-			if (f->n_nodes == f->cap_nodes) {
-				struct rt_node *m;
-				f->cap_nodes = f->cap_nodes ? 2 * f->cap_nodes : 256;
-				if (!(m = realloc(f->nodes, f->cap_nodes * sizeof(*f->nodes))))
-					goto bad;
-				f->nodes = m;
-			}
+			if (!nodes)
+				goto bad;
+			f->nodes = nodes;
 			n = &f->nodes[f->n_nodes++];
 			memset(n, 0, sizeof(*n));
 			if (!(after = rt_quoted_guid(s, &n->type, &n->guid)))
@@ -108,16 +117,12 @@ static inline int rt_load(const char *path, struct rt_file *f)
 			snprintf(n->desc, sizeof(n->desc), "%.*s", (int)(d1 - d0 - 1), d0 + 1);
 			n->first = f->n_ports;
 		} else if (s[0] == '[' && f->n_nodes) {
-			struct rt_port *p;
+			struct rt_port *p, *ports = rt_grow(f->ports, &f->cap_ports, f->n_ports, sizeof(*p));
 			const char *after, *tok;
 
-			if (f->n_ports == f->cap_ports) {
-				struct rt_port *m;
-				f->cap_ports = f->cap_ports ? 2 * f->cap_ports : 1024;
-				if (!(m = realloc(f->ports, f->cap_ports * sizeof(*f->ports))))
-					goto bad;
-				f->ports = m;
-			}
+			if (!ports)
+				goto bad;
+			f->ports = ports;
 			p = &f->ports[f->n_ports];
 			memset(p, 0, sizeof(*p));
 			p->num = (unsigned)strtoul(s + 1, NULL, 10);
