@@ -273,15 +273,22 @@ static size_t count_prefix(const struct parsed *ps, const char *prefix)
 	return n;
 }
 
-static char *render(const struct fab_snapshot *s, const struct fab_nodemap *m)
+/* The export of s against base (NULL: s's own samples), names from m. */
+static char *render_base(const struct fab_snapshot *s, const struct fab_snapshot *base,
+			 const struct fab_nodemap *m)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_int_equal(fab_export_prometheus(s, NULL, m, f), 0);
+	assert_int_equal(fab_export_prometheus(s, base, m, f), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *render(const struct fab_snapshot *s, const struct fab_nodemap *m)
+{
+	return render_base(s, NULL, m);
 }
 
 /* ---- tests -------------------------------------------------------------- */
@@ -496,17 +503,6 @@ static void test_hostile_names(void **state)
 	fab_snapshot_free(s);
 }
 
-static char *render_base(const struct fab_snapshot *s, const struct fab_snapshot *base)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_int_equal(fab_export_prometheus(s, base, NULL, f), 0);
-	fclose(f);
-	return buf;
-}
-
 static struct fab_counter_sample *latest_of(struct fab_snapshot *s, uint64_t guid, unsigned port)
 {
 	return (struct fab_counter_sample *)fab_counter_latest(s, port_of(s, guid, port));
@@ -544,7 +540,7 @@ static void test_baseline(void **state)
 	c->v[FAB_CTR_RCV_DATA] = UINT64_MAX;
 	assert_int_equal(fab_snapshot_index(base), 0);
 
-	char *text = render_base(s, base);
+	char *text = render_base(s, base, NULL);
 	parse_all(text, &ps);
 	const char *H = "|node_guid=0x0000000000003000|port=1";
 	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=SymbolErrorCounter", H), 80);
