@@ -286,6 +286,15 @@ check "SIGTERM: exit 0" eq "$?" 0
 check "SIGTERM: says it stopped" has "$D/out" "watch: stopped after"
 check "the last scan printed is the last stored" has "$D/out" "last scan $(q 'SELECT max(scan_id) FROM scans')"
 check "no error output" eq "$(cat "$D/err")" ""
+# the textfile watch left: that of its last complete scan, a sweep of the
+# topology after the link came back (rates since the write before it) or
+# that full scan itself (no rates)
+X=$(q "SELECT max(scan_id) FROM scans WHERE status = 'complete'")
+F=$(q "SELECT coalesce(topology_scan_id, scan_id) FROM scans WHERE scan_id = $X")
+P=$(q "SELECT max(scan_id) FROM scans WHERE scan_id < $X AND status = 'complete' AND coalesce(topology_scan_id, scan_id) = $F")
+check "the last textfile: of the topology after the link came back" eq "$F" "$F3"
+check "... every series as the database says" python3 "$SRCDIR/tests/tools/prom_db.py" --db "$D/fab.db" \
+	--file "$D/w.prom" --scan "$X" ${P:+--watch-since "$P"} --topology "$F"
 
 # Topology changes that keep the LIDs answering. Every LID's GUID is
 # confirmed on every sweep (--verify-every 1).
