@@ -9,12 +9,16 @@
 # snapshot check, report and the SQL views understand; a host that stops
 # answering (ibsim Unlink), the master SM leaving and another GUID answering
 # at a LID (ibsim Guid) each make watch scan again; SIGTERM commits the sweep
-# in progress and exits 0. Waits for database states, never for fixed times.
+# in progress and exits 0. The Prometheus textfile's values: watch held
+# (SIGSTOP) between two sweeps around counters set in the simulator, the
+# rates by hand from the values set and the sweeps' times in the database,
+# every series from the database's rows (tests/tools/prom_db.py).
+# Waits for database states, never for fixed times.
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
-trap 'kill "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; fabsim_stop "$D/sim" > /dev/null 2>&1; rm -rf "$D"' EXIT
+trap 'kill "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; kill -CONT "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; fabsim_stop "$D/sim" > /dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh"
 need sqlite3 promtool python3
 q() { sqlite3 -readonly "$D/fab.db" "$@" 2> /dev/null; }
@@ -152,7 +156,8 @@ check "report of a sweep" has "$D/r.html" "spine002"
 WPID=$(cat "$D/pid")
 sleep 60 & # a process in its sleep: the number of the syscall a pause is in
 SLEEPER=$!
-wait_for 10 "a sleeping process" grep -q . "/proc/$SLEEPER/syscall"
+asleep() { local st; read -r _ _ st _ < "/proc/$SLEEPER/stat" && [[ $st == S ]]; }
+check "a process asleep" wait_for 10 "a sleeping process" asleep
 read -r SLEEP_NR _ < "/proc/$SLEEPER/syscall"
 kill "$SLEEPER"
 last_sweep() { sed -nE 's/^watch: sweep [0-9]+, scan ([0-9]+):.*/\1/p' "$D/out" | tail -1; }
