@@ -7,6 +7,7 @@ MUTANTS+=(
 	"prom_baseline_ignored integration/test_counter_consistency   Failed   m_prom_baseline_ignored"
 	"prom_lane_speed       integration/test_workflow_cli          Failed   m_prom_lane_speed"
 	"prom_description_name integration/test_workflow_cli          Failed   m_prom_description_name"
+	"prom_sweep_no_base    integration/test_sweep_sim             Failed   m_prom_sweep_no_base"
 )
 # fabsweep_port_error_reset says whether the counter saturated instead
 m_prom_reset_flag() { mut reports/prometheus.c 's/!!(d.reset \& (1u << k))/!!(d.saturated \& (1u << k))/'; }
@@ -19,4 +20,8 @@ m_prom_lane_speed() { mut reports/prometheus.c 's/link_fams\[k\].what == 1 ? v \
 # the description label carries the mapped name
 m_prom_description_name() {
 	mut reports/prometheus.c 's/{ "description", n->desc },/{ "description", fab_nodemap_name(w->names, n->guid, n->desc) },/'
+}
+# sweep's file without its baseline: no increases or rates since the sweep before
+m_prom_sweep_no_base() {
+	mut pipeline/sweep.c 's/fab_export_prometheus_file(s->snap, s->base, s->names, prom)/fab_export_prometheus_file(s->snap, NULL, s->names, prom)/'
 }

@@ -5,6 +5,7 @@
 MUTANTS+=(
 	"watch_rate_interval   integration/test_watch_sim             Failed   m_watch_rate_interval"
 	"watch_no_rates        integration/test_watch_sim             Failed   m_watch_no_rates"
+	"watch_rates_zero      integration/test_watch_sim             Failed   m_watch_rates_zero"
 	"watch_saturated_sum   integration/test_watch_sim             Failed   m_watch_saturated_sum"
 	"watch_prom_option     integration/test_watch_sim             Failed   m_watch_prom_option"
 	"watch_config_ignored  integration/test_watch_sim             Failed   m_watch_config_ignored"
@@ -13,6 +14,8 @@ MUTANTS+=(
 m_watch_rate_interval() { mut pipeline/watch.c 's/^\t\tif (t > l->sampled_at_ms)$/\t\tif (t < l->sampled_at_ms)/'; }
 # no write is ever compared with the one before: the rates are never written
 m_watch_no_rates() { mut pipeline/watch.c 's/^\tws->have_prev = true;$/\tws->have_prev = false;/'; }
+# each port compared with its own value now: every rate 0, every line there
+m_watch_rates_zero() { mut pipeline/watch.c 's/^\t\t\tp->earlier\[i\] = \&ws->prev\[i\];$/\t\t\tp->earlier[i] = \&ws->cur[i];/'; }
 # a switch whose sum is saturated is not read port by port: a change of a
 # counter its sum cannot show any more is never found
 m_watch_saturated_sum() { mut scanner/watch.c 's/^\t    any_saturated(\&now))$/\t    (0 \&\& any_saturated(\&now)))/'; }
