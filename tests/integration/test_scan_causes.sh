@@ -21,6 +21,12 @@ q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 fs() { fabsim_run "$D/sim" -- "$FABSWEEP" "$@" --db "$D/fab.db"; }
 con() { fabsim_console "$D/sim" "$1" > /dev/null; }
 last() { q "SELECT max(scan_id) FROM scans"; }
+scan_check() { # WHAT: a scan, which must exit 0, then check; s is the scan's id
+	fs scan --quiet
+	check "$1: scan exits 0" eq "$?" 0
+	fs check --quiet > /dev/null
+	s=$(last)
+}
 seed=${CAUSES_SEED:-$RANDOM}
 RANDOM=$seed
 echo "random ports from seed $seed (CAUSES_SEED=$seed to repeat)"
@@ -87,10 +93,7 @@ while read -r id attr field pqname parent mode; do
 		con "PerformanceSet \"$node\"[$port] PortCounters.PortXmitWait=5000"
 		con "PerformanceSet \"$node\"[$port] PortVLXmitWaitCounters.PortVLXmitWaitCounters$vl=$((1000 + n))"
 	fi
-	fs scan --quiet
-	check "$id at $node/$port: scan exits 0" eq "$?" 0
-	fs check --quiet > /dev/null
-	s=$(last)
+	scan_check "$id at $node/$port"
 	q "SELECT rule_id || '|' || node || '|' || port || '|' || message || '|' || evidence FROM findings
 	   WHERE scan_id = $s AND severity <> 'info'" > "$D/found"
 	check "$id at $node/$port: one finding at warning or above" eq "$(wc -l < "$D/found")" 1
@@ -121,10 +124,7 @@ check "the causes' scans read only the erroring ports' details" eq "$(q "SELECT 
 read -r node port lid guid <<< "$(grep -E '^(leaf|spine)' "$D/ports" | sed -n "$((RANDOM % 4 + 1))p" | tr '|' ' ')"
 con "Error \"$node\"[0] 100 0x15"
 con "PerformanceSet \"$node\"[$port] PortCounters.PortRcvErrors=50"
-fs scan --quiet
-check "unsupported: scan exits 0 (not a scan error)" eq "$?" 0
-fs check --quiet > /dev/null
-s=$(last)
+scan_check "unsupported (not a scan error)"
 check "unsupported: pma_unsupported names it at $node/$port" eq "$(q "SELECT attribute FROM pma_unsupported
 	WHERE scan_id = $s AND node_guid = '$guid' AND port_num = $port")" PortRcvErrorDetails
 check "unsupported: no detail counter stored" eq "$(q "SELECT count(*) FROM counters WHERE scan_id = $s
