@@ -189,7 +189,7 @@ check "BER: Prometheus file format" prom_ok "$D/f.prom"
 check "BER: the only link.ber_high" eq "$(q "SELECT count(*) FROM findings WHERE scan_id = $b
 	AND rule_id = 'link.ber_high'")" 1
 
-# 6: the other outputs: diff names a detail counter that moved, the XML
+# 6: the other outputs: diff (text and JSON) names a detail counter that moved, the XML
 # report carries the details and per-VL waits (valid against its schema),
 # the HTML report the BER column
 need xmllint
@@ -208,6 +208,8 @@ fs check --baseline "$x" --quiet > /dev/null
 fs diff "$x" "$y" > "$D/diff.txt"
 check "diff: PortSwHOQLifetimeLimitDiscards 300 -> 350" has "$D/diff.txt" "PortSwHOQLifetimeLimitDiscards"
 check "diff: its values" has "$D/diff.txt" "300 -> 350"
+fs diff "$x" "$y" --json > "$D/diff.json"
+check "diff --json: the detail counter's change" grep -qE '"counter": ?"PortSwHOQLifetimeLimitDiscards"' "$D/diff.json"
 fs report --scan "$y" --baseline "$x" --xml "$D/r.xml" --html "$D/r.html" > /dev/null
 check "XML: valid against docs/fabsweep-report.xsd" xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/r.xml"
 check "XML: the detail counter" has "$D/r.xml" 'PortSwHOQLifetimeLimitDiscards="350"'
