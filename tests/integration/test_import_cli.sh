@@ -62,10 +62,73 @@ check "ibnetdiscover import exits 0, quiet" eq "$?:$(wc -c <"$D/out")" "0:0"
 check "ibnetdiscover: source" eq "$(q "SELECT substr(source, 1, 14) FROM scans WHERE scan_id = 3")" "ibnetdiscover:"
 check "ibnetdiscover: the same topology as the db_csv" eq "$(q "SELECT count(*) FROM links WHERE scan_id = 3")" 271
 
-# ---- check, diff and the JSON documents
+# ---- check, diff and the JSON documents: every value read back and compared
+# with the database (sqlite3) and with the text of the same command
+# (tests/tools/json_vs_db.py)
+same_as_db() { python3 "$SRCDIR/tests/tools/json_vs_db.py" "$@"; }
+rule_count() { # DOC RULE: findings of RULE in a check document
+	python3 -c 'import json,sys; print(sum(f["rule"] == sys.argv[2] for f in json.load(open(sys.argv[1]))["findings"]))' "$@"
+}
+# a configuration: a severity raised, a rule off, a parameter and a
+# threshold at other values, a suppression in force and one expired
+printf '%s\n' '[rules]' 'sm.no_standby = error' 'port.congestion = off' '' '[sm.no_standby]' \
+	'min_standby = 2' '' '[thresholds]' 'PortXmitDiscards = 1000' '' '[suppress]' \
+	'nodedesc.duplicate = Quantum-2* until 2099-12-31' 'port.errors = no-such-node until 2001-01-01' >"$D/fab.conf"
+"$FABSWEEP" rules --config "$D/fab.conf" >"$D/rules.txt"
+"$FABSWEEP" rules --config "$D/fab.conf" --json >"$D/rules.json"
+check "rules --json validates" valid rules "$D/rules.json"
+check "rules --json: the severities and values the configuration sets, at its lines; as the text lists them" \
+	same_as_db rules "$D/rules.json" "$D/rules.txt" "$D/fab.conf"
+"$FABSWEEP" rules show sm.no_standby --config "$D/fab.conf" >"$D/rule.txt"
+"$FABSWEEP" rules show sm.no_standby --config "$D/fab.conf" --json >"$D/rule.json"
+check "rules show --json validates" valid rules "$D/rule.json"
+check "rules show --json: as the configuration sets it and the text shows it" \
+	same_as_db rule "$D/rule.json" "$D/rule.txt" "$D/fab.conf"
+check "  ... one rule, an error, min_standby 2 (default 1) set at line 6" eq "$(python3 -c '
+import json,sys; r=json.load(open(sys.argv[1]))["rules"]
+print(len(r), r[0]["id"], r[0]["severity"], [(p["key"], p["value"], p["default"], p["set_at_line"]) for p in r[0]["parameters"]])' "$D/rule.json")" \
+	"1 sm.no_standby error [('min_standby', '2', '1', 6)]"
+# port.errors as the thresholds say, worked out from the stored counters:
+# the ports with an error counter above its threshold (docs/config.md's
+# defaults; PortXmitDiscards at $1)
+over() {
+	q "WITH t(counter, lim) AS (VALUES ('SymbolErrorCounter', 10), ('LinkErrorRecoveryCounter', 10),
+	     ('LinkDownedCounter', 10), ('PortRcvErrors', 10), ('PortRcvRemotePhysicalErrors', 100),
+	     ('PortRcvSwitchRelayErrors', 100), ('PortXmitDiscards', $1), ('PortXmitConstraintErrors', 100),
+	     ('PortRcvConstraintErrors', 100), ('LocalLinkIntegrityErrors', 10), ('ExcessiveBufferOverrunErrors', 10),
+	     ('VL15Dropped', 100))
+	   SELECT count(DISTINCT c.node_guid || '/' || c.port_num) FROM counters c JOIN t USING (counter)
+	    WHERE c.scan_id = 1 AND c.value > t.lim"
+}
+"$FABSWEEP" check --db "$db" --scan 1 --config "$D/fab.conf" --limit 0 >"$D/check-conf.txt" 2>/dev/null
+"$FABSWEEP" check --db "$db" --scan 1 --config "$D/fab.conf" --json >"$D/check-conf.json" 2>/dev/null
+check "check --config --json: exit 1 (sm.no_standby raised to error)" eq "$?" 1
+check "check --config --json validates" valid check "$D/check-conf.json"
+check "check --config --json: every finding as stored and as the text lists it" \
+	same_as_db check "$db" 1 "$D/check-conf.json" "$D/check-conf.txt" "$D/fab.conf"
+check "check --config --json: sm.no_standby an error, judged against min_standby=2" eq "$(python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+print([(f["severity"], f["evidence"].split("; ")[-1]) for f in d["findings"] if f["rule"] == "sm.no_standby"])' "$D/check-conf.json")" \
+	"[('error', 'min_standby=2')]"
+check "check --config --json: port.errors where the thresholds say (PortXmitDiscards 1000)" eq \
+	"$(rule_count "$D/check-conf.json" port.errors)" "$(over 1000)"
+check "  ... fewer than at the default 100" test "$(over 1000)" -lt "$(over 100)"
+check "check --config --json: port.congestion off: disabled, none found" eq "$(python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); print(d["rules"]["disabled"])' "$D/check-conf.json") $(rule_count "$D/check-conf.json" port.congestion)" "1 0"
+check "check --config --json: the duplicated descriptions suppressed, the expired suppression noted" eq "$(python3 -c '
+import json,sys; s=json.load(open(sys.argv[1]))["suppressions"]
+print(s["suppressed"], [(e["line"], e["rule"], e["pattern"], e["until"]) for e in s["expired"]])' "$D/check-conf.json")" \
+	"1 [(13, 'port.errors', 'no-such-node', '2001-01-01')]"
+# the same scan without the configuration: every rule at its defaults
+"$FABSWEEP" check --db "$db" --scan 1 --limit 0 >"$D/check.txt"
 "$FABSWEEP" check --db "$db" --scan 1 --json >"$D/check.json"
 check "check --json: exit 0 (warnings only)" eq "$?" 0
 check "check --json validates" valid check "$D/check.json"
+check "check --json: every finding as stored and as the text lists it" same_as_db check "$db" 1 "$D/check.json" "$D/check.txt"
+check "check --json: port.errors where the default thresholds say" eq "$(rule_count "$D/check.json" port.errors)" "$(over 100)"
+check "check --json: port.congestion on every port whose PortXmitWait is above 1000" eq \
+	"$(rule_count "$D/check.json" port.congestion)" \
+	"$(q "SELECT count(*) FROM counters WHERE scan_id = 1 AND counter = 'PortXmitWait' AND value > 1000")"
 check "check --json: each port with a saturated error counter found" eq "$(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
 print(sum(1 for f in d["findings"] if f["rule"] == "port.errors" and "65535 (saturated)" in f["message"]))' "$D/check.json")" \
@@ -77,26 +140,47 @@ print([f["severity"] for f in d["findings"] if f["rule"] == "nodedesc.duplicate"
 check "nodedesc.duplicate names the devices ibdiagnet warns of" eq \
 	"$(q "SELECT replace(substr(evidence, instr(evidence, 'guids=') + 6), ' ', '') FROM findings
 	      WHERE scan_id = 1 AND rule_id = 'nodedesc.duplicate'")" "$(warned NODE_DUPLICATED_NODE_DESC)"
-"$FABSWEEP" check --db "$db" --scan 1 --json --fail-on warning >/dev/null
-check "check --json keeps the exit code (--fail-on warning: 1)" eq "$?" 1
-"$FABSWEEP" check --db "$db" --scan 3 --json >"$D/check3.json"
+"$FABSWEEP" check --db "$db" --scan 1 --json --fail-on warning >"$D/check-w.json"
+check "check --json keeps the exit code (--fail-on warning: 1)" eq "$?:$(python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); print(d["fail_on"], d["failed"])' "$D/check-w.json")" "1:warning True"
+# the topology-only import, checked against the file it came from
+T=$SRCDIR/fixtures/real/ibnetdiscover/sequoia_ndr.ibdiagnet2.ibnetdiscover
+"$FABSWEEP" check --db "$db" --scan 3 --expect "$T" --limit 0 >"$D/check3.txt"
+"$FABSWEEP" check --db "$db" --scan 3 --expect "$T" --json >"$D/check3.json"
 check "check --json on the topology-only import validates" valid check "$D/check3.json"
+check "check --expect --json: every finding as stored and as the text lists it" \
+	same_as_db check "$db" 3 "$D/check3.json" "$D/check3.txt"
+# awk over the file: its node headers, its distinct cables (each appears twice)
+check "check --expect --json: the expected topology as counted in the file" eq "$(python3 -c '
+import json,sys; x=json.load(open(sys.argv[1]))["expected_topology"]
+print(x["scan"], x["source"] == "file:" + sys.argv[2], x["nodes"], x["links"])' "$D/check3.json" "$T")" \
+	"None True $(awk '/^(Switch|Ca)/ { n++ } END { print n }' "$T") $(awk '
+		/^(Switch|Ca)/ { match($0, /"[SH]-[0-9a-f]+"/); cur = substr($0, RSTART, RLENGTH) }
+		/^\[/ && match($0, /"[SH]-[0-9a-f]+"\[[0-9]+\]/) {
+			split($0, f, /[\[\]]/); a = cur "[" f[2] "]"; b = substr($0, RSTART, RLENGTH)
+			k = a < b ? a b : b a; if (!(k in seen)) { seen[k] = 1; n++ } }
+		END { print n }' "$T")"
+"$FABSWEEP" diff 2 1 --db "$db" >"$D/diff.txt"
 "$FABSWEEP" diff 2 1 --db "$db" --json >"$D/diff.json"
 check "diff --json exits 0" eq "$?" 0
 check "diff --json validates" valid diff "$D/diff.json"
+check "diff --json: every change as the database and the text show it" \
+	same_as_db diff "$db" 2 1 "$D/diff.json" "$D/diff.txt"
 check "diff: the hosts were renamed between the runs" eq "$(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1])); print(d["counts"]["node-description"], d["n_changes"])' "$D/diff.json")" "256 256"
+"$FABSWEEP" scans --db "$db" >"$D/scans.txt"
 "$FABSWEEP" scans --db "$db" --json >"$D/scans.json"
 check "scans --json validates" valid scans "$D/scans.json"
+check "scans --json: every scan as the database and the text have it" \
+	same_as_db scans "$db" "$D/scans.json" "$D/scans.txt"
 check "scans --json: three, the partial one never checked (null)" eq "$(python3 -c '
-import json,sys; d=json.load(open(sys.argv[1])); print([s["findings"] for s in d["scans"]])' "$D/scans.json")" "[802, None, 1]"
+import json,sys; d=json.load(open(sys.argv[1])); print([s["findings"] for s in d["scans"]])' "$D/scans.json")" \
+	"[802, None, $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$D/check3.json")]"
+"$FABSWEEP" db info --db "$db" >"$D/info.txt"
 "$FABSWEEP" db info --db "$db" --json >"$D/info.json"
 check "db info --json validates" valid db-info "$D/info.json"
-"$FABSWEEP" rules --json >"$D/rules.json"
-check "rules --json validates" valid rules "$D/rules.json"
-"$FABSWEEP" rules show port.errors --json >"$D/rule.json"
-check "rules show --json: one rule" eq "$(python3 -c '
-import json,sys; d=json.load(open(sys.argv[1])); print(len(d["rules"]), d["rules"][0]["id"])' "$D/rule.json")" "1 port.errors"
+check "db info --json: as PRAGMA, the scans table and the text say" \
+	same_as_db dbinfo "$db" "$D/info.json" "$D/info.txt"
 # the validator is no rubber stamp: a wrong field fails it
 sed 's/"severity": "warning"/"severity": "bad"/' "$D/check.json" >"$D/broken.json"
 check "control: a document with an unknown severity does not validate" \
