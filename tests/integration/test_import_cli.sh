@@ -34,6 +34,9 @@ check "a saturated SymbolErrorCounter kept as read" ge \
 	"$(q "SELECT count(*) FROM counters WHERE scan_id = 1 AND counter = 'SymbolErrorCounter' AND value = 65535")" 3
 check "64-bit data counters from PortCountersExtended" eq \
 	"$(q "SELECT max(value) > 4294967295 FROM counters WHERE scan_id = 1 AND counter = 'PortXmitData'")" 1
+from_source() { python3 "$SRCDIR/tests/tools/import_vs_source.py" "$@"; }
+check "every node, port, cable, counter and SM as a csv parse of the db_csv has them" \
+	from_source ibdiagnet2 "$db" 1 "$R/sequoia_ndr"
 check "firmware and PSID from NODES_INFO" eq \
 	"$(q "SELECT fw_version, psid FROM nodes WHERE scan_id = 1 AND node_guid = '0xfc6a1c030091cf00'")" "31.2012.1024|MT_0000000579"
 # ibdiagnet's own warnings (its WARNINGS_* sections), reproduced: the FW
@@ -55,12 +58,40 @@ check "partial run imported" eq "$?" 0
 check "partial: status" eq "$(q "SELECT status FROM scans WHERE scan_id = 2")" partial
 check "partial: the skipped stages named" eq "$(q "SELECT what FROM scan_errors WHERE scan_id = 2 AND message LIKE '%--skip dup_guids,dup_node_desc,lids,links,pm,nodes_info,speed_width_check%'")" import
 check "partial: no counters" eq "$(q "SELECT count(*) FROM counters WHERE scan_id = 2")" 0
+check "partial: every node, port, cable and SM as a csv parse of its db_csv has them" \
+	from_source ibdiagnet2 "$db" 2 "$R/sequoia_ndr_partial"
 
 # ---- ibnetdiscover: topology only
 "$FABSWEEP" import ibnetdiscover "$SRCDIR/fixtures/real/ibnetdiscover/sequoia_ndr.ibdiagnet2.ibnetdiscover" --db "$db" --quiet >"$D/out"
 check "ibnetdiscover import exits 0, quiet" eq "$?:$(wc -c <"$D/out")" "0:0"
 check "ibnetdiscover: source" eq "$(q "SELECT substr(source, 1, 14) FROM scans WHERE scan_id = 3")" "ibnetdiscover:"
 check "ibnetdiscover: the same topology as the db_csv" eq "$(q "SELECT count(*) FROM links WHERE scan_id = 3")" 271
+check "ibnetdiscover: every node, port and cable as a parse of the file by regular expressions has them" \
+	from_source ibnetdiscover "$db" 3 "$SRCDIR/fixtures/real/ibnetdiscover/sequoia_ndr.ibdiagnet2.ibnetdiscover"
+# the real files with a quirk each (fixtures/real/README.md), in a database
+# of their own: CRLF and 4xSDR hosts, 1X links, an LMC and a dual-port CA,
+# a stderr line and loopbacks, FDR10, '#' in descriptions, no blank lines,
+# self-loops (the tab-stripped and BOM files are test_topo_import_real.c's)
+topo=(hyungkwang_Topo.3.txt jabl_1.topo jabl_3.topo loginoff_sx6036.ibnetdiscover psmn_X5.topofile
+	switchib_edr_6switch_ddr_isl.txt ufm_small_topo_file)
+pairs=()
+for i in "${!topo[@]}"; do
+	"$FABSWEEP" import ibnetdiscover "$SRCDIR/fixtures/real/ibnetdiscover/${topo[i]}" --db "$D/topo.db" --quiet ||
+		echo "FAIL: import ibnetdiscover ${topo[i]}"
+	pairs+=("$((i + 1))" "$SRCDIR/fixtures/real/ibnetdiscover/${topo[i]}")
+done
+check "ibnetdiscover: ${#topo[@]} real files, every node, port and cable as the file has them" \
+	from_source ibnetdiscover "$D/topo.db" "${pairs[@]}"
+# a file that does not say when it was written is stored as of the import
+printf '%s\n' 'Switch 2 "S-0000000000001000" # "sw" base port 0 lid 1 lmc 0' \
+	'[1] "H-0000000000000101"[1](101) # "h" lid 2 4xEDR' 'Ca 1 "H-0000000000000101" # "h"' \
+	'[1](101) "S-0000000000001000"[1] # lid 2 lmc 0 "sw" lid 1 4xEDR' >"$D/notime.topo"
+before=$(date -u +%Y-%m-%dT%H:%M:%S)
+"$FABSWEEP" import ibnetdiscover "$D/notime.topo" --db "$D/topo.db" --label no-time --quiet
+after=$(date -u +%Y-%m-%dT%H:%M:%S)
+at=$(sqlite3 -readonly "$D/topo.db" "SELECT substr(started_at, 1, 19) FROM scans WHERE label = 'no-time'")
+check "ibnetdiscover without a date: stored as of the import ($before <= $at <= $after)" \
+	test -n "$at" -a ! "$at" \< "$before" -a ! "$at" \> "$after"
 
 # ---- check, diff and the JSON documents: every value read back and compared
 # with the database (sqlite3) and with the text of the same command
