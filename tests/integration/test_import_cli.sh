@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # fabsweep import on real ibdiagnet2 runs (fixtures/real/ibdiagnet2: a full
-# run and a partial one made with --skip) and on an ibnetdiscover file:
-# what is stored, that check, diff and SQL work on it, the --json documents
-# of check, diff, scans, rules and db info valid against docs/json/, and
-# malformed input: one line naming file and line, nothing written.
+# run and a partial one made with --skip) and on ibnetdiscover files: every
+# stored value against an independent parse of the source
+# (tests/tools/import_vs_source.py), that check, diff and SQL work on it,
+# the --json documents of check, diff, scans, rules and db info valid
+# against docs/json/ and, value by value, what the database and the text
+# output say (tests/tools/json_vs_db.py), a configuration's severities,
+# parameters and suppressions seen in them, and malformed input: one line
+# naming file and line, nothing written.
 set -uo pipefail
 : "${FABSWEEP:?} ${SRCDIR:?}"
 source "$SRCDIR/tests/integration/checks.sh"
