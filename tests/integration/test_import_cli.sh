@@ -105,24 +105,38 @@ rule_count() { # DOC RULE: findings of RULE in a check document
 	python3 -c 'import json,sys; print(sum(f["rule"] == sys.argv[2] for f in json.load(open(sys.argv[1]))["findings"]))' "$@"
 }
 # a configuration: a severity raised, a rule off, a parameter and a
-# threshold at other values, a suppression in force and one expired
-printf '%s\n' '[rules]' 'sm.no_standby = error' 'port.congestion = off' '' '[sm.no_standby]' \
-	'min_standby = 2' '' '[thresholds]' 'PortXmitDiscards = 1000' '' '[suppress]' \
+# threshold at other values, a site rule's severity, a suppression in force
+# and one expired
+printf '%s\n' '[rules]' 'sm.no_standby = error' 'port.congestion = off' 'site.fw_behind = info' '' \
+	'[sm.no_standby]' 'min_standby = 2' '' '[thresholds]' 'PortXmitDiscards = 1000' '' '[suppress]' \
 	'nodedesc.duplicate = Quantum-2* until 2099-12-31' 'port.errors = no-such-node until 2001-01-01' >"$D/fab.conf"
-"$FABSWEEP" rules --config "$D/fab.conf" >"$D/rules.txt"
-"$FABSWEEP" rules --config "$D/fab.conf" --json >"$D/rules.json"
+# a site rule: ibdiagnet's FW check (docs/imports.md), a warning by default
+mkdir "$D/rules.d"
+printf '%s\n' '-- id: site.fw_behind' '-- severity: warning' \
+	'-- title: Firmware behind the newest of its device and PSID' '-- remediation: Update the firmware.' '' \
+	"SELECT n.node_guid AS node, NULL AS port, NULL AS peer_node, NULL AS peer_port, NULL AS subject," \
+	"       'firmware ' || n.fw_version || ', ' || l.latest || ' beside it' AS message" \
+	"  FROM nodes n JOIN (SELECT device_id, psid, max(fw_version) AS latest FROM nodes" \
+	"                      WHERE scan_id = :scan_id AND fw_version IS NOT NULL GROUP BY 1, 2) l USING (device_id, psid)" \
+	" WHERE n.scan_id = :scan_id AND n.fw_version <> l.latest" >"$D/rules.d/fw.sql"
+"$FABSWEEP" rules --config "$D/fab.conf" --rules-dir "$D/rules.d" >"$D/rules.txt"
+"$FABSWEEP" rules --config "$D/fab.conf" --rules-dir "$D/rules.d" --json >"$D/rules.json"
 check "rules --json validates" valid rules "$D/rules.json"
 check "rules --json: the severities and values the configuration sets, at its lines; as the text lists them" \
 	same_as_db rules "$D/rules.json" "$D/rules.txt" "$D/fab.conf"
-"$FABSWEEP" rules show sm.no_standby --config "$D/fab.conf" >"$D/rule.txt"
-"$FABSWEEP" rules show sm.no_standby --config "$D/fab.conf" --json >"$D/rule.json"
+check "rules --json: the site rule, from its file, at the severity line 4 gives it" eq "$(python3 -c '
+import json,sys; r=json.load(open(sys.argv[1]))["site_rules"]
+print([(x["id"], x["severity"], x["set_at_line"], x["status"], x["file"] == sys.argv[2]) for x in r])' "$D/rules.json" "$D/rules.d/fw.sql")" \
+	"[('site.fw_behind', 'info', 4, 'loaded', True)]"
+"$FABSWEEP" rules show sm.no_standby --config "$D/fab.conf" --rules-dir "$D/rules.d" >"$D/rule.txt"
+"$FABSWEEP" rules show sm.no_standby --config "$D/fab.conf" --rules-dir "$D/rules.d" --json >"$D/rule.json"
 check "rules show --json validates" valid rules "$D/rule.json"
 check "rules show --json: as the configuration sets it and the text shows it" \
 	same_as_db rule "$D/rule.json" "$D/rule.txt" "$D/fab.conf"
-check "  ... one rule, an error, min_standby 2 (default 1) set at line 6" eq "$(python3 -c '
+check "  ... one rule, an error, min_standby 2 (default 1) set at line 7" eq "$(python3 -c '
 import json,sys; r=json.load(open(sys.argv[1]))["rules"]
 print(len(r), r[0]["id"], r[0]["severity"], [(p["key"], p["value"], p["default"], p["set_at_line"]) for p in r[0]["parameters"]])' "$D/rule.json")" \
-	"1 sm.no_standby error [('min_standby', '2', '1', 6)]"
+	"1 sm.no_standby error [('min_standby', '2', '1', 7)]"
 # port.errors as the thresholds say, worked out from the stored counters:
 # the ports with an error counter above its threshold (docs/config.md's
 # defaults; PortXmitDiscards at $1)
@@ -135,8 +149,8 @@ over() {
 	   SELECT count(DISTINCT c.node_guid || '/' || c.port_num) FROM counters c JOIN t USING (counter)
 	    WHERE c.scan_id = 1 AND c.value > t.lim"
 }
-"$FABSWEEP" check --db "$db" --scan 1 --config "$D/fab.conf" --limit 0 >"$D/check-conf.txt" 2>/dev/null
-"$FABSWEEP" check --db "$db" --scan 1 --config "$D/fab.conf" --json >"$D/check-conf.json" 2>/dev/null
+"$FABSWEEP" check --db "$db" --scan 1 --config "$D/fab.conf" --rules-dir "$D/rules.d" --limit 0 >"$D/check-conf.txt" 2>/dev/null
+"$FABSWEEP" check --db "$db" --scan 1 --config "$D/fab.conf" --rules-dir "$D/rules.d" --json >"$D/check-conf.json" 2>/dev/null
 check "check --config --json: exit 1 (sm.no_standby raised to error)" eq "$?" 1
 check "check --config --json validates" valid check "$D/check-conf.json"
 check "check --config --json: every finding as stored and as the text lists it" \
@@ -153,7 +167,11 @@ import json,sys; d=json.load(open(sys.argv[1])); print(d["rules"]["disabled"])' 
 check "check --config --json: the duplicated descriptions suppressed, the expired suppression noted" eq "$(python3 -c '
 import json,sys; s=json.load(open(sys.argv[1]))["suppressions"]
 print(s["suppressed"], [(e["line"], e["rule"], e["pattern"], e["until"]) for e in s["expired"]])' "$D/check-conf.json")" \
-	"1 [(13, 'port.errors', 'no-such-node', '2001-01-01')]"
+	"1 [(14, 'port.errors', 'no-such-node', '2001-01-01')]"
+check "check --config --json: the site rule ran, at info, on the nodes ibdiagnet's FW check warns of" eq "$(python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); f=[x for x in d["findings"] if x["rule"] == "site.fw_behind"]
+print(d["rules"]["site_ran"], d["rules"]["site_failed"], sorted(set(x["severity"] for x in f)), ",".join(sorted(x["node"] for x in f)))' "$D/check-conf.json")" \
+	"1 0 ['info'] $(warned NODE_WRONG_FW_VERSION)"
 # the same scan without the configuration: every rule at its defaults
 "$FABSWEEP" check --db "$db" --scan 1 --limit 0 >"$D/check.txt"
 "$FABSWEEP" check --db "$db" --scan 1 --json >"$D/check.json"

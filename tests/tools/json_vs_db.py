@@ -621,10 +621,30 @@ def cmd_rules(docpath, textpath, conf=None):
                                              r["category"], r["title"]))
     if mine:
         text += ["", "* set in %s" % conf]
+    # the site rules: the severity the configuration gives, the file, the title
+    cl = config_lines(conf)
+    if doc["site_rules_dir"] is not None:
+        text += ["", "Site rules in %s:" % doc["site_rules_dir"]]
+        if not doc["site_rules"]:
+            text.append("  none (no *.sql file)")
+        else:
+            text.append("%-22s %-9s %-22s %s" % ("ID", "SEVERITY", "FILE", "TITLE"))
+        mine = False
+        for r in doc["site_rules"]:
+            set_ = cl.get(("rules", r["id"]))
+            if r["status"] != "broken":
+                same("%s: severity" % r["id"], r["severity"], set_[0][0] if set_ else r["severity"])
+                same("%s: set_at_line" % r["id"], r["set_at_line"], set_[0][1] if set_ else None)
+                n += bool(set_)
+            mine |= r["set_at_line"] is not None
+            text.append("%-22s %-9s %-22s %s" % (r["id"], (r["severity"] or "broken") + ("*" if r["set_at_line"] else ""),
+                                                 r["file"].rsplit("/", 1)[-1], r["title"]))
+        if mine:
+            text += ["", "* set in %s" % conf]
     lines = text_lines(textpath)
     same_text("rules", lines[:len(text)], text)
-    finish("rules: %d rules, %d values set by the configuration, as the text lists them" %
-           (len(doc["rules"]), n))
+    finish("rules: %d rules and %d site rules, %d values set by the configuration, as the text lists them" %
+           (len(doc["rules"]), len(doc["site_rules"]), n))
 
 
 def wrapped(text, indent):
