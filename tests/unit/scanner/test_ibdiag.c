@@ -404,6 +404,16 @@ static void test_limits(void **state)
 	assert_int_equal(fab_ibdiag_import(text, FAB_IBDIAG_LINE_MAX + 1, "l.csv", NULL, NULL, s), -EINVAL);
 	assert_int_equal(strncmp(fab_errmsg(), "l.csv:1: line longer than 65536 bytes", 37), 0);
 	assert_int_equal(s->n_nodes + s->n_ports, 0);
+	/* the smallest run: NODES alone (a run cut short after it) */
+	static const char nodes_only[] = "START_NODES\nNodeDesc,NumPorts,NodeType,NodeGUID\n\"a\",1,1,0x1\nEND_NODES\n";
+	assert_int_equal(fab_ibdiag_import(nodes_only, sizeof(nodes_only) - 1, "n.csv", NULL, NULL, s), 0);
+	assert_int_equal(s->n_nodes, 1);
+	assert_int_equal(s->n_ports + s->n_links + s->n_samples + s->n_sms, 0);
+	assert_int_equal(s->status, FAB_SCAN_COMPLETE);
+	assert_int_equal(s->started_at_ms, 0); /* no RUN_INFO: the caller stores it as of now */
+	assert_int_equal(s->nodes[0].lid, 0);
+	fab_snapshot_free(s);
+	s = fab_snapshot_new();
 	/* a snapshot that already holds something is refused */
 	assert_int_equal(fab_ibdiag_import(good, sizeof(good) - 1, "t.csv", NULL, NULL, s), 0);
 	struct fab_snapshot *again = s;
