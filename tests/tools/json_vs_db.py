@@ -467,7 +467,7 @@ def expected_changes(db, old_id, new_id, names):
     om, nm = master(o), master(n)
     if om != nm:
         add("sm-master", sm_end(n, n.sms.get(nm)), sm_end(o, o.sms.get(om)), old=om or "none",
-            new=nm or "none", sm_guid=nm or "0x0000000000000000")
+            new=nm or "none", **({"sm_guid": nm} if nm else {}))
     for g in o.sms.keys() - n.sms.keys():
         add("sm-vanished", sm_end(o, o.sms[g]), old=o.sms[g]["state"] or "unknown", sm_guid=g)
     for g in n.sms.keys() - o.sms.keys():

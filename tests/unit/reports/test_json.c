@@ -262,7 +262,9 @@ static void test_diff_every_kind(void **state)
 	x = json_array_get(ch, FAB_CHG_PORT_STATE);
 	assert_string_equal(S(x, "old_phys"), "linkup");
 	assert_string_equal(S(x, "new_phys"), "polling");
-	/* (sm-master names both masters in old and new) */
+	/* sm-master names both masters in old and new, and the new one in
+	 * sm_guid as every sm-* kind names its SM */
+	assert_string_equal(S(json_array_get(ch, FAB_CHG_SM_MASTER), "sm_guid"), "0x0000000000000021");
 	for (unsigned k = FAB_CHG_SM_APPEARED; k <= FAB_CHG_SM_PRIORITY; k++)
 		assert_string_equal(S(json_array_get(ch, k), "sm_guid"),
 				    k == FAB_CHG_SM_VANISHED ? "0x0000000000000010" : "0x0000000000000021");
