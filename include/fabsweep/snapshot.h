@@ -398,7 +398,9 @@ int fab_snapshot_index(struct fab_snapshot *snap);
 
 /* Puts c as its port's newest value (a watch sweep's, docs/watch.md) into an
  * indexed snapshot, which stays indexed: it replaces the port's latest
- * sample (keeping that sample's number) or, when the port has none, is
+ * sample (keeping that sample's number; the counters c does not have keep
+ * their value, so a sweep that reads the error counters leaves the data
+ * counters as the full scan read them) or, when the port has none, is
  * added as sample 0. 0, -EINVAL (not indexed, no such port) or -ENOMEM. */
 int fab_snapshot_put_sample(struct fab_snapshot *s, const struct fab_counter_sample *c);
 

@@ -21,8 +21,10 @@ Which samples are compared:
   - watch (`watch --prometheus`, the file written after sweep X, when the
     write before was that of scan P: the previous complete sweep of the
     chain, or the full scan): each port's latest row of the chain at X
-    against its latest row at P; a sample's time is the sweep's finished_at
-    when that is later than its own (a full scan's own samples keep theirs).
+    against its latest row at P, the counters a row lacks (a sweep's row has
+    no data counters) taken from the row before; a sample's time is the
+    sweep's finished_at when that is later than its own (a full scan's own
+    samples keep theirs).
     --topology T: the full scan whose header, SMs and findings the file
     carries (default: S).
 
@@ -179,10 +181,13 @@ class Db:
         return {"v": v, "vl": vl, "unsupported": row["unsupported"] or 0,
                 "at": max(at, t) if t else at, "extended": bool(row["extended"])}
 
-    def latest(self, s, t=None):
+    def latest(self, s, t=None, keep=False):
         """(node_guid, port) -> the latest sample of scan s: its own latest,
         or for a sweep the latest row of its chain. t: the time a watch
-        write gives the samples (see the module text)."""
+        write gives the samples (see the module text). keep: watch's file,
+        where the counters a later row lacks keep their earlier value (a
+        sweep stores the error counters, the data counters stay as the full
+        scan read them)."""
         sc = self.scan(s)
         topo = sc["topology_scan_id"] or s
         rows = self.q("SELECT c.* FROM port_counters c JOIN scans s USING (scan_id)"
@@ -190,7 +195,12 @@ class Db:
                       " ORDER BY c.scan_id, c.sample", topo, s)
         out = {}
         for r in rows:  # later rows replace earlier ones
-            out[(r["node_guid"], r["port_num"])] = self.sample(r, t)
+            k, new = (r["node_guid"], r["port_num"]), self.sample(r, t)
+            if keep and k in out:
+                kept = {c: v for c, v in out[k]["v"].items() if c not in new["v"]}
+                new["v"].update(kept)
+                new["extended"] = new["extended"] or (bool(kept) and out[k]["extended"])
+            out[k] = new
         return out
 
     def first(self, s):
@@ -260,8 +270,8 @@ def expected(db, args):
         def written(x):  # a sweep's write stamps its finished_at; a full scan's keeps its own
             x_row = db.scan(x)
             return ms(x_row["finished_at"]) if x_row["topology_scan_id"] else None
-        latest = db.latest(s, written(s))
-        earlier = db.latest(args.watch_since, written(args.watch_since))
+        latest = db.latest(s, written(s), keep=True)
+        earlier = db.latest(args.watch_since, written(args.watch_since), keep=True)
     else:
         latest = db.latest(s)
         earlier = db.latest(args.baseline) if args.baseline else db.first(s)

@@ -9,6 +9,7 @@ MUTANTS+=(
 	"watch_saturated_sum   integration/test_watch_sim             Failed   m_watch_saturated_sum"
 	"watch_prom_option     integration/test_watch_sim             Failed   m_watch_prom_option"
 	"watch_config_ignored  integration/test_watch_sim             Failed   m_watch_config_ignored"
+	"watch_data_dropped    integration/test_watch_sim             Failed   m_watch_data_dropped"
 )
 # the textfile's samples keep their own times: rates over the wrong interval
 m_watch_rate_interval() { mut pipeline/watch.c 's/^\t\tif (t > l->sampled_at_ms)$/\t\tif (t < l->sampled_at_ms)/'; }
@@ -25,3 +26,6 @@ m_watch_prom_option() {
 }
 # the [watch] section's durations are ignored (interval, hold, ...): the defaults
 m_watch_config_ignored() { mut pipeline/watch.c 's/return v \&\& !fab_duration_parse(v, \&ms) ? ms : dflt;/return dflt;/'; }
+# a sweep's value of a port drops the counters it did not read: the port's
+# data series vanish from the textfile until the next full scan
+m_watch_data_dropped() { mut core/snapshot.c 's/^\t\tuint32_t kept = o->valid \& ~c->valid;$/\t\tuint32_t kept = 0;/'; }

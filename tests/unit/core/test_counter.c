@@ -486,22 +486,34 @@ static void test_pairs_gaps(void **state)
 	fab_snapshot_free(base);
 }
 
-/* A watch sweep's new value replaces the port's latest sample, or is added. */
+/* A watch sweep's new value replaces the port's latest sample, or is added;
+ * the counters the sweep did not read keep the value the full scan read. */
 static void test_put_sample(void **state)
 {
 	struct fab_snapshot *s = snapfix_fat_tree(1, 1, 2);
 	uint32_t a = s->samples[0].port_idx, none = FAB_NONE;
 	size_t n = s->n_samples;
 	struct fab_counter_sample c = { .port_idx = a, .valid = fab_counter_error_mask() };
+	struct fab_counter_sample *o = (struct fab_counter_sample *)fab_counter_latest(s, a);
+	const struct fab_counter_sample *l;
 
 	for (uint32_t i = 0; i < s->n_ports && none == FAB_NONE; i++)
 		if (!fab_counter_latest(s, i))
 			none = i;
 	assert_int_not_equal(none, FAB_NONE);
+	o->valid |= 1u << FAB_CTR_XMIT_DATA | 1u << FAB_CTR_SYMBOL_ERRORS;
+	o->v[FAB_CTR_XMIT_DATA] = 1ull << 40;
+	o->v[FAB_CTR_SYMBOL_ERRORS] = 3;
+	o->extended = true;
 	c.v[FAB_CTR_SYMBOL_ERRORS] = 9;
 	assert_int_equal(fab_snapshot_put_sample(s, &c), 0);
 	assert_int_equal(s->n_samples, n);
-	assert_int_equal(fab_counter_latest(s, a)->v[FAB_CTR_SYMBOL_ERRORS], 9);
+	l = fab_counter_latest(s, a);
+	assert_int_equal(l->v[FAB_CTR_SYMBOL_ERRORS], 9);
+	assert_true(l->valid & 1u << FAB_CTR_XMIT_DATA);
+	assert_int_equal(l->v[FAB_CTR_XMIT_DATA], 1ull << 40);
+	assert_true(l->extended); /* the data counter is still the 64-bit one */
+	assert_int_equal(l->valid & fab_counter_error_mask(), fab_counter_error_mask());
 	c.port_idx = none;
 	assert_int_equal(fab_snapshot_put_sample(s, &c), 0);
 	assert_int_equal(s->n_samples, n + 1);
