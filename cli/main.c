@@ -21,6 +21,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --no-counters        topology and subnet managers only\n"
 	  "  --no-routes          do not read the switches' forwarding tables (SwitchInfo, LFT)\n"
 	  "  --no-pkeys           do not read the ports' P_Key tables (partitions)\n"
+	  "  --no-mcast           do not read multicast groups (SA) and forwarding tables (MFT)\n"
+	  "                       ($FABSWEEP_SA_KEY: the SA key of the members' query, default 1)\n"
 	  "  --sl2vl-max N        read SL2VL tables for credit loops only when they need at most N\n"
 	  "                       (default 16384; --forensic: no limit)\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"

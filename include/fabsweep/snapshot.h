@@ -266,6 +266,7 @@ struct fab_arena;
 struct fab_roce;
 struct fab_routing;
 struct fab_pkeys;
+struct fab_mcast;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
@@ -309,6 +310,10 @@ struct fab_snapshot {
 	/* P_Key tables and enforcement bits (include/fabsweep/pkey.h): owned;
 	 * NULL when the scan did not read them. */
 	struct fab_pkeys *pkeys;
+
+	/* Multicast groups and forwarding tables (include/fabsweep/mcast.h):
+	 * owned; NULL when the scan did not read them. */
+	struct fab_mcast *mcast;
 
 	/* Private: lookup indexes built by fab_snapshot_index(). */
 	uint32_t *guid_order;     /* node indices sorted by GUID */

@@ -276,6 +276,11 @@ static void downgrade(int to)
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait13;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait14;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait15;",
+		[10] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
+		       " DROP VIEW mcast_groups; DROP TABLE mcast_rate_codes; DROP TABLE scan_mcast;"
+		       " DROP TABLE mft_set_switches; DROP TABLE mft_sets; DROP TABLE mft_table_entries;"
+		       " DROP TABLE mft_tables; DROP TABLE mcast_set_groups; DROP TABLE mcast_group_sets;"
+		       " DROP TABLE mcast_member_rows; DROP TABLE mcast_group_rows;",
 	};
 	char sql[64];
 
