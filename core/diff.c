@@ -17,6 +17,7 @@
 #include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
+#include "diff_priv.h"
 
 
 static const char *const kind_names[] = {
@@ -39,6 +40,9 @@ static const char *const kind_names[] = {
 	[FAB_CHG_ROUTES] = "routes",
 	[FAB_CHG_PARTITION] = "partition",
 	[FAB_CHG_PKEY_ENFORCEMENT] = "partition-enforcement",
+	[FAB_CHG_MCAST_ADDED] = "mcast-group-added",
+	[FAB_CHG_MCAST_REMOVED] = "mcast-group-removed",
+	[FAB_CHG_MCAST_TREE] = "mcast-tree",
 };
 static_assert(ARRAY_SIZE(kind_names) == FAB_CHG__COUNT, "kind_names");
 
@@ -63,7 +67,7 @@ void fab_diff_free(struct fab_diff *d)
 	free(d);
 }
 
-static struct fab_change *add(struct fab_diff *d, unsigned kind)
+struct fab_change *fab_diff_add(struct fab_diff *d, unsigned kind)
 {
 	if (d->n == d->cap) {
 		size_t ncap = d->cap ? d->cap * 2 : 64;
@@ -79,6 +83,11 @@ static struct fab_change *add(struct fab_diff *d, unsigned kind)
 	c->subject.desc = c->peer.desc = "";
 	d->count[kind]++;
 	return c;
+}
+
+static struct fab_change *add(struct fab_diff *d, unsigned kind)
+{
+	return fab_diff_add(d, kind);
 }
 
 static struct fab_change_end node_end(const struct fab_snapshot *s, uint32_t node_idx,
@@ -543,6 +552,9 @@ static int cmp_change(const void *x, const void *y)
 	if (a->f != b->f) \
 		return a->f < b->f ? -1 : 1
 	CMP(kind);
+	int m = memcmp(a->mgid, b->mgid, sizeof(a->mgid)); /* multicast groups by MGID */
+	if (m)
+		return m;
 	CMP(partition); /* a partition's ports together, by change */
 	if (a->kind == FAB_CHG_PARTITION || a->kind == FAB_CHG_PKEY_ENFORCEMENT) {
 		CMP(old_value);
@@ -574,7 +586,8 @@ int fab_diff_compute(const struct fab_snapshot *old_snap,
 	d->new_scan = new_snap->scan_id;
 	if ((err = diff_nodes(d, old_snap, new_snap)) ||
 	    (err = diff_links(d, old_snap, new_snap)) ||
-	    (err = diff_sms(d, old_snap, new_snap))) {
+	    (err = diff_sms(d, old_snap, new_snap)) ||
+	    (err = fab_diff_mcast(d, old_snap, new_snap))) {
 		fab_diff_free(d);
 		return fab_err(err, "out of memory comparing snapshots");
 	}

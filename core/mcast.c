@@ -227,11 +227,11 @@ int fab_mft_entry(const struct fab_mft *t, unsigned mlid, uint16_t masks[FAB_MFT
 	unsigned slot = (mlid - FAB_MLID_FIRST) % FAB_MFT_BLOCK;
 	int all = 1;
 	for (unsigned p = 0; p < t->n_pos && p < FAB_MFT_MAX_POS; p++) {
-		if (!t->read[(size_t)bi * t->n_pos + p]) {
+		uint8_t r = t->read[(size_t)bi * t->n_pos + p];
+		if (r == FAB_MFT_UNREAD)
 			all = 0;
-			continue;
-		}
-		masks[p] = t->mask[((size_t)bi * FAB_MFT_BLOCK + slot) * t->n_pos + p];
+		else if (r == FAB_MFT_READ)
+			masks[p] = t->mask[((size_t)bi * FAB_MFT_BLOCK + slot) * t->n_pos + p];
 	}
 	return all;
 }
@@ -245,7 +245,8 @@ int fab_mft_has_port(const struct fab_mft *t, unsigned mlid, unsigned port)
 		return -1;
 	if (p >= t->n_pos)
 		return 0;
-	if (!t->read[(size_t)block_index(t, (mlid - FAB_MLID_FIRST) / FAB_MFT_BLOCK) * t->n_pos + p])
+	if (t->read[(size_t)block_index(t, (mlid - FAB_MLID_FIRST) / FAB_MFT_BLOCK) * t->n_pos + p] ==
+	    FAB_MFT_UNREAD)
 		return -1;
 	return (m[p] >> (port % FAB_MFT_POS_PORTS)) & 1;
 }

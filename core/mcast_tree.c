@@ -62,7 +62,7 @@ static bool port_active(const struct fab_port *p)
 
 /* Whether a switch's entry for the MLID is not known: no table, a failed
  * one, its block not asked (within its MulticastFDBCap), or a position
- * that holds an Active port not read. */
+ * that did not answer. */
 static bool entry_unknown(const struct work *w, uint32_t node)
 {
 	const struct fab_mft *t = fab_mcast_mft(w->m, node);
@@ -72,24 +72,9 @@ static bool entry_unknown(const struct work *w, uint32_t node)
 	if (!t || t->status == FAB_LFT_FAILED)
 		return true;
 	rc = fab_mft_entry(t, w->mlid, masks);
-	if (rc > 0)
-		return false;
 	if (rc < 0) /* not asked: unknown, unless the switch cannot hold it */
 		return (unsigned)(w->mlid - FAB_MLID_FIRST) < t->cap;
-	unsigned b = (w->mlid - FAB_MLID_FIRST) / FAB_MFT_BLOCK;
-	size_t bi = 0;
-	while (bi < t->n_blocks && t->block[bi] != b)
-		bi++;
-	const struct fab_node *n = &w->s->nodes[node];
-	for (uint32_t i = 0; i < n->port_count; i++) {
-		const struct fab_port *p = &w->s->ports[n->port_first + i];
-		unsigned pos = p->port_num / FAB_MFT_POS_PORTS;
-
-		if (pos < t->n_pos && !t->read[bi * t->n_pos + pos] &&
-		    (p->port_num == 0 || port_active(p)))
-			return true;
-	}
-	return false;
+	return rc == 0;
 }
 
 static int push(uint32_t **v, size_t *n, size_t *cap, uint32_t x)

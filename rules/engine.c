@@ -15,6 +15,7 @@
 #include "fabsweep/config.h"
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/pkey.h"
@@ -317,6 +318,7 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_ROUTES: return "forwarding tables (a live scan without --no-routes)";
 	case FAB_NEED_BASELINE: return "an earlier snapshot (check --baseline)";
 	case FAB_NEED_PKEYS: return "P_Key tables (a live scan without --no-pkeys)";
+	case FAB_NEED_MCAST: return "multicast groups and tables (a live scan without --no-mcast)";
 	default: return NULL;
 	}
 }
@@ -365,6 +367,11 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no forwarding tables (scan --no-routes, a file, or an older scan)";
 	if ((needs & FAB_NEED_PKEYS) && !fab_pkeys_present(s))
 		return "the snapshot has no P_Key tables (scan --no-pkeys, a file, or an older scan)";
+	if ((needs & FAB_NEED_MCAST) && !fab_mcast_present(s))
+		return "the snapshot has no multicast groups (scan --no-mcast, a file, an older scan, or "
+		       "the SA did not answer)";
+	if ((needs & FAB_NEED_MCAST) && !s->mcast->members_read)
+		return "the SA did not give the multicast groups' members (is FABSWEEP_SA_KEY its sa_key?)";
 	return NULL;
 }
 

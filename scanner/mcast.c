@@ -157,7 +157,7 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 	fab_mft_block_decode(d, masks);
 	for (unsigned i = 0; i < FAB_MFT_BLOCK; i++)
 		x->mask[((size_t)b * FAB_MFT_BLOCK + i) * x->n_pos + p] = masks[i];
-	x->read[(size_t)b * x->n_pos + p] = 1;
+	x->read[(size_t)b * x->n_pos + p] = FAB_MFT_READ;
 	if ((c->done & 1023) == 0)
 		fab_scan_progress(c->o, "mcast", c->done, c->total);
 }
@@ -209,8 +209,11 @@ static int plan(struct mscan *c)
 			if (want[b] || b < top_blocks)
 				x->block[j++] = (uint16_t)b;
 		for (uint32_t b = 0; b < x->n_blocks; b++)
-			for (unsigned p = 0; p < x->n_pos; p++)
+			for (unsigned p = 0; p < x->n_pos; p++) {
 				c->total += x->pos_mask >> p & 1;
+				if (!(x->pos_mask >> p & 1))
+					x->read[(size_t)b * x->n_pos + p] = FAB_MFT_NOT_ASKED;
+			}
 	}
 	free(want);
 	return 0;
@@ -257,7 +260,7 @@ static int keep(struct mscan *c)
 		t->read = x->read;
 		for (uint32_t b = 0; b < x->n_blocks; b++)
 			for (unsigned p = 0; p < x->n_pos; p++)
-				unread += (x->pos_mask >> p & 1) && !x->read[(size_t)b * x->n_pos + p];
+				unread += x->read[(size_t)b * x->n_pos + p] == FAB_MFT_UNREAD;
 		t->status = !unread ? FAB_LFT_OK : unread < x->n_blocks * (unsigned)__builtin_popcount(x->pos_mask)
 						 ? FAB_LFT_PARTIAL : FAB_LFT_FAILED;
 		if (unread)

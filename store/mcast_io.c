@@ -201,6 +201,8 @@ static int write_table(struct fab_store *st, sqlite3_stmt **q, const struct fab_
 	for (uint32_t b = 0; !err && fresh && b < t->n_blocks; b++)
 		for (unsigned sl = 0; !err && sl < FAB_MFT_BLOCK; sl++)
 			for (unsigned p = 0; !err && p < t->n_pos; p++) {
+				if (t->read[(size_t)b * t->n_pos + p] != FAB_MFT_READ)
+					continue;
 				uint16_t mask = t->mask[((size_t)b * FAB_MFT_BLOCK + sl) * t->n_pos + p];
 				for (unsigned j = 0; !err && mask && j < FAB_MFT_POS_PORTS; j++) {
 					if (!(mask >> j & 1))

@@ -69,6 +69,8 @@ struct fab_mc_group {
 	uint32_t first, n;
 };
 
+enum { FAB_MFT_UNREAD = 0, FAB_MFT_READ = 1, FAB_MFT_NOT_ASKED = 2 };
+
 /* One switch's multicast forwarding table: the blocks the scan asked for.
  * status is an enum fab_lft_status (routing.h): ok, partial (a block or a
  * position did not answer), failed (nothing read). */
@@ -84,8 +86,9 @@ struct fab_mft {
 	/* per block (index in block[]), per MLID of the block (32), per
 	 * position: the port mask (bit j: port pos * 16 + j); 0 where not read */
 	const uint16_t *mask;
-	/* per block, per position: 1 read, 0 not read (the position has no
-	 * Active port: nothing to forward to; or it did not answer: status
+	/* per block, per position: FAB_MFT_READ, FAB_MFT_NOT_ASKED (the
+	 * position holds no Active port and not port 0: its bits could
+	 * forward nothing, taken as empty), or 0: it did not answer (status
 	 * partial says so) */
 	const uint8_t *read;
 };
@@ -137,9 +140,10 @@ const struct fab_mc_group *fab_mcast_group(const struct fab_mcast *m, const uint
 const struct fab_mft *fab_mcast_mft(const struct fab_mcast *m, uint32_t node_idx);
 /*
  * A switch's entry for an MLID: masks[0 .. t->n_pos) (bit j of masks[p]:
- * port p * 16 + j). Returns 1 when every position was read, 0 when some
- * were not (their masks are 0), -1 when the MLID's block was not asked or
- * the MLID is past the table (masks all 0).
+ * port p * 16 + j). Returns 1 when it is known (every position read or
+ * not asked), 0 when a position did not answer (its mask is 0), -1 when
+ * the MLID's block was not asked or the MLID is past the table (masks all
+ * 0).
  */
 int fab_mft_entry(const struct fab_mft *t, unsigned mlid, uint16_t masks[FAB_MFT_MAX_POS]);
 /* Whether port is in the switch's entry for mlid: 1, 0, or -1 unknown (not
