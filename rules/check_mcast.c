@@ -183,8 +183,9 @@ static int stale(struct fab_rule_ctx *ctx, const struct fab_mc_tree *t)
 			rbuf_printf(&ctx->ev, "]");
 		}
 		return rule_emit_node(ctx, t->hops[0].node, rbuf_str(&ctx->ev),
-				      "no multicast group has MLID 0x%04x, yet %zu switches' tables forward "
-				      "it: an entry the subnet manager left behind", t->mlid, t->n_hops);
+				      "no multicast group has MLID 0x%04x, yet %zu switch%s forward it: "
+				      "an entry the subnet manager left behind", t->mlid, t->n_hops,
+				      t->n_hops == 1 ? "'s table" : "es' tables");
 	}
 	for (size_t i = 0; i < t->n_hops && !err; i++) {
 		const struct fab_mc_hop *h = &t->hops[i];
@@ -214,9 +215,9 @@ static int stale(struct fab_rule_ctx *ctx, const struct fab_mc_tree *t)
 		rbuf_reset(&ctx->ev);
 		ev_group(&ctx->ev, s->mcast, t);
 		err = rule_emit_port(ctx, t->stray[i], far, rbuf_str(&ctx->ev),
-				     "the switch's entry for %s sends its packets out of this port to %s, "
-				     "which is no member", rbuf_str(&ctx->tmp),
-				     p->port_num ? "a port" : "the switch itself");
+				     "the switch's entry for %s sends its packets out of this port to %s "
+				     "that is no member of it", rbuf_str(&ctx->tmp),
+				     p->port_num ? "a port" : "the switch's own port 0,");
 	}
 	return err;
 }
@@ -248,13 +249,13 @@ static bool above_link(struct rbuf *b, const struct fab_port *p, const struct fa
 
 	link_runs(p, &gbps, &mtu);
 	if (gbps > 0 && want > gbps + 1e-9) {
-		rbuf_printf(b, "rate %g Gb/s above its link's %g Gb/s (%s %s)", want, gbps,
+		rbuf_printf(b, "rate %g Gb/s is above its link's %g Gb/s (%s %s)", want, gbps,
 			    fab_width_name(p->width_active) ? fab_width_name(p->width_active) : "?",
 			    fab_speed_name(p->speed_active) ? fab_speed_name(p->speed_active) : "?");
 		any = true;
 	}
 	if (mtu && want_mtu > mtu) {
-		rbuf_printf(b, "%sMTU %u above its link's %u", any ? " and " : "", want_mtu, mtu);
+		rbuf_printf(b, "%sMTU %u is above its link's %u", any ? " and " : "", want_mtu, mtu);
 		any = true;
 	}
 	return any;

@@ -189,6 +189,12 @@ static void test_diff_every_kind(void **state)
 					.old_value = FAB_PKEY_FULL_MEMBER, .new_value = FAB_PKEY_LIMITED },
 		[FAB_CHG_PKEY_ENFORCEMENT] = { .subject = sw, .old_value = 0,
 					       .new_value = FAB_PKEY_ENF_INB | FAB_PKEY_ENF_OUTB },
+		[FAB_CHG_MCAST_ADDED] = { .mgid = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, [12] = 0xff, 0xff, 0xff, 0xff },
+					  .mlid = 0xc000, .old_mlid = 0xc000, .new_value = 8 },
+		[FAB_CHG_MCAST_REMOVED] = { .mgid = { 0xff, 0x12, [15] = 1 }, .mlid = 0xc001, .old_mlid = 0xc001,
+					    .old_value = 2 },
+		[FAB_CHG_MCAST_TREE] = { .mgid = { 0xff, 0x12, 0x60, 0x1b, [15] = 0x16 }, .mlid = 0xc003,
+					 .old_mlid = 0xc002, .old_value = 3, .new_value = 4, .switches_changed = 2 },
 	};
 	struct fab_diff d = { .changes = c, .n = FAB_CHG__COUNT };
 	for (unsigned k = 0; k < FAB_CHG__COUNT; k++) {
@@ -230,6 +236,8 @@ static void test_diff_every_kind(void **state)
 		{ "sm-priority", "1", "14" }, { "counter-increase", "65000", "65535" },
 		{ "counter-reset", "9", "2" }, { "routes", "40", "3" }, { "partition", "full", "limited" },
 		{ "partition-enforcement", "none", "inbound+outbound" },
+		{ "mcast-group-added", NULL, "8" }, { "mcast-group-removed", "2", NULL },
+		{ "mcast-tree", "3", "4" },
 	};
 	for (unsigned k = 0; k < FAB_CHG__COUNT; k++) {
 		json_t *x = json_array_get(ch, k);
@@ -279,6 +287,16 @@ static void test_diff_every_kind(void **state)
 	assert_true(json_is_false(json_object_get(x, "saturated")));
 	assert_true(json_is_true(json_object_get(x, "at_least")));
 	assert_string_equal(S(json_array_get(ch, FAB_CHG_PARTITION), "partition"), "0x0001");
+	x = json_array_get(ch, FAB_CHG_MCAST_ADDED);
+	assert_string_equal(S(x, "mgid"), "ff12:401b:ffff::ffff:ffff");
+	assert_string_equal(S(x, "mlid"), "0xc000");
+	assert_null(json_object_get(x, "switches_changed"));
+	assert_string_equal(S(json_array_get(ch, FAB_CHG_MCAST_REMOVED), "mgid"), "ff12::1");
+	x = json_array_get(ch, FAB_CHG_MCAST_TREE);
+	assert_string_equal(S(x, "mgid"), "ff12:601b::16");
+	assert_string_equal(S(x, "mlid"), "0xc003");
+	assert_string_equal(S(x, "old_mlid"), "0xc002");
+	assert_int_equal(I(x, "switches_changed"), 2);
 	/* no field of another kind */
 	assert_null(json_object_get(json_array_get(ch, FAB_CHG_LID), "width"));
 	assert_null(json_object_get(json_array_get(ch, FAB_CHG_ROUTES), "counter"));
