@@ -382,10 +382,10 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		phase_done("pkeys", &t0, smp_win);
 	}
 	/* Multicast: the SA is the master SM's (the one our port points at,
-	 * checked by SMInfo before discovery); its queries share the PMA
-	 * window, the tables the SMP one. */
+	 * master by SMInfo before discovery; none: no SA, no groups, a fact);
+	 * its queries share the PMA window, the tables the SMP one. */
 	if (!rc && s->n_nodes && !o.no_mcast) {
-		if ((rc = fab_scan_mcast(s, &w, smp_win, gmp_win, &o, (uint16_t)up.sm_lid)) &&
+		if ((rc = fab_scan_mcast(s, &w, smp_win, gmp_win, &o, have_before ? before.lid : 0)) &&
 		    !fab_errmsg()[0])
 			fab_err(rc, "reading multicast groups and tables failed: %s", strerror(-rc));
 		phase_done("mcast", &t0, gmp_win);

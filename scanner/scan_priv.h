@@ -178,7 +178,7 @@ int fab_scan_pkeys(struct fab_snapshot *snap, const struct wt *w, struct fab_mad
 		   const struct fab_scan_opts *o);
 
 /* Multicast (scanner/mcast.c, mcast_sa.c): the groups and members from the
- * SA at sa_lid (sa_win: its queries), then every switch's multicast
+ * SA at sa_lid (0: no master SM, nothing read; sa_win: its queries), then every switch's multicast
  * forwarding table for the MLIDs in use (smp_win, directed route along w's
  * paths), into snap->mcast; after fab_scan_routes when the scan reads the
  * tables (their SwitchInfo is used). 0 or a negative errno (engine, memory,
