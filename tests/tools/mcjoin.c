@@ -8,6 +8,8 @@
  * joins every simulated host.
  *   mcjoin join PORTGUID MGID [full|non|sendonly] [create MTU RATE PKEY [QKEY [SL]]]
  *   mcjoin leave PORTGUID MGID [full|non|sendonly]
+ *   mcjoin -f FILE     the same, a request a line ("join PORTGUID MGID ..."),
+ *                      through one open port (thousands of joins for bench/)
  * create: the group is made by this join (the SA's implicit create): MTU
  * and RATE are IBTA codes (4 = 2048 bytes, 3 = 10 Gb/s), PKEY the group's
  * P_Key (0xffff), QKEY default 0x0b1b (IPoIB's), SL default 0. The record
@@ -54,22 +56,20 @@ static unsigned long num(const char *s)
 	return v;
 }
 
-int main(int argc, char **argv)
+/* One request (argv[0] join|leave, then its arguments); 0 or 1. */
+static int one(struct ibmad_port *mp, ib_portid_t *sm, int argc, char **argv)
 {
-	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS };
 	uint8_t rec[IB_SA_DATA_SIZE] = { 0 }, buf[1024] = { 0 };
 	uint8_t mgid[16], gid[16] = { 0xfe, 0x80 };
-	ib_portid_t sm = { 0 };
 	ib_sa_call_t sa = { 0 };
-	struct ibmad_port *mp;
 	unsigned js = 1;
-	int a = 4;
+	int a = 3;
 
-	if (argc < 4 || (strcmp(argv[1], "join") && strcmp(argv[1], "leave")))
+	if (argc < 3 || (strcmp(argv[0], "join") && strcmp(argv[0], "leave")))
 		return die("usage: mcjoin join|leave PORTGUID MGID [full|non|sendonly] "
-			   "[create MTU RATE PKEY [QKEY [SL]]]");
-	uint64_t guid = num(argv[2]);
-	if (inet_pton(AF_INET6, argv[3], mgid) != 1)
+			   "[create MTU RATE PKEY [QKEY [SL]]] | mcjoin -f FILE");
+	uint64_t guid = num(argv[1]);
+	if (inet_pton(AF_INET6, argv[2], mgid) != 1)
 		return die("MGID is not an IPv6-style GID");
 	if (argc > a && strcmp(argv[a], "create")) {
 		js = !strcmp(argv[a], "full") ? 1 : !strcmp(argv[a], "non") ? 2
@@ -99,21 +99,55 @@ int main(int argc, char **argv)
 		sa.mask |= CM_QKEY | CM_MTU_SEL | CM_MTU | CM_TCLASS | CM_PKEY | CM_RATE_SEL | CM_RATE |
 			   CM_SL | CM_FLOW;
 	}
+	sa.attrid = IB_SA_ATTR_MCRECORD;
+	sa.method = !strcmp(argv[0], "join") ? IB_MAD_METHOD_SET : IB_MAD_METHOD_DELETE;
+	memcpy(buf, rec, sizeof(rec));
+	if (!sa_rpc_call(mp, buf, sm, &sa, 2000))
+		return die("the SA refused it or did not answer (OpenSM's log says why: "
+			   "a port below the group's rate or MTU, not in its partition, ...)");
+	printf("mlid 0x%04x\n", mad_get_field(buf, 0, IB_SA_MCM_MLID_F));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS };
+	ib_portid_t sm = { 0 };
+	struct ibmad_port *mp;
+	int rc = 0;
+
+	if (argc < 3)
+		return one(NULL, NULL, 0, NULL);
 	if (!(mp = mad_rpc_open_port(NULL, 0, classes, 3)))
 		return die("cannot open the local port");
 	if (ib_resolve_smlid_via(&sm, 1000, mp) < 0)
 		return die("no SM LID (is the subnet up?)");
 	sm.qp = 1;
 	sm.qkey = IB_DEFAULT_QP1_QKEY;
-	sa.attrid = IB_SA_ATTR_MCRECORD;
-	sa.method = !strcmp(argv[1], "join") ? IB_MAD_METHOD_SET : IB_MAD_METHOD_DELETE;
-	memcpy(buf, rec, sizeof(rec));
-	if (!sa_rpc_call(mp, buf, &sm, &sa, 2000)) {
-		mad_rpc_close_port(mp);
-		return die("the SA refused it or did not answer (OpenSM's log says why: "
-			   "a port below the group's rate or MTU, not in its partition, ...)");
+	if (strcmp(argv[1], "-f")) {
+		rc = one(mp, &sm, argc - 1, argv + 1);
+	} else {
+		FILE *f = fopen(argv[2], "r");
+		char line[512];
+		if (!f)
+			return die("cannot open the request file");
+		while (!rc && fgets(line, sizeof(line), f)) {
+			char *av[16], *p = line;
+			int ac = 0;
+			while (*p && ac < 16) { /* the words of the line */
+				p += strspn(p, " \t\n");
+				if (!*p)
+					break;
+				av[ac++] = p;
+				p += strcspn(p, " \t\n");
+				if (*p)
+					*p++ = 0;
+			}
+			if (ac)
+				rc = one(mp, &sm, ac, av);
+		}
+		fclose(f);
 	}
-	printf("mlid 0x%04x\n", mad_get_field(buf, 0, IB_SA_MCM_MLID_F));
 	mad_rpc_close_port(mp);
-	return 0;
+	return rc;
 }
