@@ -441,23 +441,15 @@ static inline int fabfix_pkeys_default(struct fab_snapshot *s, const uint16_t *e
 
 /* ---- multicast ------------------------------------------------------------- */
 
-/*
- * Gives every switch a multicast forwarding table for the first n_mlids
- * MLIDs (0xC000 up), every entry empty, every position read (a position
- * with neither port 0 nor an Active port: not asked, as a scan leaves it),
- * MulticastFDBCap 1024. The multicast part is replaced; groups come from
- * fabfix_mcast_group(). 0 or -ENOMEM.
- */
-static inline int fabfix_mcast_init(struct fab_snapshot *s, unsigned n_mlids)
+/* The tables of fabfix_mcast_init() alone, added to the snapshot's
+ * multicast part (created when missing; its groups kept). */
+static inline int fabfix_mcast_tables(struct fab_snapshot *s, unsigned n_mlids)
 {
 	struct fab_mcast *m;
 	unsigned nb = n_mlids ? (n_mlids - 1) / FAB_MFT_BLOCK + 1 : 0;
 
-	fab_mcast_free(s->mcast);
-	s->mcast = NULL;
 	if (!(m = fab_snapshot_mcast(s)))
 		return -ENOMEM;
-	m->members_read = true;
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		const struct fab_node *n = &s->nodes[i];
 		if (n->type != FAB_NODE_SWITCH)
@@ -485,6 +477,23 @@ static inline int fabfix_mcast_init(struct fab_snapshot *s, unsigned n_mlids)
 				       .read = read };
 	}
 	return 0;
+}
+
+/*
+ * Gives every switch a multicast forwarding table for the first n_mlids
+ * MLIDs (0xC000 up), every entry empty, every position read (a position
+ * with neither port 0 nor an Active port: not asked, as a scan leaves it),
+ * MulticastFDBCap 1024. The multicast part is replaced (its members read);
+ * groups come from fabfix_mcast_group(). 0 or -ENOMEM.
+ */
+static inline int fabfix_mcast_init(struct fab_snapshot *s, unsigned n_mlids)
+{
+	fab_mcast_free(s->mcast);
+	s->mcast = NULL;
+	if (!fab_snapshot_mcast(s))
+		return -ENOMEM;
+	s->mcast->members_read = true;
+	return fabfix_mcast_tables(s, n_mlids);
 }
 
 /* Sets (on) or clears a port of a switch's entry for mlid. */
