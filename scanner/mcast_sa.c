@@ -22,7 +22,8 @@
  *   members: per group (MGID); where a group's answer is still full, per
  *            port (PortGID: every Active CA port, and port 0 of switches
  *            that have an enhanced one), and where a port's answer is
- *            full, per (group, port) with a Get.
+ *            full, per (group, port) with a Get (the groups whose members
+ *            are not all known, and that port is not known in).
  * On a fabric whose answers arrive whole none of this is sent.
  *
  * Failures are data: a query that gets no answer (an SA that drops SA_Key
@@ -181,6 +182,21 @@ static int add_member(struct sa *c, uint32_t gi, const struct fab_mc_member *mb)
 	n->m = *mb;
 	c->m_hval[j] = (uint32_t)c->n_m;
 	return 0;
+}
+
+/* Whether group gi has a member with this port GUID already. */
+static bool has_member(const struct sa *c, uint32_t gi, uint64_t guid)
+{
+	if (!c->m_hcap)
+		return false;
+	size_t j = fab_hash_slot(mkey(gi, guid), c->m_hcap);
+	while (c->m_hval[j]) {
+		const struct mem *x = &c->m[c->m_hval[j] - 1];
+		if (x->g == gi && x->m.port_guid == guid)
+			return true;
+		j = (j + 1) & (c->m_hcap - 1);
+	}
+	return false;
 }
 
 /* ---- one answer --------------------------------------------------------------- */
@@ -358,6 +374,7 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 		 * in each group whose members are not all known */
 		for (size_t i = 0; cut && i < c->n_g && !c->err; i++)
 			if (!c->g[i].complete &&
+			    !has_member(c, (uint32_t)i, c->s->ports[J_B(job)].guid) &&
 			    fab_jobq_push(&c->q, J(J_PAIR, (uint32_t)i, J_B(job))))
 				c->err = -ENOMEM;
 		break;

@@ -11,6 +11,8 @@
 #    the test joined, each switch's stored entries what ibroute -M dumps;
 #    `route --mcast` of each group reaches every member (exit 0), and no
 #    mcast rule finds anything (none skipped);
+#    the same tables with --no-routes (the scan asks SwitchInfo itself);
+#    --no-mcast stores none and the mcast rules say why they are skipped;
 #  - a host leaves the broadcast group: mcast.ipoib_broadcast names it;
 #  - one member's port removed from its leaf's entry by an SMP Set (still
 #    out after the scan: OpenSM only rewrites a table when a group or the
@@ -155,6 +157,14 @@ fcheck
 check "healthy: no mcast finding" eq "$(mfind)" ""
 check "healthy: no mcast rule skipped" lacks "$D/check.out" "mcast."
 healthy=$(last)
+# without the forwarding tables' SwitchInfo the scan asks its own: the same tables
+scan --no-routes
+check "--no-routes: tables stored = ibroute -M" eq "$(stored_tables)" "$(cat "$D/ibroute")"
+scan --no-mcast
+check "--no-mcast: nothing stored" eq "$(q "SELECT count(*) FROM scan_mcast WHERE scan_id = $(last)")" 0
+fcheck
+check "--no-mcast: the mcast rules are skipped, saying why" has "$D/check.out" \
+	"(the snapshot has no multicast groups (scan --no-mcast, a file, an older scan, or the SA did not answer)): mcast.unreached_member, mcast.loop"
 
 # ---- a host leaves the broadcast group
 left=${hosts[RANDOM % 12]}
