@@ -435,7 +435,8 @@ static int keep(struct sa *c)
 
 	if (!m)
 		return -ENOMEM;
-	qsort(c->m, c->n_m, sizeof(*c->m), cmp_mem);
+	if (c->n_m)
+		qsort(c->m, c->n_m, sizeof(*c->m), cmp_mem);
 	size_t k = 0;
 	for (size_t i = 0; i < c->n_g; i++) {
 		struct fab_mc_group *g = fab_mcast_add_group(m);

@@ -472,7 +472,8 @@ int fab_store_load_mcast(struct fab_store *st, struct fab_snapshot *snap)
 	m->members_read = members_read;
 	if ((err = load_groups(st, m, gset)) || (err = load_tables(st, snap, m, tset)))
 		return err;
-	qsort(m->mfts, m->n_mfts, sizeof(*m->mfts), cmp_mft);
+	if (m->n_mfts)
+		qsort(m->mfts, m->n_mfts, sizeof(*m->mfts), cmp_mft);
 	if (fab_mcast_sort(m) || fab_mcast_resolve(snap))
 		return fab_err(-ENOMEM, "out of memory");
 	return 0;
