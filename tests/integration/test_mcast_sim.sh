@@ -13,6 +13,8 @@
 #    mcast rule finds anything (none skipped);
 #    the same tables with --no-routes (the scan asks SwitchInfo itself);
 #    --no-mcast stores none and the mcast rules say why they are skipped;
+#    a leaf whose MulticastForwardingTable MADs ibsim drops: the scan is
+#    partial, names it, stores its table as failed, judges nothing through it;
 #  - a host leaves the broadcast group: mcast.ipoib_broadcast names it;
 #  - one member's port removed from its leaf's entry by an SMP Set (still
 #    out after the scan: OpenSM only rewrites a table when a group or the
@@ -165,6 +167,19 @@ check "--no-mcast: nothing stored" eq "$(q "SELECT count(*) FROM scan_mcast WHER
 fcheck
 check "--no-mcast: the mcast rules are skipped, saying why" has "$D/check.out" \
 	"(the snapshot has no multicast groups (scan --no-mcast, a file, an older scan, or the SA did not answer)): mcast.unreached_member, mcast.loop"
+# a leaf's multicast table lost (ibsim drops its MulticastForwardingTable
+# MADs): the scan is partial and says so; nothing is judged through it
+read -r _ _ lost < <(leaf_of "${g1[1]}")
+fabsim_console "$D/sim" "Error \"$lost\" 100 0x1b" >/dev/null
+scan
+check "a lost table: the scan is partial (exit 4)" eq "$?" 4
+check "a lost table: scan_errors names $lost" eq \
+	"$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $(last) AND what = 'mcast' AND node_guid = '$(node_of "$lost")' AND message LIKE '%MulticastForwardingTable blocks were not read%'")" 1
+check "a lost table: stored as failed" eq \
+	"$(q "SELECT status FROM mcast_switch_tables WHERE scan_id = $(last) AND node_guid = '$(node_of "$lost")'")" failed
+fcheck
+check "a lost table: no member is called unreached through it" eq "$(mfind)" ""
+fabsim_console "$D/sim" "Error \"$lost\" 0 0x1b" >/dev/null
 
 # ---- a host leaves the broadcast group
 left=${hosts[RANDOM % 12]}
