@@ -98,7 +98,7 @@ static void test_healthy(void **state)
 	memcpy(first, cli_out, sizeof(first));
 	char *next = first, *line = next_line(&next);
 	assert_string_equal(line, "multicast group " BC " (MLID 0xc000), scan 2: P_Key 0xffff, MTU 2048, "
-			    "rate 100 Gb/s, SL 0, 8 members");
+			    "rate 10 Gb/s, SL 0, 8 members");
 	line = next_line(&next);
 	assert_string_equal(line, "tree: 5 switches");
 	size_t trees = 0, members = 0;

@@ -300,7 +300,7 @@ static inline struct fab_snapshot *rf_base(int64_t shift_ms)
 	for (unsigned i = 0; i < 8; i++)
 		hp[i] = (uint32_t)(fab_snapshot_port(s, h[i], 1) - s->ports);
 	fabfix_mcast_init(s, FAB_MFT_BLOCK);
-	fabfix_mcast_group(s, bcast, 0xc000, 16 /* 100 Gb/s */, 4 /* 2048 */, sp[0], hp, 8);
+	fabfix_mcast_group(s, bcast, 0xc000, 3 /* 10 Gb/s */, 4 /* 2048 */, sp[0], hp, 8);
 	fab_mcast_sort(s->mcast);
 	fab_mcast_resolve(s);
 	fab_snapshot_index(s);
