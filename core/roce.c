@@ -115,6 +115,7 @@ static void roce_free_arrays(struct fab_roce *r)
 	free(r->tlvs);
 	fab_arena_free(r->arena);
 	fab_roce_names_free(r->names);
+	fab_roce_votes_free(r->outside);
 }
 
 void fab_roce_free(struct fab_roce *r)
