@@ -105,7 +105,10 @@ int fab_roce_collect(const struct fab_roce_opts *o, struct fab_snapshot *snap)
 	}
 	if ((err = fab_roce_collect_sysfs(r, snap, local, o->sysfs_root)))
 		return fab_err(err, "out of memory");
-	if (!o->no_dcb && real_sysfs(o->sysfs_root)) {
+	if (o->dcb_dir && !o->no_dcb) {
+		if ((err = fab_roce_collect_dcb_dir(r, snap, local, o->dcb_dir)))
+			return fab_err(err, "out of memory");
+	} else if (!o->no_dcb && real_sysfs(o->sysfs_root)) {
 		if ((err = fab_roce_collect_dcb(r, snap, local, o->timeout_ms)))
 			return fab_err(err, "out of memory");
 	} else if (!o->no_dcb) {
