@@ -83,6 +83,9 @@ int fab_cmd_ready(int argc, char **argv)
 	int c, quiet = 0, verbose = 0, json = 0;
 	long v;
 
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--local"))
+			return fab_cmd_ready_local(argc, argv); /* a RoCE host: cli/cmd_ready_local.c */
 	fab_probe_opts_init(po);
 	optind = 1;
 	opterr = 0;

@@ -314,6 +314,15 @@ enum fab_trust fab_eth_port_trust(const struct fab_roce *r, const struct fab_eth
 	return FAB_TRUST_PCP;
 }
 
+bool fab_roce_same_host(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return !strcmp(a, b) || (la == lb && !strncmp(a, b, la));
+}
+
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name)
 {
 	for (size_t i = 0; r && name && i < r->n_systems; i++)

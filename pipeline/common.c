@@ -4,6 +4,8 @@
  * references, the expected topology, the database's directory.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,4 +146,52 @@ void fab_pipeline_make_db_dir(const char *db)
 	*slash = '\0';
 	if (access(dir, F_OK) != 0)
 		mkdir(dir, 0750);
+}
+
+/* Writes snap into a new database at path: a temporary name, then rename. */
+static int sync_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0 || fsync(fd) != 0)
+		err = fab_err(-errno, "cannot write '%s': %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+int fab_pipeline_write_file(const char *path, struct fab_snapshot *snap)
+{
+	size_t len = strlen(path) + 32;
+	char *tmp = malloc(len);
+	struct fab_store *st = NULL;
+	sigset_t block, old;
+	int err;
+
+	if (!tmp)
+		return fab_err(-ENOMEM, "out of memory");
+	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+	unlink(tmp);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (!(err = fab_store_open(tmp, FAB_STORE_WRITE | FAB_STORE_EXPORT, &st)))
+		err = fab_store_write_scan(st, snap);
+	fab_store_close(st);
+	if (!err)
+		err = sync_file(tmp); /* written without syncs: once, whole, before it is renamed */
+	if (!err && rename(tmp, path) != 0)
+		err = fab_err(-errno, "cannot write '%s': %s", path, strerror(errno));
+	if (err) {
+		char side[4096];
+		unlink(tmp);
+		snprintf(side, sizeof(side), "%s-wal", tmp);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", tmp);
+		unlink(side);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(tmp);
+	return err;
 }

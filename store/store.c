@@ -192,6 +192,11 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 	st->writable = flags & FAB_STORE_WRITE;
 	sqlite3_extended_result_codes(st->db, 0);
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	/* before the schema: the page size of a new file is set by its first table */
+	if (st->writable && (flags & FAB_STORE_EXPORT) &&
+	    (err = fab_store_exec(st, "PRAGMA page_size=1024; PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF",
+				  "set up a file to copy")))
+		goto fail;
 	if ((err = check_schema(st, flags))) {
 		if (!(flags & FAB_STORE_WRITE) && (err == -EROFS || err == -EIO) && shm_unwritable(path))
 			err = fab_err(err, "cannot read database '%s': a WAL database needs '%s-shm' "
@@ -199,7 +204,7 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 				      "or copy the database elsewhere", path, path);
 		goto fail;
 	}
-	if (st->writable) {
+	if (st->writable && !(flags & FAB_STORE_EXPORT)) {
 		/* WAL: readers never block a scan; NORMAL is durable across a
 		 * process crash, which is what a kill mid-scan is. */
 		if ((err = fab_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",

@@ -413,6 +413,10 @@ const struct fab_pfc *fab_eth_port_pfc(const struct fab_eth_port *p);
  */
 enum fab_trust fab_eth_port_trust(const struct fab_roce *r, const struct fab_eth_port *p);
 
+/* Whether two system names name the same host: equal, or equal up to the
+ * first '.' ("host1" and "host1.example.net"). */
+bool fab_roce_same_host(const char *a, const char *b);
+
 /* Lookups: FAB_NONE when absent. Linear; fine for one collect. */
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name);
 uint32_t fab_roce_find_eth_port(const struct fab_roce *r, uint32_t system_idx,

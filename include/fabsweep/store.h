@@ -16,6 +16,11 @@ struct fab_store;
 enum {
 	FAB_STORE_READONLY = 0,   /* readers: never writes, never migrates */
 	FAB_STORE_WRITE = 1 << 0, /* create if missing, migrate if older */
+	/* with WRITE, a new file to be copied elsewhere (collect's files,
+	 * readiness extracts): 1 KiB pages, a rollback journal (a reader needs
+	 * no -shm beside it), no syncs: the writer syncs the finished file
+	 * once (fab_pipeline_write_file) */
+	FAB_STORE_EXPORT = 1 << 1,
 };
 
 /* Current schema version (PRAGMA user_version). */
@@ -58,6 +63,14 @@ int fab_store_resolve_scan(struct fab_store *st, int64_t id, int64_t *out);
 /* Loads a whole snapshot (findings included). *out owned by the caller. */
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 			struct fab_snapshot **out);
+
+/*
+ * Loads the scan row and the RoCE part (with the votes of what it leaves
+ * out) and no more: no counter samples, SMs, scan errors, findings or
+ * tables (`ready --local`). *out owned by the caller.
+ */
+int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id,
+			     struct fab_snapshot **out);
 
 /*
  * Loads what a counter baseline needs and no more, for check --baseline: the
