@@ -326,6 +326,16 @@ static void list_ports(struct judge *g, const struct fab_roce *r, uint32_t s, bo
 	}
 }
 
+/* "RDMA port mlx5_0/1 (eth0)": how every line names a port. */
+static const char *port_label(const struct fab_ready_roce_port *e, char *buf, size_t len)
+{
+	if (e->netdev)
+		snprintf(buf, len, "RDMA port %s/%u (%s)", e->device, e->port, e->netdev);
+	else
+		snprintf(buf, len, "RDMA port %s/%u", e->device, e->port);
+	return buf;
+}
+
 static void rate_text(char *buf, size_t len, double gbps)
 {
 	snprintf(buf, len, "%g Gb/s", gbps);
@@ -359,10 +369,7 @@ static void check_ports(struct judge *g)
 		struct fab_ready_roce_port *e = &res->ports[i];
 		const char *st = fab_state_name(e->state), *ph = fab_phys_state_name(e->phys_state);
 
-		if (e->netdev)
-			snprintf(lab, sizeof(lab), "RDMA port %s/%u (%s)", e->device, e->port, e->netdev);
-		else
-			snprintf(lab, sizeof(lab), "RDMA port %s/%u", e->device, e->port);
+		port_label(e, lab, sizeof(lab));
 		present += e->present;
 		if (!e->present) {
 			if (!e->merged && !e->named)
@@ -393,21 +400,33 @@ static void check_ports(struct judge *g)
 
 /* ---- the cabling --------------------------------------------------------------------- */
 
-/* The far end of port p's first link in r (after drop_stale_links in the
- * judged model): system and interface names, false when it has none. */
-static bool far_end(const struct fab_roce *r, uint32_t p, const char **sys, const char **port)
+/* The far end of port p's links in r (in the judged model: after
+ * drop_stale_links): system and interface names of the first, or of the
+ * first that is not (want_sys, want_port) when it has several (a port that
+ * hears two neighbours); false when it has none. */
+static bool far_end(const struct fab_roce *r, uint32_t p, const char *want_sys,
+		    const char *want_port, const char **sys, const char **port)
 {
+	bool found = false;
+
 	for (size_t i = 0; i < r->n_links; i++) {
 		const struct fab_eth_link *l = &r->links[i];
 		uint32_t q = l->a == p ? l->b : l->b == p ? l->a : FAB_NONE;
 
 		if (q == FAB_NONE)
 			continue;
-		*sys = sys_name(r, r->eth_ports[q].system_idx);
-		*port = r->eth_ports[q].ifname ? r->eth_ports[q].ifname : "?";
-		return true;
+		const char *s = sys_name(r, r->eth_ports[q].system_idx);
+		const char *n = r->eth_ports[q].ifname ? r->eth_ports[q].ifname : "?";
+		bool wanted = want_sys && !strcmp(s, want_sys) && !strcmp(n, want_port);
+		if (!found || !wanted) {
+			*sys = s;
+			*port = n;
+		}
+		found = true;
+		if (!wanted)
+			break;
 	}
-	return false;
+	return found;
 }
 
 static struct fab_ready_roce_link *link_entry(struct judge *g, const char *ifname)
@@ -450,7 +469,7 @@ static void check_cabling(struct judge *g)
 		const char *s, *q;
 
 		if (p->system_idx != g->ref_sys || (p->flags & FAB_ETH_F_STUB) || !p->ifname ||
-		    !far_end(g->ref, (uint32_t)i, &s, &q) || !(e = link_entry(g, p->ifname)))
+		    !far_end(g->ref, (uint32_t)i, NULL, NULL, &s, &q) || !(e = link_entry(g, p->ifname)))
 			continue;
 		e->want_system = s;
 		e->want_port = q;
@@ -465,10 +484,11 @@ static void check_cabling(struct judge *g)
 
 		if (p->system_idx != g->sys || (p->flags & FAB_ETH_F_STUB) || !p->ifname)
 			continue;
-		heard = far_end(j, (uint32_t)i, &s, &q) && (p->flags & FAB_ETH_F_LLDP);
 		for (size_t k = 0; k < g->res->n_links && !e; k++)
 			if (!strcmp(g->res->links[k].ifname, p->ifname))
 				e = &g->res->links[k];
+		heard = far_end(j, (uint32_t)i, e ? e->want_system : NULL, e ? e->want_port : NULL, &s, &q) &&
+			(p->flags & FAB_ETH_F_LLDP);
 		if (!e && (!heard || !(e = link_entry(g, p->ifname))))
 			continue;
 		e->lldp = (p->flags & FAB_ETH_F_LLDP) != 0;
@@ -528,7 +548,7 @@ static void check_counters(struct judge *g)
 	const struct fab_pipeline_ready_local_result *res = g->res;
 	struct fab_counter_limits limits;
 	struct fab_counter_sample was, now;
-	char line[1024];
+	char line[1024], lab[160];
 
 	fab_rules_increase_limits(g->cfg, &limits); /* as `ready` judges InfiniBand ports */
 	for (size_t i = 0; i < res->n_ports; i++) {
@@ -541,8 +561,8 @@ static void check_counters(struct judge *g)
 		fab_counter_rdma_sample(g->ref, a, g->ref->systems[g->ref_sys].collected_at_ms, &was);
 		fab_counter_rdma_sample(g->live, b, g->live->systems[g->live_sys].collected_at_ms, &now);
 		if (fab_ready_counter_rise(&was, &now, &limits, line, sizeof(line)))
-			problem(g, FAB_READY_NOT_READY, "RDMA port %s/%u error counters rose since the merge: %s",
-				e->device, e->port, line);
+			problem(g, FAB_READY_NOT_READY, "%s error counters rose since the merge: %s",
+				port_label(e, lab, sizeof(lab)), line);
 	}
 }
 
