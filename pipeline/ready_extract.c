@@ -5,7 +5,7 @@
  * `ready --local` on that host compares it with: the host and the systems
  * at the other end of its links, whole, as the merge had them, and the
  * votes of the rest of the fabric for the majority rules. A prolog reads a
- * local file of a few kilobytes instead of the fabric's database.
+ * local file of 100-150 KB instead of the fabric's database.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -115,6 +115,7 @@ int fab_pipeline_ready_extract(const struct fab_snapshot *merged, const char *di
 {
 	const struct fab_roce *r = merged->roce;
 	struct fab_roce_sysindex *ix = NULL;
+	struct fab_pipeline_files *files = NULL;
 	struct fab_roce_votes *own = NULL, *whole = NULL;
 	uint32_t *off = NULL, *adj = NULL, *list = NULL;
 	size_t written = 0, dlen = strlen(dir);
@@ -131,6 +132,8 @@ int fab_pipeline_ready_extract(const struct fab_snapshot *merged, const char *di
 		err = fab_err(err ? err : -ENOMEM, "out of memory");
 		goto out;
 	}
+	if ((err = fab_pipeline_files_new(&files)))
+		goto out;
 	for (uint32_t h = 0; h < r->n_systems && !err; h++) {
 		const struct fab_roce_system *s = &r->systems[h];
 		struct fab_snapshot *part = NULL;
@@ -146,12 +149,17 @@ int fab_pipeline_ready_extract(const struct fab_snapshot *merged, const char *di
 			continue;
 		}
 		snprintf(path, dlen + 210, "%s/%s.db", dir, s->name);
-		if (!(err = extract(merged, ix, whole, off, adj, h, list, &part)) &&
-		    !(err = fab_pipeline_write_file(path, part)))
-			written++;
+		if (!(err = extract(merged, ix, whole, off, adj, h, list, &part)))
+			err = fab_pipeline_files_add(files, path, part);
 		fab_snapshot_free(part);
 	}
+	/* synced once, then each renamed: a reader sees the old file or the new */
+	if (!err && !(err = fab_pipeline_files_commit(files)))
+		for (uint32_t h = 0; h < r->n_systems; h++)
+			written += r->systems[h].collected && r->systems[h].role == FAB_ROLE_HOST &&
+				   file_name_ok(r->systems[h].name);
 out:
+	fab_pipeline_files_free(files);
 	fab_roce_votes_free(own);
 	fab_roce_votes_free(whole);
 	fab_roce_sysindex_free(ix);

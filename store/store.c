@@ -218,6 +218,38 @@ fail:
 	return err;
 }
 
+int fab_store_empty_image(unsigned char **out, size_t *len)
+{
+	struct fab_store st = { .path = (char *)"(new database)", .writable = true };
+	sqlite3_int64 size = 0;
+	unsigned char *img = NULL, *copy = NULL;
+	int rc, err;
+
+	rc = sqlite3_open_v2(":memory:", &st.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK) {
+		err = sql_err(&st, rc, "open");
+		goto out;
+	}
+	/* the export format (FAB_STORE_EXPORT): 1 KiB pages; a serialized
+	 * in-memory database has a rollback journal in its header */
+	if ((err = fab_store_exec(&st, "PRAGMA page_size=1024", "set up a file to copy")) ||
+	    (err = migrate(&st, 0)))
+		goto out;
+	if (!(img = sqlite3_serialize(st.db, "main", &size, 0)) || size <= 0 ||
+	    !(copy = malloc((size_t)size))) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(copy, img, (size_t)size);
+	*out = copy;
+	*len = (size_t)size;
+out:
+	sqlite3_free(img);
+	sqlite3_close(st.db);
+	return err;
+}
+
 void fab_store_close(struct fab_store *st)
 {
 	if (!st)

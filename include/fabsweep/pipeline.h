@@ -98,6 +98,19 @@ int fab_pipeline_trend_day(struct fab_store *st, const struct fab_snapshot *snap
  * nothing is left behind on failure. 0 or a negative errno, message set. */
 int fab_pipeline_write_file(const char *path, struct fab_snapshot *snap);
 
+/*
+ * Many such files at once (`merge --ready-dir`): each written from an empty
+ * database's image (no schema to create) under a temporary name without a
+ * sync; commit syncs their file system once, then renames them all (the
+ * files of one batch are in one directory). What is not committed is
+ * removed by free. 0 or a negative errno, message set.
+ */
+struct fab_pipeline_files;
+int fab_pipeline_files_new(struct fab_pipeline_files **out);
+int fab_pipeline_files_add(struct fab_pipeline_files *b, const char *path, struct fab_snapshot *snap);
+int fab_pipeline_files_commit(struct fab_pipeline_files *b);
+void fab_pipeline_files_free(struct fab_pipeline_files *b); /* accepts NULL */
+
 /* The database's directory is created (one level, mode 0750) when missing:
  * for the built-in default path, which nothing else creates. */
 void fab_pipeline_make_db_dir(const char *db);
@@ -471,10 +484,11 @@ int fab_ready_roce_judge(struct fab_ready_roce_in *in, struct fab_pipeline_ready
  * part resolved), dir/<name>.db holds one scan with the host and the
  * systems at the other end of its links, whole, and the majority votes of
  * the rest of the fabric (fab_roce.outside): what `ready --local` on that
- * host needs of the merge, a few kilobytes. Each file is written under a
- * temporary name and renamed. A host whose name is no safe file name gets
- * none (note says so; may be NULL). *n_written (may be NULL) counts them.
- * 0 or a negative errno with fab_errmsg() set (files written before stay).
+ * host needs of the merge, 100-150 KB. The files are written under
+ * temporary names, synced once and renamed (fab_pipeline_files_*): none
+ * replaces its old copy unless all were written. A host whose name is no
+ * safe file name gets none (note says so; may be NULL). *n_written (may be
+ * NULL) counts them. 0 or a negative errno with fab_errmsg() set.
  */
 int fab_pipeline_ready_extract(const struct fab_snapshot *merged, const char *dir,
 			       fab_note_fn note, void *note_ctx, size_t *n_written);

@@ -37,6 +37,15 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out);
 void fab_store_close(struct fab_store *st); /* accepts NULL */
 
 /*
+ * The bytes of a new, empty database of this schema version in the export
+ * format (FAB_STORE_EXPORT): a writer of many small files writes them to
+ * each new file before fab_store_open(WRITE | EXPORT), which then has no
+ * schema to create (that costs more than a small scan's rows). *out
+ * (malloc'd) owned by the caller; 0 or a negative errno, message set.
+ */
+int fab_store_empty_image(unsigned char **out, size_t *len);
+
+/*
  * Writes snap as a new snapshot in one transaction: it is there completely
  * or not at all. Sets snap->scan_id on success. Findings in snap are stored
  * too. The snapshot is borrowed.

@@ -6,9 +6,9 @@
 # As the node Prolog (slurmd, on every node of the job) it checks the node it
 # runs on ($SLURMD_NODENAME, else the short host name). As PrologSlurmctld (on
 # the controller, once per job) set FABSWEEP_PROLOG_SCOPE=job: it checks every
-# host of $SLURM_JOB_NODELIST in one probe. On a RoCE host (scope local, the
-# default on a machine whose RDMA ports are all Ethernet) the node judges
-# itself with `fabsweep ready --local` against its copy of the last merge.
+# host of $SLURM_JOB_NODELIST in one probe. On a RoCE host set
+# FABSWEEP_PROLOG_SCOPE=local: the node judges itself with `fabsweep ready
+# --local` against its copy of the last merge.
 #
 # Exit status: 0 ready, or could not check (a broken checker must not drain
 # the cluster; FABSWEEP_PROLOG_STRICT=1 fails then too); 1 not ready. A node
@@ -21,8 +21,7 @@
 #   FABSWEEP                 the fabsweep binary (default: fabsweep in PATH)
 #   FABSWEEP_DB              the database with the latest sweep
 #                            (default /var/lib/fabsweep/fabsweep.db)
-#   FABSWEEP_PROLOG_SCOPE    node, job, or local (RoCE); default local when every
-#                            RDMA port here is Ethernet, else node
+#   FABSWEEP_PROLOG_SCOPE    node (default), job, or local (a RoCE host)
 #   FABSWEEP_PROLOG_TIMEOUT  seconds before giving up (default 10)
 #   FABSWEEP_PROLOG_STRICT   1: "could not check" fails the prolog too
 #   FABSWEEP_PROLOG_FAIL_ON  findings that count: of the sweep (node, job: error by
@@ -37,15 +36,12 @@ fabsweep=${FABSWEEP:-fabsweep}
 db=${FABSWEEP_DB:-/var/lib/fabsweep/fabsweep.db}
 limit=${FABSWEEP_PROLOG_TIMEOUT:-10}
 [[ $limit =~ ^[0-9]+$ && $limit -gt 0 ]] || limit=10
-scope=${FABSWEEP_PROLOG_SCOPE:-}
-if [[ -z $scope ]]; then # a RoCE host: RDMA ports, none of them InfiniBand
-	scope=node
-	ll=$(cat /sys/class/infiniband/*/ports/*/link_layer 2>/dev/null)
-	[[ $ll == *Ethernet* && $ll != *InfiniBand* ]] && scope=local
-fi
+scope=${FABSWEEP_PROLOG_SCOPE:-node}
 fail_on=${FABSWEEP_PROLOG_FAIL_ON:-error}
 [[ $scope == local ]] && fail_on=${FABSWEEP_PROLOG_FAIL_ON:-warning}
-read -ra extra <<<"${FABSWEEP_PROLOG_ARGS:-}"
+set -f # the extra options are split at blanks, never globbed
+extra=(${FABSWEEP_PROLOG_ARGS:-})
+set +f
 
 if [[ $scope == job ]]; then
 	hosts=${SLURM_JOB_NODELIST:-}
