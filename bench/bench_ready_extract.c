@@ -20,23 +20,9 @@
 #include "fabsweep/pipeline.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/rules.h"
+#include "bench/benchclock.h"
 #include "unit/rules/rulefix.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {

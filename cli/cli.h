@@ -173,3 +173,6 @@ int fab_cli_db_baseline(const struct fab_cli_db_args *a);
  * hosts without tables, or why pairs were not checked). */
 struct fab_pipeline_ready_result;
 void fab_cli_print_ready_pairs(const struct fab_pipeline_ready_result *res);
+/* The exit code of a readiness verdict: 0 ready, 1 not ready, 3 could not check. */
+struct fab_ready;
+int fab_cli_ready_exit(const struct fab_ready *r);

@@ -127,11 +127,7 @@ int fab_cmd_ready_local(int argc, char **argv)
 	}
 	if (!json)
 		print_result(res, quiet, verbose);
-	switch (fab_ready_overall(res->r)) {
-	case FAB_READY_OK: ret = FAB_EXIT_OK; break;
-	case FAB_READY_NOT_READY: ret = FAB_EXIT_FINDINGS; break;
-	default: ret = FAB_EXIT_RUNTIME; break;
-	}
+	ret = fab_cli_ready_exit(res->r);
 	fab_pipeline_ready_local_free(res);
 out:
 	free(socks);

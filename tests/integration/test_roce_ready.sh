@@ -34,15 +34,9 @@ work=$(mktemp -d)
 chmod 0755 "$work" # lldpd runs lldpcli as _lldpd: it must reach the sockets
 pids=()
 namespaces=()
-alive() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [[ -n $st && $st != Z ]]; }
 cleanup() {
-	local pid ns
-	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-	for pid in "${pids[@]}"; do
-		for _ in $(seq 40); do alive "$pid" || break; sleep 0.05; done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	local ns
+	daemons_stop "${pids[@]}"
 	for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
 	[[ -n ${ROCE_READY_KEEP:-} ]] && cp -R "$work" "$ROCE_READY_KEEP"
 	rm -rf "$work"
