@@ -202,8 +202,11 @@ static int build_judged(struct judge *g, const char *name)
 	res->judged = js;
 	g->j = js->roce;
 	js->scan_id = res->ref->scan_id;
-	js->started_at_ms = res->ref->started_at_ms;
-	js->finished_at_ms = res->ref->finished_at_ms;
+	/* the merge's scan, as read now: the rules' baseline is the merge (a
+	 * clock behind the merge's must not make it the newer) */
+	js->started_at_ms = res->live->started_at_ms > res->ref->started_at_ms ? res->live->started_at_ms
+									      : res->ref->started_at_ms;
+	js->finished_at_ms = js->started_at_ms;
 	js->status = FAB_SCAN_COMPLETE;
 	if (g->ref) {
 		if (!(keep = malloc((g->ref->n_systems + 1) * sizeof(*keep))))
@@ -254,7 +257,9 @@ static int ask_rules(struct judge *g, unsigned fail_on)
 	const struct fab_rule *table = fab_rules_table(&n_table);
 	int err;
 
-	if ((err = fab_rules_run_only(g->cfg, js, NULL, ready_rules,
+	/* the merge is the baseline: a rule that compares counters with one
+	 * judges them since the merge */
+	if ((err = fab_rules_run_only(g->cfg, js, res->ref, ready_rules,
 				      sizeof(ready_rules) / sizeof(ready_rules[0]), 0, &rr)))
 		return err;
 	for (size_t i = 0; i < js->n_findings; i++) {

@@ -410,6 +410,14 @@ static void test_unread(void **state)
 	verdict(res, FAB_READY_OK, "");
 	fab_pipeline_ready_local_free(res);
 
+	/* this host's clock behind the merge's: judged all the same */
+	m = merged();
+	l = live_of(m, "host1");
+	l->started_at_ms = RF_T0 - 3600 * 1000LL;
+	res = judge(m, l, NULL);
+	verdict(res, FAB_READY_OK, "");
+	fab_pipeline_ready_local_free(res);
+
 	/* a merge without a RoCE part */
 	m = merged();
 	l = live_of(m, "host1");
