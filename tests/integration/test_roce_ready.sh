@@ -90,8 +90,8 @@ for s in "${systems[@]}"; do
 	ip -n "$(ns "$s")" addr add "192.0.2.$n/32" dev lo
 	{
 		echo "configure system hostname $s"
-		echo "configure lldp tx-interval 1"
-		echo "configure lldp tx-hold 4"
+		echo "configure lldp tx-interval 250ms" # fast, with a TTL (x 20) that load cannot outlast
+		echo "configure lldp tx-hold 20"
 		[[ $s == h* ]] || echo "configure system capabilities enabled bridge,router"
 		for i in ${links_of[$s]}; do tlvs "$s" "$i"; done
 	} >"$work/$s.conf"
@@ -103,12 +103,12 @@ done
 # heard: system ifname peer-system peer-port-id (its MAC)
 heard() { lldpcli -u "$work/$1.sock" -f keyvalue show neighbors ports "$2" 2>/dev/null |
 	grep -q "^lldp\.$2\.port\.mac=$3\$"; }
-converged() {
-	local s i
+converged() { # every port of every system hears one neighbour
+	local s kv i
 	for s in "${systems[@]}"; do
+		kv=$(lldpcli -u "$work/$s.sock" -f keyvalue show neighbors 2>/dev/null)
 		for i in ${links_of[$s]}; do
-			[[ $(lldpcli -u "$work/$s.sock" -f keyvalue show neighbors ports "$i" 2>/dev/null |
-				grep -c '\.chassis\.name=') == 1 ]] || return 1
+			[[ $(grep -c "^lldp\.$i\.chassis\.name=" <<<"$kv") == 1 ]] || return 1
 		done
 	done
 }
@@ -123,9 +123,8 @@ for h in "${hosts[@]}"; do
 	k=$((k + 1))
 	d=$work/sys/$h
 	mkdir -p "$d/class/net/eth0" "$d/class/infiniband" "$work/dcb/$h"
-	for a in address mtu operstate speed type; do
-		ip netns exec "$(ns "$h")" cat "/sys/class/net/eth0/$a" >"$d/class/net/eth0/$a" 2>/dev/null
-	done
+	ip netns exec "$(ns "$h")" sh -c 'for a in address mtu operstate speed type; do
+		cat "/sys/class/net/eth0/$a" >"$1/$a" 2>/dev/null; done' sh "$d/class/net/eth0"
 	cp -R "$SRCDIR/fixtures/sysfs/procfs/class/net/eth0/ecn" "$d/class/net/eth0/ecn" &&
 		cp -R "$R/devices" "$d/devices" &&
 		cp -R "$R/class/infiniband/mlx5_bond_0" "$d/class/infiniband/mlx5_0" ||
