@@ -521,6 +521,16 @@ static const char *const migrations[] = {
 	" 'PortRcvErrorDetails' AS attribute UNION ALL SELECT 2, 'PortXmitDiscardDetails'"
 	" UNION ALL SELECT 4, 'PortVLXmitWaitCounters') a ON (c.unsupported & a.bit) <> 0"
 	" WHERE c.unsupported IS NOT NULL;",
+
+	/* 10 -> 11: the votes of the rules that compare a port with the
+	 * fabric's majority, for what a scan leaves out of a fabric (a
+	 * readiness extract written by `merge --ready-dir`; docs/roce.md,
+	 * "Readiness"; store/roce_votes.c). question: 'trust' (value 'dscp' or
+	 * 'pcp'), 'cnp_dscp' (a DSCP), 'cnp_priority' (a priority) or 'speed'
+	 * (value Mb/s, tier the link's roles as 'host-leaf'); votes: RoCE
+	 * interfaces (links, for speeds) that use the value. */
+	"CREATE TABLE roce_votes(scan_id INTEGER NOT NULL, question TEXT NOT NULL, tier TEXT,"
+	" value TEXT NOT NULL, votes INTEGER NOT NULL);",
 };
 
 /* The long form of port_counters: one row per counter value. */

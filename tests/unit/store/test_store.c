@@ -276,6 +276,7 @@ static void downgrade(int to)
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait13;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait14;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait15;",
+		[10] = "DROP TABLE roce_votes;",
 	};
 	char sql[64];
 
