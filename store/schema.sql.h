@@ -522,7 +522,17 @@ static const char *const migrations[] = {
 	" UNION ALL SELECT 4, 'PortVLXmitWaitCounters') a ON (c.unsupported & a.bit) <> 0"
 	" WHERE c.unsupported IS NOT NULL;",
 
-	/* 10 -> 11 (issue 33's step, 14 -> 15 after the steps merged before
+	/* 10 -> 11: the votes of the rules that compare a port with the
+	 * fabric's majority, for what a scan leaves out of a fabric (a
+	 * readiness extract written by `merge --ready-dir`; docs/roce.md,
+	 * "Readiness"; store/roce_votes.c). question: 'trust' (value 'dscp' or
+	 * 'pcp'), 'cnp_dscp' (a DSCP), 'cnp_priority' (a priority) or 'speed'
+	 * (value Mb/s, tier the link's roles as 'host-leaf'); votes: RoCE
+	 * interfaces (links, for speeds) that use the value. */
+	"CREATE TABLE roce_votes(scan_id INTEGER NOT NULL, question TEXT NOT NULL, tier TEXT,"
+	" value TEXT NOT NULL, votes INTEGER NOT NULL);",
+
+	/* 11 -> 12 (issue 33's step, 14 -> 15 after the steps merged before
 	 * it): multicast (store/mcast_io.c; docs/schema.md "Multicast").
 	 * Content-addressed like the forwarding tables: a group (its fields
 	 * and members: mcast_group_rows.content) and a fabric's groups (the

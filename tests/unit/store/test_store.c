@@ -276,7 +276,8 @@ static void downgrade(int to)
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait13;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait14;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait15;",
-		[10] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
+		[10] = "DROP TABLE roce_votes;",
+		[11] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
 		       " DROP VIEW mcast_groups; DROP TABLE mcast_rate_codes; DROP TABLE scan_mcast;"
 		       " DROP TABLE mft_set_switches; DROP TABLE mft_sets; DROP TABLE mft_table_entries;"
 		       " DROP TABLE mft_tables; DROP TABLE mcast_set_groups; DROP TABLE mcast_group_sets;"
