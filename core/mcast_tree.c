@@ -238,6 +238,40 @@ static size_t find_u32(const uint32_t *v, size_t n, uint32_t x)
 }
 
 /*
+ * Members on a switch whose entry is not known (its table lost) may send
+ * into every hop whose entry leads back to that switch: those hops, and
+ * what they lead to, count as reached (hop.fwd), so that no entry is called
+ * unneeded for want of a table. queue: n_hops entries of scratch.
+ */
+static void unknown_senders(struct work *w, const uint32_t *msw, size_t nm, const uint8_t *unk,
+			    uint32_t *queue)
+{
+	struct fab_mc_tree *t = w->t;
+	size_t qh = 0, qt = 0;
+
+	for (size_t k = 0; k < t->n_ports; k++) {
+		uint32_t h = w->hop_of_k[k];
+
+		if (w->dest[k] != FAB_NONE || !w->unk[k] || w->arr[k] == FAB_NONE || t->hops[h].fwd)
+			continue;
+		size_t si = find_u32(msw, nm, w->s->ports[w->arr[k]].node_idx);
+		if (si == SIZE_MAX || !unk[si])
+			continue;
+		t->hops[h].fwd = true;
+		queue[qt++] = h;
+	}
+	while (qh < qt) {
+		const struct fab_mc_hop *h = &t->hops[queue[qh++]];
+
+		for (uint32_t k = h->first; k < h->first + h->n; k++)
+			if (w->dest[k] != FAB_NONE && !t->hops[w->dest[k]].fwd) {
+				t->hops[w->dest[k]].fwd = true;
+				queue[qt++] = w->dest[k];
+			}
+	}
+}
+
+/*
  * What reaches what: a walk from each switch with members; then per group
  * and receiving member the members whose packets do not reach it. Marks
  * hop.fwd (some member's packets pass it).
@@ -300,6 +334,7 @@ static int judge_reach(struct work *w)
 			reached[si * nm + xi] = hx != FAB_NONE && mark[hx] == si + 1;
 		}
 	}
+	unknown_senders(w, msw, nm, unk, queue);
 	/* per group: senders per switch, then each receiving member */
 	size_t r0 = 0;
 	for (size_t gi = 0; gi < t->n_groups; gi++) {
@@ -406,6 +441,11 @@ static int judge_need(struct work *w)
 			}
 		}
 	}
+	/* an entry port toward a switch whose entry is not known may lead
+	 * to a receiving member: not judged unneeded */
+	for (size_t k = 0; k < t->n_ports; k++)
+		if (w->dest[k] == FAB_NONE && w->unk[k])
+			t->hops[w->hop_of_k[k]].bwd = true;
 	for (size_t h = 0; h < nh; h++)
 		if (t->hops[h].bwd)
 			queue[qt++] = (uint32_t)h;

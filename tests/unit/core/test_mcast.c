@@ -411,6 +411,48 @@ static void test_tree_loop_stale(void **state)
 	fab_snapshot_free(s);
 }
 
+/* A leaf whose table was lost (the scan could not read it): an entry
+ * toward it may lead to its members, and its members' packets may come
+ * out of it into every hop whose entry leads back; no hop is called
+ * unneeded for want of its table, no member unreached through it. */
+static void test_tree_lost_table(void **state)
+{
+	struct fab_snapshot *s = fabric();
+	static const unsigned h[] = { 0, 3 }; /* leaf 0 (node 2), leaf 1 (node 3) */
+	struct fab_mc_tree t;
+
+	(void)state;
+	group(s, G1, 0xc001, h, 2);
+	done(s);
+	struct fab_mft *lost = (struct fab_mft *)fab_mcast_mft(s->mcast, 3);
+	uint32_t n_blocks = lost->n_blocks;
+	lost->status = FAB_LFT_FAILED;
+	lost->n_blocks = 0;
+	/* host 0 only sends: the receiver is behind the lost table */
+	for (uint32_t j = 0; j < s->mcast->n_members; j++)
+		if (s->mcast->members[j].port_idx == hport(s, 0))
+			s->mcast->members[j].join_state = FAB_MC_JOIN_SENDONLY;
+	assert_int_equal(fab_mc_tree_build(s, 0xc001, &t), 0);
+	assert_int_equal(t.n_hops, 2); /* spine 0 and leaf 0 */
+	for (size_t i = 0; i < t.n_hops; i++)
+		assert_true(t.hops[i].fwd && t.hops[i].bwd);
+	assert_true(reach_of(&t, s, 3)->unknown);
+	fab_mc_tree_free(&t);
+	/* both receive, and leaf 0 does not send up: spine 0 gets only what
+	 * comes out of the lost leaf, and may */
+	for (uint32_t j = 0; j < s->mcast->n_members; j++)
+		s->mcast->members[j].join_state = FAB_MC_JOIN_FULL;
+	fabfix_mft_set(s, 2, 0xc001, 3, false);
+	assert_int_equal(fab_mc_tree_build(s, 0xc001, &t), 0);
+	for (size_t i = 0; i < t.n_hops; i++)
+		if (t.hops[i].node == 0)
+			assert_true(t.hops[i].fwd && t.hops[i].bwd);
+	assert_true(reach_of(&t, s, 0)->unknown); /* from host 3, behind the lost table */
+	fab_mc_tree_free(&t);
+	lost->n_blocks = n_blocks;
+	fab_snapshot_free(s);
+}
+
 /* Two groups on one MLID (OpenSM's IPv6 solicited-node groups can share
  * one): one tree, each group's members judged against its own senders. */
 static void test_tree_shared_mlid(void **state)
@@ -447,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_tree_healthy),
 		cmocka_unit_test(test_tree_faults),
 		cmocka_unit_test(test_tree_loop_stale),
+		cmocka_unit_test(test_tree_lost_table),
 		cmocka_unit_test(test_tree_shared_mlid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
