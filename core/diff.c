@@ -87,7 +87,7 @@ static struct fab_change_end node_end(const struct fab_snapshot *s, uint32_t nod
 	const struct fab_node *n = &s->nodes[node_idx];
 
 	return (struct fab_change_end){ .guid = n->guid, .port = (uint8_t)port,
-					.type = n->type, .desc = n->desc };
+					.type = n->type, .desc = n->desc, .name_hex = n->name_hex };
 }
 
 static struct fab_change_end port_end(const struct fab_snapshot *s, uint32_t port_idx)

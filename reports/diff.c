@@ -56,14 +56,15 @@ static const char *or_unknown(const char *s)
 static void end_str(const struct fab_change_end *e, const struct fab_nodemap *names,
 		    char *buf, size_t cap)
 {
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 	if (!e->guid) {
 		snprintf(buf, cap, "(not in the topology)");
 		return;
 	}
 	fab_guid_format(e->guid, g);
-	int n = snprintf(buf, cap, "\"%s\" %s", fab_nodemap_name(names, e->guid, e->desc), g);
+	int n = snprintf(buf, cap, "\"%s\" %s",
+			 fab_name_format(names, e->guid, e->desc, e->name_hex, nb, sizeof(nb)), g);
 	if (e->port && n > 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, " port %u", e->port);
 }
@@ -225,7 +226,9 @@ static void xml_end(struct fab_xw *x, const char *elem, const struct fab_change_
 	fab_xw_attr_guid(x, "guid", e->guid);
 	fab_xw_attr_i64(x, "port", e->port);
 	fab_xw_attr_lit(x, "type", fab_node_type_name(e->type));
-	fab_xw_attr(x, "name", fab_nodemap_name(names, e->guid, e->desc));
+	char nb[FAB_NODE_NAME_CAP];
+
+	fab_xw_attr(x, "name", fab_name_format(names, e->guid, e->desc, e->name_hex, nb, sizeof(nb)));
 	fab_xw_attr(x, "description", e->desc ? e->desc : "");
 	fab_xw_end(x);
 }

@@ -38,14 +38,9 @@ enum fab_verdict fab_report_verdict(const struct fab_snapshot *snap)
 }
 
 const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,
-				  char buf[FAB_GUID_STRLEN])
+				  char buf[FAB_NODE_NAME_CAP])
 {
-	const struct fab_node *n = &snap->nodes[node];
-
-	if (n->desc[0])
-		return n->desc;
-	fab_guid_format(n->guid, buf);
-	return buf;
+	return fab_node_name(snap, node, NULL, buf, FAB_NODE_NAME_CAP);
 }
 
 static int strcmp0(const char *a, const char *b)

@@ -16,6 +16,7 @@
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
@@ -25,14 +26,13 @@
 
 /* ---- names ----------------------------------------------------------------- */
 
+/* The node's name in every output (fab_node_name: its description, with
+ * GUID digits when another node shares it; its GUID without one). */
 void rule_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t node)
 {
-	const struct fab_node *n = &s->nodes[node];
+	char nb[FAB_NODE_NAME_CAP];
 
-	if (n->desc[0])
-		rbuf_printf(b, "%s", n->desc);
-	else
-		rbuf_printf(b, "0x%016llx", (unsigned long long)n->guid);
+	rbuf_printf(b, "%s", fab_node_name(s, node, NULL, nb, sizeof(nb)));
 }
 
 void rule_port_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t port)
@@ -445,7 +445,8 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 	    baseline->started_at_ms > snap->started_at_ms)
 		return fab_err(-EINVAL, "the baseline (scan %lld) is newer than the snapshot checked (scan %lld); pass an older --baseline",
 			       (long long)baseline->scan_id, (long long)snap->scan_id);
-	if (!snap->guid_order && (err = fab_snapshot_index(snap)))
+	if ((!snap->guid_order && (err = fab_snapshot_index(snap))) ||
+	    (err = fab_snapshot_name_nodes(snap))) /* the names subjects give */
 		return fab_err(err, "out of memory indexing the snapshot");
 	fab_snapshot_clear_findings(snap);
 	snap->checked_at_ms = now_ms ? now_ms : fab_now_ms();

@@ -95,7 +95,7 @@ static const struct fab_port *pport_port(const struct pkscan *c, const struct pp
 static void port_err(struct pkscan *c, const struct fab_port *p, const char *a, const char *b)
 {
 	const struct fab_node *n = &c->s->nodes[p->node_idx];
-	char who[FAB_DESC_CAP + 8];
+	char who[FAB_SCAN_LABEL_CAP];
 	int rc;
 
 	rc = fab_snapshot_add_error(c->s, n->guid, p->port_num, "pkeys", "%s port %u: P_KeyTable %s%s",
@@ -176,7 +176,7 @@ static void swinfo_done(struct pkscan *c, uint32_t si, int err, const uint8_t *r
 
 	if (err) {
 		const struct fab_node *n = &c->s->nodes[sw->node];
-		char who[FAB_DESC_CAP + 8];
+		char who[FAB_SCAN_LABEL_CAP];
 
 		sw->failed = true;
 		int rc = fab_snapshot_add_error(c->s, n->guid, -1, "pkeys",

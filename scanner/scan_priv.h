@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsweep/nodemap.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
 #include "scanner/madwin.h"
@@ -204,8 +205,11 @@ int fab_mport_open(const struct fab_probe_opts *o, const char *src_hint,
 		   struct fab_mport *m);
 void fab_mport_close(struct fab_mport *m); /* accepts a zeroed one */
 
-/* "desc" (quoted) or, without a description, the GUID: names a node in
- * scan_errors messages. buf needs FAB_DESC_CAP + 8 bytes. */
+/* "name" (quoted: fab_node_name's, its description with GUID digits when
+ * shared) or, without a description, the GUID: names a node in scan_errors
+ * messages. buf needs FAB_SCAN_LABEL_CAP bytes (FAB_DESC_CAP + 8, what older
+ * callers give, holds all but the longest shared descriptions). */
+#define FAB_SCAN_LABEL_CAP (FAB_NODE_NAME_CAP + 2)
 const char *fab_scan_node_label(const struct fab_node *n, char *buf, size_t len);
 
 /* Progress helper: calls o->progress when set. */

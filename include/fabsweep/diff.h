@@ -55,6 +55,7 @@ struct fab_change_end {
 	uint8_t port;     /* port number; 0: the node as a whole or port 0 */
 	uint8_t type;     /* enum fab_node_type */
 	const char *desc; /* sanitized NodeDescription; "" when unknown */
+	uint8_t name_hex; /* its name's GUID digits in its snapshot (fab_name_format) */
 };
 
 struct fab_change {

@@ -158,6 +158,13 @@ struct fab_node {
 	char desc[FAB_DESC_CAP]; /* escaped, valid UTF-8, no control bytes */
 	uint8_t desc_raw[FAB_DESC_RAW]; /* as received */
 	uint8_t desc_raw_len;
+	/* How its name shows the GUID (core/nodename.c, fab_node_name): 0 its
+	 * description is its own; FAB_NAME_HEX_SHORT or FAB_NAME_HEX_FULL
+	 * hex digits when another node of the scan has that description too.
+	 * Set by fab_snapshot_name_nodes() (the store's loader, the rule
+	 * engine, the scanner), or for a partial view by the loader from the
+	 * whole scan. */
+	uint8_t name_hex;
 	/* Firmware "31.2012.1068" and its PSID "MT_0000000579" where the
 	 * source has them (an ibdiagnet2 import's NODES_INFO); arena, NULL
 	 * when unknown. */

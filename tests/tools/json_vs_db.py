@@ -24,6 +24,8 @@ import sqlite3
 import sys
 import urllib.parse
 
+from fabnames import shown_names
+
 problems = []
 
 
@@ -363,8 +365,10 @@ class Scan:
         self.id = i
         q = lambda sql: db.execute(sql, (i,)).fetchall()
         self.nodes = {}
-        for r in q("SELECT * FROM nodes WHERE scan_id = ? ORDER BY node_idx"):
+        rows = q("SELECT * FROM nodes WHERE scan_id = ? ORDER BY node_idx")
+        for r in rows:
             self.nodes.setdefault(r["node_guid"], r)  # the first of a GUID
+        self.shown = shown_names(rows)
         self.ports = {(r["node_guid"], r["port_num"]): r for r in q("SELECT * FROM ports WHERE scan_id = ?")}
         self.links = {(r["a_guid"], r["a_port"], r["b_guid"], r["b_port"]): r
                       for r in q("SELECT * FROM links WHERE scan_id = ?")}
@@ -385,7 +389,7 @@ class Scan:
         if n is None:
             return None
         return {"guid": guid, "port": port, "type": n["node_type"],
-                "name": names.get(int(guid, 16), n["description"]), "description": n["description"]}
+                "name": names.get(int(guid, 16), self.shown[guid]), "description": n["description"]}
 
     def remote(self, guid, port, names):
         p = self.ports.get((guid, port))

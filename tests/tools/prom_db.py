@@ -39,6 +39,8 @@ import re
 import sqlite3
 import sys
 
+from fabnames import shown_names
+
 ERRORS = [("SymbolErrorCounter", 16), ("LinkErrorRecoveryCounter", 8),
           ("LinkDownedCounter", 8), ("PortRcvErrors", 16),
           ("PortRcvRemotePhysicalErrors", 16), ("PortRcvSwitchRelayErrors", 16),
@@ -228,9 +230,10 @@ def expected(db, args):
     first_idx = {}
     for n in nodes:  # devices that share a GUID: the first of them
         first_idx.setdefault(n["node_guid"], n["node_idx"])
+    shown = shown_names(nodes, args.names)
     for n in nodes:
         if first_idx[n["node_guid"]] == n["node_idx"]:
-            name = args.names.get(n["node_guid"], n["description"])
+            name = shown[n["node_guid"]]
             put("fabsweep_node_info", [("node_guid", n["node_guid"]), ("node", name),
                                        ("description", n["description"]), ("type", n["node_type"])], 1)
     ports = db.q("SELECT p.* FROM ports p JOIN nodes n ON n.scan_id = p.scan_id AND n.node_guid = p.node_guid"
