@@ -317,6 +317,7 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_ROUTES: return "forwarding tables (a live scan without --no-routes)";
 	case FAB_NEED_BASELINE: return "an earlier snapshot (check --baseline)";
 	case FAB_NEED_PKEYS: return "P_Key tables (a live scan without --no-pkeys)";
+	case FAB_NEED_QOS: return "the VL tables (a live scan that saw a QoS policy, or scan --forensic)";
 	default: return NULL;
 	}
 }
@@ -365,6 +366,9 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no forwarding tables (scan --no-routes, a file, or an older scan)";
 	if ((needs & FAB_NEED_PKEYS) && !fab_pkeys_present(s))
 		return "the snapshot has no P_Key tables (scan --no-pkeys, a file, or an older scan)";
+	if ((needs & FAB_NEED_QOS) && !s->qos)
+		return "the scan did not read the VL tables (its SL2VL samples showed no QoS policy; "
+		       "scan --forensic reads them)";
 	return NULL;
 }
 

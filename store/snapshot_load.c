@@ -36,7 +36,8 @@
 	"node_idx, port_num, port_guid, lid, lmc, sm_lid, state, phys_state,"             \
 	" width_active, width_enabled, width_supported, speed_active, speed_enabled,"     \
 	" speed_supported, mtu_active, mtu_cap, op_vls, cap_mask, remote_guid,"           \
-	" remote_port, remote_node_idx, smp_failed, pma_failed, no_remote"
+	" remote_port, remote_node_idx, smp_failed, pma_failed, no_remote,"               \
+	" vl_cap, vl_high_limit, vlarb_high_cap, vlarb_low_cap"
 #define PORT_LIGHT 3
 #define SAMPLE_COLS "node_idx, port_num, sample, sampled_at, extended"
 #define SAMPLE_FIRST_COUNTER 5
@@ -475,6 +476,10 @@ static int read_port(struct loader *l, sqlite3_stmt *s)
 		p->flags |= FAB_F_PMA_FAILED;
 	if (sqlite3_column_int(s, 23))
 		p->flags |= FAB_F_NO_REMOTE;
+	p->vl_cap = (uint8_t)sqlite3_column_int(s, 24);
+	p->vl_high_limit = (uint8_t)sqlite3_column_int(s, 25);
+	p->vlarb_high_cap = (uint8_t)sqlite3_column_int(s, 26);
+	p->vlarb_low_cap = (uint8_t)sqlite3_column_int(s, 27);
 	return 0;
 }
 
@@ -693,6 +698,10 @@ static int load_routing(struct loader *l)
 		}
 	}
 	err = fab_store_load_routing(l->st, l->s, whole);
+	if (!err) /* SL2VL tables with or without forwarding tables (store/sl2vl_io.c) */
+		err = fab_store_load_sl2vl(l->st, l->s, whole);
+	if (!err) /* VLArbitration tables, why the VL tables were read (store/qos_io.c) */
+		err = fab_store_load_qos(l->st, l->s, whole);
 	free(whole);
 	return err;
 }
