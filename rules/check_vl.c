@@ -134,15 +134,15 @@ int check_vl_op_vls(struct fab_rule_ctx *ctx)
 		vls_name(b->op_vls, vb, sizeof(vb));
 		if (differ && below)
 			err = rule_emit_port(ctx, l->a, l->b, rbuf_str(&ctx->ev),
-					     "the ends run different virtual lanes (%s and %s), fewer than "
-					     "the %u most %s links run", va, vb, majority[tier], tier_name);
+					     "the ends run different virtual lanes (%s and %s); most %s links "
+					     "run %u", va, vb, tier_name, majority[tier]);
 		else if (differ)
 			err = rule_emit_port(ctx, l->a, l->b, rbuf_str(&ctx->ev),
 					     "the ends run different virtual lanes (%s and %s)", va, vb);
 		else
 			err = rule_emit_port(ctx, l->a, l->b, rbuf_str(&ctx->ev),
-					     "link runs %u virtual lanes (%s), fewer than the %u most %s "
-					     "links run", n, va, majority[tier], tier_name);
+					     "link runs %u virtual lanes (%s) where most %s links run %u", n,
+					     va, tier_name, majority[tier]);
 		if (err)
 			return err;
 	}
@@ -324,14 +324,16 @@ int check_vl_starved(struct fab_rule_ctx *ctx)
 		entries(&ctx->ev, v->high, v->n_high);
 		rbuf_printf(&ctx->ev, "; low=");
 		entries(&ctx->ev, v->low, v->n_low);
+		bool many = starved & (starved - 1);
 		rbuf_reset(&ctx->tmp);
-		rbuf_printf(&ctx->tmp, "VL ");
+		rbuf_printf(&ctx->tmp, "VL%s ", many ? "s" : "");
 		mask_list(&ctx->tmp, starved);
-		rbuf_printf(&ctx->tmp, " (SL ");
+		rbuf_printf(&ctx->tmp, " (SL%s ", sls & (sls - 1) ? "s" : "");
 		mask_list(&ctx->tmp, sls);
 		err = rule_emit_port(ctx, pi, rule_peer(s, pi), rbuf_str(&ctx->ev),
-				     "%s) has no weight in either VLArbitration table: the port never "
-				     "sends what is queued on it", rbuf_str(&ctx->tmp));
+				     "%s) %s no weight in either VLArbitration table: the port never "
+				     "sends what is queued on %s", rbuf_str(&ctx->tmp),
+				     many ? "have" : "has", many ? "them" : "it");
 	}
 	free(reached);
 	free(by);
