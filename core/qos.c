@@ -4,6 +4,7 @@
  * VLArbitrationTables in snap->qos, what OperationalVLs codes mean, which
  * SL2VL tables are a default, and the service levels traffic may use.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,53 @@ unsigned fab_vls_count(unsigned code)
 	static const unsigned n[] = { 0, 1, 2, 4, 8, 15 };
 
 	return code < ARRAY_SIZE(n) ? n[code] : 0;
+}
+
+const char *fab_vls_name(unsigned code, char *buf, size_t len)
+{
+	unsigned n = fab_vls_count(code);
+
+	if (!n)
+		snprintf(buf, len, "unknown");
+	else if (n == 1)
+		snprintf(buf, len, "VL0");
+	else
+		snprintf(buf, len, "VL0-%u", n - 1);
+	return buf;
+}
+
+const char *fab_lanes_text(unsigned mask, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned a = 0; a < 16 && at < len; a++) {
+		unsigned b = a;
+
+		if (!(mask >> a & 1))
+			continue;
+		while (b + 1 < 16 && (mask >> (b + 1) & 1))
+			b++;
+		at += (size_t)snprintf(buf + at, len - at, b > a ? "%s%u-%u" : "%s%u", at ? "," : "",
+				       a, b);
+		a = b;
+	}
+	if (!(mask & 0xffff))
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+unsigned fab_vlarb_weighted(const struct fab_vlarb *v)
+{
+	unsigned m = 0;
+
+	for (unsigned i = 0; i < v->n_high; i++)
+		if (v->high[i].weight && v->high[i].vl < FAB_VL_DATA_MAX)
+			m |= 1u << v->high[i].vl;
+	for (unsigned i = 0; i < v->n_low; i++)
+		if (v->low[i].weight && v->low[i].vl < FAB_VL_DATA_MAX)
+			m |= 1u << v->low[i].vl;
+	return m;
 }
 
 bool fab_sl2vl_is_default(const uint8_t vl[16])

@@ -42,6 +42,9 @@ static const char *const titles[] = {
 	[FAB_CHG_ROUTES] = "forwarding tables changed",
 	[FAB_CHG_PARTITION] = "partition memberships changed",
 	[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement changed (switch ports)",
+	[FAB_CHG_OP_VLS] = "operational virtual lanes changed",
+	[FAB_CHG_SL2VL] = "SL2VL tables changed",
+	[FAB_CHG_VLARB] = "VL arbitration tables changed",
 };
 _Static_assert(ARRAY_SIZE(titles) == FAB_CHG__COUNT, "titles");
 
@@ -100,6 +103,16 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 		break;
 	case FAB_CHG_ROUTES:
 		fprintf(f, "  %s: %s of %s LIDs leave by another port\n", s, n, o);
+		break;
+	case FAB_CHG_OP_VLS:
+		fprintf(f, "  %s: %s -> %s\n", s, o, n);
+		break;
+	case FAB_CHG_SL2VL:
+		fprintf(f, "  %s: %s of %s tables of packets leaving here map an SL to another VL\n", s,
+			n, o);
+		break;
+	case FAB_CHG_VLARB:
+		fprintf(f, "  %s: weighted VLs %s -> %s\n", s, o, n);
 		break;
 	case FAB_CHG_PORT_STATE:
 		fprintf(f, "  %s: %s/%s -> %s/%s", s, o,

@@ -606,6 +606,9 @@ static const char *change_title(unsigned kind)
 		[FAB_CHG_ROUTES] = "forwarding table changed",
 		[FAB_CHG_PARTITION] = "partition membership",
 		[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement",
+		[FAB_CHG_OP_VLS] = "operational VLs",
+		[FAB_CHG_SL2VL] = "SL2VL tables",
+		[FAB_CHG_VLARB] = "VL arbitration",
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) == FAB_CHG__COUNT, "change titles");
 	return kind < FAB_CHG__COUNT ? t[kind] : "change";

@@ -29,27 +29,12 @@
 #include "fabsweep/snapshot.h"
 #include "rules_priv.h"
 
-/* "VL0-7" (what OperationalVLs code means), "VL0", "unknown". */
-static const char *vls_name(unsigned code, char *buf, size_t len)
-{
-	unsigned n = fab_vls_count(code);
-
-	if (!n)
-		snprintf(buf, len, "unknown");
-	else if (n == 1)
-		snprintf(buf, len, "VL0");
-	else
-		snprintf(buf, len, "VL0-%u", n - 1);
-	return buf;
-}
-
-/* "0-3,5": a set of SLs or VLs, as the [routing] sls parameter prints. */
+/* "0-3,5": a set of SLs or VLs (fab_lanes_text). */
 static void mask_list(struct rbuf *b, unsigned mask)
 {
-	char buf[64];
+	char buf[48];
 
-	fab_param_format(rule_param_routing_sls, mask, buf, sizeof(buf));
-	rbuf_printf(b, "%s", mask ? buf : "none");
+	rbuf_printf(b, "%s", fab_lanes_text(mask, buf, sizeof(buf)));
 }
 
 static bool up(const struct fab_port *p)
@@ -123,15 +108,15 @@ int check_vl_op_vls(struct fab_rule_ctx *ctx)
 			continue;
 		fab_tier_name((int)tier, tier_name, sizeof(tier_name));
 		rbuf_reset(&ctx->ev);
-		rbuf_printf(&ctx->ev, "op_vls=%s; peer_op_vls=%s", vls_name(a->op_vls, va, sizeof(va)),
-			    vls_name(b->op_vls, vb, sizeof(vb)));
-		rbuf_printf(&ctx->ev, "; vl_cap=%s", vls_name(a->vl_cap, va, sizeof(va)));
-		rbuf_printf(&ctx->ev, "; peer_vl_cap=%s", vls_name(b->vl_cap, vb, sizeof(vb)));
+		rbuf_printf(&ctx->ev, "op_vls=%s; peer_op_vls=%s", fab_vls_name(a->op_vls, va, sizeof(va)),
+			    fab_vls_name(b->op_vls, vb, sizeof(vb)));
+		rbuf_printf(&ctx->ev, "; vl_cap=%s", fab_vls_name(a->vl_cap, va, sizeof(va)));
+		rbuf_printf(&ctx->ev, "; peer_vl_cap=%s", fab_vls_name(b->vl_cap, vb, sizeof(vb)));
 		if (switch_link(s, l) && majority[tier])
 			rbuf_printf(&ctx->ev, "; tier=%s; tier_vls=%u; tier_links=%u", tier_name,
 				    majority[tier], total[tier]);
-		vls_name(a->op_vls, va, sizeof(va));
-		vls_name(b->op_vls, vb, sizeof(vb));
+		fab_vls_name(a->op_vls, va, sizeof(va));
+		fab_vls_name(b->op_vls, vb, sizeof(vb));
 		if (differ && below)
 			err = rule_emit_port(ctx, l->a, l->b, rbuf_str(&ctx->ev),
 					     "the ends run different virtual lanes (%s and %s); most %s links "
@@ -229,7 +214,7 @@ int check_vl_sl_dropped(struct fab_rule_ctx *ctx)
 				rbuf_printf(&ctx->ev, "%s%u", k ? "," : "", x->vl[sl]);
 				rbuf_printf(&ctx->tmp, "%sSL%u to VL%u", k++ ? ", " : "", sl, x->vl[sl]);
 			}
-		rbuf_printf(&ctx->ev, "; op_vls=%s; sls_in_use=", vls_name(p->op_vls, va, sizeof(va)));
+		rbuf_printf(&ctx->ev, "; op_vls=%s; sls_in_use=", fab_vls_name(p->op_vls, va, sizeof(va)));
 		mask_list(&ctx->ev, judged);
 		if (sw)
 			rbuf_printf(&ctx->ev, "; in_ports=%u; first_in_port=%u", x->in_ports, x->first_in);
@@ -245,15 +230,6 @@ int check_vl_sl_dropped(struct fab_rule_ctx *ctx)
 	}
 	free(d);
 	return err;
-}
-
-/* Whether a table gives vl weight. */
-static bool weighted(const struct fab_vlarb_entry *e, unsigned n, unsigned vl)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (e[i].vl == vl && e[i].weight)
-			return true;
-	return false;
 }
 
 static void entries(struct rbuf *b, const struct fab_vlarb_entry *e, unsigned n)
@@ -301,16 +277,14 @@ int check_vl_starved(struct fab_rule_ctx *ctx)
 	for (size_t i = 0; i < s->qos->n_vlarb && !err; i++) {
 		const struct fab_vlarb *v = &s->qos->vlarb[i];
 		uint32_t pi = v->port_idx;
-		uint16_t starved = 0, sls = 0;
+		uint16_t starved, sls = 0;
 
 		if (pi >= s->n_ports || !reached[pi])
 			continue;
+		starved = (uint16_t)(reached[pi] & ~fab_vlarb_weighted(v));
 		for (unsigned vl = 0; vl < FAB_VL_DATA_MAX; vl++)
-			if ((reached[pi] >> vl & 1) && !weighted(v->high, v->n_high, vl) &&
-			    !weighted(v->low, v->n_low, vl)) {
-				starved |= (uint16_t)(1u << vl);
+			if (starved >> vl & 1)
 				sls |= by[(size_t)pi * FAB_N_SL + vl];
-			}
 		if (!starved)
 			continue;
 		const struct fab_port *p = &s->ports[pi];
@@ -320,7 +294,7 @@ int check_vl_starved(struct fab_rule_ctx *ctx)
 		rbuf_printf(&ctx->ev, "; sls=");
 		mask_list(&ctx->ev, sls);
 		rbuf_printf(&ctx->ev, "; op_vls=%s; vl_high_limit=%u; high=",
-			    vls_name(p->op_vls, va, sizeof(va)), p->vl_high_limit);
+			    fab_vls_name(p->op_vls, va, sizeof(va)), p->vl_high_limit);
 		entries(&ctx->ev, v->high, v->n_high);
 		rbuf_printf(&ctx->ev, "; low=");
 		entries(&ctx->ev, v->low, v->n_low);

@@ -70,6 +70,15 @@ int fab_qos_reason_parse(const char *s);
  * A port sends data on VLs below it.
  */
 unsigned fab_vls_count(unsigned code);
+/* "VL0-7", "VL0" (an OperationalVLs or VLCap code), "unknown" for 0 and
+ * reserved codes. Writes buf (len bytes, 16 hold any) and returns it. */
+const char *fab_vls_name(unsigned code, char *buf, size_t len);
+/* "0-3,5,7": the set bits of a 16-bit mask of SLs or VLs as numbers and
+ * ranges, "none" for 0. Writes buf (len bytes, 48 hold any); returns it. */
+const char *fab_lanes_text(unsigned mask, char *buf, size_t len);
+/* The data VLs a port's VLArbitration tables give weight (in either):
+ * a bit per VL. */
+unsigned fab_vlarb_weighted(const struct fab_vlarb *v);
 
 /*
  * Whether an SL2VL table (16 VLs, SL 0 first) is what a port holds when no

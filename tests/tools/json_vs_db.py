@@ -383,6 +383,13 @@ class Scan:
         self.sms = {}
         for r in q("SELECT * FROM sms WHERE scan_id = ? ORDER BY port_guid"):
             self.sms.setdefault(r["port_guid"], r)
+        self.sl2vl = collections.defaultdict(dict)
+        for r in q("SELECT node_guid, in_port, out_port, sl, vl FROM sl2vl WHERE scan_id = ?"):
+            self.sl2vl[(r["node_guid"], r["in_port"], r["out_port"])][r["sl"]] = r["vl"]
+        self.vlarb = collections.defaultdict(lambda: {"high": [], "low": []})
+        for r in q("SELECT node_guid, port_num, priority, idx, vl, weight FROM vlarb WHERE scan_id = ?"
+                   " ORDER BY node_guid, port_num, priority, idx"):
+            self.vlarb[(r["node_guid"], r["port_num"])][r["priority"]].append((r["vl"], r["weight"]))
 
     def end(self, guid, port, names):
         n = self.nodes.get(guid)
@@ -452,6 +459,24 @@ def expected_changes(db, old_id, new_id, names):
                 add("counter-increase", n.end(g, pn, names), n.remote(g, pn, names), old=str(ca[c]),
                     new=str(cb[c]), counter=c, increase=cb[c] - ca[c], at_least=cb[c] == full,
                     saturated=cb[c] == full)
+        # virtual lanes: OperationalVLs of up ports, VLArbitration tables both read
+        up = ("init", "armed", "active")
+        if a["state"] in up and b["state"] in up and a["op_vls"] and b["op_vls"] and a["op_vls"] != b["op_vls"]:
+            add("op-vls", n.end(g, pn, names), n.remote(g, pn, names), old=VLS.get(a["op_vls"], "unknown"),
+                new=VLS.get(b["op_vls"], "unknown"))
+        va, vb = o.vlarb.get((g, pn)), n.vlarb.get((g, pn))
+        if va and vb and va != vb:
+            add("vlarb", n.end(g, pn, names), n.remote(g, pn, names), old=lanes(weighted(va)),
+                new=lanes(weighted(vb)))
+    # SL2VL tables both scans read, counted by the port packets leave by
+    per_out = collections.defaultdict(lambda: [0, 0])
+    for k, t in n.sl2vl.items():
+        if k in o.sl2vl and (k[0], k[2]) in n.ports:
+            per_out[(k[0], k[2])][0] += 1
+            per_out[(k[0], k[2])][1] += o.sl2vl[k] != t
+    for (g, pn), (compared, changed) in per_out.items():
+        if changed:
+            add("sl2vl", n.end(g, pn, names), n.remote(g, pn, names), old=str(compared), new=str(changed))
     for k in o.links.keys() - n.links.keys():
         l = o.links[k]
         add("link-removed", o.end(k[0], k[1], names), o.end(k[2], k[3], names),
@@ -487,6 +512,25 @@ def expected_changes(db, old_id, new_id, names):
     return out
 
 
+VLS = {1: "VL0", 2: "VL0-1", 3: "VL0-3", 4: "VL0-7", 5: "VL0-14"}  # OperationalVLs (IBA 14.2.5.6)
+
+
+def weighted(t):
+    """The data VLs a port's VLArbitration tables give weight."""
+    return {vl for vl, w in t["high"] + t["low"] if w and vl < 15}
+
+
+def lanes(s):
+    """'0-3,5' of a set of lanes, 'none' when empty."""
+    out, v = [], sorted(s)
+    while v:
+        a = b = v.pop(0)
+        while v and v[0] == b + 1:
+            b = v.pop(0)
+        out.append("%d-%d" % (a, b) if b > a else "%d" % a)
+    return ",".join(out) or "none"
+
+
 def canon(c):
     return json.dumps(c, sort_keys=True)
 
@@ -507,6 +551,8 @@ TITLES = {
     "counter-increase": "error counters increased",
     "counter-reset": "error counters reset (went down: cleared in between)",
     "routes": "forwarding tables changed",
+    "op-vls": "operational virtual lanes changed", "sl2vl": "SL2VL tables changed",
+    "vlarb": "VL arbitration tables changed",
 }
 
 
@@ -525,6 +571,12 @@ def change_text(c):
         return "  %s: LID %s -> %s" % (s, o, n)
     if k == "routes":
         return "  %s: %s of %s LIDs leave by another port" % (s, n, o)
+    if k == "op-vls":
+        return "  %s: %s -> %s" % (s, o, n)
+    if k == "sl2vl":
+        return "  %s: %s of %s tables of packets leaving here map an SL to another VL" % (s, n, o)
+    if k == "vlarb":
+        return "  %s: weighted VLs %s -> %s" % (s, o, n)
     if k == "port-state":
         t = "  %s: %s/%s -> %s/%s" % (s, o, c["old_phys"] or "unknown", n, c["new_phys"] or "unknown")
         return t + (" (cabled to %s)" % p if c["peer"] else "")
