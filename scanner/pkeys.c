@@ -279,6 +279,13 @@ int fab_scan_port_route(const struct fab_snapshot *s, const struct wt *w,
 	req->method = FAB_MAD_GET;
 	req->mkey = fab_mkeys_lookup(o->mkeys, p->guid, n->guid);
 	req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
+	/* a switch, or a CA discovery entered by this very port (the scanning
+	 * one: no hops) */
+	if (x && x->path_valid && (n->type == FAB_NODE_SWITCH || x->entry_guid == p->guid)) {
+		req->dr_hops = x->hops;
+		memcpy(req->dr_path, x->path, sizeof(req->dr_path));
+		return 0;
+	}
 	if (n->type == FAB_NODE_CA && p->remote_idx != FAB_NONE) {
 		const struct fab_port *r = &s->ports[p->remote_idx];
 		const struct fab_node *rn = &s->nodes[r->node_idx];
@@ -291,9 +298,8 @@ int fab_scan_port_route(const struct fab_snapshot *s, const struct wt *w,
 			return 0;
 		}
 	}
-	/* a switch, or a CA reached by the port discovery entered it by */
-	if (x && x->path_valid && (n->type == FAB_NODE_SWITCH || x->entry_guid == p->guid ||
-				   n->num_ports == 1)) {
+	/* a one-port CA reached by its own path */
+	if (x && x->path_valid && n->num_ports == 1) {
 		req->dr_hops = x->hops;
 		memcpy(req->dr_path, x->path, sizeof(req->dr_path));
 		return 0;

@@ -219,10 +219,10 @@ void fab_mport_close(struct fab_mport *m); /* accepts a zeroed one */
  * callers give, holds all but the longest shared descriptions). */
 #define FAB_SCAN_LABEL_CAP (FAB_NODE_NAME_CAP + 2)
 
-/* How SMPs about port p reach it (pkeys.c): a CA port by discovery's path
- * to the switch it is cabled to and that switch's port (a CA answers for
- * the port an SMP arrives at); a switch, or a CA entered by that port, by
- * discovery's path; else LID-routed. Sets req's method (Get), class,
+/* How SMPs about port p reach it (pkeys.c): a switch, or a CA discovery
+ * entered by that port, by discovery's path; another CA port by
+ * discovery's path to the switch it is cabled to and that switch's port (a
+ * CA answers for the port an SMP arrives at); else LID-routed. Sets req's method (Get), class,
  * route and M_Key; -1 when there is no way (no path, no LID). */
 int fab_scan_port_route(const struct fab_snapshot *s, const struct wt *w,
 			const struct fab_scan_opts *o, const struct fab_port *p, struct fab_mad_req *req);
