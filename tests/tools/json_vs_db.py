@@ -285,6 +285,42 @@ def gfmt(v):
     return "%g" % v
 
 
+def expected_summary(rows, shown):
+    """check --summary's groups, worked out from the findings' rows: by rule
+    and by node (findings.node), worst first, then the most findings, then
+    the id or name."""
+    rank = lambda s: SEVERITIES.index(s)  # 0: error
+
+    def group(key):
+        g = collections.OrderedDict()
+        for r in rows:
+            g.setdefault(key(r), []).append(r)
+        return g
+    by_rule = []
+    for rule, rs in group(lambda r: r["rule_id"]).items():
+        c = collections.Counter(r["severity"] for r in rs)
+        by_rule.append({"rule": rule, "worst": min((r["severity"] for r in rs), key=rank),
+                        "findings": len(rs), "nodes": len({r["node"] for r in rs if r["node"] is not None}),
+                        "error": c["error"], "warning": c["warning"], "info": c["info"]})
+    by_rule.sort(key=lambda x: (rank(x["worst"]), -x["findings"], x["rule"]))
+    by_node = []
+    for node, rs in group(lambda r: r["node"]).items():
+        c = collections.Counter(r["severity"] for r in rs)
+        per, of_rule = [], collections.OrderedDict()
+        for r in rs:
+            of_rule.setdefault(r["rule_id"], []).append(r)
+        for rule, rr in of_rule.items():
+            per.append({"rule": rule, "worst": min((r["severity"] for r in rr), key=rank),
+                        "findings": len(rr)})
+        per.sort(key=lambda x: (rank(x["worst"]), -x["findings"], x["rule"]))
+        by_node.append({"node": node, "name": shown.get(node, node) if node is not None else None,
+                        "worst": min((r["severity"] for r in rs), key=rank), "findings": len(rs),
+                        "error": c["error"], "warning": c["warning"], "info": c["info"], "rules": per})
+    by_node.sort(key=lambda x: (rank(x["worst"]), -x["findings"], x["name"] is not None, x["name"] or "",
+                                x["node"] or ""))
+    return {"by_rule": by_rule, "by_node": by_node}
+
+
 def cmd_check(dbpath, scan_id, docpath, textpath, conf=None):
     db, doc = connect(dbpath), load(docpath)
     scan_id = int(scan_id)
@@ -329,6 +365,16 @@ def cmd_check(dbpath, scan_id, docpath, textpath, conf=None):
     if d is not None:
         same("counter_deltas.since", d["since"], "samples" if d["baseline_scan"] is None else "baseline")
         same("counter_deltas.seconds", d["seconds"], delta_seconds(db, scan_id, d["baseline_scan"]))
+    # each finding's node_name and peer_name: the node's name in every output
+    nodes = db.execute("SELECT node_guid, description FROM nodes WHERE scan_id = ? ORDER BY node_idx",
+                       (scan_id,)).fetchall()
+    shown = shown_names(nodes)
+    for f in doc["findings"]:
+        for k, n in (("node", "node_name"), ("peer_node", "peer_name")):
+            if n in f or f[k] is not None:
+                same("%s of %s %s" % (n, f["rule"], f[k]), f.get(n), shown.get(f[k], f[k]))
+    if "summary" in doc:
+        same("summary", doc["summary"], expected_summary(rows, shown))
     same_text("check", text_lines(textpath), check_text(doc, conf))
     finish("check: %d findings (%s), every field as the database and the text have them" %
            (len(rows), ", ".join("%d %s" % (by[s], s) for s in SEVERITIES)))
