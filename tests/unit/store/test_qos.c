@@ -150,6 +150,10 @@ static void test_roundtrip(void **state)
 	fabfix_db_write(dbpath, snap);
 	assert_int_equal(count("SELECT count(*) FROM vlarb_sets"), 2);
 	assert_int_equal(count("SELECT count(*) FROM qos_scans WHERE reason = 'forensic'"), 1);
+	back = load(4);
+	assert_int_equal(back->qos->reason, FAB_QOS_FORENSIC); /* read back, not assumed */
+	assert_int_equal(back->qos->vlarb[1].low[0].weight, 1);
+	fab_snapshot_free(back);
 
 	struct fab_prune_opts po = { .keep = 1, .no_vacuum = true };
 	struct fab_prune_result pr;
