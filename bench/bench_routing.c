@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/qos.h"
 #include "fabsweep/routing.h"
@@ -145,28 +146,28 @@ static int add_qos(struct fab_snapshot *s)
 	}
 	for (size_t n = 0; n < s->n_nodes; n++) {
 		const struct fab_node *nd = &s->nodes[n];
-		for (uint32_t a = 0; a < nd->port_count; a++) {
-			const struct fab_port *in = &s->ports[nd->port_first + a];
-			if ((in->port_num && in->remote_idx == FAB_NONE) ||
-			    (!in->port_num && nd->type != FAB_NODE_SWITCH))
+		bool sw = nd->type == FAB_NODE_SWITCH;
+		/* a switch: every in-port (0 or cabled) to every other cabled
+		 * port; a CA: its cabled ports' own tables (in 0) */
+		for (uint32_t a = 0; a < (sw ? nd->port_count : 1); a++) {
+			const struct fab_port *in = sw ? &s->ports[nd->port_first + a] : NULL;
+			unsigned in_num = in ? in->port_num : 0;
+			if (in && in_num && in->remote_idx == FAB_NONE)
 				continue;
 			for (uint32_t b = 0; b < nd->port_count; b++) {
 				const struct fab_port *out = &s->ports[nd->port_first + b];
 				if (!out->port_num || out->remote_idx == FAB_NONE || out == in ||
-				    (nd->type != FAB_NODE_SWITCH && in->port_num) ||
-				    fab_routing_sl2vl(s->routing, (uint32_t)n, in->port_num, out->port_num))
+				    fab_routing_sl2vl(s->routing, (uint32_t)n, in_num, out->port_num))
 					continue;
 				struct fab_sl2vl *t = fab_routing_add_sl2vl(s->routing);
 				if (!t)
 					return 1;
-				*t = (struct fab_sl2vl){ .node_idx = (uint32_t)n, .in = in->port_num,
+				*t = (struct fab_sl2vl){ .node_idx = (uint32_t)n, .in = (uint8_t)in_num,
 							 .out = out->port_num };
 				for (unsigned sl = 0; sl < FAB_N_SL; sl++)
 					t->vl[sl] = (uint8_t)(sl % 8);
 				tables++;
 			}
-			if (nd->type != FAB_NODE_SWITCH)
-				break; /* a CA: one table a port, in 0 */
 		}
 	}
 	fab_routing_sort_sl2vl(s->routing);
@@ -205,11 +206,12 @@ static int build(const char *topo, const char *db, char *src, char *dst, size_t 
 	 * (src, dst: views seeded with their nodes) and by description (src + 2 *
 	 * len, dst + 2 * len: only the path is read) */
 	src[0] = dst[0] = 0;
+	fab_snapshot_name_nodes(s); /* by name: the node's (with its digits where shared) */
 	for (size_t i = 0; i < s->n_nodes; i++)
 		if (s->nodes[i].type == FAB_NODE_CA && s->nodes[i].lid) {
-			char *to = src[0] ? dst : src;
+			char *to = src[0] ? dst : src, nb[FAB_NODE_NAME_CAP];
 			snprintf(to, len, "%u", s->nodes[i].lid);
-			snprintf(to + 2 * len, DESC, "%s", s->nodes[i].desc);
+			snprintf(to + 2 * len, DESC, "%s", fab_node_name(s, (uint32_t)i, NULL, nb, sizeof(nb)));
 		}
 	printf("fabric: %s: %zu nodes, %zu ports, %zu switches, %zu bytes of tables (min-hop, %.2f s)\n",
 	       topo, s->n_nodes, s->n_ports, n_sw, bytes, now_s() - t0);

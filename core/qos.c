@@ -149,14 +149,16 @@ unsigned fab_vlarb_weighted(const struct fab_vlarb *v)
 
 bool fab_sl2vl_is_default(const uint8_t vl[16])
 {
-	bool identity = true, zero = true;
+	/* SL n on VL n modulo 16 (the identity), 8, 4, 2 or 1 (all on VL 0) */
+	for (unsigned m = 16; m; m /= 2) {
+		bool all = true;
 
-	for (unsigned sl = 0; sl < FAB_N_SL; sl++) {
-		zero &= vl[sl] == 0;
-		if (sl < FAB_VL_DROP)
-			identity &= vl[sl] == sl;
+		for (unsigned sl = 0; sl < FAB_VL_DROP && all; sl++)
+			all = vl[sl] == sl % m;
+		if (all)
+			return true;
 	}
-	return identity || zero;
+	return false;
 }
 
 uint16_t fab_qos_sls_in_use(const struct fab_snapshot *s)

@@ -83,8 +83,10 @@ unsigned fab_vlarb_weighted(const struct fab_vlarb *v);
 /*
  * Whether an SL2VL table (16 VLs, SL 0 first) is what a port holds when no
  * QoS policy programmed it: SL n to VL n for every SL below 15 (what OpenSM
- * without -Q leaves and ibsim starts with; SL 15 maps anywhere), or every
- * SL to VL 0 (a single-lane default).
+ * without -Q leaves and ibsim starts with; SL 15 maps anywhere), or to VL n
+ * modulo 8, 4 or 2 (the identity folded onto the VLs a port runs: a
+ * device's own default, or OpenSM -Q's default policy on a port of 8, 4 or
+ * 2 VLs), or every SL to VL 0.
  */
 bool fab_sl2vl_is_default(const uint8_t vl[16]);
 
