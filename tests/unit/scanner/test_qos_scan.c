@@ -74,35 +74,17 @@ static int f_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
 	return fake_smp_recv(&((struct fake *)ctx)->in, mad, status);
 }
 
+/* VL0-7 and arb entries in each arbitration table */
 static void set_pi(struct wt *w, uint32_t n, unsigned p, unsigned state, unsigned lid, unsigned arb)
 {
-	struct wt_port *wp = wt_port(w, n, p);
+	uint8_t *pi = wt_test_pi(w, n, p, state, lid);
 
-	memset(wp->info, 0, sizeof(wp->info));
-	mad_set_field(wp->info, 0, IB_PORT_STATE_F, state);
-	mad_set_field(wp->info, 0, IB_PORT_PHYS_STATE_F,
-		      state == FAB_STATE_DOWN ? FAB_PHYS_POLLING : FAB_PHYS_LINKUP);
-	mad_set_field(wp->info, 0, IB_PORT_LID_F, lid);
-	mad_set_field(wp->info, 0, IB_PORT_OPER_VLS_F, 4);
-	mad_set_field(wp->info, 0, IB_PORT_VL_CAP_F, 4);
-	mad_set_field(wp->info, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F, arb);
-	mad_set_field(wp->info, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F, arb);
-	wp->have_info = true;
-	wp->exists = true;
+	mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, 4);
+	mad_set_field(pi, 0, IB_PORT_VL_CAP_F, 4);
+	mad_set_field(pi, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F, arb);
+	mad_set_field(pi, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F, arb);
 }
 
-static uint32_t node(struct wt *w, uint64_t guid, unsigned type, unsigned np, unsigned hops)
-{
-	uint32_t n = wt_add_node(w, guid, type, np);
-
-	assert_int_not_equal(n, FAB_NONE);
-	w->nodes[n].have_desc = true;
-	w->nodes[n].path_valid = true;
-	w->nodes[n].hops = (uint8_t)hops;
-	w->nodes[n].path[1] = 1;
-	w->nodes[n].path[2] = 3;
-	return n;
-}
 
 /*
  * CA 0x10 (the scanning port, port GUID 0x11) on switch 0x20 port 1, CA
@@ -120,10 +102,10 @@ static struct fab_snapshot *scan_qos(struct fake *f, bool all)
 
 	fab_scan_opts_init(&o);
 	o.all_qos = all;
-	uint32_t a = node(&w, 0x10, FAB_NODE_CA, 1, 0);
-	uint32_t sw = node(&w, 0x20, FAB_NODE_SWITCH, 4, 1);
-	uint32_t b = node(&w, 0x30, FAB_NODE_CA, 1, 2);
-	uint32_t t = node(&w, 0x40, FAB_NODE_SWITCH, 2, 2);
+	uint32_t a = wt_test_node(&w, 0x10, FAB_NODE_CA, 1, 0);
+	uint32_t sw = wt_test_node(&w, 0x20, FAB_NODE_SWITCH, 4, 1);
+	uint32_t b = wt_test_node(&w, 0x30, FAB_NODE_CA, 1, 2);
+	uint32_t t = wt_test_node(&w, 0x40, FAB_NODE_SWITCH, 2, 2);
 	w.nodes[a].entry_guid = 0x11;
 	set_pi(&w, a, 1, FAB_STATE_ACTIVE, 9, 8);
 	set_pi(&w, b, 1, FAB_STATE_ACTIVE, 10, 0);

@@ -52,13 +52,7 @@ static int64_t count(const char *sql)
 
 static struct fab_snapshot *load(int64_t id)
 {
-	struct fab_store *st;
-	struct fab_snapshot *s;
-
-	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
-	assert_int_equal(fab_store_load_scan(st, id, &s), 0);
-	fab_store_close(st);
-	return s;
+	return fabfix_db_load(dbpath, id);
 }
 
 /* The first cabled port of the first node of a type. */
