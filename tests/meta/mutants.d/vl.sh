@@ -14,7 +14,7 @@ MUTANTS+=(
 	"vl_reason_lost         store/test_qos                         Failed   m_vl_reason_lost"
 )
 m_vl_policy_unseen() { # a non-default sampled table taken for the default
-	mut core/qos.c 's/^\treturn identity || zero;/\treturn true;/'
+	mut core/qos.c '/^bool fab_sl2vl_is_default/,/^}/ s/^\treturn false;/\treturn true;/'
 }
 m_vl_weight_byte() { # a VLArbitration entry's weight read from its VL byte
 	mut scanner/qos.c 's/.weight = d\[2 \* i + 1\] };/.weight = d[2 * i] };/'
