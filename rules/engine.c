@@ -17,6 +17,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
@@ -26,14 +27,13 @@
 
 /* ---- names ----------------------------------------------------------------- */
 
+/* The node's name in every output (fab_node_name: its description, with
+ * GUID digits when another node shares it; its GUID without one). */
 void rule_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t node)
 {
-	const struct fab_node *n = &s->nodes[node];
+	char nb[FAB_NODE_NAME_CAP];
 
-	if (n->desc[0])
-		rbuf_printf(b, "%s", n->desc);
-	else
-		rbuf_printf(b, "0x%016llx", (unsigned long long)n->guid);
+	rbuf_printf(b, "%s", fab_node_name(s, node, NULL, nb, sizeof(nb)));
 }
 
 void rule_port_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t port)
@@ -318,6 +318,7 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_ROUTES: return "forwarding tables (a live scan without --no-routes)";
 	case FAB_NEED_BASELINE: return "an earlier snapshot (check --baseline)";
 	case FAB_NEED_PKEYS: return "P_Key tables (a live scan without --no-pkeys)";
+	case FAB_NEED_QOS: return "the VL tables (a live scan that saw a QoS policy, or scan --forensic)";
 	case FAB_NEED_MCAST: return "multicast groups and tables (a live scan without --no-mcast)";
 	default: return NULL;
 	}
@@ -367,6 +368,9 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no forwarding tables (scan --no-routes, a file, or an older scan)";
 	if ((needs & FAB_NEED_PKEYS) && !fab_pkeys_present(s))
 		return "the snapshot has no P_Key tables (scan --no-pkeys, a file, or an older scan)";
+	if ((needs & FAB_NEED_QOS) && !s->qos)
+		return "the scan did not read the VL tables (its SL2VL samples showed no QoS policy; "
+		       "scan --forensic reads them)";
 	if ((needs & FAB_NEED_MCAST) && !fab_mcast_present(s))
 		return "the snapshot has no multicast groups (scan --no-mcast, a file, an older scan, or "
 		       "the SA did not answer)";
@@ -463,7 +467,8 @@ static int run(const struct fab_config *cfg, struct fab_snapshot *snap,
 	    baseline->started_at_ms > snap->started_at_ms)
 		return fab_err(-EINVAL, "the baseline (scan %lld) is newer than the snapshot checked (scan %lld); pass an older --baseline",
 			       (long long)baseline->scan_id, (long long)snap->scan_id);
-	if (!snap->guid_order && (err = fab_snapshot_index(snap)))
+	if ((!snap->guid_order && (err = fab_snapshot_index(snap))) ||
+	    (err = fab_snapshot_name_nodes(snap))) /* the names subjects give */
 		return fab_err(err, "out of memory indexing the snapshot");
 	fab_snapshot_clear_findings(snap);
 	snap->checked_at_ms = now_ms ? now_ms : fab_now_ms();

@@ -125,6 +125,7 @@ double rule_param(const struct fab_rule_ctx *ctx, size_t i);
  */
 extern const struct fab_rule_param *const rule_param_roce_priority; /* [roce] priority */
 extern const struct fab_rule_param *const rule_param_roce_dscp;     /* [roce] dscp */
+extern const struct fab_rule_param *const rule_param_routing_sls;   /* [routing] sls */
 /* The current value of a shared parameter (one of the above). */
 double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p);
 
@@ -295,6 +296,10 @@ int check_pkey_enforcement_drop(struct fab_rule_ctx *ctx);
 int check_pkey_limited_pair(struct fab_rule_ctx *ctx);
 int check_pkey_default_missing(struct fab_rule_ctx *ctx);
 
+/* rules/check_vl.c: virtual lanes (include/fabsweep/qos.h) */
+int check_vl_op_vls(struct fab_rule_ctx *ctx);
+int check_vl_sl_dropped(struct fab_rule_ctx *ctx);
+int check_vl_starved(struct fab_rule_ctx *ctx);
 /* rules/check_mcast.c */
 int check_mcast_unreached(struct fab_rule_ctx *ctx);
 int check_mcast_loop(struct fab_rule_ctx *ctx);

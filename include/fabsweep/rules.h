@@ -53,7 +53,8 @@ enum {
 	FAB_NEED_ROUTES = 1 << 9,     /* forwarding tables (a live scan without --no-routes) */
 	FAB_NEED_BASELINE = 1 << 10,  /* an earlier snapshot (check --baseline; watch's last full scan) */
 	FAB_NEED_PKEYS = 1 << 11,     /* P_Key tables (a live scan without --no-pkeys) */
-	FAB_NEED_MCAST = 1 << 12,     /* multicast groups, members and tables (a live scan
+	FAB_NEED_QOS = 1 << 12,       /* the VL tables (a QoS policy seen, or scan --forensic) */
+	FAB_NEED_MCAST = 1 << 13,     /* multicast groups, members and tables (a live scan
 				       * without --no-mcast whose SA answered) */
 	FAB_NEED__LAST = FAB_NEED_MCAST
 };

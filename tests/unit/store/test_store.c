@@ -277,7 +277,20 @@ static void downgrade(int to)
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait14;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait15;",
 		[10] = "DROP TABLE roce_votes;",
-		[11] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
+		[11] = "DROP VIEW vlarb; DROP VIEW qos_scans; DROP TABLE vlarb_set_ports;"
+		      " DROP TABLE vlarb_sets; DROP TABLE scan_qos; DROP VIEW ports;"
+		      " ALTER TABLE port_rows DROP COLUMN vl_cap; ALTER TABLE port_rows DROP COLUMN vl_high_limit;"
+		      " ALTER TABLE port_rows DROP COLUMN vlarb_high_cap;"
+		      " ALTER TABLE port_rows DROP COLUMN vlarb_low_cap;"
+		      " CREATE VIEW ports AS SELECT s.scan_id AS scan_id, p.node_guid, p.port_num,"
+		      " p.port_guid, p.lid, p.lmc, p.sm_lid, p.state, p.phys_state, p.width_active,"
+		      " p.width_enabled, p.width_supported, p.speed_active, p.speed_enabled,"
+		      " p.speed_supported, p.rate_gbps, p.mtu_active, p.mtu_cap, p.op_vls,"
+		      " p.cap_mask, p.remote_guid, p.remote_port, p.smp_failed, p.pma_failed,"
+		      " p.no_remote"
+		      " FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+		      " WHERE p.port_num > 0;",
+		[12] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
 		       " DROP VIEW mcast_groups; DROP TABLE mcast_rate_codes; DROP TABLE scan_mcast;"
 		       " DROP TABLE mft_set_switches; DROP TABLE mft_sets; DROP TABLE mft_table_entries;"
 		       " DROP TABLE mft_tables; DROP TABLE mcast_set_groups; DROP TABLE mcast_group_sets;"
