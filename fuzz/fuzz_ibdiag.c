@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the ibdiagnet2.db_csv importer (scanner/ibdiag_*.c):
+ * libFuzzer target for the ibdiagnet2.db_csv importer (import/ibdiag_*.c):
  * arbitrary bytes in, either an error or a snapshot whose indexes are
  * consistent and whose descriptions are safe text. Build and run:
  * fuzz/README.md.

@@ -290,7 +290,7 @@ static bool live_scan(const struct fab_snapshot *s)
 	return s->source && !strncmp(s->source, "ib:", 3);
 }
 
-/* Imported from an ibnetdiscover file (scanner/topo_import.c): "file:" for
+/* Imported from an ibnetdiscover file (import/topo_import.c): "file:" for
  * check --expect, "ibnetdiscover:" when stored by fabsweep import. */
 static bool topology_file(const struct fab_snapshot *s)
 {

@@ -2,8 +2,8 @@
 /*
  * Collecting the RoCE / Ethernet part of a snapshot (the model:
  * fabsweep/roce.h) from the local machine: its lldpd sockets, sysfs, and
- * DCB over rtnetlink (scanner/roce_collect.c, roce_lldp.c, roce_sysfs.c,
- * roce_dcb.c). docs/roce.md.
+ * DCB over rtnetlink (host/collect.c, lldp.c, sysfs.c,
+ * dcb.c). docs/roce.md.
  */
 #pragma once
 

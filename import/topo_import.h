@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to the ibnetdiscover importer (scanner/topo_import.c): the
+ * Private to the ibnetdiscover importer (import/topo_import.c): the
  * records the parser fills, the line lexer (topo_lex.c) and the line
  * parser (topo_parse.c). fabsweep/topo.h is the public side. Everything
  * here is prefixed ti_ (topology import).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ibdiagnet2.db_csv importer (scanner/ibdiag_*.c) on small inputs:
+ * The ibdiagnet2.db_csv importer (import/ibdiag_*.c) on small inputs:
  * columns found by name in any order, quoted fields with "" and commas,
  * CRLF, N/A, ibdiagnet's speed words, links both ways, SMs, counters with
  * their extended values, firmware; and malformed input: one message naming

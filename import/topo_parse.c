@@ -17,7 +17,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/snapshot.h"
-#include "scanner/topo_import.h"
+#include "import/topo_import.h"
 
 /* ------------------------------------------------------------------ */
 /* Comments: the generation time and the node discovery started from.  */

@@ -13,7 +13,7 @@
 
 #include "fabsweep/error.h"
 #include "fabsweep/ibdiag.h"
-#include "scanner/ibdiag_priv.h"
+#include "import/ibdiag_priv.h"
 
 struct ibd_reader {
 	const char *name;

@@ -23,7 +23,7 @@
 #include "fabsweep/names.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
-#include "scanner/ibdiag_priv.h"
+#include "import/ibdiag_priv.h"
 
 struct inode {
 	uint64_t guid, sys_guid;

@@ -28,7 +28,7 @@
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/topo.h"
-#include "scanner/topo_import.h"
+#include "import/topo_import.h"
 
 /* ------------------------------------------------------------------ */
 /* Checking and resolving.                                             */

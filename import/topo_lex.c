@@ -15,7 +15,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/snapshot.h"
-#include "scanner/topo_import.h"
+#include "import/topo_import.h"
 
 /* Records "NAME:LINE: message" and returns code. */
 int ti_perr(const struct parser *ps, int code, const char *fmt, ...)

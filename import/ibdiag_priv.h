@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to scanner/ibdiag_*.c: the db_csv reader (ibdiag_csv.c) hands
+ * Private to import/ibdiag_*.c: the db_csv reader (ibdiag_csv.c) hands
  * each row of a section to the importer (ibdiag_import.c) with the columns
  * the section's table asked for already found by name.
  */
