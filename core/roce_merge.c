@@ -20,6 +20,7 @@ struct copier {
 	struct fab_roce *dst;
 	const struct fab_roce *src;
 	uint32_t *port_map; /* src eth port -> dst, FAB_NONE */
+	uint32_t *mod_of_port; /* src eth port -> its module in src, FAB_NONE; NULL: none */
 };
 
 static const char *cp(struct fab_roce *dst, const char *s)
@@ -49,6 +50,37 @@ static int copy_dcbx(struct copier *c, const struct fab_dcbx *in, struct fab_dcb
 		return -EINVAL;
 	return fab_roce_add_apps(c->dst, &c->src->apps[in->app_first], in->app_count,
 				 &out->app_first);
+}
+
+/* The module of src port sp (if any) for dst port dp. */
+static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
+{
+	const struct fab_modules *from = &c->src->modules;
+	uint32_t mi = c->mod_of_port ? c->mod_of_port[sp] : FAB_NONE;
+
+	if (mi == FAB_NONE)
+		return 0;
+	const struct fab_module *m = &from->mods[mi];
+	const struct fab_module_lane *l = fab_module_lanes(from, m);
+	struct fab_module *n = fab_modules_add(&c->dst->modules, dp, l ? m->n_lanes : 0);
+	if (!n)
+		return -ENOMEM;
+	uint32_t lf = n->lane_first;
+	*n = *m;
+	n->port_idx = dp;
+	n->lane_first = lf;
+	n->n_lanes = l ? m->n_lanes : 0;
+	n->type = cp(c->dst, m->type);
+	n->vendor = cp(c->dst, m->vendor);
+	n->part_number = cp(c->dst, m->part_number);
+	n->serial = cp(c->dst, m->serial);
+	n->revision = cp(c->dst, m->revision);
+	n->date_code = cp(c->dst, m->date_code);
+	n->media = cp(c->dst, m->media);
+	n->note = cp(c->dst, m->note);
+	if (l)
+		memcpy(&c->dst->modules.lanes[lf], l, m->n_lanes * sizeof(*l));
+	return 0;
 }
 
 static int copy_system(struct copier *c, uint32_t si, const char *source)
@@ -89,6 +121,15 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 		q->port_id = cp(dst, p->port_id);
 		q->port_id_subtype = cp(dst, p->port_id_subtype);
 		q->port_descr = cp(dst, p->port_descr);
+		q->driver = cp(dst, p->driver);
+		q->nic_first = q->nic_count = 0;
+		for (uint32_t k = 0; !err && k < p->nic_count && p->nic_first + k < src->n_nic_counters; k++) {
+			const struct fab_nic_counter *t = &src->nic_counters[p->nic_first + k];
+			err = fab_roce_add_nic_counter(dst, qi, t->ctr, t->prio, t->sample, t->value,
+						       t->at_ms, t->source);
+		}
+		if (err || (err = copy_module(c, (uint32_t)i, qi)))
+			break;
 		uint32_t tf;
 		struct fab_dcbx adv, dcb;
 		if ((err = copy_tlvs(c, p->tlv_first, p->tlv_count, &tf)) ||
@@ -237,6 +278,17 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		return -ENOMEM;
 	for (size_t i = 0; i < src->n_eth_ports; i++)
 		c.port_map[i] = FAB_NONE;
+	if (src->modules.n) {
+		if (!(c.mod_of_port = malloc((src->n_eth_ports + 1) * sizeof(*c.mod_of_port)))) {
+			free(c.port_map);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < src->n_eth_ports; i++)
+			c.mod_of_port[i] = FAB_NONE;
+		for (size_t i = 0; i < src->modules.n; i++)
+			if (src->modules.mods[i].port_idx < src->n_eth_ports)
+				c.mod_of_port[src->modules.mods[i].port_idx] = (uint32_t)i;
+	}
 	for (size_t i = 0; !err && i < src->n_systems; i++) {
 		const struct fab_roce_system *s = &src->systems[i];
 
@@ -255,6 +307,7 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		err = copy_system(&c, (uint32_t)i, source);
 	}
 	free(c.port_map);
+	free(c.mod_of_port);
 	if (out_dups)
 		*out_dups = dups;
 	return err;

@@ -664,6 +664,8 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = load_findings(&l);
 	if (!err && (parts & FAB_LOAD_ROCE))
 		err = fab_store_load_roce(st, l.s); /* store/roce_load.c */
+	if (!err && (parts & FAB_LOAD_ROCE))
+		err = fab_store_load_phys_ib(st, l.s); /* store/phys_io.c */
 	if (!err && (parts & FAB_LOAD_ROUTING))
 		err = load_routing(&l);
 	if (!err && (parts & FAB_LOAD_PKEYS))

@@ -227,6 +227,14 @@ static void downgrade(int to)
 		      " DROP TABLE pkey_tables;",
 		[8] = "DROP VIEW sl2vl; DROP TABLE scan_sl2vl; DROP TABLE sl2vl_set_tables;"
 		      " DROP TABLE sl2vl_sets;",
+		[9] = "", [10] = "", [11] = "", /* other branches' steps: placeholders */
+		[12] = "DROP VIEW eth_ports; DROP VIEW port_ber; DROP VIEW module_lanes;"
+		       " DROP VIEW modules; DROP TABLE port_ber_rows; DROP TABLE nic_counters;"
+		       " DROP TABLE module_lane_rows; DROP TABLE module_rows;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN driver;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN stats_status;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN module_status;"
+		       " CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;",
 	};
 	char sql[64];
 
