@@ -11,12 +11,14 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/snapshot.h"
 
 int fab_cmd_collect(int argc, char **argv)
 {
-	enum { O_OUT = 256, O_SOCK, O_SYSFS, O_NODCB, O_TIMEOUT, O_LABEL, O_QUIET };
+	enum { O_OUT = 256, O_SOCK, O_SYSFS, O_NODCB, O_TIMEOUT, O_LABEL, O_QUIET, O_ETHDIR,
+	       O_NOETH, O_NOMOD, O_INTERVAL };
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, O_OUT },
 		{ "lldp-socket", required_argument, NULL, O_SOCK },
@@ -25,6 +27,10 @@ int fab_cmd_collect(int argc, char **argv)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "ethtool-dir", required_argument, NULL, O_ETHDIR },
+		{ "no-ethtool", no_argument, NULL, O_NOETH },
+		{ "no-modules", no_argument, NULL, O_NOMOD },
+		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_pipeline_collect job = { .ro = { .note = fab_cli_note } };
@@ -33,6 +39,7 @@ int fab_cmd_collect(int argc, char **argv)
 	struct fab_snapshot *snap = NULL;
 	int c, quiet = 0, ret = FAB_EXIT_RUNTIME;
 	long v;
+	int64_t ms;
 
 	if (!socks)
 		return fab_cli_usage_error("collect", "out of memory");
@@ -46,6 +53,17 @@ int fab_cmd_collect(int argc, char **argv)
 		case O_NODCB: ro->no_dcb = true; break;
 		case O_LABEL: job.label = optarg; break;
 		case O_QUIET: quiet = 1; break;
+		case O_ETHDIR: ro->ethtool_dir = optarg; break;
+		case O_NOETH: ro->no_ethtool = true; break;
+		case O_NOMOD: ro->no_modules = true; break;
+		case O_INTERVAL:
+			if (fab_duration_parse(optarg, &ms) || ms > 60000) {
+				free(socks);
+				return fab_cli_usage_error("collect", "--interval takes a duration up to 60s (500ms, 5s), not '%s'",
+							   optarg);
+			}
+			ro->interval_ms = (int)ms;
+			break;
 		case O_TIMEOUT:
 			if (fab_cli_parse_int(optarg, 1, 600000, &v)) {
 				free(socks);
@@ -68,6 +86,12 @@ int fab_cmd_collect(int argc, char **argv)
 	}
 	if (ro->sysfs_root && access(ro->sysfs_root, R_OK | X_OK) != 0) {
 		fab_cli_usage_error("collect", "cannot read --sysfs-root '%s': %s", ro->sysfs_root,
+				    strerror(errno));
+		free(socks);
+		return FAB_EXIT_USAGE;
+	}
+	if (ro->ethtool_dir && access(ro->ethtool_dir, R_OK | X_OK) != 0) {
+		fab_cli_usage_error("collect", "cannot read --ethtool-dir '%s': %s", ro->ethtool_dir,
 				    strerror(errno));
 		free(socks);
 		return FAB_EXIT_USAGE;

@@ -113,11 +113,16 @@ const struct fab_cmd fab_commands[] = {
 	  "  --no-trends          HTML: no trend charts (no history read)\n"
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n" },
 	/* RoCE: collect on every machine, merge the files (docs/roce.md). */
-	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB) into a snapshot file",
+	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB, ethtool) into a snapshot file",
 	  "  --out FILE           snapshot file to write (a fabsweep database with one scan; replaced atomically)\n"
 	  "  --lldp-socket PATH   lldpd control socket (repeatable; default lldpd's own)\n"
 	  "  --sysfs-root DIR     read sysfs from DIR instead of /sys (DCB is then not queried)\n"
 	  "  --no-dcb             do not query DCB over rtnetlink\n"
+	  "  --ethtool-dir DIR    NIC statistics and modules from saved outputs: DIR/IF.stats\n"
+	  "                       (ethtool -S), DIR/IF.module (ethtool -m, hex or raw), DIR/IF.info (ethtool -i)\n"
+	  "  --no-ethtool         no NIC statistics or modules\n"
+	  "  --no-modules         no module EEPROMs\n"
+	  "  --interval D         read the NIC statistics twice, D apart (1s; at most 60s)\n"
 	  "  --timeout MS         per lldpd / netlink exchange (default 5000)\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },

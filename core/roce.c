@@ -287,6 +287,33 @@ int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr
 	return 0;
 }
 
+int fab_roce_group_nic_counters(struct fab_roce *r)
+{
+	size_t n = r->n_nic_counters;
+	struct fab_nic_counter *out = malloc((n + 1) * sizeof(*out));
+	uint32_t *start = calloc(r->n_eth_ports + 1, sizeof(*start));
+
+	if (!out || !start) {
+		free(out);
+		free(start);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) /* a counting sort: stable, linear */
+		start[r->nic_counters[i].port_idx + 1]++;
+	for (size_t p = 0; p < r->n_eth_ports; p++) {
+		r->eth_ports[p].nic_first = start[p];
+		r->eth_ports[p].nic_count = start[p + 1];
+		start[p + 1] += start[p];
+	}
+	for (size_t i = 0; i < n; i++)
+		out[start[r->nic_counters[i].port_idx]++] = r->nic_counters[i];
+	free(r->nic_counters);
+	r->nic_counters = out;
+	r->cap_nic_counters = n + 1;
+	free(start);
+	return 0;
+}
+
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 		      size_t n, uint32_t *out_first)
 {

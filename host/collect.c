@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/ethtool.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
@@ -110,6 +111,15 @@ int fab_roce_collect(const struct fab_roce_opts *o, struct fab_snapshot *snap)
 			return fab_err(err, "out of memory");
 	} else if (!o->no_dcb) {
 		note(o, "DCB not queried: --sysfs-root '%s' is not this machine's sysfs",
+		     o->sysfs_root);
+	}
+	if (!o->no_ethtool && (o->ethtool_dir || real_sysfs(o->sysfs_root))) {
+		struct fab_ethtool_opts eo = { .dir = o->ethtool_dir, .timeout_ms = o->timeout_ms,
+					       .interval_ms = o->interval_ms, .no_modules = o->no_modules };
+		if ((err = fab_roce_collect_ethtool(r, snap, local, &eo)))
+			return fab_err(err, "out of memory");
+	} else if (!o->no_ethtool) {
+		note(o, "ethtool not queried: --sysfs-root '%s' is not this machine's sysfs (--ethtool-dir reads saved outputs)",
 		     o->sysfs_root);
 	}
 	if ((err = fab_roce_resolve(r)))

@@ -392,6 +392,10 @@ int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
  * others: they are contiguous per port. source is copied. */
 int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr, int prio,
 			     unsigned sample, uint64_t value, int64_t at_ms, const char *source);
+/* Makes each port's NIC counters contiguous again (stable: in the order
+ * they were added) after counters of several ports were interleaved (a
+ * second sample of every port). 0 or -ENOMEM. */
+int fab_roce_group_nic_counters(struct fab_roce *r);
 /* Appends n entries; *out_first = index of the first. */
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 		      size_t n, uint32_t *out_first);

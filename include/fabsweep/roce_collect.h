@@ -21,6 +21,12 @@ struct fab_roce_opts {
 	const char *sysfs_root; /* NULL: "/sys" (and DCB is queried) */
 	int timeout_ms;         /* per lldpd / netlink exchange; 0: default 5000 */
 	bool no_dcb;            /* do not query rtnetlink DCB */
+	/* ethtool (include/fabsweep/ethtool.h): saved outputs instead of the
+	 * kernel (NULL: the kernel, when sysfs is this machine's); none at all;
+	 * no module EEPROMs; a second statistics sample after interval_ms. */
+	const char *ethtool_dir;
+	bool no_ethtool, no_modules;
+	int interval_ms;
 	/* Notes for the user (may be NULL): things skipped, not errors. */
 	void (*note)(const char *msg, void *ctx);
 	void *note_ctx;
