@@ -91,6 +91,7 @@ struct imp {
 	size_t n_fws, cap_fws;
 	int64_t time_ms;
 	char skipped_stages[256]; /* RUN_INFO Args: --skip ... */
+	struct ibd_phys phys;     /* PHY_DB16 (ibdiag_phys.c) */
 };
 
 /* A new zeroed record at the end of imp->arr. */
@@ -411,6 +412,11 @@ static int run_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
 	return 0;
 }
 
+static int ber_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
+{
+	return ibd_ber_row(&((struct imp *)ctx)->phys, r, row);
+}
+
 #define SECTION(n, c, req, fn) { .name = n, .cols = c, .n_cols = ARRAY_SIZE(c), .required = req, .row = fn }
 static const struct ibd_section sections[] = {
 	SECTION("RUN_INFO", run_cols, 0, run_row),
@@ -422,6 +428,7 @@ static const struct ibd_section sections[] = {
 	SECTION("SM_INFO", sm_cols, 0x3f, sm_row),
 	SECTION("PM_INFO", pm_cols, (1u << M_NODE) | (1u << M_PORT), pm_row),
 	SECTION("NODES_INFO", fw_cols, 1u << F_GUID, fw_row),
+	SECTION("PHY_DB16", ibd_ber_cols, (1u << IBD_BER_NODE) | (1u << IBD_BER_PORT), ber_row),
 };
 
 /* ---- checking and resolving ------------------------------------------------ */
@@ -674,16 +681,23 @@ static int import(const char *text, size_t len, const char *name, const char *so
 		return fab_err(-EINVAL, "%s: the snapshot to import into is not empty", imp.name);
 	err = ibd_read(text ? text : "", text ? len : 0, imp.name, sections, ARRAY_SIZE(sections),
 		       &imp, skipped, sizeof(skipped));
+	size_t unmatched = 0;
 	if (!err && !(err = resolve(&imp)) &&
 	    (err = fill_nodes(&imp, snap)) == 0 && (err = fill_links(&imp, snap)) == 0 &&
-	    (err = fill_fw(&imp, snap)) == 0)
-		err = fill_rest(&imp, snap);
+	    (err = fill_fw(&imp, snap)) == 0 && (err = fill_rest(&imp, snap)) == 0)
+		err = ibd_ber_fill(&imp.phys, snap, &unmatched);
 	if (err == -ENOMEM)
 		err = fab_err(-ENOMEM, "%s: out of memory", imp.name);
 	if (err) {
 		snap->n_nodes = snap->n_ports = snap->n_links = snap->n_samples = 0;
-		snap->n_sms = snap->n_errors = 0;
-	} else if (note && skipped[0]) {
+		snap->n_sms = snap->n_errors = snap->n_ber = 0;
+	} else if (note && unmatched) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "%s: %zu PHY_DB16 row%s name ports PORTS does not list: skipped",
+			 imp.name, unmatched, unmatched == 1 ? "" : "s");
+		note(msg, note_ctx);
+	}
+	if (!err && note && skipped[0]) {
 		char msg[1200];
 		snprintf(msg, sizeof(msg), "%s: sections not read (fabsweep's model has no place for them): %s",
 			 imp.name, skipped);
@@ -696,6 +710,7 @@ static int import(const char *text, size_t len, const char *name, const char *so
 	free(imp.pms);
 	free(imp.switches);
 	free(imp.fws);
+	ibd_phys_free(&imp.phys);
 	return err;
 }
 
@@ -706,38 +721,59 @@ int fab_ibdiag_import(const char *text, size_t len, const char *name, fab_ibdiag
 	return import(text, len, name, name, note, note_ctx, snap);
 }
 
+int ibd_map(const char *path, const char *what, struct ibd_map *m)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	memset(m, 0, sizeof(*m));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 || fstat(fd, &st)) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return fab_err(err, "cannot read '%s': %s%s", path, strerror(-err), what);
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > FAB_IBDIAG_FILE_MAX) {
+		close(fd);
+		return fab_err(-EINVAL, "'%s' is %s", path, S_ISREG(st.st_mode) ?
+			       "too large for an ibdiagnet2 file" : "not a regular file");
+	}
+	/* mapped, not copied: the readers go through it once */
+	if (st.st_size && (m->addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		err = fab_err(-errno, "cannot read '%s': %s", path, strerror(errno));
+		m->addr = NULL;
+	}
+	m->len = (size_t)st.st_size;
+	close(fd);
+	return err;
+}
+
+void ibd_unmap(struct ibd_map *m)
+{
+	if (m->addr)
+		munmap(m->addr, m->len);
+	memset(m, 0, sizeof(*m));
+}
+
 int fab_ibdiag_import_dir(const char *dir, fab_ibdiag_note_fn note, void *note_ctx,
 			  struct fab_snapshot *snap)
 {
-	char *path = NULL;
-	struct stat st;
-	void *map = NULL;
-	int fd = -1, err;
+	char *path = NULL, *hint = NULL;
+	struct ibd_map m;
+	int err;
 
-	if (asprintf(&path, "%s/ibdiagnet2.db_csv", dir) < 0)
+	if (asprintf(&path, "%s/ibdiagnet2.db_csv", dir) < 0 ||
+	    asprintf(&hint, " (is '%s' an ibdiagnet2 output directory?)", dir) < 0) {
+		free(path);
 		return fab_err(-ENOMEM, "out of memory");
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 || fstat(fd, &st)) {
-		err = fab_err(-errno, "cannot read '%s': %s (is '%s' an ibdiagnet2 output directory?)",
-			      path, strerror(errno), dir);
-		goto out;
 	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > FAB_IBDIAG_FILE_MAX) {
-		err = fab_err(-EINVAL, "'%s' is %s", path, S_ISREG(st.st_mode) ?
-			      "too large for an ibdiagnet2.db_csv" : "not a regular file");
-		goto out;
+	if (!(err = ibd_map(path, hint, &m))) {
+		err = import(m.addr, m.len, path, dir, note, note_ctx, snap);
+		ibd_unmap(&m);
 	}
-	/* mapped, not copied: the reader goes through it once */
-	if (st.st_size && (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-		map = NULL;
-		err = fab_err(-errno, "cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	err = import(map, (size_t)st.st_size, path, dir, note, note_ctx, snap);
-out:
-	if (map)
-		munmap(map, (size_t)st.st_size);
-	if (fd >= 0)
-		close(fd);
+	if (!err)
+		err = ibd_cables_dir(dir, snap, note, note_ctx); /* ibdiag_phys.c */
 	free(path);
+	free(hint);
 	return err;
 }

@@ -266,5 +266,19 @@ check "ibnetdiscover: malformed is exit 3" eq "$?" 3
 check "unknown kind: usage error" eq "$?" 2
 check "nothing written by any of them" eq "$(q "SELECT count(*) FROM scans")" 3
 
+# ---- the run with its cables (ibdiagnet2.cables of the same fabric, an
+# earlier run): every module and lane against a parse of the file
+cdb=$D/cables.db
+"$FABSWEEP" import ibdiagnet2 "$R/sequoia_ndr_cables" --db "$cdb" >"$D/out" 2>"$D/err"
+check "cables: import exits 0" eq "$?" 0
+check "cables: every module and lane as a parse of ibdiagnet2.cables has them" \
+	from_source ibdiagnet2 "$cdb" 1 "$R/sequoia_ndr_cables"
+check "cables: 510 records, 486 of ports the run lists" eq \
+	"$(grep -c '^Port=' "$R/sequoia_ndr_cables/ibdiagnet2.cables"):$(sqlite3 "$cdb" "SELECT count(*) FROM modules")" "510:486"
+check "cables: the 24 others said" has "$D/err" "ibdiagnet2.cables: 24 records of ports the run does not list, 0 second records of a port: skipped"
+check "cables: from another run, said" has "$D/err" "ibdiagnet2.cables is from another run (2025-03-15 06:54:44 UTC +0000) than ibdiagnet2.db_csv (2025-03-31T23:43:18.000Z)"
+check "cables: passive copper has no monitors (0 C, 0 V are no readings)" eq \
+	"$(sqlite3 "$cdb" "SELECT count(*), sum(monitors), count(temperature_c) FROM modules WHERE media LIKE 'Copper%'")" "190|0|0"
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
