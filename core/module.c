@@ -50,15 +50,15 @@ const char *fab_module_mon_name(unsigned mon)
 	return mon < FAB_MON__COUNT ? mons[mon] : NULL;
 }
 
-/* Commercial temperature range, 3.3 V +-5 %, and the Rx power of common
- * short-reach optics; bias and Tx power depend on the laser too much for a
- * default (a VCSEL runs at 6 mA, a DFB at 70): none. */
+/* module.h says why these */
 const struct fab_module_limits fab_module_default_limits[FAB_MON__COUNT] = {
-	[FAB_MON_TEMP] = { .hi_alarm = 75, .lo_alarm = -5, .hi_warn = 70, .lo_warn = 0 },
+	[FAB_MON_TEMP] = { .hi_alarm = FAB_MOD_TEMP_HI_ALARM, .lo_alarm = FAB_MOD_TEMP_LO_ALARM,
+			   .hi_warn = FAB_MOD_TEMP_HI_WARN, .lo_warn = FAB_MOD_TEMP_LO_WARN },
 	[FAB_MON_VCC] = { .hi_alarm = 3.6, .lo_alarm = 3.0, .hi_warn = 3.465, .lo_warn = 3.135 },
 	[FAB_MON_BIAS] = { .hi_alarm = NAN, .lo_alarm = NAN, .hi_warn = NAN, .lo_warn = NAN },
 	[FAB_MON_TX_POWER] = { .hi_alarm = NAN, .lo_alarm = NAN, .hi_warn = NAN, .lo_warn = NAN },
-	[FAB_MON_RX_POWER] = { .hi_alarm = 4, .lo_alarm = -14, .hi_warn = 3, .lo_warn = -12 },
+	[FAB_MON_RX_POWER] = { .hi_alarm = FAB_MOD_RX_HI_ALARM, .lo_alarm = FAB_MOD_RX_LO_ALARM,
+			       .hi_warn = FAB_MOD_RX_HI_WARN, .lo_warn = FAB_MOD_RX_LO_WARN },
 };
 
 /* ---- the set --------------------------------------------------------------- */

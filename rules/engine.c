@@ -317,6 +317,8 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_ROUTES: return "forwarding tables (a live scan without --no-routes)";
 	case FAB_NEED_BASELINE: return "an earlier snapshot (check --baseline)";
 	case FAB_NEED_PKEYS: return "P_Key tables (a live scan without --no-pkeys)";
+	case FAB_NEED_MODULES: return "modules or cables (collect on RoCE hosts, an ibdiagnet2 run with ibdiagnet2.cables)";
+	case FAB_NEED_NIC_COUNTERS: return "NIC counters (collect on RoCE hosts: ethtool)";
 	default: return NULL;
 	}
 }
@@ -365,6 +367,10 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no forwarding tables (scan --no-routes, a file, or an older scan)";
 	if ((needs & FAB_NEED_PKEYS) && !fab_pkeys_present(s))
 		return "the snapshot has no P_Key tables (scan --no-pkeys, a file, or an older scan)";
+	if ((needs & FAB_NEED_MODULES) && !s->ib_modules.n && !(have_roce(s) && s->roce->modules.n))
+		return "the snapshot has no modules or cables (collect on RoCE hosts; ibdiagnet --get_cable_info)";
+	if ((needs & FAB_NEED_NIC_COUNTERS) && !(have_roce(s) && s->roce->n_nic_counters))
+		return "the snapshot has no NIC counters (collect on the RoCE hosts, without --no-ethtool)";
 	return NULL;
 }
 

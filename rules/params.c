@@ -129,6 +129,12 @@ void fab_param_format(const struct fab_rule_param *p, double v, char *buf, size_
 		else
 			snprintf(buf, len, "%.0f", v);
 		return;
+	case FAB_PARAM_REAL:
+		if (v == FAB_PARAM_REAL_OFF)
+			snprintf(buf, len, "off");
+		else
+			snprintf(buf, len, "%g", v);
+		return;
 	case FAB_PARAM_SLS: {
 		unsigned m = v < 0 ? 0 : (unsigned)v, at = 0;
 
@@ -172,6 +178,8 @@ const char *fab_param_expect(const struct fab_rule_param *p)
 		return "'auto' or a whole number";
 	case FAB_PARAM_SLS:
 		return "service levels 0 to 15, as a list of numbers and ranges (like 0-14 or 0,2,4-7)";
+	case FAB_PARAM_REAL:
+		return "a number (like -12, 2.5 or 1e-6) or 'off'";
 	default:
 		return "a whole number";
 	}
@@ -223,6 +231,23 @@ int fab_param_parse(const struct fab_rule_param *p, const char *s, double *out)
 			return 0;
 		}
 		if ((*s < '0' || *s > '9') && *s != '.')
+			return -EINVAL;
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno || *end || !isfinite(v) || v < p->min || v > p->max)
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	case FAB_PARAM_REAL: {
+		char *end;
+		double v;
+
+		if (is_off(s)) {
+			*out = FAB_PARAM_REAL_OFF;
+			return 0;
+		}
+		if ((*s < '0' || *s > '9') && *s != '.' && *s != '-')
 			return -EINVAL;
 		errno = 0;
 		v = strtod(s, &end);

@@ -168,6 +168,17 @@ bool fab_lane_rx_dark(const struct fab_module_lane *l, double dark_dbm);
 bool fab_lane_tx_dark(const struct fab_module_lane *l, double dark_dbm);
 
 /* Built-in defaults (the rules' parameters start from them; the reports and
- * the exporter use them where a module has no thresholds of its own). */
+ * the exporter use them where a module has no thresholds of its own):
+ * commercial temperature range, 3.3 V +-5 %, the Rx power of common
+ * short-reach optics; none for bias and Tx power (a VCSEL runs at 6 mA, a
+ * DFB at 70). */
+#define FAB_MOD_TEMP_HI_ALARM 75.0
+#define FAB_MOD_TEMP_LO_ALARM (-5.0)
+#define FAB_MOD_TEMP_HI_WARN 70.0
+#define FAB_MOD_TEMP_LO_WARN 0.0
+#define FAB_MOD_RX_HI_ALARM 4.0
+#define FAB_MOD_RX_LO_ALARM (-14.0)
+#define FAB_MOD_RX_HI_WARN 3.0
+#define FAB_MOD_RX_LO_WARN (-12.0)
 extern const struct fab_module_limits fab_module_default_limits[FAB_MON__COUNT];
 #define FAB_MODULE_DARK_DBM (-30.0)
