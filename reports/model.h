@@ -123,6 +123,12 @@ void fab_report_change_text(const struct fab_change *c, char *old, char *new, si
  * physical state ("active (linkup)"), a saturated counter marked
  * ("65535 (saturated)"). */
 void fab_report_change_values(const struct fab_change *c, char *was, char *now, size_t len);
+/* A change's Ethernet port (a RoCE host's module, FAB_CHG_MODULE) as an
+ * <eth-port system= ifname=/> element, in both XML documents; nothing for
+ * an InfiniBand end. */
+struct fab_xw;
+struct fab_change_end;
+void fab_report_xml_eth_end(struct fab_xw *x, const struct fab_change_end *e);
 /* A width or speed mask as a change shows it: "4X", "1X,4X", "none" for 0. */
 void fab_report_widths_text(unsigned mask, char *buf, size_t len);
 void fab_report_speeds_text(unsigned mask, char *buf, size_t len);

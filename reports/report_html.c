@@ -604,6 +604,7 @@ static const char *change_title(unsigned kind)
 		[FAB_CHG_ROUTES] = "forwarding table changed",
 		[FAB_CHG_PARTITION] = "partition membership",
 		[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement",
+		[FAB_CHG_MODULE] = "module or cable changed",
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) == FAB_CHG__COUNT, "change titles");
 	return kind < FAB_CHG__COUNT ? t[kind] : "change";
@@ -613,6 +614,12 @@ static void change_end_cell(struct fab_hw *w, const struct fab_change_end *e)
 {
 	char g[FAB_GUID_STRLEN];
 
+	if (e->system) { /* a RoCE host's interface */
+		fab_hw_text(w, e->system);
+		fab_hw_raw(w, "/");
+		fab_hw_text(w, e->ifname ? e->ifname : "?");
+		return;
+	}
 	if (!e->guid) {
 		fab_hw_raw(w, "<span class=\"muted\">-</span>");
 		return;

@@ -280,5 +280,19 @@ check "cables: from another run, said" has "$D/err" "ibdiagnet2.cables is from a
 check "cables: passive copper has no monitors (0 C, 0 V are no readings)" eq \
 	"$(sqlite3 "$cdb" "SELECT count(*), sum(monitors), count(temperature_c) FROM modules WHERE media LIKE 'Copper%'")" "190|0|0"
 
+# the same run with one optic swapped (its serial number changed by hand):
+# diff names that port, in the text and as the database has it
+mkdir -p "$D/swapped"
+ln -s "$(readlink -f "$R/sequoia_ndr_cables/ibdiagnet2.db_csv")" "$D/swapped/ibdiagnet2.db_csv"
+sed '0,/^SN: G2430283435$/s//SN: G2430283999/' "$R/sequoia_ndr_cables/ibdiagnet2.cables" >"$D/swapped/ibdiagnet2.cables"
+"$FABSWEEP" import ibdiagnet2 "$D/swapped" --db "$cdb" --quiet 2>/dev/null
+"$FABSWEEP" diff 1 2 --db "$cdb" >"$D/cdiff.txt"
+"$FABSWEEP" diff 1 2 --db "$cdb" --json >"$D/cdiff.json"
+check "cables: diff --json validates" valid diff "$D/cdiff.json"
+check "cables: the swapped optic is the one change" has "$D/cdiff.txt" \
+	'port 1: FS OSFP-SR8-800G G2430283435 -> FS OSFP-SR8-800G G2430283999'
+check "cables: diff --json as the database and the text have it" \
+	same_as_db diff "$cdb" 1 2 "$D/cdiff.json" "$D/cdiff.txt"
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
