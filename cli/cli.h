@@ -50,6 +50,7 @@ int fab_cmd_merge(int argc, char **argv);
 int fab_cmd_sweep(int argc, char **argv);
 int fab_cmd_watch(int argc, char **argv);
 int fab_cmd_ready(int argc, char **argv);
+int fab_cmd_physical(int argc, char **argv);
 
 /* ---- parsing (cli/common.c) ---------------------------------------------- */
 

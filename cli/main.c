@@ -112,6 +112,12 @@ const struct fab_cmd fab_commands[] = {
 	  "                       and the findings raised in it (default: trends of the day before the scan)\n"
 	  "  --no-trends          HTML: no trend charts (no history read)\n"
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n" },
+	{ "physical", fab_cmd_physical, "modules, cables and bit error ratios of a snapshot, worst first",
+	  "  --db PATH            database\n"
+	  "  --scan ID            snapshot (default: the latest; -1 the one before)\n"
+	  "  --top N              rows of each list (default 10)\n"
+	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
+	  "  --json               one JSON document on stdout with every row and module (docs/json/)\n" },
 	/* RoCE: collect on every machine, merge the files (docs/roce.md). */
 	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB, ethtool) into a snapshot file",
 	  "  --out FILE           snapshot file to write (a fabsweep database with one scan; replaced atomically)\n"

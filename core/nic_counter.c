@@ -7,6 +7,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,4 +294,34 @@ void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_
 		}
 	}
 	v->baseline = from_base && v->any_inc;
+}
+
+struct fab_nic_amount fab_nic_amount(const struct fab_nic_view *v, unsigned ctr, unsigned slot)
+{
+	struct fab_nic_amount a = { 0 };
+
+	if (ctr >= FAB_NIC__COUNT || slot >= FAB_NIC_SLOTS)
+		return a;
+	if (v->have_inc[ctr][slot])
+		a = (struct fab_nic_amount){ .known = true, .n = v->inc[ctr][slot], .at_least = v->reset[ctr][slot] };
+	else if (v->have[ctr][slot] && !v->any_inc)
+		a = (struct fab_nic_amount){ .known = true, .n = v->value[ctr][slot], .since_clear = true };
+	return a;
+}
+
+bool fab_nic_pre_fec_ber(const struct fab_nic_view *v, double *ber, struct fab_nic_amount *cb,
+			 struct fab_nic_amount *rb)
+{
+	struct fab_nic_amount c = fab_nic_amount(v, FAB_NIC_FEC_CORRECTED_BITS, 0);
+	struct fab_nic_amount r = fab_nic_amount(v, FAB_NIC_RX_BITS, 0);
+
+	if (cb)
+		*cb = c;
+	if (rb)
+		*rb = r;
+	*ber = NAN;
+	if (!c.known || !r.known || !r.n || c.since_clear != r.since_clear)
+		return false;
+	*ber = (double)c.n / (double)r.n;
+	return true;
 }

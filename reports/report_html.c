@@ -235,6 +235,8 @@ static void write_header(struct hr *r)
 		fab_hw_raw(w, "<a href=\"#topology\">Topology</a>");
 	if (has_eth(s))
 		fab_hw_raw(w, "<a href=\"#ethernet\">Ethernet</a>");
+	if (fab_report_phys_present(&r->c->ph))
+		fab_hw_raw(w, "<a href=\"#physical\">Physical layer</a>");
 	if (r->base)
 		fab_hw_raw(w, "<a href=\"#changes\">Changes</a>");
 	if (r->c->rt.present)
@@ -775,6 +777,7 @@ int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 	if (has_ib(r.s))
 		fab_html_topology(&r);
 	fab_html_ethernet(&r);
+	fab_html_phys(&r);
 	fab_html_trend(&r);
 	if (r.base)
 		write_changes(&r);

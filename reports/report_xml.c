@@ -613,6 +613,7 @@ int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 	if (r.base)
 		write_changes(&r);
 	write_routing(&r);
+	fab_report_xml_phys(x, c);
 	fab_xw_end(x);
 	err = fab_xw_close(x);
 	free(r.mc);

@@ -21,25 +21,6 @@
 #include "fabsweep/snapshot.h"
 #include "rules_priv.h"
 
-/* What a counter counted for judging: the increase when there is an
- * earlier reading, else the value (since the counters were cleared). */
-struct amount {
-	bool known, since_clear, at_least;
-	uint64_t n;
-};
-
-static struct amount amount(const struct fab_nic_view *v, unsigned ctr, unsigned slot)
-{
-	struct amount a = { 0 };
-
-	if (v->have_inc[ctr][slot]) {
-		a = (struct amount){ .known = true, .n = v->inc[ctr][slot], .at_least = v->reset[ctr][slot] };
-	} else if (v->have[ctr][slot] && !v->any_inc) {
-		a = (struct amount){ .known = true, .n = v->value[ctr][slot], .since_clear = true };
-	}
-	return a;
-}
-
 /* " since the baseline (3600 s)" / " in the 1 s between two samples" / " since the counters were cleared" */
 static void period(struct rbuf *b, const struct fab_nic_view *v)
 {
@@ -51,7 +32,7 @@ static void period(struct rbuf *b, const struct fab_nic_view *v)
 		rbuf_printf(b, " in the %g s between two samples", v->secs);
 }
 
-static void ev_amount(struct rbuf *b, const char *name, int prio, const struct amount *a)
+static void ev_amount(struct rbuf *b, const char *name, int prio, const struct fab_nic_amount *a)
 {
 	rbuf_sep(b, "; ");
 	if (prio >= 0)
@@ -96,8 +77,8 @@ static int emit(struct fab_rule_ctx *ctx, uint32_t port, const char *ev, const c
 static int pause_storm(struct fab_rule_ctx *ctx, uint32_t port, const struct fab_nic_view *v)
 {
 	double max_events = rule_param(ctx, 0), share = rule_param(ctx, 1);
-	struct amount warn = amount(v, FAB_NIC_PAUSE_STORM_WARNING, 0);
-	struct amount err = amount(v, FAB_NIC_PAUSE_STORM_ERROR, 0);
+	struct fab_nic_amount warn = fab_nic_amount(v, FAB_NIC_PAUSE_STORM_WARNING, 0);
+	struct fab_nic_amount err = fab_nic_amount(v, FAB_NIC_PAUSE_STORM_ERROR, 0);
 	bool bad = false;
 
 	rbuf_reset(&ctx->tmp);
@@ -130,7 +111,7 @@ static int pause_storm(struct fab_rule_ctx *ctx, uint32_t port, const struct fab
 			rbuf_printf(&ctx->tmp, dir ? "it paused its peer %.0f%% of the time" : "its peer paused it %.0f%% of the time",
 				    100 * f);
 			period(&ctx->tmp, v);
-			struct amount a = { .known = true, .n = v->inc[ctr][s], .at_least = v->reset[ctr][s] };
+			struct fab_nic_amount a = { .known = true, .n = v->inc[ctr][s], .at_least = v->reset[ctr][s] };
 			ev_amount(&ctx->ev, fab_nic_ctr_name(ctr), (int)s - 1, &a);
 			bad = true;
 		}
@@ -159,7 +140,7 @@ static int pause_unexpected(struct fab_rule_ctx *ctx, uint32_t port, const struc
 	rbuf_reset(&ctx->tmp);
 	rbuf_reset(&ctx->ev);
 	for (unsigned s = 0; s < FAB_NIC_SLOTS; s++) {
-		struct amount rx = amount(v, FAB_NIC_RX_PAUSE, s), tx = amount(v, FAB_NIC_TX_PAUSE, s);
+		struct fab_nic_amount rx = fab_nic_amount(v, FAB_NIC_RX_PAUSE, s), tx = fab_nic_amount(v, FAB_NIC_TX_PAUSE, s);
 		uint64_t n = (rx.known ? rx.n : 0) + (tx.known ? tx.n : 0);
 		if (!n || (double)n <= max)
 			continue;
@@ -210,7 +191,7 @@ static int discards(struct fab_rule_ctx *ctx, uint32_t port, const struct fab_ni
 	rbuf_reset(&ctx->tmp);
 	rbuf_reset(&ctx->ev);
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		struct amount d = amount(v, kinds[k].ctr, 0), f = amount(v, kinds[k].frames, 0);
+		struct fab_nic_amount d = fab_nic_amount(v, kinds[k].ctr, 0), f = fab_nic_amount(v, kinds[k].frames, 0);
 		if (!d.known || !d.n || (min >= 0 && (double)d.n <= min))
 			continue;
 		if (ratio >= 0 && f.known && f.n && (double)d.n <= ratio * (double)f.n)
@@ -240,7 +221,7 @@ int check_eth_discards(struct fab_rule_ctx *ctx)
 
 static int fec_uncorrectable(struct fab_rule_ctx *ctx, uint32_t port, const struct fab_nic_view *v)
 {
-	struct amount u = amount(v, FAB_NIC_FEC_UNCORRECTABLE, 0), c = amount(v, FAB_NIC_FEC_CORRECTED, 0);
+	struct fab_nic_amount u = fab_nic_amount(v, FAB_NIC_FEC_UNCORRECTABLE, 0), c = fab_nic_amount(v, FAB_NIC_FEC_CORRECTED, 0);
 	double max = rule_param(ctx, 0);
 
 	if (!u.known || max < 0 || (double)u.n <= max)
@@ -265,14 +246,10 @@ int check_eth_fec_uncorrectable(struct fab_rule_ctx *ctx)
 
 static int ber_high(struct fab_rule_ctx *ctx, uint32_t port, const struct fab_nic_view *v)
 {
-	struct amount cb = amount(v, FAB_NIC_FEC_CORRECTED_BITS, 0), rb = amount(v, FAB_NIC_RX_BITS, 0);
-	double max = rule_param(ctx, 0);
+	struct fab_nic_amount cb, rb;
+	double max = rule_param(ctx, 0), ber;
 
-	/* both over the same period, and bits to divide by */
-	if (!cb.known || !rb.known || !rb.n || cb.since_clear != rb.since_clear || max == FAB_PARAM_REAL_OFF)
-		return 0;
-	double ber = (double)cb.n / (double)rb.n;
-	if (ber <= max)
+	if (max == FAB_PARAM_REAL_OFF || !fab_nic_pre_fec_ber(v, &ber, &cb, &rb) || ber <= max)
 		return 0;
 	rbuf_reset(&ctx->tmp);
 	rbuf_reset(&ctx->ev);

@@ -224,3 +224,17 @@ void fab_nic_base_free(struct fab_nic_base *b); /* accepts a zeroed one */
  */
 void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_base *base,
 		  struct fab_nic_view *v);
+
+/* What a counter of a view counted, as the rules and the reports judge it:
+ * the increase when there is an earlier reading, else (no counter of the
+ * port has one) the value, counted since the counters were last cleared. */
+struct fab_nic_amount {
+	bool known, since_clear, at_least; /* at_least: a reset in between */
+	uint64_t n;
+};
+struct fab_nic_amount fab_nic_amount(const struct fab_nic_view *v, unsigned ctr, unsigned slot);
+/* The pre-FEC bit error ratio: corrected bits over received bits, both
+ * counted over the same period. false (and *ber NAN) when either is
+ * unknown or no bit was received. cb, rb (may be NULL): the amounts. */
+bool fab_nic_pre_fec_ber(const struct fab_nic_view *v, double *ber, struct fab_nic_amount *cb,
+			 struct fab_nic_amount *rb);

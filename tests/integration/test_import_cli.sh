@@ -280,6 +280,26 @@ check "cables: from another run, said" has "$D/err" "ibdiagnet2.cables is from a
 check "cables: passive copper has no monitors (0 C, 0 V are no readings)" eq \
 	"$(sqlite3 "$cdb" "SELECT count(*), sum(monitors), count(temperature_c) FROM modules WHERE media LIKE 'Copper%'")" "190|0|0"
 
+# the physical layer in the Prometheus export, against the database by
+# prom_db.py's own reading of the modules and module_lanes views; and the
+# XML report with its <physical> element valid against the schema
+"$FABSWEEP" export prometheus --db "$cdb" --scan 1 --out "$D/cables.prom" --quiet
+check "cables: the module families as the database has them (prom_db.py)" \
+	python3 "$SRCDIR/tests/tools/prom_db.py" --db "$cdb" --file "$D/cables.prom" --scan 1
+check "cables: 486 modules exported, 716 received-power lanes" eq \
+	"$(grep -c '^fabsweep_module_info{' "$D/cables.prom"):$(grep -c '^fabsweep_module_lane_rx_power_watts{' "$D/cables.prom")" \
+	"486:$(sqlite3 "$cdb" "SELECT count(*) FROM module_lanes WHERE rx_power_mw IS NOT NULL")"
+"$FABSWEEP" report --db "$cdb" --scan 1 --xml "$D/cables.xml" --html "$D/cables.html" >/dev/null
+check "cables: the XML report validates, one <module> per module" eq \
+	"$(xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/cables.xml" 2>&1 | tail -1):$(grep -c '<module ' "$D/cables.xml")" \
+	"$D/cables.xml validates:486"
+check "cables: the HTML report has the physical layer section" has "$D/cables.html" '<section id="physical">'
+"$FABSWEEP" physical --db "$cdb" --json >"$D/phys.json"
+check "cables: physical --json validates" valid physical "$D/phys.json"
+check "cables: physical --json has every module, the margins the database gives" eq \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["modules"]), d["counts"]["ib"]["monitored"], sum(1 for m in d["margins"] if m["monitor"] == "rx_power"))' "$D/phys.json")" \
+	"486 $(sqlite3 "$cdb" "SELECT count(*) FROM modules WHERE monitors AND NOT refused") $(sqlite3 "$cdb" "SELECT count(*) FROM module_lanes l JOIN modules m USING (scan_id, fabric, module_idx) WHERE m.monitors AND l.rx_power_mw IS NOT NULL")"
+
 # the same run with one optic swapped (its serial number changed by hand):
 # diff names that port, in the text and as the database has it
 mkdir -p "$D/swapped"

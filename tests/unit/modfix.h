@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test helpers for pluggable modules (tests/unit/host/test_module.c,
- * tests/unit/rules/test_phys_real.c): fixture files, the values `ethtool -m`
- * printed, and an SFF-8636 memory image built from them. The builder is
+ * tests/unit/rules/test_phys_real.c, tests/unit/reports/test_phys.c):
+ * fixture files, the values `ethtool -m` printed, an SFF-8636 memory image
+ * built from them, and RoCE hosts fed through fabsweep's own readers (the
+ * includer has cmocka). The builder is
  * written from SFF-8636 itself (byte offsets and units), independently of
  * host/module_sff8636.c, so decoding its image and comparing with the text
  * checks the decoder on values a real module reported.
@@ -14,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fabsweep/ethtool.h"
+#include "fabsweep/roce.h"
 
 static inline char *mfix_slurp(const char *rel, size_t *len)
 {
@@ -156,4 +161,60 @@ static inline int mfix_sff8636_from_text(const char *t, uint8_t img[640])
 		sum += img[i];
 	img[223] = (uint8_t)sum;
 	return 0;
+}
+
+/* A collected host `name` with one interface eth0; its eth port index. */
+static inline uint32_t mfix_host(struct fab_roce *r, const char *name)
+{
+	struct fab_roce_system *s = fab_roce_add_system(r);
+	assert_non_null(s);
+	s->name = fab_roce_strdup(r, name);
+	s->collected = true;
+	s->collected_at_ms = 1700000000000;
+	struct fab_eth_port *p = fab_roce_add_eth_port(r, (uint32_t)(r->n_systems - 1));
+	assert_non_null(p);
+	p->ifname = fab_roce_strdup(r, "eth0");
+	p->flags = FAB_ETH_F_SYSFS;
+	p->stats_status = FAB_ETHTOOL_OK;
+	return (uint32_t)(r->n_eth_ports - 1);
+}
+
+/* `ethtool -S` text (fixture file, or text when file is NULL) recorded as
+ * port's NIC counters. */
+static inline void mfix_stats(struct fab_roce *r, uint32_t port, const char *driver, const char *file,
+			      const char *text)
+{
+	static struct fab_ethtool_stat st[2048];
+	size_t len = 0;
+	char *t = file ? mfix_slurp(file, &len) : strdup(text);
+
+	assert_non_null(t);
+	if (!file)
+		len = strlen(t);
+	size_t n = fab_ethtool_parse_stats(t, len, st, 2048);
+	assert_int_equal(fab_ethtool_record(r, port, driver, st, n, 0, 1700000000000), 0);
+	free(t);
+}
+
+/* A flat module memory decoded and given to port. */
+static inline void mfix_module(struct fab_roce *r, uint32_t port, const uint8_t *img, size_t len)
+{
+	static struct fab_eeprom e;
+	static struct fab_module_decoded d;
+
+	assert_int_equal(fab_eeprom_from_flat(img, len, &e), 0);
+	assert_int_equal(fab_module_decode(&e, &d), 0);
+	assert_int_equal(fab_module_add_decoded(r, port, &d), 0);
+}
+
+/* An `ethtool -m` dump file (hex or raw) into buf (cap); its length. */
+static inline size_t mfix_dump(const char *file, uint8_t *buf, size_t cap)
+{
+	size_t len = 0, n = 0;
+	char *t = mfix_slurp(file, &len);
+
+	assert_non_null(t);
+	assert_int_equal(fab_ethtool_parse_eeprom((const uint8_t *)t, len, buf, cap, &n), 0);
+	free(t);
+	return n;
 }

@@ -26,51 +26,11 @@
 #include "fabsweep/snapshot.h"
 #include "unit/modfix.h"
 
-static uint32_t host(struct fab_roce *r, const char *name)
-{
-	struct fab_roce_system *s = fab_roce_add_system(r);
-	s->name = fab_roce_strdup(r, name);
-	s->collected = true;
-	s->collected_at_ms = 1700000000000;
-	struct fab_eth_port *p = fab_roce_add_eth_port(r, (uint32_t)(r->n_systems - 1));
-	p->ifname = fab_roce_strdup(r, "eth0");
-	p->flags = FAB_ETH_F_SYSFS;
-	p->stats_status = FAB_ETHTOOL_OK;
-	return (uint32_t)(r->n_eth_ports - 1);
-}
-
-static void stats_of(struct fab_roce *r, uint32_t port, const char *driver, const char *file)
-{
-	static struct fab_ethtool_stat st[2048];
-	size_t len = 0;
-	char *t = mfix_slurp(file, &len);
-
-	assert_non_null(t);
-	size_t n = fab_ethtool_parse_stats(t, len, st, 2048);
-	assert_int_equal(fab_ethtool_record(r, port, driver, st, n, 0, 1700000000000), 0);
-	free(t);
-}
-
-static void module_of(struct fab_roce *r, uint32_t port, const uint8_t *img, size_t len)
-{
-	static struct fab_eeprom e;
-	static struct fab_module_decoded d;
-
-	assert_int_equal(fab_eeprom_from_flat(img, len, &e), 0);
-	assert_int_equal(fab_module_decode(&e, &d), 0);
-	assert_int_equal(fab_module_add_decoded(r, port, &d), 0);
-}
-
 static void dump_of(struct fab_roce *r, uint32_t port, const char *file)
 {
 	static uint8_t raw[1024];
-	size_t len = 0, n;
-	char *t = mfix_slurp(file, &len);
 
-	assert_non_null(t);
-	assert_int_equal(fab_ethtool_parse_eeprom((const uint8_t *)t, len, raw, sizeof(raw), &n), 0);
-	module_of(r, port, raw, n);
-	free(t);
+	mfix_module(r, port, raw, mfix_dump(file, raw, sizeof(raw)));
 }
 
 /* "rule system/ifname" of the physical rules' findings, sorted by the engine */
@@ -96,17 +56,17 @@ static void test_hosts(void **state)
 	uint8_t img[640];
 
 	(void)state;
-	stats_of(r, host(r, "bnxt"), "bnxt_en", "ethtool/bnxt_en.stats");
-	stats_of(r, host(r, "healthy"), "mlx5_core", "ethtool/mlx5_connectx4lx.stats");
-	stats_of(r, host(r, "overload65"), "mlx5_core", "ethtool/mlx5_overload_k6.5.stats");
-	stats_of(r, host(r, "overload515"), "mlx5_core", "ethtool/mlx5_overload_k5.15.stats");
-	dump_of(r, host(r, "nolink"), "modules/qsfp28_mma1b00_640b.hex");
-	dump_of(r, host(r, "before_fix"), "modules/qsfp28_mma1b00_256b.hex");
-	dump_of(r, host(r, "copper"), "modules/sfp_netgear_agm734.hex");
+	mfix_stats(r, mfix_host(r, "bnxt"), "bnxt_en", "ethtool/bnxt_en.stats", NULL);
+	mfix_stats(r, mfix_host(r, "healthy"), "mlx5_core", "ethtool/mlx5_connectx4lx.stats", NULL);
+	mfix_stats(r, mfix_host(r, "overload65"), "mlx5_core", "ethtool/mlx5_overload_k6.5.stats", NULL);
+	mfix_stats(r, mfix_host(r, "overload515"), "mlx5_core", "ethtool/mlx5_overload_k5.15.stats", NULL);
+	dump_of(r, mfix_host(r, "nolink"), "modules/qsfp28_mma1b00_640b.hex");
+	dump_of(r, mfix_host(r, "before_fix"), "modules/qsfp28_mma1b00_256b.hex");
+	dump_of(r, mfix_host(r, "copper"), "modules/sfp_netgear_agm734.hex");
 	char *t = mfix_slurp("modules/qsfp_40gsr4_avago_dark_lanes.txt", NULL);
 	assert_int_equal(mfix_sff8636_from_text(t, img), 0);
 	free(t);
-	module_of(r, host(r, "sr4"), img, sizeof(img));
+	mfix_module(r, mfix_host(r, "sr4"), img, sizeof(img));
 
 	assert_int_equal(fab_rules_run(NULL, s, NULL, 0, NULL), 0);
 	assert_string_equal(physical(s), "eth.discards bnxt/eth0\n"
