@@ -44,9 +44,13 @@ static void lanes(const struct fab_eeprom *e, struct fab_module_decoded *out)
 {
 	const uint8_t *adv = e->have[1] ? e->upper[1] : NULL;
 	unsigned mon = adv ? adv[160 - 128] : 0x07; /* without page 01h: assume all */
-	unsigned shift = (mon >> 3) & 3;            /* Tx bias multiplier 1, 2, 4 */
+	unsigned shift = (mon >> 3) & 3;            /* Tx bias multiplier 1, 2, 4; 3 reserved */
 
 	out->m.n_lanes = 8;
+	if ((mon & 0x01) && shift == 3) {
+		mon &= ~0x01u; /* a multiplier the specification does not define: no bias */
+		mod_note(out, "page 01h byte 160: reserved Tx bias multiplier, bias not decoded");
+	}
 	for (unsigned k = 0; k < 8; k++) {
 		struct fab_module_lane *l = &out->lanes[k];
 		if (mon & 0x01)
@@ -95,8 +99,8 @@ int mod_decode_cmis(const struct fab_eeprom *e, struct fab_module_decoded *out)
 	if (len & 0x3f)
 		m->length_m = (len & 0x3f) * mult[len >> 6];
 	/* the first application: how many media lanes it uses */
-	if (lo[86] != 0xff && lo[86] != 0)
-		m->media_lanes = lo[88] & 0x0f;
+	if (lo[86] != 0xff && lo[86] != 0 && (lo[88] & 0x0f) <= FAB_MODULE_MAX_LANES)
+		m->media_lanes = lo[88] & 0x0f; /* more than a bank has: unknown */
 
 	/* module-level monitors (bytes 14-17) and flags (byte 9) */
 	int temp = s16be(lo + 14);

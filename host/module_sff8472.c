@@ -50,6 +50,16 @@ static double cal(const uint8_t *a2, unsigned at, double raw)
 	return u16be(a2 + at) / 256.0 * raw + s16be(a2 + at + 2);
 }
 
+/* A calibrated result in its unit: SFF-8472 defines it as a 16-bit value
+ * (signed for the temperature); outside that range, or not a number (the
+ * Rx power's coefficients are floats), it is no reading. */
+static double cal_result(double x, bool is_signed, double unit)
+{
+	double lo = is_signed ? -32768 : 0, hi = is_signed ? 32767 : 65535;
+
+	return x >= lo && x <= hi ? x * unit : NAN;
+}
+
 static uint32_t flag_byte(uint8_t b, unsigned mon_hi, unsigned mon_lo, bool warn)
 {
 	uint32_t f = 0;
@@ -80,11 +90,11 @@ static void diagnostics(const uint8_t *a2, bool external, struct fab_module_deco
 		/* Rx_PWR(0) at 72 ... Rx_PWR(4) at 56: a polynomial of the raw value */
 		for (int k = 0; k <= 4; k++, x *= r)
 			pw += be_float(a2 + 72 - 4 * k) * x;
-		m->temperature_c = temp_c((int)lround(cal(a2, 84, t)));
-		m->voltage_v = vcc_v((unsigned)fmax(0, cal(a2, 88, v)));
-		l->bias_ma = bias_ma((unsigned)fmax(0, cal(a2, 76, b)));
-		l->tx_mw = power_mw((unsigned)fmax(0, cal(a2, 80, tx)));
-		l->rx_mw = power_mw((unsigned)fmax(0, pw));
+		m->temperature_c = cal_result(cal(a2, 84, t), true, temp_c(1));
+		m->voltage_v = cal_result(cal(a2, 88, v), false, vcc_v(1));
+		l->bias_ma = cal_result(cal(a2, 76, b), false, bias_ma(1));
+		l->tx_mw = cal_result(cal(a2, 80, tx), false, power_mw(1));
+		l->rx_mw = cal_result(pw, false, power_mw(1));
 	} else {
 		m->temperature_c = temp_c(t);
 		m->voltage_v = vcc_v(v);

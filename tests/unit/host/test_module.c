@@ -353,6 +353,13 @@ static void test_cmis(void **state)
 	assert_true(d.lanes[5].rx_mw == 0 && d.lanes[4].rx_mw == 0.6);
 	assert_int_equal(d.lanes[5].flags, FAB_LANEF_RX_LOS);
 	assert_int_equal(d.lanes[1].flags, FAB_MODF(FAB_MON_TX_POWER, FAB_MODF_HI_ALARM));
+	/* the reserved bias multiplier (bits 4-3 = 11; the fuzzer's find): no bias, a note */
+	p1[160 - 128] = 0x1f;
+	assert_int_equal(fab_eeprom_from_flat(img, 768, &e), 0);
+	assert_int_equal(fab_module_decode(&e, &d), 0);
+	assert_true(isnan(d.lanes[0].bias_ma) && d.lanes[0].tx_mw > 0);
+	assert_non_null(strstr(d.note, "reserved Tx bias multiplier"));
+	p1[160 - 128] = 0x0f;
 	/* a dump of page 00h only: identity and module monitors, no lanes */
 	assert_int_equal(fab_eeprom_from_flat(img, 256, &e), 0);
 	assert_int_equal(fab_module_decode(&e, &d), 0);
