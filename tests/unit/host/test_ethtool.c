@@ -254,12 +254,55 @@ static void test_gstrings(void **state)
 	assert_int_equal(out[1].value, 2);
 }
 
+/* docs/roce.md's mapping table is the C table: every entry on its
+ * canonical counter's row, under its driver's column ("N" for "%u"). */
+static void test_table_documented(void **state)
+{
+	size_t n, len;
+	const struct fab_nic_map_entry *t = fab_nic_map_table(&n);
+	char *doc = mfix_slurp("../docs/roce.md", &len);
+	static const char *const cols[] = { "mlx5_core", "bnxt_en", "ice", "netlink" };
+
+	(void)state;
+	assert_non_null(doc);
+	for (size_t i = 0; i < n; i++) {
+		char key[96], name[64], *row, *end;
+		snprintf(key, sizeof(key), "\n| `%s` |", fab_nic_ctr_name(t[i].ctr));
+		row = strstr(doc, key);
+		if (!row)
+			fail_msg("docs/roce.md has no row for %s", key + 1);
+		end = strchr(row + 1, '\n');
+		size_t k = 0, o = 0;
+		for (const char *c = t[i].stat; *c && o < sizeof(name) - 3; c++)
+			if (c[0] == '%' && c[1] == 'u')
+				name[o++] = 'N', c++;
+			else
+				name[o++] = *c;
+		name[o] = '\0';
+		while (k < 4 && strcmp(cols[k], t[i].driver))
+			k++;
+		assert_true(k < 4);
+		/* the cell of its column: from the (k + 2)th bar of the row on */
+		char *cell = row + 1;
+		for (size_t bar = 0; bar < k + 1 && cell; bar++)
+			cell = strchr(cell + 1, '|');
+		assert_non_null(cell);
+		char *cell_end = strchr(cell + 1, '|');
+		snprintf(key, sizeof(key), "`%s`", name);
+		char *at = strstr(cell, key);
+		if (!at || at > cell_end || at > end)
+			fail_msg("docs/roce.md: %s is not under %s on the %s row", key, cols[k],
+				 fab_nic_ctr_name(t[i].ctr));
+	}
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_real), cmocka_unit_test(test_map),
 		cmocka_unit_test(test_record),     cmocka_unit_test(test_netlink),
-		cmocka_unit_test(test_gstrings),
+		cmocka_unit_test(test_gstrings),   cmocka_unit_test(test_table_documented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
