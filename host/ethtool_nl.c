@@ -188,6 +188,13 @@ static int on_fec_top(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 }
 
 /* The message's payload after the genl header, or an error the kernel sent. */
+/* An NLMSG_ERROR's code: a negative errno the kernel can send (-4095..-1),
+ * else the message is malformed (0 is an ACK, not a reply). */
+static int nl_errno(int32_t e)
+{
+	return e < 0 && e >= -4095 ? e : -EBADMSG;
+}
+
 static int payload(const uint8_t *msg, size_t len, const uint8_t **out, size_t *olen, unsigned *cmd)
 {
 	if (len < NLHDR)
@@ -200,7 +207,7 @@ static int payload(const uint8_t *msg, size_t len, const uint8_t **out, size_t *
 		if (mlen < NLHDR + 4)
 			return -EBADMSG;
 		int32_t e = (int32_t)get32(msg + NLHDR);
-		return e < 0 ? e : -EBADMSG;
+		return nl_errno(e);
 	}
 	if (mlen < NLHDR + GENLHDR)
 		return -EBADMSG;
@@ -413,8 +420,7 @@ int fab_ethtool_nl_open(struct fab_ethtool_nl *nl, int timeout_ms)
 	err = exchange(nl, &m, buf, sizeof(buf), &len);
 	if (!err) {
 		if (get16(buf + 4) == NLMSG_ERROR)
-			err = len >= NLHDR + 4 && (int32_t)get32(buf + NLHDR) < 0
-				      ? (int32_t)get32(buf + NLHDR) : -EBADMSG;
+			err = len >= NLHDR + 4 ? nl_errno((int32_t)get32(buf + NLHDR)) : -EBADMSG;
 		else if (len < NLHDR + GENLHDR ||
 			 walk(buf + NLHDR + GENLHDR, len - NLHDR - GENLHDR, on_family, &nl->family))
 			err = -EBADMSG;

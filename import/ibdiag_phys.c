@@ -101,8 +101,9 @@ static double num(const char *s)
 	return end == s || !isfinite(v) ? NAN : v;
 }
 
-/* A power "1.585 mW, 2.000 dBm": the mW; -999.999 is ibdiagnet's "unknown". */
-static double power_mw(const char *s)
+/* A reading: a power "1.585 mW, 2.000 dBm" (the mW) or a bias "7.242 mA";
+ * a negative one (-999.999 is ibdiagnet's "unknown") is no reading. */
+static double reading(const char *s)
 {
 	double v = num(s);
 	return isnan(v) || v < 0 ? NAN : v;
@@ -224,13 +225,13 @@ static void field(struct rec *c, const char *k, const char *v)
 	} else if (!strcmp(k, "Supply Voltage Reporting")) {
 		c->m.voltage_v = num(v) / 1e6; /* "3303400uV" */
 	} else if ((lane = lane_key(k, "RX", " Power"))) {
-		c->lanes[lane - 1].rx_mw = power_mw(v);
+		c->lanes[lane - 1].rx_mw = reading(v);
 		c->n_lanes = lane > c->n_lanes ? lane : c->n_lanes;
 	} else if ((lane = lane_key(k, "TX", " Power"))) {
-		c->lanes[lane - 1].tx_mw = power_mw(v);
+		c->lanes[lane - 1].tx_mw = reading(v);
 		c->n_lanes = lane > c->n_lanes ? lane : c->n_lanes;
 	} else if ((lane = lane_key(k, "TX", " Bias"))) {
-		c->lanes[lane - 1].bias_ma = num(v);
+		c->lanes[lane - 1].bias_ma = reading(v);
 		c->n_lanes = lane > c->n_lanes ? lane : c->n_lanes;
 	} else if (!strcmp(k, "RXPowerHighThresh")) {
 		limit(c, FAB_MON_RX_POWER, 0, dbm16(v));
