@@ -36,9 +36,9 @@ static void on_event(const struct fab_watch_event *e, void *ctx)
 	case FAB_WATCH_SWEPT:
 		if (!*quiet)
 			printf("watch: sweep %lu, scan %lld: %zu port%s changed; %lu MADs (%lu sums, "
-			       "%lu ports, %lu checks%s) in %.0f ms%s\n", e->sweep,
+			       "%lu ports, %lu details, %lu checks%s) in %.0f ms%s\n", e->sweep,
 			       (long long)s->scan_id, r->changed, r->changed == 1 ? "" : "s", r->mads,
-			       r->sums, r->ports, r->verified + r->probed,
+			       r->sums, r->ports, r->details, r->verified + r->probed,
 			       r->probed ? ", down ports among them" : "", r->ms,
 			       r->data ? "; data sweep" : "");
 		break;

@@ -249,7 +249,7 @@ static int ber_high(struct fab_rule_ctx *ctx, uint32_t port, const struct fab_ni
 	struct fab_nic_amount cb, rb;
 	double max = rule_param(ctx, 0), ber;
 
-	if (max == FAB_PARAM_REAL_OFF || !fab_nic_pre_fec_ber(v, &ber, &cb, &rb) || ber <= max)
+	if (max < 0 || !fab_nic_pre_fec_ber(v, &ber, &cb, &rb) || ber <= max) /* off */
 		return 0;
 	rbuf_reset(&ctx->tmp);
 	rbuf_reset(&ctx->ev);

@@ -118,7 +118,9 @@ void fab_param_format(const struct fab_rule_param *p, double v, char *buf, size_
 			snprintf(buf, len, "%u", fab_mtu_bytes((unsigned)v));
 		return;
 	case FAB_PARAM_RATE:
-		if (v < 0)
+	case FAB_PARAM_RATIO:
+	case FAB_PARAM_REAL: /* off: below 0, or REAL's own (it takes negative numbers) */
+		if (p->type == FAB_PARAM_REAL ? v == FAB_PARAM_REAL_OFF : v < 0)
 			snprintf(buf, len, "off");
 		else
 			snprintf(buf, len, "%g", v);
@@ -128,12 +130,6 @@ void fab_param_format(const struct fab_rule_param *p, double v, char *buf, size_
 			snprintf(buf, len, "auto");
 		else
 			snprintf(buf, len, "%.0f", v);
-		return;
-	case FAB_PARAM_REAL:
-		if (v == FAB_PARAM_REAL_OFF)
-			snprintf(buf, len, "off");
-		else
-			snprintf(buf, len, "%g", v);
 		return;
 	case FAB_PARAM_SLS: {
 		unsigned m = v < 0 ? 0 : (unsigned)v, at = 0;
@@ -168,6 +164,8 @@ const char *fab_param_expect(const struct fab_rule_param *p)
 		return "a whole number or 'off'";
 	case FAB_PARAM_RATE:
 		return "a number per second (like 10 or 0.5) or 'off'";
+	case FAB_PARAM_RATIO:
+		return "a number (like 1e-12 or 0.000001) or 'off'";
 	case FAB_PARAM_WIDTH:
 		return "a width (1X, 2X, 4X, 8X, 12X) or 'auto'";
 	case FAB_PARAM_SPEED:
@@ -222,32 +220,18 @@ int fab_param_parse(const struct fab_rule_param *p, const char *s, double *out)
 			return 0;
 		}
 		return parse_whole(s, p->min, p->max, out);
-	case FAB_PARAM_RATE: {
+	case FAB_PARAM_RATE:
+	case FAB_PARAM_RATIO:
+	case FAB_PARAM_REAL: { /* only REAL takes a negative number */
+		bool real = p->type == FAB_PARAM_REAL;
 		char *end;
 		double v;
 
 		if (is_off(s)) {
-			*out = FAB_PARAM_OFF;
+			*out = real ? FAB_PARAM_REAL_OFF : FAB_PARAM_OFF;
 			return 0;
 		}
-		if ((*s < '0' || *s > '9') && *s != '.')
-			return -EINVAL;
-		errno = 0;
-		v = strtod(s, &end);
-		if (errno || *end || !isfinite(v) || v < p->min || v > p->max)
-			return -EINVAL;
-		*out = v;
-		return 0;
-	}
-	case FAB_PARAM_REAL: {
-		char *end;
-		double v;
-
-		if (is_off(s)) {
-			*out = FAB_PARAM_REAL_OFF;
-			return 0;
-		}
-		if ((*s < '0' || *s > '9') && *s != '.' && *s != '-')
+		if ((*s < '0' || *s > '9') && *s != '.' && !(real && *s == '-'))
 			return -EINVAL;
 		errno = 0;
 		v = strtod(s, &end);

@@ -45,6 +45,7 @@ struct fab_watch_result {
 	unsigned long ports;    /* per-port PortCounters sent */
 	unsigned long verified; /* NodeInfo sent */
 	unsigned long probed;   /* PortInfo of down ports sent */
+	unsigned long details;  /* detail counters asked: PortRcvErrorDetails, PortXmitDiscardDetails, PortVLXmitWaitCounters */
 	bool data;              /* a data sweep: PortXmitWait moving was a change */
 	unsigned long mads;     /* MADs sent, resends included */
 	unsigned long failed;   /* queries that got no answer */

@@ -316,7 +316,7 @@ waits "the second watch's full scan and a sweep" at_least \
 	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' "$N"
 waits "... its first sweep" swept_after_full
 # (8 nodes, host0004 back, and the master SM)
-waits "a sweep that confirms every LID" grep -qE "[0-9] ports, 9 checks\)" "$D/out2"
+waits "a sweep that confirms every LID" grep -qE "[0-9] ports, [0-9]+ details, 9 checks\)" "$D/out2"
 # the master SM goes away (ports keep their LIDs without an SM)
 fabsim_stop_sm "$D/sim" || exit 1
 waits "a full scan after the master SM left" at_least \

@@ -8,8 +8,9 @@
 Every series of every InfiniBand family is computed here, independently of
 fabsweep's C code, from the rows of the public SQL interface (docs/schema.md)
 and the counter model written out by hand (docs/counters.md: widths, resets,
-saturation, rates): the scan's facts, nodes, ports, links, counters, SMs and
-findings. The file must have exactly the expected series with the expected
+saturation, rates, the bit error rate over each speed's lane signalling
+rate): the scan's facts, nodes, ports, links, counters (the detail counters,
+per-VL waits and unsupported attributes too), SMs and findings. The file must have exactly the expected series with the expected
 values (relative tolerance 1e-9), no other series and no other family.
 
 Which samples are compared:
@@ -50,14 +51,23 @@ FLOWS = [("fabsweep_port_data_bytes_total", "fabsweep_port_data_rate_bytes_per_s
           "PortXmitData", "PortRcvData", 4),
          ("fabsweep_port_packets_total", "fabsweep_port_packet_rate_per_second",
           "PortXmitPkts", "PortRcvPkts", 1)]
+# the detail counters (16 bits), read only where an error counter is not 0
+DETAILS = ["PortLocalPhysicalErrors", "PortMalformedPacketErrors", "PortBufferOverrunErrors",
+           "PortDLIDMappingErrors", "PortVLMappingErrors", "PortLoopingErrors",
+           "PortInactiveDiscards", "PortNeighborMTUDiscards", "PortSwLifetimeLimitDiscards",
+           "PortSwHOQLifetimeLimitDiscards"]
+UNSUPPORTED = [(1, "PortRcvErrorDetails"), (2, "PortXmitDiscardDetails"), (4, "PortVLXmitWaitCounters")]
 COUNTERS = [c for c, _ in ERRORS] + ["PortXmitWait", "PortXmitData", "PortRcvData",
-                                     "PortXmitPkts", "PortRcvPkts"]
+                                     "PortXmitPkts", "PortRcvPkts"] + DETAILS
 STATES = {"down": 1, "init": 2, "armed": 3, "active": 4}
 PHYS = {"sleep": 1, "polling": 2, "disabled": 3, "training": 4, "linkup": 5,
         "errorrecovery": 6, "phytest": 7}
 LANES = {"1X": 1, "2X": 2, "4X": 4, "8X": 8, "12X": 12}
 LANE_GBPS = {"SDR": 2.5, "DDR": 5, "QDR": 10, "FDR10": 10, "FDR": 14, "EDR": 25,
              "HDR": 50, "NDR": 100, "XDR": 200}
+# the signalling rate of a lane (Gb/s), what a bit error rate is over
+LANE_GBAUD = {"SDR": 2.5, "DDR": 5, "QDR": 10, "FDR10": 10.3125, "FDR": 14.0625,
+              "EDR": 25.78125, "HDR": 53.125, "NDR": 106.25, "XDR": 212.5}
 SM_STATES = {"notactive": 0, "discovering": 1, "standby": 2, "master": 3}
 FAMILIES = [
     "fabsweep_build_info", "fabsweep_scan_id", "fabsweep_scan_timestamp_seconds",
@@ -70,7 +80,9 @@ FAMILIES = [
     "fabsweep_port_error_reset", "fabsweep_port_error_rate_per_second",
     "fabsweep_port_xmit_wait_total", "fabsweep_port_data_bytes_total",
     "fabsweep_port_packets_total", "fabsweep_port_data_rate_bytes_per_second",
-    "fabsweep_port_packet_rate_per_second", "fabsweep_sm_state", "fabsweep_sm_priority",
+    "fabsweep_port_packet_rate_per_second", "fabsweep_port_error_details_total",
+    "fabsweep_port_vl_xmit_wait_total", "fabsweep_port_pma_unsupported", "fabsweep_port_ber",
+    "fabsweep_port_ber_at_least", "fabsweep_sm_state", "fabsweep_sm_priority",
     "fabsweep_sm_failed", "fabsweep_sm_masters", "fabsweep_findings",
     "fabsweep_findings_by_severity"]
 
@@ -164,8 +176,10 @@ class Db:
     def sample(self, row, t=None):
         """A counter row -> {counter: value}, time, extended."""
         v = {c: row[c] for c in COUNTERS if row[c] is not None}
+        vl = {n: row["VLXmitWait%d" % n] for n in range(16) if row["VLXmitWait%d" % n] is not None}
         at = ms(row["sampled_at"])
-        return {"v": v, "at": max(at, t) if t else at, "extended": bool(row["extended"])}
+        return {"v": v, "vl": vl, "unsupported": row["unsupported"] or 0,
+                "at": max(at, t) if t else at, "extended": bool(row["extended"])}
 
     def latest(self, s, t=None, keep=False):
         """(node_guid, port) -> the latest sample of scan s: its own latest,
@@ -233,6 +247,7 @@ def expected(db, args):
             name = args.names.get(n["node_guid"], n["description"])
             put("fabsweep_node_info", [("node_guid", n["node_guid"]), ("node", name),
                                        ("description", n["description"]), ("type", n["node_type"])], 1)
+    port_rows = {}
     ports = db.q("SELECT p.* FROM ports p JOIN nodes n ON n.scan_id = p.scan_id AND n.node_guid = p.node_guid"
                  " WHERE p.scan_id = ? AND n.node_idx = (SELECT min(node_idx) FROM nodes m"
                  " WHERE m.scan_id = p.scan_id AND m.node_guid = p.node_guid)", s)
@@ -240,6 +255,7 @@ def expected(db, args):
     for p in ports:
         pl = [("node_guid", p["node_guid"]), ("port", str(p["port_num"]))]
         wanted.add((p["node_guid"], p["port_num"]))
+        port_rows[(p["node_guid"], p["port_num"])] = p
         put("fabsweep_port_state", pl, STATES.get(p["state"], 0))
         put("fabsweep_port_phys_state", pl, PHYS.get(p["phys_state"], 0))
         lanes = LANES.get(p["width_active"] or "", 0)
@@ -272,6 +288,14 @@ def expected(db, args):
                     stats["saturated"] += 1
         if "PortXmitWait" in to["v"]:
             put("fabsweep_port_xmit_wait_total", pl, to["v"]["PortXmitWait"])
+        for c in DETAILS:
+            if c in to["v"]:
+                put("fabsweep_port_error_details_total", pl + [("counter", c)], to["v"][c])
+        for n, x in to["vl"].items():
+            put("fabsweep_port_vl_xmit_wait_total", pl + [("vl", str(n))], x)
+        for bit, attr in UNSUPPORTED:
+            if to["unsupported"] & bit:
+                put("fabsweep_port_pma_unsupported", pl + [("attribute", attr)], 1)
         for fam, _, x, r, scale in FLOWS:
             for d, c in (("xmit", x), ("rcv", r)):
                 if c in to["v"]:
@@ -291,6 +315,15 @@ def expected(db, args):
             if secs > 0:
                 put("fabsweep_port_error_rate_per_second", cl, inc / secs)
                 stats["rates"] += inc > 0
+        # the bit error rate: symbol errors / (lanes x lane signalling rate x secs)
+        p = port_rows[(g, pn)]
+        lanes = LANES.get(p["width_active"] or "", 0)
+        gbaud = LANE_GBAUD.get(p["speed_active"] or "", 0)
+        c = "SymbolErrorCounter"
+        if c in fr["v"] and c in to["v"] and secs > 0 and lanes and gbaud:
+            inc, reset, sat = grew(fr["v"][c], to["v"][c], 16)
+            put("fabsweep_port_ber", pl, inc / (lanes * gbaud * 1e9 * secs))
+            put("fabsweep_port_ber_at_least", pl, reset or sat)
         for _, fam, x, r, scale in FLOWS:
             for d, c in (("xmit", x), ("rcv", r)):
                 if c in fr["v"] and c in to["v"] and secs > 0:

@@ -13,7 +13,7 @@ m_ctr_reset_counts_0() { mut core/counter.c 's/^\treturn \*reset ? now : now - w
 # a counter at its all-ones value is never taken as saturated
 m_ctr_never_saturated() { mut core/counter.c 's/^\t\*saturated = bits < 64 \&\& now == (1ull << bits) - 1;$/\t*saturated = bits < 64 \&\& now > (1ull << bits) - 1;/'; }
 # the extended flag ignored: 64-bit data counters read as 32-bit ones
-m_ctr_extended_ignored() { mut core/counter.c 's/(extended \&\& !counters\[c\].error \&\& c != FAB_CTR_XMIT_WAIT)/(!counters[c].error \&\& c != FAB_CTR_XMIT_WAIT \&\& 0)/'; }
+m_ctr_extended_ignored() { mut core/counter.c 's/(extended \&\& counters\[c\].kind == K_DATA)/(0 \&\& counters[c].kind == K_DATA)/'; }
 # a saturated counter's increase is shown as exact (no "or more" anywhere)
 m_ctr_saturated_exact() { mut core/counter.c 's/^\td->at_least = d->reset | d->saturated;$/\td->at_least = d->reset;/'; }
 # a reset is taken for a saturation-free increase: no reset flag anywhere

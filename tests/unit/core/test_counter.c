@@ -9,9 +9,11 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "fabsweep/counter.h"
+#include "fabsweep/names.h"
 #include "unit/snapfix.h"
 
 static void test_table(void **state)
@@ -250,6 +252,17 @@ static const struct {
 	{ FAB_CTR_UNICAST_RCV_PKTS, 64, 64 },
 	{ FAB_CTR_MULTICAST_XMIT_PKTS, 64, 64 },
 	{ FAB_CTR_MULTICAST_RCV_PKTS, 64, 64 },
+	/* the detail counters: 16 bits, extended or not */
+	{ FAB_CTR_LOCAL_PHYSICAL_ERRORS, 16, 16 },
+	{ FAB_CTR_MALFORMED_PACKET_ERRORS, 16, 16 },
+	{ FAB_CTR_BUFFER_OVERRUN_ERRORS, 16, 16 },
+	{ FAB_CTR_DLID_MAPPING_ERRORS, 16, 16 },
+	{ FAB_CTR_VL_MAPPING_ERRORS, 16, 16 },
+	{ FAB_CTR_LOOPING_ERRORS, 16, 16 },
+	{ FAB_CTR_INACTIVE_DISCARDS, 16, 16 },
+	{ FAB_CTR_NEIGHBOR_MTU_DISCARDS, 16, 16 },
+	{ FAB_CTR_SW_LIFETIME_LIMIT_DISCARDS, 16, 16 },
+	{ FAB_CTR_SW_HOQ_LIFETIME_LIMIT_DISCARDS, 16, 16 },
 };
 
 static void test_every_width(void **state)
@@ -510,6 +523,106 @@ static void test_put_sample(void **state)
 	fab_snapshot_free(s);
 }
 
+/* The detail counters: 16 bits, extended or not, not error counters (an
+ * error sum would count them twice), each the detail of one counter. */
+static void test_details(void **state)
+{
+	(void)state;
+	assert_int_equal(fab_counter_bits(FAB_CTR_DLID_MAPPING_ERRORS, true), 16);
+	assert_int_equal(fab_counter_bits(FAB_CTR_SW_HOQ_LIFETIME_LIMIT_DISCARDS, false), 16);
+	assert_false(fab_counter_is_error(FAB_CTR_LOOPING_ERRORS));
+	assert_true(fab_counter_is_detail(FAB_CTR_LOOPING_ERRORS));
+	assert_false(fab_counter_is_detail(FAB_CTR_RCV_ERRORS));
+	assert_int_equal(fab_counter_detail_of(FAB_CTR_LOCAL_PHYSICAL_ERRORS), FAB_CTR_RCV_ERRORS);
+	assert_int_equal(fab_counter_detail_of(FAB_CTR_INACTIVE_DISCARDS), FAB_CTR_XMIT_DISCARDS);
+	assert_int_equal(fab_counter_detail_of(FAB_CTR_RCV_ERRORS), -1);
+	assert_int_equal(__builtin_popcount(fab_counter_details_of(FAB_CTR_RCV_ERRORS)), 6);
+	assert_int_equal(__builtin_popcount(fab_counter_details_of(FAB_CTR_XMIT_DISCARDS)), 4);
+	assert_int_equal(fab_counter_details_of(FAB_CTR_SYMBOL_ERRORS), 0);
+	assert_int_equal(fab_counter_detail_mask(), fab_counter_details_of(FAB_CTR_RCV_ERRORS) |
+							   fab_counter_details_of(FAB_CTR_XMIT_DISCARDS));
+	assert_int_equal(fab_counter_detail_mask() & fab_counter_error_mask(), 0);
+	struct fab_counter_sample c = { .valid = 1u << FAB_CTR_LOOPING_ERRORS };
+	c.v[FAB_CTR_LOOPING_ERRORS] = 65535;
+	assert_true(fab_counter_saturated(&c, FAB_CTR_LOOPING_ERRORS));
+	assert_string_equal(fab_pma_attr_name(FAB_PMA_VL_XMIT_WAIT), "PortVLXmitWaitCounters");
+}
+
+/* Per-VL waits: 16-bit counters, the busiest VL by growth, else by total. */
+static void test_vl(void **state)
+{
+	struct fab_counter_sample a = { .sampled_at_ms = 1000, .vl_valid = 0xffff },
+				  b = { .sampled_at_ms = 3000, .vl_valid = 0xffff };
+	struct fab_vl_delta d;
+	uint64_t amount = 0;
+	bool at_least = false, grew = false;
+
+	(void)state;
+	a.vl_xmit_wait[1] = 5000, b.vl_xmit_wait[1] = 5100; /* +100 */
+	a.vl_xmit_wait[2] = 100, b.vl_xmit_wait[2] = 900;   /* +800: the busiest */
+	a.vl_xmit_wait[3] = 9000, b.vl_xmit_wait[3] = 10;   /* cleared: +10 or more */
+	fab_counter_vl_delta(&a, &b, &d);
+	assert_int_equal(d.inc[2], 800);
+	assert_int_equal(d.inc[3], 10);
+	assert_true(d.reset & (1u << 3));
+	assert_true(d.secs == 2);
+	assert_int_equal(fab_counter_vl_busiest(&a, &b, &amount, &at_least, &grew), 2);
+	assert_int_equal(amount, 800);
+	assert_true(grew);
+	assert_false(at_least);
+	/* without an earlier sample: the totals, VL 1's 5100 */
+	assert_int_equal(fab_counter_vl_busiest(NULL, &b, &amount, &at_least, &grew), 1);
+	assert_int_equal(amount, 5100);
+	assert_false(grew);
+	/* nothing grew: the totals too; saturated is a lower bound */
+	b = a;
+	b.vl_xmit_wait[7] = 65535;
+	a.vl_xmit_wait[7] = 65535;
+	assert_int_equal(fab_counter_vl_busiest(&a, &b, &amount, &at_least, &grew), 7);
+	assert_true(at_least);
+	assert_false(grew);
+	b.vl_valid = 0;
+	assert_int_equal(fab_counter_vl_busiest(&a, &b, &amount, &at_least, &grew), -1);
+}
+
+/* The bit error rate: increase / (lanes x lane signalling rate x seconds),
+ * each speed's signalling rate as the IB specification gives it. */
+static void test_ber(void **state)
+{
+	struct fab_counter_delta d = { .valid = 1u << FAB_CTR_SYMBOL_ERRORS, .secs = 10 };
+	double ber = 0;
+	bool at_least = true;
+
+	(void)state;
+	d.inc[FAB_CTR_SYMBOL_ERRORS] = 5;
+	assert_true(fab_counter_ber(&d, FAB_WIDTH_4X, FAB_SPEED_HDR, &ber, &at_least));
+	assert_true(fabs(ber - 5 / (4 * 53.125e9 * 10)) < 1e-20);
+	assert_false(at_least);
+	static const struct {
+		unsigned speed;
+		double gbaud;
+	} rates[] = { { FAB_SPEED_SDR, 2.5 },	  { FAB_SPEED_DDR, 5 },	      { FAB_SPEED_QDR, 10 },
+		      { FAB_SPEED_FDR10, 10.3125 }, { FAB_SPEED_FDR, 14.0625 }, { FAB_SPEED_EDR, 25.78125 },
+		      { FAB_SPEED_HDR, 53.125 },  { FAB_SPEED_NDR, 106.25 },  { FAB_SPEED_XDR, 212.5 } };
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		assert_true(fab_speed_lane_gbaud(rates[i].speed) == rates[i].gbaud);
+		assert_true(fab_counter_ber(&d, FAB_WIDTH_1X, rates[i].speed, &ber, &at_least));
+		assert_true(fabs(ber * rates[i].gbaud * 1e9 * 10 - 5) < 1e-9);
+	}
+	assert_true(fab_counter_ber(&d, FAB_WIDTH_12X, FAB_SPEED_EDR, &ber, &at_least));
+	assert_true(fabs(ber - 5 / (12 * 25.78125e9 * 10)) < 1e-20);
+	d.reset = d.at_least = 1u << FAB_CTR_SYMBOL_ERRORS; /* cleared: at least */
+	assert_true(fab_counter_ber(&d, FAB_WIDTH_4X, FAB_SPEED_QDR, &ber, &at_least));
+	assert_true(at_least);
+	assert_false(fab_counter_ber(&d, 0, FAB_SPEED_QDR, &ber, &at_least)); /* width unknown */
+	assert_false(fab_counter_ber(&d, FAB_WIDTH_4X, FAB_SPEED_QDR | FAB_SPEED_HDR, &ber, &at_least));
+	d.secs = 0; /* no interval */
+	assert_false(fab_counter_ber(&d, FAB_WIDTH_4X, FAB_SPEED_QDR, &ber, &at_least));
+	d.secs = 1;
+	d.valid = 0;
+	assert_false(fab_counter_ber(&d, FAB_WIDTH_4X, FAB_SPEED_QDR, &ber, &at_least));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -520,6 +633,9 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_put_sample),
+		cmocka_unit_test(test_details),
+		cmocka_unit_test(test_vl),
+		cmocka_unit_test(test_ber),
 		cmocka_unit_test(test_every_width),
 		cmocka_unit_test(test_grew_every_width),
 		cmocka_unit_test(test_delta_edges),

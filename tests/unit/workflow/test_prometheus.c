@@ -442,7 +442,9 @@ static void test_values(void **state)
 		"fabsweep_port_error_reset", "fabsweep_port_error_rate_per_second",
 		"fabsweep_port_xmit_wait_total", "fabsweep_port_data_bytes_total",
 		"fabsweep_port_packets_total", "fabsweep_port_data_rate_bytes_per_second",
-		"fabsweep_port_packet_rate_per_second", "fabsweep_sm_state", "fabsweep_sm_priority",
+		"fabsweep_port_packet_rate_per_second", "fabsweep_port_error_details_total",
+		"fabsweep_port_vl_xmit_wait_total", "fabsweep_port_pma_unsupported",
+		"fabsweep_port_ber", "fabsweep_port_ber_at_least", "fabsweep_sm_state", "fabsweep_sm_priority",
 		"fabsweep_sm_failed", "fabsweep_sm_masters", "fabsweep_findings",
 		"fabsweep_findings_by_severity",
 	};
