@@ -78,7 +78,7 @@ static void ber_table(struct hr *r, const struct fab_report_phys *p)
 		return;
 	fab_hw_raw(w, "<h3>Bit error ratios, highest first</h3>\n<table class=\"sortable\"><thead><tr>"
 		      "<th>Port</th><th class=\"num\">Before FEC</th><th class=\"num\">After FEC</th>"
-		      "<th class=\"num\">Symbol</th></tr></thead><tbody>\n");
+		      "<th class=\"num\">Symbol</th><th>Measured by</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < p->n_ber && i < MAX_PHYS_ROWS; i++) {
 		const struct fab_phys_ber *b = &p->ber[i];
 		fab_hw_raw(w, "<tr>");
@@ -86,7 +86,9 @@ static void ber_table(struct hr *r, const struct fab_report_phys *p)
 		num_cell(w, b->raw, "e");
 		num_cell(w, b->effective, "e");
 		num_cell(w, b->symbol, "e");
-		fab_hw_raw(w, "</tr>\n");
+		fab_hw_fmt(w, "<td>%s</td></tr>\n", !b->from_counters ? (b->fabric == FAB_PHYS_IB ? "the device (PHY_DB16)"
+										: "the NIC (corrected bits)")
+				: b->at_least ? "SymbolErrorCounter, at least (cleared in between)" : "SymbolErrorCounter");
 	}
 	fab_hw_raw(w, "</tbody></table>\n");
 	more(w, p->n_ber);

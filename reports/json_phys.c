@@ -96,9 +96,10 @@ static int rows(json_t *doc, struct fab_report_text *t, const struct fab_snapsho
 
 	for (size_t i = 0; !err && i < p->n_ber; i++) {
 		const struct fab_phys_ber *b = &p->ber[i];
-		err = fab_jw_append(ber, json_pack("{s:o, s:o, s:o, s:o}", "port", where(t, s, names, b->fabric, b->port),
-						   "raw", num(b->raw), "effective", num(b->effective), "symbol",
-						   num(b->symbol)));
+		err = fab_jw_append(ber, json_pack("{s:o, s:o, s:o, s:o, s:s, s:b}", "port",
+						   where(t, s, names, b->fabric, b->port), "raw", num(b->raw),
+						   "effective", num(b->effective), "symbol", num(b->symbol), "source",
+						   b->from_counters ? "counters" : "device", "at_least", b->at_least));
 	}
 	for (size_t i = 0; !err && i < p->n_margins; i++) {
 		const struct fab_phys_margin *g = &p->margins[i];

@@ -152,19 +152,57 @@ static int cmp_group_size(const void *x, const void *y)
 	return cmp_group(x, y);
 }
 
-static int add_ber(struct fab_report_phys *p, size_t *cap, unsigned fabric, uint32_t port, double raw,
-		   double effective, double symbol)
+static struct fab_phys_ber *add_ber(struct fab_report_phys *p, size_t *cap, unsigned fabric, uint32_t port,
+				    double raw, double effective, double symbol, int *err)
 {
-	double key = !isnan(raw) ? raw : effective;
+	double key = !isnan(raw) ? raw : !isnan(effective) ? effective : symbol;
 
-	if (isnan(key) && isnan(symbol))
-		return 0;
+	if (isnan(key))
+		return NULL;
 	struct fab_phys_ber *b = fab_array_grow((void **)&p->ber, &p->n_ber, cap, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
+	if (!b) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	*b = (struct fab_phys_ber){ .fabric = (uint8_t)fabric, .port = port, .key = key, .raw = raw,
 				    .effective = effective, .symbol = symbol };
-	return 0;
+	return b;
+}
+
+/* The InfiniBand ports PHY_DB16 did not measure: the symbol error rate of
+ * the samples compared, where the counter grew (link.ber_high's figure). */
+static int counter_ber(const struct fab_snapshot *s, const struct fab_snapshot *base, struct fab_report_phys *p,
+		       size_t *cap)
+{
+	struct fab_counter_pairs pairs;
+	bool *measured = calloc(s->n_ports + 1, sizeof(*measured));
+	int err = 0;
+
+	if (!measured || fab_counter_pairs_build(s, base, &pairs)) {
+		free(measured);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->n_ber; i++)
+		if (s->ber[i].port_idx < s->n_ports)
+			measured[s->ber[i].port_idx] = true;
+	for (uint32_t i = 0; !err && pairs.n_pairs && i < s->n_ports; i++) {
+		const struct fab_port *pt = &s->ports[i];
+		struct fab_counter_delta d;
+		double ber;
+		bool at_least;
+		if (measured[i] || !pt->port_num ||
+		    !fab_counter_pairs_delta(&pairs, i, 1u << FAB_CTR_SYMBOL_ERRORS, &d) ||
+		    !fab_counter_ber(&d, pt->width_active, pt->speed_active, &ber, &at_least) || ber <= 0)
+			continue;
+		struct fab_phys_ber *b = add_ber(p, cap, FAB_PHYS_IB, i, NAN, NAN, ber, &err);
+		if (b) {
+			b->from_counters = true;
+			b->at_least = at_least;
+		}
+	}
+	fab_counter_pairs_free(&pairs);
+	free(measured);
+	return err;
 }
 
 static int collect_ber(const struct fab_snapshot *s, const struct fab_snapshot *base,
@@ -176,8 +214,10 @@ static int collect_ber(const struct fab_snapshot *s, const struct fab_snapshot *
 
 	for (size_t i = 0; !err && i < s->n_ber; i++)
 		if (s->ber[i].port_idx < s->n_ports)
-			err = add_ber(p, &cap, FAB_PHYS_IB, s->ber[i].port_idx, s->ber[i].raw, s->ber[i].effective,
-				      s->ber[i].symbol);
+			add_ber(p, &cap, FAB_PHYS_IB, s->ber[i].port_idx, s->ber[i].raw, s->ber[i].effective,
+				s->ber[i].symbol, &err);
+	if (!err && s->n_ports)
+		err = counter_ber(s, base, p, &cap);
 	if (err || !r || !r->n_nic_counters)
 		return err;
 	struct fab_nic_base nb;
@@ -192,7 +232,7 @@ static int collect_ber(const struct fab_snapshot *s, const struct fab_snapshot *
 			continue;
 		fab_nic_view(r, (uint32_t)i, &nb, v);
 		if (fab_nic_pre_fec_ber(v, &ber, NULL, NULL))
-			err = add_ber(p, &cap, FAB_PHYS_ETH, (uint32_t)i, ber, NAN, NAN);
+			add_ber(p, &cap, FAB_PHYS_ETH, (uint32_t)i, ber, NAN, NAN, &err);
 	}
 	fab_nic_base_free(&nb);
 	free(v);

@@ -27,9 +27,14 @@ const char *fab_phys_fabric_name(unsigned fabric); /* "ib", "eth" */
 
 /* A port's bit error ratios; NAN unknown. key: what it is ranked by, the
  * ratio before FEC (an InfiniBand port's raw BER, an Ethernet port's
- * pre-FEC BER from its NIC counters), else the effective one. */
+ * pre-FEC BER from its NIC counters), else the effective one, else the
+ * symbol error rate. An InfiniBand port without the device's own figures
+ * (PHY_DB16) has, when its SymbolErrorCounter grew between the samples
+ * compared, the counter model's symbol error rate (fab_counter_ber, what
+ * link.ber_high judges): from_counters, and at_least after a reset. */
 struct fab_phys_ber {
 	uint8_t fabric;
+	bool from_counters, at_least;
 	uint32_t port;
 	double key, raw, effective, symbol;
 };

@@ -86,6 +86,8 @@ int fab_report_phys_text(FILE *f, const struct fab_snapshot *s, const struct fab
 			fprintf(f, "%s %.2e after FEC", isnan(r->raw) ? "" : ",", r->effective);
 		if (!isnan(r->symbol))
 			fprintf(f, "%s symbol %.2e", isnan(r->raw) && isnan(r->effective) ? "" : ",", r->symbol);
+		if (r->from_counters)
+			fprintf(f, "%s (SymbolErrorCounter between the samples compared)", r->at_least ? " or more" : "");
 		fputc('\n', f);
 	}
 

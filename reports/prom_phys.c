@@ -132,8 +132,8 @@ static int ber_families(struct pw *w)
 
 	if (fab_report_phys_build(s, NULL, &p))
 		return -ENOMEM;
-	for (size_t i = 0; i < p.n_ber; i++)
-		n_fab[p.ber[i].fabric]++;
+	for (size_t i = 0; i < p.n_ber; i++) /* the counters' estimate is fabsweep_port_ber */
+		n_fab[p.ber[i].fabric] += !p.ber[i].from_counters;
 	if (n_fab[FAB_PHYS_IB])
 		fab_prom_family(w, "fabsweep_port_bit_error_ratio", "gauge",
 			"Bit error ratio of an InfiniBand port as the device measured it (ibdiagnet2 PHY_DB16): "
@@ -142,7 +142,7 @@ static int ber_families(struct pw *w)
 		static const char *const kinds[] = { "raw", "effective", "symbol" };
 		const struct fab_phys_ber *b = &p.ber[i];
 		const double v[] = { b->raw, b->effective, b->symbol };
-		if (b->fabric != FAB_PHYS_IB || !port_labels(s, b->fabric, b->port, &pl))
+		if (b->fabric != FAB_PHYS_IB || b->from_counters || !port_labels(s, b->fabric, b->port, &pl))
 			continue;
 		for (unsigned k = 0; k < 3; k++)
 			if (isfinite(v[k])) {

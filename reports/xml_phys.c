@@ -88,6 +88,9 @@ static void rows(struct fab_xw *x, const struct fab_snapshot *s, const struct fa
 		const struct fab_phys_ber *b = &p->ber[i];
 		fab_xw_start(x, "ber");
 		port_attrs(x, s, b->fabric, b->port);
+		fab_xw_attr_lit(x, "source", b->from_counters ? "counters" : "device");
+		if (b->at_least)
+			fab_xw_attr_lit(x, "at-least", "true");
 		dbl(x, "raw", b->raw);
 		dbl(x, "effective", b->effective);
 		dbl(x, "symbol", b->symbol);

@@ -285,9 +285,30 @@ static void test_ib(void **state)
 	for (int i = 1; i < 4; i++)
 		l[i].rx_mw = 0.0001; /* -40 dBm: unused lanes */
 
+	/* a fourth port without PHY_DB16 figures whose SymbolErrorCounter grew by
+	 * 500 in 10 s: the counters' symbol error rate, by hand over 4 lanes of
+	 * HDR's 53.125 GBd */
+	uint32_t q = FAB_NONE;
+	for (uint32_t i = ports[2] + 1; i < s->n_ports && q == FAB_NONE; i++)
+		if (fab_snapshot_sample(s, i, 0))
+			q = i;
+	assert_int_not_equal(q, FAB_NONE);
+	assert_int_equal(s->ports[q].width_active, FAB_WIDTH_4X);
+	assert_int_equal(s->ports[q].speed_active, FAB_SPEED_HDR);
+	const struct fab_counter_sample *first = fab_snapshot_sample(s, q, 0);
+	struct fab_counter_sample *c = fabfix_sample(s, q, 1, first->sampled_at_ms + 10000);
+	c->v[FAB_CTR_SYMBOL_ERRORS] = 500;
+	assert_int_equal(fab_snapshot_index(s), 0);
+	const double by_hand = 500 / (4 * 53.125e9 * 10);
+
 	char *js = render(s, 10, true);
 	json_t *doc = parse(js), *b = json_object_get(doc, "ber"), *mg = json_object_get(doc, "margins");
-	assert_int_equal(json_array_size(b), 3);
+	assert_int_equal(json_array_size(b), 4);
+	json_t *est = json_array_get(b, 3);
+	assert_string_equal(str(est, "source"), "counters");
+	assert_true(fabs(num(est, "symbol") - by_hand) < by_hand * 1e-9);
+	assert_true(json_is_null(json_object_get(est, "raw")));
+	assert_string_equal(str(json_array_get(b, 0), "source"), "device");
 	/* ranked by the ratio before FEC, else the effective one */
 	assert_true(num(json_array_get(b, 0), "raw") == 2.5e-5);
 	assert_true(json_is_null(json_object_get(json_array_get(b, 1), "raw")));
@@ -313,6 +334,10 @@ static void test_ib(void **state)
 		 g, s->ports[ports[0]].port_num);
 	assert_non_null(strstr(prom, want));
 	assert_null(strstr(prom, "fabsweep_eth_port_nic_total"));
+	/* the counters' estimate is fabsweep_port_ber's, not this family's */
+	fab_guid_format(s->nodes[s->ports[q].node_idx].guid, g);
+	snprintf(want, sizeof(want), "fabsweep_port_bit_error_ratio{node_guid=\"%s\",port=\"%u\"", g, s->ports[q].port_num);
+	assert_null(strstr(prom, want));
 	free(prom);
 	fab_snapshot_free(s);
 }
