@@ -217,7 +217,7 @@ static void field(struct rec *c, const char *k, const char *v)
 		char d[16];
 		copy_text(d, sizeof(d), v); /* "24-01-18" */
 		if (strlen(d) == 8 && d[2] == '-' && d[5] == '-')
-			snprintf(c->date, sizeof(c->date), "20%s", d);
+			snprintf(c->date, sizeof(c->date), "20%.8s", d);
 		else
 			snprintf(c->date, sizeof(c->date), "%s", d);
 	} else if (!strcmp(k, "Temperature")) {
