@@ -21,14 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nlattr.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
 
-#define NLHDR 16   /* struct nlmsghdr */
 #define DCBHDR 4   /* struct dcbmsg */
-#define ATTRHDR 4  /* struct nlattr */
-#define ALIGN4(x) (((x) + 3u) & ~(size_t)3u)
 
 /* Offsets in struct ieee_ets and struct dcb_app (uapi, stable). */
 enum {
@@ -36,46 +34,8 @@ enum {
 	ETS_TSA = 19, ETS_PRIO_TC = 27, ETS_MIN = 35,
 };
 
-static uint16_t get16(const uint8_t *p)
-{
-	uint16_t v;
 
-	memcpy(&v, p, sizeof(v)); /* netlink is host byte order */
-	return v;
-}
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/*
- * Attribute walker: calls fn for each well-formed attribute in [p, p+len).
- * Returns -EBADMSG at the first malformed one.
- */
-static int walk(const uint8_t *p, size_t len,
-		int (*fn)(unsigned type, const uint8_t *val, size_t vlen, void *ctx),
-		void *ctx)
-{
-	size_t off = 0;
-
-	while (off + ATTRHDR <= len) {
-		uint16_t alen = get16(p + off);
-		uint16_t type = get16(p + off + 2) & NLA_TYPE_MASK;
-
-		if (alen < ATTRHDR || alen > len - off)
-			return -EBADMSG;
-		int err = fn(type, p + off + ATTRHDR, alen - ATTRHDR, ctx);
-		if (err)
-			return err;
-		off += ALIGN4(alen);
-	}
-	/* trailing bytes shorter than a header are padding at most */
-	return off < len && len - off >= ATTRHDR ? -EBADMSG : 0;
-}
 
 static int on_app(unsigned type, const uint8_t *v, size_t vlen, void *ctx)
 {
@@ -93,7 +53,7 @@ static int on_app(unsigned type, const uint8_t *v, size_t vlen, void *ctx)
 		return 0;
 	}
 	out->apps[out->n_apps++] = (struct fab_app_entry){
-		.selector = sel, .priority = prio, .protocol = get16(v + 2) };
+		.selector = sel, .priority = prio, .protocol = fab_nl_get16(v + 2) };
 	return 0;
 }
 
@@ -121,7 +81,7 @@ static int on_ieee(unsigned type, const uint8_t *v, size_t vlen, void *ctx)
 		return 0;
 	case DCB_ATTR_IEEE_APP_TABLE:
 		out->app_table = true;
-		return walk(v, vlen, on_app, out);
+		return fab_nl_walk(v, vlen, on_app, out);
 	default:
 		return 0; /* peer views, maxrate, QCN, buffers: not collected */
 	}
@@ -141,7 +101,7 @@ static int on_top(unsigned type, const uint8_t *v, size_t vlen, void *ctx)
 		return 0;
 	}
 	case DCB_ATTR_IEEE:
-		return walk(v, vlen, on_ieee, out);
+		return fab_nl_walk(v, vlen, on_ieee, out);
 	case DCB_ATTR_DCBX:
 		if (vlen < 1)
 			return -EBADMSG;
@@ -159,25 +119,25 @@ int fab_dcb_parse_reply(const uint8_t *msg, size_t len, struct fab_dcb_info *out
 
 	memset(&info, 0, sizeof(info));
 	info.dcbx_mode = -1;
-	if (!msg || len < NLHDR)
+	if (!msg || len < FAB_NL_HDR)
 		return -EBADMSG;
-	uint32_t mlen = get32(msg);
-	uint16_t type = get16(msg + 4);
-	if (mlen < NLHDR || mlen > len)
+	uint32_t mlen = fab_nl_get32(msg);
+	uint16_t type = fab_nl_get16(msg + 4);
+	if (mlen < FAB_NL_HDR || mlen > len)
 		return -EBADMSG;
 	if (type == NLMSG_ERROR) {
-		if (mlen < NLHDR + 4)
+		if (mlen < FAB_NL_HDR + 4)
 			return -EBADMSG;
-		int32_t e = (int32_t)get32(msg + NLHDR);
+		int32_t e = (int32_t)fab_nl_get32(msg + FAB_NL_HDR);
 		if (e >= 0 || e < -4095)
 			return -EBADMSG; /* an ACK is not an answer */
 		info.error = e;
 		*out = info;
 		return 0;
 	}
-	if (type != RTM_GETDCB || mlen < NLHDR + DCBHDR || msg[NLHDR + 1] != DCB_CMD_IEEE_GET)
+	if (type != RTM_GETDCB || mlen < FAB_NL_HDR + DCBHDR || msg[FAB_NL_HDR + 1] != DCB_CMD_IEEE_GET)
 		return -EBADMSG;
-	if ((err = walk(msg + NLHDR + DCBHDR, mlen - NLHDR - DCBHDR, on_top, &info)))
+	if ((err = fab_nl_walk(msg + FAB_NL_HDR + DCBHDR, mlen - FAB_NL_HDR - DCBHDR, on_top, &info)))
 		return err;
 	*out = info;
 	return 0;
@@ -186,8 +146,8 @@ int fab_dcb_parse_reply(const uint8_t *msg, size_t len, struct fab_dcb_info *out
 int fab_dcb_build_request(const char *ifname, uint32_t seq, uint8_t *buf, size_t cap)
 {
 	size_t nlen = ifname ? strlen(ifname) + 1 : 0;
-	size_t alen = ATTRHDR + nlen;
-	size_t total = NLHDR + DCBHDR + ALIGN4(alen);
+	size_t alen = FAB_NL_ATTRHDR + nlen;
+	size_t total = FAB_NL_HDR + DCBHDR + FAB_NL_ALIGN4(alen);
 
 	if (!ifname || nlen < 2 || nlen > 16 || total > cap)
 		return -EINVAL;
@@ -198,12 +158,12 @@ int fab_dcb_build_request(const char *ifname, uint32_t seq, uint8_t *buf, size_t
 	memcpy(buf + 4, &t16, 2);
 	memcpy(buf + 6, &f16, 2);
 	memcpy(buf + 8, &s32, 4);
-	buf[NLHDR] = AF_UNSPEC;
-	buf[NLHDR + 1] = DCB_CMD_IEEE_GET;
+	buf[FAB_NL_HDR] = AF_UNSPEC;
+	buf[FAB_NL_HDR + 1] = DCB_CMD_IEEE_GET;
 	uint16_t a16 = (uint16_t)alen, at16 = DCB_ATTR_IFNAME;
-	memcpy(buf + NLHDR + DCBHDR, &a16, 2);
-	memcpy(buf + NLHDR + DCBHDR + 2, &at16, 2);
-	memcpy(buf + NLHDR + DCBHDR + ATTRHDR, ifname, nlen);
+	memcpy(buf + FAB_NL_HDR + DCBHDR, &a16, 2);
+	memcpy(buf + FAB_NL_HDR + DCBHDR + 2, &at16, 2);
+	memcpy(buf + FAB_NL_HDR + DCBHDR + FAB_NL_ATTRHDR, ifname, nlen);
 	return (int)total;
 }
 
@@ -243,13 +203,13 @@ static int query(int fd, const char *ifname, uint32_t seq, int timeout_ms,
 			return -errno;
 		/* several messages may share a datagram: find ours */
 		size_t off = 0;
-		while (off + NLHDR <= (size_t)n) {
-			uint32_t mlen = get32(buf + off);
-			if (mlen < NLHDR || mlen > (size_t)n - off)
+		while (off + FAB_NL_HDR <= (size_t)n) {
+			uint32_t mlen = fab_nl_get32(buf + off);
+			if (mlen < FAB_NL_HDR || mlen > (size_t)n - off)
 				return -EBADMSG;
-			if (get32(buf + off + 8) == seq)
+			if (fab_nl_get32(buf + off + 8) == seq)
 				return fab_dcb_parse_reply(buf + off, mlen, out);
-			off += ALIGN4(mlen);
+			off += FAB_NL_ALIGN4(mlen);
 		}
 	}
 }

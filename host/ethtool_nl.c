@@ -21,54 +21,14 @@
 #include <unistd.h>
 
 #include "ethtool_priv.h"
+#include "nlattr.h"
 #include "fabsweep/error.h"
 
-#define NLHDR 16
 #define GENLHDR 4
-#define ATTRHDR 4
-#define ALIGN4(x) (((x) + 3u) & ~(size_t)3u)
 
-static uint16_t get16(const uint8_t *p)
-{
-	uint16_t v;
 
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
 
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Calls fn for each well-formed attribute of [p, p+len); -EBADMSG at the first malformed one. */
-static int walk(const uint8_t *p, size_t len,
-		int (*fn)(unsigned type, const uint8_t *v, size_t vlen, void *ctx), void *ctx)
-{
-	size_t off = 0;
-
-	while (off + ATTRHDR <= len) {
-		uint16_t alen = get16(p + off);
-		if (alen < ATTRHDR || alen > len - off)
-			return -EBADMSG;
-		int err = fn(get16(p + off + 2) & NLA_TYPE_MASK, p + off + ATTRHDR, alen - ATTRHDR, ctx);
-		if (err)
-			return err;
-		off += ALIGN4(alen);
-	}
-	return off < len && len - off >= ATTRHDR ? -EBADMSG : 0;
-}
 
 /* ---- parsing replies -------------------------------------------------------- */
 
@@ -112,7 +72,7 @@ static int on_stat_value(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 		snprintf(num, sizeof(num), "%u", type);
 		name = num;
 	}
-	put(c, c->prefix, name, get64(v));
+	put(c, c->prefix, name, fab_nl_get64(v));
 	return 0;
 }
 
@@ -123,7 +83,7 @@ static int on_grp(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 	if (type == ETHTOOL_A_STATS_GRP_ID) {
 		if (vlen != 4)
 			return -EBADMSG;
-		c->group = get32(v);
+		c->group = fab_nl_get32(v);
 	} else if (type == ETHTOOL_A_STATS_GRP_STAT) {
 		if (c->group >= sizeof(group_names) / sizeof(group_names[0]))
 			return 0; /* a group this version does not know */
@@ -133,7 +93,7 @@ static int on_grp(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 		c->n_names = c->group == ETHTOOL_STATS_ETH_PHY ? sizeof(phy_names) / sizeof(phy_names[0])
 			     : c->group == ETHTOOL_STATS_ETH_MAC ? sizeof(mac_names) / sizeof(mac_names[0])
 								 : 0;
-		return walk(v, vlen, on_stat_value, c);
+		return fab_nl_walk(v, vlen, on_stat_value, c);
 	}
 	return 0;
 }
@@ -145,7 +105,7 @@ static int on_stats_top(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 	if (type != ETHTOOL_A_STATS_GRP)
 		return 0;
 	c->group = UINT32_MAX; /* the ID comes first; a STAT without one is skipped */
-	return walk(v, vlen, on_grp, c);
+	return fab_nl_walk(v, vlen, on_grp, c);
 }
 
 static const char *const pause_names[] = {
@@ -162,7 +122,7 @@ static int on_pause_top(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 	c->prefix = "pause";
 	c->names = pause_names;
 	c->n_names = sizeof(pause_names) / sizeof(pause_names[0]);
-	return walk(v, vlen, on_stat_value, c);
+	return fab_nl_walk(v, vlen, on_stat_value, c);
 }
 
 static int on_fec_stat(unsigned type, const uint8_t *v, size_t vlen, void *vc)
@@ -178,13 +138,13 @@ static int on_fec_stat(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 		return 0;
 	if (vlen < 8 || vlen % 8)
 		return vlen == 0 ? 0 : -EBADMSG;
-	put(c, "fec", names[type], get64(v)); /* the total; per-lane values follow it */
+	put(c, "fec", names[type], fab_nl_get64(v)); /* the total; per-lane values follow it */
 	return 0;
 }
 
 static int on_fec_top(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 {
-	return type == ETHTOOL_A_FEC_STATS ? walk(v, vlen, on_fec_stat, vc) : 0;
+	return type == ETHTOOL_A_FEC_STATS ? fab_nl_walk(v, vlen, on_fec_stat, vc) : 0;
 }
 
 /* The message's payload after the genl header, or an error the kernel sent. */
@@ -197,23 +157,23 @@ static int nl_errno(int32_t e)
 
 static int payload(const uint8_t *msg, size_t len, const uint8_t **out, size_t *olen, unsigned *cmd)
 {
-	if (len < NLHDR)
+	if (len < FAB_NL_HDR)
 		return -EBADMSG;
-	uint32_t mlen = get32(msg);
-	uint16_t type = get16(msg + 4);
-	if (mlen < NLHDR || mlen > len)
+	uint32_t mlen = fab_nl_get32(msg);
+	uint16_t type = fab_nl_get16(msg + 4);
+	if (mlen < FAB_NL_HDR || mlen > len)
 		return -EBADMSG;
 	if (type == NLMSG_ERROR) {
-		if (mlen < NLHDR + 4)
+		if (mlen < FAB_NL_HDR + 4)
 			return -EBADMSG;
-		int32_t e = (int32_t)get32(msg + NLHDR);
+		int32_t e = (int32_t)fab_nl_get32(msg + FAB_NL_HDR);
 		return nl_errno(e);
 	}
-	if (mlen < NLHDR + GENLHDR)
+	if (mlen < FAB_NL_HDR + GENLHDR)
 		return -EBADMSG;
-	*cmd = msg[NLHDR];
-	*out = msg + NLHDR + GENLHDR;
-	*olen = mlen - NLHDR - GENLHDR;
+	*cmd = msg[FAB_NL_HDR];
+	*out = msg + FAB_NL_HDR + GENLHDR;
+	*olen = mlen - FAB_NL_HDR - GENLHDR;
 	return 0;
 }
 
@@ -230,13 +190,13 @@ int fab_ethtool_nl_parse_stats(const uint8_t *msg, size_t len, struct fab_ethtoo
 		return err;
 	switch (cmd) {
 	case ETHTOOL_MSG_STATS_GET_REPLY:
-		err = walk(p, plen, on_stats_top, &c);
+		err = fab_nl_walk(p, plen, on_stats_top, &c);
 		break;
 	case ETHTOOL_MSG_PAUSE_GET_REPLY:
-		err = walk(p, plen, on_pause_top, &c);
+		err = fab_nl_walk(p, plen, on_pause_top, &c);
 		break;
 	case ETHTOOL_MSG_FEC_GET_REPLY:
-		err = walk(p, plen, on_fec_top, &c);
+		err = fab_nl_walk(p, plen, on_fec_top, &c);
 		break;
 	default:
 		return -EBADMSG;
@@ -278,7 +238,7 @@ int fab_ethtool_nl_parse_eeprom(const uint8_t *msg, size_t len, uint8_t *out, si
 		return err;
 	if (cmd != ETHTOOL_MSG_MODULE_EEPROM_GET_REPLY)
 		return -EBADMSG;
-	if ((err = walk(p, plen, on_eeprom, &c)))
+	if ((err = fab_nl_walk(p, plen, on_eeprom, &c)))
 		return err;
 	if (!c.found)
 		return -EBADMSG;
@@ -297,16 +257,16 @@ struct msgbuf {
 
 static void attr(struct msgbuf *m, unsigned type, const void *v, size_t vlen)
 {
-	size_t a = ATTRHDR + vlen;
-	if (m->len + ALIGN4(a) > sizeof(m->b))
+	size_t a = FAB_NL_ATTRHDR + vlen;
+	if (m->len + FAB_NL_ALIGN4(a) > sizeof(m->b))
 		return; /* our own requests are far smaller */
 	uint16_t l16 = (uint16_t)a, t16 = (uint16_t)type;
 	memcpy(m->b + m->len, &l16, 2);
 	memcpy(m->b + m->len + 2, &t16, 2);
 	if (vlen)
-		memcpy(m->b + m->len + ATTRHDR, v, vlen);
-	memset(m->b + m->len + a, 0, ALIGN4(a) - a);
-	m->len += ALIGN4(a);
+		memcpy(m->b + m->len + FAB_NL_ATTRHDR, v, vlen);
+	memset(m->b + m->len + a, 0, FAB_NL_ALIGN4(a) - a);
+	m->len += FAB_NL_ALIGN4(a);
 }
 
 static void nest_start(struct msgbuf *m, unsigned type)
@@ -325,13 +285,13 @@ static void nest_end(struct msgbuf *m)
 static void start(struct msgbuf *m, uint16_t family, unsigned cmd, uint32_t seq)
 {
 	memset(m, 0, sizeof(*m));
-	m->len = NLHDR + GENLHDR;
+	m->len = FAB_NL_HDR + GENLHDR;
 	uint16_t t16 = family, f16 = NLM_F_REQUEST;
 	memcpy(m->b + 4, &t16, 2);
 	memcpy(m->b + 6, &f16, 2);
 	memcpy(m->b + 8, &seq, 4);
-	m->b[NLHDR] = (uint8_t)cmd;
-	m->b[NLHDR + 1] = 1; /* version */
+	m->b[FAB_NL_HDR] = (uint8_t)cmd;
+	m->b[FAB_NL_HDR + 1] = 1; /* version */
 }
 
 static void finish(struct msgbuf *m)
@@ -360,7 +320,7 @@ static int64_t mono_ms(void)
 /* Sends m, receives the answer with its sequence number into buf; *len. */
 static int exchange(struct fab_ethtool_nl *nl, struct msgbuf *m, uint8_t *buf, size_t cap, size_t *len)
 {
-	uint32_t seq = get32(m->b + 8);
+	uint32_t seq = fab_nl_get32(m->b + 8);
 	int64_t deadline = mono_ms() + nl->timeout_ms;
 
 	finish(m);
@@ -381,16 +341,16 @@ static int exchange(struct fab_ethtool_nl *nl, struct msgbuf *m, uint8_t *buf, s
 			continue;
 		if (n < 0)
 			return -errno;
-		for (size_t off = 0; off + NLHDR <= (size_t)n;) {
-			uint32_t mlen = get32(buf + off);
-			if (mlen < NLHDR || mlen > (size_t)n - off)
+		for (size_t off = 0; off + FAB_NL_HDR <= (size_t)n;) {
+			uint32_t mlen = fab_nl_get32(buf + off);
+			if (mlen < FAB_NL_HDR || mlen > (size_t)n - off)
 				return -EBADMSG;
-			if (get32(buf + off + 8) == seq) {
+			if (fab_nl_get32(buf + off + 8) == seq) {
 				memmove(buf, buf + off, mlen);
 				*len = mlen;
 				return 0;
 			}
-			off += ALIGN4(mlen);
+			off += FAB_NL_ALIGN4(mlen);
 		}
 	}
 }
@@ -398,7 +358,7 @@ static int exchange(struct fab_ethtool_nl *nl, struct msgbuf *m, uint8_t *buf, s
 static int on_family(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 {
 	if (type == CTRL_ATTR_FAMILY_ID && vlen >= 2)
-		*(uint16_t *)vc = get16(v);
+		*(uint16_t *)vc = fab_nl_get16(v);
 	return 0;
 }
 
@@ -415,14 +375,14 @@ int fab_ethtool_nl_open(struct fab_ethtool_nl *nl, int timeout_ms)
 	if ((nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC)) < 0)
 		return -errno;
 	start(&m, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, ++nl->seq);
-	m.b[NLHDR + 1] = 2;
+	m.b[FAB_NL_HDR + 1] = 2;
 	attr(&m, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME, sizeof(ETHTOOL_GENL_NAME));
 	err = exchange(nl, &m, buf, sizeof(buf), &len);
 	if (!err) {
-		if (get16(buf + 4) == NLMSG_ERROR)
-			err = len >= NLHDR + 4 ? nl_errno((int32_t)get32(buf + NLHDR)) : -EBADMSG;
-		else if (len < NLHDR + GENLHDR ||
-			 walk(buf + NLHDR + GENLHDR, len - NLHDR - GENLHDR, on_family, &nl->family))
+		if (fab_nl_get16(buf + 4) == NLMSG_ERROR)
+			err = len >= FAB_NL_HDR + 4 ? nl_errno((int32_t)fab_nl_get32(buf + FAB_NL_HDR)) : -EBADMSG;
+		else if (len < FAB_NL_HDR + GENLHDR ||
+			 fab_nl_walk(buf + FAB_NL_HDR + GENLHDR, len - FAB_NL_HDR - GENLHDR, on_family, &nl->family))
 			err = -EBADMSG;
 	}
 	if (!err && !nl->family)

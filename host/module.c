@@ -184,6 +184,29 @@ static const struct {
 	{ 0x44, 4, "200G PSM4" },       { 0x46, 4, "200GBASE-LR4" },
 };
 
+const uint8_t *mod_page00(const struct fab_eeprom *e, struct fab_module_decoded *out)
+{
+	if (!e->have[0]) {
+		mod_refuse(out, "no upper page 00h: no identity");
+		return NULL;
+	}
+	if (e->upper[0][0] != e->lower[0]) {
+		mod_refuse(out, "identifier 0x%02x in the lower page, 0x%02x in upper page 00h", e->lower[0],
+			   e->upper[0][0]);
+		return NULL;
+	}
+	return e->upper[0];
+}
+
+int mod_check_code(const uint8_t *p0, size_t from, size_t at, const char *name,
+		   struct fab_module_decoded *out)
+{
+	unsigned sum = mod_checksum(p0, from, at);
+
+	return sum == p0[at] ? 0
+			     : mod_refuse(out, "%s is 0x%02x, the bytes add up to 0x%02x", name, p0[at], sum);
+}
+
 const char *mod_ext_compliance(unsigned code, uint8_t *lanes)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(ext_codes); i++)

@@ -6,6 +6,7 @@
  * monitors in page 11h (bank 0: lanes 1-8). A flat module has the lower
  * page and page 00h only.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,15 +78,9 @@ int mod_decode_cmis(const struct fab_eeprom *e, struct fab_module_decoded *out)
 	struct fab_module *m = &out->m;
 
 	m->spec = FAB_MODSPEC_CMIS;
-	if (!e->have[0])
-		return mod_refuse(out, "no upper page 00h: no identity");
-	const uint8_t *p0 = e->upper[0];
-	if (p0[0] != lo[0])
-		return mod_refuse(out, "identifier 0x%02x in the lower page, 0x%02x in upper page 00h",
-				  lo[0], p0[0]);
-	if (mod_checksum(p0, 0, 94) != p0[94])
-		return mod_refuse(out, "page 00h check code is 0x%02x, the bytes add up to 0x%02x",
-				  p0[94], mod_checksum(p0, 0, 94));
+	const uint8_t *p0 = mod_page00(e, out);
+	if (!p0 || mod_check_code(p0, 0, 94, "page 00h check code", out))
+		return -EBADMSG;
 	mod_ascii(out->vendor, sizeof(out->vendor), up(e, 0, 129), 16);
 	mod_ascii(out->part_number, sizeof(out->part_number), up(e, 0, 148), 16);
 	mod_ascii(out->revision, sizeof(out->revision), up(e, 0, 164), 2);

@@ -55,6 +55,13 @@ int mod_refuse(struct fab_module_decoded *out, const char *fmt, ...)
 void mod_note(struct fab_module_decoded *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Upper page 00h of a paged module (SFF-8636, CMIS) when it was read and
+ * repeats the lower page's identifier; else NULL, out refused with why. */
+const uint8_t *mod_page00(const struct fab_eeprom *e, struct fab_module_decoded *out);
+/* The check code at byte `at` of p over bytes [from, at): 0, or -EBADMSG
+ * with out refused ("NAME is 0x.., the bytes add up to 0x..") */
+int mod_check_code(const uint8_t *p0, size_t from, size_t at, const char *name,
+		   struct fab_module_decoded *out);
 int mod_decode_sff8472(const struct fab_eeprom *e, struct fab_module_decoded *out);
 int mod_decode_sff8636(const struct fab_eeprom *e, struct fab_module_decoded *out);
 int mod_decode_cmis(const struct fab_eeprom *e, struct fab_module_decoded *out);

@@ -5,6 +5,7 @@
  * values at 96-105, flags at 110-117), internally or externally
  * calibrated. One lane.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -133,12 +134,9 @@ int mod_decode_sff8472(const struct fab_eeprom *e, struct fab_module_decoded *ou
 	memcpy(a0 + 128, e->upper[0], 128);
 	if (a0[1] != 0x04)
 		return mod_refuse(out, "extended identifier 0x%02x (an SFP's is 0x04)", a0[1]);
-	if (mod_checksum(a0, 0, 63) != a0[63])
-		return mod_refuse(out, "check code CC_BASE is 0x%02x, the bytes add up to 0x%02x",
-				  a0[63], mod_checksum(a0, 0, 63));
-	if (mod_checksum(a0, 64, 95) != a0[95])
-		return mod_refuse(out, "check code CC_EXT is 0x%02x, the bytes add up to 0x%02x",
-				  a0[95], mod_checksum(a0, 64, 95));
+	if (mod_check_code(a0, 0, 63, "check code CC_BASE", out) ||
+	    mod_check_code(a0, 64, 95, "check code CC_EXT", out))
+		return -EBADMSG;
 	m->n_lanes = 1;
 	mod_ascii(out->vendor, sizeof(out->vendor), a0 + 20, 16);
 	mod_ascii(out->part_number, sizeof(out->part_number), a0 + 40, 16);
@@ -155,9 +153,8 @@ int mod_decode_sff8472(const struct fab_eeprom *e, struct fab_module_decoded *ou
 		mod_note(out, "the diagnostics (A2h) were not read");
 		return 0;
 	}
-	if (mod_checksum(e->a2, 0, 95) != e->a2[95])
-		return mod_refuse(out, "check code CC_DMI of A2h is 0x%02x, the bytes add up to 0x%02x",
-				  e->a2[95], mod_checksum(e->a2, 0, 95));
+	if (mod_check_code(e->a2, 0, 95, "check code CC_DMI of A2h", out))
+		return -EBADMSG;
 	diagnostics(e->a2, a0[92] & 0x10, out);
 	if (!(a0[92] & 0x08))
 		mod_note(out, "Rx power is OMA, not average power");

@@ -5,6 +5,7 @@
  * thresholds (paged modules only: a flat module has none, a dump that
  * stops at 256 bytes lacks them).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,18 +91,11 @@ int mod_decode_sff8636(const struct fab_eeprom *e, struct fab_module_decoded *ou
 	struct fab_module *m = &out->m;
 
 	m->spec = FAB_MODSPEC_SFF8636;
-	if (!e->have[0])
-		return mod_refuse(out, "no upper page 00h: no identity");
-	const uint8_t *p0 = e->upper[0];
-	if (p0[0] != lo[0])
-		return mod_refuse(out, "identifier 0x%02x in the lower page, 0x%02x in upper page 00h",
-				  lo[0], p0[0]);
-	if (mod_checksum(p0, 0, 63) != p0[63])
-		return mod_refuse(out, "check code CC_BASE is 0x%02x, the bytes add up to 0x%02x",
-				  p0[63], mod_checksum(p0, 0, 63));
-	if (mod_checksum(p0, 64, 95) != p0[95])
-		return mod_refuse(out, "check code CC_EXT is 0x%02x, the bytes add up to 0x%02x",
-				  p0[95], mod_checksum(p0, 64, 95));
+	const uint8_t *p0 = mod_page00(e, out);
+	if (!p0 || mod_check_code(p0, 0, 63, "check code CC_BASE", out))
+		return -EBADMSG;
+	if (mod_check_code(p0, 64, 95, "check code CC_EXT", out))
+		return -EBADMSG;
 	m->n_lanes = 4;
 	mod_ascii(out->vendor, sizeof(out->vendor), up(e, 0, 148), 16);
 	mod_ascii(out->part_number, sizeof(out->part_number), up(e, 0, 168), 16);
