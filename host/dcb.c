@@ -119,19 +119,13 @@ int fab_dcb_parse_reply(const uint8_t *msg, size_t len, struct fab_dcb_info *out
 
 	memset(&info, 0, sizeof(info));
 	info.dcbx_mode = -1;
-	if (!msg || len < FAB_NL_HDR)
-		return -EBADMSG;
-	uint32_t mlen = fab_nl_get32(msg);
-	uint16_t type = fab_nl_get16(msg + 4);
-	if (mlen < FAB_NL_HDR || mlen > len)
-		return -EBADMSG;
-	if (type == NLMSG_ERROR) {
-		if (mlen < FAB_NL_HDR + 4)
-			return -EBADMSG;
-		int32_t e = (int32_t)fab_nl_get32(msg + FAB_NL_HDR);
-		if (e >= 0 || e < -4095)
-			return -EBADMSG; /* an ACK is not an answer */
-		info.error = e;
+	uint16_t type;
+	size_t mlen;
+	int kerr;
+	if ((err = fab_nl_message(msg, len, &type, &mlen, &kerr)))
+		return err;
+	if (kerr) { /* the kernel's error: the reply says so */
+		info.error = kerr;
 		*out = info;
 		return 0;
 	}

@@ -148,27 +148,14 @@ static int on_fec_top(unsigned type, const uint8_t *v, size_t vlen, void *vc)
 }
 
 /* The message's payload after the genl header, or an error the kernel sent. */
-/* An NLMSG_ERROR's code: a negative errno the kernel can send (-4095..-1),
- * else the message is malformed (0 is an ACK, not a reply). */
-static int nl_errno(int32_t e)
-{
-	return e < 0 && e >= -4095 ? e : -EBADMSG;
-}
-
 static int payload(const uint8_t *msg, size_t len, const uint8_t **out, size_t *olen, unsigned *cmd)
 {
-	if (len < FAB_NL_HDR)
-		return -EBADMSG;
-	uint32_t mlen = fab_nl_get32(msg);
-	uint16_t type = fab_nl_get16(msg + 4);
-	if (mlen < FAB_NL_HDR || mlen > len)
-		return -EBADMSG;
-	if (type == NLMSG_ERROR) {
-		if (mlen < FAB_NL_HDR + 4)
-			return -EBADMSG;
-		int32_t e = (int32_t)fab_nl_get32(msg + FAB_NL_HDR);
-		return nl_errno(e);
-	}
+	uint16_t type;
+	size_t mlen;
+	int kerr, err = fab_nl_message(msg, len, &type, &mlen, &kerr);
+
+	if (err || kerr)
+		return err ? err : kerr;
 	if (mlen < FAB_NL_HDR + GENLHDR)
 		return -EBADMSG;
 	*cmd = msg[FAB_NL_HDR];
@@ -379,10 +366,14 @@ int fab_ethtool_nl_open(struct fab_ethtool_nl *nl, int timeout_ms)
 	attr(&m, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME, sizeof(ETHTOOL_GENL_NAME));
 	err = exchange(nl, &m, buf, sizeof(buf), &len);
 	if (!err) {
-		if (fab_nl_get16(buf + 4) == NLMSG_ERROR)
-			err = len >= FAB_NL_HDR + 4 ? nl_errno((int32_t)fab_nl_get32(buf + FAB_NL_HDR)) : -EBADMSG;
-		else if (len < FAB_NL_HDR + GENLHDR ||
-			 fab_nl_walk(buf + FAB_NL_HDR + GENLHDR, len - FAB_NL_HDR - GENLHDR, on_family, &nl->family))
+		uint16_t type;
+		size_t mlen;
+		int kerr;
+		err = fab_nl_message(buf, len, &type, &mlen, &kerr);
+		if (!err && kerr)
+			err = kerr;
+		else if (!err && (mlen < FAB_NL_HDR + GENLHDR ||
+			     fab_nl_walk(buf + FAB_NL_HDR + GENLHDR, mlen - FAB_NL_HDR - GENLHDR, on_family, &nl->family)))
 			err = -EBADMSG;
 	}
 	if (!err && !nl->family)

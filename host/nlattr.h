@@ -40,6 +40,14 @@ static inline uint64_t fab_nl_get64(const uint8_t *p)
 }
 
 /*
+ * The first message of [msg, msg+len): 0 with its type and length (header
+ * included, within len) and *kerr the kernel's negative errno when it is an
+ * NLMSG_ERROR (-4095..-1), else 0; -EBADMSG when malformed, an ACK
+ * included (an error code of 0 is no answer).
+ */
+int fab_nl_message(const uint8_t *msg, size_t len, uint16_t *type, size_t *mlen, int *kerr);
+
+/*
  * Calls fn for each well-formed attribute in [p, p+len) with its type (the
  * nested and byte-order flags masked off), value and length; stops at
  * fn's first non-zero return. -EBADMSG at the first malformed attribute
