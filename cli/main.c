@@ -124,6 +124,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --lldp-socket PATH   lldpd control socket (repeatable; default lldpd's own)\n"
 	  "  --sysfs-root DIR     read sysfs from DIR instead of /sys (DCB is then not queried)\n"
 	  "  --no-dcb             do not query DCB over rtnetlink\n"
+	  "  --dcb-dir DIR        DCB from saved replies, DIR/<ifname>.bin, instead of the kernel\n"
 	  "  --ethtool-dir DIR    NIC statistics and modules from saved outputs: DIR/IF.stats\n"
 	  "                       (ethtool -S), DIR/IF.module (ethtool -m, hex or raw), DIR/IF.info (ethtool -i)\n"
 	  "  --no-ethtool         no NIC statistics or modules\n"
@@ -134,6 +135,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --quiet              print nothing on success\n" },
 	{ "merge", fab_cmd_merge, "assemble collected snapshot files into one fabric-wide snapshot",
 	  "  merge --db DB FILE...  files from 'fabsweep collect' (the latest scan of each)\n"
+	  "  --ready-dir DIR      also write DIR/<host>.db for every host: what 'ready --local' compares\n"
+	  "                       it with (docs/roce.md, \"Readiness\")\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
 	/* Operations: the scheduled sweep and pre-job readiness (docs/workflows.md). */
@@ -188,6 +191,13 @@ const struct fab_cmd fab_commands[] = {
 	  "  --quiet              no summary line; problems only\n"
 	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n"
 	  "  --verbose            timings on stderr\n"
+	  "  ready --local        a RoCE host judges itself against the last merge (docs/roce.md, \"Readiness\"):\n"
+	  "                       its RDMA ports, PFC, trust, DSCP mapping, ECN, CNPs, cabling, counters, PCIe\n"
+	  "  --db PATH            the fabric's database, or this host's extract ('merge --ready-dir')\n"
+	  "  --system NAME        this host's name in the merge (default: as collect names it)\n"
+	  "  --fail-on LEVEL      the rules' findings at or above LEVEL make it not ready: warning (default), error, info, never\n"
+	  "  --lldp-socket PATH, --sysfs-root DIR, --no-dcb, --dcb-dir DIR, --timeout MS   as for collect\n"
+	  "  --config FILE, --scan ID, --quiet, --json, --verbose   as above; [ready] roce_ports, require\n"
 	  "  exit status: 0 ready, 1 not ready, 2 usage, 3 could not check\n" },
 	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },

@@ -140,6 +140,7 @@ static void roce_free_arrays(struct fab_roce *r)
 	fab_modules_clear(&r->modules);
 	fab_arena_free(r->arena);
 	fab_roce_names_free(r->names);
+	fab_roce_votes_free(r->outside);
 }
 
 void fab_roce_free(struct fab_roce *r)
@@ -386,6 +387,15 @@ enum fab_trust fab_eth_port_trust(const struct fab_roce *r, const struct fab_eth
 		if (r->apps[d->app_first + k].selector == FAB_APP_SEL_DSCP)
 			return FAB_TRUST_DSCP;
 	return FAB_TRUST_PCP;
+}
+
+bool fab_roce_same_host(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return !strcmp(a, b) || (la == lb && !strncmp(a, b, la));
 }
 
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name)

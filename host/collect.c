@@ -33,14 +33,6 @@ static void note(const struct fab_roce_opts *o, const char *fmt, ...)
 	o->note(msg, o->note_ctx);
 }
 
-/* Same host name, or same first label ("host1" vs "host1.example.net"). */
-static bool same_host(const char *a, const char *b)
-{
-	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
-
-	return !strcmp(a, b) || (la == lb && !strncmp(a, b, la));
-}
-
 static bool real_sysfs(const char *root)
 {
 	char real[PATH_MAX];
@@ -90,7 +82,7 @@ int fab_roce_collect(const struct fab_roce_opts *o, struct fab_snapshot *snap)
 		local = last;
 	} else {
 		for (size_t i = 0; i < r->n_systems && local == FAB_NONE; i++)
-			if (r->systems[i].lldp && same_host(r->systems[i].name, host))
+			if (r->systems[i].lldp && fab_roce_same_host(r->systems[i].name, host))
 				local = (uint32_t)i;
 	}
 	if (local == FAB_NONE) {
@@ -106,7 +98,10 @@ int fab_roce_collect(const struct fab_roce_opts *o, struct fab_snapshot *snap)
 	}
 	if ((err = fab_roce_collect_sysfs(r, snap, local, o->sysfs_root)))
 		return fab_err(err, "out of memory");
-	if (!o->no_dcb && real_sysfs(o->sysfs_root)) {
+	if (o->dcb_dir && !o->no_dcb) {
+		if ((err = fab_roce_collect_dcb_dir(r, snap, local, o->dcb_dir)))
+			return fab_err(err, "out of memory");
+	} else if (!o->no_dcb && real_sysfs(o->sysfs_root)) {
 		if ((err = fab_roce_collect_dcb(r, snap, local, o->timeout_ms)))
 			return fab_err(err, "out of memory");
 	} else if (!o->no_dcb) {

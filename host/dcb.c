@@ -10,6 +10,7 @@
  * (tests feed it captured and mangled replies).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/dcbnl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -208,6 +210,50 @@ static int query(int fd, const char *ifname, uint32_t seq, int timeout_ms,
 	}
 }
 
+/* What one answer says about port i (q: 0, or the query's error): its DCB
+ * status and, when the NIC answered, its PFC, ETS and application table.
+ * 0 or -ENOMEM. */
+static int apply(struct fab_roce *r, struct fab_snapshot *snap, uint32_t system_idx, size_t i,
+		 int q, const struct fab_dcb_info *info)
+{
+	struct fab_eth_port *p = &r->eth_ports[i];
+	int err;
+
+	if (!q && info->error)
+		q = info->error;
+	if (q == -EOPNOTSUPP || q == -ENODEV || q == -EINVAL) {
+		/* no dcbnl_ops; ENODEV: gone meanwhile; EINVAL: name too long */
+		p->dcb_status = FAB_DCB_UNSUPPORTED;
+		return 0;
+	}
+	if (q) {
+		p->dcb_status = FAB_DCB_FAILED;
+		fab_snapshot_add_error(snap, 0, -1, "dcb", "%s: DCB of '%s': %s",
+				       r->systems[system_idx].name, p->ifname, strerror(-q));
+		snap->status = FAB_SCAN_PARTIAL;
+		return 0;
+	}
+	struct fab_dcbx d;
+	memset(&d, 0, sizeof(d));
+	d.pfc = info->pfc;
+	d.ets = info->ets;
+	d.app_valid = info->app_table;
+	d.app_count = (uint32_t)info->n_apps;
+	if ((err = fab_roce_add_apps(r, info->apps, info->n_apps, &d.app_first)))
+		return err;
+	p = &r->eth_ports[i];
+	p->dcb = d;
+	p->dcb_status = FAB_DCB_OK;
+	p->dcbx_mode = (int16_t)info->dcbx_mode;
+	return 0;
+}
+
+/* The system's interfaces that DCB is asked about: those sysfs shows. */
+static bool dcb_port(const struct fab_eth_port *p, uint32_t system_idx)
+{
+	return p->system_idx == system_idx && (p->flags & FAB_ETH_F_SYSFS) && p->ifname;
+}
+
 int fab_roce_collect_dcb(struct fab_roce *r, struct fab_snapshot *snap,
 			 uint32_t system_idx, int timeout_ms)
 {
@@ -234,39 +280,86 @@ int fab_roce_collect_dcb(struct fab_roce *r, struct fab_snapshot *snap,
 		return 0;
 	}
 	for (size_t i = 0; i < r->n_eth_ports && !err; i++) {
-		struct fab_eth_port *p = &r->eth_ports[i];
+		const struct fab_eth_port *p = &r->eth_ports[i];
 
-		if (p->system_idx != system_idx || !(p->flags & FAB_ETH_F_SYSFS) || !p->ifname)
-			continue;
-		int q = query(fd, p->ifname, ++seq, timeout_ms, buf, cap, info);
-		if (!q && info->error)
-			q = info->error;
-		if (q == -EOPNOTSUPP || q == -ENODEV || q == -EINVAL) {
-			/* no dcbnl_ops; ENODEV: gone meanwhile; EINVAL: name too long */
-			p->dcb_status = FAB_DCB_UNSUPPORTED;
-			continue;
-		}
-		if (q) {
-			p->dcb_status = FAB_DCB_FAILED;
-			fab_snapshot_add_error(snap, 0, -1, "dcb", "%s: DCB of '%s': %s",
-					       r->systems[system_idx].name, p->ifname, strerror(-q));
-			snap->status = FAB_SCAN_PARTIAL;
-			continue;
-		}
-		struct fab_dcbx d;
-		memset(&d, 0, sizeof(d));
-		d.pfc = info->pfc;
-		d.ets = info->ets;
-		d.app_valid = info->app_table;
-		d.app_count = (uint32_t)info->n_apps;
-		if ((err = fab_roce_add_apps(r, info->apps, info->n_apps, &d.app_first)))
-			break;
-		p = &r->eth_ports[i];
-		p->dcb = d;
-		p->dcb_status = FAB_DCB_OK;
-		p->dcbx_mode = (int16_t)info->dcbx_mode;
+		if (dcb_port(p, system_idx))
+			err = apply(r, snap, system_idx, i,
+				    query(fd, p->ifname, ++seq, timeout_ms, buf, cap, info), info);
 	}
 	close(fd);
+	free(buf);
+	free(info);
+	return err;
+}
+
+/* Reads up to cap bytes of path into buf: the length, or a negative errno. */
+static ssize_t read_reply(const char *path, uint8_t *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	size_t n = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	while (n < cap) {
+		ssize_t k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	return (ssize_t)n;
+}
+
+int fab_roce_collect_dcb_dir(struct fab_roce *r, struct fab_snapshot *snap,
+			     uint32_t system_idx, const char *dir)
+{
+	const size_t cap = 65536;
+	uint8_t *buf = malloc(cap);
+	struct fab_dcb_info *info = malloc(sizeof(*info));
+	char path[4096];
+	int err = 0;
+
+	if (!buf || !info) {
+		free(buf);
+		free(info);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_eth_ports && !err; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+		const char *sys = r->systems[system_idx].name;
+
+		if (!dcb_port(p, system_idx) || strchr(p->ifname, '/') || p->ifname[0] == '.')
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s.bin", dir, p->ifname) >= sizeof(path))
+			continue;
+		ssize_t n = read_reply(path, buf, cap);
+		if (n == -ENOENT)
+			continue; /* no saved answer: not asked */
+		int q = n < 0 ? (int)n : fab_dcb_parse_reply(buf, (size_t)n, info);
+		if (q == -EBADMSG || (!q && !info->error && info->ifname[0] &&
+				      strcmp(info->ifname, p->ifname))) {
+			fab_snapshot_add_error(snap, 0, -1, "dcb", "%s: '%s' is not a DCB_CMD_IEEE_GET reply for '%s'",
+					       sys, path, p->ifname);
+			snap->status = FAB_SCAN_PARTIAL;
+			r->eth_ports[i].dcb_status = FAB_DCB_FAILED;
+			continue;
+		}
+		if (n < 0) {
+			fab_snapshot_add_error(snap, 0, -1, "dcb", "%s: cannot read '%s': %s", sys, path,
+					       strerror((int)-n));
+			snap->status = FAB_SCAN_PARTIAL;
+			r->eth_ports[i].dcb_status = FAB_DCB_FAILED;
+			continue;
+		}
+		err = apply(r, snap, system_idx, i, q, info);
+	}
 	free(buf);
 	free(info);
 	return err;

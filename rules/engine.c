@@ -433,10 +433,21 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 	return fab_rules_run_ref(cfg, snap, baseline, NULL, now_ms, out);
 }
 
-int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
-		      const struct fab_snapshot *baseline,
-		      const struct fab_snapshot *reference, int64_t now_ms,
-		      struct fab_rules_result *out)
+static bool asked(const struct fab_rule *r, const char *const *only, size_t n_only)
+{
+	if (!only)
+		return true;
+	for (size_t i = 0; i < n_only; i++)
+		if (!strcmp(only[i], r->id))
+			return true;
+	return false;
+}
+
+/* The run: every rule, or those named in only[0..n_only). */
+static int run(const struct fab_config *cfg, struct fab_snapshot *snap,
+	       const struct fab_snapshot *baseline, const struct fab_snapshot *reference,
+	       const char *const *only, size_t n_only, int64_t now_ms,
+	       struct fab_rules_result *out)
 {
 	struct fab_rules_result res = { 0 };
 	struct fab_counter_pairs pairs = { 0 };
@@ -479,6 +490,10 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 			res.status[i] = FAB_RULE_RETIRED;
 			continue;
 		}
+		if (!asked(r, only, n_only)) {
+			res.status[i] = FAB_RULE_NOT_REQUESTED;
+			continue;
+		}
 		if (sev < 0) {
 			res.status[i] = FAB_RULE_DISABLED;
 			continue;
@@ -516,6 +531,22 @@ out:
 	if (out)
 		*out = res;
 	return 0;
+}
+
+int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
+		      const struct fab_snapshot *baseline,
+		      const struct fab_snapshot *reference, int64_t now_ms,
+		      struct fab_rules_result *out)
+{
+	return run(cfg, snap, baseline, reference, NULL, 0, now_ms, out);
+}
+
+int fab_rules_run_only(const struct fab_config *cfg, struct fab_snapshot *snap,
+		       const struct fab_snapshot *baseline, const char *const *only,
+		       size_t n_only, int64_t now_ms, struct fab_rules_result *out)
+{
+	return run(cfg, snap, baseline, NULL, only ? only : (const char *const[]){ NULL }, n_only,
+		   now_ms, out);
 }
 
 int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapshot *snap,

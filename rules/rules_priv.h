@@ -209,6 +209,8 @@ int check_expect(struct fab_rule_ctx *ctx);
 
 struct fab_roce;
 struct fab_eth_port;
+struct fab_eth_link;
+struct fab_roce_votes;
 
 /* What the RoCE checks need per Ethernet port, built in one pass, once per
  * run: the engine builds it when the snapshot has a RoCE part and hands it
@@ -220,6 +222,9 @@ struct roce_view {
 	bool *sys_pfc;     /* per system: advertises a PFC TLV on some port */
 	bool *sys_app;     /* per system: advertises an APP TLV on some port */
 	bool *roce;        /* per port: a RoCE interface (roce_port()) */
+	/* the majority rules' votes: this part's and what it leaves out
+	 * (r->outside), rules/roce_votes.c */
+	struct fab_roce_votes *votes;
 };
 /* Builds the view of s->roce (must be non-NULL); 0 or -ENOMEM. */
 int roce_view_init(const struct fab_snapshot *s, struct roce_view *v);
@@ -246,6 +251,15 @@ enum pfc_src roce_port_pfc(const struct roce_view *v, uint32_t port, uint8_t *bi
 void roce_prio_list(struct rbuf *b, uint8_t bits);
 /* [roce] priority, the priority RoCE runs on (a shared parameter). */
 unsigned roce_priority(const struct fab_rule_ctx *ctx);
+/* rules/roce_votes.c: the votes of v's own ports and links, plus those of
+ * what the part leaves out (v->r->outside) when with_outside; *out owned
+ * (fab_roce_votes_free). 0 or -ENOMEM. */
+int roce_votes(const struct roce_view *v, bool with_outside, struct fab_roce_votes **out);
+/* The role of the system a port belongs to. */
+unsigned roce_sys_role(const struct fab_roce *r, uint32_t port);
+/* The speed a link runs (its slower end) into *mbps: false unless both ends
+ * are collected and their speeds known. */
+bool roce_link_speed(const struct fab_roce *r, const struct fab_eth_link *l, int32_t *mbps);
 
 int check_roce_pfc_disabled(struct fab_rule_ctx *ctx);
 int check_roce_pfc_mismatch(struct fab_rule_ctx *ctx);

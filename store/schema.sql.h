@@ -538,9 +538,18 @@ static const char *const migrations[] = {
 	" UNION ALL SELECT 4, 'PortVLXmitWaitCounters') a ON (c.unsupported & a.bit) <> 0"
 	" WHERE c.unsupported IS NOT NULL;",
 
-	/* 10 -> 11, 11 -> 12: other branches' steps (placeholders in this
-	 * branch; the lead renumbers at merge). */
-	"",
+	/* 10 -> 11: the votes of the rules that compare a port with the
+	 * fabric's majority, for what a scan leaves out of a fabric (a
+	 * readiness extract written by `merge --ready-dir`; docs/roce.md,
+	 * "Readiness"; store/roce_votes.c). question: 'trust' (value 'dscp' or
+	 * 'pcp'), 'cnp_dscp' (a DSCP), 'cnp_priority' (a priority) or 'speed'
+	 * (value Mb/s, tier the link's roles as 'host-leaf'); votes: RoCE
+	 * interfaces (links, for speeds) that use the value. */
+	"CREATE TABLE roce_votes(scan_id INTEGER NOT NULL, question TEXT NOT NULL, tier TEXT,"
+	" value TEXT NOT NULL, votes INTEGER NOT NULL);",
+
+	/* 11 -> 12: another branch's step (a placeholder in this branch; the
+	 * lead renumbers at merge). */
 	"",
 
 	/* 12 -> 13: the physical layer (docs/schema.md "Physical layer").

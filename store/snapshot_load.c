@@ -668,6 +668,8 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = fab_store_load_roce(st, l.s); /* store/roce_load.c */
 	if (!err && (parts & FAB_LOAD_ROCE))
 		err = fab_store_load_phys_ib(st, l.s); /* store/phys_io.c */
+	if (!err && (parts & FAB_LOAD_ROCE))
+		err = fab_store_load_roce_votes(st, l.s); /* store/roce_votes.c */
 	if (!err && (parts & FAB_LOAD_ROUTING))
 		err = load_routing(&l);
 	if (!err && (parts & FAB_LOAD_PKEYS))
@@ -703,6 +705,11 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id, struct fab_snapsh
 		    FAB_LOAD_SMS | FAB_LOAD_ERRORS | FAB_LOAD_FINDINGS | FAB_LOAD_ROCE | FAB_LOAD_ROUTING |
 			    FAB_LOAD_PKEYS,
 		    out);
+}
+
+int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
+{
+	return load(st, scan_id, FAB_LOAD_ROCE | FAB_LOAD_NO_SAMPLES, out);
 }
 
 int fab_store_load_baseline(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)

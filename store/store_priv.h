@@ -161,6 +161,10 @@ int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
 /* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
  * scan has none). */
 int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);
+/* The votes of what the scan leaves out of a fabric (snap->roce->outside:
+ * a readiness extract), rows of roce_votes (store/roce_votes.c). */
+int fab_store_write_roce_votes(struct fab_store *st, const struct fab_snapshot *snap);
+int fab_store_load_roce_votes(struct fab_store *st, struct fab_snapshot *snap);
 
 /* ---- the physical layer (store/phys_io.c): modules, their lanes, NIC
  * counters, InfiniBand ports' bit error ratios; inside the same

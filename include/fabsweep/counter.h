@@ -278,3 +278,22 @@ struct fab_nic_amount fab_nic_amount(const struct fab_nic_view *v, unsigned ctr,
  * unknown or no bit was received. cb, rb (may be NULL): the amounts. */
 bool fab_nic_pre_fec_ber(const struct fab_nic_view *v, double *ber, struct fab_nic_amount *cb,
 			 struct fab_nic_amount *rb);
+
+/* ---- RDMA ports of RoCE hosts (core/counter_rdma.c) ---------------------- */
+
+/*
+ * The counter (enum fab_counter) whose value an RDMA port's sysfs file
+ * counters/<name> holds ("link_downed" is FAB_CTR_LINK_DOWNED), -1 for a
+ * file that is none; and the file's name of a counter (NULL if none).
+ */
+int fab_counter_sysfs_parse(const char *name);
+const char *fab_counter_sysfs_name(unsigned ctr);
+/*
+ * A sample of RDMA port `port` of r (its counters/ files, kind
+ * FAB_RDMA_CTR_PORT) as PortCounters would give it, read at at_ms: the
+ * widths, saturation and limits of InfiniBand ports apply. *out is
+ * overwritten.
+ */
+struct fab_roce;
+void fab_counter_rdma_sample(const struct fab_roce *r, uint32_t port, int64_t at_ms,
+			     struct fab_counter_sample *out);

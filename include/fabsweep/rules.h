@@ -196,6 +196,26 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 		      const struct fab_snapshot *reference, int64_t now_ms,
 		      struct fab_rules_result *out);
 
+/*
+ * The same over the rules whose ids are only[0..n_only) (no reference):
+ * the others have status FAB_RULE_NOT_REQUESTED. `ready --local` asks the
+ * rules about a RoCE host this way (docs/roce.md, "Readiness").
+ */
+int fab_rules_run_only(const struct fab_config *cfg, struct fab_snapshot *snap,
+		       const struct fab_snapshot *baseline, const char *const *only,
+		       size_t n_only, int64_t now_ms, struct fab_rules_result *out);
+
+/*
+ * The votes of the rules that compare a port with the fabric's majority
+ * (roce.trust_mismatch, roce.cnp_mismatch, eth.speed_mismatch: struct
+ * fab_roce_votes, include/fabsweep/roce.h) over s's own RoCE part, without
+ * what it carries of the rest (s->roce->outside): a part's outside votes
+ * are the whole's minus the part's. *out owned by the caller
+ * (fab_roce_votes_free). 0 or a negative errno with fab_errmsg() set.
+ */
+struct fab_roce_votes;
+int fab_rules_roce_votes(const struct fab_snapshot *s, struct fab_roce_votes **out);
+
 struct fab_counter_limits;
 struct fab_counter_pairs;
 

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fabsweep/roce_collect.h"
+#include "fabsweep/snapshot.h"
 
 /* Little-endian fields (netlink is host order; these tests run on x86/arm64 LE). */
 #define L16(x) ((x) & 0xff), (((x) >> 8) & 0xff)
@@ -332,6 +334,70 @@ static void test_captured(void **state)
 	free(d);
 }
 
+static void put_file(const char *dir, const char *name, const uint8_t *b, size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+/* collect --dcb-dir: the same answers from files, applied as the kernel's
+ * are; a missing file is not asked, a bad one is a scan error. */
+static void test_dcb_dir(void **state)
+{
+	static const char *const ifs[] = { "enp1s0f0", "lxa0", "eth1", "eth2", "eth3" };
+	char dir[] = "/tmp/fabsweep-dcbdir-XXXXXX", text[64], path[512];
+	struct fab_snapshot *snap = fab_snapshot_new();
+	struct fab_roce *r = fab_snapshot_roce(snap);
+	struct fab_roce_system *y = fab_roce_add_system(r);
+	uint8_t b[256];
+	size_t n;
+
+	y->name = "host1";
+	y->collected = true;
+	for (size_t i = 0; i < 5; i++) {
+		struct fab_eth_port *p = fab_roce_add_eth_port(r, 0);
+		p->ifname = ifs[i];
+		p->flags = FAB_ETH_F_SYSFS;
+	}
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "enp1s0f0.bin", reply, sizeof(reply));
+	n = load("reply_veth_eopnotsupp.bin", b, sizeof(b));
+	put_file(dir, "lxa0.bin", b, n);
+	put_file(dir, "eth2.bin", (const uint8_t *)"not a netlink message", 21);
+	put_file(dir, "eth3.bin", reply, sizeof(reply)); /* the answer for enp1s0f0 */
+	assert_int_equal(fab_roce_collect_dcb_dir(r, snap, 0, dir), 0);
+
+	const struct fab_eth_port *p = &r->eth_ports[0];
+	assert_int_equal(p->dcb_status, FAB_DCB_OK);
+	assert_int_equal(p->dcb.pfc.enabled, 0x08);
+	assert_int_equal(p->dcbx_mode, 0x0a);
+	fab_app_format(&r->apps[p->dcb.app_first], p->dcb.app_count, text, sizeof(text));
+	assert_string_equal(text, "dscp:26=3,udp:4791=3");
+	assert_int_equal(fab_eth_port_trust(r, p), FAB_TRUST_DSCP);
+	assert_int_equal(r->eth_ports[1].dcb_status, FAB_DCB_UNSUPPORTED);
+	assert_int_equal(r->eth_ports[2].dcb_status, FAB_DCB_NOT_QUERIED); /* no file */
+	assert_int_equal(r->eth_ports[3].dcb_status, FAB_DCB_FAILED);
+	assert_int_equal(r->eth_ports[4].dcb_status, FAB_DCB_FAILED);
+	assert_int_equal(snap->status, FAB_SCAN_PARTIAL);
+	assert_int_equal(snap->n_errors, 2);
+	assert_string_equal(snap->errors[0].what, "dcb");
+	snprintf(path, sizeof(path), "host1: '%s/eth2.bin' is not a DCB_CMD_IEEE_GET reply for 'eth2'", dir);
+	assert_string_equal(snap->errors[0].message, path);
+	snprintf(path, sizeof(path), "host1: '%s/eth3.bin' is not a DCB_CMD_IEEE_GET reply for 'eth3'", dir);
+	assert_string_equal(snap->errors[1].message, path);
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/%s.bin", dir, ifs[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	fab_snapshot_free(snap);
+}
+
 static void test_request(void **state)
 {
 	uint8_t b[64];
@@ -350,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),  cmocka_unit_test(test_malicious),
 		cmocka_unit_test(test_mutations),  cmocka_unit_test(test_many_apps),
 		cmocka_unit_test(test_captured),   cmocka_unit_test(test_request),
+		cmocka_unit_test(test_dcb_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

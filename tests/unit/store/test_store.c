@@ -276,7 +276,8 @@ static void downgrade(int to)
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait13;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait14;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait15;",
-		[10] = "", [11] = "", /* other branches' steps: placeholders */
+		[10] = "DROP TABLE roce_votes;",
+		[11] = "", /* another branch's step: a placeholder */
 		[12] = "DROP VIEW eth_ports; DROP VIEW port_ber; DROP VIEW module_lanes;"
 		       " DROP VIEW modules; DROP TABLE port_ber_rows; DROP TABLE nic_counters;"
 		       " DROP TABLE module_lane_rows; DROP TABLE module_rows;"
