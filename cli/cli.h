@@ -126,7 +126,8 @@ struct fab_cli_check_summary {
 	const struct fab_snapshot *base;      /* NULL: none */
 	const struct fab_snapshot *reference; /* NULL: none */
 	const struct fab_nodemap *names;      /* NULL: none */
-	size_t limit;                         /* findings listed; 0 all */
+	size_t limit;                         /* findings listed (nodes with summary); 0 all */
+	bool summary;                         /* by rule and by node, not each finding */
 };
 void fab_cli_print_check(const struct fab_cli_check_summary *s);
 

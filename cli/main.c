@@ -92,7 +92,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --baseline ID        compare counters with an earlier scan (id, -N, or a baseline name)\n"
 	  "  --expect FILE|SCAN   expected topology: an ibnetdiscover file, or a scan (id, -N, baseline name)\n"
 	  "  --node-name-map FILE node names in the summary (default /etc/rdma/ib-node-name-map if present; '' none)\n"
-	  "  --limit N            findings listed on the terminal (default 50, 0: all)\n"
+	  "  --limit N            findings listed on the terminal (default 50, 0: all; nodes with --summary)\n"
+	  "  --summary            the findings counted by rule and by node instead of each one (with --json: added)\n"
 	  "  --rules-dir DIR      site rules, *.sql (default /etc/fabsweep/rules.d if present; docs/site-rules.md)\n"
 	  "  --quiet              print nothing; the exit code says it\n"
 	  "  --json               one JSON document on stdout with every finding (docs/json/)\n" },

@@ -37,7 +37,7 @@ struct inode {
 struct iport {
 	uint64_t node_guid, guid;
 	uint32_t node;   /* index in the node records (sorted by GUID) */
-	uint8_t num, state, phys, lmc, mtu, mtu_cap, op_vls;
+	uint8_t num, state, phys, lmc, mtu, mtu_cap, op_vls, vl_cap, vl_high, arb_high, arb_low;
 	uint8_t width_active, width_enabled, width_supported;
 	uint16_t lid, sm_lid, speed_active, speed_enabled, speed_supported;
 	uint32_t cap_mask;
@@ -162,11 +162,12 @@ static int node_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
 }
 
 enum { P_NODE, P_GUID, P_NUM, P_LID, P_SMLID, P_LMC, P_WACT, P_WSUP, P_WEN, P_SEN, P_SACT,
-       P_SSUP, P_PHYS, P_STATE, P_MTU, P_MTUCAP, P_OPVLS, P_CAPMASK, P__COUNT };
+       P_SSUP, P_PHYS, P_STATE, P_MTU, P_MTUCAP, P_OPVLS, P_CAPMASK, P_VLCAP, P_VLHIGH,
+       P_ARBHIGH, P_ARBLOW, P__COUNT };
 static const char *const port_cols[] = {
 	"NodeGuid", "PortGuid", "PortNum", "LID", "MSMLID", "LMC", "LinkWidthActv", "LinkWidthSup",
 	"LinkWidthEn", "LinkSpeedEn", "LinkSpeedActv", "LinkSpeedSup", "PortPhyState", "PortState",
-	"NMTU", "MTUCap", "OpVLs", "CapMsk",
+	"NMTU", "MTUCap", "OpVLs", "CapMsk", "VLCap", "VLHighLimit", "VLArbHighCap", "VLArbLowCap",
 };
 
 /* ibdiagnet's speed word: the base speeds (1 SDR, 2 DDR, 4 QDR) in the
@@ -211,7 +212,10 @@ static int port_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
 	    (rc = range(r, row, P_STATE, v[P_STATE], FAB_STATE__COUNT - 1)) ||
 	    (rc = range(r, row, P_PHYS, v[P_PHYS], FAB_PHYS__COUNT - 1)) ||
 	    (rc = range(r, row, P_MTU, v[P_MTU], 5)) || (rc = range(r, row, P_MTUCAP, v[P_MTUCAP], 5)) ||
-	    (rc = range(r, row, P_OPVLS, v[P_OPVLS], 15)))
+	    (rc = range(r, row, P_OPVLS, v[P_OPVLS], 15)) || (rc = range(r, row, P_VLCAP, v[P_VLCAP], 15)) ||
+	    (rc = range(r, row, P_VLHIGH, v[P_VLHIGH], 255)) ||
+	    (rc = range(r, row, P_ARBHIGH, v[P_ARBHIGH], 255)) ||
+	    (rc = range(r, row, P_ARBLOW, v[P_ARBLOW], 255)))
 		return rc;
 	struct iport *p = RECORD(imp, ports, struct iport);
 	if (!p)
@@ -225,6 +229,8 @@ static int port_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
 		.speed_enabled = speeds(v[P_SEN]), .speed_supported = speeds(v[P_SSUP]),
 		.phys = (uint8_t)v[P_PHYS], .state = (uint8_t)v[P_STATE], .mtu = (uint8_t)v[P_MTU],
 		.mtu_cap = (uint8_t)v[P_MTUCAP], .op_vls = (uint8_t)v[P_OPVLS],
+		.vl_cap = (uint8_t)v[P_VLCAP], .vl_high = (uint8_t)v[P_VLHIGH],
+		.arb_high = (uint8_t)v[P_ARBHIGH], .arb_low = (uint8_t)v[P_ARBLOW],
 		.cap_mask = (uint32_t)v[P_CAPMASK], .line = row->line,
 	};
 	return 0;
@@ -563,6 +569,8 @@ static int fill_nodes(struct imp *imp, struct fab_snapshot *snap)
 				.speed_active = ip->speed_active, .speed_enabled = ip->speed_enabled,
 				.speed_supported = ip->speed_supported, .mtu_active = ip->mtu,
 				.mtu_cap = ip->mtu_cap, .op_vls = ip->op_vls, .cap_mask = ip->cap_mask,
+				.vl_cap = ip->vl_cap, .vl_high_limit = ip->vl_high,
+				.vlarb_high_cap = ip->arb_high, .vlarb_low_cap = ip->arb_low,
 				.remote_idx = FAB_NONE,
 			};
 			n = &snap->nodes[ni];

@@ -42,6 +42,9 @@ static const char *const titles[] = {
 	[FAB_CHG_ROUTES] = "forwarding tables changed",
 	[FAB_CHG_PARTITION] = "partition memberships changed",
 	[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement changed (switch ports)",
+	[FAB_CHG_OP_VLS] = "operational virtual lanes changed",
+	[FAB_CHG_SL2VL] = "SL2VL tables changed",
+	[FAB_CHG_VLARB] = "VL arbitration tables changed",
 	[FAB_CHG_MODULE] = "modules or cables changed (vendor, part or serial number), plugged or pulled",
 };
 _Static_assert(ARRAY_SIZE(titles) == FAB_CHG__COUNT, "titles");
@@ -57,7 +60,7 @@ static const char *or_unknown(const char *s)
 static void end_str(const struct fab_change_end *e, const struct fab_nodemap *names,
 		    char *buf, size_t cap)
 {
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 	if (e->system) { /* an Ethernet port of a RoCE host */
 		snprintf(buf, cap, "%s/%s", e->system, e->ifname ? e->ifname : "?");
@@ -68,7 +71,8 @@ static void end_str(const struct fab_change_end *e, const struct fab_nodemap *na
 		return;
 	}
 	fab_guid_format(e->guid, g);
-	int n = snprintf(buf, cap, "\"%s\" %s", fab_nodemap_name(names, e->guid, e->desc), g);
+	int n = snprintf(buf, cap, "\"%s\" %s",
+			 fab_name_format(names, e->guid, e->desc, e->name_hex, nb, sizeof(nb)), g);
 	if (e->port && n > 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, " port %u", e->port);
 }
@@ -107,6 +111,16 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 		break;
 	case FAB_CHG_ROUTES:
 		fprintf(f, "  %s: %s of %s LIDs leave by another port\n", s, n, o);
+		break;
+	case FAB_CHG_OP_VLS:
+		fprintf(f, "  %s: %s -> %s\n", s, o, n);
+		break;
+	case FAB_CHG_SL2VL:
+		fprintf(f, "  %s: %s of %s tables of packets leaving here map an SL to another VL\n", s,
+			n, o);
+		break;
+	case FAB_CHG_VLARB:
+		fprintf(f, "  %s: weighted VLs %s -> %s\n", s, o, n);
 		break;
 	case FAB_CHG_PORT_STATE:
 		fprintf(f, "  %s: %s/%s -> %s/%s", s, o,
@@ -233,7 +247,9 @@ static void xml_end(struct fab_xw *x, const char *elem, const struct fab_change_
 	fab_xw_attr_guid(x, "guid", e->guid);
 	fab_xw_attr_i64(x, "port", e->port);
 	fab_xw_attr_lit(x, "type", fab_node_type_name(e->type));
-	fab_xw_attr(x, "name", fab_nodemap_name(names, e->guid, e->desc));
+	char nb[FAB_NODE_NAME_CAP];
+
+	fab_xw_attr(x, "name", fab_name_format(names, e->guid, e->desc, e->name_hex, nb, sizeof(nb)));
 	fab_xw_attr(x, "description", e->desc ? e->desc : "");
 	fab_xw_end(x);
 }

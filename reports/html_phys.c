@@ -21,7 +21,7 @@ static void port_cell(struct hr *r, unsigned fabric, uint32_t port)
 {
 	struct fab_hw *w = &r->w;
 	const struct fab_snapshot *s = r->s;
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 	fab_hw_raw(w, "<td>");
 	if (fabric == FAB_PHYS_ETH) {
@@ -34,7 +34,7 @@ static void port_cell(struct hr *r, unsigned fabric, uint32_t port)
 		const struct fab_port *p = &s->ports[port];
 		fab_guid_format(s->nodes[p->node_idx].guid, g);
 		fab_hw_fmt(w, "<span title=\"%s\">", g);
-		fab_hw_text(w, *s->nodes[p->node_idx].desc ? s->nodes[p->node_idx].desc : g);
+		fab_hw_text(w, fab_report_node_label(s, p->node_idx, nb));
 		fab_hw_fmt(w, "</span>/%u", p->port_num);
 	}
 	fab_hw_raw(w, "</td>");

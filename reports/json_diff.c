@@ -20,11 +20,14 @@
 static json_t *end(struct fab_report_text *t, const struct fab_change_end *e,
 		   const struct fab_nodemap *names)
 {
+	char nb[FAB_NODE_NAME_CAP];
+
 	if (!e->guid)
 		return json_null();
 	return json_pack("{s:o, s:i, s:s?, s:o, s:o}", "guid", fab_jw_guid(e->guid),
 			 "port", e->port, "type", fab_node_type_name(e->type),
-			 "name", fab_jw_str(t, fab_nodemap_name(names, e->guid, e->desc)),
+			 "name", fab_jw_str(t, fab_name_format(names, e->guid, e->desc, e->name_hex,
+								nb, sizeof(nb))),
 			 "description", fab_jw_str(t, e->desc ? e->desc : ""));
 }
 

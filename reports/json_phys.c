@@ -37,9 +37,10 @@ static json_t *where(struct fab_report_text *t, const struct fab_snapshot *s, co
 	if (port >= s->n_ports)
 		return json_null();
 	const struct fab_port *p = &s->ports[port];
-	const struct fab_node *n = &s->nodes[p->node_idx];
-	return json_pack("{s:s, s:o, s:i, s:o}", "fabric", "ib", "guid", fab_jw_guid(n->guid), "port",
-			 p->port_num, "name", fab_jw_str(t, fab_nodemap_name(names, n->guid, n->desc)));
+	char nb[FAB_NODE_NAME_CAP];
+	return json_pack("{s:s, s:o, s:i, s:o}", "fabric", "ib", "guid", fab_jw_guid(s->nodes[p->node_idx].guid),
+			 "port", p->port_num, "name",
+			 fab_jw_str(t, fab_node_name(s, p->node_idx, names, nb, sizeof(nb))));
 }
 
 static json_t *lane(const struct fab_module_lane *l)

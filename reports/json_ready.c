@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/probe.h"
 #include "fabsweep/report_json.h"
@@ -51,9 +52,11 @@ static json_t *port(struct fab_report_text *t, const struct fab_snapshot *view,
 	const struct fab_port *p = &view->ports[pp->port_idx];
 	const struct fab_node *n = &view->nodes[p->node_idx];
 	const char *state = pp->info_err ? NULL : fab_state_name(pp->live.state);
+	char nb[FAB_NODE_NAME_CAP];
 
 	return json_pack("{s:o, s:o, s:i, s:i, s:b, s:b, s:b, s:s?}",
-			 "node_guid", fab_jw_guid(n->guid), "node", fab_jw_str(t, n->desc),
+			 "node_guid", fab_jw_guid(n->guid),
+			 "node", fab_jw_str(t, fab_node_name(view, p->node_idx, NULL, nb, sizeof(nb))),
 			 "port", p->port_num, "lid", pp->lid,
 			 "node_info", !pp->node_err, "port_info", !pp->info_err,
 			 "counters", !pp->ctr_err, "state", state);
@@ -63,12 +66,14 @@ static json_t *port(struct fab_report_text *t, const struct fab_snapshot *view,
 static json_t *port_ref(struct fab_report_text *t, const struct fab_snapshot *view, uint32_t i)
 {
 	const struct fab_port *p;
+	char nb[FAB_NODE_NAME_CAP];
 
 	if (i == FAB_NONE || i >= view->n_ports)
 		return json_null();
 	p = &view->ports[i];
 	return json_pack("{s:o, s:o, s:i}", "node_guid", fab_jw_guid(view->nodes[p->node_idx].guid),
-			 "node", fab_jw_str(t, view->nodes[p->node_idx].desc), "port", p->port_num);
+			 "node", fab_jw_str(t, fab_node_name(view, p->node_idx, NULL, nb, sizeof(nb))),
+			 "port", p->port_num);
 }
 
 /* hop i: the link's two ends, its verdict and why. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/report.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
@@ -143,9 +144,11 @@ void fab_report_xml_phys(struct fab_xw *x, const struct fab_report_ctx *c);
 void fab_report_widths_text(unsigned mask, char *buf, size_t len);
 void fab_report_speeds_text(unsigned mask, char *buf, size_t len);
 
-/* Label of a node for people: its description, else its GUID (buf). */
+/* Label of a node for people: its name in every output (fab_node_name:
+ * its description, with GUID digits when another node shares it; its GUID
+ * without one), maybe in buf. */
 const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,
-				  char buf[FAB_GUID_STRLEN]);
+				  char buf[FAB_NODE_NAME_CAP]);
 
 /* The routing section of both formats (reports/model_routing.c): the hop
  * histogram of every CA-to-CA route, the routing findings, and how many

@@ -58,9 +58,10 @@ void fab_phys_where(const struct fab_snapshot *s, const struct fab_nodemap *name
 		return;
 	}
 	const struct fab_port *p = &s->ports[port];
-	const struct fab_node *n = &s->nodes[p->node_idx];
-	fab_guid_format(n->guid, g);
-	snprintf(buf, len, "\"%s\" %s port %u", fab_nodemap_name(names, n->guid, n->desc), g, p->port_num);
+	char nb[FAB_NODE_NAME_CAP];
+	fab_guid_format(s->nodes[p->node_idx].guid, g);
+	snprintf(buf, len, "\"%s\" %s port %u", fab_node_name(s, p->node_idx, names, nb, sizeof(nb)), g,
+		 p->port_num);
 }
 
 bool fab_report_phys_present(const struct fab_report_phys *p)

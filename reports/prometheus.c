@@ -204,18 +204,19 @@ static void write_scan(struct pw *w)
 	family(w, "fabsweep_links", "gauge", "Links found (each cable once).");
 	sample_u64(w, "fabsweep_links", NULL, 0, s->n_links);
 	family(w, "fabsweep_node_info", "gauge",
-	       "1 per device: its name (node-name-map, else the description), NodeDescription and type;"
+	       "1 per device: its name (node-name-map, else the description, with GUID digits when"
+	       " shared), NodeDescription and type;"
 	       " join on node_guid.");
 	for (uint32_t i = 0; i < s->n_nodes; i++) {
 		const struct fab_node *n = &s->nodes[i];
 		const char *type = fab_node_type_name(n->type);
-		char g[FAB_GUID_STRLEN];
+		char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 		if (!node_wanted(s, i))
 			continue;
 		fab_guid_format(n->guid, g);
 		struct label l[4] = { { "node_guid", g },
-				      { "node", fab_nodemap_name(w->names, n->guid, n->desc) },
+				      { "node", fab_node_name(s, i, w->names, nb, sizeof(nb)) },
 				      { "description", n->desc },
 				      { "type", type ? type : "unknown" } };
 		sample_u64(w, "fabsweep_node_info", l, 4, 1);

@@ -124,11 +124,11 @@ static void time_text(struct fab_hw *w, int64_t ms)
 /* "desc" with the GUID as a tooltip. */
 static void node_cell(struct fab_hw *w, const struct fab_snapshot *s, uint32_t n)
 {
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 	fab_guid_format(s->nodes[n].guid, g);
 	fab_hw_fmt(w, "<span title=\"%s\">", g);
-	fab_hw_text(w, fab_report_node_label(s, n, g));
+	fab_hw_text(w, fab_report_node_label(s, n, nb));
 	fab_hw_raw(w, "</span>");
 }
 
@@ -516,8 +516,10 @@ static void write_switch(struct hr *r, uint32_t n, bool open)
 	}
 	fab_hw_fmt(w, "<details%s><summary>", open ? " open" : "");
 	fab_html_mark_badge(w, r->m->node_mark[n]);
+	char nb[FAB_NODE_NAME_CAP];
+
 	fab_hw_raw(w, " <b>");
-	fab_hw_text(w, nd->desc);
+	fab_hw_text(w, fab_report_node_label(s, n, nb));
 	fab_hw_raw(w, "</b> <span class=\"muted mono\">");
 	guid_text(w, nd->guid);
 	fab_hw_fmt(w, "</span> <span class=\"muted\">%s &middot; LID %u &middot; %u of %u ports active",
@@ -618,6 +620,9 @@ static const char *change_title(unsigned kind)
 		[FAB_CHG_ROUTES] = "forwarding table changed",
 		[FAB_CHG_PARTITION] = "partition membership",
 		[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement",
+		[FAB_CHG_OP_VLS] = "operational VLs",
+		[FAB_CHG_SL2VL] = "SL2VL tables",
+		[FAB_CHG_VLARB] = "VL arbitration",
 		[FAB_CHG_MODULE] = "module or cable changed",
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) == FAB_CHG__COUNT, "change titles");
@@ -626,7 +631,7 @@ static const char *change_title(unsigned kind)
 
 static void change_end_cell(struct fab_hw *w, const struct fab_change_end *e)
 {
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 	if (e->system) { /* a RoCE host's interface */
 		fab_hw_text(w, e->system);
@@ -640,7 +645,7 @@ static void change_end_cell(struct fab_hw *w, const struct fab_change_end *e)
 	}
 	fab_guid_format(e->guid, g);
 	fab_hw_fmt(w, "<span title=\"%s\">", g);
-	fab_hw_text(w, e->desc && *e->desc ? e->desc : g);
+	fab_hw_text(w, fab_name_format(NULL, e->guid, e->desc, e->name_hex, nb, sizeof(nb)));
 	fab_hw_raw(w, "</span>");
 	if (e->port)
 		fab_hw_fmt(w, "/%u", e->port);

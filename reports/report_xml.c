@@ -197,6 +197,7 @@ static void port_attrs(struct xr *r, const struct fab_port *p)
 
 static void write_nodes(struct xr *r)
 {
+	char nb[FAB_NODE_NAME_CAP];
 	struct fab_xw *x = &r->x;
 	const struct fab_snapshot *s = r->s;
 
@@ -210,6 +211,7 @@ static void write_nodes(struct xr *r)
 		fab_xw_attr_lit(x, "role", fab_role_name(n->role));
 		fab_xw_attr_lit(x, "tier", fab_role_name(r->m->tier[i]));
 		fab_xw_attr(x, "description", n->desc);
+		fab_xw_attr(x, "name", fab_node_name(s, (uint32_t)i, NULL, nb, sizeof(nb)));
 		fab_xw_attr_u64(x, "lid", n->lid);
 		fab_xw_attr_u64(x, "num-ports", n->num_ports);
 		fab_xw_attr_guid(x, "sys-guid", n->sys_guid);
@@ -388,6 +390,7 @@ static void write_ethernet(struct xr *r)
 
 static void write_sms(struct xr *r)
 {
+	char nb[FAB_NODE_NAME_CAP];
 	struct fab_xw *x = &r->x;
 	const struct fab_snapshot *s = r->s;
 
@@ -407,6 +410,7 @@ static void write_sms(struct xr *r)
 			fab_xw_attr_guid(x, "node-guid", s->nodes[p->node_idx].guid);
 			fab_xw_attr_u64(x, "port", p->port_num);
 			fab_xw_attr(x, "node-description", s->nodes[p->node_idx].desc);
+			fab_xw_attr(x, "node-name", fab_node_name(s, p->node_idx, NULL, nb, sizeof(nb)));
 		}
 		attr_flag(x, "failed", sm->failed);
 		fab_xw_end(x);
@@ -500,11 +504,14 @@ void fab_report_xml_eth_end(struct fab_xw *x, const struct fab_change_end *e)
 
 static void change_end(struct fab_xw *x, const char *elem, const struct fab_change_end *e)
 {
+	char nb[FAB_NODE_NAME_CAP];
+
 	fab_xw_start(x, elem);
 	fab_xw_attr_guid(x, "guid", e->guid);
 	fab_xw_attr_u64(x, "port", e->port);
 	fab_xw_attr_lit(x, "type", fab_node_type_name(e->type));
 	fab_xw_attr(x, "description", e->desc ? e->desc : "");
+	fab_xw_attr(x, "name", fab_name_format(NULL, e->guid, e->desc, e->name_hex, nb, sizeof(nb)));
 	fab_xw_end(x);
 }
 

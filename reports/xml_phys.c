@@ -22,7 +22,7 @@ static void dbl(struct fab_xw *x, const char *name, double v)
 		fab_xw_attr_double(x, name, v);
 }
 
-/* fabric="ib" guid= port=, or fabric="eth" system= ifname= */
+/* fabric="ib" guid= port= name=, or fabric="eth" system= ifname= */
 static void port_attrs(struct fab_xw *x, const struct fab_snapshot *s, unsigned fabric, uint32_t port)
 {
 	fab_xw_attr_lit(x, "fabric", fab_phys_fabric_name(fabric));
@@ -34,6 +34,8 @@ static void port_attrs(struct fab_xw *x, const struct fab_snapshot *s, unsigned 
 	} else if (port < s->n_ports) {
 		fab_xw_attr_guid(x, "guid", s->nodes[s->ports[port].node_idx].guid);
 		fab_xw_attr_u64(x, "port", s->ports[port].port_num);
+		char nb[FAB_NODE_NAME_CAP];
+		fab_xw_attr(x, "name", fab_node_name(s, s->ports[port].node_idx, NULL, nb, sizeof(nb)));
 	}
 }
 

@@ -126,6 +126,7 @@ double rule_param(const struct fab_rule_ctx *ctx, size_t i);
 extern const struct fab_rule_param *const rule_param_roce_priority; /* [roce] priority */
 extern const struct fab_rule_param *const rule_param_roce_dscp;     /* [roce] dscp */
 extern const struct fab_rule_param *const rule_param_dark_dbm;      /* [module.dark_lane] dark_dbm */
+extern const struct fab_rule_param *const rule_param_routing_sls;   /* [routing] sls */
 /* The current value of a shared parameter (one of the above). */
 double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p);
 
@@ -296,3 +297,8 @@ int check_eth_ber_high(struct fab_rule_ctx *ctx);
 int check_pkey_enforcement_drop(struct fab_rule_ctx *ctx);
 int check_pkey_limited_pair(struct fab_rule_ctx *ctx);
 int check_pkey_default_missing(struct fab_rule_ctx *ctx);
+
+/* rules/check_vl.c: virtual lanes (include/fabsweep/qos.h) */
+int check_vl_op_vls(struct fab_rule_ctx *ctx);
+int check_vl_sl_dropped(struct fab_rule_ctx *ctx);
+int check_vl_starved(struct fab_rule_ctx *ctx);

@@ -201,7 +201,16 @@ static const struct fab_rule_param credit_loop_params[] = {
 	{ .section = "routing", .key = "sls", .type = FAB_PARAM_SLS, .def = 0x7fff, .min = 1,
 	  .max = 0xffff,
 	  .help = "service levels traffic may use: each is assumed on every path when the "
-		  "credit-loop analysis follows the SL2VL tables' lanes" },
+		  "credit-loop analysis follows the SL2VL tables' lanes (and the vl.* rules "
+		  "judge, where some host maps them to a VL it runs)" },
+};
+const struct fab_rule_param *const rule_param_routing_sls = &credit_loop_params[0];
+
+static const struct fab_rule_param op_vls_params[] = {
+	{ .section = "vl.op_vls_mismatch", .key = "min_tier_links", .type = FAB_PARAM_INT,
+	  .def = 3, .min = 1, .max = 1000000,
+	  .help = "fewest switch-to-switch links of a tier from which the VLs most of them run "
+		  "is what the others should run" },
 };
 
 static const struct fab_rule_param imbalance_params[] = {
@@ -1133,6 +1142,71 @@ static const struct fab_rule rules[] = {
 			"PortLocalPhysicalErrors and LinkErrorRecoveryCounter and the peer's side.",
 		PARAMS(ber_params),
 		.check = check_link_ber,
+	},
+	/* Virtual lanes (rules/check_vl.c, include/fabsweep/qos.h) */
+	{
+		.id = "vl.op_vls_mismatch",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_LINK,
+		.needs = FAB_NEED_PORT_STATE,
+		.title = "Link ends run different virtual lanes, or fewer than their tier",
+		.rationale =
+			"A port sends data on the virtual lanes its PortInfo OperationalVLs enables "
+			"(VL0-3, VL0-7...), and the subnet manager maps service levels to lanes knowing "
+			"them. When the two ends of a link run different lanes, what one end sends on a "
+			"lane the other does not run is dropped there; when a switch-to-switch link runs "
+			"fewer lanes than the others of its tier, the SL2VL tables of its switches fold "
+			"traffic classes together on it (or drop them), and a QoS policy or a deadlock-"
+			"free routing's lanes do not hold on that link. Both usually mean a port whose "
+			"VLCap is lower (old firmware, a different device) or an SM setting "
+			"(max_op_vls) applied to part of the fabric.",
+		.remediation =
+			"Compare the two ends' VLCap and OperationalVLs (smpquery portinfo): upgrade "
+			"or replace the device with the lower VLCap, or make the subnet manager's "
+			"max_op_vls (OpenSM) the same for the whole fabric, then let it sweep.",
+		PARAMS(op_vls_params),
+		.check = check_vl_op_vls,
+	},
+	{
+		.id = "vl.sl_dropped",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_QOS,
+		.title = "An SL in use is mapped to VL 15 or to a VL the port does not run",
+		.rationale =
+			"Every port maps each service level to a virtual lane by its SLtoVLMappingTable "
+			"(a switch per in-port and out-port). A packet whose SL maps to VL 15 (reserved "
+			"for subnet management) or to a lane at or above the port's OperationalVLs is "
+			"dropped there and counted as a VLMappingError: traffic on that SL between "
+			"some hosts vanishes while other paths work. The SLs judged are those some "
+			"host can send (its own port maps them to a lane it runs) and [routing] sls "
+			"lists; an SL no host maps is unused, whatever the switches do with it.",
+		.remediation =
+			"Fix the QoS policy (OpenSM: qos_sl2vl, qos_swe_sl2vl, qos_ca_sl2vl and the "
+			"max VLs in opensm.conf, or qos-policy.conf) so that every SL in use maps to a "
+			"lane every port on its paths runs, or stop hosts using that SL (the "
+			"partition's or the ULP's SL); let the SM sweep and compare with smpquery sl2vl.",
+		.check = check_vl_sl_dropped,
+	},
+	{
+		.id = "vl.starved",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_QOS,
+		.title = "A virtual lane in use has no weight in either VL arbitration table",
+		.rationale =
+			"A port picks which lane sends next from its VLArbitrationTables: the high-"
+			"priority table, then the low-priority one, each a list of (VL, weight). A "
+			"lane that an SL in use reaches on that port but that has no entry of non-zero "
+			"weight in either table is never chosen: its packets wait until their head-of-"
+			"queue lifetime discards them, and credits back up to the senders. OpenSM's "
+			"default tables give VL0 weight only in the high table, so both tables are "
+			"read before a lane is called starved.",
+		.remediation =
+			"Give the lane a weight in the QoS policy's VL arbitration tables (OpenSM: "
+			"qos_vlarb_high, qos_vlarb_low and their qos_ca_, qos_swe_ forms), or map its "
+			"SLs to a lane that has one; let the SM sweep and compare with smpquery vlarb.",
+		.check = check_vl_starved,
 	},
 	/* ---- the physical layer (docs/roce.md, docs/imports.md) ---- */
 	{

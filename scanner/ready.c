@@ -301,19 +301,14 @@ static void problem(struct eval *e, size_t host, uint8_t verdict, const char *fm
 		r->verdict[host] = verdict;
 }
 
-/* "name/port" with the node-name-map name, else the description, else the GUID. */
+/* "name/port": the node's name in every output (fab_node_name). */
 static const char *port_label(const struct eval *e, uint32_t port, char *buf, size_t len)
 {
 	const struct fab_port *p = &e->v->ports[port];
-	const struct fab_node *n = &e->v->nodes[p->node_idx];
-	char g[FAB_GUID_STRLEN];
-	const char *name = fab_nodemap_name(e->map, n->guid, n->desc);
+	char nb[FAB_NODE_NAME_CAP];
 
-	if (!*name) {
-		fab_guid_format(n->guid, g);
-		name = g;
-	}
-	snprintf(buf, len, "%s/%u", name, p->port_num);
+	snprintf(buf, len, "%s/%u", fab_node_name(e->v, p->node_idx, e->map, nb, sizeof(nb)),
+		 p->port_num);
 	return buf;
 }
 
@@ -547,8 +542,9 @@ int fab_ready_evaluate(struct fab_ready *r, const struct fab_snapshot *v,
 				check_link(&e, hi, pi, q);
 			}
 			if (!links) {
-				const char *nm = fab_nodemap_name(map, n->guid, n->desc);
-				snprintf(lab, sizeof(lab), "%s", nm);
+				char nb[FAB_NODE_NAME_CAP];
+				snprintf(lab, sizeof(lab), "%s",
+					 fab_node_name(v, ni, map, nb, sizeof(nb)));
 				problem(&e, hi, FAB_READY_UNKNOWN,
 					"'%s' had no link in scan %lld (its ports were down): nothing to probe; run a sweep",
 					lab, scan);

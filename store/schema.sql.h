@@ -42,6 +42,11 @@
 	" m.rx_power_lo_alarm_dbm, m.rx_power_hi_warn_dbm," \
 	" m.rx_power_lo_warn_dbm"
 
+/* Every byte value in order: instr(FAB_SQL_BYTES, substr(blob, i, 1)) - 1
+ * is the number byte i of a blob holds. */
+#define FAB_SQL_BYTES \
+	"X'000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF'"
+
 static const char *const migrations[] = {
 	/* 0 -> 1: the first schema. */
 	"CREATE TABLE scans("
@@ -548,9 +553,52 @@ static const char *const migrations[] = {
 	"CREATE TABLE roce_votes(scan_id INTEGER NOT NULL, question TEXT NOT NULL, tier TEXT,"
 	" value TEXT NOT NULL, votes INTEGER NOT NULL);",
 
-	/* 11 -> 12: another branch's step (a placeholder in this branch; the
-	 * lead renumbers at merge). */
-	"",
+	/* 11 -> 12: VL and QoS tables
+	 * (store/qos_io.c; docs/schema.md "VL and QoS tables"). The ports view
+	 * gains PortInfo's VLCap, VLHighLimit, VLArbitrationHighCap and
+	 * LowCap. A scan that read the VL tables (a QoS policy in use, or
+	 * --forensic: every SL2VL table, CA ports' with in_port 0, in the
+	 * sl2vl relations of 8 -> 9) has a scan_qos row saying why, and its
+	 * VLArbitrationTables are a content-addressed set (vlarb_sets.content:
+	 * per port in GUID and port order its GUID (8 bytes), port number, the
+	 * two tables' lengths, then their entries, 2 bytes each: VL, weight);
+	 * the view vlarb has a row per entry. */
+	"ALTER TABLE port_rows ADD COLUMN vl_cap INTEGER;"
+	"ALTER TABLE port_rows ADD COLUMN vl_high_limit INTEGER;"
+	"ALTER TABLE port_rows ADD COLUMN vlarb_high_cap INTEGER;"
+	"ALTER TABLE port_rows ADD COLUMN vlarb_low_cap INTEGER;"
+	"DROP VIEW ports;"
+	"CREATE VIEW ports AS SELECT s.scan_id AS scan_id, p.node_guid, p.port_num,"
+	" p.port_guid, p.lid, p.lmc, p.sm_lid, p.state, p.phys_state, p.width_active,"
+	" p.width_enabled, p.width_supported, p.speed_active, p.speed_enabled,"
+	" p.speed_supported, p.rate_gbps, p.mtu_active, p.mtu_cap, p.op_vls,"
+	" p.cap_mask, p.remote_guid, p.remote_port, p.smp_failed, p.pma_failed,"
+	" p.no_remote, p.vl_cap, p.vl_high_limit, p.vlarb_high_cap, p.vlarb_low_cap"
+	" FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	" WHERE p.port_num > 0;"
+	"CREATE TABLE scan_qos(scan_id INTEGER PRIMARY KEY,"
+	" reason TEXT NOT NULL CHECK (reason IN ('qos','forensic')),"
+	" vlarb_set INTEGER);"
+	"CREATE TABLE vlarb_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE vlarb_set_ports("
+	" set_id INTEGER NOT NULL, node_guid TEXT NOT NULL, port_num INTEGER NOT NULL,"
+	" high BLOB NOT NULL, low BLOB NOT NULL,"
+	" PRIMARY KEY (set_id, node_guid, port_num)) WITHOUT ROWID;"
+	"CREATE VIEW qos_scans AS SELECT s.scan_id AS scan_id, q.reason"
+	" FROM scans s JOIN scan_qos q ON q.scan_id = coalesce(s.topology_scan_id, s.scan_id);"
+	"CREATE VIEW vlarb AS SELECT s.scan_id AS scan_id, t.node_guid, t.port_num,"
+	" 'high' AS priority, k.slot AS idx,"
+	" instr(" FAB_SQL_BYTES ", substr(t.high, 2 * k.slot + 1, 1)) - 1 AS vl,"
+	" instr(" FAB_SQL_BYTES ", substr(t.high, 2 * k.slot + 2, 1)) - 1 AS weight"
+	" FROM scans s JOIN scan_qos q ON q.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	" JOIN vlarb_set_ports t ON t.set_id = q.vlarb_set"
+	" JOIN lft_slots k ON 2 * k.slot < length(t.high)"
+	" UNION ALL SELECT s.scan_id, t.node_guid, t.port_num, 'low', k.slot,"
+	" instr(" FAB_SQL_BYTES ", substr(t.low, 2 * k.slot + 1, 1)) - 1,"
+	" instr(" FAB_SQL_BYTES ", substr(t.low, 2 * k.slot + 2, 1)) - 1"
+	" FROM scans s JOIN scan_qos q ON q.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	" JOIN vlarb_set_ports t ON t.set_id = q.vlarb_set"
+	" JOIN lft_slots k ON 2 * k.slot < length(t.low);",
 
 	/* 12 -> 13: the physical layer (docs/schema.md "Physical layer").
 	 * Pluggable modules and cables of both fabrics in one relation: a RoCE

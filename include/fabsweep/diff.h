@@ -46,6 +46,13 @@ enum fab_change_kind {
 				 * full <-> limited); both scans read its table whole */
 	FAB_CHG_PKEY_ENFORCEMENT, /* a switch port's enforcement bits
 				   * (FAB_PKEY_ENF_*, pkey.h): old -> new */
+	FAB_CHG_OP_VLS,         /* an up port's OperationalVLs code (qos.h): old -> new */
+	FAB_CHG_SL2VL,          /* the SL2VL tables of packets leaving by a port
+				 * (both scans read them): old_value tables
+				 * compared, new_value tables that changed */
+	FAB_CHG_VLARB,          /* a port's VLArbitration tables changed (both
+				 * scans read them): the data VLs they weight,
+				 * a bit each, old -> new */
 	FAB_CHG_MODULE,         /* the module or cable of a port changed (another
 				 * serial number, vendor or part number), or one
 				 * was plugged or pulled: old_text -> new_text,
@@ -62,6 +69,7 @@ struct fab_change_end {
 	uint8_t port;     /* port number; 0: the node as a whole or port 0 */
 	uint8_t type;     /* enum fab_node_type */
 	const char *desc; /* sanitized NodeDescription; "" when unknown */
+	uint8_t name_hex; /* its name's GUID digits in its snapshot (fab_name_format) */
 };
 
 struct fab_change {

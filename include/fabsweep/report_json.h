@@ -42,6 +42,7 @@ struct fab_json_check {
 	const struct fab_nodemap *names;      /* may be NULL */
 	unsigned fail_on;                     /* enum fab_severity or FAB_FAIL_NEVER */
 	bool failed;                          /* a finding at or above fail_on */
+	bool summary;                         /* add "summary": by rule and by node */
 };
 int fab_json_check(FILE *f, const struct fab_json_check *in);
 

@@ -54,8 +54,9 @@ enum {
 	FAB_NEED_ROUTES = 1 << 9,     /* forwarding tables (a live scan without --no-routes) */
 	FAB_NEED_BASELINE = 1 << 10,  /* an earlier snapshot (check --baseline; watch's last full scan) */
 	FAB_NEED_PKEYS = 1 << 11,     /* P_Key tables (a live scan without --no-pkeys) */
-	FAB_NEED_MODULES = 1 << 12,   /* some module or cable (collect on RoCE hosts, ibdiagnet2.cables) */
-	FAB_NEED_NIC_COUNTERS = 1 << 13, /* some NIC counter (collect on RoCE hosts) */
+	FAB_NEED_QOS = 1 << 12,       /* the VL tables (a QoS policy seen, or scan --forensic) */
+	FAB_NEED_MODULES = 1 << 13,   /* some module or cable (collect on RoCE hosts, ibdiagnet2.cables) */
+	FAB_NEED_NIC_COUNTERS = 1 << 14, /* some NIC counter (collect on RoCE hosts) */
 	FAB_NEED__LAST = FAB_NEED_NIC_COUNTERS
 };
 

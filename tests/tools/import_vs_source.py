@@ -8,7 +8,8 @@ expressions over an ibnetdiscover file; never fabsweep's own output.
 
 Every node (GUID, type, ports, description, LID, NodeInfo ids, firmware),
 every port (GUID, LID, LMC, SM LID, state, physical state, widths and
-speeds active/enabled/supported, MTUs, OpVLs, CapabilityMask, the cable's
+speeds active/enabled/supported, MTUs, OpVLs, VLCap, VLHighLimit, the VLArbitration
+caps, CapabilityMask, the cable's
 other end), every link (both ends, width, speed), every counter value
 (PM_INFO, extended values where ibdiagnet read them), every SM and the
 scan's row (time, status, what was skipped) are compared with the public
@@ -235,6 +236,8 @@ def cmd_ibdiagnet2(dbpath, scan, directory):
             "rate_gbps": rate(w, sp) if state and state != "down" else None,
             "mtu_active": MTUS.get(num(r["NMTU"])), "mtu_cap": MTUS.get(num(r["MTUCap"])),
             "op_vls": num(r["OpVLs"]), "cap_mask": num(r["CapMsk"]),
+            "vl_cap": num(r["VLCap"]), "vl_high_limit": num(r["VLHighLimit"]),
+            "vlarb_high_cap": num(r["VLArbHighCap"]), "vlarb_low_cap": num(r["VLArbLowCap"]),
             "remote_guid": far[0] if far else None, "remote_port": far[1] if far else None,
             "no_remote": int(phys == "linkup" and far is None),
         }

@@ -40,6 +40,8 @@ import re
 import sqlite3
 import sys
 
+from fabnames import shown_names
+
 ERRORS = [("SymbolErrorCounter", 16), ("LinkErrorRecoveryCounter", 8),
           ("LinkDownedCounter", 8), ("PortRcvErrors", 16),
           ("PortRcvRemotePhysicalErrors", 16), ("PortRcvSwitchRelayErrors", 16),
@@ -242,9 +244,10 @@ def expected(db, args):
     first_idx = {}
     for n in nodes:  # devices that share a GUID: the first of them
         first_idx.setdefault(n["node_guid"], n["node_idx"])
+    shown = shown_names(nodes, args.names)
     for n in nodes:
         if first_idx[n["node_guid"]] == n["node_idx"]:
-            name = args.names.get(n["node_guid"], n["description"])
+            name = shown[n["node_guid"]]
             put("fabsweep_node_info", [("node_guid", n["node_guid"]), ("node", name),
                                        ("description", n["description"]), ("type", n["node_type"])], 1)
     port_rows = {}

@@ -121,6 +121,26 @@ static void apply_sql(const char *dbp, const char *sql, const char *what)
 	sqlite3_close(db);
 }
 
+/* Each line "-- with: FILE" of sql: FILE (fixtures/rules/FILE: a part several
+ * fixtures share, such as a QoS policy's tables) applied first, in order. */
+static void apply_withs(const char *dbp, const char *sql, const char *what)
+{
+	for (const char *w = strstr(sql, "-- with: "); w; w = strstr(w + 1, "-- with: ")) {
+		char name[256], path[1400];
+		size_t len = strcspn(w + 9, "\n");
+
+		if (len >= sizeof(name))
+			fail_msg("%s: a -- with: name too long", what);
+		snprintf(name, sizeof(name), "%.*s", (int)len, w + 9);
+		snprintf(path, sizeof(path), "%s/rules/%s", fixtures, name);
+		char *part = slurp(path);
+		if (!part)
+			fail_msg("%s: -- with: %s: no such file", what, path);
+		apply_sql(dbp, part, path);
+		free(part);
+	}
+}
+
 /* One finding as a line of an .expected file. */
 static void format_finding(const struct fab_finding *f, char *buf, size_t len)
 {
@@ -223,6 +243,7 @@ static void test_case(void **state)
 	if (!(sql = slurp(sqlp)))
 		fail_msg("missing fixture %s", sqlp);
 	make_base_db(dbp);
+	apply_withs(dbp, sql, sqlp);
 	apply_sql(dbp, sql, sqlp);
 	struct fab_snapshot *got = run_case(dbp, sql, confp);
 
@@ -509,8 +530,8 @@ static size_t rule_cases(const struct fab_rule *r, struct fixture_case **cases, 
 		size_t l = strlen(e->d_name);
 		const char *kind = NULL;
 
-		if (l < 5 || strcmp(e->d_name + l - 4, ".sql"))
-			continue;
+		if (l < 5 || strcmp(e->d_name + l - 4, ".sql") || !strncmp(e->d_name, "with-", 5))
+			continue; /* with-NAME.sql: a part fixtures apply first (-- with:) */
 		if (!strncmp(e->d_name, "fires", 5) && (l == 9 || e->d_name[5] == '-'))
 			kind = "fires";
 		else if (!strncmp(e->d_name, "silent", 6) && (l == 10 || e->d_name[6] == '-'))

@@ -24,6 +24,7 @@
 #include "fabsweep/nodemap.h"
 #include "fabsweep/module.h"
 #include "fabsweep/pkey.h"
+#include "fabsweep/qos.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/routing.h"
 #include "unit/snapfix.h"
@@ -699,6 +700,81 @@ static void test_modules(void **state)
 	fab_snapshot_free(b);
 }
 
+/* A port's VLArbitration tables: low 1:4 .. 7:4 and VL0 weight 4 high,
+ * less the VL `drop` (none: 15). */
+static void set_vlarb(struct fab_snapshot *s, uint32_t port, unsigned drop)
+{
+	struct fab_vlarb *v = fab_qos_add_vlarb(fab_snapshot_qos(s));
+
+	v->port_idx = port;
+	v->n_high = v->n_low = 8;
+	for (unsigned i = 0; i < 8; i++) {
+		v->high[i] = (struct fab_vlarb_entry){ (uint8_t)i, (uint8_t)(i ? 0 : 4) };
+		v->low[i] = (struct fab_vlarb_entry){ (uint8_t)i, (uint8_t)(i && i != drop ? 4 : 0) };
+	}
+}
+
+static void add_sl2vl(struct fab_snapshot *s, uint64_t guid, unsigned in, unsigned out, unsigned sl1_vl)
+{
+	struct fab_sl2vl *t = fab_routing_add_sl2vl(fab_snapshot_routing(s));
+
+	*t = (struct fab_sl2vl){ .node_idx = fab_snapshot_find_node(s, guid), .in = (uint8_t)in,
+				 .out = (uint8_t)out };
+	for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+		t->vl[sl] = (uint8_t)(sl == 1 ? sl1_vl : sl % 8);
+}
+
+/* op-vls, sl2vl and vlarb: what changed, the ports named, the values. */
+static void test_vl(void **state)
+{
+	struct fab_snapshot *a = snapfix_fat_tree(2, 2, 2), *b = snapfix_fat_tree(2, 2, 2);
+	struct fab_diff *d;
+
+	(void)state;
+	b->ports[port_of(b, 0x2000, 19)].op_vls = 3; /* leaf001/19: VL0-7 -> VL0-3 */
+	b->ports[port_of(b, 0x2000, 20)].op_vls = 3; /* ... and a Down port: none */
+	b->ports[port_of(b, 0x2000, 20)].state = FAB_STATE_DOWN;
+	for (int k = 0; k < 2; k++) {
+		struct fab_snapshot *s = k ? b : a;
+		set_vlarb(s, port_of(s, 0x1000, 1), k ? 3 : 15); /* spine001/1 loses VL3 */
+		set_vlarb(s, port_of(s, 0x1000, 2), 15);        /* unchanged */
+		add_sl2vl(s, 0x2000, 1, 19, 1);
+		add_sl2vl(s, 0x2000, 2, 19, k ? 15 : 1);        /* one of leaf001/19's tables */
+		add_sl2vl(s, 0x2000, 0, 19, k ? 15 : 1);        /* ... and another */
+		add_sl2vl(s, 0x3000, 0, 1, 1);                  /* host0001's own: unchanged */
+		fab_routing_sort_sl2vl(s->routing);
+		fab_qos_sort(s->qos);
+	}
+	add_sl2vl(b, 0x2001, 1, 19, 15); /* only in the new scan: not compared */
+	fab_routing_sort_sl2vl(b->routing);
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->count[FAB_CHG_OP_VLS], 1);
+	assert_int_equal(d->count[FAB_CHG_SL2VL], 1);
+	assert_int_equal(d->count[FAB_CHG_VLARB], 1);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fab_change *c = &d->changes[i];
+		if (c->kind == FAB_CHG_OP_VLS)
+			expect(c, FAB_CHG_OP_VLS, 0x2000, 19, 0x1000, 1, 4, 3);
+		if (c->kind == FAB_CHG_SL2VL)
+			expect(c, FAB_CHG_SL2VL, 0x2000, 19, 0x1000, 1, 3, 2);
+		if (c->kind == FAB_CHG_VLARB)
+			expect(c, FAB_CHG_VLARB, 0x1000, 1, 0x2000, 19, 0xff, 0xf7); /* VL0: the high table */
+	}
+	char *txt = render_text(d, a, b, NULL);
+	assert_non_null(strstr(txt, "operational virtual lanes changed (1):\n"));
+	assert_non_null(strstr(txt, "port 19: VL0-7 -> VL0-3\n"));
+	assert_non_null(strstr(txt, "port 19: 2 of 3 tables of packets leaving here map an SL to another VL\n"));
+	assert_non_null(strstr(txt, "port 1: weighted VLs 0-7 -> 0-2,4-7\n"));
+	free(txt);
+	const char *want[] = { "kind=\"op-vls\" old=\"VL0-7\" new=\"VL0-3\"",
+			       "kind=\"sl2vl\" old=\"3\" new=\"2\"",
+			       "kind=\"vlarb\" old=\"0-7\" new=\"0-2,4-7\"" };
+	xml_has("test_diff_vl.xml", d, a, b, want, 3);
+	fab_diff_free(d);
+	fab_snapshot_free(a);
+	fab_snapshot_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -709,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_partitions),
+		cmocka_unit_test(test_vl),
 		cmocka_unit_test(test_xml),
 		cmocka_unit_test(test_modules),
 	};
