@@ -15,7 +15,7 @@ MUTANTS+=(
 # the unused lanes of a one-lane module in a four-lane cage judged as dark
 m_phys_lanes_unused() { mut core/module.c 's/if (m->media_lanes \&\& m->media_lanes < m->n_lanes)/if (0 \&\& m->media_lanes)/'; }
 # SFF-8636 page 00h's CC_BASE never checked: a damaged dump becomes numbers
-m_phys_cc_base() { mut host/module_sff8636.c 's/if (mod_checksum(p0, 0, 63) != p0\[63\])/if (0)/'; }
+m_phys_cc_base() { mut host/module_sff8636.c 's/if (!p0 || mod_check_code(p0, 0, 63, "check code CC_BASE", out))/if (!p0)/'; }
 # ibdiagnet2.cables' power thresholds read unsigned: 65530 is 65530 dBm, not -6
 m_phys_dbm_unsigned() { mut import/ibdiag_phys.c 's/return v >= 32768 ? v - 65536 : v;/return v;/'; }
 # mlx5's per-priority pause frames received counted as sent
