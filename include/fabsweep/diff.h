@@ -53,11 +53,18 @@ enum fab_change_kind {
 	FAB_CHG_VLARB,          /* a port's VLArbitration tables changed (both
 				 * scans read them): the data VLs they weight,
 				 * a bit each, old -> new */
+	FAB_CHG_MODULE,         /* the module or cable of a port changed (another
+				 * serial number, vendor or part number), or one
+				 * was plugged or pulled: old_text -> new_text,
+				 * "VENDOR PN SN" or NULL (none; only when both
+				 * snapshots have modules of that fabric).
+				 * Ethernet ports: subject.system and .ifname */
 	FAB_CHG__COUNT
 };
 
 /* One end of what a change is about. Strings are borrowed from a snapshot. */
 struct fab_change_end {
+	const char *system, *ifname; /* an Ethernet port (guid 0); NULL for InfiniBand */
 	uint64_t guid;    /* node GUID; 0: none (e.g. no master) */
 	uint8_t port;     /* port number; 0: the node as a whole or port 0 */
 	uint8_t type;     /* enum fab_node_type */
@@ -83,7 +90,8 @@ struct fab_change {
 	uint64_t increase;
 	bool saturated;     /* the new value is all ones */
 	bool at_least;      /* increase is a lower bound: a reset, or saturated */
-	const char *old_text, *new_text; /* NODE_DESC, borrowed */
+	const char *old_text, *new_text; /* NODE_DESC (borrowed), MODULE (the
+					  * diff's own); NULL: none */
 };
 
 struct fab_diff {
@@ -91,6 +99,8 @@ struct fab_diff {
 	size_t n, cap;
 	size_t count[FAB_CHG__COUNT]; /* changes per kind */
 	int64_t old_scan, new_scan;   /* scan ids (0 when not stored) */
+	char **texts;                 /* strings the diff owns (MODULE texts) */
+	size_t n_texts, cap_texts;
 };
 
 /*
