@@ -52,6 +52,7 @@ int fab_cmd_watch(int argc, char **argv);
 int fab_cmd_ready(int argc, char **argv);
 /* ready --local (cli/cmd_ready_local.c), called by fab_cmd_ready */
 int fab_cmd_ready_local(int argc, char **argv);
+int fab_cmd_physical(int argc, char **argv);
 
 /* ---- parsing (cli/common.c) ---------------------------------------------- */
 

@@ -200,9 +200,10 @@ int fab_cli_roce_opt(const char *cmd, int c, const char *arg, struct fab_roce_op
 
 int fab_cli_roce_check(const char *cmd, const struct fab_roce_opts *ro)
 {
-	const char *dirs[2][2] = { { "--sysfs-root", ro->sysfs_root }, { "--dcb-dir", ro->dcb_dir } };
+	const char *dirs[3][2] = { { "--sysfs-root", ro->sysfs_root }, { "--dcb-dir", ro->dcb_dir },
+				   { "--ethtool-dir", ro->ethtool_dir } };
 
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		if (dirs[k][1] && access(dirs[k][1], R_OK | X_OK) != 0)
 			return fab_cli_usage_error(cmd, "cannot read %s '%s': %s", dirs[k][0], dirs[k][1],
 						   strerror(errno));

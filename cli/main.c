@@ -118,13 +118,24 @@ const struct fab_cmd fab_commands[] = {
 	  "                       and the findings raised in it (default: trends of the day before the scan)\n"
 	  "  --no-trends          HTML: no trend charts (no history read)\n"
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n" },
+	{ "physical", fab_cmd_physical, "modules, cables and bit error ratios of a snapshot, worst first",
+	  "  --db PATH            database\n"
+	  "  --scan ID            snapshot (default: the latest; -1 the one before)\n"
+	  "  --top N              rows of each list (default 10)\n"
+	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
+	  "  --json               one JSON document on stdout with every row and module (docs/json/)\n" },
 	/* RoCE: collect on every machine, merge the files (docs/roce.md). */
-	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB) into a snapshot file",
+	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB, ethtool) into a snapshot file",
 	  "  --out FILE           snapshot file to write (a fabsweep database with one scan; replaced atomically)\n"
 	  "  --lldp-socket PATH   lldpd control socket (repeatable; default lldpd's own)\n"
 	  "  --sysfs-root DIR     read sysfs from DIR instead of /sys (DCB is then not queried)\n"
 	  "  --no-dcb             do not query DCB over rtnetlink\n"
 	  "  --dcb-dir DIR        DCB from saved replies, DIR/<ifname>.bin, instead of the kernel\n"
+	  "  --ethtool-dir DIR    NIC statistics and modules from saved outputs: DIR/IF.stats\n"
+	  "                       (ethtool -S), DIR/IF.module (ethtool -m, hex or raw), DIR/IF.info (ethtool -i)\n"
+	  "  --no-ethtool         no NIC statistics or modules\n"
+	  "  --no-modules         no module EEPROMs\n"
+	  "  --interval D         read the NIC statistics twice, D apart (1s; at most 60s)\n"
 	  "  --timeout MS         per lldpd / netlink exchange (default 5000)\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },

@@ -18,20 +18,16 @@
 #include "cli/cli.h"
 #include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/snapshot.h"
 
 static void node_name(const struct fab_snapshot *s, uint32_t n)
 {
-	char g[FAB_GUID_STRLEN];
+	char nb[FAB_NODE_NAME_CAP];
 
-	if (s->nodes[n].desc[0]) {
-		printf("%s", s->nodes[n].desc);
-		return;
-	}
-	fab_guid_format(s->nodes[n].guid, g);
-	printf("%s", g);
+	printf("%s", fab_node_name(s, n, NULL, nb, sizeof(nb)));
 }
 
 static void port_name(const struct fab_snapshot *s, uint32_t p)

@@ -44,6 +44,7 @@ static const char *const kind_names[] = {
 	[FAB_CHG_OP_VLS] = "op-vls",
 	[FAB_CHG_SL2VL] = "sl2vl",
 	[FAB_CHG_VLARB] = "vlarb",
+	[FAB_CHG_MODULE] = "module",
 	[FAB_CHG_MCAST_ADDED] = "mcast-group-added",
 	[FAB_CHG_MCAST_REMOVED] = "mcast-group-removed",
 	[FAB_CHG_MCAST_TREE] = "mcast-tree",
@@ -68,7 +69,26 @@ void fab_diff_free(struct fab_diff *d)
 	if (!d)
 		return;
 	free(d->changes);
+	for (size_t i = 0; i < d->n_texts; i++)
+		free(d->texts[i]);
+	free(d->texts);
 	free(d);
+}
+
+const char *fab_diff_strdup(struct fab_diff *d, const char *s)
+{
+	if (d->n_texts == d->cap_texts) {
+		size_t ncap = d->cap_texts ? d->cap_texts * 2 : 16;
+		char **t = realloc(d->texts, ncap * sizeof(*t));
+		if (!t)
+			return NULL;
+		d->texts = t;
+		d->cap_texts = ncap;
+	}
+	char *c = strdup(s);
+	if (c)
+		d->texts[d->n_texts++] = c;
+	return c;
 }
 
 struct fab_change *fab_diff_add(struct fab_diff *d, unsigned kind)
@@ -89,11 +109,6 @@ struct fab_change *fab_diff_add(struct fab_diff *d, unsigned kind)
 	return c;
 }
 
-static struct fab_change *add(struct fab_diff *d, unsigned kind)
-{
-	return fab_diff_add(d, kind);
-}
-
 static struct fab_change_end node_end(const struct fab_snapshot *s, uint32_t node_idx,
 				      unsigned port)
 {
@@ -103,12 +118,14 @@ static struct fab_change_end node_end(const struct fab_snapshot *s, uint32_t nod
 					.type = n->type, .desc = n->desc, .name_hex = n->name_hex };
 }
 
-static struct fab_change_end port_end(const struct fab_snapshot *s, uint32_t port_idx)
+struct fab_change_end fab_diff_port_end(const struct fab_snapshot *s, uint32_t port_idx)
 {
 	const struct fab_port *p = &s->ports[port_idx];
 
 	return node_end(s, p->node_idx, p->port_num);
 }
+#define port_end fab_diff_port_end
+#define add fab_diff_add
 
 /* The remote end of a port, or an empty end. */
 static struct fab_change_end remote_end(const struct fab_snapshot *s,
@@ -649,6 +666,13 @@ static int cmp_change(const void *x, const void *y)
 	}
 	CMP(subject.guid);
 	CMP(subject.port);
+	if (a->subject.system || b->subject.system) { /* Ethernet ports: by system, interface */
+		int k = strcmp(a->subject.system ? a->subject.system : "", b->subject.system ? b->subject.system : "");
+		if (!k)
+			k = strcmp(a->subject.ifname ? a->subject.ifname : "", b->subject.ifname ? b->subject.ifname : "");
+		if (k)
+			return k;
+	}
 	CMP(sm_guid);
 	CMP(counter);
 	CMP(peer.guid);
@@ -675,6 +699,7 @@ int fab_diff_compute(const struct fab_snapshot *old_snap,
 	    (err = diff_links(d, old_snap, new_snap)) ||
 	    (err = diff_sms(d, old_snap, new_snap)) ||
 	    (err = diff_sl2vl(d, old_snap, new_snap)) ||
+	    (err = fab_diff_modules(d, old_snap, new_snap)) ||
 	    (err = fab_diff_mcast(d, old_snap, new_snap))) {
 		fab_diff_free(d);
 		return fab_err(err, "out of memory comparing snapshots");

@@ -20,6 +20,7 @@ struct copier {
 	struct fab_roce *dst;
 	const struct fab_roce *src;
 	const struct fab_roce_sysindex *ix;
+	uint32_t *mod_of_port; /* src eth port -> its module in src, FAB_NONE; NULL: none */
 };
 
 /* ---- where each system's elements are ------------------------------------ */
@@ -152,6 +153,71 @@ static int copy_dcbx(struct copier *c, const struct fab_dcbx *in, struct fab_dcb
 				 &out->app_first);
 }
 
+/* Where each src eth port's module is (none: c->mod_of_port stays NULL). */
+static int map_modules(struct copier *c)
+{
+	const struct fab_roce *src = c->src;
+
+	if (!src->modules.n)
+		return 0;
+	if (!(c->mod_of_port = malloc((src->n_eth_ports + 1) * sizeof(*c->mod_of_port))))
+		return -ENOMEM;
+	for (size_t i = 0; i < src->n_eth_ports; i++)
+		c->mod_of_port[i] = FAB_NONE;
+	for (size_t i = 0; i < src->modules.n; i++)
+		if (src->modules.mods[i].port_idx < src->n_eth_ports)
+			c->mod_of_port[src->modules.mods[i].port_idx] = (uint32_t)i;
+	return 0;
+}
+
+/* The module of src port sp (if any) for dst port dp. */
+static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
+{
+	const struct fab_modules *from = &c->src->modules;
+	uint32_t mi = c->mod_of_port ? c->mod_of_port[sp] : FAB_NONE;
+
+	if (mi == FAB_NONE)
+		return 0;
+	const struct fab_module *m = &from->mods[mi];
+	const struct fab_module_lane *l = fab_module_lanes(from, m);
+	struct fab_module *n = fab_modules_add(&c->dst->modules, dp, l ? m->n_lanes : 0);
+	if (!n)
+		return -ENOMEM;
+	uint32_t lf = n->lane_first;
+	*n = *m;
+	n->port_idx = dp;
+	n->lane_first = lf;
+	n->n_lanes = l ? m->n_lanes : 0;
+	n->type = cp(c->dst, m->type);
+	n->vendor = cp(c->dst, m->vendor);
+	n->part_number = cp(c->dst, m->part_number);
+	n->serial = cp(c->dst, m->serial);
+	n->revision = cp(c->dst, m->revision);
+	n->date_code = cp(c->dst, m->date_code);
+	n->media = cp(c->dst, m->media);
+	n->note = cp(c->dst, m->note);
+	if (l)
+		memcpy(&c->dst->modules.lanes[lf], l, m->n_lanes * sizeof(*l));
+	return 0;
+}
+
+/* The NIC counters and the module of src port sp for dst port qi. */
+static int copy_phys(struct copier *c, uint32_t sp, uint32_t qi)
+{
+	const struct fab_roce *src = c->src;
+	const struct fab_eth_port *p = &src->eth_ports[sp];
+	int err = 0;
+
+	c->dst->eth_ports[qi].driver = cp(c->dst, p->driver);
+	c->dst->eth_ports[qi].nic_first = c->dst->eth_ports[qi].nic_count = 0;
+	for (uint32_t k = 0; !err && k < p->nic_count && p->nic_first + k < src->n_nic_counters; k++) {
+		const struct fab_nic_counter *t = &src->nic_counters[p->nic_first + k];
+		err = fab_roce_add_nic_counter(c->dst, qi, t->ctr, t->prio, t->sample, t->value, t->at_ms,
+					       t->source);
+	}
+	return err ? err : copy_module(c, sp, qi);
+}
+
 static int copy_system(struct copier *c, uint32_t si, const char *source)
 {
 	struct fab_roce *dst = c->dst;
@@ -191,6 +257,8 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 		q->port_id = cp(dst, p->port_id);
 		q->port_id_subtype = cp(dst, p->port_id_subtype);
 		q->port_descr = cp(dst, p->port_descr);
+		if ((err = copy_phys(c, ix->ports[k], qi)))
+			break;
 		uint32_t tf;
 		struct fab_dcbx adv, dcb;
 		if ((err = copy_tlvs(c, p->tlv_first, p->tlv_count, &tf)) ||
@@ -332,6 +400,10 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 	if ((err = fab_roce_sysindex_build(src, &ix)))
 		return err;
 	c.ix = ix;
+	if ((err = map_modules(&c))) {
+		fab_roce_sysindex_free(ix);
+		return err;
+	}
 	for (size_t i = 0; !err && i < src->n_systems; i++) {
 		const struct fab_roce_system *s = &src->systems[i];
 
@@ -350,6 +422,7 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		err = copy_system(&c, (uint32_t)i, source);
 	}
 	fab_roce_sysindex_free(ix);
+	free(c.mod_of_port);
 	if (out_dups)
 		*out_dups = dups;
 	return err;
@@ -364,9 +437,12 @@ int fab_roce_copy_systems(struct fab_roce *dst, const struct fab_roce *src,
 
 	if (ix->n_systems != src->n_systems)
 		return -EINVAL; /* built on another model */
+	if ((err = map_modules(&c)))
+		return err;
 	for (size_t i = 0; !err && i < n; i++)
 		err = systems[i] < src->n_systems && src->systems[systems[i]].collected
 			      ? copy_system(&c, systems[i], source)
 			      : -EINVAL;
+	free(c.mod_of_port);
 	return err;
 }

@@ -48,6 +48,8 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	fab_roce_free(s->roce);
 	fab_routing_free(s->routing);
 	fab_pkeys_free(s->pkeys);
+	fab_modules_clear(&s->ib_modules);
+	free(s->ber);
 	fab_qos_free(s->qos);
 	fab_mcast_free(s->mcast);
 	fab_arena_free(s->arena);

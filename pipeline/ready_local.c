@@ -67,6 +67,7 @@ static int read_here(const struct fab_pipeline_ready_local *job, struct notes *n
 		return fab_err(-ENOMEM, "out of memory");
 	ro.note = gather;
 	ro.note_ctx = notes;
+	ro.no_ethtool = true; /* the NIC's own counters and modules are not judged here yet */
 	live->started_at_ms = fab_now_ms();
 	live->status = FAB_SCAN_COMPLETE;
 	live->source = fab_snapshot_strdup(live, "ready --local", SIZE_MAX);

@@ -46,6 +46,7 @@ static const char *const titles[] = {
 	[FAB_CHG_OP_VLS] = "operational virtual lanes changed",
 	[FAB_CHG_SL2VL] = "SL2VL tables changed",
 	[FAB_CHG_VLARB] = "VL arbitration tables changed",
+	[FAB_CHG_MODULE] = "modules or cables changed (vendor, part or serial number), plugged or pulled",
 	[FAB_CHG_MCAST_ADDED] = "multicast groups created",
 	[FAB_CHG_MCAST_REMOVED] = "multicast groups deleted",
 	[FAB_CHG_MCAST_TREE] = "multicast trees changed",
@@ -65,6 +66,10 @@ static void end_str(const struct fab_change_end *e, const struct fab_nodemap *na
 {
 	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
+	if (e->system) { /* an Ethernet port of a RoCE host */
+		snprintf(buf, cap, "%s/%s", e->system, e->ifname ? e->ifname : "?");
+		return;
+	}
 	if (!e->guid) {
 		snprintf(buf, cap, "(not in the topology)");
 		return;
@@ -91,6 +96,9 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 		break;
 	case FAB_CHG_NODE_DESC:
 		fprintf(f, "  %s: \"%s\" -> \"%s\"\n", s, o, n);
+		break;
+	case FAB_CHG_MODULE:
+		fprintf(f, "  %s: %s -> %s\n", s, o, n);
 		break;
 	case FAB_CHG_LINK_ADDED:
 	case FAB_CHG_LINK_REMOVED:
@@ -335,6 +343,7 @@ static void xml_change(struct fab_xw *x, const struct fab_change *c,
 	}
 	xml_end(x, "subject", &c->subject, names);
 	xml_end(x, "peer", &c->peer, names);
+	fab_report_xml_eth_end(x, &c->subject);
 	fab_xw_end(x);
 }
 

@@ -33,7 +33,7 @@ static json_t *end(struct fab_report_text *t, const struct fab_change_end *e,
 }
 
 /* The fields only some kinds have, added to ch. */
-static int kind_fields(json_t *ch, const struct fab_change *c)
+static int kind_fields(struct fab_report_text *t, json_t *ch, const struct fab_change *c)
 {
 	char w[64], s[64];
 
@@ -75,6 +75,12 @@ static int kind_fields(json_t *ch, const struct fab_change *c)
 		       fab_jw_set(ch, "increase", fab_jw_uint(c->increase)) ||
 		       fab_jw_set(ch, "at_least", json_boolean(c->at_least)) ||
 		       fab_jw_set(ch, "saturated", json_boolean(c->saturated));
+	case FAB_CHG_MODULE: /* a RoCE host's interface: no GUID */
+		if (!c->subject.system)
+			return 0;
+		return fab_jw_set(ch, "eth_port", json_pack("{s:o, s:o}", "system",
+							    fab_jw_str(t, c->subject.system), "ifname",
+							    fab_jw_str(t, c->subject.ifname ? c->subject.ifname : "")));
 	default:
 		return 0;
 	}
@@ -90,7 +96,7 @@ static json_t *change(struct fab_report_text *t, const struct fab_change *c,
 			       "old", o[0] ? fab_jw_str(t, o) : json_null(),
 			       "new", n[0] ? fab_jw_str(t, n) : json_null(),
 			       "subject", end(t, &c->subject, names), "peer", end(t, &c->peer, names));
-	if (ch && kind_fields(ch, c)) {
+	if (ch && kind_fields(t, ch, c)) {
 		json_decref(ch);
 		return NULL;
 	}

@@ -591,6 +591,10 @@ void fab_report_change_text(const struct fab_change *c, char *old, char *new, si
 		snprintf(old, len, "%s", c->old_text ? c->old_text : "");
 		snprintf(new, len, "%s", c->new_text ? c->new_text : "");
 		break;
+	case FAB_CHG_MODULE: /* "VENDOR PN SN", or none plugged */
+		snprintf(old, len, "%s", c->old_text ? c->old_text : "none");
+		snprintf(new, len, "%s", c->new_text ? c->new_text : "none");
+		break;
 	case FAB_CHG_LINK_WIDTH:
 		fab_report_widths_text((unsigned)c->old_value, old, len);
 		fab_report_widths_text((unsigned)c->new_value, new, len);

@@ -29,6 +29,7 @@
 #include "fabsweep/report.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
+#include "prom.h"
 
 /* Longest label value written, in input bytes; longer ones are cut. */
 #define LABEL_VALUE_MAX 1024
@@ -40,11 +41,6 @@ struct pw {
 	const struct fab_snapshot *snap;
 	const struct fab_nodemap *names;
 	struct fab_counter_pairs pairs; /* the samples compared (core/counter.c) */
-};
-
-struct label {
-	const char *name;  /* a literal: [a-z_]+ */
-	const char *value; /* untrusted */
 };
 
 /*
@@ -747,6 +743,28 @@ static void write_ethernet(struct pw *w)
 	}
 }
 
+/* ---- for prom_phys.c (prom.h) ---------------------------------------------- */
+
+const struct fab_snapshot *fab_prom_snap(const struct pw *w)
+{
+	return w->snap;
+}
+
+void fab_prom_family(struct pw *w, const char *name, const char *type, const char *help)
+{
+	family(w, name, type, help);
+}
+
+void fab_prom_u64(struct pw *w, const char *name, const struct label *l, size_t n, uint64_t v)
+{
+	sample_u64(w, name, l, n, v);
+}
+
+void fab_prom_dbl(struct pw *w, const char *name, const struct label *l, size_t n, double v)
+{
+	sample_dbl(w, name, l, n, v);
+}
+
 /* Everything, with the samples compared in w->pairs. */
 static int export_pairs(struct pw *w)
 {
@@ -757,7 +775,7 @@ static int export_pairs(struct pw *w)
 	write_ports(w);
 	write_counters(w);
 	write_ethernet(w);
-	if (write_sms(w) || write_findings(w))
+	if (write_sms(w) || write_findings(w) || fab_prom_phys(w))
 		err = fab_err(-ENOMEM, "out of memory writing metrics");
 	else if (ferror(f))
 		err = fab_err(-EIO, "cannot write metrics: %s", strerror(errno ? errno : EIO));

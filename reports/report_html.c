@@ -236,6 +236,8 @@ static void write_header(struct hr *r)
 		fab_hw_raw(w, "<a href=\"#topology\">Topology</a>");
 	if (has_eth(s))
 		fab_hw_raw(w, "<a href=\"#ethernet\">Ethernet</a>");
+	if (fab_report_phys_present(&r->c->ph))
+		fab_hw_raw(w, "<a href=\"#physical\">Physical layer</a>");
 	if (r->base)
 		fab_hw_raw(w, "<a href=\"#changes\">Changes</a>");
 	if (r->c->rt.present)
@@ -622,6 +624,7 @@ static const char *change_title(unsigned kind)
 		[FAB_CHG_OP_VLS] = "operational VLs",
 		[FAB_CHG_SL2VL] = "SL2VL tables",
 		[FAB_CHG_VLARB] = "VL arbitration",
+		[FAB_CHG_MODULE] = "module or cable changed",
 		[FAB_CHG_MCAST_ADDED] = "multicast group created",
 		[FAB_CHG_MCAST_REMOVED] = "multicast group deleted",
 		[FAB_CHG_MCAST_TREE] = "multicast tree changed",
@@ -634,6 +637,12 @@ static void change_end_cell(struct fab_hw *w, const struct fab_change_end *e)
 {
 	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
+	if (e->system) { /* a RoCE host's interface */
+		fab_hw_text(w, e->system);
+		fab_hw_raw(w, "/");
+		fab_hw_text(w, e->ifname ? e->ifname : "?");
+		return;
+	}
 	if (!e->guid) {
 		fab_hw_raw(w, "<span class=\"muted\">-</span>");
 		return;
@@ -793,6 +802,7 @@ int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 	if (has_ib(r.s))
 		fab_html_topology(&r);
 	fab_html_ethernet(&r);
+	fab_html_phys(&r);
 	fab_html_trend(&r);
 	if (r.base)
 		write_changes(&r);

@@ -492,6 +492,16 @@ static void write_counters(struct xr *r)
 	fab_xw_end(x);
 }
 
+void fab_report_xml_eth_end(struct fab_xw *x, const struct fab_change_end *e)
+{
+	if (!e->system)
+		return;
+	fab_xw_start(x, "eth-port");
+	fab_xw_attr(x, "system", e->system);
+	fab_xw_attr(x, "ifname", e->ifname ? e->ifname : "");
+	fab_xw_end(x);
+}
+
 static void change_end(struct fab_xw *x, const char *elem, const struct fab_change_end *e)
 {
 	char nb[FAB_NODE_NAME_CAP];
@@ -546,6 +556,7 @@ static void write_changes(struct xr *r)
 			change_end(x, "subject", &c->subject);
 		if (c->peer.guid)
 			change_end(x, "peer", &c->peer);
+		fab_report_xml_eth_end(x, &c->subject);
 		fab_xw_end(x);
 	}
 	for (size_t i = 0; i < d->n_findings_new; i++)
@@ -626,6 +637,7 @@ int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 	if (r.base)
 		write_changes(&r);
 	write_routing(&r);
+	fab_report_xml_phys(x, c);
 	fab_xw_end(x);
 	err = fab_xw_close(x);
 	free(r.mc);

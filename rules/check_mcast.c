@@ -18,6 +18,7 @@
 
 #include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pkey.h"
 #include "rules_priv.h"
 
@@ -98,14 +99,11 @@ static int unreached(struct fab_rule_ctx *ctx, const struct fab_mc_tree *t)
 					     "member of %s, but its port is not Active and cabled to a "
 					     "switch: no member's packets reach it", rbuf_str(&ctx->tmp));
 		} else if (r->bit_missing) {
-			char g[FAB_GUID_STRLEN];
-			const struct fab_node *sw = &s->nodes[r->sw];
-			if (!sw->desc[0])
-				fab_guid_format(sw->guid, g);
+			char nb[FAB_NODE_NAME_CAP];
 			err = rule_emit_port(ctx, r->port, peer, rbuf_str(&ctx->ev),
 					     "member of %s, but %s's entry for the MLID lacks port %u toward "
 					     "it: the packets of its %u other members do not reach it",
-					     rbuf_str(&ctx->tmp), sw->desc[0] ? sw->desc : g,
+					     rbuf_str(&ctx->tmp), fab_node_name(s, r->sw, NULL, nb, sizeof(nb)),
 					     p->port_num ? s->ports[p->remote_idx].port_num : 0u,
 					     r->unreached_from);
 		} else {

@@ -291,7 +291,7 @@ static bool live_scan(const struct fab_snapshot *s)
 	return s->source && !strncmp(s->source, "ib:", 3);
 }
 
-/* Imported from an ibnetdiscover file (scanner/topo_import.c): "file:" for
+/* Imported from an ibnetdiscover file (import/topo_import.c): "file:" for
  * check --expect, "ibnetdiscover:" when stored by fabsweep import. */
 static bool topology_file(const struct fab_snapshot *s)
 {
@@ -319,6 +319,8 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_BASELINE: return "an earlier snapshot (check --baseline)";
 	case FAB_NEED_PKEYS: return "P_Key tables (a live scan without --no-pkeys)";
 	case FAB_NEED_QOS: return "the VL tables (a live scan that saw a QoS policy, or scan --forensic)";
+	case FAB_NEED_MODULES: return "modules or cables (collect on RoCE hosts, an ibdiagnet2 run with ibdiagnet2.cables)";
+	case FAB_NEED_NIC_COUNTERS: return "NIC counters (collect on RoCE hosts: ethtool)";
 	case FAB_NEED_MCAST: return "multicast groups and tables (a live scan without --no-mcast)";
 	default: return NULL;
 	}
@@ -371,6 +373,10 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 	if ((needs & FAB_NEED_QOS) && !s->qos)
 		return "the scan did not read the VL tables (its SL2VL samples showed no QoS policy; "
 		       "scan --forensic reads them)";
+	if ((needs & FAB_NEED_MODULES) && !s->ib_modules.n && !(have_roce(s) && s->roce->modules.n))
+		return "the snapshot has no modules or cables (collect on RoCE hosts; ibdiagnet --get_cable_info)";
+	if ((needs & FAB_NEED_NIC_COUNTERS) && !(have_roce(s) && s->roce->n_nic_counters))
+		return "the snapshot has no NIC counters (collect on the RoCE hosts, without --no-ethtool)";
 	if ((needs & FAB_NEED_MCAST) && !fab_mcast_present(s))
 		return "the snapshot has no multicast groups (scan --no-mcast, a file, an older scan, or "
 		       "the SA did not answer)";

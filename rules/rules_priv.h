@@ -125,6 +125,7 @@ double rule_param(const struct fab_rule_ctx *ctx, size_t i);
  */
 extern const struct fab_rule_param *const rule_param_roce_priority; /* [roce] priority */
 extern const struct fab_rule_param *const rule_param_roce_dscp;     /* [roce] dscp */
+extern const struct fab_rule_param *const rule_param_dark_dbm;      /* [module.dark_lane] dark_dbm */
 extern const struct fab_rule_param *const rule_param_routing_sls;   /* [routing] sls */
 /* The current value of a shared parameter (one of the above). */
 double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p);
@@ -290,6 +291,18 @@ int check_fw_mismatch(struct fab_rule_ctx *ctx);
 int check_routing_unreachable(struct fab_rule_ctx *ctx);
 int check_routing_credit_loop(struct fab_rule_ctx *ctx);
 int check_routing_imbalance(struct fab_rule_ctx *ctx);
+
+/* rules/check_phys.c: modules and cables of both fabrics */
+int check_module_temperature(struct fab_rule_ctx *ctx);
+int check_module_rx_power(struct fab_rule_ctx *ctx);
+int check_module_tx_bias(struct fab_rule_ctx *ctx);
+int check_module_dark_lane(struct fab_rule_ctx *ctx);
+/* rules/check_nic.c: NIC counters of Ethernet ports */
+int check_roce_pause_storm(struct fab_rule_ctx *ctx);
+int check_roce_pause_unexpected(struct fab_rule_ctx *ctx);
+int check_eth_discards(struct fab_rule_ctx *ctx);
+int check_eth_fec_uncorrectable(struct fab_rule_ctx *ctx);
+int check_eth_ber_high(struct fab_rule_ctx *ctx);
 
 /* rules/check_pkey.c */
 int check_pkey_enforcement_drop(struct fab_rule_ctx *ctx);

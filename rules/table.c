@@ -238,6 +238,69 @@ static const struct fab_rule_param default_missing_params[] = {
 		  "2 on host and switch ports" },
 };
 
+/* ---- the physical layer: modules and NIC counters -------------------------- */
+
+/* A module monitor's four default limits (used where a module has none of
+ * its own), in the order check_phys.c reads them. */
+#define LIMIT(rule_, key_, dflt_, what_) \
+	{ .section = rule_, .key = key_, .type = FAB_PARAM_REAL, .def = dflt_, .min = -1e6, .max = 1e6, \
+	  .help = what_ " where the module has none of its own ('off': none)" }
+static const struct fab_rule_param temperature_params[] = {
+	LIMIT("module.temperature", "hi_alarm", FAB_MOD_TEMP_HI_ALARM, "high alarm, degrees C,"),
+	LIMIT("module.temperature", "lo_alarm", FAB_MOD_TEMP_LO_ALARM, "low alarm, degrees C,"),
+	LIMIT("module.temperature", "hi_warn", FAB_MOD_TEMP_HI_WARN, "high warning, degrees C,"),
+	LIMIT("module.temperature", "lo_warn", FAB_MOD_TEMP_LO_WARN, "low warning, degrees C,"),
+};
+static const struct fab_rule_param rx_power_params[] = {
+	LIMIT("module.rx_power", "hi_alarm_dbm", FAB_MOD_RX_HI_ALARM, "high alarm, dBm,"),
+	LIMIT("module.rx_power", "lo_alarm_dbm", FAB_MOD_RX_LO_ALARM, "low alarm, dBm,"),
+	LIMIT("module.rx_power", "hi_warn_dbm", FAB_MOD_RX_HI_WARN, "high warning, dBm,"),
+	LIMIT("module.rx_power", "lo_warn_dbm", FAB_MOD_RX_LO_WARN, "low warning, dBm,"),
+};
+static const struct fab_rule_param tx_bias_params[] = {
+	LIMIT("module.tx_bias", "hi_alarm_ma", FAB_PARAM_REAL_OFF, "high alarm, mA,"),
+	LIMIT("module.tx_bias", "lo_alarm_ma", FAB_PARAM_REAL_OFF, "low alarm, mA,"),
+	LIMIT("module.tx_bias", "hi_warn_ma", FAB_PARAM_REAL_OFF, "high warning, mA,"),
+	LIMIT("module.tx_bias", "lo_warn_ma", FAB_PARAM_REAL_OFF, "low warning, mA,"),
+};
+static const struct fab_rule_param dark_lane_params[] = {
+	{ .section = "module.dark_lane", .key = "dark_dbm", .type = FAB_PARAM_REAL,
+	  .def = FAB_MODULE_DARK_DBM, .min = -100, .max = 0,
+	  .help = "a lane whose Rx or Tx power is at or below this many dBm (or whose laser bias "
+		  "is 0) has no light; the Rx power and bias rules leave such lanes to this one" },
+};
+const struct fab_rule_param *const rule_param_dark_dbm = &dark_lane_params[0];
+
+static const struct fab_rule_param pause_storm_params[] = {
+	{ .section = "roce.pause_storm", .key = "max_storm_events", .type = FAB_PARAM_COUNT, .def = 0,
+	  .min = 0, .max = COUNT_MAX,
+	  .help = "PFC stall-prevention (pause storm) events tolerated ('off': never fires on them)" },
+	{ .section = "roce.pause_storm", .key = "max_pause_share", .type = FAB_PARAM_REAL, .def = 0.2,
+	  .min = 0, .max = 1,
+	  .help = "share of the time between two readings a priority may be paused, either way "
+		  "('off': durations not judged)" },
+};
+static const struct fab_rule_param pause_unexpected_params[] = {
+	{ .section = "roce.pause_unexpected", .key = "max_frames", .type = FAB_PARAM_COUNT, .def = 0,
+	  .min = 0, .max = COUNT_MAX,
+	  .help = "pause frames tolerated on a priority without PFC ('off': never fires)" },
+};
+static const struct fab_rule_param discards_params[] = {
+	{ .section = "eth.discards", .key = "max_ratio", .type = FAB_PARAM_REAL, .def = 1e-6, .min = 0,
+	  .max = 1, .help = "share of the frames a NIC may discard ('off': any number, see min_discards)" },
+	{ .section = "eth.discards", .key = "min_discards", .type = FAB_PARAM_COUNT, .def = 0, .min = 0,
+	  .max = COUNT_MAX, .help = "discards tolerated whatever their share" },
+};
+static const struct fab_rule_param fec_params[] = {
+	{ .section = "eth.fec_uncorrectable", .key = "max_blocks", .type = FAB_PARAM_COUNT, .def = 0,
+	  .min = 0, .max = COUNT_MAX, .help = "uncorrectable FEC blocks tolerated ('off': never fires)" },
+};
+static const struct fab_rule_param eth_ber_params[] = {
+	{ .section = "eth.ber_high", .key = "max_pre_fec_ber", .type = FAB_PARAM_RATIO, .def = 1e-6,
+	  .min = 0, .max = 1, .help = "pre-FEC bit error ratio (corrected bits per received bit) "
+				     "tolerated ('off': never fires)" },
+};
+
 #define IPOIB_PARTITION(k) \
 	{ .section = "mcast.ipoib_broadcast", .key = k, .type = FAB_PARAM_INT, .def = 0, .min = 0, \
 	  .max = 0x7fff, .help = "a partition (15-bit number, decimal: 32767 is 0x7fff) whose host " \
@@ -1156,6 +1219,176 @@ static const struct fab_rule rules[] = {
 			"SLs to a lane that has one; let the SM sweep and compare with smpquery vlarb.",
 		.check = check_vl_starved,
 	},
+	/* ---- the physical layer (docs/roce.md, docs/imports.md) ---- */
+	{
+		.id = "roce.pause_storm",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "A NIC is in a pause storm: stall-prevention events, or a priority paused much of the time",
+		.rationale =
+			"A receiver that cannot drain its buffers sends PFC pause frames without end; "
+			"every switch upstream holds the paused priority and pauses its own senders, and "
+			"the storm spreads until whole fabrics stand still (the RoCE-at-scale reports). "
+			"NICs detect it: mlx5's PFC stall prevention counts warning and error events (at "
+			"an error it stops honouring pauses and drops). A priority paused for a large share "
+			"of the time, either way, is the same trouble earlier. Durations need two readings "
+			"(collect --interval, or check --baseline); storm events are judged on one.",
+		.remediation =
+			"Find the receiver that cannot keep up (its rx_out_of_buffer, eth.discards; a host "
+			"with a stuck process or a slow PCIe link): fix or isolate it. Keep PFC stall "
+			"prevention on (mlnx_qos / devlink) so one host cannot freeze the fabric, and "
+			"check roce.ecn_disabled: ECN with DCQCN keeps pauses rare.",
+		PARAMS(pause_storm_params),
+		.check = check_roce_pause_storm,
+	},
+	{
+		.id = "roce.pause_unexpected",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "Pause frames on a priority without PFC, or 802.3x pause beside PFC",
+		.rationale =
+			"PFC pauses one priority; a NIC that sends or receives pause frames for a priority "
+			"where its own PFC is off is out of step with its peer (the switch pauses a priority "
+			"the host treats as lossy, or the reverse), and link-level 802.3x pause on a port that "
+			"runs PFC stops every priority at once. Judged only where the port's PFC is known "
+			"(its DCB, or what it advertises over LLDP).",
+		.remediation =
+			"Make the host and its switch port enable PFC on the same priorities (roce.pfc_mismatch "
+			"says which side differs) and turn 802.3x pause off where PFC runs (ethtool -A IF rx "
+			"off tx off).",
+		PARAMS(pause_unexpected_params),
+		.check = check_roce_pause_unexpected,
+	},
+	{
+		.id = "eth.discards",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "A NIC discards frames: no buffer at the port, or the host does not keep up",
+		.rationale =
+			"A RoCE priority is meant to be lossless; frames a NIC drops at its port for lack of "
+			"buffer (rx_discards_phy) mean PFC did not stop the sender in time, and frames "
+			"dropped for lack of receive descriptors (rx_out_of_buffer) mean the host's software "
+			"did not keep up. Either costs RDMA retransmissions and, at scale, job time. Judged "
+			"as a share of the frames received or sent over the same period.",
+		.remediation =
+			"Port discards: check PFC on both ends of the link (roce.pfc_disabled, "
+			"roce.pfc_mismatch) and the switch's buffers. Out of buffer: larger rings "
+			"(ethtool -G), interrupt and CPU placement, a busy or throttled host.",
+		PARAMS(discards_params),
+		.check = check_eth_discards,
+	},
+	{
+		.id = "eth.fec_uncorrectable",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "FEC blocks the link could not correct",
+		.rationale =
+			"Forward error correction hides a noisy link until it cannot: every uncorrectable "
+			"block is a lost frame, which RDMA pays for with a retransmission timeout. They "
+			"appear only after the corrected count has been climbing: the optics or the cable "
+			"are failing.",
+		.remediation =
+			"Clean or replace the optics and the fibre of this link (module.rx_power and "
+			"eth.ber_high point at the weak side); reseat the cable; check the FEC mode both "
+			"ends negotiated.",
+		PARAMS(fec_params),
+		.check = check_eth_fec_uncorrectable,
+	},
+	{
+		.id = "eth.ber_high",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "The pre-FEC bit error ratio of a link is high",
+		.rationale =
+			"The bits FEC corrected per bit received is the link's raw error ratio: the earliest "
+			"sign of dirty connectors, a bent fibre or a failing laser, long before frames are "
+			"lost. The default, 1e-6, is two orders of magnitude below what RS-FEC can correct "
+			"on a 50G PAM4 lane.",
+		.remediation =
+			"Clean the connectors of both ends, check the module's Rx power (module.rx_power) and "
+			"replace the module or cable of the worse end; compare with the link's other lanes "
+			"and its history (report --since).",
+		PARAMS(eth_ber_params),
+		.check = check_eth_ber_high,
+	},
+	{
+		.id = "module.temperature",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_MODULES,
+		.title = "A pluggable module runs outside its temperature thresholds",
+		.rationale =
+			"Optics age fast when hot and fail outright past their alarm limit; a module far "
+			"warmer than its neighbours points at blocked airflow or a failing laser driver. "
+			"Judged against the module's own thresholds where it has sane ones, else the "
+			"parameters; a module that does not monitor temperature (passive copper) is not "
+			"judged.",
+		.remediation =
+			"Check the airflow of the cage (fans, blanking panels, a cable blocking the vent) and "
+			"the switch's or host's inlet temperature; replace a module that stays hot in a "
+			"cool cage.",
+		PARAMS(temperature_params),
+		.check = check_module_temperature,
+	},
+	{
+		.id = "module.rx_power",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_MODULES,
+		.title = "A module receives optical power outside its thresholds",
+		.rationale =
+			"Received power below the module's low warning is the first sign of a dirty "
+			"connector, a bent fibre or a weak transmitter at the far end; above the high limit "
+			"saturates the receiver. Both raise the bit error ratio. Lanes without light are "
+			"module.dark_lane's; thresholds that contradict each other (a misprogrammed module) "
+			"are replaced by the parameters.",
+		.remediation =
+			"Clean both connectors of the fibre (and the module's), check the patch panels on the "
+			"way, compare with the far end's Tx power; replace the fibre or the far module.",
+		PARAMS(rx_power_params),
+		.check = check_module_rx_power,
+	},
+	{
+		.id = "module.tx_bias",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_MODULES,
+		.title = "A module's laser bias current is outside its thresholds",
+		.rationale =
+			"A laser whose bias current climbs toward its limit is ageing: the module drives it "
+			"harder to keep its output power, until it cannot. Judged against the module's own "
+			"thresholds (bias depends on the laser type, so there is no default); lanes whose "
+			"laser is off are module.dark_lane's.",
+		.remediation =
+			"Plan the module's replacement; if several modules of one batch (vendor, part number, "
+			"date code) drift together, replace the batch.",
+		PARAMS(tx_bias_params),
+		.check = check_module_tx_bias,
+	},
+	{
+		.id = "module.dark_lane",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_MODULES,
+		.title = "A lane of a module has no light while its siblings have",
+		.rationale =
+			"A multi-lane link with one lane dark runs degraded or not at all, and the module's "
+			"alarm flags do not always say so (the 40G SR4 of the netdev report kept every flag "
+			"off with three lanes dark). Only the lanes the module's media uses are compared: a "
+			"single-lane module (100G LR1) in a four-lane cage leaves three lanes unused, dark "
+			"by design.",
+		.remediation =
+			"Receive side dark: the far end's transmitter, or a fibre of the bundle (MPO), is "
+			"broken: clean and check the trunk, then the far module. Transmit side dark: this "
+			"module's laser is dead or disabled: replace it.",
+		PARAMS(dark_lane_params),
+		.check = check_module_dark_lane,
+	},
 	/* Multicast (rules/check_mcast.c, include/fabsweep/mcast.h) */
 	{
 		.id = "mcast.unreached_member",
@@ -1285,6 +1518,7 @@ static const char *const categories[] = {
 	[FAB_CAT_ROCE] = "roce",
 	[FAB_CAT_HOST] = "host",
 	[FAB_CAT_ROUTING] = "routing",
+	[FAB_CAT_PHYSICAL] = "physical",
 };
 static_assert(ARRAY_SIZE(categories) == FAB_CAT__COUNT, "categories");
 

@@ -26,6 +26,22 @@
 	" dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs," \
 	" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, port_idx, system_idx"
 
+/* The modules view's columns after its scan_id (schema step 12 -> 13). */
+#define MODULE_COLS \
+	"m.fabric, m.module_idx, m.node_guid, m.port_num, m.system," \
+	" m.ifname, m.spec, m.refused, m.note, m.identifier, m.type," \
+	" m.vendor, m.part_number, m.serial_number, m.revision," \
+	" m.date_code, m.media, m.length_m, m.media_lanes, m.lanes," \
+	" m.monitors, m.flags_valid, m.flags, m.temperature_c, m.voltage_v," \
+	" m.temp_hi_alarm, m.temp_lo_alarm, m.temp_hi_warn, m.temp_lo_warn," \
+	" m.vcc_hi_alarm, m.vcc_lo_alarm, m.vcc_hi_warn, m.vcc_lo_warn," \
+	" m.bias_hi_alarm_ma, m.bias_lo_alarm_ma, m.bias_hi_warn_ma," \
+	" m.bias_lo_warn_ma, m.tx_power_hi_alarm_dbm," \
+	" m.tx_power_lo_alarm_dbm, m.tx_power_hi_warn_dbm," \
+	" m.tx_power_lo_warn_dbm, m.rx_power_hi_alarm_dbm," \
+	" m.rx_power_lo_alarm_dbm, m.rx_power_hi_warn_dbm," \
+	" m.rx_power_lo_warn_dbm"
+
 /* Every byte value in order: instr(FAB_SQL_BYTES, substr(blob, i, 1)) - 1
  * is the number byte i of a blob holds. */
 #define FAB_SQL_BYTES \
@@ -584,8 +600,72 @@ static const char *const migrations[] = {
 	" JOIN vlarb_set_ports t ON t.set_id = q.vlarb_set"
 	" JOIN lft_slots k ON 2 * k.slot < length(t.low);",
 
-	/* 12 -> 13 (issue 33's step, 14 -> 15 after the steps merged before
-	 * it): multicast (store/mcast_io.c; docs/schema.md "Multicast").
+	/* 12 -> 13: the physical layer (docs/schema.md "Physical layer").
+	 * Pluggable modules and cables of both fabrics in one relation: a RoCE
+	 * host's (fabric 'eth', decoded from their EEPROM by `collect`) and an
+	 * InfiniBand fabric's (fabric 'ib', from an ibdiagnet2 run's
+	 * ibdiagnet2.cables); their lanes; the NIC counters of Ethernet ports
+	 * (canonical names, core/nic_counter.c); the bit error ratios of
+	 * InfiniBand ports (an ibdiagnet2 run's PHY_DB16). The InfiniBand rows
+	 * belong to the topology, so the views give a watch sweep its full
+	 * scan's. eth_port_rows gains the driver and what its statistics and
+	 * module queries said; the eth_ports view gains the three at its end. */
+	"CREATE TABLE module_rows("
+	" scan_id INTEGER NOT NULL, fabric TEXT NOT NULL CHECK (fabric IN ('ib','eth')),"
+	" module_idx INTEGER NOT NULL,"
+	" node_guid TEXT, port_num INTEGER, system TEXT, ifname TEXT, eth_port_idx INTEGER,"
+	" spec TEXT, refused INTEGER NOT NULL, note TEXT,"
+	" identifier INTEGER, type TEXT, vendor TEXT, part_number TEXT, serial_number TEXT,"
+	" revision TEXT, date_code TEXT, media TEXT, length_m REAL, media_lanes INTEGER,"
+	" lanes INTEGER NOT NULL, monitors INTEGER NOT NULL, flags_valid INTEGER NOT NULL,"
+	" flags INTEGER, temperature_c REAL, voltage_v REAL,"
+	" temp_hi_alarm REAL, temp_lo_alarm REAL, temp_hi_warn REAL, temp_lo_warn REAL,"
+	" vcc_hi_alarm REAL, vcc_lo_alarm REAL, vcc_hi_warn REAL, vcc_lo_warn REAL,"
+	" bias_hi_alarm_ma REAL, bias_lo_alarm_ma REAL, bias_hi_warn_ma REAL, bias_lo_warn_ma REAL,"
+	" tx_power_hi_alarm_dbm REAL, tx_power_lo_alarm_dbm REAL, tx_power_hi_warn_dbm REAL,"
+	" tx_power_lo_warn_dbm REAL,"
+	" rx_power_hi_alarm_dbm REAL, rx_power_lo_alarm_dbm REAL, rx_power_hi_warn_dbm REAL,"
+	" rx_power_lo_warn_dbm REAL,"
+	" PRIMARY KEY (scan_id, fabric, module_idx)) WITHOUT ROWID;"
+	"CREATE TABLE module_lane_rows("
+	" scan_id INTEGER NOT NULL, fabric TEXT NOT NULL, module_idx INTEGER NOT NULL,"
+	" lane INTEGER NOT NULL, rx_power_mw REAL, rx_power_dbm REAL, tx_power_mw REAL,"
+	" tx_power_dbm REAL, tx_bias_ma REAL, flags INTEGER,"
+	" PRIMARY KEY (scan_id, fabric, module_idx, lane)) WITHOUT ROWID;"
+	/* an InfiniBand port's module rows are its topology scan's, an Ethernet
+	 * port's its own scan's */
+	"CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS
+	" FROM scans s JOIN module_rows m ON m.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  AND m.fabric = 'ib'"
+	" UNION ALL SELECT m.scan_id, " MODULE_COLS " FROM module_rows m WHERE m.fabric = 'eth';"
+	"CREATE VIEW module_lanes AS SELECT m.scan_id, m.fabric, m.module_idx,"
+	" m.node_guid, m.port_num, m.system, m.ifname, m.serial_number, l.lane, l.rx_power_mw,"
+	" l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm, l.tx_bias_ma, l.flags"
+	" FROM modules m JOIN scans s ON s.scan_id = m.scan_id"
+	" JOIN module_lane_rows l ON l.fabric = m.fabric AND l.module_idx = m.module_idx"
+	"  AND l.scan_id = CASE m.fabric WHEN 'ib' THEN coalesce(s.topology_scan_id, s.scan_id)"
+	"  ELSE s.scan_id END;"
+	"CREATE TABLE nic_counters("
+	" scan_id INTEGER NOT NULL, port_idx INTEGER NOT NULL, system TEXT NOT NULL,"
+	" ifname TEXT NOT NULL, sample INTEGER NOT NULL, sampled_at TEXT, counter TEXT NOT NULL,"
+	" priority INTEGER, value INTEGER NOT NULL, source TEXT);"
+	"CREATE INDEX nic_counters_by_scan ON nic_counters(scan_id, port_idx);"
+	"CREATE TABLE port_ber_rows("
+	" scan_id INTEGER NOT NULL, node_guid TEXT NOT NULL, port_num INTEGER NOT NULL,"
+	" raw_ber REAL, effective_ber REAL, symbol_ber REAL,"
+	" PRIMARY KEY (scan_id, node_guid, port_num)) WITHOUT ROWID;"
+	"CREATE VIEW port_ber AS SELECT s.scan_id AS scan_id, b.node_guid, b.port_num,"
+	" b.raw_ber, b.effective_ber, b.symbol_ber"
+	" FROM scans s JOIN port_ber_rows b ON b.scan_id = coalesce(s.topology_scan_id, s.scan_id);"
+	"ALTER TABLE eth_port_rows ADD COLUMN driver TEXT;"
+	"ALTER TABLE eth_port_rows ADD COLUMN stats_status TEXT;"
+	"ALTER TABLE eth_port_rows ADD COLUMN module_status TEXT;"
+	"DROP VIEW eth_ports;"
+	ETH_PORTS_VIEW_V1 ","
+	" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust,"
+	" driver, stats_status, module_status"
+	" FROM eth_port_rows;",
+	/* 13 -> 14: multicast (store/mcast_io.c; docs/schema.md "Multicast").
 	 * Content-addressed like the forwarding tables: a group (its fields
 	 * and members: mcast_group_rows.content) and a fabric's groups (the
 	 * group ids, 4 bytes little-endian each, after a byte that says

@@ -745,6 +745,8 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 	if (!err && (parts & FAB_LOAD_ROCE))
 		err = fab_store_load_roce(st, l.s); /* store/roce_load.c */
 	if (!err && (parts & FAB_LOAD_ROCE))
+		err = fab_store_load_phys_ib(st, l.s); /* store/phys_io.c */
+	if (!err && (parts & FAB_LOAD_ROCE))
 		err = fab_store_load_roce_votes(st, l.s); /* store/roce_votes.c */
 	if (!err && (parts & FAB_LOAD_ROUTING))
 		err = load_routing(&l);

@@ -425,6 +425,8 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 	if (!err)
 		err = fab_store_write_roce(st, snap); /* RoCE part (store/roce_write.c) */
 	if (!err)
+		err = fab_store_write_phys(st, snap); /* modules, NIC counters, BER (store/phys_io.c) */
+	if (!err)
 		err = fab_store_write_roce_votes(st, snap); /* store/roce_votes.c */
 	if (!err)
 		err = fab_store_write_routing(st, snap); /* store/routing_io.c */

@@ -157,6 +157,7 @@ bool fab_sql_tsa_parse(const char *s, uint8_t v[8]);
 
 /* Writes snap->roce (if any) for snap->scan_id. */
 struct fab_snapshot;
+struct fab_roce;
 int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
 /* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
  * scan has none). */
@@ -165,6 +166,20 @@ int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);
  * a readiness extract), rows of roce_votes (store/roce_votes.c). */
 int fab_store_write_roce_votes(struct fab_store *st, const struct fab_snapshot *snap);
 int fab_store_load_roce_votes(struct fab_store *st, struct fab_snapshot *snap);
+
+/* ---- the physical layer (store/phys_io.c): modules, their lanes, NIC
+ * counters, InfiniBand ports' bit error ratios; inside the same
+ * transactions ------------------------------------------------------------- */
+
+/* Writes snap's InfiniBand modules and BER rows, and its RoCE part's
+ * modules and NIC counters, for snap->scan_id. */
+int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap);
+/* Loads a scan's Ethernet modules and NIC counters into r (its eth ports
+ * loaded: by fab_store_load_roce). */
+int fab_store_load_phys_eth(struct fab_store *st, struct fab_roce *r, int64_t scan);
+/* Loads snap's InfiniBand modules and BER rows (its nodes and ports loaded
+ * and indexed); rows of ports it does not have are skipped (a partial load). */
+int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap);
 
 /* ---- the forwarding tables (store/routing_io.c), inside the same
  * transactions -------------------------------------------------------------- */

@@ -54,6 +54,12 @@ enum fab_change_kind {
 	FAB_CHG_VLARB,          /* a port's VLArbitration tables changed (both
 				 * scans read them): the data VLs they weight,
 				 * a bit each, old -> new */
+	FAB_CHG_MODULE,         /* the module or cable of a port changed (another
+				 * serial number, vendor or part number), or one
+				 * was plugged or pulled: old_text -> new_text,
+				 * "VENDOR PN SN" or NULL (none; only when both
+				 * snapshots have modules of that fabric).
+				 * Ethernet ports: subject.system and .ifname */
 	/* Multicast (both scans read it; docs/multicast.md): a group by MGID
 	 * (mgid, mlid: the new scan's, the old one's when removed). */
 	FAB_CHG_MCAST_ADDED,      /* a group only in new: new_value its members */
@@ -68,6 +74,7 @@ enum fab_change_kind {
 
 /* One end of what a change is about. Strings are borrowed from a snapshot. */
 struct fab_change_end {
+	const char *system, *ifname; /* an Ethernet port (guid 0); NULL for InfiniBand */
 	uint64_t guid;    /* node GUID; 0: none (e.g. no master) */
 	uint8_t port;     /* port number; 0: the node as a whole or port 0 */
 	uint8_t type;     /* enum fab_node_type */
@@ -93,7 +100,8 @@ struct fab_change {
 	uint64_t increase;
 	bool saturated;     /* the new value is all ones */
 	bool at_least;      /* increase is a lower bound: a reset, or saturated */
-	const char *old_text, *new_text; /* NODE_DESC, borrowed */
+	const char *old_text, *new_text; /* NODE_DESC (borrowed), MODULE (the
+					  * diff's own); NULL: none */
 	uint8_t mgid[16];   /* MCAST_*: the group */
 	uint16_t mlid, old_mlid; /* MCAST_*: its MLID (new scan; old scan) */
 	uint32_t switches_changed; /* MCAST_TREE */
@@ -104,6 +112,8 @@ struct fab_diff {
 	size_t n, cap;
 	size_t count[FAB_CHG__COUNT]; /* changes per kind */
 	int64_t old_scan, new_scan;   /* scan ids (0 when not stored) */
+	char **texts;                 /* strings the diff owns (MODULE texts) */
+	size_t n_texts, cap_texts;
 };
 
 /*

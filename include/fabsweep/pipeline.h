@@ -550,6 +550,18 @@ struct fab_pipeline_diff {
  * text, JSON and/or XML. *n_changes (may be NULL) = how many changes. */
 int fab_pipeline_diff(const struct fab_pipeline_diff *job, size_t *n_changes);
 
+/* `fabsweep physical` (pipeline/physical.c): a stored scan's physical
+ * layer (modules, cables, bit error ratios) worst first. */
+struct fab_pipeline_physical {
+	const char *db;
+	int64_t scan_id;           /* as fab_pipeline_parse_scan gives it */
+	const char *node_name_map; /* NULL: the default map if present; "": none */
+	size_t top;                /* text: rows per list */
+	FILE *text;                /* NULL: none */
+	FILE *json;                /* docs/json/physical.schema.json; NULL: none */
+};
+int fab_pipeline_physical(const struct fab_pipeline_physical *job);
+
 struct fab_pipeline_report {
 	const char *db;
 	int64_t scan_id;           /* 0 latest, -N */

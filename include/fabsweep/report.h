@@ -135,6 +135,17 @@ int fab_report_diff_xml(const char *path, const struct fab_diff *d,
 			const struct fab_nodemap *names);
 
 /*
+ * `fabsweep physical`: the physical layer of snap (docs/reports.md): bit
+ * error ratios, lane power margins, temperatures, the module inventory,
+ * each worst first; as text (the first top rows of each list) to text
+ * and/or as the JSON document (docs/json/physical.schema.json) to json
+ * (either may be NULL). base (may be NULL) gives Ethernet counters an
+ * earlier reading. 0, -ENOMEM or -EIO (message set).
+ */
+int fab_report_physical(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+			const struct fab_nodemap *names, size_t top, FILE *text, FILE *json);
+
+/*
  * The Prometheus text exposition format (version 0.0.4) of snap, for
  * node_exporter's textfile collector (reports/prometheus.c; the metrics
  * are listed in docs/workflows.md): HELP and TYPE lines, every metric named

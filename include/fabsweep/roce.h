@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsweep/module.h"
+
 struct fab_snapshot;
 struct fab_arena;
 
@@ -206,6 +208,25 @@ enum fab_trust {
 };
 const char *fab_trust_name(unsigned t); /* NULL for FAB_TRUST_UNKNOWN */
 
+/*
+ * What the kernel's ethtool interfaces said about an interface's statistics
+ * (ETHTOOL_GSTRINGS / GSTATS and the netlink statistics) and its pluggable
+ * module (MODULE_EEPROM_GET, else ETHTOOL_GMODULEEEPROM). "Not supported"
+ * and "no module" are unknown, not failures: only FAB_ETHTOOL_ERROR is in
+ * scan_errors.
+ */
+enum fab_ethtool_status {
+	FAB_ETHTOOL_NOT_QUERIED = 0, /* NULL in SQL */
+	FAB_ETHTOOL_OK,          /* "ok" */
+	FAB_ETHTOOL_UNSUPPORTED, /* "unsupported": the driver has no such operation */
+	FAB_ETHTOOL_NONE,        /* "none": no module plugged (modules only) */
+	FAB_ETHTOOL_REFUSED,     /* "refused": an EEPROM that does not decode consistently */
+	FAB_ETHTOOL_ERROR,       /* "error": anything else; see scan_errors */
+	FAB_ETHTOOL__COUNT
+};
+const char *fab_ethtool_status_name(unsigned st); /* NULL for NOT_QUERIED */
+int fab_ethtool_status_parse(const char *s);       /* -1 if unknown */
+
 struct fab_eth_port {
 	uint32_t system_idx;
 	uint8_t flags;           /* FAB_ETH_F_* */
@@ -223,6 +244,13 @@ struct fab_eth_port {
 	struct fab_dcbx dcb;     /* the NIC's configuration (dcb_status OK) */
 	uint32_t rdma_port_idx;  /* the RDMA port on top of it, or FAB_NONE */
 	struct fab_ecn ecn;      /* ECN / DCQCN from sysfs; known = 0: unknown */
+	/* ethtool (host/ethtool*.c): the driver's name (ETHTOOL_GDRVINFO), what
+	 * the statistics and module queries said (enum fab_ethtool_status) and
+	 * its NIC counters (nic_counters[nic_first ..], contiguous). Its module,
+	 * if any, is the one in `modules` whose port_idx is this port. */
+	const char *driver;
+	uint8_t stats_status, module_status;
+	uint32_t nic_first, nic_count;
 };
 
 struct fab_lldp_neighbor {
@@ -298,6 +326,21 @@ struct fab_rdma_counter {
 };
 
 /*
+ * One NIC counter of an Ethernet port, in the counter model's canonical
+ * names (enum fab_nic_ctr, include/fabsweep/counter.h, core/nic_counter.c:
+ * the one mapping table from what the drivers call them).
+ */
+struct fab_nic_counter {
+	uint32_t port_idx;   /* eth_ports */
+	uint8_t ctr;         /* enum fab_nic_ctr */
+	int8_t prio;         /* 802.1p priority 0..7; -1: the port as a whole */
+	uint8_t sample;      /* 0, or 1 for the second of collect --interval */
+	uint64_t value;
+	int64_t at_ms;       /* when it was read (Unix ms) */
+	const char *source;  /* where from: "mlx5_core:rx_prio3_pause", "netlink:fec" */
+};
+
+/*
  * The votes of the rules that compare a port with what most of the fabric
  * does (roce.trust_mismatch, roce.cnp_mismatch, eth.speed_mismatch): per
  * question, how many RoCE interfaces (links of a tier, for speeds) use
@@ -348,6 +391,9 @@ struct fab_roce {
 	size_t n_apps, cap_apps;
 	struct fab_lldp_tlv *tlvs;
 	size_t n_tlvs, cap_tlvs;
+	struct fab_nic_counter *nic_counters;
+	size_t n_nic_counters, cap_nic_counters;
+	struct fab_modules modules; /* the hosts' pluggable modules, by eth port */
 	struct fab_arena *arena;
 	struct fab_roce_names *names; /* private to core/roce.c: merge's index */
 	/* The votes of the fabric this part leaves out (a readiness extract);
@@ -377,6 +423,14 @@ struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device
 /* Counters must be added right after their port. name is copied. */
 int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
 			 const char *name, uint64_t value);
+/* NIC counters must be added right after (and only after) the port's
+ * others: they are contiguous per port. source is copied. */
+int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr, int prio,
+			     unsigned sample, uint64_t value, int64_t at_ms, const char *source);
+/* Makes each port's NIC counters contiguous again (stable: in the order
+ * they were added) after counters of several ports were interleaved (a
+ * second sample of every port). 0 or -ENOMEM. */
+int fab_roce_group_nic_counters(struct fab_roce *r);
 /* Appends n entries; *out_first = index of the first. */
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 		      size_t n, uint32_t *out_first);

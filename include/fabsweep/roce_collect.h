@@ -2,8 +2,8 @@
 /*
  * Collecting the RoCE / Ethernet part of a snapshot (the model:
  * fabsweep/roce.h) from the local machine: its lldpd sockets, sysfs, and
- * DCB over rtnetlink (scanner/roce_collect.c, roce_lldp.c, roce_sysfs.c,
- * roce_dcb.c). docs/roce.md.
+ * DCB over rtnetlink (host/collect.c, lldp.c, sysfs.c,
+ * dcb.c). docs/roce.md.
  */
 #pragma once
 
@@ -24,6 +24,12 @@ struct fab_roce_opts {
 	/* DCB from saved replies instead of the kernel (fab_roce_collect_dcb_dir);
 	 * NULL: the kernel, when sysfs is this machine's */
 	const char *dcb_dir;
+	/* ethtool (include/fabsweep/ethtool.h): saved outputs instead of the
+	 * kernel (NULL: the kernel, when sysfs is this machine's); none at all;
+	 * no module EEPROMs; a second statistics sample after interval_ms. */
+	const char *ethtool_dir;
+	bool no_ethtool, no_modules;
+	int interval_ms;
 	/* Notes for the user (may be NULL): things skipped, not errors. */
 	void (*note)(const char *msg, void *ctx);
 	void *note_ctx;

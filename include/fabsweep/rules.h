@@ -31,6 +31,7 @@ enum fab_rule_category {
 	FAB_CAT_ROCE,       /* Ethernet / RoCE: DCB (PFC, APP), MTU, speed, LLDP */
 	FAB_CAT_HOST,       /* RDMA devices of hosts: PCIe link, firmware */
 	FAB_CAT_ROUTING,    /* forwarding tables: reachability, credit loops, balance */
+	FAB_CAT_PHYSICAL,   /* modules and cables, NIC pause, discards, FEC, BER */
 	FAB_CAT__COUNT
 };
 
@@ -54,7 +55,9 @@ enum {
 	FAB_NEED_BASELINE = 1 << 10,  /* an earlier snapshot (check --baseline; watch's last full scan) */
 	FAB_NEED_PKEYS = 1 << 11,     /* P_Key tables (a live scan without --no-pkeys) */
 	FAB_NEED_QOS = 1 << 12,       /* the VL tables (a QoS policy seen, or scan --forensic) */
-	FAB_NEED_MCAST = 1 << 13,     /* multicast groups, members and tables (a live scan
+	FAB_NEED_MODULES = 1 << 13,   /* some module or cable (collect on RoCE hosts, ibdiagnet2.cables) */
+	FAB_NEED_NIC_COUNTERS = 1 << 14, /* some NIC counter (collect on RoCE hosts) */
+	FAB_NEED_MCAST = 1 << 15,     /* multicast groups, members and tables (a live scan
 				       * without --no-mcast whose SA answered) */
 	FAB_NEED__LAST = FAB_NEED_MCAST
 };
@@ -76,11 +79,14 @@ enum fab_param_type {
 	FAB_PARAM_INT_AUTO,  /* a whole number, or FAB_PARAM_AUTO: what most of the fabric uses */
 	FAB_PARAM_SLS,       /* a set of service levels ("0-14", "0,2,4-7"): a 16-bit mask */
 	FAB_PARAM_RATIO,     /* a plain number, written like 1e-12 (a bit error rate) */
+	FAB_PARAM_REAL,      /* a number, negative allowed ("-12", "2.5", "1e-6"), or 'off' (FAB_PARAM_REAL_OFF) */
 	FAB_PARAM__COUNT
 };
 
 /* The value of a COUNT, INCREASE, RATE or MTU parameter that is switched off. */
 #define FAB_PARAM_OFF (-1.0)
+/* The value of a REAL parameter that is switched off (any number is valid). */
+#define FAB_PARAM_REAL_OFF (-1e300)
 /* The value of an INT_AUTO parameter left to the fabric's majority ("auto"). */
 #define FAB_PARAM_AUTO (-1.0)
 
@@ -108,7 +114,7 @@ struct fab_rule {
 	const char *id;       /* "link.width_degraded": stable, never reused */
 	uint8_t severity;     /* default, enum fab_severity */
 	uint8_t category;     /* enum fab_rule_category */
-	uint16_t needs;       /* FAB_NEED_* */
+	uint32_t needs;       /* FAB_NEED_* (16 bits used: uint16_t is full) */
 	bool retired;         /* kept for its id; never runs */
 	const char *title;    /* one line, no final period */
 	const char *rationale;   /* why it matters: a paragraph */

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsweep/module.h"
+
 #define FAB_NONE UINT32_MAX /* "no index" */
 
 /* NodeDescription: 64 raw bytes on the wire; shown escaped (see fab_text_sanitize). */
@@ -273,6 +275,13 @@ struct fab_finding {
 	bool held;
 };
 
+/* The bit error ratios of an InfiniBand port as the device measured them
+ * (an ibdiagnet2 run's PHY_DB16: docs/imports.md); NAN unknown. */
+struct fab_port_ber {
+	uint32_t port_idx;
+	double raw, effective, symbol; /* before FEC, after FEC, symbol errors */
+};
+
 struct fab_arena;
 struct fab_roce;
 struct fab_routing;
@@ -330,6 +339,13 @@ struct fab_snapshot {
 	/* Multicast groups and forwarding tables (include/fabsweep/mcast.h):
 	 * owned; NULL when the scan did not read them. */
 	struct fab_mcast *mcast;
+
+	/* The physical layer of InfiniBand ports (an ibdiagnet2 import): the
+	 * cables and modules by port (include/fabsweep/module.h; a RoCE host's
+	 * are in roce->modules), and the ports' bit error ratios. Owned. */
+	struct fab_modules ib_modules;
+	struct fab_port_ber *ber;
+	size_t n_ber, cap_ber;
 
 	/* Private: lookup indexes built by fab_snapshot_index(). */
 	uint32_t *guid_order;     /* node indices sorted by GUID */

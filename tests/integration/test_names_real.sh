@@ -10,7 +10,9 @@
 # a second run in which one switch's cable is gone (text and --json), each
 # document also read back against the database by tests/tools/json_vs_db.py
 # and tests/tools/prom_db.py (which work the names out on their own,
-# tests/tools/fabnames.py). A node-name-map name replaces the digits.
+# tests/tools/fabnames.py). A node-name-map name replaces the digits. The
+# physical layer (the same fabric's cables: the physical command, the
+# reports' physical sections, a diff of a swapped optic) names them alike.
 set -uo pipefail
 : "${FABSWEEP:?} ${SRCDIR:?}"
 source "$SRCDIR/tests/integration/checks.sh"
@@ -113,6 +115,58 @@ fs check --node-name-map "$D/map" --limit 0 >"$D/check-map.txt"
 check "node-name-map: the mapped switch by its name" has "$D/check-map.txt" "<-> core-7a/"
 check "  ... never with digits" lacks "$D/check-map.txt" "[..91cf40]"
 check "  ... the others still told apart" has "$D/check-map.txt" "$Q2 [..91f600]/"
+
+# the physical layer: the same fabric's cables (ibdiagnet2.cables of an
+# earlier run, fixtures/real/README.md) put modules on every port of the
+# eight switches; the physical command (text and --json, every module's
+# name against tests/tools/fabnames.py's reading of the nodes view), the
+# reports' physical sections and a diff of a swapped optic name each
+# switch apart too
+pdb=$D/phys.db
+C=$SRCDIR/fixtures/real/ibdiagnet2/sequoia_ndr_cables
+"$FABSWEEP" import ibdiagnet2 "$C" --db "$pdb" --quiet >/dev/null 2>&1
+check "cables: import exits 0" eq "$?" 0
+"$FABSWEEP" physical --db "$pdb" --top 1000 >"$D/phys.txt"
+check "physical: each of the eight named" each_named "$D/phys.txt" '"'
+check "physical: none by the bare description" bare "$D/phys.txt"
+"$FABSWEEP" physical --db "$pdb" --json >"$D/phys.json"
+check "physical --json validates" valid physical "$D/phys.json"
+check "physical --json: every module's port named as the nodes view gives it; the eight apart" eq "$(python3 -c '
+import json, sqlite3, sys
+sys.path.insert(0, sys.argv[3])
+from fabnames import shown_names
+db = sqlite3.connect(sys.argv[2])
+db.row_factory = sqlite3.Row
+want = shown_names(db.execute("SELECT node_guid, description FROM nodes WHERE scan_id = 1").fetchall())
+d = json.load(open(sys.argv[1]))
+ib = [m["port"] for m in d["modules"] if m["port"]["fabric"] == "ib"]
+bad = [p for p in ib if p["name"] != want[p["guid"]]]
+print(len(ib), len(bad), len({p["name"] for p in ib if p["name"].startswith(sys.argv[4] + " [..")}))' \
+	"$D/phys.json" "$pdb" "$SRCDIR/tests/tools" "$Q2")" "486 0 8"
+"$FABSWEEP" report --db "$pdb" --html "$D/p.html" --xml "$D/p.xml" --no-trends >/dev/null 2>&1
+check "report XML with modules: valid against docs/fabsweep-report.xsd" \
+	xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/p.xml"
+check "report XML: each switch's modules carry its name" eq "$(while read -r g; do
+	xmllint --xpath "//*[local-name()='physical']/*[local-name()='module' and @guid='$g']/@name" "$D/p.xml" |
+		sed 's/^ *name="\(.*\)"$/\1/' | sort -u | paste -sd '/'
+	done <"$D/guids" | paste -sd '|')" "$(cut -d' ' -f2- "$D/names" | paste -sd '|')"
+sed -n '/<section id="physical">/,/<\/section>/p' "$D/p.html" >"$D/p-phys.html"
+check "report HTML's physical section: each of the eight named" each_named "$D/p-phys.html" '>'
+check "report HTML's physical section: none by the bare description" bare "$D/p-phys.html"
+# one optic swapped (its serial number changed by hand, on the first switch)
+mkdir "$D/swapped"
+ln -s "$(readlink -f "$C/ibdiagnet2.db_csv")" "$D/swapped/ibdiagnet2.db_csv"
+sed '0,/^SN: G2430283435$/s//SN: G2430283999/' "$C/ibdiagnet2.cables" >"$D/swapped/ibdiagnet2.cables"
+"$FABSWEEP" import ibdiagnet2 "$D/swapped" --db "$pdb" --quiet >/dev/null 2>&1
+"$FABSWEEP" diff 1 2 --db "$pdb" >"$D/pdiff.txt"
+"$FABSWEEP" diff 1 2 --db "$pdb" --json >"$D/pdiff.json"
+check "diff of modules: the swapped optic's switch named with its digits" has "$D/pdiff.txt" \
+	"\"$Q2 [..e5b940]\" 0xb0cf0e0300e5b940 port 1: FS OSFP-SR8-800G G2430283435 -> FS OSFP-SR8-800G G2430283999"
+check "diff of modules --json: each end's name as the database and the text" \
+	same_as_db diff "$pdb" 1 2 "$D/pdiff.json" "$D/pdiff.txt"
+"$FABSWEEP" physical --db "$pdb" --top 1000 --node-name-map "$D/map" >"$D/phys-map.txt"
+check "physical with a node-name-map: the mapped switch by its name" has "$D/phys-map.txt" '"core-7a" 0xfc6a1c030091cf40 port '
+check "  ... never with digits" lacks "$D/phys-map.txt" "[..91cf40]"
 
 echo "names_real: $pass passed, $fail failed"
 ((fail == 0))

@@ -185,7 +185,9 @@ veth leaf2 swp4 h5 eth0 "$m4" "${mac_of[h5:eth0]}"
 knows() { lldpcli -u "$work/$1.sock" -f keyvalue show interfaces ports "$2" 2>/dev/null | grep -q "^lldp\.$2\."; }
 tell() { # system ifname: once its lldpd knows the new interface, what it advertises there
 	wait_for 10 "$1's lldpd knowing $2" knows "$1" "$2" || return 1
-	tlvs "$1" "$2" >"$work/$1.$2.tlvs" && lldpcli -u "$work/$1.sock" -c "$work/$1.$2.tlvs" >/dev/null
+	tlvs "$1" "$2" >"$work/$1.$2.tlvs" || return 1
+	chmod 0644 "$work/$1.$2.tlvs" # lldpcli reads it as _lldpd (the umask may be 077)
+	lldpcli -u "$work/$1.sock" -c "$work/$1.$2.tlvs" >/dev/null
 }
 check "leaf2 advertises on swp4 as on its other ports" tell leaf2 swp4
 check "h5 advertises on its new eth0 as before" tell h5 eth0

@@ -426,6 +426,10 @@ class Scan:
         self.fwd = collections.defaultdict(dict)
         for r in q("SELECT node_guid, lid, port FROM forwarding WHERE scan_id = ?"):
             self.fwd[r["node_guid"]][r["lid"]] = r["port"]
+        self.modules = {}  # by fabric, then its port: (GUID, port) or (system, interface)
+        for r in q("SELECT * FROM modules WHERE scan_id = ?"):
+            k = (r["node_guid"], r["port_num"]) if r["fabric"] == "ib" else (r["system"], r["ifname"])
+            self.modules.setdefault(r["fabric"], {})[k] = r
         self.sms = {}
         for r in q("SELECT * FROM sms WHERE scan_id = ? ORDER BY port_guid"):
             self.sms.setdefault(r["port_guid"], r)
@@ -563,6 +567,21 @@ def expected_changes(db, old_id, new_id, names):
             add("sm-state", sm_end(n, b), old=a["state"], new=b["state"], sm_guid=g)
         if a["priority"] != b["priority"]:
             add("sm-priority", sm_end(n, b), old=str(a["priority"]), new=str(b["priority"]), sm_guid=g)
+    # modules and cables, by port: another one, or plugged or pulled when both
+    # scans have modules of that fabric; a refused dump is no evidence
+    ident = lambda m: " ".join(m[c] if m[c] is not None else "?"
+                               for c in ("vendor", "part_number", "serial_number"))
+    for fabric in ("ib", "eth"):
+        om, nm = o.modules.get(fabric, {}), n.modules.get(fabric, {})
+        for k in om.keys() | nm.keys():
+            a, b = om.get(k), nm.get(k)
+            if (a and a["refused"]) or (b and b["refused"]) or (not a or not b) and not (om and nm):
+                continue
+            if a and b and ident(a) == ident(b):
+                continue
+            where = {"subject": (n if b else o).end(k[0], k[1], names)} if fabric == "ib" else \
+                {"subject": None, "eth_port": {"system": k[0], "ifname": k[1]}}
+            add("module", old=ident(a) if a else "none", new=ident(b) if b else "none", **where)
     # multicast groups by MGID: created, deleted, and those whose tree moved
     # (switches whose entry differs, read in both scans; a switch only one
     # scan has counts when its entry there names a port)
@@ -632,6 +651,7 @@ TITLES = {
     "routes": "forwarding tables changed",
     "op-vls": "operational virtual lanes changed", "sl2vl": "SL2VL tables changed",
     "vlarb": "VL arbitration tables changed",
+    "module": "modules or cables changed (vendor, part or serial number), plugged or pulled",
     "mcast-group-added": "multicast groups created", "mcast-group-removed": "multicast groups deleted",
     "mcast-tree": "multicast trees changed",
 }
@@ -658,6 +678,9 @@ def change_text(c):
         return "  %s: %s of %s tables of packets leaving here map an SL to another VL" % (s, n, o)
     if k == "vlarb":
         return "  %s: weighted VLs %s -> %s" % (s, o, n)
+    if k == "module":
+        e = c.get("eth_port")
+        return "  %s: %s -> %s" % ("%s/%s" % (e["system"], e["ifname"]) if e else s, o, n)
     if k in ("mcast-group-added", "mcast-group-removed"):
         m = int(n if k == "mcast-group-added" else o)
         return "  %s (MLID %s, %d member%s)" % (c["mgid"], c["mlid"], m, "" if m == 1 else "s")

@@ -8,6 +8,10 @@ MUTANTS+=(
 	"names_map_digits       core/test_nodename                     Failed   m_names_map_digits"
 	"names_prom_desc        integration/test_names_real            Failed   m_names_prom_desc"
 	"names_route_bare       integration/test_vl_sim                Failed   m_names_route_bare"
+	"names_phys_text_desc   integration/test_names_real            Failed   m_names_phys_text_desc"
+	"names_phys_json_desc   integration/test_names_real            Failed   m_names_phys_json_desc"
+	"names_phys_html_desc   integration/test_names_real            Failed   m_names_phys_html_desc"
+	"names_phys_xml_none    integration/test_names_real            Failed   m_names_phys_xml_none"
 	"summary_nodes_count    reports/test_summary                   Failed   m_summary_nodes_count"
 	"summary_limit_ignored  cli/test_check                         Failed   m_summary_limit_ignored"
 )
@@ -28,6 +32,18 @@ m_names_prom_desc() { # the export's node label: the description again
 }
 m_names_route_bare() { # route takes the bare shared description as the first node
 	mut pipeline/route.c 's/if (found != FAB_NONE \&\& !by_name \&\& s->nodes\[found\].name_hex) {/if (0) {/'
+}
+m_names_phys_text_desc() { # physical's text (and every "where" of the physical layer): the description again
+	mut reports/model_phys.c 's/fab_node_name(s, p->node_idx, names, nb, sizeof(nb)), g,$/fab_nodemap_name(names, s->nodes[p->node_idx].guid, s->nodes[p->node_idx].desc), g,/'
+}
+m_names_phys_json_desc() { # physical --json: a module's port named by its description
+	mut reports/json_phys.c 's/fab_jw_str(t, fab_node_name(s, p->node_idx, names, nb, sizeof(nb))));/fab_jw_str(t, fab_nodemap_name(names, s->nodes[p->node_idx].guid, s->nodes[p->node_idx].desc)));/'
+}
+m_names_phys_html_desc() { # the HTML report's physical section: the description again
+	mut reports/html_phys.c 's/fab_hw_text(w, fab_report_node_label(s, p->node_idx, nb));/fab_hw_text(w, s->nodes[p->node_idx].desc);/'
+}
+m_names_phys_xml_none() { # the XML report's modules without the node's name
+	mut reports/xml_phys.c '/fab_xw_attr(x, "name", fab_node_name(s, s->ports\[port\].node_idx, NULL, nb, sizeof(nb)));/d'
 }
 m_summary_nodes_count() { # a rule's nodes counted once per finding
 	mut reports/summary.c 's/if (x->node \&\& (j == i || strcmp0(f\[v\[j - 1\]\].node, x->node)))/if (x->node)/'

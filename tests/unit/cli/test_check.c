@@ -85,7 +85,8 @@ static const char *ran_text(size_t less, const char *rest)
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].retired || (t[i].needs & FAB_NEED_REFERENCE))
 			continue;
-		if (t[i].needs & (FAB_NEED_ROCE_BASELINE | FAB_NEED_BASELINE | FAB_NEED_QOS))
+		if (t[i].needs & (FAB_NEED_ROCE_BASELINE | FAB_NEED_BASELINE | FAB_NEED_QOS |
+				   FAB_NEED_MODULES | FAB_NEED_NIC_COUNTERS))
 			skipped++;
 		else
 			run++;

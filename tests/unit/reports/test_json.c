@@ -192,6 +192,8 @@ static void test_diff_every_kind(void **state)
 		[FAB_CHG_OP_VLS] = { .subject = sw, .peer = ca, .old_value = 4, .new_value = 3 },
 		[FAB_CHG_SL2VL] = { .subject = sw, .peer = ca, .old_value = 12, .new_value = 2 },
 		[FAB_CHG_VLARB] = { .subject = sw, .peer = ca, .old_value = 0xff, .new_value = 0xf7 },
+		[FAB_CHG_MODULE] = { .subject = { .system = "gpu\"1\x1b", .ifname = "eth<0>", .desc = "" },
+				     .old_text = "FS OSFP-SR8-800G G1", .new_text = NULL },
 		[FAB_CHG_MCAST_ADDED] = { .mgid = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, [12] = 0xff, 0xff, 0xff, 0xff },
 					  .mlid = 0xc000, .old_mlid = 0xc000, .new_value = 8 },
 		[FAB_CHG_MCAST_REMOVED] = { .mgid = { 0xff, 0x12, [15] = 1 }, .mlid = 0xc001, .old_mlid = 0xc001,
@@ -240,6 +242,7 @@ static void test_diff_every_kind(void **state)
 		{ "counter-reset", "9", "2" }, { "routes", "40", "3" }, { "partition", "full", "limited" },
 		{ "partition-enforcement", "none", "inbound+outbound" }, { "op-vls", "VL0-7", "VL0-3" },
 		{ "sl2vl", "12", "2" }, { "vlarb", "0-7", "0-2,4-7" },
+		{ "module", "FS OSFP-SR8-800G G1", "none" },
 		{ "mcast-group-added", NULL, "8" }, { "mcast-group-removed", "2", NULL },
 		{ "mcast-tree", "3", "4" },
 	};
@@ -291,6 +294,12 @@ static void test_diff_every_kind(void **state)
 	assert_true(json_is_false(json_object_get(x, "saturated")));
 	assert_true(json_is_true(json_object_get(x, "at_least")));
 	assert_string_equal(S(json_array_get(ch, FAB_CHG_PARTITION), "partition"), "0x0001");
+	/* a RoCE host's module: no subject, its interface instead, cleaned */
+	x = json_array_get(ch, FAB_CHG_MODULE);
+	assert_true(json_is_null(json_object_get(x, "subject")));
+	assert_string_equal(S(json_object_get(x, "eth_port"), "system"), "gpu\"1\\x1b");
+	assert_string_equal(S(json_object_get(x, "eth_port"), "ifname"), "eth<0>");
+	assert_null(json_object_get(json_array_get(ch, FAB_CHG_LID), "eth_port"));
 	x = json_array_get(ch, FAB_CHG_MCAST_ADDED);
 	assert_string_equal(S(x, "mgid"), "ff12:401b:ffff::ffff:ffff");
 	assert_string_equal(S(x, "mlid"), "0xc000");

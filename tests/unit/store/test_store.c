@@ -290,7 +290,14 @@ static void downgrade(int to)
 		      " p.no_remote"
 		      " FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
 		      " WHERE p.port_num > 0;",
-		[12] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
+		[12] = "DROP VIEW eth_ports; DROP VIEW port_ber; DROP VIEW module_lanes;"
+		       " DROP VIEW modules; DROP TABLE port_ber_rows; DROP TABLE nic_counters;"
+		       " DROP TABLE module_lane_rows; DROP TABLE module_rows;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN driver;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN stats_status;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN module_status;"
+		       " CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;",
+		[13] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
 		       " DROP VIEW mcast_groups; DROP TABLE mcast_rate_codes; DROP TABLE scan_mcast;"
 		       " DROP TABLE mft_set_switches; DROP TABLE mft_sets; DROP TABLE mft_table_entries;"
 		       " DROP TABLE mft_tables; DROP TABLE mcast_set_groups; DROP TABLE mcast_group_sets;"
