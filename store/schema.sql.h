@@ -446,6 +446,23 @@ static const char *const migrations[] = {
 	" instr(X'000102030405060708090A0B0C0D0E0F', substr(t.vls, k.slot + 1, 1)) - 1 AS vl"
 	" FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
 	" JOIN lft_slots k ON k.slot < 16;",
+
+	/* 10 -> 11 (the lead renumbers at merge): watch's link events and its
+	 * alerts (docs/schema.md "Events", "Alerts"; docs/watch.md). events: a
+	 * row per notice the SM forwarded and per port whose state a read
+	 * found changed, with its arrival time, stored with the sweep that
+	 * judged it (pruned and rolled up with it). alerts: what watch posts to
+	 * Alertmanager, one row per finding (rule, node, port) that is firing
+	 * or whose end is not delivered yet; not tied to a scan. */
+	"CREATE TABLE events(event_id INTEGER PRIMARY KEY, scan_id INTEGER NOT NULL,"
+	" at TEXT NOT NULL, kind TEXT NOT NULL, cause TEXT, trap INTEGER, lid INTEGER,"
+	" node_guid TEXT, port_num INTEGER, state TEXT, phys_state TEXT, was_state TEXT,"
+	" detail TEXT);"
+	"CREATE INDEX events_scan ON events(scan_id);"
+	"CREATE TABLE alerts(fingerprint TEXT PRIMARY KEY, rule_id TEXT NOT NULL,"
+	" severity TEXT NOT NULL, node TEXT, node_name TEXT, port TEXT, peer TEXT,"
+	" subject TEXT, message TEXT, starts_at TEXT NOT NULL, ends_at TEXT,"
+	" sent_at TEXT, failures INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;",
 };
 
 /* The long form of port_counters: one row per counter value. */

@@ -95,9 +95,12 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 work=$scratch/src
 mkdir -p "$work"
-tar -C "$top" --exclude=./build -cf - . | tar -C "$work" -xf -
-git -C "$work" add -A > /dev/null && git -C "$work" -c user.name=mutants -c user.email=mutants@localhost \
-	commit -qm "mutants: base" --allow-empty || { echo "mutants: cannot commit the copy"; exit 1; }
+# without .git: in a worktree it is a file naming the real repository, and
+# the copy's commits would land on the checkout's branch
+tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -C "$work" -xf -
+git -C "$work" init -q && git -C "$work" add -A > /dev/null &&
+	git -C "$work" -c user.name=mutants -c user.email=mutants@localhost \
+		commit -qm "mutants: base" --allow-empty || { echo "mutants: cannot commit the copy"; exit 1; }
 echo "== mutants: building a copy of the tree in $work"
 cmake -S "$work" -B "$work/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null &&
 	cmake --build "$work/build" -j"$(nproc)" > "$scratch/build.log" 2>&1 ||

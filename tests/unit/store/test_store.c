@@ -227,6 +227,7 @@ static void downgrade(int to)
 		      " DROP TABLE pkey_tables;",
 		[8] = "DROP VIEW sl2vl; DROP TABLE scan_sl2vl; DROP TABLE sl2vl_set_tables;"
 		      " DROP TABLE sl2vl_sets;",
+		[9] = "DROP TABLE alerts; DROP TABLE events;", /* 10 -> 11 once merged */
 	};
 	char sql[64];
 
