@@ -70,11 +70,17 @@ static uint16_t sa_lid(const struct fab_snapshot *t)
 
 static void subscribe(struct wstate *ws)
 {
-	uint16_t lid = sa_lid(ws->topo);
+	uint16_t lid = 0;
 	unsigned status;
 	int was = ws->sub;
 	uint16_t was_lid = ws->sub_lid;
 
+	/* the master as this port knows it now (after a failover the full
+	 * scan may have met the new one still standing by), else the scan's */
+	if (fab_watch_master_lid(ws->w, &lid) || !lid) {
+		fab_err_clear();
+		lid = sa_lid(ws->topo);
+	}
 	if (!lid) {
 		if (ws->sub != SUB_FAILED || ws->sub_lid)
 			wpipe_note(ws, true, "no master SM found: no traps to subscribe to; the link "

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <infiniband/mad.h>
+
 #include "fabsweep/error.h"
+#include "fabsweep/mkey.h"
 #include "fabsweep/names.h"
 #include "fabsweep/snapshot.h"
 #include "scanner/notice.h"
@@ -85,11 +88,13 @@ int fab_watch_listen(struct fab_watch *w, bool sim_path)
 	return rc;
 }
 
+/* One request of this file's own: an InformInfo Set, or our PortInfo. */
 struct sa_run {
 	struct fab_mad_req req;
-	bool sent, subscribe;
+	bool sent, subscribe, portinfo;
 	int err;
 	unsigned status;
+	uint16_t sm_lid; /* portinfo: its MasterSMLID */
 };
 
 static int sa_next(void *ctx, struct fab_mad_req *out)
@@ -109,7 +114,10 @@ static void sa_done(void *ctx, const struct fab_mad_req *req, int err, const uin
 
 	(void)req;
 	r->err = err;
-	if (resp)
+	if (resp && r->portinfo && !err)
+		r->sm_lid = (uint16_t)mad_get_field((void *)(resp + FAB_MAD_DATA_OFFS), 0,
+						    IB_PORT_SMLID_F);
+	else if (resp && !r->portinfo)
 		r->err = fab_inform_check(resp, r->subscribe, &r->status);
 }
 
@@ -138,6 +146,27 @@ int fab_watch_subscribe(struct fab_watch *w, uint16_t sm_lid, uint64_t sm_key, b
 	if (r.err)
 		return fab_err(r.err, "the SA at LID %u %s to the subscription", sm_lid,
 			       r.err == -ETIMEDOUT ? "did not answer" : strerror(-r.err));
+	return 0;
+}
+
+int fab_watch_master_lid(struct fab_watch *w, uint16_t *out)
+{
+	struct sa_run r = { .subscribe = false };
+	int rc;
+
+	/* PortInfo of this very port: a directed route of no hops */
+	r.req.mgmt_class = FAB_MAD_CLASS_SMI_DR;
+	r.req.method = FAB_MAD_GET;
+	r.req.attr_id = IB_ATTR_PORT_INFO;
+	r.req.attr_mod = (uint32_t)w->m.port;
+	r.req.mkey = fab_mkeys_lookup(w->mkeys, w->port_guid, 0);
+	r.portinfo = true;
+	if ((rc = fab_madwin_run(w->m.mw, sa_next, sa_done, &r)))
+		return fab_err(rc, "PortInfo of %s/%d: %s", w->m.ca, w->m.port, strerror(-rc));
+	if (r.err)
+		return fab_err(r.err, "PortInfo of %s/%d %s", w->m.ca, w->m.port,
+			       r.err == -ETIMEDOUT ? "did not answer" : strerror(-r.err));
+	*out = r.sm_lid;
 	return 0;
 }
 

@@ -135,6 +135,10 @@ int fab_watch_listen(struct fab_watch *w, bool sim_path);
  * errnos: the transport. The message is set on failure. */
 int fab_watch_subscribe(struct fab_watch *w, uint16_t sm_lid, uint64_t sm_key, bool subscribe,
 			unsigned *status);
+/* The master SM's LID as this port knows it now (its PortInfo's
+ * MasterSMLID: a new master writes it into every port). 0 or a negative
+ * errno with the message set. */
+int fab_watch_master_lid(struct fab_watch *w, uint16_t *out);
 /* Waits up to wait_ms for Reports (returns early on the first). The
  * number of notices waiting, or a negative errno. */
 int fab_watch_wait(struct fab_watch *w, int wait_ms);
