@@ -18,7 +18,8 @@
 #     alert arrives;
 #   - without traps (--no-events: no subscription, so no SM forwards
 #     anything) the link probe (--link-probe 2s) finds a link down within
-#     its period;
+#     its period; without the probe either, a LinkDownedCounter that moved
+#     in a switch's AllPortSelect sum has its link states read at once;
 #   - SIGTERM ends the subscription (OpenSM logs its removal).
 # The link is picked among those that neither the SM's route to watch nor
 # a trap's way to the SM can all cross (the simulator drops a Report whose
@@ -244,9 +245,32 @@ check "... by the probe" by_probe
 READ=$(q "SELECT (julianday(min(at)) - 2440587.5) * 86400 FROM events WHERE scan_id > $B5 AND kind = 'port'
 	AND state = 'down'")
 check "... read within its period of the Unlink" awk -v a="$T5" -v b="$READ" 'BEGIN { exit !(b - a <= 4.0) }'
+fabsim_console "$D/sim" "Link \"$L4\"[$P4] \"$S4\"[$Q4]" > /dev/null || exit 1
+waits "cleared by the probe's reads" cleared "$L4" "$P4" "$S4" "$Q4"
 kill -TERM "$(cat "$D/pid")"
 wait "$WATCH"
 check "second watch: exit 0" eq "$?" 0
+
+# 5. no traps, no probe: a switch's LinkDownedCounter sum that moves (as on
+# hardware when a link goes down; ibsim never moves it: PerformanceSet) has
+# the switch's link states read at once
+run_watch "$D/out3" --no-events --link-probe off
+waits "the third watch sweeps" grep -q "watch: sweep 2," "$D/out3"
+FULL=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
+read -r L5 P5 S5 Q5 <<< "$(pick_link "$SM2LID" leaf002)" || exit 1
+B6=$(q 'SELECT max(scan_id) FROM scans')
+fabsim_console "$D/sim" "Unlink \"$L5\"[$P5]" > /dev/null || exit 1
+fabsim_console "$D/sim" "PerformanceSet \"$L5\"[$P5] PortCounters.LinkDownedCounter=1" > /dev/null || exit 1
+waits "LinkDownedCounter moved: port.down at both ends of $L5/$P5" down_both "$L5" "$P5" "$S5" "$Q5" "$B6"
+check "... read because of it" ge "$(q "SELECT count(*) FROM events WHERE scan_id > $B6 AND kind = 'port'
+	AND cause = 'link_downed' AND state = 'down'")" 1
+check "... in the sweep that saw the counter" eq "$(q "SELECT count(*) FROM findings WHERE rule_id =
+	'port.link_flapping' AND node = '$(guid "$L5")' AND port = '$P5' AND scan_id = (SELECT min(scan_id)
+	FROM events WHERE scan_id > $B6 AND cause = 'link_downed')")" 1
+check "no probe reads" eq "$(q "SELECT count(*) FROM events WHERE scan_id > $B6 AND cause = 'probe'")" 0
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "third watch: exit 0" eq "$?" 0
 check "integrity" eq "$(q 'PRAGMA integrity_check')" ok
 
 echo "$pass passed, $fail failed"
