@@ -393,6 +393,23 @@ static int64_t link_probe(const struct wstate *ws)
 	return v && !fab_duration_parse(v, &ms) ? ms : DEFAULT_LINK_PROBE_MS;
 }
 
+/* The ports an earlier watch left down (port.down held until seen Active):
+ * held on from when they were first seen down, so that a restart loses
+ * nothing (the first full scan has no baseline to raise them again). */
+static int restore_holds(struct fab_store *st, struct wstate *ws)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	int err;
+
+	if (!s)
+		return fab_err(-ENOMEM, "out of memory");
+	err = fab_store_open_holds(st, s);
+	if (!err)
+		err = fab_rules_hold_restore(ws->hold, s->findings, s->n_findings);
+	fab_snapshot_free(s);
+	return err;
+}
+
 /* Opens the sweeps' MAD port on the new topology. */
 static int open_port(struct wstate *ws, const struct fab_probe_opts *po, int64_t interval,
 		     int64_t data)
@@ -436,7 +453,7 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 		goto out;
 	if (job->make_db_dir)
 		fab_pipeline_make_db_dir(job->db);
-	if ((err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
+	if ((err = fab_store_open(job->db, FAB_STORE_WRITE, &st)) || (err = restore_holds(st, &ws)))
 		goto out;
 	stop_requested = 0;
 	sigemptyset(&sa.sa_mask); /* no SA_RESTART: a signal ends the sleep */

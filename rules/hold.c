@@ -288,3 +288,19 @@ int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, i
 	}
 	return err ? fab_err(err, "out of memory") : 0;
 }
+
+int fab_rules_hold_restore(struct fab_rules_hold *h, const struct fab_finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fab_finding g = f[i];
+
+		if (!holdable(&g))
+			continue;
+		g.held_until_ms = !strcmp(g.rule_id, "port.down") ? INT64_MAX
+								 : g.held_since_ms + h->hold_ms;
+		/* remembered in this round: the next apply holds it from its raise */
+		if (remember(h, &g, g.held_since_ms))
+			return fab_err(-ENOMEM, "out of memory");
+	}
+	return 0;
+}

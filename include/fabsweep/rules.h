@@ -221,6 +221,7 @@ int fab_rules_run_events(const struct fab_config *cfg, const struct fab_snapshot
  * sweep that sees no change. Keyed by rule, node and port.
  */
 struct fab_rules_hold;
+struct fab_finding;
 int fab_rules_hold_new(int64_t hold_ms, struct fab_rules_hold **out);
 void fab_rules_hold_free(struct fab_rules_hold *h); /* accepts NULL */
 /* Remembers sweep's findings of the counter rules and port.down as raised at
@@ -233,6 +234,10 @@ void fab_rules_hold_free(struct fab_rules_hold *h); /* accepts NULL */
  * "since=<time first seen down>". Other
  * rules' findings (a full scan's) are left as they are. 0 or -ENOMEM. */
 int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms);
+/* Takes up the holds of an earlier watch (fab_store_open_holds): each
+ * finding of f[0..n) that watch holds, as raised at its held_since_ms.
+ * 0 or -ENOMEM. */
+int fab_rules_hold_restore(struct fab_rules_hold *h, const struct fab_finding *f, size_t n);
 /* Whether watch holds a rule's findings into its sweeps (the counter rules,
  * port.down, sm.security_trap); the other rules' stay with the full scan
  * that raised them. */

@@ -15,7 +15,8 @@
 #     found through its trap again;
 #   - Alertmanager stopped while a link goes down: watch goes on, says so
 #     once, keeps the alert pending in the database; started again, the
-#     alert arrives;
+#     alert arrives; watch restarted while the link is down holds port.down
+#     on (since it was first seen) and the alert stays until the link is up;
 #   - without traps (--no-events: no subscription, so no SM forwards
 #     anything) the link probe (--link-probe 2s) finds a link down within
 #     its period; without the probe either, a LinkDownedCounter that moved
@@ -213,8 +214,6 @@ waits "watch goes on sweeping" at_least "SELECT count(*) FROM scans WHERE scan_i
 check "Alertmanager starts again" start_am
 waits "the alert arrives" has_alert port.down "$L3" "$P3"
 check "watch says it is delivered" has "$D/out" "takes alerts again"
-fabsim_console "$D/sim" "Link \"$L3\"[$P3] \"$S3\"[$Q3]" > /dev/null || exit 1
-waits "cleared" cleared "$L3" "$P3" "$S3" "$Q3"
 
 # SIGTERM: the subscription ends
 kill -TERM "$(cat "$D/pid")"
@@ -223,6 +222,25 @@ check "SIGTERM: exit 0" eq "$?" 0
 check "the subscription is ended on exit" grep -q "Removing event subscription for port $WPORT" "$D/sim/osm2.log"
 check "... one that existed" lacks "$D/sim/osm2.log" "ERR 4307"
 check "no error output" eq "$(cat "$D/out.err")" ""
+# a restarted watch carries the link that is still down on (its first full
+# scan has no baseline to raise it again): port.down held from when it was
+# first seen down, the alert not resolved
+SINCE=$(q "SELECT substr(evidence, instr(evidence, 'since=')) FROM findings WHERE rule_id = 'port.down'
+	AND node = '$(guid "$L3")' AND port = '$P3' AND scan_id = (SELECT max(scan_id) FROM scans)")
+B7=$(q 'SELECT max(scan_id) FROM scans')
+run_watch "$D/out1b" --link-probe 1h --alertmanager "$AM"
+waits "the restarted watch's full scan and a sweep" at_least "SELECT count(*) FROM scans WHERE scan_id > $B7
+	AND topology_scan_id = (SELECT min(scan_id) FROM scans WHERE scan_id > $B7)" 1
+check "... holds port.down on, since it was first seen" eq "$(q "SELECT count(*) FROM findings WHERE
+	rule_id = 'port.down' AND node = '$(guid "$L3")' AND port = '$P3' AND evidence LIKE '%$SINCE'
+	AND scan_id = (SELECT min(scan_id) FROM scans WHERE scan_id > $B7)")" 1
+check "... the alert still active" has_alert port.down "$L3" "$P3"
+fabsim_console "$D/sim" "Link \"$L3\"[$P3] \"$S3\"[$Q3]" > /dev/null || exit 1
+waits "cleared" cleared "$L3" "$P3" "$S3" "$Q3"
+waits "... and resolved" no_alert port.down "$L3" "$P3"
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "restarted watch: exit 0" eq "$?" 0
 
 # 4. no traps: the link probe alone, within its period
 run_watch "$D/out2" --no-events --link-probe 2s
