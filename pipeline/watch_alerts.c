@@ -97,14 +97,14 @@ static int add_finding(struct fab_alert_list *l, const struct fab_snapshot *t,
 	peer_of(t, f, peer, sizeof(peer));
 	struct fab_alert a = {
 		.fingerprint = fp,
-		.rule_id = (char *)f->rule_id,
-		.severity = (char *)fab_severity_name(f->severity),
-		.node = (char *)f->node,
+		.rule_id = f->rule_id,
+		.severity = fab_severity_name(f->severity),
+		.node = f->node,
 		.node_name = name[0] ? name : NULL,
-		.port = (char *)f->port,
+		.port = f->port,
 		.peer = peer[0] ? peer : NULL,
-		.subject = (char *)f->subject,
-		.message = (char *)f->message,
+		.subject = f->subject,
+		.message = f->message,
 		.starts_ms = f->held_since_ms ? f->held_since_ms : now_ms,
 	};
 	return fab_alert_list_add(l, &a);

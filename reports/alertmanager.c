@@ -28,15 +28,16 @@ static char *dup_or_null(const char *s, bool *nomem)
 
 static void alert_free(struct fab_alert *a)
 {
-	free(a->fingerprint);
-	free(a->rule_id);
-	free(a->severity);
-	free(a->node);
-	free(a->node_name);
-	free(a->port);
-	free(a->peer);
-	free(a->subject);
-	free(a->message);
+	/* the list's own copies (fab_alert_list_add) */
+	free((char *)a->fingerprint);
+	free((char *)a->rule_id);
+	free((char *)a->severity);
+	free((char *)a->node);
+	free((char *)a->node_name);
+	free((char *)a->port);
+	free((char *)a->peer);
+	free((char *)a->subject);
+	free((char *)a->message);
 }
 
 int fab_alert_list_add(struct fab_alert_list *l, const struct fab_alert *a)

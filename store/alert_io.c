@@ -31,15 +31,15 @@ static int read_rows(struct fab_store *st, const char *where, int64_t t,
 		fab_sql_bind_time(s, 1, t);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct fab_alert a = {
-			.fingerprint = (char *)fab_sql_text(s, 0),
-			.rule_id = (char *)fab_sql_text(s, 1),
-			.severity = (char *)fab_sql_text(s, 2),
-			.node = (char *)fab_sql_text(s, 3),
-			.node_name = (char *)fab_sql_text(s, 4),
-			.port = (char *)fab_sql_text(s, 5),
-			.peer = (char *)fab_sql_text(s, 6),
-			.subject = (char *)fab_sql_text(s, 7),
-			.message = (char *)fab_sql_text(s, 8),
+			.fingerprint = fab_sql_text(s, 0),
+			.rule_id = fab_sql_text(s, 1),
+			.severity = fab_sql_text(s, 2),
+			.node = fab_sql_text(s, 3),
+			.node_name = fab_sql_text(s, 4),
+			.port = fab_sql_text(s, 5),
+			.peer = fab_sql_text(s, 6),
+			.subject = fab_sql_text(s, 7),
+			.message = fab_sql_text(s, 8),
 			.starts_ms = fab_sql_time(s, 9),
 			.ends_ms = fab_sql_time(s, 10),
 			.sent_ms = fab_sql_time(s, 11),
@@ -99,7 +99,7 @@ static int sync_rows(struct fab_store *st, const struct fab_alert_list *cur, int
 	static const char *const sql[] = {
 		"INSERT INTO alerts(" COLUMNS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,NULL,NULL)",
 		"UPDATE alerts SET rule_id=?2, severity=?3, node=?4, node_name=?5, port=?6, peer=?7,"
-		" subject=?8, message=?9, ends_at=NULL WHERE fingerprint=?1",
+		" subject=?8, message=?9, ends_at=NULL, sent_at=NULL WHERE fingerprint=?1",
 		"UPDATE alerts SET ends_at=?2 WHERE fingerprint=?1",
 	};
 	struct fab_alert_list have = { 0 };

@@ -17,10 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One alert: strings owned by the list that holds it. */
+/* One alert: in a list, its strings are the list's own copies. */
 struct fab_alert {
-	char *fingerprint; /* "rule\x1fnode\x1fport": one alert per finding key */
-	char *rule_id, *severity, *node, *node_name, *port, *peer, *subject, *message;
+	const char *fingerprint; /* "rule\x1fnode\x1fport": one alert per finding key */
+	const char *rule_id, *severity, *node, *node_name, *port, *peer, *subject, *message;
 	int64_t starts_ms; /* first raised */
 	int64_t ends_ms;   /* cleared at; 0 while firing */
 	int64_t sent_ms;   /* last delivered to Alertmanager; 0 never */
