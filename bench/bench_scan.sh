@@ -313,6 +313,7 @@ bench_fabric() {
 		}
 		echo "  ibsim CPU per MAD (median run): $(per_mad sim_)"
 		echo "  wall time per MAD (median run): $(per_mad med_)"
+		detail_mads
 	fi
 
 	target() { # label value limit [info: printed, judges nothing]
@@ -360,6 +361,53 @@ bench_fabric() {
 	echo
 }
 
+# detail_mads: the detail counters' MADs (docs/counters.md "Detail counters")
+# of a default scan, on the clean fabric and with errors injected on 1% of
+# the active ports (every 100th by port order): half of them PortRcvErrors
+# with its DLID-mapping detail, half PortXmitDiscards with HOQ-lifetime
+# discards while waiting (details, then the per-VL waits: two MADs).
+# Targets: 0 detail MADs on the clean fabric (no more MADs than without
+# them), at most 2 per erroring port. Uses bench_fabric's D and sim_dir.
+detail_mads() {
+	local preload n0 n1 d0 d1 k=0 ports line node port
+	preload=$(source "$sim_dir/env" && echo "$FABSIM_LD_PRELOAD")
+	spy_scan() { # DB LOG
+		fabsim_run "$sim_dir" ${host:+--host "$host"} -- env MADSPY_LOG="$2" \
+			LD_PRELOAD="$top/madspy.so:$preload" "$FABSWEEP" scan --db "$1" --quiet > /dev/null 2>&1
+	}
+	details() { grep -cE '^mad class 0x04 .* attr 0x00(15|16|1c)$' "$1"; }
+	rm -f "$D/det0.db" "$D/det1.db" "$D/det0.spy" "$D/det1.spy"
+	spy_scan "$D/det0.db" "$D/det0.spy"
+	n0=$(grep -c '^mad ' "$D/det0.spy") d0=$(details "$D/det0.spy")
+	ports=$(sqlite3 -readonly "$D/det0.db" "SELECT n.description, p.port_num FROM ports p
+		JOIN nodes n USING (scan_id, node_guid) WHERE p.state = 'active' ORDER BY n.node_guid, p.port_num")
+	while IFS='|' read -r node port; do
+		k=$((k + 1))
+		((k % 100)) && continue
+		if (((k / 100) % 2)); then
+			printf 'PerformanceSet "%s"[%s] PortCounters.PortRcvErrors=20\n' "$node" "$port"
+			printf 'PerformanceSet "%s"[%s] PortRcvErrorDetails.PortDLIDMappingErrors=20\n' "$node" "$port"
+		else
+			printf 'PerformanceSet "%s"[%s] PortCounters.PortXmitDiscards=200\n' "$node" "$port"
+			printf 'PerformanceSet "%s"[%s] PortCounters.PortXmitWait=5000\n' "$node" "$port"
+			printf 'PerformanceSet "%s"[%s] PortXmitDiscardDetails.PortSwHOQLifetimeLimitDiscards=200\n' "$node" "$port"
+		fi
+	done <<< "$ports" > "$sim_dir/ctl"
+	fabsim_console "$sim_dir" 'Attached' > /dev/null # after the fifo's lines: all applied
+	local erroring=$((k / 100))
+	spy_scan "$D/det1.db" "$D/det1.spy"
+	n1=$(grep -c '^mad ' "$D/det1.spy") d1=$(details "$D/det1.spy")
+	echo "Detail counters (MADs by the spy, one untimed default scan each):"
+	printf '  clean fabric:          %7d MADs, %d detail MADs%s\n' "$n0" "$d0" \
+		"$( ((d0 == 0)) && echo " (target 0: met, no MAD more than without them)" || echo " (target 0: MISSED)")"
+	printf '  errors on %d of %d active ports (1%%): %d MADs, %d detail MADs (%s), %s per erroring port (target <= 2: %s)\n' \
+		"$erroring" "$k" "$n1" "$d1" "$(mad_names "$D/det1.spy" | tr ',' '\n' | grep -E 'Details|VLXmitWait' | tr '\n' ',' | sed 's/^ //; s/,$//')" \
+		"$(awk -v d="$d1" -v e="$erroring" 'BEGIN { printf "%.2f", e ? d / e : 0 }')" \
+		"$(awk -v d="$d1" -v e="$erroring" 'BEGIN { print (d <= 2 * e ? "met" : "MISSED") }')"
+	echo "  (the $((n1 - n0 - d1)) other MADs more: switches with an erroring port are read port by port, as before)"
+	((d0 == 0 && d1 <= 2 * erroring)) || missed=1
+}
+
 # mad_names SPYLOG: "NodeInfo 8,193, PortInfo 24,736, ..." in attribute order
 mad_names() {
 	awk '$1 == "mad" { n[$3 " " $7]++ }
@@ -371,7 +419,8 @@ mad_names() {
 		name["0x04 0x0001"] = "ClassPortInfo"; name["0x04 0x0012"] = "PortCounters"
 		name["0x04 0x001d"] = "PortCountersExtended"; name["0x03 0x0035"] = "PathRecord(SA)"
 		name["0x81 0x0019"] = "LinearForwardingTable"; name["0x81 0x0016"] = "PKeyTable"
-		name["0x81 0x0017"] = "SL2VLTable"
+		name["0x81 0x0017"] = "SL2VLTable"; name["0x04 0x0015"] = "PortRcvErrorDetails"
+		name["0x04 0x0016"] = "PortXmitDiscardDetails"; name["0x04 0x001c"] = "PortVLXmitWaitCounters"
 		# an attribute without a name stays one field: "class/attr:0x81/0x0019"
 		for (k in n) { u = k; sub(" ", "/", u)
 			printf "%s %s %d\n", k, (k in name ? name[k] : "class/attr:" u), n[k] }

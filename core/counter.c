@@ -13,6 +13,7 @@
 
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
+#include "fabsweep/names.h"
 #include "fabsweep/snapshot.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -20,34 +21,49 @@
 /*
  * One line per counter, in enum fab_counter order (the public SQL interface:
  * append, never reorder). bits: the width in PortCounters (libibmad's field
- * widths), 0 for the counters only PortCountersExtended has.
+ * widths; the detail attributes' fields are 16 bits), 0 for the counters
+ * only PortCountersExtended has. kind: what the counter counts; only data
+ * and packet counters are 64 bits wide in PortCountersExtended. of: the
+ * counter a detail counter explains.
  */
+enum kind { K_ERROR, K_WAIT, K_DATA, K_DETAIL };
 static const struct {
 	const char *name;
 	unsigned char bits;
-	bool error;
+	unsigned char kind;
+	unsigned char of;
 } counters[] = {
-	[FAB_CTR_SYMBOL_ERRORS] = { "SymbolErrorCounter", 16, true },
-	[FAB_CTR_LINK_ERROR_RECOVERY] = { "LinkErrorRecoveryCounter", 8, true },
-	[FAB_CTR_LINK_DOWNED] = { "LinkDownedCounter", 8, true },
-	[FAB_CTR_RCV_ERRORS] = { "PortRcvErrors", 16, true },
-	[FAB_CTR_RCV_REMOTE_PHYS_ERRORS] = { "PortRcvRemotePhysicalErrors", 16, true },
-	[FAB_CTR_RCV_SWITCH_RELAY_ERRORS] = { "PortRcvSwitchRelayErrors", 16, true },
-	[FAB_CTR_XMIT_DISCARDS] = { "PortXmitDiscards", 16, true },
-	[FAB_CTR_XMIT_CONSTRAINT_ERRORS] = { "PortXmitConstraintErrors", 8, true },
-	[FAB_CTR_RCV_CONSTRAINT_ERRORS] = { "PortRcvConstraintErrors", 8, true },
-	[FAB_CTR_LOCAL_LINK_INTEGRITY_ERRORS] = { "LocalLinkIntegrityErrors", 4, true },
-	[FAB_CTR_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = { "ExcessiveBufferOverrunErrors", 4, true },
-	[FAB_CTR_VL15_DROPPED] = { "VL15Dropped", 16, true },
-	[FAB_CTR_XMIT_WAIT] = { "PortXmitWait", 32, false },
-	[FAB_CTR_XMIT_DATA] = { "PortXmitData", 32, false },
-	[FAB_CTR_RCV_DATA] = { "PortRcvData", 32, false },
-	[FAB_CTR_XMIT_PKTS] = { "PortXmitPkts", 32, false },
-	[FAB_CTR_RCV_PKTS] = { "PortRcvPkts", 32, false },
-	[FAB_CTR_UNICAST_XMIT_PKTS] = { "PortUnicastXmitPkts", 0, false },
-	[FAB_CTR_UNICAST_RCV_PKTS] = { "PortUnicastRcvPkts", 0, false },
-	[FAB_CTR_MULTICAST_XMIT_PKTS] = { "PortMulticastXmitPkts", 0, false },
-	[FAB_CTR_MULTICAST_RCV_PKTS] = { "PortMulticastRcvPkts", 0, false },
+	[FAB_CTR_SYMBOL_ERRORS] = { "SymbolErrorCounter", 16, K_ERROR, 0 },
+	[FAB_CTR_LINK_ERROR_RECOVERY] = { "LinkErrorRecoveryCounter", 8, K_ERROR, 0 },
+	[FAB_CTR_LINK_DOWNED] = { "LinkDownedCounter", 8, K_ERROR, 0 },
+	[FAB_CTR_RCV_ERRORS] = { "PortRcvErrors", 16, K_ERROR, 0 },
+	[FAB_CTR_RCV_REMOTE_PHYS_ERRORS] = { "PortRcvRemotePhysicalErrors", 16, K_ERROR, 0 },
+	[FAB_CTR_RCV_SWITCH_RELAY_ERRORS] = { "PortRcvSwitchRelayErrors", 16, K_ERROR, 0 },
+	[FAB_CTR_XMIT_DISCARDS] = { "PortXmitDiscards", 16, K_ERROR, 0 },
+	[FAB_CTR_XMIT_CONSTRAINT_ERRORS] = { "PortXmitConstraintErrors", 8, K_ERROR, 0 },
+	[FAB_CTR_RCV_CONSTRAINT_ERRORS] = { "PortRcvConstraintErrors", 8, K_ERROR, 0 },
+	[FAB_CTR_LOCAL_LINK_INTEGRITY_ERRORS] = { "LocalLinkIntegrityErrors", 4, K_ERROR, 0 },
+	[FAB_CTR_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = { "ExcessiveBufferOverrunErrors", 4, K_ERROR, 0 },
+	[FAB_CTR_VL15_DROPPED] = { "VL15Dropped", 16, K_ERROR, 0 },
+	[FAB_CTR_XMIT_WAIT] = { "PortXmitWait", 32, K_WAIT, 0 },
+	[FAB_CTR_XMIT_DATA] = { "PortXmitData", 32, K_DATA, 0 },
+	[FAB_CTR_RCV_DATA] = { "PortRcvData", 32, K_DATA, 0 },
+	[FAB_CTR_XMIT_PKTS] = { "PortXmitPkts", 32, K_DATA, 0 },
+	[FAB_CTR_RCV_PKTS] = { "PortRcvPkts", 32, K_DATA, 0 },
+	[FAB_CTR_UNICAST_XMIT_PKTS] = { "PortUnicastXmitPkts", 0, K_DATA, 0 },
+	[FAB_CTR_UNICAST_RCV_PKTS] = { "PortUnicastRcvPkts", 0, K_DATA, 0 },
+	[FAB_CTR_MULTICAST_XMIT_PKTS] = { "PortMulticastXmitPkts", 0, K_DATA, 0 },
+	[FAB_CTR_MULTICAST_RCV_PKTS] = { "PortMulticastRcvPkts", 0, K_DATA, 0 },
+	[FAB_CTR_LOCAL_PHYSICAL_ERRORS] = { "PortLocalPhysicalErrors", 16, K_DETAIL, FAB_CTR_RCV_ERRORS },
+	[FAB_CTR_MALFORMED_PACKET_ERRORS] = { "PortMalformedPacketErrors", 16, K_DETAIL, FAB_CTR_RCV_ERRORS },
+	[FAB_CTR_BUFFER_OVERRUN_ERRORS] = { "PortBufferOverrunErrors", 16, K_DETAIL, FAB_CTR_RCV_ERRORS },
+	[FAB_CTR_DLID_MAPPING_ERRORS] = { "PortDLIDMappingErrors", 16, K_DETAIL, FAB_CTR_RCV_ERRORS },
+	[FAB_CTR_VL_MAPPING_ERRORS] = { "PortVLMappingErrors", 16, K_DETAIL, FAB_CTR_RCV_ERRORS },
+	[FAB_CTR_LOOPING_ERRORS] = { "PortLoopingErrors", 16, K_DETAIL, FAB_CTR_RCV_ERRORS },
+	[FAB_CTR_INACTIVE_DISCARDS] = { "PortInactiveDiscards", 16, K_DETAIL, FAB_CTR_XMIT_DISCARDS },
+	[FAB_CTR_NEIGHBOR_MTU_DISCARDS] = { "PortNeighborMTUDiscards", 16, K_DETAIL, FAB_CTR_XMIT_DISCARDS },
+	[FAB_CTR_SW_LIFETIME_LIMIT_DISCARDS] = { "PortSwLifetimeLimitDiscards", 16, K_DETAIL, FAB_CTR_XMIT_DISCARDS },
+	[FAB_CTR_SW_HOQ_LIFETIME_LIMIT_DISCARDS] = { "PortSwHOQLifetimeLimitDiscards", 16, K_DETAIL, FAB_CTR_XMIT_DISCARDS },
 };
 static_assert(ARRAY_SIZE(counters) == FAB_CTR__COUNT, "counters");
 static_assert(FAB_CTR__COUNT <= 32, "counter bitmasks are 32 bits");
@@ -72,25 +88,68 @@ unsigned fab_counter_bits(unsigned c, bool extended)
 	if (c >= ARRAY_SIZE(counters))
 		return 0;
 	/* PortCountersExtended has 64-bit data and packet counters; the error
-	 * counters and XmitWait keep their PortCounters width. */
-	if (!counters[c].bits || (extended && !counters[c].error && c != FAB_CTR_XMIT_WAIT))
+	 * counters, XmitWait and the details keep their width. */
+	if (!counters[c].bits || (extended && counters[c].kind == K_DATA))
 		return 64;
 	return counters[c].bits;
 }
 
 bool fab_counter_is_error(unsigned c)
 {
-	return c < ARRAY_SIZE(counters) && counters[c].error;
+	return c < ARRAY_SIZE(counters) && counters[c].kind == K_ERROR;
 }
 
-uint32_t fab_counter_error_mask(void)
+bool fab_counter_is_detail(unsigned c)
+{
+	return c < ARRAY_SIZE(counters) && counters[c].kind == K_DETAIL;
+}
+
+int fab_counter_detail_of(unsigned c)
+{
+	return fab_counter_is_detail(c) ? counters[c].of : -1;
+}
+
+static uint32_t kind_mask(unsigned kind)
 {
 	uint32_t m = 0;
 
 	for (unsigned c = 0; c < ARRAY_SIZE(counters); c++)
-		if (counters[c].error)
+		if (counters[c].kind == kind)
 			m |= 1u << c;
 	return m;
+}
+
+uint32_t fab_counter_error_mask(void)
+{
+	return kind_mask(K_ERROR);
+}
+
+uint32_t fab_counter_detail_mask(void)
+{
+	return kind_mask(K_DETAIL);
+}
+
+uint32_t fab_counter_details_of(unsigned ctr)
+{
+	uint32_t m = 0;
+
+	for (unsigned c = 0; c < ARRAY_SIZE(counters); c++)
+		if (counters[c].kind == K_DETAIL && counters[c].of == ctr)
+			m |= 1u << c;
+	return m;
+}
+
+const char *fab_pma_attr_name(unsigned bit)
+{
+	switch (bit) {
+	case FAB_PMA_RCV_ERROR_DETAILS:
+		return "PortRcvErrorDetails";
+	case FAB_PMA_XMIT_DISCARD_DETAILS:
+		return "PortXmitDiscardDetails";
+	case FAB_PMA_VL_XMIT_WAIT:
+		return "PortVLXmitWaitCounters";
+	}
+	return NULL;
 }
 
 bool fab_counter_saturated(const struct fab_counter_sample *c, unsigned ctr)
@@ -184,6 +243,74 @@ void fab_counter_increase_text(uint64_t inc, bool reset, bool saturated, char *b
 
 	snprintf(buf, len, "%llu%s%s%s%s", (unsigned long long)inc, why ? " or more" : "",
 		 why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
+/* ---- per-VL waits and the bit error rate ------------------------------------ */
+
+void fab_counter_vl_delta(const struct fab_counter_sample *from,
+			  const struct fab_counter_sample *to, struct fab_vl_delta *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (from->sampled_at_ms > 0 && to->sampled_at_ms > from->sampled_at_ms)
+		d->secs = (double)(to->sampled_at_ms - from->sampled_at_ms) / 1000.0;
+	for (unsigned v = 0; v < FAB_N_VLS; v++) {
+		uint16_t bit = (uint16_t)(1u << v);
+		bool reset, sat;
+
+		if (!(from->vl_valid & to->vl_valid & bit))
+			continue;
+		d->valid |= bit;
+		d->inc[v] = fab_counter_grew(from->vl_xmit_wait[v], to->vl_xmit_wait[v],
+					     FAB_VL_WAIT_BITS, &reset, &sat);
+		if (reset)
+			d->reset |= bit;
+		if (sat)
+			d->saturated |= bit;
+	}
+}
+
+int fab_counter_vl_busiest(const struct fab_counter_sample *earlier,
+			   const struct fab_counter_sample *latest, uint64_t *amount, bool *at_least,
+			   bool *grew)
+{
+	struct fab_vl_delta d = { 0 };
+	int best = -1;
+
+	if (!latest || !latest->vl_valid)
+		return -1;
+	if (earlier)
+		fab_counter_vl_delta(earlier, latest, &d);
+	*grew = d.valid != 0;
+again:
+	for (unsigned v = 0; v < FAB_N_VLS; v++) {
+		uint16_t bit = (uint16_t)(1u << v);
+		uint64_t x = *grew ? ((d.valid & bit) ? d.inc[v] : 0)
+				   : ((latest->vl_valid & bit) ? latest->vl_xmit_wait[v] : 0);
+		if (x && (best < 0 || x > *amount)) {
+			best = (int)v;
+			*amount = x;
+			*at_least = *grew ? ((d.reset | d.saturated) & bit) != 0
+					  : latest->vl_xmit_wait[v] == (1u << FAB_VL_WAIT_BITS) - 1;
+		}
+	}
+	if (best < 0 && *grew) { /* none grew (or each saturated): the totals */
+		*grew = false;
+		goto again;
+	}
+	return best;
+}
+
+bool fab_counter_ber(const struct fab_counter_delta *d, unsigned width_bit, unsigned speed_bit,
+		     double *ber, bool *at_least)
+{
+	const uint32_t bit = 1u << FAB_CTR_SYMBOL_ERRORS;
+	double bits_per_s = fab_width_lanes(width_bit) * fab_speed_lane_gbaud(speed_bit) * 1e9;
+
+	if (!(d->valid & bit) || d->secs <= 0 || bits_per_s <= 0)
+		return false;
+	*ber = (double)d->inc[FAB_CTR_SYMBOL_ERRORS] / (bits_per_s * d->secs);
+	*at_least = (d->at_least & bit) != 0;
+	return true;
 }
 
 /* ---- pairs ------------------------------------------------------------------ */

@@ -121,11 +121,11 @@ static int diff_counters(struct fab_diff *d, const struct fab_snapshot *os,
 
 	if (!a || !b)
 		return 0;
-	fab_counter_delta(a, b, fab_counter_error_mask(), &dl);
+	fab_counter_delta(a, b, fab_counter_error_mask() | fab_counter_detail_mask(), &dl);
 	for (unsigned c = 0; c < FAB_CTR__COUNT; c++) {
 		uint32_t bit = 1u << c;
 
-		if (!fab_counter_is_error(c) || !(dl.valid & bit) || a->v[c] == b->v[c])
+		if (!(dl.valid & bit) || a->v[c] == b->v[c])
 			continue;
 		struct fab_change *ch = add(d, dl.reset & bit ? FAB_CHG_COUNTER_RESET
 							      : FAB_CHG_COUNTER_INCREASE);

@@ -77,6 +77,13 @@ static_assert(ARRAY_SIZE(speed_names) == FAB_SPEED__BITS, "speed_names");
 static const double speed_lane_gbps[] = { 2.5, 5, 10, 10, 14, 25, 50, 100, 200 };
 static_assert(ARRAY_SIZE(speed_lane_gbps) == FAB_SPEED__BITS, "speed rates");
 
+/* Signalling rate per lane, Gb/s: what a symbol error rate is over (FDR10
+ * 64b/66b at 10.3125, FDR 14.0625, EDR 25.78125, HDR 53.125 PAM4,
+ * NDR 106.25, XDR 212.5). */
+static const double speed_lane_gbaud[] = { 2.5, 5, 10, 10.3125, 14.0625, 25.78125,
+					   53.125, 106.25, 212.5 };
+static_assert(ARRAY_SIZE(speed_lane_gbaud) == FAB_SPEED__BITS, "speed signalling rates");
+
 #define NAME_AT(table, i) ((i) < ARRAY_SIZE(table) ? (table)[i] : NULL)
 
 const char *fab_node_type_name(unsigned t)
@@ -318,6 +325,13 @@ double fab_rate_gbps(unsigned width_bit, unsigned speed_bit)
 	if (s < 0 || s >= FAB_SPEED__BITS)
 		return 0;
 	return fab_width_lanes(width_bit) * speed_lane_gbps[s];
+}
+
+double fab_speed_lane_gbaud(unsigned speed_bit)
+{
+	int s = single_bit(speed_bit);
+
+	return s < 0 || s >= FAB_SPEED__BITS ? 0 : speed_lane_gbaud[s];
 }
 
 unsigned fab_mtu_bytes(unsigned mtu)

@@ -438,9 +438,19 @@ int fab_snapshot_put_sample(struct fab_snapshot *s, const struct fab_counter_sam
 		return -EINVAL;
 	i = s->port_sample[1][pi] != FAB_NONE ? s->port_sample[1][pi] : s->port_sample[0][pi];
 	if (i != FAB_NONE) {
-		uint8_t which = s->samples[i].sample;
-		s->samples[i] = *c;
-		s->samples[i].sample = which;
+		struct fab_counter_sample *o = &s->samples[i];
+		struct fab_counter_sample m = *c;
+		uint32_t kept = o->valid & ~c->valid;
+
+		/* the counters c lacks keep their value as last read (a watch
+		 * sweep reads the error counters, not the data counters) */
+		for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
+			if (kept & (1u << k))
+				m.v[k] = o->v[k];
+		m.valid |= kept;
+		m.extended = c->extended || (kept && o->extended);
+		m.sample = o->sample;
+		*o = m;
 		return 0;
 	}
 	struct fab_counter_sample *n = fab_snapshot_add_sample(s);

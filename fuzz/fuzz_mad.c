@@ -249,6 +249,23 @@ static void check_counters(const struct fab_snapshot *s)
 		FUZZ_REQUIRE(p->port_num > 0 && p->state == FAB_STATE_ACTIVE);
 		FUZZ_REQUIRE(!(p->flags & FAB_F_PMA_FAILED));
 		FUZZ_REQUIRE(!(smp->valid >> FAB_CTR__COUNT));
+		/* details only where their counter is not 0, never beside "unsupported" */
+		static const struct { unsigned ctr, pma; } det[] = {
+			{ FAB_CTR_RCV_ERRORS, FAB_PMA_RCV_ERROR_DETAILS },
+			{ FAB_CTR_XMIT_DISCARDS, FAB_PMA_XMIT_DISCARD_DETAILS },
+		};
+		for (size_t k = 0; k < 2; k++) {
+			uint32_t m = fab_counter_details_of(det[k].ctr);
+			if (!(smp->valid & m))
+				continue;
+			FUZZ_REQUIRE((smp->valid & m) == m && (smp->valid >> det[k].ctr & 1) &&
+				     smp->v[det[k].ctr] && !(smp->unsupported & det[k].pma));
+			for (unsigned c = 0; c < FAB_CTR__COUNT; c++)
+				if (m >> c & 1)
+					FUZZ_REQUIRE(smp->v[c] >> 16 == 0);
+		}
+		FUZZ_REQUIRE(smp->vl_valid == 0 || smp->vl_valid == 0xffff);
+		FUZZ_REQUIRE(!(smp->vl_valid && (smp->unsupported & FAB_PMA_VL_XMIT_WAIT)));
 		if (smp->extended)
 			continue;
 		/* 32-bit PortCounters: no value wider than its field */

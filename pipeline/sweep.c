@@ -275,14 +275,9 @@ static void after_scan(struct sweep *s, const char *dir, const char *prom, const
 		}
 	}
 
-	/* 3. reports and the Prometheus file, with mapped names */
-	if (s->snap && (fab_nodemap_apply(s->names, s->snap) ||
-			(s->base && fab_nodemap_apply(s->names, s->base)))) {
-		fab_err(-ENOMEM, "out of memory");
-		step_failed(s, "naming nodes");
-	}
-	if (s->snap && dir && write_reports(s, dir))
-		step_failed(s, "the reports");
+	/* 3. the Prometheus file (the map names its node label; the
+	 * description label stays the NodeDescription, as export's), then the
+	 * reports with mapped names */
 	if (s->snap && prom) {
 		if (fab_export_prometheus_file(s->snap, s->base, s->names, prom)) {
 			step_failed(s, "the Prometheus export");
@@ -291,6 +286,13 @@ static void after_scan(struct sweep *s, const char *dir, const char *prom, const
 			emit(s, &e);
 		}
 	}
+	if (s->snap && (fab_nodemap_apply(s->names, s->snap) ||
+			(s->base && fab_nodemap_apply(s->names, s->base)))) {
+		fab_err(-ENOMEM, "out of memory");
+		step_failed(s, "naming nodes");
+	}
+	if (s->snap && dir && write_reports(s, dir))
+		step_failed(s, "the reports");
 
 	/* 4. retention (as `db prune`), reports of dropped scans with them */
 	if ((keep || older) && prune(s, keep, older, dir))

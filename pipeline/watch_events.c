@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
@@ -212,10 +213,15 @@ int wev_pause(struct fab_store *st, struct wstate *ws, int64_t until_ms,
 	int n, err;
 
 	while (!wpipe_stopping() && !*again && (now = wpipe_mono_ms()) < until_ms) {
-		int64_t left = until_ms - now;
+		int64_t left = until_ms - now, wait = left < WAIT_SLICE_MS ? left : WAIT_SLICE_MS;
 
-		if ((n = fab_watch_wait(ws->w, (int)(left < WAIT_SLICE_MS ? left : WAIT_SLICE_MS))) < 0)
+		if (!fab_watch_hears_reports(ws->w)) { /* nothing to wait for: sleep */
+			struct timespec ts = { wait / 1000, (wait % 1000) * 1000000 };
+			nanosleep(&ts, NULL); /* a signal ends it early */
+			n = 0;
+		} else if ((n = fab_watch_wait(ws->w, (int)wait)) < 0) {
 			return fab_err(n, "waiting for the SM's Reports: %s", strerror(-n));
+		}
 		if (n > 0 && (err = wpipe_sweep(st, ws, again, out, true)))
 			return err;
 		if (ws->events && ws->sub == SUB_FAILED && wpipe_mono_ms() >= ws->sub_retry)

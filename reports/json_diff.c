@@ -42,6 +42,10 @@ static int kind_fields(json_t *ch, const struct fab_change *c)
 	case FAB_CHG_PORT_STATE:
 		return fab_jw_set(ch, "old_phys", json_pack("s?", fab_phys_state_name(c->old_phys))) ||
 		       fab_jw_set(ch, "new_phys", json_pack("s?", fab_phys_state_name(c->new_phys)));
+	case FAB_CHG_SM_MASTER: /* the new master's; none when no SM is master */
+		if (!c->sm_guid)
+			return 0;
+		/* fall through */
 	case FAB_CHG_SM_APPEARED:
 	case FAB_CHG_SM_VANISHED:
 	case FAB_CHG_SM_STATE:

@@ -264,6 +264,26 @@ static int top_counters(struct fab_report_model *m, const struct fab_snapshot *b
 	if ((err = fab_counter_pairs_build(s, base, &pairs)))
 		return err;
 	m->delta_from_baseline = pairs.baseline && pairs.n_pairs;
+	if (pairs.n_pairs) {
+		m->ber = malloc((s->n_ports + 1) * sizeof(*m->ber));
+		m->ber_at_least = calloc(s->n_ports + 1, 1);
+		if (!m->ber || !m->ber_at_least) {
+			fab_counter_pairs_free(&pairs);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < s->n_ports; i++) {
+			const struct fab_port *p = &s->ports[i];
+			struct fab_counter_delta d;
+			bool al = false;
+
+			m->ber[i] = -1;
+			if (fab_counter_pairs_delta(&pairs, (uint32_t)i, 1u << FAB_CTR_SYMBOL_ERRORS, &d) &&
+			    fab_counter_ber(&d, p->width_active, p->speed_active, &m->ber[i], &al))
+				m->ber_at_least[i] = al;
+			else
+				m->ber[i] = -1;
+		}
+	}
 	for (size_t i = 0; i < s->n_ports; i++) {
 		const struct fab_counter_sample *c = pairs.latest[i];
 		struct fab_counter_delta d;
@@ -431,6 +451,8 @@ void fab_report_model_free(struct fab_report_model *m)
 	free(m->leaf_of);
 	free(m->eth_mark);
 	free(m->roce_cc);
+	free(m->ber);
+	free(m->ber_at_least);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -63,6 +63,11 @@ struct fab_report_model {
 	size_t n_ext_ports;    /* ports numbered 1..N */
 	size_t n_active_ports; /* of those, state active */
 	size_t n_sampled_ports; /* ports with a counter sample */
+	/* per port: the symbol error rate between the samples compared
+	 * (fab_counter_ber, link.ber_high), < 0 when unknown; ber_at_least: a
+	 * lower bound. NULL when no port has two samples. */
+	double *ber;
+	uint8_t *ber_at_least;
 	struct fab_report_top top[FAB_REPORT_TOP_COUNTERS]; /* largest first */
 	size_t n_top;
 	bool delta_from_baseline; /* top[].delta compares with the baseline */

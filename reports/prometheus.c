@@ -347,6 +347,83 @@ static void write_flow_rates(struct pw *w)
 	}
 }
 
+/* The detail counters, per-VL waits, the attributes a PMA lacks and the
+ * bit error rate (docs/counters.md "Detail counters", link.ber_high). */
+static void write_details(struct pw *w)
+{
+	const struct fab_snapshot *s = w->snap;
+	const struct fab_counter_sample *const *latest = w->pairs.latest;
+	struct port_labels pl;
+	char vl[4];
+
+	family(w, "fabsweep_port_error_details_total", "counter",
+	       "PortRcvErrorDetails and PortXmitDiscardDetails as read (where PortRcvErrors or "
+	       "PortXmitDiscards is not 0): what the error counter counted, by field name.");
+	for (uint32_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *c = latest[i];
+		if (!c || !port_wanted(s, &s->ports[i]) || !(c->valid & fab_counter_detail_mask()))
+			continue;
+		port_labels(w, &s->ports[i], &pl);
+		for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
+			if (fab_counter_is_detail(k) && (c->valid & (1u << k))) {
+				pl.l[2] = (struct label){ "counter", fab_counter_name(k) };
+				sample_u64(w, "fabsweep_port_error_details_total", pl.l, 3, c->v[k]);
+			}
+	}
+	family(w, "fabsweep_port_vl_xmit_wait_total", "counter",
+	       "PortVLXmitWaitCounters as read (where PortXmitWait grew): ticks waiting, per VL.");
+	for (uint32_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *c = latest[i];
+		if (!c || !c->vl_valid || !port_wanted(s, &s->ports[i]))
+			continue;
+		port_labels(w, &s->ports[i], &pl);
+		for (unsigned v = 0; v < FAB_N_VLS; v++)
+			if (c->vl_valid >> v & 1) {
+				snprintf(vl, sizeof(vl), "%u", v);
+				pl.l[2] = (struct label){ "vl", vl };
+				sample_u64(w, "fabsweep_port_vl_xmit_wait_total", pl.l, 3, c->vl_xmit_wait[v]);
+			}
+	}
+	family(w, "fabsweep_port_pma_unsupported", "gauge",
+	       "1 for an optional PMA attribute the port's PMA was asked for and does not support.");
+	for (uint32_t i = 0; i < s->n_ports; i++) {
+		const struct fab_counter_sample *c = latest[i];
+		if (!c || !c->unsupported || !port_wanted(s, &s->ports[i]))
+			continue;
+		port_labels(w, &s->ports[i], &pl);
+		for (unsigned b = 0; b < FAB_PMA__BITS; b++)
+			if (c->unsupported >> b & 1) {
+				pl.l[2] = (struct label){ "attribute", fab_pma_attr_name(1u << b) };
+				sample_u64(w, "fabsweep_port_pma_unsupported", pl.l, 3, 1);
+			}
+	}
+	static const char *const ber_fams[][2] = {
+		{ "fabsweep_port_ber", "Symbol error rate of what the port receives between the samples "
+				       "compared: errors per bit (link.ber_high)." },
+		{ "fabsweep_port_ber_at_least", "1 when fabsweep_port_ber is a lower bound: "
+						"SymbolErrorCounter was cleared or saturated in between." },
+	};
+	for (size_t f = 0; f < 2; f++) {
+		family(w, ber_fams[f][0], "gauge", ber_fams[f][1]);
+		for (uint32_t i = 0; i < s->n_ports; i++) {
+			const struct fab_port *p = &s->ports[i];
+			struct fab_counter_delta d;
+			double ber;
+			bool at_least;
+
+			if (!port_wanted(s, p) ||
+			    !fab_counter_pairs_delta(&w->pairs, i, 1u << FAB_CTR_SYMBOL_ERRORS, &d) ||
+			    !fab_counter_ber(&d, p->width_active, p->speed_active, &ber, &at_least))
+				continue;
+			port_labels(w, p, &pl);
+			if (f == 0)
+				sample_dbl(w, ber_fams[f][0], pl.l, 2, ber);
+			else
+				sample_u64(w, ber_fams[f][0], pl.l, 2, at_least);
+		}
+	}
+}
+
 static void write_counters(struct pw *w)
 {
 	const struct fab_snapshot *s = w->snap;
@@ -411,6 +488,7 @@ static void write_counters(struct pw *w)
 		}
 	}
 	write_flow_rates(w);
+	write_details(w);
 }
 
 static int cmp_sm_ptr(const void *x, const void *y)

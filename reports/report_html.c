@@ -489,6 +489,17 @@ static void write_counters(struct hr *r)
 
 /* ------------------------------------------------------------ switch ports */
 
+/* Closes the error counters' cell and writes the BER's (link.ber_high):
+ * "&ge; 2.1e-11" for a lower bound, empty when unknown. */
+static void ber_cell(struct fab_hw *w, const struct fab_report_model *m, uint32_t pi)
+{
+	double b = m->ber ? m->ber[pi] : -1;
+
+	fab_hw_raw(w, "</td><td class=\"num\">");
+	if (b >= 0)
+		fab_hw_fmt(w, "%s%.2g", m->ber_at_least[pi] ? "&ge; " : "", b);
+}
+
 static void write_switch(struct hr *r, uint32_t n, bool open)
 {
 	struct fab_hw *w = &r->w;
@@ -513,8 +524,8 @@ static void write_switch(struct hr *r, uint32_t n, bool open)
 		fab_hw_fmt(w, " &middot; %u finding%s", r->node_findings[n], r->node_findings[n] == 1 ? "" : "s");
 	fab_hw_raw(w, "</span></summary>\n<table class=\"sortable\"><thead><tr><th class=\"num\">Port</th>"
 		      "<th>State</th><th>Physical</th><th>Width</th><th>Speed</th><th class=\"num\">Gb/s</th>"
-		      "<th class=\"num\">MTU</th><th>Peer</th><th class=\"num\">Error counters</th><th>Finding</th>"
-		      "</tr></thead><tbody>\n");
+		      "<th class=\"num\">MTU</th><th>Peer</th><th class=\"num\">Error counters</th>"
+		      "<th class=\"num\">BER</th><th>Finding</th></tr></thead><tbody>\n");
 	for (uint32_t k = 0; k < nd->port_count && !w->err; k++) {
 		uint32_t pi = nd->port_first + k;
 		const struct fab_port *p = &s->ports[pi];
@@ -542,6 +553,7 @@ static void write_switch(struct hr *r, uint32_t n, bool open)
 		fab_hw_raw(w, errs ? "</td><td class=\"num bad\">" : "</td><td class=\"num\">");
 		if (c)
 			fab_hw_u64(w, errs);
+		ber_cell(w, r->m, pi);
 		fab_hw_fmt(w, "</td><td data-v=\"%u\">", mk);
 		if (mk)
 			fab_html_mark_badge(w, mk);

@@ -449,6 +449,23 @@ static void write_sample(struct fab_xw *x, const struct fab_snapshot *s,
 	for (unsigned k = 0; k < FAB_CTR__COUNT; k++)
 		if (c->valid & (1u << k))
 			fab_xw_attr_u64(x, fab_counter_name(k), c->v[k]);
+	if (c->unsupported) {
+		char list[96];
+		size_t off = 0;
+
+		for (unsigned b = 0; b < FAB_PMA__BITS; b++)
+			if (c->unsupported >> b & 1)
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+							off ? " " : "", fab_pma_attr_name(1u << b));
+		fab_xw_attr(x, "unsupported", list);
+	}
+	for (unsigned v = 0; v < FAB_N_VLS; v++)
+		if (c->vl_valid >> v & 1) {
+			fab_xw_start(x, "vl-xmit-wait");
+			fab_xw_attr_u64(x, "vl", v);
+			fab_xw_attr_u64(x, "value", c->vl_xmit_wait[v]);
+			fab_xw_end(x);
+		}
 	fab_xw_end(x);
 }
 

@@ -8,7 +8,9 @@
  *   FAB_PARAM_INCREASE  increase between samples (or since the baseline) > allowed
  *   FAB_PARAM_RATE      that increase per second > threshold
  *
- * One finding per port, naming every counter over its limit. Increases,
+ * One finding per port, naming every counter over its limit, and for
+ * PortRcvErrors, PortXmitDiscards and PortXmitWait what the detail counters
+ * say caused it (rules/check_causes.c, docs/causes.md). Increases,
  * resets and saturation are the counter model's (core/counter.c): a counter
  * at its all-ones value is saturated (at least that much); one that went
  * down was cleared in between and rose at least its new value.
@@ -95,6 +97,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 				rbuf_sep(&ctx->ev, "; ");
 				rbuf_printf(&ctx->ev, "%s=%llu%s", name, (unsigned long long)c->v[ctr],
 					    sat ? "+" : "");
+				rule_counter_cause(ctx, (uint32_t)i, (unsigned)ctr, c, false);
 				hits++;
 				continue;
 			}
@@ -128,6 +131,7 @@ int check_counters(struct fab_rule_ctx *ctx)
 			rbuf_sep(&ctx->ev, "; ");
 			rbuf_printf(&ctx->ev, "%s_increase=%llu%s", name, (unsigned long long)inc,
 				    d->at_least & bit ? "+" : "");
+			rule_counter_cause(ctx, (uint32_t)i, (unsigned)ctr, c, true);
 			used_delta = true;
 			hits++;
 		}

@@ -87,7 +87,7 @@ static const char *cause_text(unsigned fault)
 	switch (fault) {
 	case FAB_ROUTE_NO_ENTRY: return "has no forwarding entry (255) for";
 	case FAB_ROUTE_PAST_TOP: return "has no entry (above its LinearFDBTop) for";
-	case FAB_ROUTE_BAD_PORT: return "forwards to a port it does not have";
+	case FAB_ROUTE_BAD_PORT: return "forwards to a port it does not have for";
 	case FAB_ROUTE_PORT_DOWN:
 		return "forwards out of a port that is not Active (the subnet manager did not reroute)";
 	case FAB_ROUTE_NO_CABLE:

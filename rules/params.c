@@ -118,6 +118,7 @@ void fab_param_format(const struct fab_rule_param *p, double v, char *buf, size_
 			snprintf(buf, len, "%u", fab_mtu_bytes((unsigned)v));
 		return;
 	case FAB_PARAM_RATE:
+	case FAB_PARAM_RATIO:
 		if (v < 0)
 			snprintf(buf, len, "off");
 		else
@@ -162,6 +163,8 @@ const char *fab_param_expect(const struct fab_rule_param *p)
 		return "a whole number or 'off'";
 	case FAB_PARAM_RATE:
 		return "a number per second (like 10 or 0.5) or 'off'";
+	case FAB_PARAM_RATIO:
+		return "a number (like 1e-12 or 0.000001) or 'off'";
 	case FAB_PARAM_WIDTH:
 		return "a width (1X, 2X, 4X, 8X, 12X) or 'auto'";
 	case FAB_PARAM_SPEED:
@@ -214,7 +217,8 @@ int fab_param_parse(const struct fab_rule_param *p, const char *s, double *out)
 			return 0;
 		}
 		return parse_whole(s, p->min, p->max, out);
-	case FAB_PARAM_RATE: {
+	case FAB_PARAM_RATE:
+	case FAB_PARAM_RATIO: {
 		char *end;
 		double v;
 

@@ -109,6 +109,15 @@ void rule_ctx_fini(struct fab_rule_ctx *ctx);
  * untouched) when there is nothing to compare. */
 bool rule_delta(const struct fab_rule_ctx *ctx, uint32_t port, uint32_t want,
 		struct fab_counter_delta *out);
+/* Appends to ctx->tmp (the message) and ctx->ev (the evidence) what the
+ * detail counters of port's latest sample c say about counter ctr
+ * (PortRcvErrors, PortXmitDiscards: the cause; PortXmitWait: the VL that
+ * waits most); nothing for other counters (rules/check_causes.c). growth:
+ * the finding is on the counter's increase (the details' increase names the
+ * cause), not its value (their totals do). */
+void rule_counter_cause(struct fab_rule_ctx *ctx, uint32_t port, unsigned ctr,
+			const struct fab_counter_sample *c, bool growth);
+
 
 /* A rule parameter's current value. */
 double rule_param(const struct fab_rule_ctx *ctx, size_t i);
@@ -181,6 +190,8 @@ int check_link_degraded(struct fab_rule_ctx *ctx);
  * delta and the value threshold only when it has none. */
 enum { COUNTERS_ALL = 0, COUNTERS_RATE_FIRST = 1 };
 int check_counters(struct fab_rule_ctx *ctx);
+/* link.ber_high: symbol error rate per port between two samples (check_causes.c) */
+int check_link_ber(struct fab_rule_ctx *ctx);
 enum { DUP_LID = 0, DUP_GUID = 1, DUP_NODEDESC = 2 };
 int check_duplicates(struct fab_rule_ctx *ctx);
 enum { SM_NONE = 0, SM_MULTIPLE_MASTERS, SM_PRIORITY_INVERSION, SM_NO_STANDBY,

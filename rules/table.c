@@ -121,6 +121,12 @@ static const struct fab_rule_param congestion_params[] = {
 	RATE(XMIT_WAIT, "PortXmitWait", 10000),
 };
 
+static const struct fab_rule_param ber_params[] = {
+	{ .section = "link.ber_high", .key = "max_ber", .type = FAB_PARAM_RATIO, .def = 1e-12,
+	  .min = 0, .max = 1,
+	  .help = "highest symbol error rate tolerated (errors per bit received; ibdiagnet's 1e-12)" },
+};
+
 static const struct fab_rule_param no_standby_params[] = {
 	{ .section = "sm.no_standby", .key = "min_standby", .type = FAB_PARAM_INT,
 	  .def = 1, .min = 1, .max = 15,
@@ -1062,6 +1068,27 @@ static const struct fab_rule rules[] = {
 			"[pkey.default_missing] expect = 0 where this is intended.",
 		PARAMS(default_missing_params),
 		.check = check_pkey_default_missing,
+	},
+	{
+		.id = "link.ber_high",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_LINK,
+		.needs = FAB_NEED_COUNTERS | FAB_NEED_DELTAS,
+		.title = "Symbol error rate of a link above its limit",
+		.rationale =
+			"A link's bit error rate is what cable and transceiver vendors specify and what "
+			"ibdiagnet judges links by: the symbol errors a port counted between two samples "
+			"(scan --interval, a baseline, watch's sweeps) over the bits its active lanes "
+			"carried at their signalling rate in that time. A rate above 1e-12 means a "
+			"marginal cable, connector or transceiver long before the link fails; a count "
+			"alone cannot say that, as it depends on speed, width and time. A counter that "
+			"was cleared or saturated in between gives a rate that is at least the value shown.",
+		.remediation =
+			"Reseat both ends of the cable, clean the connectors, then swap the cable or the "
+			"transceiver and compare the rate of the next sweep; check the port's "
+			"PortLocalPhysicalErrors and LinkErrorRecoveryCounter and the peer's side.",
+		PARAMS(ber_params),
+		.check = check_link_ber,
 	},
 };
 

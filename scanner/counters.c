@@ -17,10 +17,21 @@
  *      do not go below 0), and only PortCountersExtended is asked per
  *      port; otherwise both, as for any port (docs/scan.md, "Counters of
  *      clean switches");
- *   3. with --interval, the same again S seconds after the first round
+ *   3. the detail counters where they explain something (docs/counters.md
+ *      "Detail counters"): PortRcvErrorDetails (0x15) for a port whose
+ *      PortRcvErrors is not 0, PortXmitDiscardDetails (0x16) for one whose
+ *      PortXmitDiscards is not 0, queued as its counters arrive; and
+ *      PortVLXmitWaitCounters (0x1C) for a port whose PortXmitWait grew
+ *      since the first round, or that discarded packets for their lifetime
+ *      (HOQ or switch lifetime) while waiting, unless both details were
+ *      asked: at most two more MADs per port. A PMA that answers them with
+ *      an error status, or not at all, does not have them: the sample says
+ *      so (unsupported) and the node's other ports are not asked;
+ *   4. with --interval, the same again S seconds after the first round
  *      started (sample 1);
- *   4. with --reset-counters, a PortCounters(Extended) Set on every port
- *      that was read: the only Set this scanner ever sends.
+ *   5. with --reset-counters, a PortCounters(Extended) Set on every port
+ *      that was read, and a Set of the detail attributes read: the only
+ *      Sets this scanner ever sends.
  *
  * Switch ports are addressed at the switch's LID with PortSelect, CA ports
  * at their own LID. A port whose PMA does not answer gets FAB_F_PMA_FAILED
@@ -35,10 +46,12 @@
 
 #include <infiniband/mad.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/names.h"
 #include "scanner/scan_priv.h"
 
-enum cjob { CJ_CPI = 1, CJ_SUM, CJ_PC, CJ_PCX, CJ_RESET, CJ_RESETX };
+enum cjob { CJ_CPI = 1, CJ_SUM, CJ_PC, CJ_PCX, CJ_RESET, CJ_RESETX, CJ_RED, CJ_XDD, CJ_VLW,
+	    CJ_RESET_RED, CJ_RESET_XDD };
 
 static uint64_t cjob(enum cjob kind, uint32_t idx)
 {
@@ -56,13 +69,15 @@ struct cnode {
 	uint8_t cpi;    /* CPI_* */
 	bool dead;      /* PMA gave no answer after retries: stop asking */
 	bool clean;     /* this round: the AllPortSelect sum of the errors is 0 */
+	uint8_t unsup;  /* FAB_PMA_*: optional attributes this PMA does not have */
 	/* Nodes of the same model in the same system wait for this node's
 	 * ClassPortInfo: a list through next_same (FAB_NONE ends it). */
 	uint32_t first_same, next_same;
 };
 
 /* Per port, per round. */
-enum { PS_PC_OK = 1, PS_PC_FAIL = 2, PS_PCX_DONE = 4, PS_QUEUED = 8 };
+enum { PS_PC_OK = 1, PS_PC_FAIL = 2, PS_PCX_DONE = 4, PS_QUEUED = 8, PS_VLW = 16, PS_RED = 32,
+       PS_XDD = 64 };
 
 struct ctr {
 	struct fab_snapshot *s;
@@ -70,6 +85,7 @@ struct ctr {
 	struct fab_jobq q;
 	struct cnode *nodes;
 	uint32_t *sample; /* per port: sample index this round, FAB_NONE */
+	uint32_t *prev;   /* per port: its sample index of round 0, in round 1 */
 	uint8_t *st;      /* per port: PS_* this round */
 	unsigned round;
 	int retries;
@@ -202,6 +218,19 @@ static void start_node(struct ctr *c, uint32_t node_idx)
 		queue_ports(c, node_idx);
 }
 
+static unsigned detail_attr(unsigned kind)
+{
+	return kind == CJ_RED || kind == CJ_RESET_RED	? IB_GSI_PORT_RCV_ERROR_DETAILS
+	       : kind == CJ_XDD || kind == CJ_RESET_XDD ? IB_GSI_PORT_XMIT_DISCARD_DETAILS
+							: IB_GSI_PORT_PORT_VL_XMIT_WAIT_COUNTERS;
+}
+
+static unsigned detail_bit(unsigned kind)
+{
+	return kind == CJ_RED ? FAB_PMA_RCV_ERROR_DETAILS
+	       : kind == CJ_XDD ? FAB_PMA_XMIT_DISCARD_DETAILS : FAB_PMA_VL_XMIT_WAIT;
+}
+
 static void build(struct ctr *c, uint64_t j, struct fab_mad_req *req)
 {
 	uint32_t idx = CJ_IDX(j);
@@ -240,6 +269,18 @@ static void build(struct ctr *c, uint64_t j, struct fab_mad_req *req)
 		mad_set_field(req->data, 0, IB_PC_COUNTER_SELECT_F, 0xffff);
 		if (cn->cap & FAB_PM_CAP_XMIT_WAIT)
 			mad_set_field(req->data, 0, IB_PC_COUNTER_SELECT2_F, 1);
+		break;
+	case CJ_RED:
+	case CJ_XDD:
+	case CJ_VLW:
+	case CJ_RESET_RED:
+	case CJ_RESET_XDD:
+		req->attr_id = detail_attr(kind);
+		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, p->port_num);
+		if (kind == CJ_RESET_RED || kind == CJ_RESET_XDD) {
+			req->method = FAB_MAD_SET;
+			mad_set_field(req->data, 0, IB_PC_COUNTER_SELECT_F, 0xffff);
+		}
 		break;
 	case CJ_RESETX:
 		req->method = FAB_MAD_SET;
@@ -317,6 +358,42 @@ static const struct {
 	{ FAB_CTR_MULTICAST_RCV_PKTS, IB_PC_EXT_RCV_MPKTS_F },
 };
 
+/* PortRcvErrorDetails and PortXmitDiscardDetails fields in enum order. */
+static const struct {
+	unsigned ctr;
+	enum MAD_FIELDS f;
+} detail_fields[] = {
+	{ FAB_CTR_LOCAL_PHYSICAL_ERRORS, IB_PC_RCV_LOCAL_PHY_ERR_F },
+	{ FAB_CTR_MALFORMED_PACKET_ERRORS, IB_PC_RCV_MALFORMED_PKT_ERR_F },
+	{ FAB_CTR_BUFFER_OVERRUN_ERRORS, IB_PC_RCV_BUF_OVR_ERR_F },
+	{ FAB_CTR_DLID_MAPPING_ERRORS, IB_PC_RCV_DLID_MAP_ERR_F },
+	{ FAB_CTR_VL_MAPPING_ERRORS, IB_PC_RCV_VL_MAP_ERR_F },
+	{ FAB_CTR_LOOPING_ERRORS, IB_PC_RCV_LOOPING_ERR_F },
+	{ FAB_CTR_INACTIVE_DISCARDS, IB_PC_XMT_INACT_DISC_F },
+	{ FAB_CTR_NEIGHBOR_MTU_DISCARDS, IB_PC_XMT_NEIGH_MTU_DISC_F },
+	{ FAB_CTR_SW_LIFETIME_LIMIT_DISCARDS, IB_PC_XMT_SW_LIFE_DISC_F },
+	{ FAB_CTR_SW_HOQ_LIFETIME_LIMIT_DISCARDS, IB_PC_XMT_SW_HOL_DISC_F },
+};
+
+void fab_scan_decode_details(struct fab_counter_sample *smp, const uint8_t *d, unsigned attr)
+{
+	if (attr == IB_GSI_PORT_PORT_VL_XMIT_WAIT_COUNTERS) {
+		for (unsigned v = 0; v < FAB_N_VLS; v++)
+			smp->vl_xmit_wait[v] = (uint16_t)mad_get_field(
+				(void *)d, 0, (enum MAD_FIELDS)(IB_PC_PORT_VL_XMIT_WAIT0_F + v));
+		smp->vl_valid = 0xffff;
+		return;
+	}
+	unsigned of = attr == IB_GSI_PORT_RCV_ERROR_DETAILS ? FAB_CTR_RCV_ERRORS
+		      : attr == IB_GSI_PORT_XMIT_DISCARD_DETAILS ? FAB_CTR_XMIT_DISCARDS : 0;
+	for (unsigned i = 0; of && i < ARRAY_SIZE(detail_fields); i++) {
+		if (fab_counter_detail_of(detail_fields[i].ctr) != (int)of)
+			continue;
+		smp->v[detail_fields[i].ctr] = mad_get_field((void *)d, 0, detail_fields[i].f);
+		smp->valid |= 1u << detail_fields[i].ctr;
+	}
+}
+
 void fab_scan_decode_pc(struct fab_counter_sample *smp, const uint8_t *d, bool errors,
 			bool xmit_wait, bool data)
 {
@@ -367,6 +444,52 @@ static void decode_pcx(struct fab_counter_sample *smp, const uint8_t *d,
 			smp->v[FAB_CTR_XMIT_WAIT] = mad_get_field64((void *)d, 0, IB_PC_EXT_XMT_WAIT_F);
 			smp->valid |= 1u << FAB_CTR_XMIT_WAIT;
 		}
+	}
+}
+
+/* Queues an optional attribute of a port, unless its PMA lacks it. */
+static void ask(struct ctr *c, enum cjob kind, uint32_t pi)
+{
+	struct cnode *cn = &c->nodes[c->s->ports[pi].node_idx];
+	struct fab_counter_sample *smp = &c->s->samples[c->sample[pi]];
+
+	if (cn->unsup & detail_bit(kind)) {
+		smp->unsupported |= (uint8_t)detail_bit(kind);
+		return;
+	}
+	/* at most two detail MADs per port and round: the per-VL waits are
+	 * left out where both kinds of details are asked */
+	if (kind == CJ_VLW) {
+		if ((c->st[pi] & PS_VLW) || (c->st[pi] & (PS_RED | PS_XDD)) == (PS_RED | PS_XDD))
+			return;
+		c->st[pi] |= PS_VLW;
+	}
+	c->st[pi] |= kind == CJ_RED ? PS_RED : kind == CJ_XDD ? PS_XDD : 0;
+	push(c, cjob(kind, pi));
+}
+
+static bool nonzero(const struct fab_counter_sample *smp, unsigned ctr)
+{
+	return (smp->valid & (1u << ctr)) && smp->v[ctr];
+}
+
+/* The detail counters a port's error counters call for, as they arrive:
+ * the details of a non-zero PortRcvErrors or PortXmitDiscards, the per-VL
+ * waits of a PortXmitWait that grew since round 0. */
+static void queue_details(struct ctr *c, uint32_t pi)
+{
+	const struct fab_counter_sample *smp = &c->s->samples[c->sample[pi]];
+
+	if (nonzero(smp, FAB_CTR_RCV_ERRORS))
+		ask(c, CJ_RED, pi);
+	if (nonzero(smp, FAB_CTR_XMIT_DISCARDS))
+		ask(c, CJ_XDD, pi);
+	if (c->round > 0 && c->prev[pi] != FAB_NONE) {
+		struct fab_counter_delta d;
+
+		fab_counter_delta(&c->s->samples[c->prev[pi]], smp, 1u << FAB_CTR_XMIT_WAIT, &d);
+		if (d.reset || d.inc[FAB_CTR_XMIT_WAIT])
+			ask(c, CJ_VLW, pi);
 	}
 }
 
@@ -465,6 +588,8 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 		decode_pc(smp, d, cn);
 		smp->sampled_at_ms = fab_now_ms();
 		c->st[idx] |= PS_PC_OK;
+		if (!(smp->extended && (cn->cap2 & FAB_PM_CAP2_ADDL_PORT_CTRS_EXT)))
+			queue_details(c, idx); /* the error counters came with it */
 		return;
 	case CJ_PCX:
 		c->st[idx] |= PS_PCX_DONE;
@@ -491,12 +616,34 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 		if (!pc_asked(cn)) {
 			smp->sampled_at_ms = fab_now_ms();
 			c->st[idx] |= PS_PC_OK;
+			if (pcx_only(cn))
+				queue_details(c, idx);
 		}
+		return;
+	case CJ_RED:
+	case CJ_XDD:
+	case CJ_VLW:
+		if (err) { /* no such attribute here: said so, never zeros */
+			cn->unsup |= (uint8_t)detail_bit(kind);
+			if (smp)
+				smp->unsupported |= (uint8_t)detail_bit(kind);
+			return;
+		}
+		if (!smp)
+			return;
+		fab_scan_decode_details(smp, d, detail_attr(kind));
+		/* lifetime discards of a port that waits: on which VL */
+		if (kind == CJ_XDD && nonzero(smp, FAB_CTR_XMIT_WAIT) &&
+		    (nonzero(smp, FAB_CTR_SW_HOQ_LIFETIME_LIMIT_DISCARDS) ||
+		     nonzero(smp, FAB_CTR_SW_LIFETIME_LIMIT_DISCARDS)))
+			ask(c, CJ_VLW, idx);
 		return;
 	default: /* resets */
 		if (err) {
 			snprintf(msg, sizeof(msg), "counter reset (%s) failed: %s",
-				 kind == CJ_RESET ? "PortCounters" : "PortCountersExtended",
+				 kind == CJ_RESET ? "PortCounters"
+				 : kind == CJ_RESETX ? "PortCountersExtended"
+				 : kind == CJ_RESET_RED ? "PortRcvErrorDetails" : "PortXmitDiscardDetails",
 				 fail_text(err, resp, why, sizeof(why)));
 			add_err(c, idx, "reset", msg);
 		}
@@ -625,6 +772,12 @@ static int run_reset(struct ctr *c, struct fab_madwin *mw)
 		push(c, cjob(CJ_RESET, (uint32_t)i));
 		if (ext_supported(cn))
 			push(c, cjob(CJ_RESETX, (uint32_t)i));
+		/* the details read: cleared with the counters they explain */
+		const struct fab_counter_sample *smp = &c->s->samples[c->sample[i]];
+		if (smp->valid & fab_counter_details_of(FAB_CTR_RCV_ERRORS))
+			push(c, cjob(CJ_RESET_RED, (uint32_t)i));
+		if (smp->valid & fab_counter_details_of(FAB_CTR_XMIT_DISCARDS))
+			push(c, cjob(CJ_RESET_XDD, (uint32_t)i));
 	}
 	rc = c->err;
 	if (!rc && c->q.n)
@@ -651,8 +804,9 @@ int fab_scan_counters(struct fab_snapshot *s, struct fab_madwin *mw,
 
 	c.nodes = calloc(s->n_nodes + 1, sizeof(*c.nodes));
 	c.sample = malloc((s->n_ports + 1) * sizeof(*c.sample));
+	c.prev = malloc((s->n_ports + 1) * sizeof(*c.prev));
 	c.st = calloc(s->n_ports + 1, 1);
-	if (!c.nodes || !c.sample || !c.st)
+	if (!c.nodes || !c.sample || !c.prev || !c.st)
 		goto out;
 	for (size_t i = 0; i < s->n_ports; i++)
 		c.sample[i] = FAB_NONE;
@@ -685,6 +839,7 @@ int fab_scan_counters(struct fab_snapshot *s, struct fab_madwin *mw,
 	if (o->interval_s > 0) {
 		sleep_until(t0 + (int64_t)o->interval_s * 1000);
 		c.round = 1;
+		memcpy(c.prev, c.sample, s->n_ports * sizeof(*c.prev));
 		memset(c.st, 0, s->n_ports);
 		rc = run_round(&c, mw);
 		if (rc)
@@ -696,6 +851,7 @@ out:
 	fab_jobq_free(&c.q);
 	free(c.nodes);
 	free(c.sample);
+	free(c.prev);
 	free(c.st);
 	return rc;
 }

@@ -291,6 +291,8 @@ static int sm_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
 /* PM_INFO: the PortCounters columns, then the 64-bit ones of
  * PortCountersExtended that replace them when present. */
 enum { M_NODE, M_PORT, M__FIRST };
+/* the counters PM_INFO has: PortCounters' and PortCountersExtended's */
+#define M_CTRS (FAB_CTR_MULTICAST_RCV_PKTS + 1)
 static const char *const pm_cols[] = {
 	"NodeGUID", "PortNumber",
 	[M__FIRST + FAB_CTR_SYMBOL_ERRORS] = "SymbolErrorCounter",
@@ -314,10 +316,10 @@ static const char *const pm_cols[] = {
 	[M__FIRST + FAB_CTR_UNICAST_RCV_PKTS] = "PortUniCastRcvPkts",
 	[M__FIRST + FAB_CTR_MULTICAST_XMIT_PKTS] = "PortMultiCastXmitPkts",
 	[M__FIRST + FAB_CTR_MULTICAST_RCV_PKTS] = "PortMultiCastRcvPkts",
-	[M__FIRST + FAB_CTR__COUNT + 0] = "PortXmitDataExtended",
-	[M__FIRST + FAB_CTR__COUNT + 1] = "PortRcvDataExtended",
-	[M__FIRST + FAB_CTR__COUNT + 2] = "PortXmitPktsExtended",
-	[M__FIRST + FAB_CTR__COUNT + 3] = "PortRcvPktsExtended",
+	[M__FIRST + M_CTRS + 0] = "PortXmitDataExtended",
+	[M__FIRST + M_CTRS + 1] = "PortRcvDataExtended",
+	[M__FIRST + M_CTRS + 2] = "PortXmitPktsExtended",
+	[M__FIRST + M_CTRS + 3] = "PortRcvPktsExtended",
 };
 #define M__COUNT ARRAY_SIZE(pm_cols)
 _Static_assert(M__COUNT <= IBD_COLS_MAX && M__COUNT <= 32, "pm_cols");
@@ -337,7 +339,7 @@ static int pm_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
 	if (!m)
 		return fab_err(-ENOMEM, "%s: out of memory", imp->name);
 	*m = (struct ipm){ .node_guid = v[M_NODE], .port = (uint8_t)v[M_PORT], .line = row->line };
-	for (unsigned c = 0; c < FAB_CTR__COUNT; c++)
+	for (unsigned c = 0; c < M_CTRS; c++)
 		if (!(absent & (1u << (M__FIRST + c)))) {
 			m->v[c] = v[M__FIRST + c];
 			m->valid |= 1u << c;
@@ -345,9 +347,9 @@ static int pm_row(void *ctx, struct ibd_reader *r, const struct ibd_row *row)
 	/* the 64-bit values where ibdiagnet read PortCountersExtended */
 	m->extended = true;
 	for (size_t i = 0; i < ARRAY_SIZE(pm_ext); i++)
-		m->extended &= !(absent & (1u << (M__FIRST + FAB_CTR__COUNT + i)));
+		m->extended &= !(absent & (1u << (M__FIRST + M_CTRS + i)));
 	for (size_t i = 0; m->extended && i < ARRAY_SIZE(pm_ext); i++)
-		m->v[pm_ext[i]] = v[M__FIRST + FAB_CTR__COUNT + i], m->valid |= 1u << pm_ext[i];
+		m->v[pm_ext[i]] = v[M__FIRST + M_CTRS + i], m->valid |= 1u << pm_ext[i];
 	if (!m->extended) /* unicast and multicast exist only there */
 		m->valid &= ~((1u << FAB_CTR_UNICAST_XMIT_PKTS) | (1u << FAB_CTR_UNICAST_RCV_PKTS) |
 			      (1u << FAB_CTR_MULTICAST_XMIT_PKTS) | (1u << FAB_CTR_MULTICAST_RCV_PKTS));

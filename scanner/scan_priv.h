@@ -131,6 +131,10 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *snap);
  * twelve error counters when errors, PortXmitWait when xmit_wait, the four
  * data and packet counters when data, each marked valid. The one table of
  * PortCounters fields, for the scan and the probe. */
+/* PortRcvErrorDetails, PortXmitDiscardDetails or PortVLXmitWaitCounters
+ * (attr: its attribute id) answer data -> the sample's detail counters or
+ * per-VL waits (scanner/counters.c; the watch's sweeps too). */
+void fab_scan_decode_details(struct fab_counter_sample *smp, const uint8_t *d, unsigned attr);
 void fab_scan_decode_pc(struct fab_counter_sample *smp, const uint8_t *d, bool errors,
 			bool xmit_wait, bool data);
 int fab_scan_counters(struct fab_snapshot *snap, struct fab_madwin *mw,

@@ -11,7 +11,12 @@
  *     PortCounters of each of its active ports are queued;
  *   - per channel adapter port, its own PortCounters at its LID;
  *   - NodeInfo at the LID of every node with a change (before the change is
- *     believed) and at a slice of the LIDs on every sweep.
+ *     believed) and at a slice of the LIDs on every sweep;
+ *   - for a port whose PortRcvErrors or PortXmitDiscards moved, its
+ *     PortRcvErrorDetails or PortXmitDiscardDetails; for one whose
+ *     PortXmitWait moved on a data sweep, its PortVLXmitWaitCounters
+ *     (docs/counters.md "Detail counters"; a PMA without them is told once
+ *     and not asked again).
  *
  * Then one SMInfo of the master SM. Whether counters moved is the counter
  * model's answer (fab_counter_delta), for sums and ports alike.
@@ -190,6 +195,75 @@ static void queue_ports(struct wsweep *ws, uint32_t ni)
 			push(ws, J_PC, n->port_first + k);
 }
 
+static unsigned detail_attr(unsigned kind)
+{
+	return kind == J_RED ? IB_GSI_PORT_RCV_ERROR_DETAILS
+	       : kind == J_XDD ? IB_GSI_PORT_XMIT_DISCARD_DETAILS
+			       : IB_GSI_PORT_PORT_VL_XMIT_WAIT_COUNTERS;
+}
+
+static unsigned detail_bit(unsigned kind)
+{
+	return kind == J_RED ? FAB_PMA_RCV_ERROR_DETAILS
+	       : kind == J_XDD ? FAB_PMA_XMIT_DISCARD_DETAILS : FAB_PMA_VL_XMIT_WAIT;
+}
+
+/* Whether counter ctr moved from was (NULL: none) to now and is not 0. */
+static bool moved_one(const struct fab_counter_sample *was, const struct fab_counter_sample *now,
+		      unsigned ctr)
+{
+	struct fab_counter_delta d;
+
+	if (!(now->valid & (1u << ctr)) || !now->v[ctr])
+		return false;
+	if (!was)
+		return true;
+	fab_counter_delta(was, now, 1u << ctr, &d);
+	return d.reset || d.inc[ctr] || !(d.valid & (1u << ctr));
+}
+
+/* The detail attributes a changed port (candidate ci) calls for. */
+static void queue_details(struct wsweep *ws, size_t ci, const struct fab_counter_sample *was)
+{
+	struct fab_counter_sample *now = &ws->cand[ci];
+	struct wnode *wn = &ws->w->nodes[ws->t->ports[now->port_idx].node_idx];
+	static const struct {
+		enum wjob kind;
+		unsigned ctr;
+	} want[] = { { J_RED, FAB_CTR_RCV_ERRORS },
+		     { J_XDD, FAB_CTR_XMIT_DISCARDS },
+		     { J_VLW, FAB_CTR_XMIT_WAIT } };
+
+	unsigned asked = 0; /* at most two MADs a port: the VL waits yield */
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if ((want[i].kind == J_VLW && (!ws->data || asked == 2)) ||
+		    !moved_one(was, now, want[i].ctr))
+			continue;
+		asked++;
+		if (wn->unsup & detail_bit(want[i].kind)) {
+			now->unsupported |= (uint8_t)detail_bit(want[i].kind);
+			continue;
+		}
+		int rc = fab_jobq_push(&ws->q, COOKIE(want[i].kind, ci));
+		if (rc && !ws->err)
+			ws->err = rc;
+		ws->res->details++;
+	}
+}
+
+static void done_detail(struct wsweep *ws, unsigned kind, uint32_t ci, int err, const uint8_t *d)
+{
+	struct fab_counter_sample *now = &ws->cand[ci];
+
+	if (err) { /* no such attribute here: said so, never zeros */
+		ws->w->nodes[ws->t->ports[now->port_idx].node_idx].unsup |= (uint8_t)detail_bit(kind);
+		now->unsupported |= (uint8_t)detail_bit(kind);
+		return;
+	}
+	fab_scan_decode_details(now, d, detail_attr(kind));
+}
+
 static int next(void *ctx, struct fab_mad_req *req)
 {
 	struct wsweep *ws = ctx;
@@ -215,6 +289,13 @@ static int next(void *ctx, struct fab_mad_req *req)
 	}
 	req->mgmt_class = FAB_MAD_CLASS_PERF;
 	req->attr_id = IB_GSI_PORT_COUNTERS;
+	if (C_KIND(j) >= J_RED) { /* a changed port's details: C_IDX is its candidate */
+		const struct fab_port *p = &ws->t->ports[ws->cand[C_IDX(j)].port_idx];
+		req->attr_id = detail_attr(C_KIND(j));
+		req->dlid = fab_scan_port_dlid(ws->t, p);
+		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, p->port_num);
+		return 1;
+	}
 	if (C_KIND(j) == J_SUM) {
 		req->dlid = ws->t->nodes[C_IDX(j)].lid;
 		mad_set_field(req->data, 0, IB_PC_PORT_SELECT_F, ALL_PORTS);
@@ -309,8 +390,10 @@ static void done_pc(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
 		ws->cap_cand = cap;
 	}
 	ws->cand[ws->n_cand++] = now;
-	if (!ws->react) /* a trap's run read the node's PortInfo by directed route */
+	if (!ws->react) { /* a trap's run read the node's PortInfo by directed route */
+		queue_details(ws, ws->n_cand - 1, was);
 		verify(ws, p->node_idx);
+	}
 }
 
 static void done_ni(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
@@ -369,6 +452,9 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 		return;
 	case J_LINK:
 		wlinks_done(ws, C_IDX(req->cookie), C_CAUSE(req->cookie), err, d);
+		return;
+	default:
+		done_detail(ws, C_KIND(req->cookie), C_IDX(req->cookie), err, d);
 		return;
 	}
 }

@@ -85,7 +85,13 @@ int fab_watch_listen(struct fab_watch *w, bool sim_path)
 
 	if (!rc && sim_path)
 		rc = fab_umad_sim_issm(w->m.um);
+	w->hears = !rc && (sim_path || !fab_umad_under_sim());
 	return rc;
+}
+
+bool fab_watch_hears_reports(const struct fab_watch *w)
+{
+	return w && w->hears;
 }
 
 /* One request of this file's own: an InformInfo Set, or our PortInfo. */

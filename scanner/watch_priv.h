@@ -16,7 +16,8 @@
 #include "fabsweep/watch.h"
 #include "scanner/scan_priv.h"
 
-enum wjob { J_SUM = 1, J_PC, J_NI, J_PI, J_LINK };
+/* J_RED and after: a changed port's detail counters (C_IDX: its candidate) */
+enum wjob { J_SUM = 1, J_PC, J_NI, J_PI, J_LINK, J_RED, J_XDD, J_VLW };
 /* kind in bits 32-39, a port read's cause (enum fab_event_cause) in 40-47 */
 #define COOKIE(k, i) ((uint64_t)(k) << 32 | (uint32_t)(i))
 #define COOKIE_CAUSE(k, i, c) (COOKIE(k, i) | (uint64_t)(c) << 40)
@@ -32,6 +33,7 @@ struct wnode {
 	uint64_t xmit_wait; /* the sum's PortXmitWait at the last data sweep */
 	bool no_allport;  /* AllPortSelect answered with an error status */
 	uint8_t verify;   /* V_*: NodeInfo this sweep */
+	uint8_t unsup;    /* FAB_PMA_*: optional attributes its PMA does not have */
 	/* directed route from the local node (watch_links.c) */
 	uint32_t via;     /* the port (topology index) of its parent it is reached by; FAB_NONE: none */
 	uint8_t hops;     /* 0: the local node */
@@ -73,6 +75,7 @@ struct fab_watch {
 	uint32_t seen_tid[32];      /* the last Reports' TIDs: a resend is no new notice */
 	unsigned n_seen;
 	uint64_t port_guid;         /* ours: the simulator path's SMInfo answer */
+	bool hears;                 /* a Report can reach us (fab_watch_hears_reports) */
 	unsigned long reports, dropped;
 };
 

@@ -99,7 +99,7 @@ int fab_store_counter_history(struct fab_store *st, int64_t from_ms, int64_t to_
 {
 	struct memo guid = { .v = 0 }, time = { .v = 0 };
 	int64_t lo, hi, chain;
-	char sql[1400];
+	char sql[2048];
 	size_t off;
 	sqlite3_stmt *s = NULL;
 	int err, rc = SQLITE_DONE;

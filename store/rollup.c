@@ -106,7 +106,7 @@ static int flush(struct rollup *u)
  * on every port of a busy fabric every hour (docs/watch.md, the budget). */
 static uint32_t rolled_up(void)
 {
-	return fab_counter_error_mask() | 1u << FAB_CTR_XMIT_WAIT | 1u << FAB_CTR_XMIT_DATA |
+	return fab_counter_error_mask() | fab_counter_detail_mask() | 1u << FAB_CTR_XMIT_WAIT | 1u << FAB_CTR_XMIT_DATA |
 	       1u << FAB_CTR_RCV_DATA;
 }
 
@@ -144,7 +144,7 @@ static int add(struct rollup *u, uint64_t guid, int port, const struct fab_count
  * numbers nodes its own way) in time order. */
 static int sum_chain(struct rollup *u, int64_t chain)
 {
-	char sql[1400];
+	char sql[2048];
 	size_t off;
 	sqlite3_stmt *s;
 	struct fab_counter_sample prev = { 0 }, cur;

@@ -447,7 +447,82 @@ static const char *const migrations[] = {
 	" FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
 	" JOIN lft_slots k ON k.slot < 16;",
 
-	/* 10 -> 11 (the lead renumbers at merge): watch's link events and its
+	/* 9 -> 10: the detail counters (docs/counters.md "Detail counters"):
+	 * PortRcvErrorDetails' six and PortXmitDiscardDetails' four fields,
+	 * appended to port_counters and so to the counters view (which the
+	 * migration rebuilds); per-VL PortXmitWait (PortVLXmitWaitCounters) as
+	 * sixteen columns, long form in the view vl_xmit_wait; and the optional
+	 * attributes a port's PMA said it does not support (bits: 1
+	 * PortRcvErrorDetails, 2 PortXmitDiscardDetails, 4
+	 * PortVLXmitWaitCounters), one row per attribute in the view
+	 * pma_unsupported: asked and not supported, never stored as zeros. */
+	"ALTER TABLE port_counters ADD COLUMN PortLocalPhysicalErrors INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortMalformedPacketErrors INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortBufferOverrunErrors INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortDLIDMappingErrors INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortVLMappingErrors INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortLoopingErrors INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortInactiveDiscards INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortNeighborMTUDiscards INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortSwLifetimeLimitDiscards INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN PortSwHOQLifetimeLimitDiscards INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN unsupported INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait0 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait1 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait2 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait3 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait4 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait5 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait6 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait7 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait8 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait9 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait10 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait11 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait12 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait13 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait14 INTEGER;"
+	"ALTER TABLE port_counters ADD COLUMN VLXmitWait15 INTEGER;"
+	"CREATE VIEW vl_xmit_wait AS"
+	" SELECT scan_id, node_guid, port_num, sample, sampled_at, 0 AS vl,"
+	" VLXmitWait0 AS value FROM port_counters WHERE VLXmitWait0 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 1 AS vl,"
+	" VLXmitWait1 AS value FROM port_counters WHERE VLXmitWait1 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 2 AS vl,"
+	" VLXmitWait2 AS value FROM port_counters WHERE VLXmitWait2 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 3 AS vl,"
+	" VLXmitWait3 AS value FROM port_counters WHERE VLXmitWait3 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 4 AS vl,"
+	" VLXmitWait4 AS value FROM port_counters WHERE VLXmitWait4 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 5 AS vl,"
+	" VLXmitWait5 AS value FROM port_counters WHERE VLXmitWait5 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 6 AS vl,"
+	" VLXmitWait6 AS value FROM port_counters WHERE VLXmitWait6 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 7 AS vl,"
+	" VLXmitWait7 AS value FROM port_counters WHERE VLXmitWait7 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 8 AS vl,"
+	" VLXmitWait8 AS value FROM port_counters WHERE VLXmitWait8 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 9 AS vl,"
+	" VLXmitWait9 AS value FROM port_counters WHERE VLXmitWait9 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 10 AS vl,"
+	" VLXmitWait10 AS value FROM port_counters WHERE VLXmitWait10 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 11 AS vl,"
+	" VLXmitWait11 AS value FROM port_counters WHERE VLXmitWait11 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 12 AS vl,"
+	" VLXmitWait12 AS value FROM port_counters WHERE VLXmitWait12 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 13 AS vl,"
+	" VLXmitWait13 AS value FROM port_counters WHERE VLXmitWait13 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 14 AS vl,"
+	" VLXmitWait14 AS value FROM port_counters WHERE VLXmitWait14 IS NOT NULL"
+	" UNION ALL SELECT scan_id, node_guid, port_num, sample, sampled_at, 15 AS vl,"
+	" VLXmitWait15 AS value FROM port_counters WHERE VLXmitWait15 IS NOT NULL;"
+	"CREATE VIEW pma_unsupported AS SELECT c.scan_id, c.node_guid, c.port_num, c.sample,"
+	" c.sampled_at, a.attribute FROM port_counters c JOIN (SELECT 1 AS bit,"
+	" 'PortRcvErrorDetails' AS attribute UNION ALL SELECT 2, 'PortXmitDiscardDetails'"
+	" UNION ALL SELECT 4, 'PortVLXmitWaitCounters') a ON (c.unsupported & a.bit) <> 0"
+	" WHERE c.unsupported IS NOT NULL;",
+
+	/* 10 -> 11: watch's link events and its
 	 * alerts (docs/schema.md "Events", "Alerts"; docs/watch.md). events: a
 	 * row per notice the SM forwarded and per port whose state a read
 	 * found changed, with its arrival time, stored with the sweep that
@@ -462,7 +537,7 @@ static const char *const migrations[] = {
 	"CREATE TABLE alerts(fingerprint TEXT PRIMARY KEY, rule_id TEXT NOT NULL,"
 	" severity TEXT NOT NULL, node TEXT, node_name TEXT, port TEXT, peer TEXT,"
 	" subject TEXT, message TEXT, starts_at TEXT NOT NULL, ends_at TEXT,"
-	" sent_at TEXT, failures INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;",
+	" sent_at TEXT) WITHOUT ROWID;",
 };
 
 /* The long form of port_counters: one row per counter value. */

@@ -52,7 +52,8 @@ const char *fab_site_column_name(unsigned col)
  */
 static const char *const public_relations[] = {
 	"scans", "nodes", "ports", "mgmt_ports", "links", "counters", "sms",
-	"scan_errors", "findings", "held_findings", "baselines", "counter_hourly", "events",
+	"scan_errors", "findings", "held_findings", "baselines", "counter_hourly",
+	"vl_xmit_wait", "pma_unsupported", "events",
 	/* RoCE and Ethernet */
 	"systems", "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
 	"rdma_devices", "rdma_ports", "rdma_counters",
@@ -73,6 +74,8 @@ static const struct {
 	{ "mgmt_ports", "port_rows" },
 	{ "links", "link_rows" },
 	{ "counters", "port_counters" },
+	{ "vl_xmit_wait", "port_counters" },
+	{ "pma_unsupported", "port_counters" },
 	{ "findings", "finding_rows" },
 	{ "counter_hourly", "counter_rollups" },
 	{ "held_findings", "finding_holds" },

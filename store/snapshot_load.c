@@ -459,6 +459,7 @@ static int read_sample(struct loader *l, sqlite3_stmt *s)
 	c->sampled_at_ms = memo_time(&l->memo[6], s, 3);
 	c->extended = sqlite3_column_int(s, 4);
 	fab_sql_read_counters(s, SAMPLE_FIRST_COUNTER, c);
+	fab_sql_read_vl(s, SAMPLE_FIRST_COUNTER + FAB_SQL_COUNTERS, c);
 	return 0;
 }
 
@@ -472,13 +473,14 @@ static int load_samples(struct loader *l)
 {
 	bool latest = l->parts & FAB_LOAD_LIGHT;
 	bool sweep = l->s->topology_scan_id != 0;
-	char sql[1400];
+	char sql[2400];
 	size_t off;
 	sqlite3_stmt *s;
 	int err;
 
 	off = (size_t)snprintf(sql, sizeof(sql), "SELECT " SAMPLE_COLS);
 	off += fab_sql_counter_cols(sql + off, sizeof(sql) - off, false);
+	off += fab_sql_vl_cols(sql + off, sizeof(sql) - off, false);
 	if (sweep)
 		snprintf(sql + off, sizeof(sql) - off,
 			 " FROM port_counters WHERE scan_id IN (SELECT scan_id FROM scans"

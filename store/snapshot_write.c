@@ -320,7 +320,7 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 static int write_samples(struct fab_store *st, const struct fab_snapshot *snap,
 			 const struct fab_snapshot *topo)
 {
-	char sql[2048];
+	char sql[4096];
 	size_t off;
 	sqlite3_stmt *s;
 	int err;
@@ -329,8 +329,10 @@ static int write_samples(struct fab_store *st, const struct fab_snapshot *snap,
 			       "INSERT INTO port_counters(scan_id, node_idx, port_num, sample,"
 			       " node_guid, sampled_at, extended");
 	off += fab_sql_counter_cols(sql + off, sizeof(sql) - off, false);
+	off += fab_sql_vl_cols(sql + off, sizeof(sql) - off, false);
 	off += (size_t)snprintf(sql + off, sizeof(sql) - off, ") VALUES (?,?,?,?,?,?,?");
 	off += fab_sql_counter_cols(sql + off, sizeof(sql) - off, true);
+	off += fab_sql_vl_cols(sql + off, sizeof(sql) - off, true);
 	snprintf(sql + off, sizeof(sql) - off, ")");
 	if ((err = fab_store_prepare(st, sql, &s)))
 		return err;
@@ -351,6 +353,7 @@ static int write_samples(struct fab_store *st, const struct fab_snapshot *snap,
 		for (unsigned k = 0; k < FAB_SQL_COUNTERS; k++)
 			if (c->valid & (1u << k))
 				sqlite3_bind_int64(s, 8 + (int)k, (int64_t)c->v[k]);
+		fab_sql_bind_vl(s, 8 + FAB_SQL_COUNTERS, c);
 		err = fab_sql_step(st, s, "counters");
 	}
 	sqlite3_finalize(s);

@@ -149,6 +149,45 @@ size_t fab_sql_counter_cols(char *buf, size_t cap, bool params)
 	return off;
 }
 
+size_t fab_sql_vl_cols(char *buf, size_t cap, bool params)
+{
+	size_t off = 0;
+	int n = params ? snprintf(buf, cap, ",?") : snprintf(buf, cap, ", unsupported");
+
+	off = n > 0 && (size_t)n < cap ? (size_t)n : 0;
+	for (unsigned v = 0; v < FAB_N_VLS && off < cap; v++) {
+		n = params ? snprintf(buf + off, cap - off, ",?")
+			   : snprintf(buf + off, cap - off, ", VLXmitWait%u", v);
+		if (n < 0)
+			break;
+		off += (size_t)n < cap - off ? (size_t)n : cap - off - 1;
+	}
+	return off;
+}
+
+void fab_sql_bind_vl(sqlite3_stmt *s, int first, const struct fab_counter_sample *c)
+{
+	if (c->unsupported)
+		sqlite3_bind_int(s, first, c->unsupported);
+	for (unsigned v = 0; v < FAB_N_VLS; v++)
+		if (c->vl_valid & (1u << v))
+			sqlite3_bind_int(s, first + 1 + (int)v, c->vl_xmit_wait[v]);
+}
+
+void fab_sql_read_vl(sqlite3_stmt *s, int first, struct fab_counter_sample *c)
+{
+	if (sqlite3_column_type(s, first) != SQLITE_NULL)
+		c->unsupported = (uint8_t)sqlite3_column_int(s, first);
+	for (unsigned v = 0; v < FAB_N_VLS; v++) {
+		int col = first + 1 + (int)v;
+
+		if (sqlite3_column_type(s, col) == SQLITE_NULL)
+			continue;
+		c->vl_valid |= (uint16_t)(1u << v);
+		c->vl_xmit_wait[v] = (uint16_t)sqlite3_column_int(s, col);
+	}
+}
+
 void fab_sql_read_counters(sqlite3_stmt *s, int first, struct fab_counter_sample *c)
 {
 	for (unsigned k = 0; k < FAB_SQL_COUNTERS; k++) {

@@ -74,7 +74,7 @@ static int query_int(struct fab_store *st, const char *sql, int64_t *out)
 
 static int create_counters_view(struct fab_store *st)
 {
-	char sql[8192];
+	char sql[16384];
 	size_t off = 0;
 
 	off += (size_t)snprintf(sql, sizeof(sql), "%s", FAB_COUNTERS_VIEW_PREFIX);

@@ -86,6 +86,13 @@ size_t fab_sql_counter_cols(char *buf, size_t cap, bool params);
  * fab_sql_counter_cols lists them), into c->valid and c->v: the one decoder
  * of a port_counters row's values (the loader, store/history.c). */
 void fab_sql_read_counters(sqlite3_stmt *s, int first, struct fab_counter_sample *c);
+/* The columns after the counters: unsupported and VLXmitWait0..15
+ * (FAB_SQL_VL_COLS of them), as fab_sql_counter_cols lists the counters;
+ * bound from and read into a sample's unsupported, vl_valid, vl_xmit_wait. */
+#define FAB_SQL_VL_COLS (1 + FAB_N_VLS)
+size_t fab_sql_vl_cols(char *buf, size_t cap, bool params);
+void fab_sql_bind_vl(sqlite3_stmt *s, int first, const struct fab_counter_sample *c);
+void fab_sql_read_vl(sqlite3_stmt *s, int first, struct fab_counter_sample *c);
 /* The columns of FAB_SQL_FINDING_COLS (with a table prefix p: "f."), from
  * column first on, into *f (strings valid until the next step): the one
  * decoder of a findings row. */

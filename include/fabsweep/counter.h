@@ -28,8 +28,20 @@ int fab_counter_parse(const char *s);
  * 16 or 32, libibmad's fields) or 64 for what PortCountersExtended carries
  * (data and packet counters) when the sample is extended. */
 unsigned fab_counter_bits(unsigned ctr, bool extended);
-/* True for the error counters (not data, packets or XmitWait). */
+/* True for the error counters of PortCounters (not data, packets, XmitWait
+ * or the detail counters). */
 bool fab_counter_is_error(unsigned ctr);
+/* True for the detail counters (PortRcvErrorDetails, PortXmitDiscardDetails:
+ * docs/counters.md "Detail counters"): they say what an error counter
+ * counted. fab_counter_detail_of() names that counter (FAB_CTR_RCV_ERRORS
+ * or FAB_CTR_XMIT_DISCARDS; -1 for others); fab_counter_details_of() is the
+ * mask of the details of one counter (0 when it has none). */
+bool fab_counter_is_detail(unsigned ctr);
+int fab_counter_detail_of(unsigned ctr);
+uint32_t fab_counter_details_of(unsigned ctr);
+uint32_t fab_counter_detail_mask(void);
+/* "PortRcvErrorDetails" for FAB_PMA_RCV_ERROR_DETAILS ...; NULL for others. */
+const char *fab_pma_attr_name(unsigned pma_bit);
 /* Counter masks (bit n: counter n): every counter, the error counters. */
 #define FAB_CTR_MASK_ALL ((uint32_t)((1ull << FAB_CTR__COUNT) - 1))
 uint32_t fab_counter_error_mask(void);
@@ -97,6 +109,34 @@ bool fab_counter_over(const struct fab_counter_delta *d, unsigned ctr, double al
 void fab_counter_amount(uint64_t inc, bool at_least, char *buf, size_t len);
 const char *fab_counter_why(bool reset, bool saturated);
 void fab_counter_increase_text(uint64_t inc, bool reset, bool saturated, char *buf, size_t len);
+
+/* ---- per-VL waits and the bit error rate -------------------------------- */
+
+#define FAB_VL_WAIT_BITS 16 /* PortVLXmitWaitCounters' fields */
+
+/* How a port's PortVLXmitWait of each VL moved between two samples, by the
+ * same rules as fab_counter_delta (bit n: VL n). */
+struct fab_vl_delta {
+	uint16_t valid, reset, saturated;
+	double secs;
+	uint64_t inc[FAB_N_VLS];
+};
+void fab_counter_vl_delta(const struct fab_counter_sample *earlier,
+			  const struct fab_counter_sample *later, struct fab_vl_delta *out);
+/* The VL that waited most: by its growth since earlier when both samples
+ * have per-VL waits and one grew (*grew true), else by the latest values
+ * (since the last clear). -1 when no VL was read or none waited; else *amount and
+ * *at_least (a reset or saturated value) are set. earlier may be NULL. */
+int fab_counter_vl_busiest(const struct fab_counter_sample *earlier,
+			   const struct fab_counter_sample *latest, uint64_t *amount, bool *at_least,
+			   bool *grew);
+/* The symbol error rate of what a port receives (link.ber_high): the
+ * SymbolErrorCounter increase of d / (active lanes x lane signalling rate
+ * (fab_speed_lane_gbaud) x d->secs). false when it cannot be told (no
+ * increase of it, no interval, width or speed unknown). *at_least: the
+ * increase is a lower bound (reset or saturated), so is the rate. */
+bool fab_counter_ber(const struct fab_counter_delta *d, unsigned width_bit, unsigned speed_bit,
+		     double *ber, bool *at_least);
 
 /* ---- which samples are compared ------------------------------------------ */
 

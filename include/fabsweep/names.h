@@ -61,6 +61,10 @@ unsigned fab_speed_rank(unsigned bit);
 unsigned fab_width_lanes(unsigned bit);
 /* Nominal data rate in Gb/s (4X HDR = 200, 4X EDR = 100, 4X FDR = 56, 4X QDR = 40). */
 double fab_rate_gbps(unsigned width_bit, unsigned speed_bit);
+/* Signalling rate of one lane in Gb/s (SDR 2.5 ... FDR10 10.3125, FDR
+ * 14.0625, EDR 25.78125, HDR 53.125, NDR 106.25, XDR 212.5): the bits a
+ * bit error rate is counted over; 0 for no single known speed bit. */
+double fab_speed_lane_gbaud(unsigned speed_bit);
 /* IB MTU enum (1..5) to bytes, 0 when unknown. */
 unsigned fab_mtu_bytes(unsigned mtu);
 int fab_mtu_from_bytes(unsigned bytes);

@@ -72,6 +72,7 @@ enum fab_param_type {
 	FAB_PARAM_INT,       /* a plain whole number */
 	FAB_PARAM_INT_AUTO,  /* a whole number, or FAB_PARAM_AUTO: what most of the fabric uses */
 	FAB_PARAM_SLS,       /* a set of service levels ("0-14", "0,2,4-7"): a 16-bit mask */
+	FAB_PARAM_RATIO,     /* a plain number, written like 1e-12 (a bit error rate) */
 	FAB_PARAM__COUNT
 };
 

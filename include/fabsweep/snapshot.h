@@ -138,8 +138,32 @@ enum fab_counter {
 	FAB_CTR_UNICAST_RCV_PKTS,
 	FAB_CTR_MULTICAST_XMIT_PKTS,
 	FAB_CTR_MULTICAST_RCV_PKTS,
+	/* PortRcvErrorDetails (PMA 0x0015): what PortRcvErrors counted,
+	 * read only for ports whose PortRcvErrors is non-zero or moved. */
+	FAB_CTR_LOCAL_PHYSICAL_ERRORS,
+	FAB_CTR_MALFORMED_PACKET_ERRORS,
+	FAB_CTR_BUFFER_OVERRUN_ERRORS,
+	FAB_CTR_DLID_MAPPING_ERRORS,
+	FAB_CTR_VL_MAPPING_ERRORS,
+	FAB_CTR_LOOPING_ERRORS,
+	/* PortXmitDiscardDetails (0x0016): what PortXmitDiscards counted. */
+	FAB_CTR_INACTIVE_DISCARDS,
+	FAB_CTR_NEIGHBOR_MTU_DISCARDS,
+	FAB_CTR_SW_LIFETIME_LIMIT_DISCARDS,
+	FAB_CTR_SW_HOQ_LIFETIME_LIMIT_DISCARDS,
 	FAB_CTR__COUNT
 };
+
+/* Optional PMA attributes a sample may lack because the port's PMA does
+ * not support them (fab_counter_sample.unsupported): never read as 0s. */
+enum {
+	FAB_PMA_RCV_ERROR_DETAILS = 1 << 0,    /* PortRcvErrorDetails, 0x0015 */
+	FAB_PMA_XMIT_DISCARD_DETAILS = 1 << 1, /* PortXmitDiscardDetails, 0x0016 */
+	FAB_PMA_VL_XMIT_WAIT = 1 << 2,         /* PortVLXmitWaitCounters, 0x001C */
+	FAB_PMA__BITS = 3
+};
+
+#define FAB_N_VLS 16 /* virtual lanes: PortVLXmitWaitCounters has one per VL */
 
 struct fab_node {
 	uint64_t guid;
@@ -195,7 +219,12 @@ struct fab_counter_sample {
 	bool extended;    /* values from PortCountersExtended where it has them */
 	int64_t sampled_at_ms; /* Unix epoch, milliseconds */
 	uint32_t valid;   /* bit n set: counter n present */
+	uint8_t unsupported; /* FAB_PMA_*: asked, and the PMA does not have it */
+	uint16_t vl_valid;   /* bit n: vl_xmit_wait[n] read (PortVLXmitWaitCounters) */
 	uint64_t v[FAB_CTR__COUNT];
+	/* PortVLXmitWait per VL (16-bit counters), read only for ports whose
+	 * PortXmitWait grew or that discarded packets for their lifetime */
+	uint16_t vl_xmit_wait[FAB_N_VLS];
 };
 
 struct fab_sm {
@@ -406,7 +435,9 @@ int fab_snapshot_index(struct fab_snapshot *snap);
 
 /* Puts c as its port's newest value (a watch sweep's, docs/watch.md) into an
  * indexed snapshot, which stays indexed: it replaces the port's latest
- * sample (keeping that sample's number) or, when the port has none, is
+ * sample (keeping that sample's number; the counters c does not have keep
+ * their value, so a sweep that reads the error counters leaves the data
+ * counters as the full scan read them) or, when the port has none, is
  * added as sample 0. 0, -EINVAL (not indexed, no such port) or -ENOMEM. */
 int fab_snapshot_put_sample(struct fab_snapshot *s, const struct fab_counter_sample *c);
 

@@ -61,6 +61,7 @@ struct fab_watch_result {
 	 * valid until its next run) */
 	const struct fab_watch_change *changes;
 	size_t n_changes;
+	unsigned long details;  /* detail counters asked: PortRcvErrorDetails, PortXmitDiscardDetails, PortVLXmitWaitCounters */
 	bool data;              /* a data sweep: PortXmitWait moving was a change */
 	unsigned long mads;     /* MADs sent, resends included */
 	unsigned long failed;   /* queries that got no answer */
@@ -142,6 +143,10 @@ int fab_watch_master_lid(struct fab_watch *w, uint16_t *out);
 /* Waits up to wait_ms for Reports (returns early on the first). The
  * number of notices waiting, or a negative errno. */
 int fab_watch_wait(struct fab_watch *w, int wait_ms);
+/* Whether a Report can reach this port: it takes them, and outside the
+ * simulator or through its Report path (under umad2sim otherwise ibsim
+ * drops every Report, docs/watch.md). */
+bool fab_watch_hears_reports(const struct fab_watch *w);
 /* Moves the notices received (FAB_EVENT_NOTICE events, in arrival order)
  * to into's events. 0 or -ENOMEM. */
 int fab_watch_take_notices(struct fab_watch *w, struct fab_snapshot *into);

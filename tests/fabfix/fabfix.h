@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
@@ -127,7 +128,8 @@ static inline bool fabfix_sampled(const struct fab_snapshot *s, size_t i)
 }
 
 /* Adds sample number `sample` of port i, taken at at_ms: every counter
- * valid (extended counters), all zero. */
+ * valid (extended counters), all zero, but the detail counters, which a
+ * scan reads only for ports with errors. */
 static inline struct fab_counter_sample *fabfix_sample(struct fab_snapshot *s, size_t i,
 						       unsigned sample, int64_t at_ms)
 {
@@ -137,7 +139,7 @@ static inline struct fab_counter_sample *fabfix_sample(struct fab_snapshot *s, s
 	c->sample = (uint8_t)sample;
 	c->sampled_at_ms = at_ms;
 	c->extended = true;
-	c->valid = (1u << FAB_CTR__COUNT) - 1;
+	c->valid = FAB_CTR_MASK_ALL & ~fab_counter_detail_mask();
 	return c;
 }
 

@@ -127,6 +127,44 @@ nobody_prepare() {
 }
 as_nobody() { env "${NOBODY_ENV[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 
+# ---- `ready` as text, as --json, and the database (tests/tools/ready_compare.py)
+#   ready_keep WHAT EXIT TEXT [pkeys=FILE] [hosts=A,B,...] [quiet=1] -- CMD...
+#                         keeps a `ready` run made as text (TEXT: its output,
+#                         EXIT: its exit code) and runs CMD, the same ready
+#                         with --json, beside it in $D/ready-runs/N: the pairs
+#                         are to be those computed from FILE's P_Key tables
+#                         ("HOST PKEY..." a line) in CMD's --pkey partition;
+#                         the hosts these, in this order
+#   ready_compared DB     one check of every run kept: the JSON, the text and
+#                         the scan of DB agree (ready_compare.py says how)
+ready_keep() {
+	local what=$1 rc=$2 text=$3 dir kv want=0 a prev=
+	shift 3
+	dir=$D/ready-runs/$(($(ls "$D/ready-runs" 2>/dev/null | wc -l) + 1))
+	mkdir -p "$dir" && cp "$text" "$dir/ready.txt" || return 1
+	printf 'what %s\nexit %s\n' "$what" "$rc" >"$dir/args"
+	while (($#)) && [[ $1 != -- ]]; do
+		kv=$1
+		shift
+		[[ $kv == pkeys=* ]] && { cp "${kv#pkeys=}" "$dir/pkeys" || return 1; kv=pkeys=pkeys; }
+		printf '%s %s\n' "${kv%%=*}" "${kv#*=}" >>"$dir/args"
+	done
+	shift
+	for a; do
+		[[ $prev == --pkey ]] && want=$a
+		prev=$a
+	done
+	printf 'want %s\n' "$want" >>"$dir/args"
+	"$@" >"$dir/ready.json" 2>"$dir/stderr"
+	printf 'json_exit %s\n' "$?" >>"$dir/args"
+}
+ready_compared() {
+	local runs=() i
+	for ((i = 1; i <= $(ls "$D/ready-runs" 2>/dev/null | wc -l); i++)); do runs+=("$D/ready-runs/$i"); done
+	((${#runs[@]})) || { echo "  no ready run was kept"; return 1; }
+	python3 -S "$SRCDIR/tests/tools/ready_compare.py" "$1" "${runs[@]}" # -S: stdlib only, faster start
+}
+
 # ---- the MAD spy (tests/tools/madspy.c: a line for every MAD a process sends
 # through libibumad, and for every open())
 #   spy_build DIR         builds DIR/madspy.so, or ends the test as failed

@@ -40,10 +40,10 @@ check --fail-on warning
 rc=$?
 eq "$rc" 0 "check of the healthy fabric (--fail-on warning)"
 ((rc == 0)) || cat "$D/out"
-# every InfiniBand rule runs (the 3 routing and 3 pkey rules too: the scan
+# every InfiniBand rule runs (the 3 routing and 3 pkey rules and link.ber_high too: the scan
 # read the forwarding and P_Key tables) but port.down (no baseline); the 13
 # RoCE rules are skipped (no RoCE part)
-grep -q "26 rules run, 14 skipped; " "$D/out" && ok || { bad "every InfiniBand rule runs on a live scan with two samples"; cat "$D/out"; }
+grep -q "27 rules run, 14 skipped; " "$D/out" && ok || { bad "every InfiniBand rule runs on a live scan with two samples"; cat "$D/out"; }
 grep -q "^skipped 13 rules (the snapshot has no RoCE part .*): roce.pfc_disabled, .*roce.congestion, roce.ecn_disabled, roce.cnp_mismatch, roce.trust_mismatch$" "$D/out" && ok ||
 	bad "check says why the RoCE rules were skipped on an InfiniBand scan"
 eq "$(q "SELECT count(*) FROM findings WHERE severity IN ('error', 'warning')")" 0 "no finding stored at warning or above"

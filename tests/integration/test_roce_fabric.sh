@@ -12,10 +12,15 @@
 #   priority 3 (PFC on there); host11 sending CNPs with DSCP 46; host12's NIC
 #   has no ecn directory (unknown, not off).
 # Runs `fabsweep collect` inside every namespace and `fabsweep merge`, and
-# checks the merged snapshot holds exactly the expected adjacencies, PFC
-# bitmaps, application entries, MTUs and roles, and that `fabsweep check` finds
-# exactly the injected faults; then a direct multi-socket
-# `scan --no-ib --lldp-socket ...` records the same adjacencies.
+# checks the merged snapshot holds exactly what the test configured: the
+# adjacencies, every interface's MAC and LLDP port id, every TLV byte for byte
+# as sent and as heard, the decoded PFC, ETS and application entries, MTUs,
+# roles, each system's address, description and capabilities, each
+# neighbour's TTL and identity (the chassis id lldpd picks, as lldpcli shows
+# it), the DCB status per interface (as iproute2's dcb finds it) and the ECN
+# bitmaps of the sysfs files; that `fabsweep check` finds exactly the injected
+# faults; then that a direct multi-socket `scan --no-ib --lldp-socket ...`
+# records the same adjacencies, PFC bitmaps and application entries.
 # Needs root. Removes everything it created (namespaces, daemons by PID,
 # sockets) on any exit. Addresses are TEST-NET-1 (192.0.2.0/24).
 set -uo pipefail
@@ -24,7 +29,7 @@ if [[ $EUID -ne 0 ]]; then
 	echo "FAIL: test_roce_fabric needs root (network namespaces); CI runs it as root"
 	exit 1
 fi
-for tool in ip lldpd lldpcli sqlite3 xmllint; do
+for tool in ip lldpd lldpcli sqlite3 xmllint dcb; do
 	command -v "$tool" >/dev/null || { echo "FAIL: '$tool' is missing (scripts/deps.sh installs it)"; exit 1; }
 done
 
@@ -84,17 +89,26 @@ APP=00,63,12,b7,65,00,1a   # UDP 4791 -> 3, DSCP 26 -> 3
 APP_NO_UDP=00,65,00,1a     # DSCP 26 -> 3 only
 ETS=00,00,03,00,00,32,00,00,32,00,00,00,00,02,00,00,02,00,00,00,00 # prio 3 on TC3; TC0/TC3 50/50 ETS
 
-declare -A conf links_of
+# What the test configures, kept to compare with what comes back: each
+# interface's MAC (02:fa:...), its peer, the TLVs it sends (hex).
+declare -A conf links_of mac_of peer_of tlvs_of
 tlv() { # system ifname subtype info
 	conf[$1]+="configure ports $2 lldp custom-tlv add oui 00,80,c2 subtype $3 oui-info $4"$'\n'
+	tlvs_of[$1:$2]+="$3 ${4//,/}"$'\n'
 }
+n_macs=0
 link() { # sysA ifA sysB ifB
-	ip link add "$2" netns "$(ns "$1")" mtu 9000 type veth peer name "$4" netns "$(ns "$3")" mtu 9000 ||
-		{ bad "veth $1:$2 - $3:$4"; exit 1; }
+	local ma mb
+	ma=$(printf '02:fa:00:00:%02x:%02x' $((n_macs / 256)) $((n_macs % 256)))
+	mb=$(printf '02:fa:00:00:%02x:%02x' $(((n_macs + 1) / 256)) $(((n_macs + 1) % 256)))
+	n_macs=$((n_macs + 2))
+	ip link add "$2" netns "$(ns "$1")" address "$ma" mtu 9000 type veth \
+		peer name "$4" netns "$(ns "$3")" address "$mb" mtu 9000 || { bad "veth $1:$2 - $3:$4"; exit 1; }
 	ip -n "$(ns "$1")" link set "$2" up
 	ip -n "$(ns "$3")" link set "$4" up
 	links_of[$1]+="$2 "
 	links_of[$3]+="$4 "
+	mac_of[$1:$2]=$ma mac_of[$3:$4]=$mb peer_of[$1:$2]=$3:$4 peer_of[$3:$4]=$1:$2
 	# expected adjacency, the end whose (system, ifname) sorts first as a
 	if [[ "$1:$2" < "$3:$4" ]]; then expected_links+="$1:$2 $3:$4 11"$'\n'
 	else expected_links+="$3:$4 $1:$2 11"$'\n'; fi
@@ -133,15 +147,21 @@ for s in "${hosts[@]}"; do
 done
 
 # One lldpd per namespace; its configuration is applied before it sends anything.
+declare -A addr_of caps_of
+TTL=4 # tx-interval 1 s times tx-hold 4
 n=0
 for s in "${systems[@]}"; do
 	n=$((n + 1))
 	addr=192.0.2.$n
+	addr_of[$s]=$addr
+	caps_of[$s]=station # lldpd's default for a host
+	[[ $s == host* ]] || caps_of[$s]=bridge,router
 	ip -n "$(ns "$s")" addr add "$addr/32" dev lo
 	{
 		echo "configure system hostname $s"
 		echo "configure system description \"fabsweep test $s\""
 		echo "configure lldp tx-interval 1"
+		echo "configure lldp tx-hold 4"
 		[[ $s == host* ]] || echo "configure system capabilities enabled bridge,router"
 		printf '%s' "${conf[$s]}"
 	} >"$work/$s.conf"
@@ -213,27 +233,98 @@ done | LC_ALL=C sort)
 compare "systems and roles" "$expected_roles" \
 	"$(q "$db" "SELECT system||' '||role||' '||collected FROM systems ORDER BY 1")"
 
+# What each port advertises, as the test configured it (PFC TLV 08,08 is
+# willing 0, MBC 0, capability 8, priority 3; 08,10 priority 4).
+adv() { # system ifname: "pfc=... app=..."
+	local pfc=8 app=udp:4791=3,dscp:26=3
+	[[ $1 == host3 ]] && pfc=16
+	[[ $1:$2 == leaf2:swp3 ]] && pfc=none
+	[[ $1 == host6 ]] && app=dscp:26=3
+	[[ $1 == spine* || $2 == swp5* ]] && app=none
+	echo "pfc=$pfc app=$app"
+}
 expected_ports=$(for s in "${systems[@]}"; do for i in ${links_of[$s]}; do
 	mtu=9000; [[ $s:$i == host7:eth0 ]] && mtu=1500
-	pfc=8; [[ $s == host3 ]] && pfc=16; [[ $s:$i == leaf2:swp3 ]] && pfc=none
-	app=udp:4791=3,dscp:26=3
-	[[ $s == host6 ]] && app=dscp:26=3
-	[[ $s == spine* || $i == swp5* ]] && app=none
-	echo "$s:$i mtu=$mtu pfc=$pfc app=$app"
+	echo "$s:$i mtu=$mtu $(adv "$s" "$i")"
 done; done | LC_ALL=C sort)
 compare "MTU, PFC bitmap and application entries per port" "$expected_ports" \
 	"$(q "$db" "SELECT system||':'||ifname||' mtu='||mtu||' pfc='||ifnull(pfc_enabled,'none')||
 		' app='||ifnull(app_entries,'none') FROM eth_ports ORDER BY 1")"
-compare "PFC comes from LLDP; veth has no DCB" "$(printf '%s\n' "lldp|unsupported|0|0|$(echo "$expected_ports" | grep -vc pfc=none)")" \
-	"$(q "$db" "SELECT group_concat(DISTINCT pfc_source), group_concat(DISTINCT dcb_status),
-		sum(stub), sum(lldp_pfc_willing), count(pfc_enabled) FROM eth_ports")"
-compare "ETS advertised by host1" "0,0,0,3,0,0,0,0|50,0,0,50,0,0,0,0|ets,strict,strict,ets,strict,strict,strict,strict|8" \
-	"$(q "$db" "SELECT lldp_ets_prio_tc, lldp_ets_tc_bw, lldp_ets_tsa, lldp_ets_max_tcs FROM eth_ports
-		WHERE system='host1' AND ifname='eth0'")"
+compare "PFC TLV fields per port: willing 0, MBC 0, capability 8 as configured (none where none is sent)" \
+	"$(echo "$expected_ports" | sed -E 's/ mtu=[0-9]+//; s/ app=.*//; s/pfc=none$/none/; s/pfc=[0-9]+$/0|0|8/')" \
+	"$(q "$db" "SELECT system||':'||ifname||' '||ifnull(lldp_pfc_willing||'|'||lldp_pfc_mbc||'|'||lldp_pfc_cap,
+		'none') FROM eth_ports ORDER BY 1")"
+compare "PFC comes from LLDP, no stubs" "$(printf '%s\n' "lldp|0|$(echo "$expected_ports" | grep -vc pfc=none)")" \
+	"$(q "$db" "SELECT group_concat(DISTINCT pfc_source), sum(stub), count(pfc_enabled) FROM eth_ports")"
+# ETS as every port sends it (00,00,03,00,00,32,...): willing 0, max TCs 0 (8),
+# priority 3 on TC3, the others on TC0, TC0 and TC3 50 % each by ETS, the rest strict.
+compare "ETS per port, decoded from what it sends" \
+	"$(for s in "${systems[@]}"; do for i in ${links_of[$s]}; do
+		echo "$s:$i 0|8|0,0,0,3,0,0,0,0|50,0,0,50,0,0,0,0|ets,strict,strict,ets,strict,strict,strict,strict"
+	done; done | LC_ALL=C sort)" \
+	"$(q "$db" "SELECT system||':'||ifname||' '||lldp_ets_willing||'|'||lldp_ets_max_tcs||'|'||lldp_ets_prio_tc||'|'||
+		lldp_ets_tc_bw||'|'||lldp_ets_tsa FROM eth_ports ORDER BY 1")"
+# The TLVs themselves: what each port sends (lldpd's own ports) and what its
+# peer heard, byte for byte the oui-info the test gave lldpcli.
+compare "802.1 TLVs sent and heard, byte for byte as configured" \
+	"$(for s in "${systems[@]}"; do for i in ${links_of[$s]}; do
+		while read -r st hex; do
+			[[ -n $st ]] || continue
+			echo "neighbor ${peer_of[$s:$i]} $st $hex"
+			echo "port $s:$i $st $hex"
+		done <<<"${tlvs_of[$s:$i]}"
+	done; done | LC_ALL=C sort)" \
+	"$(q "$db" "SELECT owner||' '||system||':'||ifname||' '||subtype||' '||lower(hex(info)) FROM lldp_tlvs
+		ORDER BY 1")"
 
+# Identities, from what the test configured (MACs, addresses, descriptions,
+# capabilities, TTL) and, for the chassis id lldpd picks among the system's
+# MACs, from lldpcli asking the same daemon.
+declare -A chassis_of
+for s in "${systems[@]}"; do
+	chassis_of[$s]=$(lldpcli -u "$work/$s.sock" -f keyvalue show chassis |
+		sed -n 's/^local-chassis\.chassis\.mac=//p')
+	mine=" "
+	for i in ${links_of[$s]}; do mine+="${mac_of[$s:$i]} "; done
+	[[ $mine == *" ${chassis_of[$s]} "* ]] && ok ||
+		bad "lldpcli: $s's chassis id '${chassis_of[$s]}' is none of its MACs ($mine)"
+done
+compare "MAC, LLDP port id and description per port, as configured" \
+	"$(for s in "${systems[@]}"; do for i in ${links_of[$s]}; do
+		echo "$s:$i mac=${mac_of[$s:$i]} id=${mac_of[$s:$i]}/mac descr=$i"
+	done; done | LC_ALL=C sort)" \
+	"$(q "$db" "SELECT system||':'||ifname||' mac='||ifnull(mac,'-')||' id='||ifnull(port_id,'-')||'/'||
+		ifnull(port_id_subtype,'-')||' descr='||ifnull(port_descr,'-') FROM eth_ports ORDER BY 1")"
+compare "systems: chassis id (lldpcli), description, management address and capabilities as configured" \
+	"$(for s in "${systems[@]}"; do
+		echo "$s ${chassis_of[$s]}/mac fabsweep test $s|${addr_of[$s]}|${caps_of[$s]}"
+	done | LC_ALL=C sort)" \
+	"$(q "$db" "SELECT system||' '||chassis_id||'/'||chassis_id_subtype||' '||description||'|'||mgmt_address||'|'||
+		capabilities FROM systems ORDER BY 1")"
 # What the neighbours heard: the same facts, seen from the other end.
-compare "neighbour records" "42|42|42|0" \
-	"$(q "$db" "SELECT count(*), count(neighbor_ifname), sum(neighbor_collected), sum(bad_tlvs) FROM lldp_neighbors")"
+compare "every neighbour record: its peer's identity and what the peer advertises" \
+	"$(for s in "${systems[@]}"; do for i in ${links_of[$s]}; do
+		p=${peer_of[$s:$i]}
+		t=${p%%:*} j=${p#*:}
+		echo "$s:$i $p ${chassis_of[$t]} ${mac_of[$p]}/mac $j fabsweep test $t|${addr_of[$t]}|${caps_of[$t]}|ttl=$TTL|$(adv "$t" "$j")|1|0"
+	done; done | LC_ALL=C sort)" \
+	"$(q "$db" "SELECT system||':'||ifname||' '||neighbor_system||':'||ifnull(neighbor_ifname,'-')||' '||
+		chassis_id||' '||neighbor_port_id||'/'||neighbor_port_id_subtype||' '||neighbor_port_descr||' '||
+		neighbor_descr||'|'||mgmt_address||'|'||capabilities||'|ttl='||ttl||'|pfc='||
+		ifnull(pfc_enabled,'none')||' app='||ifnull(app_entries,'none')||'|'||neighbor_collected||'|'||bad_tlvs
+		FROM lldp_neighbors ORDER BY 1")"
+# DCB as the kernel answers it, asked again with iproute2's dcb per interface
+# (veth has none: EOPNOTSUPP); the ECN hosts collected from sysfs roots of
+# their own, where DCB is not queried (NULL).
+compare "DCB status per port, as dcb (iproute2) finds it" \
+	"$(for s in "${systems[@]}"; do for i in ${links_of[$s]}; do
+		if [[ " ${ecn_hosts[*]} " == *" $s "* ]]; then st=not-queried
+		elif ip netns exec "$(ns "$s")" dcb pfc show dev "$i" >/dev/null 2>"$work/dcb.err"; then st=ok
+		elif grep -q "Operation not supported" "$work/dcb.err"; then st=unsupported
+		else st="error: $(cat "$work/dcb.err")"; fi
+		echo "$s:$i $st"
+	done; done | LC_ALL=C sort)" \
+	"$(q "$db" "SELECT system||':'||ifname||' '||ifnull(dcb_status, 'not-queried') FROM eth_ports ORDER BY 1")"
 compare "what the leaves heard from their hosts" \
 	"leaf1:swp1 host1:eth0 pfc=8 app=udp:4791=3,dscp:26=3
 leaf1:swp2 host2:eth0 pfc=8 app=udp:4791=3,dscp:26=3
@@ -254,23 +345,27 @@ leaf4:swp3 host12:eth0 pfc=8 app=udp:4791=3,dscp:26=3" \
 compare "host5 heard no PFC from leaf2" "leaf2|none|udp:4791=3,dscp:26=3|bridge,router" \
 	"$(q "$db" "SELECT neighbor_system, ifnull(pfc_enabled,'none'), app_entries, capabilities
 		FROM lldp_neighbors WHERE system='host5' AND ifname='eth1'")"
-# ECN as each NIC's sysfs has it: the real fixture's bitmaps (notification
-# point on 0,1,3,4,6,7; reaction point on 0,1,3,4,6), host10 without priority
-# 3, host11's CNP DSCP; unknown (NULL) where there is no ecn directory.
-compare "ECN and CNP settings per host (NULL: the NIC has no ecn directory)" \
-	"host1|-|-|-|-
-host10|211|91|48|6
-host11|219|91|46|6
-host12|-|-|-|-
-host9|219|91|48|6" \
+# ECN as each NIC's sysfs has it, worked out from the files the collector
+# read (roce_np/enable/<k> and roce_rp/enable/<k> set bit k; host10's
+# notification point was switched off on 3, host11 sends CNPs with DSCP 46),
+# unknown (NULL) where there is no ecn directory (host12) or no sysfs root (host1).
+bitmap() { local b=0 k; for k in 0 1 2 3 4 5 6 7; do (($(cat "$1/$k") == 1)) && b=$((b | 1 << k)); done; echo $b; }
+compare "ECN and CNP settings per host, as their sysfs files say" \
+	"$(for s in host1 "${ecn_hosts[@]}"; do
+		e=$work/sysfs/$s/class/net/eth0/ecn
+		if [[ -d $e ]]; then
+			echo "$s|$(bitmap "$e/roce_np/enable")|$(bitmap "$e/roce_rp/enable")|$(cat "$e/roce_np/cnp_dscp")|$(cat "$e/roce_np/cnp_802p_prio")"
+		else echo "$s|-|-|-|-"; fi
+	done | LC_ALL=C sort -t'|' -k1,1)" \
 	"$(q "$db" "SELECT system, ifnull(ecn_np_enabled, '-'), ifnull(ecn_rp_enabled, '-'),
 		ifnull(cnp_dscp, '-'), ifnull(cnp_priority, '-') FROM eth_ports
 		WHERE ifname = 'eth0' AND system IN ('host1', 'host9', 'host10', 'host11', 'host12')
 		ORDER BY 1")"
+compare "host10's notification point differs from host9's by priority 3 only" "8" \
+	"$(q "$db" "SELECT (SELECT ecn_np_enabled FROM eth_ports WHERE system = 'host9') -
+		(SELECT ecn_np_enabled FROM eth_ports WHERE system = 'host10')")"
 compare "trust is unknown without DCB (veth; DCB is not read with --sysfs-root)" "0" \
 	"$(q "$db" "SELECT count(trust) FROM eth_ports")"
-compare "management addresses (TEST-NET) and TTL" "192.0.2.1|4" \
-	"$(q "$db" "SELECT mgmt_address, ttl FROM lldp_neighbors WHERE system='leaf1' AND ifname='swp51'")"
 compare "merged scan is complete" "complete|0|merge:18 files" \
 	"$(q "$db" "SELECT status, (SELECT count(*) FROM scan_errors e WHERE e.scan_id=s.scan_id), source
 		FROM scans s")"
@@ -350,6 +445,10 @@ ip netns exec "$(ns mgmt)" "$FABSWEEP" scan --quiet --no-ib --db "$work/multi.db
 rc=$?
 [[ $rc == 0 ]] && ok || bad "scan --no-ib with 18 sockets: exit $rc"
 compare "multi-socket scan: same adjacencies" "$expected_links" "$(q "$work/multi.db" "$links_sql")"
+compare "multi-socket scan: PFC bitmap and application entries per port, as configured" \
+	"$(echo "$expected_ports" | sed -E 's/ mtu=[0-9]+//')" \
+	"$(q "$work/multi.db" "SELECT system||':'||ifname||' pfc='||ifnull(pfc_enabled,'none')||
+		' app='||ifnull(app_entries,'none') FROM eth_ports WHERE lldp = 1 ORDER BY 1")"
 # Its rules see what LLDP shows: the same PFC and APP faults; MTUs and ECN
 # are sysfs facts of each machine, unknown to a scan that only reads their
 # lldpd, so host7's MTU goes unreported rather than guessed, and the ECN

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The routing rules on simulated fabrics routed by a real OpenSM, against the
-# oracles ibtracert and ibsim's `Route`:
-#  - a healthy fat tree with a sweeping OpenSM: no routing finding, and
-#    `fabsweep route` gives the path ibtracert traces, hop by hop, for 50
-#    random pairs of hosts;
+# oracles ibtracert, ibroute, smpquery, perfquery and ibsim's `Route`:
+#  - a healthy fat tree with a sweeping OpenSM: check runs every routing rule
+#    (none skipped) and they find nothing; `fabsweep route` gives the path
+#    ibtracert traces, hop by hop, for 50 random pairs of hosts; on routes
+#    across leaf001's up-links, one trained at 1X and the other at DDR, and
+#    error counters set on both ends of links, each hop's printed width,
+#    speed and error counters are what smpquery portinfo and perfquery read
+#    from the port it leaves by;
 #  - a stale route: OpenSM configures the fat tree once and exits (-o), then a
 #    leaf-spine cable is pulled (ibsim Unlink): routing.unreachable counts
 #    exactly the host pairs ibsim's `Route` finds broken ("Bad out port
@@ -33,7 +37,9 @@
 #    leaf's entry for one offset LID Set to 255 (OpenSM -o,
 #    an SMP Set), routing.unreachable names that LID (base + 1) and counts
 #    the routes ibsim's `Route` finds broken, --all-pairs prints exactly
-#    those, the base LID still arrives.
+#    those, the base LID still arrives; with three more of leaf001's
+#    entries moved from one up-port to the other (SMP Sets), routing.imbalance
+#    at max_deviation 5% counts each up-port's LIDs as ibroute dumps them.
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?} ${SMPSET:?}"
 source "$SRCDIR/scripts/fabsim.sh"
@@ -54,6 +60,9 @@ findings() { q "SELECT rule_id || ' ' || subject FROM findings WHERE scan_id = $
 
 "$FABGEN" --leaves 3 --spines 2 --hosts-per-leaf 2 -o "$D/net" || exit 1
 "$FABGEN" --leaves 4 --spines 2 --hosts-per-leaf 4 -o "$D/net16" || exit 1
+# the same with leaf001's up-links unlike the others: 1X to spine001, DDR to spine002
+"$FABGEN" --leaves 4 --spines 2 --hosts-per-leaf 4 --degrade 'leaf001[5]:w=1' --degrade 'leaf001[6]:s=2' \
+	-o "$D/net16d" || exit 1
 
 # the hops of a path as "node/port>node/port ...": from ibtracert's lines
 # ('[3] -> switch port {guid}[1] lid 3-3 "spine001"') and from fabsweep route's
@@ -65,16 +74,74 @@ tracert_hops() {
 		printf "%s/%s>%s/%s ", cur, out, q[n - 1], in_; cur = q[n - 1] }'
 }
 route_hops() { awk '$3 == "->" { printf "%s>%s ", $2, $4 }'; }
+# what `fabsweep route` prints after a hop's names ('4X SDR  SymbolErrorCounter=12',
+# '1X SDR  no errors'), from the simulator: port $2 of node $1 as smpquery
+# portinfo reads its width and speed, and as perfquery reads the IBA's error
+# counters that are not 0, in perfquery's order
+# (a query whose MADs time out on a loaded machine is asked again)
+sim_ask() {
+	local _ out
+	for _ in 1 2 3; do
+		out=$(fabsim_run "$D/sim" -- "$@" 2>/dev/null) && { printf '%s\n' "$out"; return; }
+	done
+	return 1
+}
+sim_facts() {
+	local lid w s x errs
+	lid=$(q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = '$1'")
+	sim_ask smpquery -t 2000 portinfo "$lid" "$2" >"$D/pi" || return 1
+	w=$(sed -n 's/^LinkWidthActive:\.*//p' "$D/pi")
+	s=$(sed -n 's/^LinkSpeedActive:\.*//p' "$D/pi")
+	x=$(sed -n 's/^LinkSpeedExtActive:\.*//p' "$D/pi")
+	case $x in
+	14.0625*) s=FDR ;; 25.78125*) s=EDR ;; 53.125*) s=HDR ;;
+	*) case $s in 2.5*) s=SDR ;; 5.0*) s=DDR ;; 10.0*) s=QDR ;; esac ;;
+	esac
+	sim_ask perfquery -t 2000 "$lid" "$2" >"$D/pq" || return 1
+	errs=$(awk -F'[:.]+' '
+		$1 ~ /^(SymbolErrorCounter|LinkErrorRecoveryCounter|LinkDownedCounter|PortRcvErrors|PortRcvRemotePhysicalErrors|PortRcvSwitchRelayErrors|PortXmitDiscards|PortXmitConstraintErrors|PortRcvConstraintErrors|LocalLinkIntegrityErrors|ExcessiveBufferOverrunErrors|VL15Dropped)$/ &&
+		$2 != 0 { printf "%s%s=%s", n++ ? " " : "", $1, $2 }' "$D/pq")
+	echo "$w $s  ${errs:-no errors}"
+}
 
-# 1: healthy, sweeping SM
-fabsim_start "$D/net16" "$D/sim" > /dev/null || exit 1
+# 1: healthy, sweeping SM; error counters on both ends of leaf001's up-links,
+# on host0001's port and (not an error counter) on leaf004's port to host0016
+fabsim_start "$D/net16d" "$D/sim" > /dev/null || exit 1
+for set in '"leaf001"[5] PortCounters.SymbolErrorCounter=12' '"leaf001"[6] PortCounters.PortRcvErrors=3' \
+	'"leaf001"[6] PortCounters.LinkDownedCounter=2' '"spine001"[1] PortCounters.PortXmitDiscards=7' \
+	'"spine002"[1] PortCounters.VL15Dropped=5' '"host0001"[1] PortCounters.LocalLinkIntegrityErrors=1' \
+	'"leaf004"[4] PortCounters.PortXmitWait=99'; do
+	fabsim_console "$D/sim" "PerformanceSet $set" > /dev/null || exit 1
+done
 FABSWEEP_SCAN_DEBUG=1 fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet 2>"$D/debug"
 check "healthy: scan exits 0" eq "$?" 0
 check "healthy: no SL2VL MAD (no one-lane loop to judge)" eq "$(grep -Ec '^scan: sl2vl .* sent 0 resent 0 ' "$D/debug")" 1
 check "healthy: no SL2VL table stored" eq "$(q "SELECT count(*) FROM sl2vl WHERE scan_id = $(last)")" 0
 fcheck
 check "healthy: no routing finding" eq "$(findings 'routing.%')" ""
-check "healthy: the routing rules ran" eq "$(q "SELECT count(*) FROM switch_tables WHERE scan_id = $(last)")" 6
+# a rule skipped is named on a 'skipped' line (test_scan_routes.sh: --no-routes)
+check "healthy: check ran the routing rules: none skipped, nothing found" lacks "$D/out" "routing."
+check "  ... (its summary)" has "$D/out" " rules run"
+# each hop's fields against the simulator, on routes that cross leaf001's
+# up-links both ways, and one within leaf001
+n_hops=0 bad="" want="" got=""
+for pair in "host0001 host0016" "host0016 host0001" "host0002 host0001"; do
+	read -r a b <<<"$pair"
+	"$FABSWEEP" route --db "$D/fab.db" "$a" "$b" >"$D/route.$a.$b"
+	want=$(sim_ask ibtracert -t 2000 "$(lid_of "$a")" "$(lid_of "$b")" | tracert_hops)
+	[[ -n $want && $want == "$(route_hops <"$D/route.$a.$b")" ]] || bad+=" $a>$b(hops)"
+	while read -r _ from _ _ facts; do
+		n_hops=$((n_hops + 1))
+		want=$(sim_facts "${from%/*}" "${from##*/}")
+		[[ $facts == "$want" ]] || bad+=" $from('$facts', not '$want')"
+	done < <(awk '$3 == "->"' "$D/route.$a.$b")
+done
+check "hops: each as ibtracert's; its width, speed and error counters as smpquery portinfo and perfquery read the port it leaves by ($n_hops hops; differ:${bad:- none})" eq "$bad" ""
+check "  ... 10 hops" eq "$n_hops" 10
+cat "$D"/route.* >"$D/routes"
+check "  ... across the 1X or the DDR up-link of leaf001, both ways" eq "$(grep -Ec '^  [23]  (leaf001/[56] -> spine00[12]/1  (1X SDR|4X DDR)|spine00[12]/1 -> leaf001/[56]  (1X SDR|4X DDR))  ' "$D/routes")" 2
+check "  ... with error counters on it, and on host0001's port" eq \
+	"$(grep -Ec '(SymbolErrorCounter=12|PortRcvErrors=3|PortXmitDiscards=7|VL15Dropped=5)$|LocalLinkIntegrityErrors=1$' "$D/routes")" 3
 mapfile -t hosts < <(q "SELECT description FROM nodes WHERE scan_id = $(last) AND node_type = 'ca' ORDER BY 1")
 bad="" n_ok=0
 for ((i = 0; i < 50; i++)); do
@@ -256,9 +323,13 @@ check "lmc: no routing finding" eq "$(findings 'routing.%')" ""
 check "lmc: the routing rules ran on 6 tables" eq "$(q "SELECT count(*) FROM switch_tables WHERE scan_id = $s")" 6
 # the oracle for the tables: ibroute's entries for every LID of every CA range
 mapfile -t sw < <(q "SELECT lid || ' ' || node_guid FROM nodes WHERE scan_id = $s AND node_type = 'switch' ORDER BY lid")
-ranges="SELECT p.lid + k.k FROM ports p JOIN nodes n USING (scan_id, node_guid),
+# every LID of every CA port's range (LMC 2) in scan $1, as SQL
+ca_lids() {
+	echo "SELECT p.lid + k.k FROM ports p JOIN nodes n USING (scan_id, node_guid),
 	(SELECT 0 AS k UNION SELECT 1 UNION SELECT 2 UNION SELECT 3) k
-	WHERE p.scan_id = $s AND n.node_type = 'ca' AND p.state = 'active'"
+	WHERE p.scan_id = $1 AND n.node_type = 'ca' AND p.state = 'active'"
+}
+ranges=$(ca_lids "$s")
 same=0
 for x in "${sw[@]}"; do
 	lid=${x%% *} guid=${x#* }
@@ -335,8 +406,20 @@ scan
 leaf=$(q "SELECT lid FROM nodes WHERE scan_id = $(last) AND description = 'leaf001'")
 base=$(lid_of host0016)
 fabsim_run "$D/sim" -- "$SMPSET" lft "$leaf" $((base + 1)) 255 || exit 1
+# three LIDs of other hosts' ranges that leaf001 sends up port 6 (to
+# spine002) go up port 5 (to spine001) instead: still routes that arrive
+s=$(last)
+mapfile -t moved < <(q "SELECT f.lid FROM forwarding f JOIN nodes n USING (scan_id, node_guid)
+	WHERE f.scan_id = $s AND n.description = 'leaf001' AND f.port = 6
+	AND f.lid IN ($(ca_lids "$s")) AND f.lid NOT BETWEEN $base AND $base + 3 ORDER BY f.lid LIMIT 3")
+for l in "${moved[@]}"; do
+	fabsim_run "$D/sim" -- "$SMPSET" lft "$leaf" "$l" 5 || exit 1
+done
+fabsim_run "$D/sim" -- ibroute "$leaf" >"$D/ibroute" 2>/dev/null
 check "lmc stale: ibroute shows leaf001 without an entry for LID $((base + 1))" eq \
-	"$(fabsim_run "$D/sim" -- ibroute "$leaf" 2>/dev/null | grep -ci "^$(printf '0x%04x' $((base + 1))) ")" 0
+	"$(grep -ci "^$(printf '0x%04x' $((base + 1))) " "$D/ibroute")" 0
+check "lmc stale: ... and three LIDs moved to port 5 (${moved[*]})" eq "$(for l in "${moved[@]}"; do
+	grep -ci "^$(printf '0x%04x' "$l") 005 " "$D/ibroute"; done | paste -sd' ')" "1 1 1"
 scan
 fcheck
 s=$(last)
@@ -375,6 +458,18 @@ check "lmc stale: ... no_entry" has "$D/one" "broken: no_entry at leaf001/0"
 check "lmc stale: the base LID still arrives" eq "$?" 0
 "$FABSWEEP" route --db "$D/fab.db" --all-lids host0001 host0016 >"$D/one"
 check "lmc stale: route --all-lids exits 1, with one of the 4 broken" eq "$?:$(grep -c '^arrives' "$D/one")" "1:3"
+# routing.imbalance: leaf001's up-ports 5 and 6 carry the LIDs of every CA
+# range that ibroute dumps on them; max_deviation 5% (the default 50% is
+# silent, above)
+read -r n5 n6 < <(awk 'NR == FNR { ca[$1]; next } ($1 in ca) { n[$2]++ } END { print n[5] + 0, n[6] + 0 }' \
+	<(q "$(ca_lids "$s")") <(awk '/^0x[0-9a-f]+ [0-9]+ :/ { print $1, $2 }' "$D/ibroute" |
+	while read -r l p; do echo "$((l)) $((10#$p))"; done))
+mean=$(awk -v a="$n5" -v b="$n6" 'BEGIN { printf "%.1f", (a + b) / 2 }')
+printf '[routing.imbalance]\nmax_deviation = 5\n' >"$D/imbalance.conf"
+"$FABSWEEP" check --db "$D/fab.db" --config "$D/imbalance.conf" >"$D/out" 2>&1
+check "lmc stale, max_deviation 5%: routing.imbalance counts leaf001's up-ports as ibroute dumps them ($n5 and $n6)" eq \
+	"$(q "SELECT subject || ': ' || message || ' | ' || evidence FROM findings WHERE scan_id = $s AND rule_id = 'routing.imbalance'")" \
+	"leaf001: its up-ports carry uneven numbers of destinations: port 5 carries $n5, port 6 carries $n6 (mean $mean) | destinations per up-port: 5=$n5 6=$n6; mean=$mean; max_deviation=5%"
 fabsim_stop "$D/sim" > /dev/null
 
 echo "routing_sim: $pass passed, $fail failed"

@@ -4,7 +4,9 @@
 #    LinearFDBTop what `smpquery switchinfo` says (the oracles);
 #  - a second scan of the unchanged fabric adds no table rows at all, only
 #    the scan's pointer to the routing it saw;
-#  - --no-routes stores no tables; --forensic refuses --no-routes;
+#  - --no-routes stores no tables, and check then skips the three routing
+#    rules, saying why (it runs them on a scan with tables); --forensic
+#    refuses --no-routes;
 #  - a switch whose LinearForwardingTable blocks do not answer, or whose
 #    SwitchInfo does not: the scan ends partial (exit 4) in bounded time,
 #    names it in scan_errors ('routing'), and stores what it could read.
@@ -71,6 +73,14 @@ check "the second scan's tables read back equal" eq "$(q "SELECT count(*) FROM f
 scan --no-routes
 check "--no-routes exits 0" eq "$?" 0
 check "--no-routes stores no tables" eq "$(q "SELECT count(*) FROM scan_routing WHERE scan_id = $(last)")" 0
+: >"$D/empty.conf"
+"$FABSWEEP" check --db "$D/fab.db" --config "$D/empty.conf" >"$D/check" 2>&1
+check "--no-routes: check skips the routing rules, saying why" eq "$(grep -E '^skipped .*routing\.' "$D/check" |
+	grep -oE 'routing\.[a-z_]+|forwarding tables' | sort -u | paste -sd' ')" \
+	"forwarding tables routing.credit_loop routing.imbalance routing.unreachable"
+"$FABSWEEP" check --db "$D/fab.db" --config "$D/empty.conf" --scan "$s2" >"$D/check" 2>&1
+check "  ... and runs them on the scan before, with tables (no routing line)" lacks "$D/check" "routing."
+check "  ... (its summary)" has "$D/check" "scan $s2 ("
 fabsim_run "$D/sim" -- "$FABSWEEP" scan --db "$D/fab.db" --quiet --forensic --no-routes 2>"$D/err"
 check "--forensic --no-routes: usage error" eq "$?" 2
 check "  ... naming --no-routes" has "$D/err" "--no-routes"

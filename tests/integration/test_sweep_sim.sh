@@ -13,7 +13,7 @@ source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 trap 'fabsim_stop "$D/sim" >/dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
-need xmllint
+need xmllint python3
 q() { sqlite3 -readonly "$D/fab.db" "$@"; }
 sweep() { fabsim_run "$D/sim" -- "$FABSWEEP" sweep --db "$D/fab.db" --config "$D/conf" "$@"; }
 
@@ -87,6 +87,15 @@ check "prometheus: the unplugged port is down" has "$P" \
 check "prometheus: one link fewer" eq "$(sed -n 's/^fabsweep_links //p' "$P")" \
 	"$(($(q 'SELECT count(*) FROM links WHERE scan_id = 1') - 1))"
 check "prometheus: the error finding" has "$P" 'fabsweep_findings{rule="port.error_rate",severity="error"} 1'
+# every value of the sweep's file against the rows of scan 2 and its baseline, scan 1
+# (tests/tools/prom_db.py); the counter set here and its rate by hand
+S12=$(awk -v a="$(date -u -d "$(q "SELECT sampled_at FROM port_counters WHERE scan_id = 1 AND node_guid = '$LEAF2' AND port_num = 1")" +%s%3N)" \
+	-v b="$(date -u -d "$(q "SELECT sampled_at FROM port_counters WHERE scan_id = 2 AND node_guid = '$LEAF2' AND port_num = 1")" +%s%3N)" \
+	'BEGIN { printf "%.6f", (b - a) / 1000 }')
+check "prometheus: every value as the database says" python3 "$SRCDIR/tests/tools/prom_db.py" --db "$D/fab.db" \
+	--file "$P" --scan 2 --baseline 1 --name "$LEAF2=leaf-two" \
+	--expect "fabsweep_port_error_increase{node_guid=\"$LEAF2\",port=\"1\",counter=\"SymbolErrorCounter\"}=$((60000 - base))" \
+	--expect "fabsweep_port_error_rate_per_second{node_guid=\"$LEAF2\",port=\"1\",counter=\"SymbolErrorCounter\"}=$(awk -v s="$S12" -v i=$((60000 - base)) 'BEGIN { printf "%.12g", i / s }')"
 
 "$FABSWEEP" diff 1 2 --db "$D/fab.db" --node-name-map '' > "$D/diff.txt"
 check "diff: the removed link" has "$D/diff.txt" \

@@ -9,14 +9,18 @@
 # snapshot check, report and the SQL views understand; a host that stops
 # answering (ibsim Unlink), the master SM leaving and another GUID answering
 # at a LID (ibsim Guid) each make watch scan again; SIGTERM commits the sweep
-# in progress and exits 0. Waits for database states, never for fixed times.
+# in progress and exits 0. The Prometheus textfile's values: watch held
+# (SIGSTOP) between two sweeps around counters set in the simulator, the
+# rates by hand from the values set and the sweeps' times in the database,
+# every series from the database's rows (tests/tools/prom_db.py).
+# Waits for database states, never for fixed times.
 set -uo pipefail
 : "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
-trap 'kill "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; fabsim_stop "$D/sim" > /dev/null 2>&1; rm -rf "$D"' EXIT
+trap 'kill "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; kill -CONT "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; fabsim_stop "$D/sim" > /dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh"
-need sqlite3 promtool
+need sqlite3 promtool python3
 q() { sqlite3 -readonly "$D/fab.db" "$@" 2> /dev/null; }
 now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 # The sweep (scan id) that first stored counter $3 of "$1"[$2] with value $4.
@@ -142,6 +146,109 @@ check "check: the host port's errors" has "$D/check" "host0003/1"
 fabsim_run "$D/sim" -- "$FABSWEEP" report --db "$D/fab.db" --scan "$L" --html "$D/r.html" > /dev/null
 check "report of a sweep" has "$D/r.html" "spine002"
 
+# The textfile's values, each compared with a computation: watch is stopped
+# (SIGSTOP) in its pause between sweeps, after the textfile of the sweep it
+# printed last; counters are set in the simulator; it goes on, and is
+# stopped again in the pause after the next sweep, whose file then stays.
+# That file's rates are the values set here over the seconds between the
+# two sweeps' finished_at in the database; every other series of it is what
+# tests/tools/prom_db.py computes from the database's rows.
+WPID=$(cat "$D/pid")
+sleep 60 & # a process in its sleep: the number of the syscall a pause is in
+SLEEPER=$!
+asleep() { local st; read -r _ _ st _ < "/proc/$SLEEPER/stat" && [[ $st == S ]]; }
+check "a process asleep" wait_for 10 "a sleeping process" asleep
+read -r SLEEP_NR _ < "/proc/$SLEEPER/syscall"
+kill "$SLEEPER"
+last_sweep() { sed -nE 's/^watch: sweep [0-9]+, scan ([0-9]+):.*/\1/p' "$D/out" | tail -1; }
+paused() { # SIGSTOP watch; true when it stopped in its pause (else it goes on)
+	local st i
+	kill -STOP "$WPID" || return 1
+	for ((i = 0; i < 200; i++)); do
+		read -r _ _ st _ < "/proc/$WPID/stat"
+		[[ $st == T ]] && break
+		sleep 0.01
+	done
+	read -r st _ < "/proc/$WPID/syscall"
+	[[ $st == "$SLEEP_NR" ]] && return 0
+	kill -CONT "$WPID"
+	return 1
+}
+ms_of() { date -u -d "$(q "SELECT $1 FROM scans WHERE scan_id = $2")" +%s%3N; }
+# pre-values, then the values a round sets: name port counter pre new
+ROUND=('spine001 1 SymbolErrorCounter 100 140'   # +40
+	'spine001 1 VL15Dropped 0 3'                 # +3, a second counter of the port
+	'host0003 1 PortRcvErrors 500 20'            # a reset: 20 since
+	'spine002 1 LocalLinkIntegrityErrors 3 15'   # 4 bits saturated: +12 or more
+	'leaf001 4 LinkErrorRecoveryCounter 7 255'   # 8 bits saturated: +248 or more
+	'host0001 1 PortXmitDiscards 0 9'            # a host's own port: +9
+	# leaf002's sum of SymbolErrorCounter is saturated (leaf002/1 is): it
+	# cannot move, so a sweep reads leaf002's ports for this one
+	'leaf002 2 SymbolErrorCounter 1 6')          # +5
+set_all() { # column of ROUND (4: pre, 5: new)
+	local r
+	for r in "${ROUND[@]}"; do
+		set -- $r
+		fabsim_console "$D/sim" "PerformanceSet \"$1\"[$2] PortCounters.$3=${!col}" > /dev/null || return 1
+	done
+}
+in_file() { # every value of column $col in the textfile
+	local r
+	for r in "${ROUND[@]}"; do
+		set -- $r
+		grep -qx "fabsweep_port_errors_total{node_guid=\"$(guid "$1")\",port=\"$2\",counter=\"$3\"} ${!col}" \
+			"$D/w.prom" 2> /dev/null || return 1
+	done
+}
+caught=""
+for attempt in 1 2 3; do
+	col=4
+	set_all || exit 1
+	waits "the pre-values in the textfile (attempt $attempt)" in_file || break
+	check "watch stopped in its pause" wait_for 30 "a pause" paused
+	X0=$(last_sweep)
+	col=5
+	set_all || { kill -CONT "$WPID"; exit 1; }
+	kill -CONT "$WPID"
+	# the next sweep's file: stopped in the pause after it (polled tightly:
+	# the sweep after that rewrites the file 300 ms later)
+	for ((i = 0; i < 3000; i++)); do
+		[[ $(last_sweep) -gt $X0 ]] && paused && break
+		sleep 0.02
+	done
+	X=$(last_sweep)
+	cp "$D/w.prom" "$D/w2.prom"
+	kill -CONT "$WPID"
+	check "the stopped watch's last sweep is the database's last scan" eq "$(q 'SELECT max(scan_id) FROM scans')" "$X"
+	[[ $X == $((X0 + 1)) ]] && caught=$X && break
+	echo "  (attempt $attempt: stopped after sweep $X, not $((X0 + 1)), the first after the change; again)"
+done
+check "the textfile of the sweep after the change caught" test -n "$caught"
+check "... that sweep stored the new values" eq "$(q "SELECT count(*) FROM port_counters WHERE scan_id = $X")" 6
+# by hand: the increases set above over the seconds between the two writes
+secs=$(awk -v a="$(ms_of finished_at "$X0")" -v b="$(ms_of finished_at "$X")" 'BEGIN { printf "%.6f", (b - a) / 1000 }')
+EXP=()
+for r in "${ROUND[@]}"; do
+	set -- $r
+	case $3 in # increase: docs/counters.md
+	PortRcvErrors) inc=$5 reset=1 ;;
+	*) inc=$(($5 - $4)) reset=0 ;;
+	esac
+	lbl="node_guid=\"$(guid "$1")\",port=\"$2\",counter=\"$3\""
+	EXP+=(--expect "fabsweep_port_errors_total{$lbl}=$5"
+		--expect "fabsweep_port_error_increase{$lbl}=$inc"
+		--expect "fabsweep_port_error_reset{$lbl}=$reset"
+		--expect "fabsweep_port_error_rate_per_second{$lbl}=$(awk -v i="$inc" -v s="$secs" 'BEGIN { printf "%.12g", i / s }')")
+done
+for r in 'spine002 1 LocalLinkIntegrityErrors' 'leaf001 4 LinkErrorRecoveryCounter'; do
+	set -- $r
+	EXP+=(--expect "fabsweep_port_error_saturated{node_guid=\"$(guid "$1")\",port=\"$2\",counter=\"$3\"}=1")
+done
+F=$(q "SELECT topology_scan_id FROM scans WHERE scan_id = $X")
+check "watch textfile: rates by hand over ${secs}s, every series as the database says" \
+	python3 "$SRCDIR/tests/tools/prom_db.py" --db "$D/fab.db" --file "$D/w2.prom" --scan "$X" \
+	--watch-since "$X0" --topology "$F" "${EXP[@]}"
+
 # a host that stops answering: watch scans again
 fabsim_console "$D/sim" 'Unlink "host0004"[1]' > /dev/null || exit 1
 waits "a second full scan" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' 2
@@ -184,6 +291,15 @@ check "SIGTERM: exit 0" eq "$?" 0
 check "SIGTERM: says it stopped" has "$D/out" "watch: stopped after"
 check "the last scan printed is the last stored" has "$D/out" "last scan $(q 'SELECT max(scan_id) FROM scans')"
 check "no error output" eq "$(cat "$D/err")" ""
+# the textfile watch left: that of its last complete scan, a sweep of the
+# topology after the link came back (rates since the write before it) or
+# that full scan itself (no rates)
+X=$(q "SELECT max(scan_id) FROM scans WHERE status = 'complete'")
+F=$(q "SELECT coalesce(topology_scan_id, scan_id) FROM scans WHERE scan_id = $X")
+P=$(q "SELECT max(scan_id) FROM scans WHERE scan_id < $X AND status = 'complete' AND coalesce(topology_scan_id, scan_id) = $F")
+check "the last textfile: of the topology after the link came back" eq "$F" "$F3"
+check "... every series as the database says" python3 "$SRCDIR/tests/tools/prom_db.py" --db "$D/fab.db" \
+	--file "$D/w.prom" --scan "$X" ${P:+--watch-since "$P"} --topology "$F"
 
 # Topology changes that keep the LIDs answering. Every LID's GUID is
 # confirmed on every sweep (--verify-every 1).
@@ -200,7 +316,7 @@ waits "the second watch's full scan and a sweep" at_least \
 	'SELECT count(*) FROM scans WHERE topology_scan_id IS NULL' "$N"
 waits "... its first sweep" swept_after_full
 # (8 nodes, host0004 back, and the master SM)
-waits "a sweep that confirms every LID" grep -qE "[0-9] ports, 9 checks\)" "$D/out2"
+waits "a sweep that confirms every LID" grep -qE "[0-9] ports, [0-9]+ details, 9 checks\)" "$D/out2"
 # the master SM goes away (ports keep their LIDs without an SM)
 fabsim_stop_sm "$D/sim" || exit 1
 waits "a full scan after the master SM left" at_least \

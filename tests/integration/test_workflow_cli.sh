@@ -10,7 +10,7 @@ set -uo pipefail
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh" # check eq ge has lacks safe prom_ok
-need xmllint groff systemd-analyze promtool
+need xmllint groff systemd-analyze promtool python3
 q() { sqlite3 "$D/fab.db" "$@"; }
 fs() { "$FABSWEEP" "$@" --db "$D/fab.db"; }
 LEAF1=0x0002c90300200000 HOST1=0x0002c90300300000 HOST2=0x0002c90300300002
@@ -66,7 +66,9 @@ check "XML: counter reset values" eq "$(xmllint --xpath 'string(//change[@kind="
 check "XML: summary" eq "$(xmllint --xpath 'string(/fabsweep-diff/summary/@changes)' "$D/diff.xml")" 6
 check "no temporary files left" eq "$(ls "$D" | grep -c tmp)" 0
 
-# ---- export prometheus
+# ---- export prometheus (of a checked scan: its findings are in the file)
+fs check --scan 2 --baseline 1 --fail-on never --quiet > /dev/null
+check "check of scan 2 exits 0" eq "$?" 0
 fs export prometheus --scan 2 --out "$D/fab.prom" --node-name-map "$D/map" > /dev/null
 check "export exits 0" eq "$?" 0
 check "export: counter" has "$D/fab.prom" \
@@ -80,6 +82,9 @@ check "export: build info" has "$D/fab.prom" "fabsweep_build_info{version=\"$("$
 promtool check metrics < "$D/fab.prom" > "$D/promtool.out" 2>&1
 rc=$?
 check "promtool check metrics passes: $(head -5 "$D/promtool.out" | tr '\n' ' ')" eq "$rc" 0
+# every series of every family as the database's rows say (tests/tools/prom_db.py)
+prom_db() { python3 "$SRCDIR/tests/tools/prom_db.py" --db "$D/fab.db" --version "$("$FABSWEEP" --version | cut -d' ' -f2)" "$@"; }
+check "export: every value as the database says" prom_db --file "$D/fab.prom" --scan 2 --name "$LEAF1=L1 (rack 7)"
 # rates: scan 2's sample of one port 100 s after scan 1's, 2,500 x 4 bytes sent since
 q "UPDATE port_counters SET sampled_at = strftime('%Y-%m-%dT%H:%M:%fZ', sampled_at, '+100 seconds'),
    PortXmitData = PortXmitData + 2500 WHERE scan_id = 2 AND node_guid = '$LEAF1' AND port_num = 2"
@@ -91,6 +96,10 @@ check "export --baseline: the data rate, from the counter model" has "$D/rates.p
 	"fabsweep_port_data_rate_bytes_per_second{node_guid=\"$LEAF1\",port=\"2\",direction=\"xmit\"} 100"
 check "export --baseline: the error rate of the same pair" has "$D/rates.prom" \
 	"fabsweep_port_error_rate_per_second{node_guid=\"$LEAF1\",port=\"2\",counter=\"SymbolErrorCounter\"} 4.95"
+check "export --baseline: every value as the database says" prom_db --file "$D/rates.prom" --scan 2 --baseline 1 \
+	--expect "fabsweep_port_error_increase{node_guid=\"$LEAF1\",port=\"2\",counter=\"SymbolErrorCounter\"}=495" \
+	--expect "fabsweep_port_error_increase{node_guid=\"$HOST2\",port=\"1\",counter=\"LinkDownedCounter\"}=3" \
+	--expect "fabsweep_port_error_reset{node_guid=\"$HOST2\",port=\"1\",counter=\"LinkDownedCounter\"}=1"
 check "export: scan id" has "$D/fab.prom" "fabsweep_scan_id 2"
 check "export: file mode 0644" eq "$(stat -c %a "$D/fab.prom")" 644
 check "export: every sample line is fabsweep_*" eq "$(grep -v '^#' "$D/fab.prom" | grep -vc '^fabsweep_')" 0

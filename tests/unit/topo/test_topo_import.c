@@ -335,6 +335,90 @@ static void test_self_loop_back_to_back_router(void **state)
 	fab_snapshot_free(s);
 }
 
+/*
+ * What the other tests do not reach: node headers without a "S-<guid>" id
+ * (older ibnetdiscover: the GUID line says, the name in quotes is skipped),
+ * an unquoted switch description ending in "base port 0", a date that is
+ * not one (no time; the ISO timestamp after it is taken, a negative
+ * offset), port lines before the first node, an 8X link, a blank LMC, the
+ * discovery started from a node the file does not describe, and holes
+ * whose far end the file describes as a CA or a router. Every value is
+ * read off the text by hand.
+ */
+static void test_old_headers_and_odd_lines(void **state)
+{
+	static const char text[] =
+		"[1] junk before any node: a pasted prompt\n"
+		"# Topology file: generated on Mon Foo 12 10:00:00 2020\n"
+		"# Initiated from node 0000000000009999 port 0000000000009999\n"
+		"# Timestamp: 2021-06-01 10:00:00 -0530\n"
+		"sysimgguid=0x5fff\n"
+		"switchguid=0x5000(5001)\n"
+		"Switch\t8 \"leaf-a\"\t\t# \"leaf one\" enhanced port 0 lid 4 lmc 1\n"
+		"[1]\t\"H-0000000000006000\"[1](6001) \t\t# \"host six\" lid 5 8xNDR\n"
+		"[2]\t\"S-0000000000008000\"[2]\t\t# leaf unquoted lid 7 1xSDR\n"
+		"[3]\t\"S-0000000000006000\"[1]\t\t# \"host six\" lid 5 4xHDR\n"
+		"[4]\t\"S-0000000000007000\"[1]\t\t# \"rtr\" lid 9 4xHDR\n"
+		"caguid=0x6000\n"
+		"Ca\t2 \"host-six\"\t\t# \"host six\"\n"
+		"[1](6001) \t\"S-0000000000005000\"[1]\t\t# lid 5 lmc \"leaf one\" lid 4 8xNDR\n"
+		"switchguid=0x8000(8000)\n"
+		"Switch\t8 \"S-0000000000008000\"\t\t# leaf unquoted base port 0 lid 7 lmc 0\n"
+		"[2]\t\"S-0000000000005000\"[2]\t\t# \"leaf one\" lid 4 1xSDR\n"
+		"rtguid=0x7000\n"
+		"Rt\t1 \"R-0000000000007000\"\t\t# \"rtr\"\n";
+	struct fab_snapshot *s = parse(text);
+	char t[FAB_TIME_STRLEN];
+
+	check_invariants(s);
+	assert_int_equal(s->n_nodes, 4);
+	/* no "S-<guid>" id: the GUID line's node and port GUIDs */
+	const struct fab_node *a = node(s, 0x5000);
+	assert_int_equal(a->type, FAB_NODE_SWITCH);
+	assert_string_equal(a->desc, "leaf one");
+	assert_int_equal(a->sys_guid, 0x5fff);
+	assert_int_equal(a->lid, 4);
+	assert_int_equal(port(s, 0x5000, 0)->guid, 0x5001);
+	assert_int_equal(port(s, 0x5000, 0)->lmc, 1);
+	assert_int_equal(port(s, 0x5000, 3)->guid, 0x5001);
+	assert_int_equal(node(s, 0x6000)->type, FAB_NODE_CA);
+	assert_string_equal(node(s, 0x6000)->desc, "host six");
+	/* unquoted, up to "base port 0" */
+	assert_string_equal(node(s, 0x8000)->desc, "leaf unquoted");
+	assert_int_equal(node(s, 0x8000)->lid, 7);
+	/* "Mon Foo 12" is no date; the ISO time is, 5:30 behind UTC */
+	fab_time_format(s->started_at_ms, t);
+	assert_string_equal(t, "2021-06-01T15:30:00.000Z");
+	/* 8X NDR both ends; a blank LMC is 0, the LID is kept */
+	const struct fab_port *p = port(s, 0x5000, 1);
+	assert_int_equal(p->width_active, FAB_WIDTH_8X);
+	assert_int_equal(p->speed_active, FAB_SPEED_NDR);
+	assert_int_equal(guid_of(s, peer(s, p)), 0x6000);
+	assert_int_equal(peer(s, p)->lid, 5);
+	assert_int_equal(peer(s, p)->lmc, 0);
+	assert_int_equal(peer(s, p)->guid, 0x6001);
+	assert_int_equal(node(s, 0x6000)->lid, 5);
+	assert_int_equal(port(s, 0x5000, 2)->width_active, FAB_WIDTH_1X);
+	assert_int_equal(port(s, 0x5000, 2)->speed_active, FAB_SPEED_SDR);
+	assert_int_equal(guid_of(s, peer(s, port(s, 0x5000, 2))), 0x8000);
+	/* the discovery's start is not in the file: no hops */
+	for (size_t i = 0; i < s->n_nodes; i++)
+		assert_int_equal(s->nodes[i].hops, -1);
+	/* ports 3 and 4 name a CA and a router as switches: holes */
+	assert_int_equal(s->status, FAB_SCAN_PARTIAL);
+	assert_int_equal(s->n_links, 2);
+	assert_int_equal(s->n_errors, 2);
+	assert_string_equal(s->errors[0].message,
+			    "t.topo:10: S-0000000000005000 port 3 is cabled to S-0000000000006000 port 1,"
+			    " but the file describes that node as a CA");
+	assert_string_equal(s->errors[1].message,
+			    "t.topo:11: S-0000000000005000 port 4 is cabled to S-0000000000007000 port 1,"
+			    " but the file describes that node as a router");
+	assert_true(port(s, 0x5000, 4)->flags & FAB_F_NO_REMOTE);
+	assert_int_equal(port(s, 0x5000, 4)->remote_guid, 0x7000);
+	fab_snapshot_free(s);
+}
+
 /* Ends the file does not confirm: data (holes), not an error. */
 static void test_unconfirmed_ends_are_holes(void **state)
 {
@@ -412,6 +496,12 @@ static void test_errors_name_file_and_line(void **state)
 	fails(SW "[1]\t\"S-0000000000001000\"[x]\n", "t.topo:3:", "bad remote port");
 	fails(SW "[1](12\t\"S-0000000000001000\"[2]\n", "t.topo:3: '(' without ')'", NULL);
 	fails(SW "[1][ex 2]\t\"S-0000000000001000\"[2]\n", "t.topo:3:", "unexpected '['");
+	fails(SW "[1][ext x]\t\"S-0000000000001000\"[2]\n", "t.topo:3: bad '[ext N]'", NULL);
+	fails(SW "[1]\t\"S-0000000000001000\"[2][ext 2\n", "t.topo:3: bad '[ext N]'", NULL);
+	fails(SW "[1]\n", "t.topo:3: port 1: the remote node \"\" is not", NULL);
+	fails("Ca 1 \"S-0000000000001000\"\n", "t.topo:1:", "node id \"S-...\" in a Ca header");
+	fails("Rt 1 \"H-0000000000001000\"\n", "t.topo:1:", "node id \"H-...\" in a Rt header");
+	fails("switchguid=0x1000\nSwitch 4 \"sw\n", "t.topo:2: node name has no closing", NULL);
 	fails(SW "[1]\t\"S-0000000000001000\"[2] junk # \"sw\" lid 1 4xEDR\n", "t.topo:3:",
 	      "unexpected text after the remote port");
 	fails(SW "[1]\t\"S-0000000000001000\"[2]\t# \"sw lid 1 4xEDR\n", "t.topo:3:",
@@ -541,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_labels_ext_ports_chassis),
 		cmocka_unit_test(test_descriptions),
 		cmocka_unit_test(test_self_loop_back_to_back_router),
+		cmocka_unit_test(test_old_headers_and_odd_lines),
 		cmocka_unit_test(test_unconfirmed_ends_are_holes),
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_line_and_encoding_limits),

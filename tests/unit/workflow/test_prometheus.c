@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/report.h"
 #include "fabsweep/names.h"
@@ -272,15 +273,22 @@ static size_t count_prefix(const struct parsed *ps, const char *prefix)
 	return n;
 }
 
-static char *render(const struct fab_snapshot *s, const struct fab_nodemap *m)
+/* The export of s against base (NULL: s's own samples), names from m. */
+static char *render_base(const struct fab_snapshot *s, const struct fab_snapshot *base,
+			 const struct fab_nodemap *m)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_int_equal(fab_export_prometheus(s, NULL, m, f), 0);
+	assert_int_equal(fab_export_prometheus(s, base, m, f), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *render(const struct fab_snapshot *s, const struct fab_nodemap *m)
+{
+	return render_base(s, NULL, m);
 }
 
 /* ---- tests -------------------------------------------------------------- */
@@ -434,7 +442,9 @@ static void test_values(void **state)
 		"fabsweep_port_error_reset", "fabsweep_port_error_rate_per_second",
 		"fabsweep_port_xmit_wait_total", "fabsweep_port_data_bytes_total",
 		"fabsweep_port_packets_total", "fabsweep_port_data_rate_bytes_per_second",
-		"fabsweep_port_packet_rate_per_second", "fabsweep_sm_state", "fabsweep_sm_priority",
+		"fabsweep_port_packet_rate_per_second", "fabsweep_port_error_details_total",
+		"fabsweep_port_vl_xmit_wait_total", "fabsweep_port_pma_unsupported",
+		"fabsweep_port_ber", "fabsweep_port_ber_at_least", "fabsweep_sm_state", "fabsweep_sm_priority",
 		"fabsweep_sm_failed", "fabsweep_sm_masters", "fabsweep_findings",
 		"fabsweep_findings_by_severity",
 	};
@@ -493,6 +503,93 @@ static void test_hostile_names(void **state)
 	free(text);
 	fab_nodemap_free(m);
 	fab_snapshot_free(s);
+}
+
+static struct fab_counter_sample *latest_of(struct fab_snapshot *s, uint64_t guid, unsigned port)
+{
+	return (struct fab_counter_sample *)fab_counter_latest(s, port_of(s, guid, port));
+}
+
+/* Against a baseline (export --baseline, sweep): each port against the
+ * baseline's sample of the same node GUID and port, over the seconds
+ * between the two; the values by hand (docs/counters.md). */
+static void test_baseline(void **state)
+{
+	struct fab_snapshot *s = snapfix_fat_tree(1, 1, 2), *base = snapfix_fat_tree(1, 1, 2);
+	struct fab_counter_sample *b, *c;
+	struct parsed ps;
+	char k[256];
+
+	(void)state;
+	for (size_t i = 0; i < base->n_samples; i++) /* the baseline: 40 s earlier */
+		base->samples[i].sampled_at_ms = s->samples[i].sampled_at_ms - 40000;
+	/* host0001: errors up, a reset, an 8-bit saturation; extended data */
+	b = latest_of(base, 0x3000, 1), c = latest_of(s, 0x3000, 1);
+	b->v[FAB_CTR_SYMBOL_ERRORS] = 100, c->v[FAB_CTR_SYMBOL_ERRORS] = 180;
+	b->v[FAB_CTR_RCV_ERRORS] = 70, c->v[FAB_CTR_RCV_ERRORS] = 6;
+	b->v[FAB_CTR_LINK_DOWNED] = 5, c->v[FAB_CTR_LINK_DOWNED] = 255;
+	b->v[FAB_CTR_XMIT_DATA] = 5000000000ull, c->v[FAB_CTR_XMIT_DATA] = 5000000000ull + 1000000;
+	b->v[FAB_CTR_RCV_PKTS] = 10, c->v[FAB_CTR_RCV_PKTS] = 4010;
+	/* the leaf's uplink: PortCounters only, 32-bit data saturated */
+	b = latest_of(base, 0x2000, 19), c = latest_of(s, 0x2000, 19);
+	b->extended = c->extended = false;
+	b->v[FAB_CTR_XMIT_DATA] = 0xfffffffful - 80000, c->v[FAB_CTR_XMIT_DATA] = 0xfffffffful;
+	/* host0002 is another adapter in the baseline: no pair */
+	base->nodes[fab_snapshot_find_node(base, 0x3010)].guid = 0x9999;
+	latest_of(s, 0x3010, 1)->v[FAB_CTR_SYMBOL_ERRORS] = 7;
+	/* the leaf's host port: a data counter no 64 bits can hold in bytes */
+	c = latest_of(s, 0x2000, 1);
+	c->v[FAB_CTR_RCV_DATA] = UINT64_MAX;
+	assert_int_equal(fab_snapshot_index(base), 0);
+
+	char *text = render_base(s, base, NULL);
+	parse_all(text, &ps);
+	const char *H = "|node_guid=0x0000000000003000|port=1";
+	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=SymbolErrorCounter", H), 80);
+	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=SymbolErrorCounter", H), 2);
+	want_value(&ps, KEY("fabsweep_port_error_reset%s|counter=SymbolErrorCounter", H), 0);
+	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=PortRcvErrors", H), 6);
+	want_value(&ps, KEY("fabsweep_port_error_reset%s|counter=PortRcvErrors", H), 1);
+	want_value(&ps, KEY("fabsweep_port_error_rate_per_second%s|counter=PortRcvErrors", H), 0.15);
+	want_value(&ps, KEY("fabsweep_port_error_increase%s|counter=LinkDownedCounter", H), 250);
+	want_value(&ps, KEY("fabsweep_port_error_saturated%s|counter=LinkDownedCounter", H), 1);
+	want_value(&ps, KEY("fabsweep_port_error_reset%s|counter=LinkDownedCounter", H), 0);
+	want_value(&ps, KEY("fabsweep_port_errors_total%s|counter=LinkDownedCounter", H), 255);
+	/* 1,000,000 words of 4 bytes in 40 s; above 32 bits, extended */
+	want_value(&ps, KEY("fabsweep_port_data_rate_bytes_per_second%s|direction=xmit", H), 100000);
+	want_value(&ps, KEY("fabsweep_port_data_bytes_total%s|direction=xmit", H), 20004000000.0);
+	want_value(&ps, KEY("fabsweep_port_packet_rate_per_second%s|direction=rcv", H), 100);
+	/* a saturated 32-bit data counter: the rate of what it counted, at least */
+	const char *U = "|node_guid=0x0000000000002000|port=19";
+	want_value(&ps, KEY("fabsweep_port_data_rate_bytes_per_second%s|direction=xmit", U), 8000);
+	assert_true(isnan(get(&ps, KEY("fabsweep_port_error_saturated%s|counter=PortXmitData", U))));
+	/* no pair: values, no increase */
+	const char *H2 = "|node_guid=0x0000000000003010|port=1";
+	want_value(&ps, KEY("fabsweep_port_errors_total%s|counter=SymbolErrorCounter", H2), 7);
+	assert_true(isnan(get(&ps, KEY("fabsweep_port_error_increase%s|counter=SymbolErrorCounter", H2))));
+	assert_true(isnan(get(&ps, KEY("fabsweep_port_data_rate_bytes_per_second%s|direction=xmit", H2))));
+	/* bytes beyond 64 bits: written as a float, exactly 4 x (2^64 - 1) */
+	want_value(&ps, KEY("fabsweep_port_data_bytes_total|node_guid=0x0000000000002000|port=1|direction=rcv"),
+		   4.0 * (double)UINT64_MAX);
+	/* every sampled port but host0002 has its increases: 12 error counters each */
+	size_t sampled = 0;
+	for (uint32_t i = 0; i < s->n_ports; i++)
+		sampled += fab_counter_latest(s, i) != NULL;
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_increase|"), (sampled - 1) * 12);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_rate_per_second|"), (sampled - 1) * 12);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_reset|"), (sampled - 1) * 12);
+	free_parsed(&ps);
+	free(text);
+
+	/* without the baseline: one sample each, no increase at all */
+	text = render(s, NULL);
+	parse_all(text, &ps);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_error_increase|"), 0);
+	assert_int_equal(count_prefix(&ps, "fabsweep_port_data_rate_bytes_per_second|"), 0);
+	free_parsed(&ps);
+	free(text);
+	fab_snapshot_free(s);
+	fab_snapshot_free(base);
 }
 
 static void test_empty_snapshot(void **state)
@@ -556,6 +653,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_empty_snapshot),
 		cmocka_unit_test(test_atomic_file),
 	};
