@@ -63,6 +63,10 @@ void fab_cli_watch_event(const struct fab_watch_event *e, void *ctx)
 		       r->ports, r->details, r->verified + r->probed,
 		       r->probed ? ", down ports among them" : "", r->links ? ", link states" : "",
 		       r->ms, r->data ? "; data sweep" : "");
+		if (r->unrouted)
+			printf("watch:   %lu node%s answered only by directed route (the SM has not "
+			       "rerouted yet): read again next sweep\n", r->unrouted,
+			       r->unrouted == 1 ? "" : "s");
 		print_events(e);
 		break;
 	case FAB_WATCH_REACTED:

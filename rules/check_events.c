@@ -59,8 +59,9 @@ int check_port_down_events(struct fab_rule_ctx *ctx)
 				    fab_event_cause_name(e->cause));
 		else
 			rbuf_printf(&ctx->ev, "read=%s; by=%s", at, fab_event_cause_name(e->cause));
-		if ((err = rule_emit_port_down(ctx, (uint32_t)(p - s->ports), e->state, e->phys_state,
-					       was)))
+		if ((err = rule_emit_port_down(ctx, (uint32_t)(p - s->ports),
+					       rule_peer(s, (uint32_t)(p - s->ports)), e->state,
+					       e->phys_state, was)))
 			return err;
 	}
 	return 0;

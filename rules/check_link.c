@@ -444,7 +444,7 @@ int check_mtu_mismatch(struct fab_rule_ctx *ctx)
 	return 0;
 }
 
-int rule_emit_port_down(struct fab_rule_ctx *ctx, uint32_t port, unsigned state,
+int rule_emit_port_down(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer, unsigned state,
 			unsigned phys, const char *was)
 {
 	char head[128];
@@ -454,7 +454,7 @@ int rule_emit_port_down(struct fab_rule_ctx *ctx, uint32_t port, unsigned state,
 		 phys_or(phys), was, rbuf_str(&ctx->ev)[0] ? "; " : "");
 	rbuf_reset(&ctx->tmp);
 	rbuf_printf(&ctx->tmp, "%s%s", head, rbuf_str(&ctx->ev));
-	return rule_emit_port(ctx, port, FAB_NONE, rbuf_str(&ctx->tmp),
+	return rule_emit_port(ctx, port, peer, rbuf_str(&ctx->tmp),
 			      "the port is %s; it was Active with a link at %s", state_or(state), was);
 }
 
@@ -481,8 +481,14 @@ int check_port_down(struct fab_rule_ctx *ctx)
 		if (q && q->state == FAB_STATE_ACTIVE)
 			continue;
 		if (q) {
+			/* the other end it had, when the snapshot has it */
+			const struct fab_port *pp = &b->ports[peer];
+			uint32_t pn = fab_snapshot_find_node(s, b->nodes[pp->node_idx].guid);
+			const struct fab_port *r = pn == FAB_NONE ? NULL : fab_snapshot_port(s, pn, pp->port_num);
+
 			rbuf_reset(&ctx->ev);
-			err = rule_emit_port_down(ctx, (uint32_t)(q - s->ports), q->state,
+			err = rule_emit_port_down(ctx, (uint32_t)(q - s->ports),
+						  r ? (uint32_t)(r - s->ports) : FAB_NONE, q->state,
 						  q->phys_state, was);
 		} else {
 			rbuf_reset(&ctx->ev);

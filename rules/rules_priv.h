@@ -204,8 +204,9 @@ int check_port_down(struct fab_rule_ctx *ctx);
  * down (ctx->events) that the snapshot has Active with a link. */
 int check_port_down_events(struct fab_rule_ctx *ctx);
 /* "the port is Down; it was Active with a link at ..." with its evidence
- * in ctx->ev: port.down's one wording, for both of its sources. */
-int rule_emit_port_down(struct fab_rule_ctx *ctx, uint32_t port, unsigned state,
+ * in ctx->ev, and the other end it had (peer, FAB_NONE: not in the
+ * snapshot): port.down's one wording, for both of its sources. */
+int rule_emit_port_down(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer, unsigned state,
 			unsigned phys, const char *was);
 int check_security_trap(struct fab_rule_ctx *ctx);
 int check_mtu_mismatch(struct fab_rule_ctx *ctx);

@@ -287,6 +287,11 @@ static int next(void *ctx, struct fab_mad_req *req)
 		wlinks_request(ws, C_IDX(j), req);
 		return 1;
 	}
+	if (C_KIND(j) == J_DRNI) { /* its LID did not answer: by directed route */
+		req->attr_id = IB_ATTR_NODE_INFO;
+		wlinks_route(ws, C_IDX(j), req);
+		return 1;
+	}
 	req->mgmt_class = FAB_MAD_CLASS_PERF;
 	req->attr_id = IB_GSI_PORT_COUNTERS;
 	if (C_KIND(j) >= J_RED) { /* a changed port's details: C_IDX is its candidate */
@@ -313,6 +318,59 @@ const char *wsweep_why(int err)
 	       : err == -EREMOTEIO ? "answered with an error status" : strerror(-err);
 }
 
+/*
+ * A LID of node ni did not answer (fmt: what the topology change says). A
+ * link that just went down leaves LID routes across it until the SM
+ * reroutes: the node is asked by directed route along the links known up
+ * first, and one that answers there as itself is no topology change (what
+ * its LID did not answer waits for the next sweep).
+ */
+static void lid_silent(struct wsweep *ws, uint32_t ni, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void lid_silent(struct wsweep *ws, uint32_t ni, const char *fmt, ...)
+{
+	struct wnode *wn = &ws->w->nodes[ni];
+	va_list ap;
+
+	if (wn->dr_check)
+		return; /* asked already: the first reason stands */
+	if (ws->n_silent == ws->cap_silent) {
+		size_t cap = ws->cap_silent ? ws->cap_silent * 2 : 8;
+		void *v = realloc(ws->silent, cap * sizeof(*ws->silent));
+		if (!v) {
+			ws->err = -ENOMEM;
+			return;
+		}
+		ws->silent = v;
+		ws->cap_silent = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(ws->silent[ws->n_silent].why, sizeof(ws->silent[0].why), fmt, ap);
+	va_end(ap);
+	ws->silent[ws->n_silent].node = ni;
+	if (!wn->reached) { /* no route to it along links known up: gone */
+		wsweep_changed_topology(ws, "%s", ws->silent[ws->n_silent].why);
+		return;
+	}
+	ws->n_silent++;
+	wn->dr_check = 1;
+	push(ws, J_DRNI, ni);
+}
+
+static void done_drni(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
+{
+	for (size_t i = 0; i < ws->n_silent; i++) {
+		if (ws->silent[i].node != ni)
+			continue;
+		if (err || mad_get_field64((void *)d, 0, IB_NODE_GUID_F) != ws->t->nodes[ni].guid)
+			wsweep_changed_topology(ws, "%s", ws->silent[i].why);
+		else
+			ws->res->unrouted++;
+		return;
+	}
+}
+
 static void done_sum(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 {
 	struct wnode *wn = &ws->w->nodes[ni];
@@ -327,8 +385,8 @@ static void done_sum(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 	}
 	if (err) {
 		fab_guid_format(n->guid, g);
-		wsweep_changed_topology(ws, "switch \"%s\" (%s) at LID %u %s", n->desc, g, n->lid,
-				 wsweep_why(err));
+		lid_silent(ws, ni, "switch \"%s\" (%s) at LID %u %s", n->desc, g, n->lid,
+			   wsweep_why(err));
 		return;
 	}
 	fab_scan_decode_pc(&now, d, true, true, false);
@@ -370,8 +428,8 @@ static void done_pc(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
 				ws->err = rc;
 			return;
 		}
-		wsweep_changed_topology(ws, "\"%s\" (%s) port %u: LID %u %s", n->desc, g, p->port_num,
-				 fab_scan_port_dlid(ws->t, p), wsweep_why(err));
+		lid_silent(ws, p->node_idx, "\"%s\" (%s) port %u: LID %u %s", n->desc, g, p->port_num,
+			   fab_scan_port_dlid(ws->t, p), wsweep_why(err));
 		return;
 	}
 	/* PortXmitWait where the full scan read it (the PMA has it) */
@@ -405,8 +463,8 @@ static void done_ni(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 	ws->w->nodes[ni].verify = V_DONE;
 	fab_guid_format(n->guid, g);
 	if (err) {
-		wsweep_changed_topology(ws, "\"%s\" (%s): LID %u %s to NodeInfo", n->desc, g, n->lid,
-				 wsweep_why(err));
+		lid_silent(ws, ni, "\"%s\" (%s): LID %u %s to NodeInfo", n->desc, g, n->lid,
+			   wsweep_why(err));
 		return;
 	}
 	guid = mad_get_field64((void *)d, 0, IB_NODE_GUID_F);
@@ -452,6 +510,9 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 		return;
 	case J_LINK:
 		wlinks_done(ws, C_IDX(req->cookie), C_CAUSE(req->cookie), err, d);
+		return;
+	case J_DRNI:
+		done_drni(ws, C_IDX(req->cookie), err, d);
 		return;
 	default:
 		done_detail(ws, C_KIND(req->cookie), C_IDX(req->cookie), err, d);
@@ -572,6 +633,7 @@ out:;
 		w->topo_id = -1; /* the next topology starts afresh */
 	fab_jobq_free(&ws->q);
 	free(ws->cand);
+	free(ws->silent);
 	return rc;
 }
 
@@ -599,6 +661,7 @@ int fab_watch_sweep(struct fab_watch *w, const struct fab_snapshot *t, struct fa
 		bool any = false;
 
 		wn->verify = V_NONE;
+		wn->dr_check = 0;
 		if (n->flags & (FAB_F_SMP_FAILED | FAB_F_PMA_FAILED))
 			continue;
 		for (uint32_t k = 0; k < n->port_count && !any; k++)

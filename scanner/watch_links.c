@@ -229,20 +229,15 @@ void wlinks_begin(struct wsweep *ws)
 		probe_slice(ws);
 }
 
-void wlinks_request(struct wsweep *ws, uint32_t pi, struct fab_mad_req *req)
+void wlinks_route(struct wsweep *ws, uint32_t ni, struct fab_mad_req *req)
 {
 	const struct fab_snapshot *t = ws->t;
-	const struct fab_port *p = &t->ports[pi];
-	uint32_t ni = p->node_idx;
-	const struct fab_node *n = &t->nodes[ni];
 	const struct wnode *wn = ws->w->nodes ? &ws->w->nodes[ni] : NULL;
 
-	req->attr_id = IB_ATTR_PORT_INFO;
-	req->attr_mod = p->port_num;
-	req->mkey = fab_mkeys_lookup(ws->w->mkeys, 0, n->guid);
+	req->mkey = fab_mkeys_lookup(ws->w->mkeys, 0, t->nodes[ni].guid);
 	if (!wn || !wn->reached) { /* no route along known links: its LID's */
 		req->mgmt_class = FAB_MAD_CLASS_SMI;
-		req->dlid = n->lid;
+		req->dlid = t->nodes[ni].lid;
 		return;
 	}
 	req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
@@ -253,6 +248,15 @@ void wlinks_request(struct wsweep *ws, uint32_t pi, struct fab_mad_req *req)
 		req->dr_path[ws->w->nodes[x].hops] = t->ports[via].port_num;
 		x = t->ports[via].node_idx;
 	}
+}
+
+void wlinks_request(struct wsweep *ws, uint32_t pi, struct fab_mad_req *req)
+{
+	const struct fab_port *p = &ws->t->ports[pi];
+
+	req->attr_id = IB_ATTR_PORT_INFO;
+	req->attr_mod = p->port_num;
+	wlinks_route(ws, p->node_idx, req);
 }
 
 static struct fab_watch_change *add_change(struct fab_watch *w)

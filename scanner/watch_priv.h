@@ -17,7 +17,7 @@
 #include "scanner/scan_priv.h"
 
 /* J_RED and after: a changed port's detail counters (C_IDX: its candidate) */
-enum wjob { J_SUM = 1, J_PC, J_NI, J_PI, J_LINK, J_RED, J_XDD, J_VLW };
+enum wjob { J_SUM = 1, J_PC, J_NI, J_PI, J_LINK, J_DRNI, J_RED, J_XDD, J_VLW };
 /* kind in bits 32-39, a port read's cause (enum fab_event_cause) in 40-47 */
 #define COOKIE(k, i) ((uint64_t)(k) << 32 | (uint32_t)(i))
 #define COOKIE_CAUSE(k, i, c) (COOKIE(k, i) | (uint64_t)(c) << 40)
@@ -34,6 +34,7 @@ struct wnode {
 	bool no_allport;  /* AllPortSelect answered with an error status */
 	uint8_t verify;   /* V_*: NodeInfo this sweep */
 	uint8_t unsup;    /* FAB_PMA_*: optional attributes its PMA does not have */
+	uint8_t dr_check; /* its LID did not answer: NodeInfo by directed route asked */
 	/* directed route from the local node (watch_links.c) */
 	uint32_t via;     /* the port (topology index) of its parent it is reached by; FAB_NONE: none */
 	uint8_t hops;     /* 0: the local node */
@@ -91,6 +92,10 @@ struct wsweep {
 	bool react;    /* a trap's run: port reads and their counters only */
 	struct fab_counter_sample *cand; /* changed ports, before NodeInfo confirms them */
 	size_t n_cand, cap_cand;
+	/* the LIDs that did not answer, asked by directed route: what the
+	 * topology change would say if the node does not answer there either */
+	struct { uint32_t node; char why[200]; } *silent;
+	size_t n_silent, cap_silent;
 	int err;
 };
 
@@ -117,6 +122,9 @@ void wlinks_want_switch(struct fab_watch *w, const struct fab_snapshot *t, uint3
 			unsigned cause);
 /* Fills a directed-route PortInfo request for port pi of the topology. */
 void wlinks_request(struct wsweep *ws, uint32_t pi, struct fab_mad_req *req);
+/* The directed route to node ni along links known up (else its LID): req's
+ * class, hops and path, or dlid. */
+void wlinks_route(struct wsweep *ws, uint32_t ni, struct fab_mad_req *req);
 /* A port read's answer. */
 void wlinks_done(struct wsweep *ws, uint32_t pi, unsigned cause, int err, const uint8_t *d);
 /* After the run: the other end of each link seen going down that was not

@@ -70,10 +70,13 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/* Whether the annotations are as stored. The labels (severity, names)
+ * stay as the alert was first raised: Alertmanager tells alerts apart by
+ * their labels, and one whose labels changed would be another alert while
+ * the first stays until it expires. */
 static bool text_same(const struct fab_alert *a, const struct fab_alert *b)
 {
-	return same(a->severity, b->severity) && same(a->node_name, b->node_name) &&
-	       same(a->peer, b->peer) && same(a->subject, b->subject) && same(a->message, b->message);
+	return same(a->subject, b->subject) && same(a->message, b->message);
 }
 
 static void bind_text(sqlite3_stmt *s, const struct fab_alert *a)
@@ -98,8 +101,8 @@ static int sync_rows(struct fab_store *st, const struct fab_alert_list *cur, int
 {
 	static const char *const sql[] = {
 		"INSERT INTO alerts(" COLUMNS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,NULL,NULL)",
-		"UPDATE alerts SET rule_id=?2, severity=?3, node=?4, node_name=?5, port=?6, peer=?7,"
-		" subject=?8, message=?9, ends_at=NULL, sent_at=NULL WHERE fingerprint=?1",
+		/* ?2 to ?7, the labels, are bound and unused: they stay */
+		"UPDATE alerts SET subject=?8, message=?9, ends_at=NULL, sent_at=NULL WHERE fingerprint=?1",
 		"UPDATE alerts SET ends_at=?2 WHERE fingerprint=?1",
 	};
 	struct fab_alert_list have = { 0 };

@@ -57,6 +57,8 @@ struct fab_watch_result {
 	unsigned long verified; /* NodeInfo sent */
 	unsigned long probed;   /* PortInfo of down ports sent */
 	unsigned long links;    /* PortInfo of linked ports sent (probe, traps, LinkDownedCounter) */
+	unsigned long unrouted; /* nodes whose LID did not answer but who did by directed route
+				 * (the SM has not rerouted around a link yet): read next sweep */
 	/* ports whose state differs from the last known (owned by the watch,
 	 * valid until its next run) */
 	const struct fab_watch_change *changes;

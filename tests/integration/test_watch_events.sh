@@ -65,6 +65,19 @@ for a in json.load(sys.stdin):
 }
 has_alert() { [[ -n "$(alert "$@")" ]]; }
 no_alert() { curl -sf "$AM/api/v2/alerts" > /dev/null && [[ -z "$(alert "$@")" ]]; }
+# resolved RULE NODE PORT: gone from Alertmanager before the last end it was
+# given while firing (its end was posted: it did not just expire); each
+# look records that end in $D/ends
+resolved() {
+	local a
+	a=$(alert "$@")
+	if [[ -n $a ]]; then
+		awk '{ print $6 }' <<< "$a" > "$D/ends"
+		return 1
+	fi
+	curl -sf "$AM/api/v2/alerts" > /dev/null && [[ -s $D/ends ]] &&
+		[[ $(date -u +%Y-%m-%dT%H:%M:%S.%3NZ) < $(cat "$D/ends") ]]
+}
 check "Alertmanager starts" start_am
 
 # 3 leaves x 2 hosts, 2 spines: leaf ports 1-2 hosts, 3 to spine001, 4 to
@@ -78,8 +91,10 @@ printf '[watch]\nhold = 2s\nalert_resend = 2s\n' > "$D/conf"
 run_watch() { # OUT ARGS...: a watch on host0006, the simulator's Report path
 	local out=$1
 	shift
+	# (a second per MAD before a resend: a busy machine's simulator is slow,
+	# and a MAD that times out makes a full scan)
 	FABSWEEP_SIM_REPORTS=1 fabsim_run "$D/sim" --host host0006 --pidfile "$D/pid" -- "$FABSWEEP" watch \
-		--db "$D/fab.db" --interval 1s --config "$D/conf" "$@" > "$out" 2> "$out.err" &
+		--db "$D/fab.db" --interval 1s --timeout 1000 --config "$D/conf" "$@" > "$out" 2> "$out.err" &
 	WATCH=$!
 }
 run_watch "$D/out" --link-probe 1h --alertmanager "$AM"
@@ -169,15 +184,14 @@ waits "the alert is re-sent before it would expire" renewed
 check "watch's alerts table has it firing" eq "$(q "SELECT count(*) FROM alerts WHERE rule_id = 'port.down'
 	AND node = '$(guid "$L1")' AND port = '$P1' AND ends_at IS NULL AND sent_at IS NOT NULL")" 1
 # linked again: cleared, resolved
+alert port.down "$L1" "$P1" | awk '{ print $6 }' > "$D/ends"
 B2=$(q 'SELECT max(scan_id) FROM scans')
 fabsim_console "$D/sim" "Link \"$L1\"[$P1] \"$S1\"[$Q1]" > /dev/null || exit 1
 waits "port.down clears when the link is Active again" cleared "$L1" "$P1" "$S1" "$Q1"
 check "... read Active" ge "$(q "SELECT count(*) FROM events WHERE scan_id > $B2 AND kind = 'port'
 	AND state = 'active' AND node_guid = '$(guid "$L1")' AND port_num = $P1")" 1
 check "... without a full scan" eq "$(q "SELECT count(*) FROM scans WHERE scan_id > $B2 AND topology_scan_id IS NULL")" 0
-waits "the alert resolves in Alertmanager" no_alert port.down "$L1" "$P1"
-check "... long before the end watch gave it" awk -v e="$ENDS" -v now="$(date -u +%Y-%m-%dT%H:%M:%S)" \
-	'BEGIN { exit !(now < e) }'
+waits "the alert resolves in Alertmanager, before the end it had while firing" resolved port.down "$L1" "$P1"
 gone() { [[ "$(q "SELECT count(*) FROM alerts WHERE rule_id = 'port.down'")" == 0 ]]; }
 waits "... and leaves watch's alerts table once delivered" gone
 
@@ -291,5 +305,7 @@ wait "$WATCH"
 check "third watch: exit 0" eq "$?" 0
 check "integrity" eq "$(q 'PRAGMA integrity_check')" ok
 
+# what made watch scan again, for a failure's reader
+((fail == 0)) || grep -h "topology changed\|warning" "$D"/out* | sed 's/^/  watch said: /'
 echo "$pass passed, $fail failed"
 ((fail == 0))
