@@ -58,11 +58,12 @@ void fab_cli_watch_event(const struct fab_watch_event *e, void *ctx)
 		break;
 	case FAB_WATCH_SWEPT:
 		printf("watch: sweep %lu, scan %lld: %zu port%s changed; %lu MADs (%lu sums, "
-		       "%lu ports, %lu details, %lu checks%s%s) in %.0f ms%s\n", e->sweep,
-		       (long long)s->scan_id, r->changed, r->changed == 1 ? "" : "s", r->mads, r->sums,
-		       r->ports, r->details, r->verified + r->probed,
-		       r->probed ? ", down ports among them" : "", r->links ? ", link states" : "",
-		       r->ms, r->data ? "; data sweep" : "");
+		       "%lu ports, %lu details, %lu checks%s", e->sweep, (long long)s->scan_id,
+		       r->changed, r->changed == 1 ? "" : "s", r->mads, r->sums, r->ports, r->details,
+		       r->verified + r->probed, r->probed ? ", down ports among them" : "");
+		if (r->links)
+			printf(", %lu link states", r->links);
+		printf(") in %.0f ms%s\n", r->ms, r->data ? "; data sweep" : "");
 		if (r->unrouted)
 			printf("watch:   %lu node%s answered only by directed route (the SM has not "
 			       "rerouted yet): read again next sweep\n", r->unrouted,
