@@ -10,6 +10,9 @@
 #     with the labels an operator routes on; linked again, port.down clears
 #     and the alert resolves (watch posted its end: the row it kept is
 #     gone only once Alertmanager took it);
+#   - a port that saw a bad P_Key traps to the SM (smpset trap): the SM
+#     forwards the security notice, watch stores it, sm.security_trap fires
+#     and its alert goes out;
 #   - the master SM fails, the standby takes over: watch subscribes at the
 #     new master (which knows no subscription) and a link going down is
 #     found through its trap again;
@@ -28,7 +31,7 @@
 # that). Waits for database and Alertmanager states, never for fixed times
 # (the random moment is a random pause before the Unlink).
 set -uo pipefail
-: "${FABSWEEP:?} ${FABGEN:?} ${SRCDIR:?}"
+: "${FABSWEEP:?} ${FABGEN:?} ${SMPSET:?} ${SRCDIR:?}"
 source "$SRCDIR/scripts/fabsim.sh"
 D=$(mktemp -d)
 AMPID=""
@@ -57,7 +60,7 @@ alert() {
 import json, sys
 for a in json.load(sys.stdin):
     l = a["labels"]
-    if l.get("alertname") == sys.argv[1] and l.get("node") == sys.argv[2] and l.get("port") == sys.argv[3] \
+    if l.get("alertname") == sys.argv[1] and l.get("node") == sys.argv[2] and l.get("port", "") == sys.argv[3] \
        and a["status"]["state"] == "active":
         print(l.get("severity"), l.get("node"), l.get("node_guid"), l.get("port"), l.get("peer", "-"),
               a["endsAt"], "remedy" if a["annotations"].get("remedy") else "no-remedy",
@@ -182,6 +185,21 @@ check "... without a full scan" eq "$(q "SELECT count(*) FROM scans WHERE scan_i
 gone() { [[ "$(q "SELECT count(*) FROM alerts WHERE rule_id = 'port.down'")" == 0 ]]; }
 waits "watch delivers the alerts' ends" gone
 check "the alert is resolved in Alertmanager" no_alert port.down "$L1" "$P1"
+
+# 1b. a port that saw a bad P_Key tells the SM (a Trap(Notice) 257 as a
+# channel adapter sends it: smpset trap); the SM forwards the security
+# notice, watch stores it and sm.security_trap fires at that node
+H2=$(q "SELECT lid FROM nodes WHERE scan_id = $FULL AND description = 'host0002'")
+B1B=$(q 'SELECT max(scan_id) FROM scans')
+fabsim_run "$D/sim" --host host0002 -- "$SMPSET" trap 1 "$H2" 257 9 "$H2" 0x8001 || exit 1
+security() { [[ "$(q "SELECT count(*) FROM events WHERE scan_id > $B1B AND kind = 'notice' AND trap = 257
+	AND lid = $H2 AND detail = 'bad P_Key 0x8001 from LID 9 to LID $H2'")" == 1 ]]; }
+waits "the SM forwarded the security notice, stored as it says" security
+check "OpenSM reported it" grep -q 'Reporting Security Notice "Bad P_Key" from LID '"$H2" "$D/sim/osm.log"
+check "sm.security_trap at the port's node, in the run the notice started" eq "$(q "SELECT count(*)
+	FROM findings WHERE scan_id = (SELECT scan_id FROM events WHERE scan_id > $B1B AND trap = 257)
+	AND rule_id = 'sm.security_trap' AND node = '$(guid host0002)' AND message LIKE '%(trap 257)%'")" 1
+waits "its alert in Alertmanager" has_alert sm.security_trap host0002 ""
 
 # 2. the master SM fails; the standby takes over and knows no subscription
 SM2LID=$(q "SELECT lid FROM sms WHERE scan_id = $FULL AND state = 'standby'")

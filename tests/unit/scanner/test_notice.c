@@ -2,9 +2,9 @@
 /*
  * The SA's event MADs (scanner/notice.c) on real bytes: the InformInfo Set
  * a client sent and OpenSM accepted, the Reports OpenSM forwarded for traps
- * 128, 64, 65 and 144, and the SMInfo Get it sends to a port with IsSM
- * (fixtures/mads/, captured under ibsim + OpenSM). The security traps,
- * which the simulator never sends, are built byte by byte from the
+ * 128, 64, 65, 144 and 257, and the SMInfo Get it sends to a port with
+ * IsSM (fixtures/mads/, captured under ibsim + OpenSM). The other security
+ * traps, which nothing here sends, are built byte by byte from the
  * specification's Notice layout.
  */
 #include <setjmp.h>
@@ -165,6 +165,16 @@ static void test_security_traps(void **state)
 	uint8_t t259[51] = { 0, 0, 0, 9, 0, 7, 0x80, 0x02 };
 
 	(void)state;
+	/* a real one: OpenSM forwarding the trap 257 a port at LID 6 sent it */
+	load("report_trap257", m);
+	assert_int_equal(fab_notice_decode(m, &n), 0);
+	assert_int_equal(n.trap, 257);
+	assert_int_equal(n.type, 2);     /* security */
+	assert_int_equal(n.producer, 1); /* channel adapter */
+	assert_int_equal(n.issuer_lid, 6);
+	assert_int_equal(n.issuer_guid, 0x0002c90100000021ull); /* OpenSM fills the GID in */
+	fab_notice_describe(&n, d, sizeof(d));
+	assert_string_equal(d, "bad P_Key 0x8001 from LID 9 to LID 6");
 	t259[48] = 0, t259[49] = 3, t259[50] = 5;
 	security(m, 256, t256, sizeof(t256));
 	assert_int_equal(fab_notice_decode(m, &n), 0);
