@@ -31,8 +31,9 @@ m_events_link_downed() { mut scanner/watch.c 's/if (wn->have_sum \&\& now.v\[FAB
 m_events_restart_forgets() { mut pipeline/watch.c 's/err = fab_rules_hold_restore(ws->hold, s->findings, s->n_findings);/err = 0;/'; }
 # the trap number read two bytes off (a value wrong)
 m_events_trap_offset() { mut scanner/notice.c 's/^#define N_TRAP 4$/#define N_TRAP 6/'; }
-# a cleared finding's end is never posted (its alert only expires)
-m_alerts_no_end() { mut store/alert_io.c 's/return read_rows(st, " WHERE ends_at IS NOT NULL OR sent_at IS NULL/return read_rows(st, " WHERE sent_at IS NULL/'; }
+# a cleared finding is posted with an end in the future, as if firing: it
+# only expires (a value wrong)
+m_alerts_no_end() { mut reports/alertmanager.c 's/fab_jw_time(a->ends_ms ? a->ends_ms : now_ms + valid_ms)/fab_jw_time(now_ms + valid_ms)/'; }
 # the peer label names the node itself
 m_alerts_peer_label() { mut reports/alertmanager.c 's/err = set_opt(t, labels, "peer", a->peer);/err = set_opt(t, labels, "peer", a->node_name);/'; }
 # a post that fails counts as delivered: what Alertmanager missed is lost
