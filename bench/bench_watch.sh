@@ -247,13 +247,15 @@ if ((events > 0)); then
 	prometheus-alertmanager --config.file "$D/am.yml" --storage.path "$D/am" \
 		--web.listen-address="127.0.0.1:$amport" --cluster.listen-address= > "$D/am.log" 2>&1 &
 	ampid=$!
+	for ((i = 0; i < 300; i++)); do curl -sf "$am/-/ready" > /dev/null && break; sleep 0.1; done
 	whost=$(printf 'host%04d' $((leaves * hpl)))
 	echo "== link events: $events Unlinks on the fat tree ($leaves x $hpl, $spines spines), watch on $whost ($(load))"
 	FABSWEEP_SIM_REPORTS=1 fabsim_run "$sim_dir" --host "$whost" --pidfile "$D/pid" -- "$FABSWEEP" watch \
 		--db "$D/w.db" --alertmanager "$am" > "$D/out" 2> "$D/err" &
 	wpid=$!
 	q() { sqlite3 -readonly "$D/w.db" "$@" 2> /dev/null; }
-	for ((i = 0; i < 3000 && $(grep -c 'watch: sweep' "$D/out") < 2; i++)); do sleep 0.2; done
+	i=0
+	while ! grep -q 'watch: sweep 2,' "$D/out" 2> /dev/null && ((i++ < 3000)); do sleep 0.2; done
 	grep -q "subscribed to the SM's traps" "$D/out" || echo "  (watch did not subscribe: $(grep warning "$D/out" | head -1))"
 	full=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
 	# every switch-to-switch link: leaf guid, port, name; spine guid, port, name
@@ -277,13 +279,14 @@ sys.exit(0 if any(a["labels"].get("alertname") == "port.down" and a["labels"].ge
 		down="rule_id = 'port.down' AND scan_id > $b AND ((node = '$ga' AND port = '$pa') OR (node = '$gb' AND port = '$pb'))"
 		t0=$EPOCHREALTIME
 		fabsim_console "$sim_dir" "Unlink \"$na\"[$pa]" > /dev/null
-		t1="" t2="" an="" ap=""
-		for ((k = 0; k < 6000 && -z $t1; k++)); do # 2 min
+		t1="" t2="" an="" ap="" k=0
+		while [[ -z $t1 ]] && ((k++ < 6000)); do # 2 min
 			[[ $(q "SELECT count(*) FROM findings WHERE $down") -gt 0 ]] && t1=$EPOCHREALTIME || sleep 0.02
 		done
 		read -r an ap <<< "$(q "SELECT CASE node WHEN '$ga' THEN '$na' ELSE '$nb' END, port FROM findings
 			WHERE $down ORDER BY scan_id LIMIT 1" | tr '|' ' ')"
-		for ((k = 0; k < 600 && -n $t1 && -z $t2; k++)); do # 1 min
+		k=0
+		while [[ -n $t1 && -z $t2 ]] && ((k++ < 600)); do # 1 min
 			alert_of "$an" "$ap" && t2=$EPOCHREALTIME || sleep 0.05
 		done
 		by=$(q "SELECT cause FROM events WHERE scan_id > $b AND kind = 'port' AND state != 'active'
@@ -310,17 +313,23 @@ sys.exit(0 if any(a["labels"].get("alertname") == "port.down" and a["labels"].ge
 		"(target <= 1 s: $(awk -v x="$(tail -1 "$D/alerted")" 'BEGIN { print (x <= 1 ? "met" : "MISSED") }'))"
 	echo "  read by: $(awk '{ print $5 }' "$D/times" | sort | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }')"
 	# the probe's cost: per sweep, its PortInfo reads against the sweep's other MADs
-	grep -E '^watch: sweep [0-9]+,' "$D/out" | tail -n +2 | awk '
-		{ mads = $0; sub(/.* changed; /, "", mads); sub(/ MADs.*/, "", mads)
-		  l = 0; if (match($0, /, [0-9]+ link states/)) { l = substr($0, RSTART + 2, RLENGTH - 2); sub(/ .*/, "", l) }
-		  n++; tm += mads; tl += l }
-		END { if (n) printf "  link probe (and other link reads): %.1f PortInfo per sweep against %.1f other MADs per sweep over %d sweeps: %.1f%% (target <= 10%%: %s)\n",
-			tl / n, (tm - tl) / n, n, 100 * tl / (tm - tl), (tl / (tm - tl) <= 0.10 ? "met" : "MISSED") }'
+	probe_cost() { # FILE WHAT
+		grep -E '^watch: sweep [0-9]+,' "$1" | tail -n +2 | awk -v what="$2" '
+			{ mads = $0; sub(/.* changed; /, "", mads); sub(/ MADs.*/, "", mads)
+			  l = 0; if (match($0, /, [0-9]+ link states/)) { l = substr($0, RSTART + 2, RLENGTH - 2); sub(/ .*/, "", l) }
+			  n++; tm += mads; tl += l }
+			END { if (n) printf "  %s: %.1f PortInfo per sweep against %.1f other MADs per sweep over %d sweeps: %.1f%% (target <= 10%%: %s)\n",
+				what, tl / n, (tm - tl) / n, n, 100 * tl / (tm - tl), (tl / (tm - tl) <= 0.10 ? "met" : "MISSED") }'
+	}
 	links=$(wc -l < "$D/links")
-	echo "  (one end of each of $links switch-to-switch links every 30 s, a sweep every 10 s: $links x 10 / 30 = $((links / 3)) reads a sweep)"
+	probe_cost "$D/out" "link reads with traps (the probe at 10 x 30 s, and the traps' reads)"
 	echo "  ($(load))"
 	kill -TERM "$wpid" 2> /dev/null
 	wait "$wpid"
+	# without traps: the probe at its period, 30 s (7 sweeps at the default 10 s)
+	fabsim_run "$sim_dir" -- "$FABSWEEP" watch --db "$D/w2.db" --no-events --count 7 > "$D/out2" 2> "$D/err2"
+	probe_cost "$D/out2" "the link probe without traps (every 30 s)"
+	echo "  (one end of each of $links switch-to-switch links every 30 s, a sweep every 10 s: $links x 10 / 30 = $((links / 3)) reads a sweep)"
 	kill "$ampid" 2> /dev/null
 	ampid=""
 	fabsim_stop "$sim_dir" > /dev/null 2>&1

@@ -134,14 +134,16 @@ static void post(struct fab_store *st, struct wstate *ws, const struct fab_alert
 				   pending->n, pending->n == 1 ? "" : "s");
 		fab_err_clear();
 		ws->am_failures++;
-		ws->am_next = wpipe_mono_ms() + (wait < MAX_BACKOFF_MS ? wait : MAX_BACKOFF_MS);
+		ws->am_retry = wpipe_mono_ms() + (wait < MAX_BACKOFF_MS ? wait : MAX_BACKOFF_MS);
 		return;
 	}
 	if (ws->am_failures)
 		wpipe_note(ws, false, "Alertmanager at %s takes alerts again: %zu delivered", ws->am_url,
 			   part.n);
 	ws->am_failures = 0;
-	ws->am_next = wpipe_mono_ms() + (part.n < pending->n ? 0 : ws->am_resend_ms / 4);
+	ws->am_retry = 0;
+	/* the rest of a long list at once, else a look for re-sends later */
+	ws->am_look = wpipe_mono_ms() + (part.n < pending->n ? 0 : ws->am_resend_ms / 4);
 }
 
 void wal_commit(struct fab_store *st, struct wstate *ws, const struct fab_snapshot *snap, bool full)
@@ -168,8 +170,8 @@ void wal_commit(struct fab_store *st, struct wstate *ws, const struct fab_snapsh
 	if (err) {
 		wpipe_note(ws, true, "alerts: %s", fab_errmsg());
 		fab_err_clear();
-	} else if (pending.n && wpipe_mono_ms() >= ws->am_next) {
-		post(st, ws, &pending);
+	} else if (pending.n && wpipe_mono_ms() >= ws->am_retry) {
+		post(st, ws, &pending); /* what changed goes out at once, unless backing off */
 	}
 	fab_alert_list_free(&cur);
 	fab_alert_list_free(&pending);
@@ -178,16 +180,17 @@ void wal_commit(struct fab_store *st, struct wstate *ws, const struct fab_snapsh
 void wal_retry(struct fab_store *st, struct wstate *ws)
 {
 	struct fab_alert_list pending = { 0 };
+	int64_t now = wpipe_mono_ms();
 
-	if (!ws->am_url || wpipe_mono_ms() < ws->am_next)
+	if (!ws->am_url || now < ws->am_retry || (!ws->am_failures && now < ws->am_look))
 		return;
 	if (fab_store_alerts_pending(st, fab_now_ms() - ws->am_resend_ms, &pending)) {
 		fab_err_clear();
-		ws->am_next = wpipe_mono_ms() + 1000;
+		ws->am_look = now + 1000;
 	} else if (pending.n) {
 		post(st, ws, &pending);
 	} else {
-		ws->am_next = wpipe_mono_ms() + ws->am_resend_ms / 4;
+		ws->am_look = now + ws->am_resend_ms / 4;
 	}
 	fab_alert_list_free(&pending);
 }

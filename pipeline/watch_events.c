@@ -32,6 +32,7 @@
 #include "pipeline/watch_priv.h"
 
 #define SUB_RETRY_MS 5000   /* a subscription refused or not answered: tried again */
+#define PROBE_WITH_TRAPS 10 /* with traps the probe reads each link this many times less often */
 #define WAIT_SLICE_MS 1000  /* the pause looks at retries at least this often */
 
 int wev_init(struct wstate *ws)
@@ -69,6 +70,16 @@ static uint16_t sa_lid(const struct fab_snapshot *t)
 	return 0;
 }
 
+/* The link probe's period: [watch] link_probe while no trap can come (no
+ * subscription, or no Report reaches this port); with traps, a safety net
+ * for the Reports that get lost, PROBE_WITH_TRAPS times slower. */
+static void probe_period(struct wstate *ws)
+{
+	bool traps = ws->sub == SUB_OK && fab_watch_hears_reports(ws->w);
+
+	fab_watch_set_link_probe(ws->w, traps ? ws->link_probe_ms * PROBE_WITH_TRAPS : ws->link_probe_ms);
+}
+
 static void subscribe(struct wstate *ws)
 {
 	uint16_t lid = 0;
@@ -99,9 +110,11 @@ static void subscribe(struct wstate *ws)
 		fab_err_clear();
 		ws->sub = SUB_FAILED;
 		ws->sub_retry = wpipe_mono_ms() + SUB_RETRY_MS;
+		probe_period(ws);
 		return;
 	}
 	ws->sub = SUB_OK;
+	probe_period(ws);
 	if (was != SUB_OK || was_lid != lid)
 		wpipe_note(ws, false, "subscribed to the SM's traps at LID %u%s", lid,
 			   ws->sim_path ? " (the simulator's Report path)" : "");

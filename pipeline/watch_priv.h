@@ -49,7 +49,8 @@ struct wstate {
 	const char *am_url;
 	int64_t am_resend_ms;
 	struct fab_alert_list scan_only; /* the last full scan's findings sweeps do not hold */
-	int64_t am_next;              /* monotonic ms: post what is pending then */
+	int64_t am_retry;             /* monotonic ms: after a failed post, the next try */
+	int64_t am_look;              /* monotonic ms: the pause looks for re-sends due then */
 	unsigned am_failures;
 };
 
