@@ -152,7 +152,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --keep-raw D         sweeps kept raw this long, then rolled up hourly ([watch] keep_raw; default 1d)\n"
 	  "  --prometheus FILE    textfile (*.prom) rewritten after every sweep, rates per sweep ([watch] prometheus)\n"
 	  "  --alertmanager URL   post findings raised and cleared to Alertmanager's API v2 ([watch] alertmanager)\n"
-	  "  --link-probe D|off   read every switch-to-switch link at least this often ([watch] link_probe; default 30s)\n"
+	  "  --link-probe D|off   read every switch-to-switch link at least this often without traps, 10x less with ([watch] link_probe; 30s)\n"
 	  "  --no-events          do not subscribe to the SM's traps ([watch] events = off)\n"
 	  "  --count N            stop after N sweeps (default: when stopped; SIGTERM commits the sweep in progress)\n"
 	  "  --label TEXT         label the full scans and sweeps (default 'watch')\n"
