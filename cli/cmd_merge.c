@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "fabsweep/pipeline.h"
@@ -24,9 +25,10 @@ static bool same_file(const char *a, const char *b)
 
 int fab_cmd_merge(int argc, char **argv)
 {
-	enum { O_DB = 256, O_LABEL, O_QUIET };
+	enum { O_DB = 256, O_LABEL, O_QUIET, O_READY_DIR };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
+		{ "ready-dir", required_argument, NULL, O_READY_DIR },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ NULL, 0, NULL, 0 },
@@ -41,6 +43,7 @@ int fab_cmd_merge(int argc, char **argv)
 		switch (c) {
 		case O_DB: job.db = optarg; break;
 		case O_LABEL: job.label = optarg; break;
+		case O_READY_DIR: job.ready_dir = optarg; break;
 		case O_QUIET: quiet = 1; break;
 		default:
 			return fab_cli_usage_error("merge", "unknown option '%s'; 'fabsweep help merge' lists them",
@@ -49,6 +52,9 @@ int fab_cmd_merge(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return fab_cli_usage_error("merge", "which files? fabsweep merge --db DB FILE...");
+	if (job.ready_dir && access(job.ready_dir, W_OK | X_OK) != 0)
+		return fab_cli_usage_error("merge", "cannot write into --ready-dir '%s': %s", job.ready_dir,
+					   strerror(errno));
 	for (int i = optind; i < argc; i++)
 		if (same_file(argv[i], job.db))
 			return fab_cli_usage_error("merge", "'%s' is the target database itself", argv[i]);
@@ -60,6 +66,9 @@ int fab_cmd_merge(int argc, char **argv)
 	err = fab_pipeline_merge(&job, &res);
 	if (err == -ENOENT && res.snap && !res.merged && !quiet)
 		fab_cli_print_errors(stderr, res.snap); /* why no file could be merged */
+	if (err && res.snap && res.snap->scan_id > 0) /* committed, the extracts failed */
+		fprintf(stderr, "fabsweep: scan %lld committed to %s; %zu readiness extracts written, then:\n",
+			(long long)res.snap->scan_id, job.db, res.extracts);
 	if (err) {
 		fab_cli_fail();
 		goto out;
@@ -75,6 +84,8 @@ int fab_cmd_merge(int argc, char **argv)
 		fab_cli_roce_summary(stdout, snap);
 		fab_cli_print_errors(stdout, snap);
 		printf("database: %s\n", job.db);
+		if (job.ready_dir)
+			printf("readiness extracts: %zu in %s\n", res.extracts, job.ready_dir);
 	}
 	if (ret == FAB_EXIT_PARTIAL)
 		fab_cli_partial(snap);

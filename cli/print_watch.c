@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store_prune.h"
@@ -36,7 +37,9 @@ static void print_events(const struct fab_watch_event *e)
 	for (size_t i = 0; t && i < r->n_changes; i++) {
 		const struct fab_watch_change *c = &r->changes[i];
 		const struct fab_port *p = &t->ports[c->port_idx];
-		printf("watch:   \"%s\" port %u: %s -> %s (%s%s)\n", t->nodes[p->node_idx].desc,
+		char nb[FAB_NODE_NAME_CAP];
+		printf("watch:   \"%s\" port %u: %s -> %s (%s%s)\n",
+		       fab_node_name(t, p->node_idx, NULL, nb, sizeof(nb)),
 		       p->port_num, state_or(c->was), state_or(c->state), fab_event_cause_name(c->cause),
 		       c->inferred ? "; its link's other end was read down" : "");
 	}

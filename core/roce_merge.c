@@ -19,8 +19,110 @@
 struct copier {
 	struct fab_roce *dst;
 	const struct fab_roce *src;
-	uint32_t *port_map; /* src eth port -> dst, FAB_NONE */
+	const struct fab_roce_sysindex *ix;
+	uint32_t *mod_of_port; /* src eth port -> its module in src, FAB_NONE; NULL: none */
 };
+
+/* ---- where each system's elements are ------------------------------------ */
+
+/* Per system, its elements in order (CSR: the k-th system's are
+ * list[off[k] .. off[k+1])). */
+struct fab_roce_sysindex {
+	size_t n_systems;
+	uint32_t *port_off, *ports; /* its own eth ports (not stubs) */
+	uint32_t *nb_off, *nbs;     /* the neighbour records heard on them */
+	uint32_t *dev_off, *devs;   /* its RDMA devices */
+	uint32_t *rank;             /* per eth port: its place among its system's own ports */
+};
+
+void fab_roce_sysindex_free(struct fab_roce_sysindex *ix)
+{
+	if (!ix)
+		return;
+	free(ix->port_off);
+	free(ix->ports);
+	free(ix->nb_off);
+	free(ix->nbs);
+	free(ix->dev_off);
+	free(ix->devs);
+	free(ix->rank);
+	free(ix);
+}
+
+/* An element's system, FAB_NONE when it is left out. */
+typedef uint32_t (*owner_fn)(const struct fab_roce *r, size_t i);
+
+static uint32_t port_owner(const struct fab_roce *r, size_t i)
+{
+	const struct fab_eth_port *p = &r->eth_ports[i];
+
+	return p->flags & FAB_ETH_F_STUB ? FAB_NONE : p->system_idx;
+}
+
+static uint32_t nb_owner(const struct fab_roce *r, size_t i)
+{
+	uint32_t p = r->neighbors[i].port_idx;
+
+	return p < r->n_eth_ports ? port_owner(r, p) : FAB_NONE;
+}
+
+static uint32_t dev_owner(const struct fab_roce *r, size_t i)
+{
+	return r->devices[i].system_idx;
+}
+
+/* Counting sort of n elements by owner into *off and *list. */
+static int csr(const struct fab_roce *r, size_t n, owner_fn owner, uint32_t **off,
+	       uint32_t **list)
+{
+	size_t ns = r->n_systems;
+	uint32_t *o = calloc(ns + 2, sizeof(*o)), *l = malloc((n + 1) * sizeof(*l));
+
+	if (!o || !l) {
+		free(o);
+		free(l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = owner(r, i);
+		if (s < ns)
+			o[s + 2]++;
+	}
+	for (size_t k = 0; k < ns; k++)
+		o[k + 2] += o[k + 1];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = owner(r, i);
+		if (s < ns)
+			l[o[s + 1]++] = (uint32_t)i;
+	}
+	*off = o; /* the fill moved each start one place down: o[k] .. o[k + 1] */
+	*list = l;
+	return 0;
+}
+
+int fab_roce_sysindex_build(const struct fab_roce *r, struct fab_roce_sysindex **out)
+{
+	struct fab_roce_sysindex *ix = calloc(1, sizeof(*ix));
+	int err;
+
+	if (!ix)
+		return -ENOMEM;
+	ix->n_systems = r->n_systems;
+	if ((err = csr(r, r->n_eth_ports, port_owner, &ix->port_off, &ix->ports)) ||
+	    (err = csr(r, r->n_neighbors, nb_owner, &ix->nb_off, &ix->nbs)) ||
+	    (err = csr(r, r->n_devices, dev_owner, &ix->dev_off, &ix->devs)) ||
+	    !(ix->rank = malloc((r->n_eth_ports + 1) * sizeof(*ix->rank)))) {
+		fab_roce_sysindex_free(ix);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_eth_ports; i++)
+		ix->rank[i] = FAB_NONE;
+	for (size_t s = 0; s < r->n_systems; s++)
+		for (uint32_t k = ix->port_off[s]; k < ix->port_off[s + 1]; k++)
+			ix->rank[ix->ports[k]] = k - ix->port_off[s];
+	*out = ix;
+	return 0;
+}
 
 static const char *cp(struct fab_roce *dst, const char *s)
 {
@@ -51,6 +153,71 @@ static int copy_dcbx(struct copier *c, const struct fab_dcbx *in, struct fab_dcb
 				 &out->app_first);
 }
 
+/* Where each src eth port's module is (none: c->mod_of_port stays NULL). */
+static int map_modules(struct copier *c)
+{
+	const struct fab_roce *src = c->src;
+
+	if (!src->modules.n)
+		return 0;
+	if (!(c->mod_of_port = malloc((src->n_eth_ports + 1) * sizeof(*c->mod_of_port))))
+		return -ENOMEM;
+	for (size_t i = 0; i < src->n_eth_ports; i++)
+		c->mod_of_port[i] = FAB_NONE;
+	for (size_t i = 0; i < src->modules.n; i++)
+		if (src->modules.mods[i].port_idx < src->n_eth_ports)
+			c->mod_of_port[src->modules.mods[i].port_idx] = (uint32_t)i;
+	return 0;
+}
+
+/* The module of src port sp (if any) for dst port dp. */
+static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
+{
+	const struct fab_modules *from = &c->src->modules;
+	uint32_t mi = c->mod_of_port ? c->mod_of_port[sp] : FAB_NONE;
+
+	if (mi == FAB_NONE)
+		return 0;
+	const struct fab_module *m = &from->mods[mi];
+	const struct fab_module_lane *l = fab_module_lanes(from, m);
+	struct fab_module *n = fab_modules_add(&c->dst->modules, dp, l ? m->n_lanes : 0);
+	if (!n)
+		return -ENOMEM;
+	uint32_t lf = n->lane_first;
+	*n = *m;
+	n->port_idx = dp;
+	n->lane_first = lf;
+	n->n_lanes = l ? m->n_lanes : 0;
+	n->type = cp(c->dst, m->type);
+	n->vendor = cp(c->dst, m->vendor);
+	n->part_number = cp(c->dst, m->part_number);
+	n->serial = cp(c->dst, m->serial);
+	n->revision = cp(c->dst, m->revision);
+	n->date_code = cp(c->dst, m->date_code);
+	n->media = cp(c->dst, m->media);
+	n->note = cp(c->dst, m->note);
+	if (l)
+		memcpy(&c->dst->modules.lanes[lf], l, m->n_lanes * sizeof(*l));
+	return 0;
+}
+
+/* The NIC counters and the module of src port sp for dst port qi. */
+static int copy_phys(struct copier *c, uint32_t sp, uint32_t qi)
+{
+	const struct fab_roce *src = c->src;
+	const struct fab_eth_port *p = &src->eth_ports[sp];
+	int err = 0;
+
+	c->dst->eth_ports[qi].driver = cp(c->dst, p->driver);
+	c->dst->eth_ports[qi].nic_first = c->dst->eth_ports[qi].nic_count = 0;
+	for (uint32_t k = 0; !err && k < p->nic_count && p->nic_first + k < src->n_nic_counters; k++) {
+		const struct fab_nic_counter *t = &src->nic_counters[p->nic_first + k];
+		err = fab_roce_add_nic_counter(c->dst, qi, t->ctr, t->prio, t->sample, t->value, t->at_ms,
+					       t->source);
+	}
+	return err ? err : copy_module(c, sp, qi);
+}
+
 static int copy_system(struct copier *c, uint32_t si, const char *source)
 {
 	struct fab_roce *dst = c->dst;
@@ -71,12 +238,13 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 	d->hostname = cp(dst, s->hostname);
 	d->source = cp(dst, source ? source : s->source);
 
-	for (size_t i = 0; !err && i < src->n_eth_ports; i++) {
-		const struct fab_eth_port *p = &src->eth_ports[i];
+	const struct fab_roce_sysindex *ix = c->ix;
+	uint32_t port_base = (uint32_t)dst->n_eth_ports;
+
+	for (uint32_t k = ix->port_off[si]; !err && k < ix->port_off[si + 1]; k++) {
+		const struct fab_eth_port *p = &src->eth_ports[ix->ports[k]];
 		struct fab_eth_port *q;
 
-		if (p->system_idx != si || (p->flags & FAB_ETH_F_STUB))
-			continue;
 		if (!(q = fab_roce_add_eth_port(dst, di)))
 			return -ENOMEM;
 		uint32_t qi = (uint32_t)dst->n_eth_ports - 1;
@@ -89,6 +257,8 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 		q->port_id = cp(dst, p->port_id);
 		q->port_id_subtype = cp(dst, p->port_id_subtype);
 		q->port_descr = cp(dst, p->port_descr);
+		if ((err = copy_phys(c, ix->ports[k], qi)))
+			break;
 		uint32_t tf;
 		struct fab_dcbx adv, dcb;
 		if ((err = copy_tlvs(c, p->tlv_first, p->tlv_count, &tf)) ||
@@ -98,16 +268,12 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 		q->tlv_first = tf;
 		q->adv = adv;
 		q->dcb = dcb;
-		c->port_map[i] = qi;
 	}
-	for (size_t i = 0; !err && i < src->n_neighbors; i++) {
-		const struct fab_lldp_neighbor *n = &src->neighbors[i];
+	for (uint32_t k = ix->nb_off[si]; !err && k < ix->nb_off[si + 1]; k++) {
+		const struct fab_lldp_neighbor *n = &src->neighbors[ix->nbs[k]];
 		struct fab_lldp_neighbor *m;
 
-		if (n->port_idx >= src->n_eth_ports || c->port_map[n->port_idx] == FAB_NONE ||
-		    src->eth_ports[n->port_idx].system_idx != si)
-			continue;
-		if (!(m = fab_roce_add_neighbor(dst, c->port_map[n->port_idx])))
+		if (!(m = fab_roce_add_neighbor(dst, port_base + ix->rank[n->port_idx])))
 			return -ENOMEM;
 		uint32_t mi = (uint32_t)dst->n_neighbors - 1;
 		uint32_t pi = m->port_idx;
@@ -131,12 +297,10 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 		m->tlv_first = tf;
 		m->dcbx = dx;
 	}
-	for (size_t i = 0; !err && i < src->n_devices; i++) {
-		const struct fab_rdma_device *v = &src->devices[i];
+	for (uint32_t x = ix->dev_off[si]; !err && x < ix->dev_off[si + 1]; x++) {
+		const struct fab_rdma_device *v = &src->devices[ix->devs[x]];
 		struct fab_rdma_device *w;
 
-		if (v->system_idx != si)
-			continue;
 		if (!(w = fab_roce_add_device(dst, di)))
 			return -ENOMEM;
 		uint32_t wi = (uint32_t)dst->n_devices - 1;
@@ -229,14 +393,17 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		   const char *source, size_t *out_dups)
 {
 	struct copier c = { .dst = dst, .src = src };
+	struct fab_roce_sysindex *ix = NULL;
 	size_t dups = 0;
 	int err = 0;
 
-	c.port_map = malloc((src->n_eth_ports + 1) * sizeof(*c.port_map));
-	if (!c.port_map)
-		return -ENOMEM;
-	for (size_t i = 0; i < src->n_eth_ports; i++)
-		c.port_map[i] = FAB_NONE;
+	if ((err = fab_roce_sysindex_build(src, &ix)))
+		return err;
+	c.ix = ix;
+	if ((err = map_modules(&c))) {
+		fab_roce_sysindex_free(ix);
+		return err;
+	}
 	for (size_t i = 0; !err && i < src->n_systems; i++) {
 		const struct fab_roce_system *s = &src->systems[i];
 
@@ -254,8 +421,28 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		}
 		err = copy_system(&c, (uint32_t)i, source);
 	}
-	free(c.port_map);
+	fab_roce_sysindex_free(ix);
+	free(c.mod_of_port);
 	if (out_dups)
 		*out_dups = dups;
+	return err;
+}
+
+int fab_roce_copy_systems(struct fab_roce *dst, const struct fab_roce *src,
+			  const struct fab_roce_sysindex *ix, const uint32_t *systems, size_t n,
+			  const char *source)
+{
+	struct copier c = { .dst = dst, .src = src, .ix = ix };
+	int err = 0;
+
+	if (ix->n_systems != src->n_systems)
+		return -EINVAL; /* built on another model */
+	if ((err = map_modules(&c)))
+		return err;
+	for (size_t i = 0; !err && i < n; i++)
+		err = systems[i] < src->n_systems && src->systems[systems[i]].collected
+			      ? copy_system(&c, systems[i], source)
+			      : -EINVAL;
+	free(c.mod_of_port);
 	return err;
 }

@@ -324,7 +324,10 @@ static int compact(struct fab_roce *r)
 		fab_roce_free(n);
 		return err;
 	}
-	/* r takes n's arrays; n, with r's old ones, is freed */
+	/* r takes n's arrays; n, with r's old ones, is freed (the votes of
+	 * what the part leaves out stay with r) */
+	n->outside = r->outside;
+	r->outside = NULL;
 	struct fab_roce old = *r;
 	*r = *n;
 	*n = old;

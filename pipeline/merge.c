@@ -123,7 +123,11 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		err = fab_err(err, "out of memory");
 		goto out;
 	}
-	err = fab_store_write_scan(st, snap);
+	if ((err = fab_store_write_scan(st, snap)))
+		goto out;
+	if (job->ready_dir)
+		err = fab_pipeline_ready_extract(snap, job->ready_dir, job->note, job->note_ctx,
+						 &res.extracts);
 out:
 	fab_store_close(st);
 	*out = res;

@@ -19,6 +19,7 @@
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store_alerts.h"
@@ -50,11 +51,12 @@ void wal_free(struct wstate *ws)
 static void port_label(const struct fab_snapshot *t, const char *node, const char *port, char *buf,
 		       size_t len)
 {
+	char nb[FAB_NODE_NAME_CAP];
 	uint64_t g;
 	uint32_t n;
 
 	if (node && !fab_guid_parse(node, &g) && (n = fab_snapshot_find_node(t, g)) != FAB_NONE)
-		node = t->nodes[n].desc;
+		node = fab_node_name(t, n, NULL, nb, sizeof(nb));
 	snprintf(buf, len, "%s%s%s", node ? node : "", port ? "/" : "", port ? port : "");
 }
 
@@ -65,7 +67,7 @@ static void peer_of(const struct fab_snapshot *t, const struct fab_finding *f, c
 	const struct fab_port *p, *r;
 	uint64_t g;
 	uint32_t n;
-	char num[8];
+	char num[8], nb[FAB_NODE_NAME_CAP];
 
 	buf[0] = '\0';
 	if (f->peer_node) {
@@ -79,13 +81,13 @@ static void peer_of(const struct fab_snapshot *t, const struct fab_finding *f, c
 		return;
 	r = &t->ports[p->remote_idx];
 	snprintf(num, sizeof(num), "%u", r->port_num);
-	snprintf(buf, len, "%s/%s", t->nodes[r->node_idx].desc, num);
+	snprintf(buf, len, "%s/%s", fab_node_name(t, r->node_idx, NULL, nb, sizeof(nb)), num);
 }
 
 static int add_finding(struct fab_alert_list *l, const struct fab_snapshot *t,
 		       const struct fab_finding *f, int64_t now_ms)
 {
-	char fp[600], name[FAB_DESC_CAP + 8], peer[FAB_DESC_CAP + 8];
+	char fp[600], name[FAB_NODE_NAME_CAP], nb[FAB_NODE_NAME_CAP], peer[FAB_NODE_NAME_CAP + 8];
 	uint64_t g;
 	uint32_t n = FAB_NONE;
 
@@ -93,7 +95,7 @@ static int add_finding(struct fab_alert_list *l, const struct fab_snapshot *t,
 		 f->port ? f->port : "");
 	name[0] = '\0';
 	if (f->node && !fab_guid_parse(f->node, &g) && (n = fab_snapshot_find_node(t, g)) != FAB_NONE)
-		snprintf(name, sizeof(name), "%s", t->nodes[n].desc);
+		snprintf(name, sizeof(name), "%s", fab_node_name(t, n, NULL, nb, sizeof(nb)));
 	peer_of(t, f, peer, sizeof(peer));
 	struct fab_alert a = {
 		.fingerprint = fp,

@@ -143,8 +143,8 @@ static int load_eth_ports(struct fab_store *st, struct fab_roce *r, int64_t scan
 		" stub, port_id, port_id_subtype, port_descr, dcb_status, dcbx_mode,"
 		" dcb_pfc_enabled, dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing,"
 		" dcb_ets_max_tcs, dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa,"
-		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority"
-		" FROM eth_port_rows WHERE scan_id=?1 ORDER BY port_idx", scan, &s);
+		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, driver, stats_status,"
+		" module_status FROM eth_port_rows WHERE scan_id=?1 ORDER BY port_idx", scan, &s);
 
 	if (err)
 		return err;
@@ -179,6 +179,11 @@ static int load_eth_ports(struct fab_store *st, struct fab_roce *r, int64_t scan
 		if (p->dcb_status == FAB_DCB_OK)
 			p->dcb = dcb;
 		col_ecn(s, 24, &p->ecn);
+		p->driver = col_dup(r, s, 28);
+		int es = fab_ethtool_status_parse(fab_sql_text(s, 29));
+		p->stats_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
+		es = fab_ethtool_status_parse(fab_sql_text(s, 30));
+		p->module_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
 	}
 	return fab_sql_done(st, s, rc, err);
 }
@@ -446,7 +451,7 @@ int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap)
 		goto out; /* no RoCE part */
 	if ((err = load_eth_ports(st, r, scan)) || (err = load_neighbors(st, r, scan)) ||
 	    (err = load_tlvs(st, r, scan)) || (err = load_links(st, r, scan)) ||
-	    (err = load_rdma(st, r, scan)))
+	    (err = load_rdma(st, r, scan)) || (err = fab_store_load_phys_eth(st, r, scan)))
 		goto out;
 	fab_roce_free(snap->roce);
 	snap->roce = r;

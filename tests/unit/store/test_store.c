@@ -276,7 +276,28 @@ static void downgrade(int to)
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait13;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait14;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait15;",
-		[10] = "DROP TABLE alerts; DROP TABLE events;",
+		[10] = "DROP TABLE roce_votes;",
+		[11] = "DROP VIEW vlarb; DROP VIEW qos_scans; DROP TABLE vlarb_set_ports;"
+		      " DROP TABLE vlarb_sets; DROP TABLE scan_qos; DROP VIEW ports;"
+		      " ALTER TABLE port_rows DROP COLUMN vl_cap; ALTER TABLE port_rows DROP COLUMN vl_high_limit;"
+		      " ALTER TABLE port_rows DROP COLUMN vlarb_high_cap;"
+		      " ALTER TABLE port_rows DROP COLUMN vlarb_low_cap;"
+		      " CREATE VIEW ports AS SELECT s.scan_id AS scan_id, p.node_guid, p.port_num,"
+		      " p.port_guid, p.lid, p.lmc, p.sm_lid, p.state, p.phys_state, p.width_active,"
+		      " p.width_enabled, p.width_supported, p.speed_active, p.speed_enabled,"
+		      " p.speed_supported, p.rate_gbps, p.mtu_active, p.mtu_cap, p.op_vls,"
+		      " p.cap_mask, p.remote_guid, p.remote_port, p.smp_failed, p.pma_failed,"
+		      " p.no_remote"
+		      " FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+		      " WHERE p.port_num > 0;",
+		[12] = "DROP VIEW eth_ports; DROP VIEW port_ber; DROP VIEW module_lanes;"
+		       " DROP VIEW modules; DROP TABLE port_ber_rows; DROP TABLE nic_counters;"
+		       " DROP TABLE module_lane_rows; DROP TABLE module_rows;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN driver;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN stats_status;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN module_status;"
+		       " CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;",
+		[13] = "DROP TABLE alerts; DROP TABLE events;",
 	};
 	char sql[64];
 
