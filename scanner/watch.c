@@ -581,6 +581,14 @@ static int check_master(struct wsweep *ws)
 				 was->lid, g);
 		return 0;
 	}
+	/* ActCount only grows while an SM runs (OpenSM: its MADs sent): lower
+	 * than at the full scan, the SM was restarted between two sweeps and
+	 * knows nothing of before (a subscription to its traps among it) */
+	if (now.act_count < was->act_count) {
+		wsweep_changed_topology(ws, "the master SM (%s, LID %u) restarted: its ActCount went "
+				 "back from %u to %u", g, was->lid, was->act_count, now.act_count);
+		return 0;
+	}
 	struct fab_sm *sm = fab_snapshot_add_sm(ws->out);
 	if (!sm)
 		return fab_err(-ENOMEM, "out of memory");

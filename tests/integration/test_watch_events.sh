@@ -20,6 +20,8 @@
 #     once, keeps the alert pending in the database; started again, the
 #     alert arrives; watch restarted while the link is down holds port.down
 #     on (since it was first seen) and the alert stays until the link is up;
+#   - the master SM restarted in place between two sweeps: its ActCount
+#     went back, watch subscribes again and the next trap comes through;
 #   - without traps (--no-events: no subscription, so no SM forwards
 #     anything) the link probe (--link-probe 2s) finds a link down within
 #     its period; without the probe either, a LinkDownedCounter that moved
@@ -277,6 +279,34 @@ kill -TERM "$(cat "$D/pid")"
 wait "$WATCH"
 check "restarted watch: exit 0" eq "$?" 0
 
+# 3c. the master SM restarted in place between two sweeps (a service
+# restart): the new process knows no subscription; its SMInfo ActCount went
+# back, so watch scans and subscribes again, and a trap comes through
+run_watch "$D/out1c" --interval 5s --link-probe 1h
+waits "a watch sweeping every 5 s subscribed" grep -q "watch: subscribed to the SM's traps at LID $SM2LID " "$D/out1c"
+sweeps() { grep -c "watch: sweep" "$D/out1c"; }
+N=$(sweeps)
+more_sweeps() { (($(sweeps) > N)); }
+waits "... a sweep" more_sweeps
+OFF=$(stat -c %s "$D/sim/osm2.log")
+fabsim_stop_sm "$D/sim" 2 || exit 1
+FABSIM_OPENSM_ARGS="-D 0x07" fabsim_start_sm "$D/sim" 2 --host host0003 --prio 5 > /dev/null || exit 1
+waits "the restart is seen by the next sweep (ActCount went back)" grep -q "the master SM (.*, LID $SM2LID) restarted: its ActCount went back" "$D/out1c"
+resubscribed() { tail -c "+$((OFF + 1))" "$D/sim/osm2.log" | grep -q "Adding event subscription for port $WPORT"; }
+waits "... watch subscribed at the restarted SM" resubscribed
+FULL=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
+read -r L6 P6 S6 Q6 <<< "$(pick_link "$SM2LID" leaf002)" || exit 1
+B8=$(q 'SELECT max(scan_id) FROM scans')
+unlink_at_random "$L6" "$P6"
+waits "after the restart: port.down at both ends of $L6/$P6" down_both "$L6" "$P6" "$S6" "$Q6" "$B8"
+check "... through a trap" ge "$(q "SELECT count(*) FROM events WHERE scan_id > $B8 AND kind = 'port'
+	AND cause = 'trap' AND node_guid IN ('$(guid "$L6")', '$(guid "$S6")')")" 1
+fabsim_console "$D/sim" "Link \"$L6\"[$P6] \"$S6\"[$Q6]" > /dev/null || exit 1
+waits "cleared" cleared "$L6" "$P6" "$S6" "$Q6"
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "watch over the restart: exit 0" eq "$?" 0
+
 # 4. no traps: the link probe alone, within its period
 run_watch "$D/out2" --no-events --link-probe 2s
 waits "the second watch sweeps" grep -q "watch: sweep 2," "$D/out2"
@@ -327,6 +357,6 @@ check "third watch: exit 0" eq "$?" 0
 check "integrity" eq "$(q 'PRAGMA integrity_check')" ok
 
 # what made watch scan again, for a failure's reader
-((fail == 0)) || grep -h "topology changed\|warning" "$D"/out* | sed 's/^/  watch said: /'
+((fail == 0)) || grep "topology changed\|warning\|subscribed" "$D"/out* | sed "s|^$D/|  watch said: |"
 echo "$pass passed, $fail failed"
 ((fail == 0))
