@@ -335,25 +335,20 @@ static void lid_silent(struct wsweep *ws, uint32_t ni, const char *fmt, ...)
 
 	if (wn->dr_check)
 		return; /* asked already: the first reason stands */
-	if (ws->n_silent == ws->cap_silent) {
-		size_t cap = ws->cap_silent ? ws->cap_silent * 2 : 8;
-		void *v = realloc(ws->silent, cap * sizeof(*ws->silent));
-		if (!v) {
-			ws->err = -ENOMEM;
-			return;
-		}
-		ws->silent = v;
-		ws->cap_silent = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(ws->silent[ws->n_silent].why, sizeof(ws->silent[0].why), fmt, ap);
-	va_end(ap);
-	ws->silent[ws->n_silent].node = ni;
-	if (!wn->reached) { /* no route to it along links known up: gone */
-		wsweep_changed_topology(ws, "%s", ws->silent[ws->n_silent].why);
+	if (!fab_array_grow((void **)&ws->silent, &ws->n_silent, &ws->cap_silent, sizeof(*ws->silent))) {
+		ws->err = -ENOMEM;
 		return;
 	}
-	ws->n_silent++;
+	size_t i = ws->n_silent - 1;
+	va_start(ap, fmt);
+	vsnprintf(ws->silent[i].why, sizeof(ws->silent[0].why), fmt, ap);
+	va_end(ap);
+	ws->silent[i].node = ni;
+	if (!wn->reached) { /* no route to it along links known up: gone */
+		wsweep_changed_topology(ws, "%s", ws->silent[i].why);
+		ws->n_silent = i;
+		return;
+	}
 	wn->dr_check = 1;
 	push(ws, J_DRNI, ni);
 }
