@@ -117,6 +117,11 @@ void fab_cli_print_errors(FILE *f, const struct fab_snapshot *snap);
 /* "fabsweep: scan N committed as partial: ..." on stderr. */
 void fab_cli_partial(const struct fab_snapshot *snap);
 
+/* ---- what `fabsweep watch` prints (cli/print_watch.c) --------------------- */
+struct fab_watch_event;
+/* The job's event callback; ctx: a bool, quiet (only failures printed). */
+void fab_cli_watch_event(const struct fab_watch_event *e, void *ctx);
+
 /* ---- the summary of a check (cli/print_check.c), check and sweep ---------- */
 
 struct fab_cli_check_summary {

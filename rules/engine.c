@@ -401,6 +401,8 @@ int rule_ctx_init(struct fab_rule_ctx *ctx, const struct fab_config *cfg,
 	ctx->cfg = cfg;
 	ctx->snap = snap;
 	ctx->out = snap;
+	ctx->events = snap->events;
+	ctx->n_events = snap->n_events;
 	ctx->now_ms = now_ms ? now_ms : fab_now_ms();
 	ctx->supp = calloc(n_supp + 1, sizeof(*ctx->supp));
 	return ctx->supp ? 0 : fab_err(-ENOMEM, "out of memory");
@@ -584,6 +586,42 @@ int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapsh
 			continue;
 		rule_ctx_use(&ctx, r, sev);
 		err = r->check(&ctx);
+		if (!err && rule_ctx_nomem(&ctx))
+			err = fab_err(-ENOMEM, "out of memory running rule '%s'", r->id);
+	}
+out:
+	rule_ctx_fini(&ctx);
+	return err;
+}
+
+int fab_rules_run_events(const struct fab_config *cfg, const struct fab_snapshot *topo,
+			 struct fab_snapshot *sweep, int64_t now_ms)
+{
+	size_t n_rules;
+	const struct fab_rule *table = fab_rules_table(&n_rules);
+	struct fab_rule_ctx ctx;
+	int err;
+
+	if (!sweep->n_events)
+		return 0;
+	if (!topo->guid_order)
+		return fab_err(-EINVAL, "the event rules need an indexed snapshot");
+	if ((err = rule_ctx_init(&ctx, cfg, (struct fab_snapshot *)topo, now_ms)))
+		goto out;
+	ctx.out = sweep;
+	ctx.base = topo;
+	ctx.events = sweep->events;
+	ctx.n_events = sweep->n_events;
+	for (size_t i = 0; i < n_rules && !err; i++) {
+		const struct fab_rule *r = &table[i];
+		int sev = fab_config_severity(cfg, r);
+
+		if (r->retired || sev < 0 ||
+		    (r->check != check_port_down && r->check != check_security_trap))
+			continue;
+		rule_ctx_use(&ctx, r, sev);
+		/* port.down: topo is its own baseline, only the reads count */
+		err = r->check == check_port_down ? check_port_down_events(&ctx) : r->check(&ctx);
 		if (!err && rule_ctx_nomem(&ctx))
 			err = fab_err(-ENOMEM, "out of memory running rule '%s'", r->id);
 	}

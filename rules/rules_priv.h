@@ -73,6 +73,10 @@ struct fab_rule_ctx {
 	 * (pairs->latest) and the earlier one it is compared with (the first
 	 * sample, or the baseline's: core/counter.c); rule_delta() compares them. */
 	const struct fab_counter_pairs *pairs;
+	/* watch's events (docs/watch.md): the snapshot's (a stored sweep), or
+	 * those of the sweep watch judges (fab_rules_run_events) */
+	const struct fab_event *events;
+	size_t n_events;
 	/* scratch text for checks (evidence, lists); reset before use */
 	struct rbuf ev, tmp;
 
@@ -209,6 +213,15 @@ int check_sm(struct fab_rule_ctx *ctx);
 
 int check_port_not_active(struct fab_rule_ctx *ctx);
 int check_port_down(struct fab_rule_ctx *ctx);
+/* port.down's second source (rules/check_events.c): the ports watch read
+ * down (ctx->events) that the snapshot has Active with a link. */
+int check_port_down_events(struct fab_rule_ctx *ctx);
+/* "the port is Down; it was Active with a link at ..." with its evidence
+ * in ctx->ev, and the other end it had (peer, FAB_NONE: not in the
+ * snapshot): port.down's one wording, for both of its sources. */
+int rule_emit_port_down(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer, unsigned state,
+			unsigned phys, const char *was);
+int check_security_trap(struct fab_rule_ctx *ctx);
 int check_mtu_mismatch(struct fab_rule_ctx *ctx);
 int check_lid_unassigned(struct fab_rule_ctx *ctx);
 int check_topology_asymmetric(struct fab_rule_ctx *ctx);

@@ -553,6 +553,25 @@ static const struct fab_rule rules[] = {
 		.arg = SM_UNRESPONSIVE,
 	},
 	{
+		.id = "sm.security_trap",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_SM,
+		.title = "The subnet manager reported a security violation",
+		.rationale =
+			"A port that receives a management packet with a wrong M_Key, or a packet "
+			"whose P_Key or Q_Key it does not hold, reports it to the SM (traps 256-259), "
+			"which forwards it to subscribers such as fabsweep watch. A wrong M_Key means "
+			"someone tried to reconfigure a port without the key; wrong P_Keys or Q_Keys "
+			"mean traffic across a partition it should not cross, or a misconfigured "
+			"application.",
+		.remediation =
+			"Find the source LID the finding names (fabsweep route, ibaddr), check who runs "
+			"management tools or jobs there and which partitions it belongs to; look in the "
+			"SM's log for the trap. Repeated bad M_Keys from one host are an intrusion "
+			"attempt until proven otherwise.",
+		.check = check_security_trap,
+	},
+	{
 		.id = "lid.unassigned",
 		.severity = FAB_SEV_ERROR,
 		.category = FAB_CAT_ADDRESSING,

@@ -22,11 +22,12 @@ enum {
 	FAB_MAD_CLASS_SMI = 0x01,    /* LID-routed subnet management */
 	FAB_MAD_CLASS_SMI_DR = 0x81, /* directed route */
 	FAB_MAD_CLASS_PERF = 0x04,   /* performance management (PMA) */
-	FAB_MAD_CLASS_SA = 0x03,     /* subnet administration (scanner/mcast_sa.c) */
+	FAB_MAD_CLASS_SA = 0x03,     /* subnet administration, class version 2
+				      * (scanner/mcast_sa.c, scanner/notice.c) */
 };
 
-enum { FAB_MAD_GET = 0x01, FAB_MAD_SET = 0x02, FAB_MAD_GET_RESP = 0x81,
-       FAB_MAD_GETTABLE = 0x12 };
+enum { FAB_MAD_GET = 0x01, FAB_MAD_SET = 0x02, FAB_MAD_REPORT = 0x06, FAB_MAD_GET_RESP = 0x81,
+       FAB_MAD_REPORT_RESP = 0x86, FAB_MAD_GETTABLE = 0x12 };
 
 /* SA MADs: the record starts at byte 56 (after the RMPP header and the
  * SA header: SM_Key, AttributeOffset, ComponentMask). */
@@ -35,7 +36,7 @@ enum { FAB_MAD_GET = 0x01, FAB_MAD_SET = 0x02, FAB_MAD_GET_RESP = 0x81,
 /* One request, as the caller describes it. */
 struct fab_mad_req {
 	uint8_t mgmt_class;  /* FAB_MAD_CLASS_* */
-	uint8_t method;      /* FAB_MAD_GET or FAB_MAD_SET */
+	uint8_t method;      /* FAB_MAD_GET, FAB_MAD_SET, FAB_MAD_GETTABLE */
 	uint16_t attr_id;
 	uint32_t attr_mod;
 	uint16_t dlid;       /* LID-routed classes */
@@ -156,3 +157,42 @@ int fab_umad_max_in_flight(void);
 int fab_umad_open(const char *ca, int port, struct fab_umad **out);
 void fab_umad_close(struct fab_umad *u); /* accepts NULL */
 void fab_umad_transport(struct fab_umad *u, struct fab_mad_transport *out);
+
+/*
+ * Requests that arrive unasked (an SA Report, an SMInfo Get): from the
+ * source LID slid and QP sqp, the MAD's 256 bytes. Called from inside the
+ * transport's receive (a MAD window run, fab_umad_wait), never from another
+ * thread; the MAD is valid during the call.
+ */
+typedef void (*fab_umad_unsolicited_fn)(void *ctx, const uint8_t *mad, uint16_t slid,
+					uint32_t sqp);
+/*
+ * Registers an SA agent (class 3, version 2) that takes Reports, for SA
+ * requests (FAB_MAD_CLASS_SA) and the Reports the SM forwards; from then
+ * on every unasked request is handed to fn instead of the engine. 0, or a
+ * negative errno with the message set (another process on this port takes
+ * the SA's Reports already: the kernel allows one).
+ */
+int fab_umad_listen(struct fab_umad *u, fab_umad_unsolicited_fn fn, void *ctx);
+/* Sends the answer mad (256 bytes, built by the caller) to dlid/dqp on the
+ * agent of its class (SA, SMI, directed route: dlid 0xffff). 0 or -EIO. */
+int fab_umad_respond(struct fab_umad *u, const uint8_t *mad, uint16_t dlid, uint32_t dqp);
+/* Waits up to wait_ms for MADs and hands the unasked ones to the listener
+ * (answers nobody waits for are dropped); returns early after the first.
+ * 0, or a negative errno when the port failed. */
+int fab_umad_wait(struct fab_umad *u, int wait_ms);
+
+/*
+ * Simulator only (docs/watch.md, "The simulator's Report path"): ibsim
+ * hands a request sent to QP1 (a Report) only to a client that has the
+ * SM's device open. Under umad2sim (LD_PRELOAD) this opens the port's issm
+ * device (sets IsSM on the simulated port: the SM then polls it with
+ * SMInfo Gets, which the caller answers NOTACTIVE); call it after
+ * fab_umad_listen. Never on hardware: it refuses (-ENOTSUP) unless
+ * umad2sim is preloaded. 0 or a negative errno with the message set.
+ */
+int fab_umad_sim_issm(struct fab_umad *u);
+/* The port's GUID (host order), 0 when sysfs did not say. */
+uint64_t fab_umad_port_guid(const struct fab_umad *u);
+/* Whether ibsim's umad2sim shim is preloaded (LD_PRELOAD names it). */
+bool fab_umad_under_sim(void);

@@ -731,6 +731,23 @@ static const char *const migrations[] = {
 	"CREATE VIEW mcast_forwarding AS SELECT r.scan_id, w.node_guid, e.mlid, e.port"
 	" FROM scan_mcast r JOIN mft_set_switches w ON w.set_id = r.mft_set_id"
 	" JOIN mft_table_entries e ON e.table_id = w.table_id;",
+
+	/* 14 -> 15: watch's link events and its
+	 * alerts (docs/schema.md "Events", "Alerts"; docs/watch.md). events: a
+	 * row per notice the SM forwarded and per port whose state a read
+	 * found changed, with its arrival time, stored with the sweep that
+	 * judged it (pruned and rolled up with it). alerts: what watch posts to
+	 * Alertmanager, one row per finding (rule, node, port) that is firing
+	 * or whose end is not delivered yet; not tied to a scan. */
+	"CREATE TABLE events(event_id INTEGER PRIMARY KEY, scan_id INTEGER NOT NULL,"
+	" at TEXT NOT NULL, kind TEXT NOT NULL, cause TEXT, trap INTEGER, lid INTEGER,"
+	" node_guid TEXT, port_num INTEGER, state TEXT, phys_state TEXT, was_state TEXT,"
+	" detail TEXT);"
+	"CREATE INDEX events_scan ON events(scan_id);"
+	"CREATE TABLE alerts(fingerprint TEXT PRIMARY KEY, rule_id TEXT NOT NULL,"
+	" severity TEXT NOT NULL, node TEXT, node_name TEXT, port TEXT, peer TEXT,"
+	" subject TEXT, message TEXT, starts_at TEXT NOT NULL, ends_at TEXT,"
+	" sent_at TEXT) WITHOUT ROWID;",
 };
 
 /* The long form of port_counters: one row per counter value. */

@@ -53,7 +53,7 @@ const char *fab_site_column_name(unsigned col)
 static const char *const public_relations[] = {
 	"scans", "nodes", "ports", "mgmt_ports", "links", "counters", "sms",
 	"scan_errors", "findings", "held_findings", "baselines", "counter_hourly",
-	"vl_xmit_wait", "pma_unsupported",
+	"vl_xmit_wait", "pma_unsupported", "events",
 	/* RoCE and Ethernet */
 	"systems", "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
 	"rdma_devices", "rdma_ports", "rdma_counters", "roce_votes",

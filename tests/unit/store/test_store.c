@@ -302,6 +302,7 @@ static void downgrade(int to)
 		       " DROP TABLE mft_set_switches; DROP TABLE mft_sets; DROP TABLE mft_table_entries;"
 		       " DROP TABLE mft_tables; DROP TABLE mcast_set_groups; DROP TABLE mcast_group_sets;"
 		       " DROP TABLE mcast_member_rows; DROP TABLE mcast_group_rows;",
+		[14] = "DROP TABLE alerts; DROP TABLE events;",
 	};
 	char sql[64];
 
