@@ -199,6 +199,16 @@ static void test_rules(void **state)
 	assert_false(res->findings[0].counts);
 	fab_pipeline_ready_local_free(res);
 
+	/* its NIC's PCIe link trained at a lower speed than it can (sysfs
+	 * current_link_speed below max_link_speed) */
+	m = merged();
+	l = live_of(m, "host2");
+	l->roce->devices[0].pcie_speed_gts = 8.0;
+	res = judge(m, l, NULL);
+	verdict(res, FAB_READY_NOT_READY,
+		"pcie.degraded host2/mlx5_0: PCIe link runs x16 at 8 GT/s, below the device's x16 at 16 GT/s");
+	fab_pipeline_ready_local_free(res);
+
 	/* the switch port facing it is its business too */
 	m = merged();
 	l = live_of(m, "host4");
