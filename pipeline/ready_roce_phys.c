@@ -71,7 +71,8 @@ static void nic_prepare(struct judge *g, struct rr_iface *e, struct fab_nic_view
 	fab_nic_view(g->j, e->jport, &g->base, v);
 	if (v->baseline)
 		return;
-	p->nic_count = 0; /* judged without a reading before, they would count since the driver's load */
+	/* judged without a reading before, they would count since the driver's load */
+	p->nic_count = 0;
 	e->nic_verb = "compared";
 	e->nic_why = g->ref_sys == FAB_NONE ? "this host is not in the merge"
 					    : "the merge has no NIC counters of it";

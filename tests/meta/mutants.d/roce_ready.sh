@@ -37,7 +37,7 @@ m_roceready_dcb_any_ifname() { mut host/dcb.c 's/\t\t\t\t      strcmp(info->ifna
 m_roceready_prolog_not_local() { mut scripts/slurm/fabsweep-prolog.sh 's/^if \[\[ $scope == local \]\]; then/if false; then/'; }
 # a branch never taken: NIC counters the merge has no reading of stay in
 # the judged view (the rules then judge them since the driver's load)
-m_roceready_nic_no_baseline() { mut pipeline/ready_roce_phys.c 's/^\tp->nic_count = 0; \/\* judged without/\t(void)p; \/* judged without/'; }
+m_roceready_nic_no_baseline() { mut pipeline/ready_roce_phys.c 's/^\tp->nic_count = 0;$/\t(void)p;/'; }
 # a parameter ignored: the NIC's link-down events judged without
 # [port.link_flapping]'s configured limit
 m_roceready_linkdown_limit() { mut pipeline/ready_roce_phys.c 's/^\tdouble allowed = limits->allowed\[FAB_CTR_LINK_DOWNED\];/\tdouble allowed = limits->allowed[FAB_CTR_LINK_DOWNED] >= 0 ? 0 : -1;/'; }
