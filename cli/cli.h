@@ -144,6 +144,11 @@ void fab_cli_print_route(const struct fab_pipeline_route_result *r);
 /* --all-pairs: the hosts missing, the pairs that break (sorted by source in
  * place), the counts. */
 void fab_cli_print_route_pairs(struct fab_pipeline_route_result *r);
+/* --mcast: the group's tree, its members and what the tables do wrong
+ * (cli/print_mcast.c); returns whether every receiving member is reached
+ * and there is no loop. */
+struct fab_pipeline_route_mcast_result;
+bool fab_cli_print_route_mcast(const struct fab_pipeline_route_mcast_result *r);
 
 /* ---- what `fabsweep rules` prints (cli/print_rules.c) -------------------- */
 

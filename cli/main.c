@@ -21,6 +21,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --no-counters        topology and subnet managers only\n"
 	  "  --no-routes          do not read the switches' forwarding tables (SwitchInfo, LFT)\n"
 	  "  --no-pkeys           do not read the ports' P_Key tables (partitions)\n"
+	  "  --no-mcast           do not read multicast groups (SA) and forwarding tables (MFT)\n"
+	  "                       ($FABSWEEP_SA_KEY: the SA key of the members' query, default 1)\n"
 	  "  --sl2vl-max N        read SL2VL tables for credit loops only when they need at most N\n"
 	  "                       (default 16384; --forensic: no limit)\n"
 	  "  --load-cache FILE    read an ibnetdiscover cache file instead of the fabric\n"
@@ -67,9 +69,12 @@ const struct fab_cmd fab_commands[] = {
 	  "  route --all-pairs --hosts LIST   every pair of the hosts (host-list syntax as ready),\n"
 	  "                       to every LID of each; prints only the routes that break, and the counts\n"
 	  "  --hostfile FILE      the hosts of --all-pairs from a file, one host or list a line\n"
+	  "  route --mcast MGID|MLID          a multicast group's tree as the tables write it:\n"
+	  "                       switches, ports, members (docs/multicast.md)\n"
 	  "  --scan ID            the snapshot (default latest; a number, -N for N before the latest)\n"
 	  "  --db PATH            database\n"
-	  "  exit 0 when the route (every pair) arrives, 1 when one breaks (docs/routing.md)\n" },
+	  "  exit 0 when the route (every pair; every member of the group) arrives, 1 when one breaks\n"
+	  "  (or the group's tables loop) (docs/routing.md)\n" },
 	{ "import", fab_cmd_import, "store another tool's saved run as a snapshot: ibdiagnet2 DIR, ibnetdiscover FILE",
 	  "  import ibdiagnet2 DIR     an ibdiagnet2 output directory (its ibdiagnet2.db_csv; docs/imports.md)\n"
 	  "  import ibnetdiscover FILE a topology-only ibnetdiscover dump\n"

@@ -13,6 +13,7 @@
 #include "fabsweep/pkey.h"
 #include "fabsweep/qos.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
@@ -50,6 +51,7 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	fab_modules_clear(&s->ib_modules);
 	free(s->ber);
 	fab_qos_free(s->qos);
+	fab_mcast_free(s->mcast);
 	fab_arena_free(s->arena);
 	free(s);
 }

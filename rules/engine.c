@@ -15,6 +15,7 @@
 #include "fabsweep/config.h"
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/roce.h"
@@ -320,6 +321,7 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_QOS: return "the VL tables (a live scan that saw a QoS policy, or scan --forensic)";
 	case FAB_NEED_MODULES: return "modules or cables (collect on RoCE hosts, an ibdiagnet2 run with ibdiagnet2.cables)";
 	case FAB_NEED_NIC_COUNTERS: return "NIC counters (collect on RoCE hosts: ethtool)";
+	case FAB_NEED_MCAST: return "multicast groups and tables (a live scan without --no-mcast)";
 	default: return NULL;
 	}
 }
@@ -375,6 +377,11 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no modules or cables (collect on RoCE hosts; ibdiagnet --get_cable_info)";
 	if ((needs & FAB_NEED_NIC_COUNTERS) && !(have_roce(s) && s->roce->n_nic_counters))
 		return "the snapshot has no NIC counters (collect on the RoCE hosts, without --no-ethtool)";
+	if ((needs & FAB_NEED_MCAST) && !fab_mcast_present(s))
+		return "the snapshot has no multicast groups (scan --no-mcast, a file, an older scan, or "
+		       "the SA did not answer)";
+	if ((needs & FAB_NEED_MCAST) && !s->mcast->members_read)
+		return "the SA did not give the multicast groups' members (is FABSWEEP_SA_KEY its sa_key?)";
 	return NULL;
 }
 

@@ -179,6 +179,17 @@ static inline uint32_t rule_peer(const struct fab_snapshot *s, uint32_t port)
 	return p->remote_idx;
 }
 
+/* A host port: a cabled port of a CA that is not part of a switch (the
+ * pkey and mcast rules' hosts). */
+static inline bool rule_host_port(const struct fab_snapshot *s, uint32_t i)
+{
+	const struct fab_port *p = &s->ports[i];
+	const struct fab_node *n = &s->nodes[p->node_idx];
+
+	return n->type == FAB_NODE_CA && p->port_num && p->remote_idx != FAB_NONE &&
+	       !fab_node_in_switch(s, p->node_idx);
+}
+
 /* ---- the checks (rules/check_*.c), referenced by the table ------------- */
 
 /* Generic, parametrised by rule->arg. */
@@ -302,3 +313,9 @@ int check_pkey_default_missing(struct fab_rule_ctx *ctx);
 int check_vl_op_vls(struct fab_rule_ctx *ctx);
 int check_vl_sl_dropped(struct fab_rule_ctx *ctx);
 int check_vl_starved(struct fab_rule_ctx *ctx);
+/* rules/check_mcast.c */
+int check_mcast_unreached(struct fab_rule_ctx *ctx);
+int check_mcast_loop(struct fab_rule_ctx *ctx);
+int check_mcast_stale(struct fab_rule_ctx *ctx);
+int check_mcast_rate_mtu(struct fab_rule_ctx *ctx);
+int check_mcast_ipoib(struct fab_rule_ctx *ctx);

@@ -42,6 +42,7 @@ struct fab_madwin {
 	uint16_t *free_list;
 	int n_free;
 	struct fab_madwin_stats stats;
+	size_t resp_len; /* of the completion under way */
 	uint8_t mad[FAB_MAD_SIZE];
 };
 
@@ -125,12 +126,18 @@ const struct fab_madwin_stats *fab_madwin_stats(const struct fab_madwin *mw)
 	return &mw->stats;
 }
 
+size_t fab_madwin_resp_len(const struct fab_madwin *mw)
+{
+	return mw->resp_len;
+}
+
 void fab_mad_encode(uint8_t *mad, const struct fab_mad_req *r, uint64_t tid)
 {
 	memset(mad, 0, FAB_MAD_SIZE);
 	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
 	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, r->mgmt_class);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
+	/* the SA class is version 2 */
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, r->mgmt_class == FAB_MAD_CLASS_SA ? 2 : 1);
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, r->method);
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, r->attr_id);
@@ -145,6 +152,12 @@ void fab_mad_encode(uint8_t *mad, const struct fab_mad_req *r, uint64_t tid)
 		mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, 0xffff);
 		mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, 0xffff);
 		mad_set_array(mad, 0, IB_DRSMP_PATH_F, (void *)r->dr_path);
+	}
+	if (r->mgmt_class == FAB_MAD_CLASS_SA) {
+		mad_set_field64(mad, 0, IB_SA_MKEY_F, r->mkey); /* the SM_Key */
+		mad_set_field64(mad, 0, IB_SA_COMPMASK_F, r->comp_mask);
+		memcpy(mad + FAB_SA_DATA_OFFS, r->data, sizeof(r->data));
+		return;
 	}
 	memcpy(mad + FAB_MAD_DATA_OFFS, r->data, sizeof(r->data));
 }
@@ -250,7 +263,19 @@ static void handle_mad(struct fab_madwin *mw, const uint8_t *mad, int status,
 		slot_retry(mw, i, -EBUSY, done, ctx);
 		return;
 	}
-	slot_finish(mw, i, (st & 0x7fff) ? -EREMOTEIO : 0, mad, done, ctx);
+	/* the whole answer where the transport kept more than 256 bytes */
+	const uint8_t *full = mad;
+	size_t len = FAB_MAD_SIZE;
+	if (mw->t.answer) {
+		const uint8_t *a = mw->t.answer(mw->t.ctx, &len);
+		if (a && len > FAB_MAD_SIZE)
+			full = a;
+		else
+			len = FAB_MAD_SIZE;
+	}
+	mw->resp_len = len;
+	slot_finish(mw, i, (st & 0x7fff) ? -EREMOTEIO : 0, full, done, ctx);
+	mw->resp_len = FAB_MAD_SIZE;
 }
 
 /* Expires overdue slots; returns ms until the next deadline (-1: none). */
@@ -385,9 +410,15 @@ int fab_umad_pick_port(const char *want_ca, int want_port, bool linkup_ok,
 
 struct fab_umad {
 	int fd;
-	int agent_smi, agent_dr, agent_perf;
-	uint8_t *buf; /* umad_size() + 256 */
+	int agent_smi, agent_dr, agent_perf, agent_sa;
+	uint8_t *buf;   /* umad_size() + cap */
+	size_t cap;     /* MAD bytes buf holds: 256, more after a long SA answer */
+	size_t len;     /* of the MAD last received */
 };
+
+/* The longest SA answer read (a GetTable of a large fabric's MCMemberRecords
+ * reassembled by the kernel: 64 bytes a record); a longer one is refused. */
+#define FAB_UMAD_MAX_ANSWER (64u << 20)
 
 int fab_umad_open(const char *ca, int port, struct fab_umad **out)
 {
@@ -413,10 +444,13 @@ int fab_umad_open(const char *ca, int port, struct fab_umad **out)
 		rc = -ENOMEM;
 		goto fail;
 	}
+	u->cap = FAB_MAD_SIZE;
 	u->agent_smi = umad_register(u->fd, FAB_MAD_CLASS_SMI, 1, 0, NULL);
 	u->agent_dr = umad_register(u->fd, FAB_MAD_CLASS_SMI_DR, 1, 0, NULL);
 	u->agent_perf = umad_register(u->fd, FAB_MAD_CLASS_PERF, 1, 0, NULL);
-	if (u->agent_smi < 0 || u->agent_dr < 0 || u->agent_perf < 0) {
+	/* class version 2, RMPP version 1: as saquery registers it */
+	u->agent_sa = umad_register(u->fd, FAB_MAD_CLASS_SA, 2, 1, NULL);
+	if (u->agent_smi < 0 || u->agent_dr < 0 || u->agent_perf < 0 || u->agent_sa < 0) {
 		rc = -EPERM;
 		goto fail;
 	}
@@ -458,6 +492,10 @@ static int umad_tr_send(void *ctx, const uint8_t *mad,
 		agent = u->agent_perf;
 		umad_set_addr(u->buf, req->dlid, 1, 0, IB_DEFAULT_QP1_QKEY);
 		break;
+	case FAB_MAD_CLASS_SA:
+		agent = u->agent_sa;
+		umad_set_addr(u->buf, req->dlid, 1, 0, IB_DEFAULT_QP1_QKEY);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -482,18 +520,38 @@ static int umad_tr_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
 		if (rc < 0)
 			return rc == -EINTR ? 0 : rc;
 	}
+	len = (int)u->cap;
 	rc = umad_recv(u->fd, u->buf, &len, 0);
+	while (rc == -ENOSPC && len > (int)u->cap && (size_t)len <= FAB_UMAD_MAX_ANSWER) {
+		/* an SA answer the kernel reassembled: longer than the buffer,
+		 * and still queued; read it again into a buffer that holds it */
+		uint8_t *nb = realloc(u->buf, umad_size() + (size_t)len);
+		if (!nb)
+			return -ENOMEM;
+		u->buf = nb;
+		u->cap = (size_t)len;
+		rc = umad_recv(u->fd, u->buf, &len, 0);
+	}
 	if (rc < 0) {
 		/* Nothing there after all (spurious wakeup). */
 		if (rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -ETIMEDOUT)
 			return 0;
 		return rc;
 	}
+	u->len = len > 0 ? (size_t)len : 0;
 	memset(mad, 0, FAB_MAD_SIZE);
 	memcpy(mad, umad_get_mad(u->buf),
 	       len > 0 && len < FAB_MAD_SIZE ? (size_t)len : FAB_MAD_SIZE);
 	*status = umad_status(u->buf);
 	return 1;
+}
+
+static const uint8_t *umad_tr_answer(void *ctx, size_t *len)
+{
+	struct fab_umad *u = ctx;
+
+	*len = u->len;
+	return umad_get_mad(u->buf);
 }
 
 /*
@@ -532,6 +590,7 @@ void fab_umad_transport(struct fab_umad *u, struct fab_mad_transport *out)
 {
 	out->send = umad_tr_send;
 	out->recv = umad_tr_recv;
+	out->answer = umad_tr_answer;
 	out->now_ms = NULL;
 	out->ctx = u;
 	out->max_in_flight = fab_umad_max_in_flight();

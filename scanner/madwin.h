@@ -22,9 +22,15 @@ enum {
 	FAB_MAD_CLASS_SMI = 0x01,    /* LID-routed subnet management */
 	FAB_MAD_CLASS_SMI_DR = 0x81, /* directed route */
 	FAB_MAD_CLASS_PERF = 0x04,   /* performance management (PMA) */
+	FAB_MAD_CLASS_SA = 0x03,     /* subnet administration (scanner/mcast_sa.c) */
 };
 
-enum { FAB_MAD_GET = 0x01, FAB_MAD_SET = 0x02, FAB_MAD_GET_RESP = 0x81 };
+enum { FAB_MAD_GET = 0x01, FAB_MAD_SET = 0x02, FAB_MAD_GET_RESP = 0x81,
+       FAB_MAD_GETTABLE = 0x12 };
+
+/* SA MADs: the record starts at byte 56 (after the RMPP header and the
+ * SA header: SM_Key, AttributeOffset, ComponentMask). */
+#define FAB_SA_DATA_OFFS 56
 
 /* One request, as the caller describes it. */
 struct fab_mad_req {
@@ -35,8 +41,10 @@ struct fab_mad_req {
 	uint16_t dlid;       /* LID-routed classes */
 	uint8_t dr_hops;     /* directed route: hop count ... */
 	uint8_t dr_path[64]; /* ... and ports at [1..dr_hops] */
-	uint8_t data[64];    /* payload at MAD offset 64 (the rest is zero) */
-	uint64_t mkey;       /* SMP classes: M_Key at offset 24; PMA: ignored */
+	uint8_t data[64];    /* payload at MAD offset 64 (SA: 56; the rest is zero) */
+	uint64_t mkey;       /* SMP classes: M_Key at offset 24; SA: the SM_Key
+			      * (offset 36); PMA: ignored */
+	uint64_t comp_mask;  /* SA: ComponentMask (offset 48) */
 	uint64_t cookie;     /* the caller's, untouched */
 };
 
@@ -55,6 +63,11 @@ struct fab_mad_transport {
 	int64_t (*now_ms)(void *ctx);
 	void *ctx;
 	int max_in_flight; /* > 0: the transport's limit (the window is capped) */
+	/* The whole MAD the last recv returned 1 for, when the transport
+	 * keeps more than 256 bytes of it (an SA answer the kernel put
+	 * together from RMPP segments); *len its length. NULL: none (the
+	 * 256 bytes recv gave are all). Optional. */
+	const uint8_t *(*answer)(void *ctx, size_t *len);
 };
 
 /*
@@ -100,6 +113,9 @@ int fab_madwin_run(struct fab_madwin *mw, fab_madwin_next_fn next,
 
 /* Cumulative over all runs. */
 const struct fab_madwin_stats *fab_madwin_stats(const struct fab_madwin *mw);
+/* Inside a completion: the length of its resp, FAB_MAD_SIZE or more (an
+ * SA answer reassembled from RMPP segments by the kernel is longer). */
+size_t fab_madwin_resp_len(const struct fab_madwin *mw);
 
 /* Builds the 256-byte MAD for req with transaction ID tid. Pure. */
 void fab_mad_encode(uint8_t *mad, const struct fab_mad_req *req, uint64_t tid);
@@ -135,7 +151,8 @@ int fab_umad_pick_port(const char *want_ca, int want_port, bool linkup_ok,
  * simulator". fab_umad_transport() sets it as the transport's limit.
  */
 int fab_umad_max_in_flight(void);
-/* Opens ca:port and registers agents for SMI, directed-route SMI and PMA. */
+/* Opens ca:port and registers agents for SMI, directed-route SMI, PMA and
+ * SA (the SA's with RMPP: the kernel reassembles a multi-MAD answer). */
 int fab_umad_open(const char *ca, int port, struct fab_umad **out);
 void fab_umad_close(struct fab_umad *u); /* accepts NULL */
 void fab_umad_transport(struct fab_umad *u, struct fab_mad_transport *out);

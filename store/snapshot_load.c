@@ -752,6 +752,8 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = load_routing(&l);
 	if (!err && (parts & FAB_LOAD_PKEYS))
 		err = fab_store_load_pkeys(st, l.s, ranges != NULL); /* store/pkey_io.c */
+	if (!err && (parts & FAB_LOAD_MCAST))
+		err = fab_store_load_mcast(st, l.s); /* store/mcast_io.c */
 	if (!err && (err = fab_snapshot_index(l.s)))
 		err = NOMEM();
 	free(l.orig);
@@ -781,7 +783,7 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id, struct fab_snapsh
 {
 	return load(st, scan_id,
 		    FAB_LOAD_SMS | FAB_LOAD_ERRORS | FAB_LOAD_FINDINGS | FAB_LOAD_ROCE | FAB_LOAD_ROUTING |
-			    FAB_LOAD_PKEYS,
+			    FAB_LOAD_PKEYS | FAB_LOAD_MCAST,
 		    out);
 }
 
@@ -792,6 +794,7 @@ int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id, struct fab_s
 
 int fab_store_load_baseline(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
 {
-	/* the tables too: the diff counts the LIDs each switch's table moved */
-	return load(st, scan_id, FAB_LOAD_LIGHT | FAB_LOAD_ROCE | FAB_LOAD_ROUTING, out);
+	/* the tables too: the diff counts the LIDs each switch's table moved,
+	 * and names the multicast groups made, gone or rerouted */
+	return load(st, scan_id, FAB_LOAD_LIGHT | FAB_LOAD_ROCE | FAB_LOAD_ROUTING | FAB_LOAD_MCAST, out);
 }

@@ -436,6 +436,8 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 		err = fab_store_write_qos(st, snap); /* store/qos_io.c */
 	if (!err)
 		err = fab_store_write_pkeys(st, snap); /* store/pkey_io.c */
+	if (!err)
+		err = fab_store_write_mcast(st, snap); /* store/mcast_io.c */
 	err = fab_store_finish(st, err);
 	if (err)
 		snap->scan_id = old_id;

@@ -690,3 +690,35 @@ struct fab_pipeline_route_result {
  */
 int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out);
 void fab_pipeline_route_free(struct fab_pipeline_route_result *r);
+
+/* ---- route --mcast (pipeline/route_mcast.c) ------------------------------- */
+
+struct fab_pipeline_route_mcast {
+	const char *db;
+	int64_t scan_id;   /* 0 latest, -N */
+	/* the group: an MGID (ff12:401b:ffff::ffff:ffff) or an MLID (0xc000,
+	 * or decimal 49152) */
+	const char *group;
+};
+
+struct fab_mc_tree;
+struct fab_pipeline_route_mcast_result {
+	int64_t scan_id;
+	struct fab_snapshot *snap; /* the scan: owned */
+	/* the tree of the group's MLID as the tables write it, judged against
+	 * its members (include/fabsweep/mcast.h): owned */
+	struct fab_mc_tree *tree;
+	uint32_t group;            /* the group named (snap->mcast->groups), FAB_NONE:
+				    * named by an MLID */
+};
+
+/*
+ * `fabsweep route --mcast MGID|MLID`: the tree of a multicast group in a
+ * stored scan: the switches whose entry names a port, the ports, the
+ * members and which of them the others' packets reach, a loop. 0;
+ * -EINVAL (neither an MGID nor an MLID), -ENODATA (the scan has no
+ * multicast data), -ENOENT (no group and no table has it); message set.
+ */
+int fab_pipeline_route_mcast(const struct fab_pipeline_route_mcast *job,
+			     struct fab_pipeline_route_mcast_result *out);
+void fab_pipeline_route_mcast_free(struct fab_pipeline_route_mcast_result *r);

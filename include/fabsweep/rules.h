@@ -57,7 +57,9 @@ enum {
 	FAB_NEED_QOS = 1 << 12,       /* the VL tables (a QoS policy seen, or scan --forensic) */
 	FAB_NEED_MODULES = 1 << 13,   /* some module or cable (collect on RoCE hosts, ibdiagnet2.cables) */
 	FAB_NEED_NIC_COUNTERS = 1 << 14, /* some NIC counter (collect on RoCE hosts) */
-	FAB_NEED__LAST = FAB_NEED_NIC_COUNTERS
+	FAB_NEED_MCAST = 1 << 15,     /* multicast groups, members and tables (a live scan
+				       * without --no-mcast whose SA answered) */
+	FAB_NEED__LAST = FAB_NEED_MCAST
 };
 
 /* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`
@@ -112,7 +114,7 @@ struct fab_rule {
 	const char *id;       /* "link.width_degraded": stable, never reused */
 	uint8_t severity;     /* default, enum fab_severity */
 	uint8_t category;     /* enum fab_rule_category */
-	uint16_t needs;       /* FAB_NEED_* */
+	uint32_t needs;       /* FAB_NEED_* (16 bits used: uint16_t is full) */
 	bool retired;         /* kept for its id; never runs */
 	const char *title;    /* one line, no final period */
 	const char *rationale;   /* why it matters: a paragraph */

@@ -287,6 +287,7 @@ struct fab_roce;
 struct fab_routing;
 struct fab_pkeys;
 struct fab_qos;
+struct fab_mcast;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
@@ -335,6 +336,9 @@ struct fab_snapshot {
 	 * (include/fabsweep/qos.h): owned; NULL when the scan did not read
 	 * them (no QoS policy seen). */
 	struct fab_qos *qos;
+	/* Multicast groups and forwarding tables (include/fabsweep/mcast.h):
+	 * owned; NULL when the scan did not read them. */
+	struct fab_mcast *mcast;
 
 	/* The physical layer of InfiniBand ports (an ibdiagnet2 import): the
 	 * cables and modules by port (include/fabsweep/module.h; a RoCE host's

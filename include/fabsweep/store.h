@@ -24,7 +24,7 @@ enum {
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 13
+#define FAB_SCHEMA_VERSION 14
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 

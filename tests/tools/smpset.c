@@ -14,9 +14,12 @@
  *                                    the first block (32 entries) of a port's
  *                                    low- or high-priority VLArbitrationTable:
  *                                    these entries, the others VL 0 weight 0
+ *   smpset mft LID MLID PORT on|off  one port of a switch's MulticastForwardingTable
+ *                                    entry for MLID (its block and position read,
+ *                                    the bit set or cleared, written back)
  * PORT is the switch port (the attribute modifier); for a CA give 0.
- * Used by tests/integration/test_partitions_sim.sh and test_routing_sim.sh
- * under umad2sim.
+ * Used by tests/integration/test_partitions_sim.sh, test_routing_sim.sh and
+ * test_mcast_sim.sh under umad2sim.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +41,11 @@ int main(int argc, char **argv)
 	struct ibmad_port *mp;
 
 	if (argc < 5 || (strcmp(argv[1], "enforce") && strcmp(argv[1], "pkey") &&
-			 strcmp(argv[1], "lft") && strcmp(argv[1], "sl2vl") && strcmp(argv[1], "vlarb")))
+			 strcmp(argv[1], "lft") && strcmp(argv[1], "sl2vl") && strcmp(argv[1], "vlarb") &&
+			 strcmp(argv[1], "mft")))
 		return die("usage: smpset enforce LID PORT on|off | pkey LID PORT INDEX PKEY | "
-			   "lft LID DLID PORT | sl2vl LID IN OUT VLS | vlarb LID PORT low|high VL:W,...");
+			   "lft LID DLID PORT | sl2vl LID IN OUT VLS | vlarb LID PORT low|high VL:W,... | "
+			   "mft LID MLID PORT on|off");
 	if (!(mp = mad_rpc_open_port(NULL, 0, classes, 2)))
 		return die("cannot open the local port");
 	ib_portid_set(&id, (int)strtol(argv[2], NULL, 0), 0, 0);
@@ -64,6 +69,21 @@ int main(int argc, char **argv)
 		buf[port % 64] = (uint8_t)out;
 		if (!smp_set_via(buf, &id, IB_ATTR_LINEARFORWTBL, port / 64, 0, mp))
 			return die("LinearForwardingTable Set failed");
+	} else if (!strcmp(argv[1], "mft")) {
+		/* port is the MLID here */
+		if (argc < 6 || port < 0xc000 || port > 0xfffe)
+			return die("mft needs an MLID (0xc000..0xfffe), a PORT and on|off");
+		unsigned mp_port = (unsigned)strtoul(argv[4], NULL, 0), on = !strcmp(argv[5], "on");
+		unsigned blk = (port - 0xc000) / 32, slot = (port - 0xc000) % 32;
+		unsigned mod = (mp_port / 16) << 28 | blk, bit = mp_port % 16;
+		if (!smp_query_via(buf, &id, IB_ATTR_MULTICASTFORWTBL, mod, 0, mp))
+			return die("MulticastForwardingTable Get failed");
+		unsigned m = (unsigned)buf[2 * slot] << 8 | buf[2 * slot + 1];
+		m = on ? m | 1u << bit : m & ~(1u << bit);
+		buf[2 * slot] = (uint8_t)(m >> 8);
+		buf[2 * slot + 1] = (uint8_t)m;
+		if (!smp_set_via(buf, &id, IB_ATTR_MULTICASTFORWTBL, mod, 0, mp))
+			return die("MulticastForwardingTable Set failed");
 	} else if (!strcmp(argv[1], "sl2vl")) {
 		if (argc < 6 || strlen(argv[5]) != 16 || strspn(argv[5], "0123456789abcdefABCDEF") != 16)
 			return die("sl2vl needs OUT and 16 hex digits");

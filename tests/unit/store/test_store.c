@@ -297,6 +297,11 @@ static void downgrade(int to)
 		       " ALTER TABLE eth_port_rows DROP COLUMN stats_status;"
 		       " ALTER TABLE eth_port_rows DROP COLUMN module_status;"
 		       " CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;",
+		[13] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
+		       " DROP VIEW mcast_groups; DROP TABLE mcast_rate_codes; DROP TABLE scan_mcast;"
+		       " DROP TABLE mft_set_switches; DROP TABLE mft_sets; DROP TABLE mft_table_entries;"
+		       " DROP TABLE mft_tables; DROP TABLE mcast_set_groups; DROP TABLE mcast_group_sets;"
+		       " DROP TABLE mcast_member_rows; DROP TABLE mcast_group_rows;",
 	};
 	char sql[64];
 
