@@ -77,13 +77,18 @@ int fab_cli_mad_opt(const char *cmd, enum fab_cli_mad_opt which, const char *arg
  * 0 when c is none of them, or prints a usage error naming cmd and returns
  * FAB_EXIT_USAGE; fab_cli_roce_check() then checks that the directories
  * given can be read (-1, or FAB_EXIT_USAGE after the message). */
-enum { FAB_CLI_O_LLDP = 1000, FAB_CLI_O_SYSFS, FAB_CLI_O_NODCB, FAB_CLI_O_DCBDIR, FAB_CLI_O_RTIMEOUT };
+enum {
+	FAB_CLI_O_LLDP = 1000, FAB_CLI_O_SYSFS, FAB_CLI_O_NODCB, FAB_CLI_O_DCBDIR, FAB_CLI_O_RTIMEOUT,
+	FAB_CLI_O_ETHDIR, FAB_CLI_O_NOETH
+};
 #define FAB_CLI_ROCE_OPTIONS \
 	{ "lldp-socket", required_argument, NULL, FAB_CLI_O_LLDP }, \
 	{ "sysfs-root", required_argument, NULL, FAB_CLI_O_SYSFS }, \
 	{ "no-dcb", no_argument, NULL, FAB_CLI_O_NODCB }, \
 	{ "dcb-dir", required_argument, NULL, FAB_CLI_O_DCBDIR }, \
-	{ "timeout", required_argument, NULL, FAB_CLI_O_RTIMEOUT }
+	{ "timeout", required_argument, NULL, FAB_CLI_O_RTIMEOUT }, \
+	{ "ethtool-dir", required_argument, NULL, FAB_CLI_O_ETHDIR }, \
+	{ "no-ethtool", no_argument, NULL, FAB_CLI_O_NOETH }
 struct fab_roce_opts;
 int fab_cli_roce_opt(const char *cmd, int c, const char *arg, struct fab_roce_opts *ro,
 		     const char **socks);

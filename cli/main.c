@@ -201,11 +201,14 @@ const struct fab_cmd fab_commands[] = {
 	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n"
 	  "  --verbose            timings on stderr\n"
 	  "  ready --local        a RoCE host judges itself against the last merge (docs/roce.md, \"Readiness\"):\n"
-	  "                       its RDMA ports, PFC, trust, DSCP mapping, ECN, CNPs, cabling, counters, PCIe\n"
+	  "                       its RDMA ports, PFC, trust, DSCP mapping, ECN, CNPs, cabling, counters, PCIe,\n"
+	  "                       its RoCE interfaces' NIC counters since the merge and their modules\n"
 	  "  --db PATH            the fabric's database, or this host's extract ('merge --ready-dir')\n"
 	  "  --system NAME        this host's name in the merge (default: as collect names it)\n"
 	  "  --fail-on LEVEL      the rules' findings at or above LEVEL make it not ready: warning (default), error, info, never\n"
-	  "  --lldp-socket PATH, --sysfs-root DIR, --no-dcb, --dcb-dir DIR, --timeout MS   as for collect\n"
+	  "  --lldp-socket PATH, --sysfs-root DIR, --no-dcb, --dcb-dir DIR, --timeout MS,\n"
+	  "  --ethtool-dir DIR, --no-ethtool   as for collect\n"
+	  "  --modules            read the modules now (slow: I2C); default: judge the merge's readings\n"
 	  "  --config FILE, --scan ID, --quiet, --json, --verbose   as above; [ready] roce_ports, require\n"
 	  "  exit status: 0 ready, 1 not ready, 2 usage, 3 could not check\n" },
 	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },

@@ -170,17 +170,13 @@ static int map_modules(struct copier *c)
 	return 0;
 }
 
-/* The module of src port sp (if any) for dst port dp. */
-static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
+/* Module mi of src for dst port dp. */
+static int copy_module_at(struct fab_roce *dst, const struct fab_roce *src, uint32_t mi, uint32_t dp)
 {
-	const struct fab_modules *from = &c->src->modules;
-	uint32_t mi = c->mod_of_port ? c->mod_of_port[sp] : FAB_NONE;
-
-	if (mi == FAB_NONE)
-		return 0;
+	const struct fab_modules *from = &src->modules;
 	const struct fab_module *m = &from->mods[mi];
 	const struct fab_module_lane *l = fab_module_lanes(from, m);
-	struct fab_module *n = fab_modules_add(&c->dst->modules, dp, l ? m->n_lanes : 0);
+	struct fab_module *n = fab_modules_add(&dst->modules, dp, l ? m->n_lanes : 0);
 	if (!n)
 		return -ENOMEM;
 	uint32_t lf = n->lane_first;
@@ -188,17 +184,33 @@ static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
 	n->port_idx = dp;
 	n->lane_first = lf;
 	n->n_lanes = l ? m->n_lanes : 0;
-	n->type = cp(c->dst, m->type);
-	n->vendor = cp(c->dst, m->vendor);
-	n->part_number = cp(c->dst, m->part_number);
-	n->serial = cp(c->dst, m->serial);
-	n->revision = cp(c->dst, m->revision);
-	n->date_code = cp(c->dst, m->date_code);
-	n->media = cp(c->dst, m->media);
-	n->note = cp(c->dst, m->note);
+	n->type = cp(dst, m->type);
+	n->vendor = cp(dst, m->vendor);
+	n->part_number = cp(dst, m->part_number);
+	n->serial = cp(dst, m->serial);
+	n->revision = cp(dst, m->revision);
+	n->date_code = cp(dst, m->date_code);
+	n->media = cp(dst, m->media);
+	n->note = cp(dst, m->note);
 	if (l)
-		memcpy(&c->dst->modules.lanes[lf], l, m->n_lanes * sizeof(*l));
+		memcpy(&dst->modules.lanes[lf], l, m->n_lanes * sizeof(*l));
 	return 0;
+}
+
+/* The module of src port sp (if any) for dst port dp. */
+static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
+{
+	uint32_t mi = c->mod_of_port ? c->mod_of_port[sp] : FAB_NONE;
+
+	return mi == FAB_NONE ? 0 : copy_module_at(c->dst, c->src, mi, dp);
+}
+
+int fab_roce_copy_module(struct fab_roce *dst, uint32_t dst_port, const struct fab_roce *src,
+			 uint32_t src_port)
+{
+	uint32_t mi = fab_modules_find(&src->modules, src_port);
+
+	return mi == FAB_NONE ? 0 : copy_module_at(dst, src, mi, dst_port);
 }
 
 /* The NIC counters and the module of src port sp for dst port qi. */
@@ -257,6 +269,7 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 		q->port_id = cp(dst, p->port_id);
 		q->port_id_subtype = cp(dst, p->port_id_subtype);
 		q->port_descr = cp(dst, p->port_descr);
+		q->master = cp(dst, p->master);
 		if ((err = copy_phys(c, ix->ports[k], qi)))
 			break;
 		uint32_t tf;

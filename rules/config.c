@@ -194,7 +194,7 @@ static const struct {
 				   "a number of RoCE ports from 1 to 1024, or RDMA ports as DEVICE/PORT separated by commas (mlx5_0/1, mlx5_1/1)",
 				   "ready" },
 	[FAB_READY_REQUIRE] = { "require", SW_REQUIRE,
-				"what must be readable, separated by commas: lldp, dcb, ecn (or none)", "ready" },
+				"what must be readable, separated by commas: lldp, dcb, ecn, ethtool (or none)", "ready" },
 };
 static_assert(ARRAY_SIZE(sweep_keys) == FAB_SWEEP__COUNT, "sweep keys");
 
@@ -248,7 +248,7 @@ bool fab_prom_file_name_ok(const char *path)
 
 /* ---- [ready] -------------------------------------------------------------- */
 
-static const char *const ready_needs[] = { "lldp", "dcb", "ecn" };
+static const char *const ready_needs[] = { "lldp", "dcb", "ecn", "ethtool" };
 
 const char *fab_ready_need_name(unsigned bit)
 {

@@ -97,7 +97,7 @@ enum fab_sweep_key {
 	FAB_WATCH_ALERT_RESEND,   /* firing alerts posted again this often: a duration */
 	/* [ready]: what `fabsweep ready --local` expects of a RoCE host (docs/roce.md, "Readiness") */
 	FAB_READY_ROCE_PORTS,     /* a count of RoCE ports, or DEVICE/PORT names (fab_ready_ports_parse) */
-	FAB_READY_REQUIRE,        /* what must be readable: lldp, dcb, ecn (fab_ready_require_parse) */
+	FAB_READY_REQUIRE,        /* what must be readable: lldp, dcb, ecn, ethtool (fab_ready_require_parse) */
 	FAB_SWEEP__COUNT
 };
 
@@ -107,6 +107,8 @@ enum {
 	FAB_READY_NEED_LLDP = 1 << 0, /* lldpd answers here (the cabling can be checked) */
 	FAB_READY_NEED_DCB = 1 << 1,  /* every RoCE interface's DCB answers (PFC, trust) */
 	FAB_READY_NEED_ECN = 1 << 2,  /* every RoCE interface's ECN settings are in sysfs */
+	FAB_READY_NEED_ETHTOOL = 1 << 3, /* every RoCE interface's NIC counters are read and
+					  * compared with the merge's */
 };
 int fab_ready_require_parse(const char *s);
 /* The name of one FAB_READY_NEED_* bit ("lldp"), NULL for others. */

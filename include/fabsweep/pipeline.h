@@ -444,9 +444,12 @@ struct fab_pipeline_ready_local {
 	int64_t scan_id;         /* the merge to compare with: 0 the latest */
 	const char *config;      /* the rules' configuration and [ready]; NULL: the default file if present */
 	const char *system;      /* this host's name in the merge; NULL: as collect names it */
-	struct fab_roce_opts ro; /* how to read this host (its notes are gathered, ro.note is not called) */
+	struct fab_roce_opts ro; /* how to read this host (its notes are gathered, ro.note is not called;
+				  * ethtool reads the RoCE interfaces' statistics, and their modules
+				  * only with `modules`) */
 	unsigned fail_on;        /* the rules' findings at or above it make the host not ready
 				  * (enum fab_severity, FAB_FAIL_NEVER: none) */
+	bool modules;            /* read the modules now (slow: I2C); else the merge's are judged */
 };
 
 /* Owned; fab_pipeline_ready_local_free. */
