@@ -408,7 +408,9 @@ waits "... its first sweep" at_least "SELECT count(*) FROM scans WHERE topology_
 # host0002's port GUID as the simulator answers it (smpquery)
 HPG=$(fabsim_run "$D/sim" -- smpquery nodeinfo "$H2" 2> /dev/null | sed -n 's/^PortGuid:\.*//p')
 NN=$(q "SELECT count(*) FROM nodes WHERE scan_id = (SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)")
-# full_scan TRAP SINCE: the full scan that trap made (after SINCE's scan id),
+check "host0002's port GUID (smpquery: $HPG) is the scan's" eq "$HPG" "$(printf '0x%016x' "$(q "SELECT
+	port_guid FROM ports WHERE scan_id = $FULL AND node_guid = '$(guid host0002)' AND port_num = 1")")"
+# gid_scan TRAP SINCE: the full scan that trap made (after SINCE's scan id),
 # stored before the sweep that carries the notice (the first after it)
 gid_scan() {
 	q "SELECT s.scan_id FROM events e JOIN scans w ON w.scan_id = e.scan_id JOIN scans s
@@ -418,37 +420,34 @@ gid_scan() {
 has_gid_scan() { [[ -n "$(gid_scan "$@")" ]]; }
 # that port's GID as OpenSM logs it (fe80::2:c901:0:21)
 HGID=fe80::$(printf '%s' "${HPG#0x}" | fold -w4 | sed 's/^0*\(.\)/\1/' | paste -sd: | sed 's/^0://')
+# reported OFFSET TEXT: OpenSM logged that notice for that GID after OFFSET
+# (grep reads it all: grep -q ending early would make tail fail on a broken
+# pipe, and pipefail the whole)
 reported() {
-	# (grep reads it all: grep -q ending early would make tail fail on a
-	# broken pipe, and pipefail the whole)
-	tail -c "+$((OFF + 1))" "$D/sim/osm2.log" | grep -F "Reporting Informational Notice \"$1\", GID:$HGID" > /dev/null
+	tail -c "+$(($1 + 1))" "$D/sim/osm2.log" | grep -F "Reporting Informational Notice \"$2\", GID:$HGID" > /dev/null
 }
-OFF=$(stat -c %s "$D/sim/osm2.log")
-B11=$(q 'SELECT max(scan_id) FROM scans')
-T11=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-fabsim_console "$D/sim" 'Unlink "host0002"[1]' > /dev/null || exit 1
-waits "trap 65 for host0002's port ($HPG), then a full scan" has_gid_scan 65 "$B11"
-F65=$(gid_scan 65 "$B11")
-check "... OpenSM reported that GID out of service" reported "GID out of service"
-check "... the notice arrived after the Unlink" eq "$(q "SELECT count(*) FROM events WHERE scan_id > $B11
-	AND trap = 65 AND at >= '$T11'")" 1
-check "... printed" has "$D/out5" "watch: trap 65 from LID $SM2LID (port $HPG out of service): full scan"
-check "... the full scan has host0002 no more" eq "$(q "SELECT count(*), sum(description = 'host0002')
-	FROM nodes WHERE scan_id = $F65")" "$((NN - 1))|0"
-check "... the only full scan since" eq "$(q "SELECT count(*) FROM scans WHERE scan_id > $B11
-	AND topology_scan_id IS NULL")" 1
-OFF=$(stat -c %s "$D/sim/osm2.log")
-B12=$(q 'SELECT max(scan_id) FROM scans')
-T12=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-fabsim_console "$D/sim" 'Link "host0002"[1] "leaf001"[2]' > /dev/null || exit 1
-waits "linked again: trap 64, then a full scan" has_gid_scan 64 "$B12"
-F64=$(gid_scan 64 "$B12")
-check "... OpenSM reported it in service" reported "GID in service"
-check "... after the Link" eq "$(q "SELECT count(*) FROM events WHERE scan_id > $B12 AND trap = 64
-	AND at >= '$T12'")" 1
-check "... printed" has "$D/out5" "watch: trap 64 from LID $SM2LID (port $HPG in service): full scan"
-check "... the full scan has host0002 again" eq "$(q "SELECT count(*), sum(description = 'host0002')
-	FROM nodes WHERE scan_id = $F64")" "$NN|1"
+# gid_event TRAP COMMAND OSM-TEXT WORDS NODES HAS: after the console COMMAND,
+# that trap for host0002's port and the full scan it made (NODES nodes,
+# host0002 among them HAS times), as OpenSM logged it and watch printed it
+gid_event() {
+	local trap=$1 cmd=$2 osm=$3 words=$4 nodes=$5 has=$6 off b t f
+	off=$(stat -c %s "$D/sim/osm2.log")
+	b=$(q 'SELECT max(scan_id) FROM scans')
+	t=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+	fabsim_console "$D/sim" "$cmd" > /dev/null || exit 1
+	waits "$cmd: trap $trap for host0002's port ($HPG), then a full scan" has_gid_scan "$trap" "$b"
+	f=$(gid_scan "$trap" "$b")
+	check "... OpenSM reported $osm" reported "$off" "$osm"
+	check "... the notice arrived after the command" eq "$(q "SELECT count(*) FROM events WHERE scan_id > $b
+		AND trap = $trap AND at >= '$t'")" 1
+	check "... printed" has "$D/out5" "watch: trap $trap from LID $SM2LID (port $HPG $words service): full scan"
+	check "... the full scan has $nodes nodes, host0002 $has times" eq "$(q "SELECT count(*),
+		sum(description = 'host0002') FROM nodes WHERE scan_id = $f")" "$nodes|$has"
+	check "... the only full scan since" eq "$(q "SELECT count(*) FROM scans WHERE scan_id > $b
+		AND topology_scan_id IS NULL")" 1
+}
+gid_event 65 'Unlink "host0002"[1]' "GID out of service" "out of" "$((NN - 1))" 0
+gid_event 64 'Link "host0002"[1] "leaf001"[2]' "GID in service" in "$NN" 1
 check "no sweep saw a topology change" lacks "$D/out5" "topology changed"
 kill -TERM "$(cat "$D/pid")"
 wait "$WATCH"
