@@ -26,7 +26,7 @@
 # Part 3 (--events N, default 20; 0 skips it): link events on the same fat
 # tree as part 1 (docs/watch.md "Link events"). A watch with its defaults
 # (--interval 10s, the link probe every 30 s) on the last host, subscribed
-# through the simulator's Report path (FABSWEEP_SIM_REPORTS=1), posting to a
+# through the simulator's Report path (tests/tools/fabsim_reports.c), posting to a
 # local Alertmanager (prometheus-alertmanager). N times: a switch-to-switch
 # link picked at random is unlinked after a random pause (0-3 s), then the
 # time from the console write of the Unlink to the first port.down of the
@@ -250,7 +250,9 @@ if ((events > 0)); then
 	for ((i = 0; i < 300; i++)); do curl -sf "$am/-/ready" > /dev/null && break; sleep 0.1; done
 	whost=$(printf 'host%04d' $((leaves * hpl)))
 	echo "== link events: $events Unlinks on the fat tree ($leaves x $hpl, $spines spines), watch on $whost ($(load))"
-	FABSWEEP_SIM_REPORTS=1 fabsim_run "$sim_dir" --host "$whost" --pidfile "$D/pid" -- "$FABSWEEP" watch \
+	cc -shared -fPIC -O2 -o "$D/fabsim_reports.so" "$src/tests/tools/fabsim_reports.c" -libumad -ldl ||
+		{ echo "bench_watch: cannot build tests/tools/fabsim_reports.c" >&2; exit 1; }
+	LD_PRELOAD=$D/fabsim_reports.so fabsim_run "$sim_dir" --host "$whost" --pidfile "$D/pid" -- "$FABSWEEP" watch \
 		--db "$D/w.db" --alertmanager "$am" > "$D/out" 2> "$D/err" &
 	wpid=$!
 	q() { sqlite3 -readonly "$D/w.db" "$@" 2> /dev/null; }

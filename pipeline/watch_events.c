@@ -38,12 +38,10 @@
 int wev_init(struct wstate *ws)
 {
 	const char *v = fab_config_sweep(ws->cfg, FAB_WATCH_EVENTS, NULL);
-	const char *sim = getenv("FABSWEEP_SIM_REPORTS");
 
 	ws->events = ws->job->events ? ws->job->events > 0 : !(v && !strcmp(v, "off"));
-	/* docs/watch.md, "The simulator's Report path": asked for, and only
-	 * under ibsim's umad2sim (fab_watch_listen refuses it elsewhere) */
-	ws->sim_path = sim && !strcmp(sim, "1");
+	/* docs/watch.md, "The simulator's Report path" (said when subscribed) */
+	ws->sim_path = fab_watch_sim_reports();
 	if (!(ws->pending = fab_snapshot_new()))
 		return fab_err(-ENOMEM, "out of memory");
 	return 0;
@@ -124,9 +122,9 @@ int wev_start(struct wstate *ws)
 {
 	if (!ws->events)
 		return 0;
-	if (fab_watch_listen(ws->w, ws->sim_path)) {
-		/* another process takes this port's Reports, or the simulator
-		 * path asked for outside the simulator: say so, go on probing */
+	if (fab_watch_listen(ws->w)) {
+		/* another process takes this port's Reports: say so, go on
+		 * probing */
 		if (ws->sub != SUB_FAILED)
 			wpipe_note(ws, true, "%s; the link probe finds links that go down", fab_errmsg());
 		fab_err_clear();

@@ -415,7 +415,6 @@ struct fab_umad {
 	int fd;
 	int agent_smi, agent_dr, agent_perf, agent_sa;
 	int agent_report; /* the SA's Reports: -1 until fab_umad_listen */
-	int issm_fd;      /* simulator only: -1 */
 	char ca[UMAD_CA_NAME_LEN];
 	int port;
 	uint64_t port_guid;
@@ -440,7 +439,6 @@ int fab_umad_open(const char *ca, int port, struct fab_umad **out)
 	u->fd = -1;
 	u->agent_sa = -1;
 	u->agent_report = -1;
-	u->issm_fd = -1;
 	snprintf(u->ca, sizeof(u->ca), "%s", ca ? ca : "");
 	u->port = port;
 	if (umad_init() < 0) {
@@ -485,16 +483,6 @@ void fab_umad_close(struct fab_umad *u)
 {
 	if (!u)
 		return;
-	if (u->issm_fd >= 0) {
-		/* the simulator stops handing us the SM's requests; what it
-		 * sent before is read and dropped here, while the agents are
-		 * still there (umad2sim crashes on a MAD for an agent gone) */
-		close(u->issm_fd);
-		u->issm_fd = -1;
-		u->unsolicited = NULL;
-		for (int i = 0; i < 20 && fab_umad_wait(u, 5) == 0;)
-			i++;
-	}
 	if (u->fd >= 0)
 		umad_close_port(u->fd);
 	free(u->buf);
@@ -646,21 +634,11 @@ bool fab_umad_under_sim(void)
 	return preload && strstr(preload, "umad2sim");
 }
 
-int fab_umad_sim_issm(struct fab_umad *u)
+bool fab_umad_sim_reports(void)
 {
-	char path[256];
+	const char *preload = getenv("LD_PRELOAD");
 
-	if (!fab_umad_under_sim())
-		return fab_err(-ENOTSUP, "the simulator's Report path needs ibsim's umad2sim "
-			       "(LD_PRELOAD); never on hardware");
-	if (u->issm_fd >= 0)
-		return 0;
-	if (umad_get_issm_path(u->ca, u->port, path, sizeof(path)) < 0)
-		return fab_err(-ENODEV, "no issm device for %s/%d", u->ca, u->port);
-	u->issm_fd = open(path, O_RDWR);
-	if (u->issm_fd < 0)
-		return fab_err(-errno, "cannot open %s: %s", path, strerror(errno));
-	return 0;
+	return fab_umad_under_sim() && strstr(preload, "fabsim_reports");
 }
 
 /*

@@ -184,14 +184,12 @@ int fab_umad_wait(struct fab_umad *u, int wait_ms);
 
 /*
  * Simulator only (docs/watch.md, "The simulator's Report path"): ibsim
- * hands a request sent to QP1 (a Report) only to a client that has the
- * SM's device open. Under umad2sim (LD_PRELOAD) this opens the port's issm
- * device (sets IsSM on the simulated port: the SM then polls it with
- * SMInfo Gets, which the caller answers NOTACTIVE); call it after
- * fab_umad_listen. Never on hardware: it refuses (-ENOTSUP) unless
- * umad2sim is preloaded. 0 or a negative errno with the message set.
+ * hands a Report only to a client that holds the SM's device, which
+ * fabsweep never opens (docs/security.md); tests/tools/fabsim_reports.c, a
+ * shim preloaded beside umad2sim, opens it for the process. Whether both
+ * are preloaded, so that watch can count on the SA's Reports.
  */
-int fab_umad_sim_issm(struct fab_umad *u);
+bool fab_umad_sim_reports(void);
 /* The port's GUID (host order), 0 when sysfs did not say. */
 uint64_t fab_umad_port_guid(const struct fab_umad *u);
 /* Whether ibsim's umad2sim shim is preloaded (LD_PRELOAD names it). */

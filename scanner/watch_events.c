@@ -79,14 +79,18 @@ static void unsolicited(void *ctx, const uint8_t *mad, uint16_t slid, uint32_t s
 		w->reports++;
 }
 
-int fab_watch_listen(struct fab_watch *w, bool sim_path)
+int fab_watch_listen(struct fab_watch *w)
 {
 	int rc = fab_umad_listen(w->m.um, unsolicited, w);
 
-	if (!rc && sim_path)
-		rc = fab_umad_sim_issm(w->m.um);
-	w->hears = !rc && (sim_path || !fab_umad_under_sim());
+	/* under the simulator only with its Report path (fab_umad_sim_reports) */
+	w->hears = !rc && (!fab_umad_under_sim() || fab_umad_sim_reports());
 	return rc;
+}
+
+bool fab_watch_sim_reports(void)
+{
+	return fab_umad_sim_reports();
 }
 
 bool fab_watch_hears_reports(const struct fab_watch *w)

@@ -128,10 +128,12 @@ int fab_watch_react(struct fab_watch *w, const struct fab_snapshot *topo,
  * to this port (answering each with a ReportResp), through the open port
  * between and during runs.
  */
-/* Takes the SA's Reports on this port. sim_path: the simulator-only path
- * (fab_umad_sim_issm: under umad2sim only, refused otherwise). 0 or a
- * negative errno with the message set. */
-int fab_watch_listen(struct fab_watch *w, bool sim_path);
+/* Takes the SA's Reports on this port. 0 or a negative errno with the
+ * message set. */
+int fab_watch_listen(struct fab_watch *w);
+/* Under ibsim, whether the simulator's Report path is preloaded
+ * (docs/watch.md): without it a simulated client hears no Report. */
+bool fab_watch_sim_reports(void);
 /* InformInfo Set to the SA at sm_lid: subscribe (or end the
  * subscription to) every trap, SM_Key sm_key. 0 accepted; -EREMOTEIO
  * refused (*status: the MAD status); -ETIMEDOUT no answer; other negative

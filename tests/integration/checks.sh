@@ -196,6 +196,15 @@ spy_build() {
 		{ echo "FAIL: cannot build the MAD spy (cc, libibumad-dev)"; exit 1; }
 	SPY_SO=$1/madspy.so
 }
+# ---- the simulator's Report path (tests/tools/fabsim_reports.c, docs/watch.md)
+#   reports_build DIR     builds DIR/fabsim_reports.so (REPORTS_SO), or ends
+#                         the test as failed; LD_PRELOAD=$REPORTS_SO fabsim_run
+#                         ... then runs a client that receives the SA's Reports
+reports_build() {
+	cc -shared -fPIC -O2 -o "$1/fabsim_reports.so" "$SRCDIR/tests/tools/fabsim_reports.c" -libumad -ldl ||
+		{ echo "FAIL: cannot build the Report path shim (cc, libibumad-dev)"; exit 1; }
+	REPORTS_SO=$1/fabsim_reports.so
+}
 spy_run() {
 	local sim=$1 log=$2
 	shift 2

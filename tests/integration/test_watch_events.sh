@@ -2,7 +2,7 @@
 # fabsweep watch's link events on a simulated fat tree (ibsim + two real
 # OpenSMs) with a real Alertmanager (docs/watch.md "Link events", "Alerts"):
 #   - watch subscribes to the SM's traps (the simulator's Report path,
-#     FABSWEEP_SIM_REPORTS=1, on a node of its own); an inter-switch link
+#     tests/tools/fabsim_reports.c preloaded, on a node of its own); an inter-switch link
 #     picked at random, unlinked at a random moment, gives the notice (trap
 #     128, with its arrival time), both ends' new states and port.down at
 #     both ends, read by directed route because of the trap (the link probe
@@ -49,6 +49,7 @@ stop_am() { [[ -n $AMPID ]] && kill "$AMPID" 2> /dev/null && wait "$AMPID" 2> /d
 trap 'kill "$(cat "$D/pid" 2> /dev/null)" 2> /dev/null; stop_am; fabsim_stop "$D/sim" > /dev/null 2>&1; rm -rf "$D"' EXIT
 source "$SRCDIR/tests/integration/checks.sh"
 need sqlite3 prometheus-alertmanager curl python3 ibtracert
+reports_build "$D"
 q() { sqlite3 -readonly "$D/fab.db" "$@" 2> /dev/null; }
 # waits WHAT CMD...: CMD succeeds within 30 s of wall time (some conditions
 # ask Alertmanager and parse its answer: wait_for's count of tries would
@@ -108,7 +109,7 @@ run_watch() { # OUT ARGS...: a watch on host0006, the simulator's Report path
 	shift
 	# (a second per MAD before a resend: a busy machine's simulator is slow,
 	# and a MAD that times out makes a full scan)
-	FABSWEEP_SIM_REPORTS=1 fabsim_run "$D/sim" --host host0006 --pidfile "$D/pid" -- "$FABSWEEP" watch \
+	LD_PRELOAD=$REPORTS_SO fabsim_run "$D/sim" --host host0006 --pidfile "$D/pid" -- "$FABSWEEP" watch \
 		--db "$D/fab.db" --interval 1s --timeout 1000 --config "$D/conf" "$@" > "$out" 2> "$out.err" &
 	WATCH=$!
 }
