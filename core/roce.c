@@ -219,14 +219,13 @@ struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device
 	return p;
 }
 
-int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
-			 const char *name, uint64_t value)
+int fab_roce_add_counter_shared(struct fab_roce *r, uint32_t port_idx, unsigned kind,
+				const char *name, uint64_t value)
 {
 	struct fab_rdma_counter *c;
-	const char *n = fab_roce_strdup(r, name);
 
 	assert(port_idx < r->n_rdma_ports);
-	if (!n || !(c = GROW(r, counters, n_counters, cap_counters)))
+	if (!name || !(c = GROW(r, counters, n_counters, cap_counters)))
 		return -ENOMEM;
 	struct fab_rdma_port *p = &r->rdma_ports[port_idx];
 	if (!p->ctr_count)
@@ -234,9 +233,15 @@ int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
 	p->ctr_count++;
 	c->port_idx = port_idx;
 	c->kind = (uint8_t)kind;
-	c->name = n;
+	c->name = name;
 	c->value = value;
 	return 0;
+}
+
+int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
+			 const char *name, uint64_t value)
+{
+	return fab_roce_add_counter_shared(r, port_idx, kind, fab_roce_intern(r, name), value);
 }
 
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,

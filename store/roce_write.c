@@ -5,9 +5,11 @@
  * and Ethernet".
  *
  * 802.1Qaz data is stored twice: decoded into columns for SQL users, and
- * as the raw TLVs (lldp_tlvs), from which loading decodes it again, so a
+ * as the raw TLVs (lldp_tlvs: a set shared by the owners that sent or heard
+ * the same ones, roce_sets.c), from which loading decodes it again, so a
  * loaded snapshot is what the decoders make of the bytes. DCB data from
- * the NIC has no raw form and is read back from its columns.
+ * the NIC has no raw form and is read back from its columns. A port's RDMA
+ * counters are one row (their names a shared set, the values a JSON array).
  */
 #include <errno.h>
 #include <sqlite3.h>
@@ -20,6 +22,7 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "roce_io.h"
 #include "store_priv.h"
 
 static void bind_caps(sqlite3_stmt *s, int i, bool has, unsigned avail, unsigned en)
@@ -139,7 +142,8 @@ static const char *sysname(const struct fab_roce *r, uint32_t i)
 	return i < r->n_systems && r->systems[i].name ? r->systems[i].name : "?";
 }
 
-static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap)
+static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets,
+			   const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
@@ -152,9 +156,9 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 		" lldp_reco_tsa, lldp_bad_tlvs, dcb_status, dcbx_mode, dcb_pfc_enabled,"
 		" dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs,"
 		" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, rdma_device, rdma_port,"
-		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust)"
+		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust, tlv_set)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
 
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
 		const struct fab_eth_port *p = &r->eth_ports[i];
@@ -198,6 +202,11 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 		}
 		bind_ecn(s, 43, &p->ecn);
 		fab_sql_bind_text(s, 47, fab_trust_name(fab_eth_port_trust(r, p)));
+		int64_t set;
+		if ((err = fab_roce_tlv_set(sets, r, p->tlv_first, p->tlv_count, &set)))
+			break;
+		if (set)
+			sqlite3_bind_int64(s, 48, set);
 		err = fab_sql_step(st, s, "an Ethernet port");
 	}
 	if (err == -EINVAL || err == -ENOMEM)
@@ -206,7 +215,8 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 	return err;
 }
 
-static int write_neighbors(struct fab_store *st, const struct fab_snapshot *snap)
+static int write_neighbors(struct fab_store *st, struct fab_roce_sets *sets,
+			   const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
@@ -218,8 +228,8 @@ static int write_neighbors(struct fab_store *st, const struct fab_snapshot *snap
 		" pfc_enabled, pfc_willing, pfc_mbc, pfc_cap, app_entries, ets_willing,"
 		" ets_max_tcs, ets_prio_tc, ets_tc_bw, ets_tsa, reco_prio_tc, reco_tc_bw,"
 		" reco_tsa, bad_tlvs, neighbor_ifname, neighbor_collected,"
-		" remote_system_idx, remote_port_idx)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		" remote_system_idx, remote_port_idx, tlv_set)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		&s);
 
 	for (size_t i = 0; !err && i < r->n_neighbors; i++) {
@@ -250,6 +260,11 @@ static int write_neighbors(struct fab_store *st, const struct fab_snapshot *snap
 			sqlite3_bind_int64(s, 34, n->remote_system_idx);
 			sqlite3_bind_int64(s, 35, n->remote_port_idx);
 		}
+		int64_t set;
+		if ((err = fab_roce_tlv_set(sets, r, n->tlv_first, n->tlv_count, &set)))
+			break;
+		if (set)
+			sqlite3_bind_int64(s, 36, set);
 		err = fab_sql_step(st, s, "an LLDP neighbour");
 	}
 	if (err == -EINVAL || err == -ENOMEM)
@@ -285,56 +300,11 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 	return err;
 }
 
-static int write_tlv_range(struct fab_store *st, sqlite3_stmt *s, const struct fab_snapshot *snap,
-			   const char *owner, size_t idx, const struct fab_eth_port *p,
-			   uint32_t first, uint32_t count)
+static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
+		      const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
-	int err = 0;
-
-	for (uint32_t k = first; !err && k < first + count && k < r->n_tlvs; k++) {
-		const struct fab_lldp_tlv *t = &r->tlvs[k];
-		char oui[16];
-
-		snprintf(oui, sizeof(oui), "%02x-%02x-%02x", t->oui >> 16 & 0xff,
-			 t->oui >> 8 & 0xff, t->oui & 0xff);
-		sqlite3_bind_int64(s, 1, snap->scan_id);
-		fab_sql_bind_text(s, 2, owner);
-		sqlite3_bind_int64(s, 3, (int64_t)idx);
-		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
-		fab_sql_bind_text(s, 5, p->ifname);
-		fab_sql_bind_text(s, 6, oui);
-		sqlite3_bind_int(s, 7, t->subtype);
-		sqlite3_bind_blob(s, 8, t->len ? (const void *)t->info : "", t->len,
-				  SQLITE_TRANSIENT);
-		err = fab_sql_step(st, s, "an LLDP TLV");
-	}
-	return err;
-}
-
-static int write_tlvs(struct fab_store *st, const struct fab_snapshot *snap)
-{
-	const struct fab_roce *r = snap->roce;
-	sqlite3_stmt *s;
-	int err = fab_store_prepare(st,
-		"INSERT INTO lldp_tlvs(scan_id, owner, owner_idx, system, ifname, oui,"
-		" subtype, info) VALUES (?,?,?,?,?,?,?,?)", &s);
-
-	for (size_t i = 0; !err && i < r->n_eth_ports; i++)
-		err = write_tlv_range(st, s, snap, "port", i, &r->eth_ports[i],
-				      r->eth_ports[i].tlv_first, r->eth_ports[i].tlv_count);
-	for (size_t i = 0; !err && i < r->n_neighbors; i++)
-		err = write_tlv_range(st, s, snap, "neighbor", i,
-				      &r->eth_ports[r->neighbors[i].port_idx],
-				      r->neighbors[i].tlv_first, r->neighbors[i].tlv_count);
-	sqlite3_finalize(s);
-	return err;
-}
-
-static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
-{
-	const struct fab_roce *r = snap->roce;
-	sqlite3_stmt *d = NULL, *p = NULL, *c = NULL;
+	sqlite3_stmt *d = NULL, *p = NULL;
 	int err = fab_store_prepare(st,
 		"INSERT INTO rdma_devices(scan_id, device_idx, system_idx, system, device,"
 		" node_guid, sys_image_guid, node_desc, fw_ver, hca_type, board_id,"
@@ -344,12 +314,8 @@ static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
 	if (!err)
 		err = fab_store_prepare(st,
 			"INSERT INTO rdma_port_rows(scan_id, device_idx, port_num, system, device,"
-			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx)"
-			" VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &p);
-	if (!err)
-		err = fab_store_prepare(st,
-			"INSERT INTO rdma_counters(scan_id, device_idx, port_num, system, device,"
-			" kind, counter, value) VALUES (?,?,?,?,?,?,?,?)", &c);
+			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx,"
+			" counter_set, counter_values) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &p);
 	for (size_t i = 0; !err && i < r->n_devices; i++) {
 		const struct fab_rdma_device *v = &r->devices[i];
 		const char *sys = sysname(r, v->system_idx);
@@ -392,38 +358,39 @@ static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
 			fab_sql_bind_text(p, 11, q->netdev);
 			if (q->eth_port_idx != FAB_NONE)
 				sqlite3_bind_int64(p, 12, q->eth_port_idx);
-			err = fab_sql_step(st, p, "an RDMA port");
-			for (uint32_t j = 0; !err && j < q->ctr_count; j++) {
-				const struct fab_rdma_counter *t = &r->counters[q->ctr_first + j];
-
-				sqlite3_bind_int64(c, 1, snap->scan_id);
-				sqlite3_bind_int64(c, 2, (int64_t)i);
-				sqlite3_bind_int(c, 3, q->port_num);
-				fab_sql_bind_text(c, 4, sys);
-				fab_sql_bind_text(c, 5, v->name ? v->name : "?");
-				fab_sql_bind_text(c, 6, fab_rdma_ctr_kind_name(t->kind));
-				fab_sql_bind_text(c, 7, t->name);
-				/* stored as SQLite's signed 64-bit: values >= 2^63 wrap */
-				sqlite3_bind_int64(c, 8, (int64_t)t->value);
-				err = fab_sql_step(st, c, "an RDMA counter");
+			/* the counters: one row, values in the order of their set's names */
+			int64_t set;
+			if ((err = fab_roce_ctr_set(sets, r, q, &set)))
+				break;
+			if (set) {
+				const char *vals = fab_roce_ctr_values(sets, r, q);
+				if (!vals) {
+					err = fab_err(-ENOMEM, "out of memory");
+					break;
+				}
+				sqlite3_bind_int64(p, 13, set);
+				fab_sql_bind_static(p, 14, vals);
 			}
+			err = fab_sql_step(st, p, "an RDMA port");
 		}
 	}
 	sqlite3_finalize(d);
 	sqlite3_finalize(p);
-	sqlite3_finalize(c);
 	return err;
 }
 
 int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap)
 {
+	struct fab_roce_sets *sets = NULL;
 	int err;
 
 	if (!snap->roce)
 		return 0;
-	if ((err = write_systems(st, snap)) || (err = write_eth_ports(st, snap)) ||
-	    (err = write_neighbors(st, snap)) || (err = write_links(st, snap)) ||
-	    (err = write_tlvs(st, snap)) || (err = write_rdma(st, snap)))
+	if ((err = fab_roce_sets_open(st, &sets)))
 		return err;
-	return 0;
+	if (!(err = write_systems(st, snap)) && !(err = write_eth_ports(st, sets, snap)) &&
+	    !(err = write_neighbors(st, sets, snap)) && !(err = write_links(st, snap)))
+		err = write_rdma(st, sets, snap);
+	fab_roce_sets_close(sets);
+	return err;
 }

@@ -339,9 +339,13 @@ struct fab_eth_link *fab_roce_add_link(struct fab_roce *r);
 struct fab_rdma_device *fab_roce_add_device(struct fab_roce *r, uint32_t system_idx);
 /* Ports must be added right after their device (they are contiguous). */
 struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device_idx);
-/* Counters must be added right after their port. name is copied. */
+/* Counters must be added right after their port. name is copied once per
+ * model (fab_roce_intern: every port has the same few names). */
 int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
 			 const char *name, uint64_t value);
+/* The same with a name fab_roce_intern() gave for this model (not looked up). */
+int fab_roce_add_counter_shared(struct fab_roce *r, uint32_t port_idx, unsigned kind,
+				const char *name, uint64_t value);
 /* Appends n entries; *out_first = index of the first. */
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 		      size_t n, uint32_t *out_first);
@@ -351,6 +355,21 @@ int fab_roce_add_tlv(struct fab_roce *r, uint32_t oui, unsigned subtype,
 
 /* Copies a string into the model's arena (NULL stays NULL). */
 const char *fab_roce_strdup(struct fab_roce *r, const char *s);
+/*
+ * The same for strings many elements share (interface names, states,
+ * firmware, counter names, what the hosts below a leaf hear of it): one
+ * copy, the same pointer for equal strings. NULL for NULL or on ENOMEM.
+ */
+const char *fab_roce_intern(struct fab_roce *r, const char *s);
+/*
+ * Appends n TLVs (or n application entries) unless the model holds a range
+ * equal to them already; *out_first = where the range starts. Elements may
+ * share a range: a fleet's ports advertise the same few TLVs.
+ */
+int fab_roce_add_tlvs_shared(struct fab_roce *r, const struct fab_lldp_tlv *t, uint32_t n,
+			     uint32_t *out_first);
+int fab_roce_add_apps_shared(struct fab_roce *r, const struct fab_app_entry *e, uint32_t n,
+			     uint32_t *out_first);
 /* Same, for text from the network: made safe with fab_text_sanitize(). */
 const char *fab_roce_strdup_safe(struct fab_roce *r, const char *s);
 
@@ -408,7 +427,8 @@ void fab_roce_assign_roles(struct fab_roce *r);
  * fab_roce_resolve(dst) once everything is merged. source (may be NULL)
  * replaces each copied system's source. A collected system whose name is
  * already collected in dst replaces it when src's copy is newer, else it is
- * skipped; *out_dups (may be NULL) counts those.
+ * skipped; *out_dups (may be NULL) counts those. Linear in the size of src
+ * (a merge of merges costs what its elements cost).
  */
 int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		   const char *source, size_t *out_dups);

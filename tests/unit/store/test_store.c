@@ -276,6 +276,19 @@ static void downgrade(int to)
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait13;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait14;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait15;",
+		[10] = "DROP TABLE merge_inputs;"
+		       " DROP TRIGGER lldp_tlvs_insert; DROP TRIGGER lldp_tlvs_delete;"
+		       " DROP TRIGGER lldp_tlvs_update; DROP TRIGGER lldp_tlv_owner_copy_rows;"
+		       " DROP TABLE lldp_tlv_owner_copy; DROP VIEW lldp_tlvs;"
+		       " ALTER TABLE lldp_neighbors DROP COLUMN tlv_set;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN tlv_set;"
+		       " DROP TABLE lldp_tlv_set_entries; DROP TABLE lldp_tlv_sets;"
+		       " ALTER TABLE lldp_tlv_rows RENAME TO lldp_tlvs;"
+		       " DROP TRIGGER rdma_counters_update; DROP VIEW rdma_counters;"
+		       " ALTER TABLE rdma_port_rows DROP COLUMN counter_values;"
+		       " ALTER TABLE rdma_port_rows DROP COLUMN counter_set;"
+		       " DROP TABLE rdma_counter_names; DROP TABLE rdma_counter_sets;"
+		       " ALTER TABLE rdma_counter_rows RENAME TO rdma_counters;",
 	};
 	char sql[64];
 
