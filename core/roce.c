@@ -74,6 +74,26 @@ static const char *const ctr_kinds[] = {
 };
 static_assert(ARRAY_SIZE(ctr_kinds) == FAB_RDMA_CTR__COUNT, "ctr_kinds");
 
+static const char *const merge_statuses[] = {
+	[FAB_MERGE_MERGED] = "merged",
+	[FAB_MERGE_UNCHANGED] = "unchanged",
+	[FAB_MERGE_FAILED] = "failed",
+};
+static_assert(ARRAY_SIZE(merge_statuses) == FAB_MERGE__COUNT, "merge_statuses");
+
+const char *fab_merge_status_name(unsigned st)
+{
+	return st < FAB_MERGE__COUNT ? merge_statuses[st] : NULL;
+}
+
+int fab_merge_status_parse(const char *s)
+{
+	for (unsigned i = 0; s && i < FAB_MERGE__COUNT; i++)
+		if (!strcmp(s, merge_statuses[i]))
+			return (int)i;
+	return -1;
+}
+
 const char *fab_rdma_ctr_kind_name(unsigned kind)
 {
 	return kind < FAB_RDMA_CTR__COUNT ? ctr_kinds[kind] : NULL;
@@ -113,6 +133,7 @@ static void roce_free_arrays(struct fab_roce *r)
 	free(r->counters);
 	free(r->apps);
 	free(r->tlvs);
+	free(r->inputs);
 	fab_arena_free(r->arena);
 	fab_roce_names_free(r->names);
 }
@@ -274,6 +295,19 @@ int fab_roce_add_tlv(struct fab_roce *r, uint32_t oui, unsigned subtype,
 	t->subtype = (uint8_t)subtype;
 	t->len = (uint16_t)len;
 	t->info = copy;
+	return 0;
+}
+
+int fab_roce_add_input(struct fab_roce *r, const char *file, int64_t mtime_ns, int64_t size,
+		       unsigned status)
+{
+	struct fab_roce_input *in;
+	const char *f = fab_roce_strdup(r, file ? file : "?");
+
+	if (!f || !(in = GROW(r, inputs, n_inputs, cap_inputs)))
+		return -ENOMEM;
+	*in = (struct fab_roce_input){ .file = f, .mtime_ns = mtime_ns, .size = size,
+				       .status = (uint8_t)status };
 	return 0;
 }
 

@@ -20,24 +20,40 @@
 
 #define MAX_DEPTH 32
 #define MAX_SCHEMA 512
+#define SLURP_MAX (16u << 20) /* files up to this size are read whole */
+
+struct layout {
+	char *sql; /* the CREATE TABLE text it was parsed from */
+	struct fab_dbtable t;
+};
 
 struct fab_dbfile {
 	int fd;
 	uint32_t page_size, usable;
 	uint32_t n_pages;
 	int64_t user_version, application_id;
-	uint8_t *pages[MAX_DEPTH + 1]; /* one page buffer per level of a descent */
+	uint8_t *data;                 /* the whole file, when it is small (slurped) */
+	size_t data_cap;
+	bool slurped;
+	uint8_t *pages[MAX_DEPTH + 1]; /* else one page buffer per level of a descent */
+	uint32_t buf_size;             /* of pages[] and ovf */
 	uint8_t *ovf;                  /* an overflow page */
 	uint8_t *big;                  /* a record spread over overflow pages */
 	size_t big_cap;
 	uint8_t *seen;                 /* pages visited by the current scan */
+	size_t seen_cap;
 	struct {
-		char type[8];
 		char name[64];
 		uint32_t root;
-		char *sql;
+		size_t sql; /* offset in sqlbuf */
 	} schema[MAX_SCHEMA];
 	int n_schema;
+	char *sqlbuf;
+	size_t sql_len, sql_cap;
+	/* table layouts by CREATE TABLE text, kept across files: host files
+	 * of one fabsweep version have the same ones */
+	struct layout *layouts;
+	size_t n_layouts;
 };
 
 static uint32_t be16(const uint8_t *p)
@@ -71,12 +87,15 @@ static size_t varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
 	return 0;
 }
 
-static int read_page(struct fab_dbfile *f, uint32_t pgno, uint8_t *buf)
+/* Page pgno: in the file read whole, else read into buf. NULL: not there. */
+static const uint8_t *read_page(struct fab_dbfile *f, uint32_t pgno, uint8_t *buf)
 {
 	if (pgno < 1 || pgno > f->n_pages)
-		return -EPROTO;
+		return NULL;
+	if (f->slurped)
+		return f->data + (size_t)(pgno - 1) * f->page_size;
 	ssize_t n = pread(f->fd, buf, f->page_size, (off_t)(pgno - 1) * f->page_size);
-	return n == (ssize_t)f->page_size ? 0 : n < 0 ? -errno : -EPROTO;
+	return n == (ssize_t)f->page_size ? buf : NULL;
 }
 
 /* ---- records ----------------------------------------------------------------- */
@@ -214,13 +233,13 @@ static int payload(struct scan *s, const uint8_t *page, const uint8_t *cell, uin
 	size_t have = (size_t)local;
 	uint32_t next = be32(cell + local);
 	for (uint32_t hops = 0; have < total; hops++) {
-		int err;
-		if (hops > f->n_pages || (err = read_page(f, next, f->ovf)))
+		const uint8_t *o;
+		if (hops > f->n_pages || !(o = read_page(f, next, f->ovf)))
 			return -EPROTO;
 		size_t n = total - have < u - 4 ? (size_t)(total - have) : u - 4;
-		memcpy(f->big + have, f->ovf + 4, n);
+		memcpy(f->big + have, o + 4, n);
 		have += n;
-		next = be32(f->ovf);
+		next = be32(o);
 	}
 	*out = f->big;
 	return 0;
@@ -239,15 +258,14 @@ static int emit(struct scan *s, const uint8_t *p, uint64_t len, int64_t rowid)
 static int walk(struct scan *s, uint32_t pgno, int depth)
 {
 	struct fab_dbfile *f = s->f;
-	uint8_t *page;
+	const uint8_t *page;
 	int err;
 
 	if (depth > MAX_DEPTH || pgno < 1 || pgno > f->n_pages || (f->seen[pgno >> 3] & (1u << (pgno & 7))))
 		return -EPROTO;
 	f->seen[pgno >> 3] |= (uint8_t)(1u << (pgno & 7));
-	page = f->pages[depth];
-	if ((err = read_page(f, pgno, page)))
-		return err;
+	if (!(page = read_page(f, pgno, f->pages[depth])))
+		return -EPROTO;
 	const uint8_t *h = page + (pgno == 1 ? 100 : 0), *end = page + f->usable;
 	uint8_t type = h[0];
 	bool interior = type == 0x02 || type == 0x05, leaf = type == 0x0a || type == 0x0d;
@@ -305,20 +323,11 @@ struct schema_ctx {
 	struct fab_dbfile *f;
 };
 
-static int text_to(const struct fab_dbval *v, char *buf, size_t cap)
-{
-	if (v->type != FAB_DBV_TEXT || v->len >= cap)
-		return -EPROTO;
-	memcpy(buf, v->p, v->len);
-	buf[v->len] = '\0';
-	return 0;
-}
-
 static int schema_row(const struct fab_dbrec *rec, void *ctx)
 {
 	struct fab_dbfile *f = ((struct schema_ctx *)ctx)->f;
 	/* sqlite_schema(type, name, tbl_name, rootpage, sql) */
-	static struct fab_dbtable master = { .n_cols = 5, .field = { 0, 1, 2, 3, 4 } };
+	static const struct fab_dbtable master = { .n_cols = 5, .field = { 0, 1, 2, 3, 4 } };
 	struct fab_dbval type, name, root, sql;
 
 	if (fab_dbrec_get(rec, &master, 0, &type) || fab_dbrec_get(rec, &master, 1, &name) ||
@@ -326,18 +335,28 @@ static int schema_row(const struct fab_dbrec *rec, void *ctx)
 		return -EPROTO;
 	if (type.type != FAB_DBV_TEXT || type.len != 5 || memcmp(type.p, "table", 5))
 		return 0; /* indexes, views, triggers: not read here */
+	if (name.type != FAB_DBV_TEXT || name.len >= sizeof(f->schema[0].name))
+		return 0; /* a longer name than fabsweep uses: not a table asked for */
 	if (f->n_schema == MAX_SCHEMA || root.type != FAB_DBV_INT || sql.type != FAB_DBV_TEXT)
 		return -EPROTO;
-	int i = f->n_schema;
-	if (text_to(&type, f->schema[i].type, sizeof(f->schema[i].type)) ||
-	    text_to(&name, f->schema[i].name, sizeof(f->schema[i].name)))
-		return 0; /* a longer name than fabsweep uses: not a table asked for */
-	if (!(f->schema[i].sql = malloc(sql.len + 1)))
-		return -ENOMEM;
-	memcpy(f->schema[i].sql, sql.p, sql.len);
-	f->schema[i].sql[sql.len] = '\0';
+	if (f->sql_len + sql.len + 1 > f->sql_cap) {
+		size_t cap = f->sql_cap ? f->sql_cap : 16384;
+		while (cap < f->sql_len + sql.len + 1)
+			cap *= 2;
+		char *b = realloc(f->sqlbuf, cap);
+		if (!b)
+			return -ENOMEM;
+		f->sqlbuf = b;
+		f->sql_cap = cap;
+	}
+	int i = f->n_schema++;
+	memcpy(f->schema[i].name, name.p, name.len);
+	f->schema[i].name[name.len] = '\0';
 	f->schema[i].root = root.i > 0 && root.i <= UINT32_MAX ? (uint32_t)root.i : 0;
-	f->n_schema++;
+	f->schema[i].sql = f->sql_len;
+	memcpy(f->sqlbuf + f->sql_len, sql.p, sql.len);
+	f->sqlbuf[f->sql_len + sql.len] = '\0';
+	f->sql_len += sql.len + 1;
 	return 0;
 }
 
@@ -350,22 +369,62 @@ static bool sidefile(const char *path, const char *suffix)
 	       (sb.st_size > 0 || !strcmp(suffix, "-journal"));
 }
 
-int fab_dbfile_open(const char *path, struct fab_dbfile **out)
+struct fab_dbfile *fab_dbfile_new(void)
 {
-	struct fab_dbfile *f;
+	struct fab_dbfile *f = calloc(1, sizeof(*f));
+
+	if (f)
+		f->fd = -1;
+	return f;
+}
+
+/* Buffers for pages of f->page_size (kept while the size stays). */
+static int buffers(struct fab_dbfile *f)
+{
+	if (f->buf_size == f->page_size)
+		return 0;
+	for (int i = 0; i <= MAX_DEPTH; i++) {
+		free(f->pages[i]);
+		f->pages[i] = NULL;
+	}
+	free(f->ovf);
+	f->ovf = NULL;
+	f->buf_size = 0;
+	for (int i = 0; i <= MAX_DEPTH; i++)
+		if (!(f->pages[i] = malloc(f->page_size)))
+			return -ENOMEM;
+	if (!(f->ovf = malloc(f->page_size)))
+		return -ENOMEM;
+	f->buf_size = f->page_size;
+	return 0;
+}
+
+static void unload(struct fab_dbfile *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	f->n_schema = 0;
+	f->sql_len = 0;
+	f->n_pages = 0;
+}
+
+int fab_dbfile_load(struct fab_dbfile *f, const char *path, struct stat *sb_out)
+{
 	uint8_t hdr[100];
 	struct stat sb;
 	int err = 0;
 
+	unload(f);
 	if (sidefile(path, "-wal") || sidefile(path, "-journal"))
 		return -EAGAIN;
-	if (!(f = calloc(1, sizeof(*f))))
-		return -ENOMEM;
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0 || fstat(f->fd, &sb)) {
 		err = -errno;
 		goto fail;
 	}
+	if (sb_out)
+		*sb_out = sb;
 	if (!S_ISREG(sb.st_mode) || pread(f->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
 	    memcmp(hdr, "SQLite format 3", 16)) {
 		err = -EPROTO;
@@ -376,48 +435,68 @@ int fab_dbfile_open(const char *path, struct fab_dbfile **out)
 	 * payload fractions SQLite requires; schema format 1..4 */
 	if (f->page_size < 512 || (f->page_size & (f->page_size - 1)) || hdr[20] > 32 ||
 	    hdr[21] != 64 || hdr[22] != 32 || hdr[23] != 32 || be32(hdr + 56) > 1 ||
-	    be32(hdr + 44) < 1 || be32(hdr + 44) > 4) {
+	    be32(hdr + 44) < 1 || be32(hdr + 44) > 4 ||
+	    (uint64_t)sb.st_size / f->page_size > UINT32_MAX / 2) {
 		err = -EPROTO;
 		goto fail;
 	}
 	f->usable = f->page_size - hdr[20];
-	if ((uint64_t)sb.st_size / f->page_size > UINT32_MAX / 2) {
-		err = -EPROTO;
-		goto fail;
-	}
 	f->n_pages = (uint32_t)(sb.st_size / f->page_size);
 	f->user_version = (int32_t)be32(hdr + 60);
 	f->application_id = (int32_t)be32(hdr + 68);
-	for (int i = 0; i <= MAX_DEPTH; i++)
-		if (!(f->pages[i] = malloc(f->page_size))) {
+	if ((err = buffers(f)))
+		goto fail;
+	if (f->n_pages / 8 + 1 > f->seen_cap) {
+		uint8_t *p = realloc(f->seen, f->n_pages / 8 + 1);
+		if (!p) {
 			err = -ENOMEM;
 			goto fail;
 		}
-	if (!(f->ovf = malloc(f->page_size)) || !(f->seen = calloc(f->n_pages / 8 + 1, 1))) {
-		err = -ENOMEM;
-		goto fail;
+		f->seen = p;
+		f->seen_cap = f->n_pages / 8 + 1;
+	}
+	/* a small file is read whole, in one call; a large one page by page */
+	size_t bytes = (size_t)f->n_pages * f->page_size;
+	if (bytes <= SLURP_MAX) {
+		if (bytes > f->data_cap) {
+			uint8_t *d = realloc(f->data, bytes);
+			if (!d) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			f->data = d;
+			f->data_cap = bytes;
+		}
+		if (pread(f->fd, f->data, bytes, 0) != (ssize_t)bytes) {
+			err = -EPROTO;
+			goto fail;
+		}
+		f->slurped = true;
+	} else {
+		f->slurped = false;
 	}
 	struct fab_dbtable master = { .root = 1 };
 	struct schema_ctx sc = { f };
 	if (f->n_pages < 1 || (err = fab_dbfile_scan(f, &master, schema_row, &sc)))
 		goto fail;
-	*out = f;
 	return 0;
 fail:
-	fab_dbfile_close(f);
+	unload(f);
 	return err ? err : -EPROTO;
 }
 
-void fab_dbfile_close(struct fab_dbfile *f)
+void fab_dbfile_free(struct fab_dbfile *f)
 {
 	if (!f)
 		return;
-	if (f->fd >= 0)
-		close(f->fd);
+	unload(f);
 	for (int i = 0; i <= MAX_DEPTH; i++)
 		free(f->pages[i]);
-	for (int i = 0; i < f->n_schema; i++)
-		free(f->schema[i].sql);
+	for (size_t i = 0; i < f->n_layouts; i++)
+		free(f->layouts[i].sql);
+	free(f->layouts);
+	free(f->sqlbuf);
+	free(f->data);
 	free(f->ovf);
 	free(f->big);
 	free(f->seen);
@@ -597,14 +676,32 @@ static int parse_create(const char *sql, struct fab_dbtable *t)
 	return 0;
 }
 
-int fab_dbfile_table(const struct fab_dbfile *f, const char *name, struct fab_dbtable *out)
+int fab_dbfile_table(struct fab_dbfile *f, const char *name, struct fab_dbtable *out)
 {
 	for (int i = 0; i < f->n_schema; i++) {
 		if (strcmp(f->schema[i].name, name))
 			continue;
+		const char *sql = f->sqlbuf + f->schema[i].sql;
+		uint32_t root = f->schema[i].root;
+		if (!root)
+			return -EPROTO;
+		for (size_t k = 0; k < f->n_layouts; k++)
+			if (!strcmp(f->layouts[k].sql, sql)) {
+				*out = f->layouts[k].t;
+				out->root = root;
+				return 0;
+			}
 		memset(out, 0, sizeof(*out));
-		out->root = f->schema[i].root;
-		return out->root && !parse_create(f->schema[i].sql, out) ? 0 : -EPROTO;
+		if (parse_create(sql, out))
+			return -EPROTO;
+		out->root = root;
+		struct layout *l = realloc(f->layouts, (f->n_layouts + 1) * sizeof(*l));
+		if (l) {
+			f->layouts = l;
+			if ((l[f->n_layouts].sql = strdup(sql)))
+				l[f->n_layouts++].t = *out;
+		}
+		return 0;
 	}
 	return -ENOENT;
 }

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct stat;
+
 struct fab_dbfile;
 
 /* A table's layout, from its CREATE TABLE text in sqlite_schema. */
@@ -53,20 +55,24 @@ struct fab_dbrec {
 	uint32_t off[FAB_DBFILE_MAX_FIELDS];  /* where its bytes start in payload */
 };
 
+/* A reader, reused for file after file (it keeps its buffers and the table
+ * layouts it parsed). NULL on ENOMEM. */
+struct fab_dbfile *fab_dbfile_new(void);
+void fab_dbfile_free(struct fab_dbfile *f); /* accepts NULL */
 /*
- * Opens path: checks the header (a SQLite 3 file, UTF-8, a page size SQLite
- * writes) and that nothing beside it holds newer data, reads sqlite_schema.
+ * Opens path for reading (closing the file before): checks the header (a
+ * SQLite 3 file, UTF-8, a page size SQLite writes) and that nothing beside
+ * it holds newer data, reads sqlite_schema. *sb (may be NULL) = its fstat.
  * -EAGAIN: a -wal or -journal is there; -EPROTO: not what it expects;
- * -errno: cannot read. No message is set on -EAGAIN or -EPROTO (the caller
- * falls back to SQLite, whose message is the one to show).
+ * -errno: cannot read. No message is set (the caller falls back to SQLite,
+ * whose message is the one to show).
  */
-int fab_dbfile_open(const char *path, struct fab_dbfile **out);
-void fab_dbfile_close(struct fab_dbfile *f); /* accepts NULL */
+int fab_dbfile_load(struct fab_dbfile *f, const char *path, struct stat *sb);
 /* PRAGMA user_version and application_id of the file. */
 int64_t fab_dbfile_user_version(const struct fab_dbfile *f);
 int64_t fab_dbfile_application_id(const struct fab_dbfile *f);
 /* A table by name: 0, -ENOENT (no such table), -EPROTO (unreadable text). */
-int fab_dbfile_table(const struct fab_dbfile *f, const char *name, struct fab_dbtable *out);
+int fab_dbfile_table(struct fab_dbfile *f, const char *name, struct fab_dbtable *out);
 /* The column named name of t: its index in t, or -1. */
 int fab_dbtable_col(const struct fab_dbtable *t, const char *name);
 /*

@@ -612,6 +612,20 @@ static int load_rdma(struct ld *l)
 	return fab_rquery_run(l->src, &ctrs, l->scan, counter_row, l);
 }
 
+/* ---- a merge's inputs -------------------------------------------------------------- */
+
+static int input_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	int st = fab_merge_status_parse(fab_rrow_text(w, 3));
+	int64_t mtime = fab_rrow_null(w, 1) ? -1 : fab_rrow_int(w, 1);
+	int64_t size = fab_rrow_null(w, 2) ? -1 : fab_rrow_int(w, 2);
+
+	if (st < 0)
+		return gap(l, "merge inputs");
+	return fab_roce_add_input(l->r, fab_rrow_text(w, 0), mtime, size, (unsigned)st) ? NOMEM() : 0;
+}
+
 /* ---- the load -------------------------------------------------------------------- */
 
 static int load_all(struct ld *l)
@@ -653,9 +667,12 @@ static int load_all(struct ld *l)
 		return NOMEM();
 	if (!l->nb_set && !(l->nb_set = calloc(1, sizeof(*l->nb_set))))
 		return NOMEM();
-	if ((err = load_tlvs(l)) || (err = fab_rquery_run(l->src, &links, l->scan, link_row, l)))
+	static const char *const in_cols[] = { "file", "mtime_ns", "size", "status", NULL };
+	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true };
+	if ((err = load_tlvs(l)) || (err = fab_rquery_run(l->src, &links, l->scan, link_row, l)) ||
+	    (err = load_rdma(l)))
 		return err;
-	return load_rdma(l);
+	return fab_rquery_run(l->src, &inputs, l->scan, input_row, l);
 }
 
 int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap)

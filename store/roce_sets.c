@@ -42,6 +42,13 @@ struct fab_roce_sets {
 	struct seen_table tlv, ctr;
 	uint8_t *buf;
 	size_t len, cap;
+	/* the previous port's counters (name pointers, kinds) and their set:
+	 * ports list the same interned names in the same order */
+	const struct fab_roce *last_r;
+	const char **last_name;
+	uint8_t *last_kind;
+	uint32_t last_n, last_cap;
+	int64_t last_id;
 };
 
 static void seen_free(struct seen_table *t)
@@ -155,6 +162,8 @@ void fab_roce_sets_close(struct fab_roce_sets *x)
 	seen_free(&x->tlv);
 	seen_free(&x->ctr);
 	free(x->buf);
+	free(x->last_name);
+	free(x->last_kind);
 	free(x);
 }
 
@@ -207,6 +216,30 @@ int fab_roce_tlv_set(struct fab_roce_sets *x, const struct fab_roce *r, uint32_t
 	return err;
 }
 
+static int remember(struct fab_roce_sets *x, const struct fab_roce *r,
+		    const struct fab_rdma_port *p, int64_t id)
+{
+	if (p->ctr_count > x->last_cap) {
+		const char **n = realloc(x->last_name, p->ctr_count * sizeof(*n));
+		if (n)
+			x->last_name = n;
+		uint8_t *k = realloc(x->last_kind, p->ctr_count);
+		if (k)
+			x->last_kind = k;
+		if (!n || !k)
+			return fab_err(-ENOMEM, "out of memory");
+		x->last_cap = p->ctr_count;
+	}
+	for (uint32_t k = 0; k < p->ctr_count; k++) {
+		x->last_name[k] = r->counters[p->ctr_first + k].name;
+		x->last_kind[k] = r->counters[p->ctr_first + k].kind;
+	}
+	x->last_r = r;
+	x->last_n = p->ctr_count;
+	x->last_id = id;
+	return 0;
+}
+
 int fab_roce_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r,
 		     const struct fab_rdma_port *p, int64_t *out)
 {
@@ -215,6 +248,16 @@ int fab_roce_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r,
 	*out = 0;
 	if (!p->ctr_count || p->ctr_first > r->n_counters || p->ctr_count > r->n_counters - p->ctr_first)
 		return 0;
+	const struct fab_rdma_counter *c0 = &r->counters[p->ctr_first];
+	if (x->last_r == r && x->last_n == p->ctr_count) {
+		uint32_t k = 0;
+		while (k < p->ctr_count && c0[k].name == x->last_name[k] && c0[k].kind == x->last_kind[k])
+			k++;
+		if (k == p->ctr_count) {
+			*out = x->last_id;
+			return 0;
+		}
+	}
 	/* the content: "kind:name\n" per counter, in the port's order */
 	x->len = 0;
 	for (uint32_t k = 0; !err && k < p->ctr_count; k++) {
@@ -230,7 +273,7 @@ int fab_roce_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r,
 	const struct seen *s = seen_find(&x->ctr, h, x->buf, x->len);
 	if (s) {
 		*out = s->id;
-		return 0;
+		return remember(x, r, p, s->id);
 	}
 	bool fresh;
 	int64_t id;
@@ -250,7 +293,7 @@ int fab_roce_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r,
 	if (!err && (err = seen_add(&x->ctr, h, x->buf, x->len, id)))
 		err = fab_err(err, "out of memory");
 	*out = err ? 0 : id;
-	return err;
+	return err ? err : remember(x, r, p, id);
 }
 
 /* Writes v in decimal at p (at least 20 bytes); returns the length. */

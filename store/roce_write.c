@@ -25,70 +25,124 @@
 #include "roce_io.h"
 #include "store_priv.h"
 
-static void bind_caps(sqlite3_stmt *s, int i, bool has, unsigned avail, unsigned en)
-{
-	char buf[96];
+/*
+ * The texts of a dcbx (application entries, ETS lists) and of capabilities,
+ * formatted again only when they differ from the row before: a fleet's
+ * ports advertise the same few, and formatting each anew costs more than
+ * the rest of the row. One per column group; bound without a copy.
+ */
+struct dcbx_text {
+	bool set;
+	struct fab_dcbx d;
+	const struct fab_app_entry *apps; /* the entries d's range held */
+	char *app;                        /* NULL: no table */
+	size_t app_cap;
+	char ets[3][64], reco[3][64];
+};
 
+struct caps_text {
+	bool set;
+	unsigned en;
+	char text[96];
+};
+
+struct texts {
+	struct dcbx_text adv, dcb, nb;
+	struct caps_text sys_caps, nb_caps;
+};
+
+static void texts_free(struct texts *t)
+{
+	free(t->adv.app);
+	free(t->dcb.app);
+	free(t->nb.app);
+}
+
+static void bind_caps(sqlite3_stmt *s, int i, struct caps_text *c, bool has, unsigned avail,
+		      unsigned en)
+{
 	if (!has)
 		return;
-	fab_lldp_caps_format(en, buf, sizeof(buf));
-	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+	if (!c->set || c->en != en) {
+		fab_lldp_caps_format(en, c->text, sizeof(c->text));
+		c->en = en;
+		c->set = true;
+	}
+	sqlite3_bind_text(s, i, c->text, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, i + 1, (int)avail);
 	sqlite3_bind_int(s, i + 2, (int)en);
 }
 
-/* Application entries as text; NULL when there was no table. */
-static int bind_apps(sqlite3_stmt *s, int i, const struct fab_roce *r,
-		     const struct fab_dcbx *d)
+static void ets_text(const struct fab_ets *e, char out[3][64])
 {
-	if (!d->app_valid)
-		return 0;
-	if (d->app_first + d->app_count > r->n_apps)
+	fab_sql_prio_list_format(e->prio_tc, out[0], 64);
+	fab_sql_prio_list_format(e->tc_bw, out[1], 64);
+	fab_sql_tsa_format(e->tsa, out[2], 64);
+}
+
+/* t's texts for d (application entries of r); -EINVAL, -ENOMEM. */
+static int dcbx_text(struct dcbx_text *t, const struct fab_roce *r, const struct fab_dcbx *d)
+{
+	if (d->app_valid && (d->app_first > r->n_apps || d->app_count > r->n_apps - d->app_first))
 		return -EINVAL;
 	const struct fab_app_entry *e = d->app_count ? &r->apps[d->app_first] : NULL;
-	size_t need = fab_app_format(e, d->app_count, NULL, 0) + 1;
-	char *buf = malloc(need);
-	if (!buf)
-		return -ENOMEM;
-	fab_app_format(e, d->app_count, buf, need);
-	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
-	free(buf);
+	if (t->set && !memcmp(&t->d, d, sizeof(*d)) && t->apps == e)
+		return 0;
+	t->set = false;
+	if (d->app_valid) {
+		size_t need = fab_app_format(e, d->app_count, NULL, 0) + 1;
+		if (need > t->app_cap) {
+			char *b = realloc(t->app, need);
+			if (!b)
+				return -ENOMEM;
+			t->app = b;
+			t->app_cap = need;
+		}
+		fab_app_format(e, d->app_count, t->app, need);
+	}
+	if (d->ets.valid)
+		ets_text(&d->ets, t->ets);
+	if (d->ets_reco.valid)
+		ets_text(&d->ets_reco, t->reco);
+	memcpy(&t->d, d, sizeof(*d));
+	t->apps = e;
+	t->set = true;
 	return 0;
 }
 
 /* willing, max_tcs, prio_tc, tc_bw, tsa at i.. (willing/max_tcs when cfg) */
-static void bind_ets(sqlite3_stmt *s, int i, const struct fab_ets *e, bool cfg)
+static void bind_ets(sqlite3_stmt *s, int i, const struct fab_ets *e, char text[3][64], bool cfg)
 {
-	char buf[64];
-
 	if (!e->valid)
 		return;
 	if (cfg) {
 		sqlite3_bind_int(s, i++, e->willing);
 		sqlite3_bind_int(s, i++, e->max_tcs);
 	}
-	fab_sql_prio_list_format(e->prio_tc, buf, sizeof(buf));
-	sqlite3_bind_text(s, i++, buf, -1, SQLITE_TRANSIENT);
-	fab_sql_prio_list_format(e->tc_bw, buf, sizeof(buf));
-	sqlite3_bind_text(s, i++, buf, -1, SQLITE_TRANSIENT);
-	fab_sql_tsa_format(e->tsa, buf, sizeof(buf));
-	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+	for (int k = 0; k < 3; k++)
+		sqlite3_bind_text(s, i + k, text[k], -1, SQLITE_STATIC);
 }
 
 /* 15 columns: pfc (enabled, willing, mbc, cap), apps, ets cfg (5), reco (3), bad */
-static int bind_lldp_dcbx(sqlite3_stmt *s, int i, const struct fab_roce *r,
+static int bind_lldp_dcbx(sqlite3_stmt *s, int i, struct dcbx_text *t, const struct fab_roce *r,
 			  const struct fab_dcbx *d)
 {
+	int err = dcbx_text(t, r, d);
+
+	if (err)
+		return err;
 	if (d->pfc.valid) {
 		sqlite3_bind_int(s, i, d->pfc.enabled);
 		sqlite3_bind_int(s, i + 1, d->pfc.willing);
 		sqlite3_bind_int(s, i + 2, d->pfc.mbc);
 		sqlite3_bind_int(s, i + 3, d->pfc.cap);
 	}
-	bind_ets(s, i + 5, &d->ets, true);
-	bind_ets(s, i + 10, &d->ets_reco, false);
+	if (d->app_valid)
+		sqlite3_bind_text(s, i + 4, t->app, -1, SQLITE_STATIC);
+	bind_ets(s, i + 5, &d->ets, t->ets, true);
+	bind_ets(s, i + 10, &d->ets_reco, t->reco, false);
 	sqlite3_bind_int(s, i + 13, d->bad_tlvs);
-	return bind_apps(s, i + 4, r, d);
+	return 0;
 }
 
 /* 4 columns: ECN np and rp bitmaps, CNP DSCP and priority; NULL unknown */
@@ -104,7 +158,7 @@ static void bind_ecn(sqlite3_stmt *s, int i, const struct fab_ecn *e)
 		sqlite3_bind_int(s, i + 3, e->cnp_prio);
 }
 
-static int write_systems(struct fab_store *st, const struct fab_snapshot *snap)
+static int write_systems(struct fab_store *st, struct texts *tx, const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
@@ -119,17 +173,17 @@ static int write_systems(struct fab_store *st, const struct fab_snapshot *snap)
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
-		fab_sql_bind_text(s, 3, y->name ? y->name : "?");
-		fab_sql_bind_text(s, 4, y->chassis_id);
-		fab_sql_bind_text(s, 5, y->chassis_id_subtype);
-		fab_sql_bind_text(s, 6, y->description);
-		fab_sql_bind_text(s, 7, y->mgmt_address);
-		fab_sql_bind_text(s, 8, fab_role_name(y->role));
-		bind_caps(s, 9, y->has_caps, y->cap_available, y->cap_enabled);
+		fab_sql_bind_static(s, 3, y->name ? y->name : "?");
+		fab_sql_bind_static(s, 4, y->chassis_id);
+		fab_sql_bind_static(s, 5, y->chassis_id_subtype);
+		fab_sql_bind_static(s, 6, y->description);
+		fab_sql_bind_static(s, 7, y->mgmt_address);
+		fab_sql_bind_static(s, 8, fab_role_name(y->role));
+		bind_caps(s, 9, &tx->sys_caps, y->has_caps, y->cap_available, y->cap_enabled);
 		sqlite3_bind_int(s, 12, y->collected);
 		sqlite3_bind_int(s, 13, y->lldp);
-		fab_sql_bind_text(s, 14, y->hostname);
-		fab_sql_bind_text(s, 15, y->source);
+		fab_sql_bind_static(s, 14, y->hostname);
+		fab_sql_bind_static(s, 15, y->source);
 		fab_sql_bind_time(s, 16, y->collected_at_ms);
 		err = fab_sql_step(st, s, "a system");
 	}
@@ -142,7 +196,7 @@ static const char *sysname(const struct fab_roce *r, uint32_t i)
 	return i < r->n_systems && r->systems[i].name ? r->systems[i].name : "?";
 }
 
-static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets,
+static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets, struct texts *tx,
 			   const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
@@ -166,42 +220,44 @@ static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets,
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
 		sqlite3_bind_int64(s, 3, p->system_idx);
-		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
-		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
-		fab_sql_bind_text(s, 6, p->mac);
+		fab_sql_bind_static(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_static(s, 5, p->ifname ? p->ifname : "?");
+		fab_sql_bind_static(s, 6, p->mac);
 		if (p->mtu)
 			sqlite3_bind_int64(s, 7, p->mtu);
 		if (p->speed_mbps >= 0)
 			sqlite3_bind_int(s, 8, p->speed_mbps);
-		fab_sql_bind_text(s, 9, p->state);
+		fab_sql_bind_static(s, 9, p->state);
 		sqlite3_bind_int(s, 10, !!(p->flags & FAB_ETH_F_SYSFS));
 		sqlite3_bind_int(s, 11, !!(p->flags & FAB_ETH_F_LLDP));
 		sqlite3_bind_int(s, 12, !!(p->flags & FAB_ETH_F_STUB));
-		fab_sql_bind_text(s, 13, p->port_id);
-		fab_sql_bind_text(s, 14, p->port_id_subtype);
-		fab_sql_bind_text(s, 15, p->port_descr);
-		if ((err = bind_lldp_dcbx(s, 16, r, &p->adv)))
+		fab_sql_bind_static(s, 13, p->port_id);
+		fab_sql_bind_static(s, 14, p->port_id_subtype);
+		fab_sql_bind_static(s, 15, p->port_descr);
+		if ((err = bind_lldp_dcbx(s, 16, &tx->adv, r, &p->adv)))
 			break;
-		fab_sql_bind_text(s, 30, fab_dcb_status_name(p->dcb_status));
+		fab_sql_bind_static(s, 30, fab_dcb_status_name(p->dcb_status));
 		if (p->dcbx_mode >= 0)
 			sqlite3_bind_int(s, 31, p->dcbx_mode);
 		if (p->dcb_status == FAB_DCB_OK) {
+			if ((err = dcbx_text(&tx->dcb, r, &p->dcb)))
+				break;
 			if (p->dcb.pfc.valid) {
 				sqlite3_bind_int(s, 32, p->dcb.pfc.enabled);
 				sqlite3_bind_int(s, 33, p->dcb.pfc.cap);
 				sqlite3_bind_int(s, 34, p->dcb.pfc.mbc);
 			}
-			if ((err = bind_apps(s, 35, r, &p->dcb)))
-				break;
-			bind_ets(s, 36, &p->dcb.ets, true);
+			if (p->dcb.app_valid)
+				sqlite3_bind_text(s, 35, tx->dcb.app, -1, SQLITE_STATIC);
+			bind_ets(s, 36, &p->dcb.ets, tx->dcb.ets, true);
 		}
 		if (p->rdma_port_idx < r->n_rdma_ports) {
 			const struct fab_rdma_port *q = &r->rdma_ports[p->rdma_port_idx];
-			fab_sql_bind_text(s, 41, r->devices[q->device_idx].name);
+			fab_sql_bind_static(s, 41, r->devices[q->device_idx].name);
 			sqlite3_bind_int(s, 42, q->port_num);
 		}
 		bind_ecn(s, 43, &p->ecn);
-		fab_sql_bind_text(s, 47, fab_trust_name(fab_eth_port_trust(r, p)));
+		fab_sql_bind_static(s, 47, fab_trust_name(fab_eth_port_trust(r, p)));
 		int64_t set;
 		if ((err = fab_roce_tlv_set(sets, r, p->tlv_first, p->tlv_count, &set)))
 			break;
@@ -215,7 +271,7 @@ static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets,
 	return err;
 }
 
-static int write_neighbors(struct fab_store *st, struct fab_roce_sets *sets,
+static int write_neighbors(struct fab_store *st, struct fab_roce_sets *sets, struct texts *tx,
 			   const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
@@ -239,23 +295,23 @@ static int write_neighbors(struct fab_store *st, struct fab_roce_sets *sets,
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
 		sqlite3_bind_int64(s, 3, n->port_idx);
-		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
-		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
-		fab_sql_bind_text(s, 6, n->chassis_id);
-		fab_sql_bind_text(s, 7, n->chassis_id_subtype);
-		fab_sql_bind_text(s, 8, n->system_name);
-		fab_sql_bind_text(s, 9, n->system_descr);
-		fab_sql_bind_text(s, 10, n->port_id);
-		fab_sql_bind_text(s, 11, n->port_id_subtype);
-		fab_sql_bind_text(s, 12, n->port_descr);
-		fab_sql_bind_text(s, 13, n->mgmt_address);
+		fab_sql_bind_static(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_static(s, 5, p->ifname ? p->ifname : "?");
+		fab_sql_bind_static(s, 6, n->chassis_id);
+		fab_sql_bind_static(s, 7, n->chassis_id_subtype);
+		fab_sql_bind_static(s, 8, n->system_name);
+		fab_sql_bind_static(s, 9, n->system_descr);
+		fab_sql_bind_static(s, 10, n->port_id);
+		fab_sql_bind_static(s, 11, n->port_id_subtype);
+		fab_sql_bind_static(s, 12, n->port_descr);
+		fab_sql_bind_static(s, 13, n->mgmt_address);
 		sqlite3_bind_int64(s, 14, n->ttl);
-		bind_caps(s, 15, n->has_caps, n->cap_available, n->cap_enabled);
-		if ((err = bind_lldp_dcbx(s, 18, r, &n->dcbx)))
+		bind_caps(s, 15, &tx->nb_caps, n->has_caps, n->cap_available, n->cap_enabled);
+		if ((err = bind_lldp_dcbx(s, 18, &tx->nb, r, &n->dcbx)))
 			break;
 		if (n->remote_port_idx < r->n_eth_ports) {
 			const struct fab_eth_port *q = &r->eth_ports[n->remote_port_idx];
-			fab_sql_bind_text(s, 32, q->ifname);
+			fab_sql_bind_static(s, 32, q->ifname);
 			sqlite3_bind_int(s, 33, r->systems[q->system_idx].collected);
 			sqlite3_bind_int64(s, 34, n->remote_system_idx);
 			sqlite3_bind_int64(s, 35, n->remote_port_idx);
@@ -286,10 +342,10 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 		const struct fab_eth_port *a = &r->eth_ports[l->a], *b = &r->eth_ports[l->b];
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		fab_sql_bind_text(s, 2, sysname(r, a->system_idx));
-		fab_sql_bind_text(s, 3, a->ifname ? a->ifname : "?");
-		fab_sql_bind_text(s, 4, sysname(r, b->system_idx));
-		fab_sql_bind_text(s, 5, b->ifname ? b->ifname : "?");
+		fab_sql_bind_static(s, 2, sysname(r, a->system_idx));
+		fab_sql_bind_static(s, 3, a->ifname ? a->ifname : "?");
+		fab_sql_bind_static(s, 4, sysname(r, b->system_idx));
+		fab_sql_bind_static(s, 5, b->ifname ? b->ifname : "?");
 		sqlite3_bind_int(s, 6, !!(l->heard & FAB_LINK_A_HEARD_B));
 		sqlite3_bind_int(s, 7, !!(l->heard & FAB_LINK_B_HEARD_A));
 		sqlite3_bind_int64(s, 8, l->a);
@@ -323,15 +379,15 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 		sqlite3_bind_int64(d, 1, snap->scan_id);
 		sqlite3_bind_int64(d, 2, (int64_t)i);
 		sqlite3_bind_int64(d, 3, v->system_idx);
-		fab_sql_bind_text(d, 4, sys);
-		fab_sql_bind_text(d, 5, v->name ? v->name : "?");
+		fab_sql_bind_static(d, 4, sys);
+		fab_sql_bind_static(d, 5, v->name ? v->name : "?");
 		fab_sql_bind_guid_opt(d, 6, v->node_guid);
 		fab_sql_bind_guid_opt(d, 7, v->sys_image_guid);
-		fab_sql_bind_text(d, 8, v->node_desc);
-		fab_sql_bind_text(d, 9, v->fw_ver);
-		fab_sql_bind_text(d, 10, v->hca_type);
-		fab_sql_bind_text(d, 11, v->board_id);
-		fab_sql_bind_text(d, 12, v->pci_address);
+		fab_sql_bind_static(d, 8, v->node_desc);
+		fab_sql_bind_static(d, 9, v->fw_ver);
+		fab_sql_bind_static(d, 10, v->hca_type);
+		fab_sql_bind_static(d, 11, v->board_id);
+		fab_sql_bind_static(d, 12, v->pci_address);
 		if (v->pcie_speed_gts > 0)
 			sqlite3_bind_double(d, 13, v->pcie_speed_gts);
 		if (v->pcie_width)
@@ -347,15 +403,15 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 			sqlite3_bind_int64(p, 1, snap->scan_id);
 			sqlite3_bind_int64(p, 2, (int64_t)i);
 			sqlite3_bind_int(p, 3, q->port_num);
-			fab_sql_bind_text(p, 4, sys);
-			fab_sql_bind_text(p, 5, v->name ? v->name : "?");
-			fab_sql_bind_text(p, 6, fab_state_name(q->state));
-			fab_sql_bind_text(p, 7, fab_phys_state_name(q->phys_state));
-			fab_sql_bind_text(p, 8, q->rate);
+			fab_sql_bind_static(p, 4, sys);
+			fab_sql_bind_static(p, 5, v->name ? v->name : "?");
+			fab_sql_bind_static(p, 6, fab_state_name(q->state));
+			fab_sql_bind_static(p, 7, fab_phys_state_name(q->phys_state));
+			fab_sql_bind_static(p, 8, q->rate);
 			if (q->rate_gbps > 0)
 				sqlite3_bind_double(p, 9, q->rate_gbps);
-			fab_sql_bind_text(p, 10, q->link_layer);
-			fab_sql_bind_text(p, 11, q->netdev);
+			fab_sql_bind_static(p, 10, q->link_layer);
+			fab_sql_bind_static(p, 11, q->netdev);
 			if (q->eth_port_idx != FAB_NONE)
 				sqlite3_bind_int64(p, 12, q->eth_port_idx);
 			/* the counters: one row, values in the order of their set's names */
@@ -379,18 +435,49 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 	return err;
 }
 
+/* The files a merge read (merge_inputs): what the next merge --into compares. */
+static int write_inputs(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce *r = snap->roce;
+	sqlite3_stmt *s;
+	int err;
+
+	if (!r->n_inputs)
+		return 0;
+	if ((err = fab_store_prepare(st, "INSERT OR IGNORE INTO merge_inputs(scan_id, file, mtime_ns,"
+					 " size, status) VALUES (?,?,?,?,?)", &s)))
+		return err;
+	for (size_t i = 0; !err && i < r->n_inputs; i++) {
+		const struct fab_roce_input *in = &r->inputs[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_static(s, 2, in->file);
+		if (in->mtime_ns >= 0)
+			sqlite3_bind_int64(s, 3, in->mtime_ns);
+		if (in->size >= 0)
+			sqlite3_bind_int64(s, 4, in->size);
+		fab_sql_bind_static(s, 5, fab_merge_status_name(in->status));
+		err = fab_sql_step(st, s, "a merge input");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
 int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap)
 {
 	struct fab_roce_sets *sets = NULL;
+	struct texts tx = { 0 };
 	int err;
 
 	if (!snap->roce)
 		return 0;
 	if ((err = fab_roce_sets_open(st, &sets)))
 		return err;
-	if (!(err = write_systems(st, snap)) && !(err = write_eth_ports(st, sets, snap)) &&
-	    !(err = write_neighbors(st, sets, snap)) && !(err = write_links(st, snap)))
-		err = write_rdma(st, sets, snap);
+	if (!(err = write_systems(st, &tx, snap)) && !(err = write_eth_ports(st, sets, &tx, snap)) &&
+	    !(err = write_neighbors(st, sets, &tx, snap)) && !(err = write_links(st, snap)) &&
+	    !(err = write_rdma(st, sets, snap)))
+		err = write_inputs(st, snap);
 	fab_roce_sets_close(sets);
+	texts_free(&tx);
 	return err;
 }

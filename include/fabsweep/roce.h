@@ -297,6 +297,23 @@ struct fab_rdma_counter {
 	uint64_t value;
 };
 
+/* A file a merge read (or found unchanged): the merge_inputs relation. */
+enum fab_merge_status {
+	FAB_MERGE_MERGED = 0,  /* "merged": read and merged into this scan */
+	FAB_MERGE_UNCHANGED,   /* "unchanged": as an earlier merge read it; its systems carried over */
+	FAB_MERGE_FAILED,      /* "failed": could not be merged (scan_errors says why) */
+	FAB_MERGE__COUNT
+};
+const char *fab_merge_status_name(unsigned st);
+int fab_merge_status_parse(const char *s); /* -1 if unknown */
+
+struct fab_roce_input {
+	const char *file;  /* as given */
+	int64_t mtime_ns;  /* when it was last changed, as stat() said then; -1 unknown */
+	int64_t size;      /* bytes; -1 unknown */
+	uint8_t status;    /* enum fab_merge_status */
+};
+
 struct fab_roce {
 	struct fab_roce_system *systems;
 	size_t n_systems, cap_systems;
@@ -316,8 +333,11 @@ struct fab_roce {
 	size_t n_apps, cap_apps;
 	struct fab_lldp_tlv *tlvs;
 	size_t n_tlvs, cap_tlvs;
+	/* the files a merged model was made of (fabsweep merge) */
+	struct fab_roce_input *inputs;
+	size_t n_inputs, cap_inputs;
 	struct fab_arena *arena;
-	struct fab_roce_names *names; /* private to core/roce.c: merge's index */
+	struct fab_roce_names *names; /* private to core/roce*.c: merge's index, shared pieces */
 };
 
 /* A new empty model (owned by the caller) or NULL on ENOMEM. */
@@ -352,6 +372,10 @@ int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 /* Copies info into the arena and appends the TLV. */
 int fab_roce_add_tlv(struct fab_roce *r, uint32_t oui, unsigned subtype,
 		     const uint8_t *info, size_t len);
+
+/* Appends an input record (file copied). */
+int fab_roce_add_input(struct fab_roce *r, const char *file, int64_t mtime_ns, int64_t size,
+		       unsigned status);
 
 /* Copies a string into the model's arena (NULL stays NULL). */
 const char *fab_roce_strdup(struct fab_roce *r, const char *s);

@@ -109,7 +109,7 @@ static void test_merge(void **state)
 	job.files = none;
 	job.n_files = 1;
 	assert_int_equal(fab_pipeline_merge(&job, &res), -ENOENT);
-	assert_non_null(strstr(fab_errmsg(), "none of the 1 file could be merged"));
+	assert_non_null(strstr(fab_errmsg(), "the input could not be merged; nothing was written"));
 	assert_non_null(res.snap);
 	assert_int_equal(res.snap->n_errors, 1);
 	assert_int_equal(res.merged, 0);
