@@ -240,29 +240,51 @@ struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device
 	return p;
 }
 
-int fab_roce_add_counter_shared(struct fab_roce *r, uint32_t port_idx, unsigned kind,
-				const char *name, uint64_t value)
+int fab_roce_add_counters(struct fab_roce *r, uint32_t port_idx, uint32_t n,
+			  const char *const *names, const uint64_t *values)
 {
-	struct fab_rdma_counter *c;
-
 	assert(port_idx < r->n_rdma_ports);
-	if (!name || !(c = GROW(r, counters, n_counters, cap_counters)))
+	if (!n)
+		return 0;
+	if (RESERVE(r, counters, n_counters, cap_counters, n))
 		return -ENOMEM;
 	struct fab_rdma_port *p = &r->rdma_ports[port_idx];
 	if (!p->ctr_count)
-		p->ctr_first = (uint32_t)(r->n_counters - 1);
-	p->ctr_count++;
-	c->port_idx = port_idx;
-	c->kind = (uint8_t)kind;
-	c->name = name;
-	c->value = value;
+		p->ctr_first = (uint32_t)r->n_counters;
+	for (uint32_t k = 0; k < n; k++) {
+		if (!names[k])
+			return -ENOMEM;
+		r->counters[r->n_counters + k] = (struct fab_rdma_counter){ .name = names[k],
+									     .value = values[k] };
+	}
+	r->n_counters += n;
+	p->ctr_count += n;
 	return 0;
+}
+
+const char *fab_roce_counter_name(struct fab_roce *r, unsigned kind, const char *name)
+{
+	/* interned as kind + 1 (never NUL) and the name; the name is the rest */
+	size_t n = strlen(name ? name : "?");
+	char small[128], *key = n + 2 <= sizeof(small) ? small : malloc(n + 2);
+	const char *s;
+
+	if (!key)
+		return NULL;
+	key[0] = (char)(kind < FAB_RDMA_CTR__COUNT ? kind + 1 : 1);
+	memcpy(key + 1, name ? name : "?", n + 1);
+	s = fab_roce_intern(r, key);
+	if (key != small)
+		free(key);
+	return s ? s + 1 : NULL;
 }
 
 int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
 			 const char *name, uint64_t value)
 {
-	return fab_roce_add_counter_shared(r, port_idx, kind, fab_roce_intern(r, name), value);
+	const char *n = fab_roce_counter_name(r, kind, name);
+
+	return fab_roce_add_counters(r, port_idx, 1, &n, &value);
 }
 
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,

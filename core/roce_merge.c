@@ -388,15 +388,15 @@ static int copy_neighbor(struct copier *c, uint32_t i)
 	return 0;
 }
 
-/* dst's copy of src's counter name: ports list the same names in the same
- * order, so the previous port's answer at position j is usually it. */
-static const char *ctr_name(struct copier *c, uint32_t j, const char *name)
+/* dst's copy of a counter's shared name: ports list the same names in the
+ * same order, so the previous port's answer at position j is usually it. */
+static const char *ctr_name(struct copier *c, uint32_t j, const struct fab_rdma_counter *t)
 {
-	if (j < CTR_CACHE && c->ctr_src[j] == name)
+	if (j < CTR_CACHE && c->ctr_src[j] == t->name)
 		return c->ctr_dst[j];
-	const char *d = fab_roce_intern(c->dst, name);
+	const char *d = fab_roce_counter_name(c->dst, fab_rdma_counter_kind(t), t->name);
 	if (j < CTR_CACHE) {
-		c->ctr_src[j] = name;
+		c->ctr_src[j] = t->name;
 		c->ctr_dst[j] = d;
 	}
 	return d;
@@ -437,9 +437,19 @@ static int copy_device(struct copier *c, uint32_t i, uint32_t di)
 		q->rate = SHARED(c, p->rate);
 		q->link_layer = SHARED(c, p->link_layer);
 		q->netdev = SHARED(c, p->netdev);
-		for (uint32_t j = 0; !err && j < p->ctr_count && p->ctr_first + j < src->n_counters; j++) {
-			const struct fab_rdma_counter *t = &src->counters[p->ctr_first + j];
-			err = fab_roce_add_counter_shared(dst, qi, t->kind, ctr_name(c, j, t->name), t->value);
+		uint32_t n = p->ctr_first <= src->n_counters ? p->ctr_count : 0;
+		if (n > src->n_counters - p->ctr_first)
+			n = (uint32_t)(src->n_counters - p->ctr_first);
+		for (uint32_t j = 0; j < n && !err; j += CTR_CACHE) {
+			uint32_t m = n - j < CTR_CACHE ? n - j : CTR_CACHE;
+			const char *names[CTR_CACHE];
+			uint64_t values[CTR_CACHE];
+			for (uint32_t x = 0; x < m; x++) {
+				const struct fab_rdma_counter *t = &src->counters[p->ctr_first + j + x];
+				names[x] = ctr_name(c, j + x, t);
+				values[x] = t->value;
+			}
+			err = fab_roce_add_counters(dst, qi, m, names, values);
 		}
 	}
 	return err;

@@ -341,8 +341,6 @@ static int compact_counters(struct fab_roce *r, const uint32_t *rpmap, size_t nr
 			n = 0;
 		if (n)
 			memmove(&to[at], &r->counters[p->ctr_first], n * sizeof(*to));
-		for (uint32_t k = 0; k < n; k++)
-			to[at + k].port_idx = rpmap[i];
 		p->ctr_first = (uint32_t)at;
 		p->ctr_count = n;
 		at += n;

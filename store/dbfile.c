@@ -20,7 +20,6 @@
 
 #define MAX_DEPTH 32
 #define MAX_SCHEMA 512
-#define SLURP_MAX (16u << 20) /* files up to this size are read whole */
 
 struct layout {
 	char *sql; /* the CREATE TABLE text it was parsed from */
@@ -32,10 +31,10 @@ struct fab_dbfile {
 	uint32_t page_size, usable;
 	uint32_t n_pages;
 	int64_t user_version, application_id;
-	uint8_t *data;                 /* the whole file, when it is small (slurped) */
-	size_t data_cap;
-	bool slurped;
-	uint8_t *pages[MAX_DEPTH + 1]; /* else one page buffer per level of a descent */
+	/* one page buffer per level of a descent: a scan reads each page it
+	 * needs once (a host file's tables are a page each; most of its pages,
+	 * the other tables and indexes, are never read) */
+	uint8_t *pages[MAX_DEPTH + 1];
 	uint32_t buf_size;             /* of pages[] and ovf */
 	uint8_t *ovf;                  /* an overflow page */
 	uint8_t *big;                  /* a record spread over overflow pages */
@@ -87,13 +86,11 @@ static size_t varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
 	return 0;
 }
 
-/* Page pgno: in the file read whole, else read into buf. NULL: not there. */
+/* Page pgno, read into buf. NULL: not there. */
 static const uint8_t *read_page(struct fab_dbfile *f, uint32_t pgno, uint8_t *buf)
 {
 	if (pgno < 1 || pgno > f->n_pages)
 		return NULL;
-	if (f->slurped)
-		return f->data + (size_t)(pgno - 1) * f->page_size;
 	ssize_t n = pread(f->fd, buf, f->page_size, (off_t)(pgno - 1) * f->page_size);
 	return n == (ssize_t)f->page_size ? buf : NULL;
 }
@@ -455,26 +452,6 @@ int fab_dbfile_load(struct fab_dbfile *f, const char *path, struct stat *sb_out)
 		f->seen = p;
 		f->seen_cap = f->n_pages / 8 + 1;
 	}
-	/* a small file is read whole, in one call; a large one page by page */
-	size_t bytes = (size_t)f->n_pages * f->page_size;
-	if (bytes <= SLURP_MAX) {
-		if (bytes > f->data_cap) {
-			uint8_t *d = realloc(f->data, bytes);
-			if (!d) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			f->data = d;
-			f->data_cap = bytes;
-		}
-		if (pread(f->fd, f->data, bytes, 0) != (ssize_t)bytes) {
-			err = -EPROTO;
-			goto fail;
-		}
-		f->slurped = true;
-	} else {
-		f->slurped = false;
-	}
 	struct fab_dbtable master = { .root = 1 };
 	struct schema_ctx sc = { f };
 	if (f->n_pages < 1 || (err = fab_dbfile_scan(f, &master, schema_row, &sc)))
@@ -496,7 +473,6 @@ void fab_dbfile_free(struct fab_dbfile *f)
 		free(f->layouts[i].sql);
 	free(f->layouts);
 	free(f->sqlbuf);
-	free(f->data);
 	free(f->ovf);
 	free(f->big);
 	free(f->seen);

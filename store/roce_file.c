@@ -82,7 +82,7 @@ static int read_src(const struct fab_rsrc *src, struct fab_snapshot **out, bool 
 	static const struct fab_rquery scans = { "scans", scan_cols, "scan_id", false };
 	static const struct fab_rquery errors = { "scan_errors", err_cols, "rowid", true };
 	/* schema 4 renamed nodes (then a table) to node_rows */
-	struct fab_rquery nodes = { "node_rows", node_cols, "rowid", true };
+	struct fab_rquery nodes = { "node_rows", node_cols, "scan_id", true };
 	struct latest x = { .snap = fab_snapshot_new() };
 	bool ib = false;
 	int err;
@@ -142,9 +142,12 @@ static int read_sqlite(const char *path, struct fab_snapshot **out, bool *has_ib
 		if (err == -ENOENT)
 			return fab_err(-ENODATA, "'%s' holds no snapshot: 'fabsweep collect' did not finish"
 						 " there; collect again on that host", path);
-		if (err == -EPROTO || err == -ENOTSUP || err == -EIO)
-			return fab_err(err, "'%s' cannot be read as a fabsweep database (%s): pass the files"
-					    " 'fabsweep collect' wrote, or collect again on that host", path, why);
+		if (err == -EPROTO || err == -ENOTSUP)
+			return fab_err(err, "'%s' is not a fabsweep database, or it is damaged: pass the files"
+					    " 'fabsweep collect' wrote, or collect again on that host", path);
+		if (err == -EIO)
+			return fab_err(err, "'%s' cannot be read (%s): leave it out, or collect again on that"
+					    " host", path, why);
 		return err; /* store.c's message names the file and what to do */
 	}
 	struct fab_rsrc src = { .st = st, .path = path };

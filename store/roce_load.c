@@ -32,16 +32,21 @@ struct tset {
 	struct fab_dcbx dcbx;  /* TLVs: decoded once */
 };
 
+#define MEMO_TABLES 8
+#define MEMO_COLS 32
+
 struct ld {
 	const struct fab_rsrc *src;
 	struct fab_roce *r;
 	int64_t scan;
 	int err;
+	/* the shared text each column of each table had in the row before */
+	unsigned table;
+	const char *memo[MEMO_TABLES][MEMO_COLS];
 	/* sets */
 	struct tset *tsets, *csets;
 	size_t n_tsets, cap_tsets, n_csets, cap_csets;
-	const char **names; /* counter names (interned), of every counter set */
-	uint8_t *kinds;
+	const char **names; /* counter names (shared, with their kinds), of every counter set */
 	size_t n_names, cap_names;
 	/* per owner: its TLV set id (0 none) */
 	int64_t *port_set, *nb_set;
@@ -62,10 +67,17 @@ static const char *dup_text(struct ld *l, struct fab_rrow *w, int i)
 	return fab_roce_strdup(l->r, fab_rrow_text(w, i));
 }
 
-/* The same for a text many rows repeat (interface names, states, firmware). */
+/* The same for a text many rows repeat (interface names, states, firmware):
+ * one copy, and no lookup when the row before had the same text there. */
 static const char *shared_text(struct ld *l, struct fab_rrow *w, int i)
 {
-	return fab_roce_intern(l->r, fab_rrow_text(w, i));
+	const char *t = fab_rrow_text(w, i), **m = &l->memo[l->table][i & (MEMO_COLS - 1)];
+
+	if (!t)
+		return NULL;
+	if (!*m || strcmp(*m, t))
+		*m = fab_roce_intern(l->r, t);
+	return *m;
 }
 
 static void row_caps(struct fab_rrow *w, int i, bool *has, uint16_t *avail, uint16_t *en)
@@ -478,23 +490,14 @@ static int cset_row(struct fab_rrow *w, void *ctx)
 	}
 	struct tset *t = &l->csets[l->n_csets - 1];
 	int kind = fab_rdma_ctr_kind_parse(fab_rrow_text(w, 2));
-	const char *name = fab_roce_intern(l->r, fab_rrow_text(w, 3) ? fab_rrow_text(w, 3) : "?");
-	size_t cap = l->cap_names;
-	const char **names = grow(l->names, &cap, l->n_names, sizeof(*names));
+	const char *name = fab_roce_counter_name(l->r, (unsigned)(kind < 0 ? 0 : kind), fab_rrow_text(w, 3));
+	const char **names = grow(l->names, &l->cap_names, l->n_names, sizeof(*names));
 	if (!names || !name)
 		return NOMEM();
 	l->names = names;
-	if (cap != l->cap_names) {
-		uint8_t *k = realloc(l->kinds, cap);
-		if (!k)
-			return NOMEM();
-		l->kinds = k;
-		l->cap_names = cap;
-	}
 	if (pos != t->count)
 		return gap(l, "RDMA counter sets");
-	l->names[l->n_names] = name;
-	l->kinds[l->n_names++] = (uint8_t)(kind < 0 ? 0 : kind);
+	l->names[l->n_names++] = name;
 	t->count++;
 	return 0;
 }
@@ -516,11 +519,7 @@ static int port_counters(struct ld *l, uint32_t pi, int64_t set, const char *jso
 	}
 	if (fab_roce_parse_values(json, l->vals, t->count, &n) || n != t->count)
 		return gap(l, "RDMA counters");
-	for (uint32_t k = 0; k < t->count; k++)
-		if (fab_roce_add_counter_shared(l->r, pi, l->kinds[t->first + k], l->names[t->first + k],
-						l->vals[k]))
-			return NOMEM();
-	return 0;
+	return fab_roce_add_counters(l->r, pi, t->count, &l->names[t->first], l->vals) ? NOMEM() : 0;
 }
 
 static int rdma_port_row(struct fab_rrow *w, void *ctx)
@@ -605,9 +604,12 @@ static int load_rdma(struct ld *l)
 	if (!fab_rsrc_has(l->src, ctrs.table, NULL))
 		ctrs.table = "rdma_counters";
 	l->last_ctr_port = FAB_NONE;
+	l->table = 3;
 	if ((err = fab_rquery_run(l->src, &devs, l->scan, device_row, l)) ||
-	    (err = fab_rquery_run(l->src, &sets, l->scan, cset_row, l)) ||
-	    (err = fab_rquery_run(l->src, &ports, l->scan, rdma_port_row, l)))
+	    (err = fab_rquery_run(l->src, &sets, l->scan, cset_row, l)))
+		return err;
+	l->table = 4;
+	if ((err = fab_rquery_run(l->src, &ports, l->scan, rdma_port_row, l)))
 		return err;
 	return fab_rquery_run(l->src, &ctrs, l->scan, counter_row, l);
 }
@@ -655,12 +657,16 @@ static int load_all(struct ld *l)
 	static const struct fab_rquery links = { "eth_links", link_cols, "rowid", true };
 	int err;
 
+	l->table = 0;
 	if ((err = fab_rquery_run(l->src, &systems, l->scan, system_row, l)))
 		return err;
 	if (!l->r->n_systems)
 		return 0; /* no RoCE part */
-	if ((err = fab_rquery_run(l->src, &ports, l->scan, port_row, l)) ||
-	    (err = fab_rquery_run(l->src, &nbs, l->scan, neighbor_row, l)))
+	l->table = 1;
+	if ((err = fab_rquery_run(l->src, &ports, l->scan, port_row, l)))
+		return err;
+	l->table = 2;
+	if ((err = fab_rquery_run(l->src, &nbs, l->scan, neighbor_row, l)))
 		return err;
 	/* owners without a row above have no set */
 	if (!l->port_set && !(l->port_set = calloc(1, sizeof(*l->port_set))))
@@ -686,7 +692,6 @@ int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap)
 	free(l.tsets);
 	free(l.csets);
 	free(l.names);
-	free(l.kinds);
 	free(l.port_set);
 	free(l.nb_set);
 	free(l.vals);

@@ -42,11 +42,10 @@ struct fab_roce_sets {
 	struct seen_table tlv, ctr;
 	uint8_t *buf;
 	size_t len, cap;
-	/* the previous port's counters (name pointers, kinds) and their set:
-	 * ports list the same interned names in the same order */
+	/* the previous port's counters (their shared names, which carry their
+	 * kinds) and their set: ports list the same names in the same order */
 	const struct fab_roce *last_r;
 	const char **last_name;
-	uint8_t *last_kind;
 	uint32_t last_n, last_cap;
 	int64_t last_id;
 };
@@ -163,7 +162,6 @@ void fab_roce_sets_close(struct fab_roce_sets *x)
 	seen_free(&x->ctr);
 	free(x->buf);
 	free(x->last_name);
-	free(x->last_kind);
 	free(x);
 }
 
@@ -221,19 +219,13 @@ static int remember(struct fab_roce_sets *x, const struct fab_roce *r,
 {
 	if (p->ctr_count > x->last_cap) {
 		const char **n = realloc(x->last_name, p->ctr_count * sizeof(*n));
-		if (n)
-			x->last_name = n;
-		uint8_t *k = realloc(x->last_kind, p->ctr_count);
-		if (k)
-			x->last_kind = k;
-		if (!n || !k)
+		if (!n)
 			return fab_err(-ENOMEM, "out of memory");
+		x->last_name = n;
 		x->last_cap = p->ctr_count;
 	}
-	for (uint32_t k = 0; k < p->ctr_count; k++) {
+	for (uint32_t k = 0; k < p->ctr_count; k++)
 		x->last_name[k] = r->counters[p->ctr_first + k].name;
-		x->last_kind[k] = r->counters[p->ctr_first + k].kind;
-	}
 	x->last_r = r;
 	x->last_n = p->ctr_count;
 	x->last_id = id;
@@ -251,7 +243,7 @@ int fab_roce_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r,
 	const struct fab_rdma_counter *c0 = &r->counters[p->ctr_first];
 	if (x->last_r == r && x->last_n == p->ctr_count) {
 		uint32_t k = 0;
-		while (k < p->ctr_count && c0[k].name == x->last_name[k] && c0[k].kind == x->last_kind[k])
+		while (k < p->ctr_count && c0[k].name == x->last_name[k])
 			k++;
 		if (k == p->ctr_count) {
 			*out = x->last_id;
@@ -262,7 +254,7 @@ int fab_roce_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r,
 	x->len = 0;
 	for (uint32_t k = 0; !err && k < p->ctr_count; k++) {
 		const struct fab_rdma_counter *c = &r->counters[p->ctr_first + k];
-		const char *kind = fab_rdma_ctr_kind_name(c->kind), *name = c->name ? c->name : "?";
+		const char *kind = fab_rdma_ctr_kind_name(fab_rdma_counter_kind(c)), *name = c->name;
 		if (!(err = put(x, kind ? kind : "port", strlen(kind ? kind : "port"))) &&
 		    !(err = put(x, ":", 1)) && !(err = put(x, name, strlen(name))))
 			err = put(x, "\n", 1);
@@ -286,8 +278,8 @@ int fab_roce_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r,
 
 		sqlite3_bind_int64(e, 1, id);
 		sqlite3_bind_int(e, 2, (int)k);
-		fab_sql_bind_text(e, 3, fab_rdma_ctr_kind_name(c->kind));
-		fab_sql_bind_text(e, 4, c->name ? c->name : "?");
+		fab_sql_bind_text(e, 3, fab_rdma_ctr_kind_name(fab_rdma_counter_kind(c)));
+		fab_sql_bind_text(e, 4, c->name);
 		err = fab_sql_step(x->st, e, "an RDMA counter name");
 	}
 	if (!err && (err = seen_add(&x->ctr, h, x->buf, x->len, id)))

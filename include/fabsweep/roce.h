@@ -290,12 +290,21 @@ enum fab_rdma_ctr_kind {
 const char *fab_rdma_ctr_kind_name(unsigned kind);
 int fab_rdma_ctr_kind_parse(const char *s);
 
+/*
+ * One counter of an RDMA port (a port's are r->counters[ctr_first ..
+ * ctr_first + ctr_count)). Its name is shared by every port that has the
+ * counter and carries its kind (fab_rdma_counter_kind): 16 bytes each, as a
+ * fleet holds millions of them (49 per port is usual for mlx5).
+ */
 struct fab_rdma_counter {
-	uint32_t port_idx;
-	uint8_t kind;        /* enum fab_rdma_ctr_kind */
-	const char *name;    /* file name: "np_ecn_marked_roce_packets" */
+	const char *name;    /* file name: "np_ecn_marked_roce_packets" (fab_roce_counter_name) */
 	uint64_t value;
 };
+/* enum fab_rdma_ctr_kind of a counter of a model (stored before its name). */
+static inline unsigned fab_rdma_counter_kind(const struct fab_rdma_counter *c)
+{
+	return (unsigned)(unsigned char)c->name[-1] - 1u;
+}
 
 /* A file a merge read (or found unchanged): the merge_inputs relation. */
 enum fab_merge_status {
@@ -359,13 +368,16 @@ struct fab_eth_link *fab_roce_add_link(struct fab_roce *r);
 struct fab_rdma_device *fab_roce_add_device(struct fab_roce *r, uint32_t system_idx);
 /* Ports must be added right after their device (they are contiguous). */
 struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device_idx);
-/* Counters must be added right after their port. name is copied once per
- * model (fab_roce_intern: every port has the same few names). */
+/* Counters must be added right after their port. The name is copied once
+ * per model and kind (fab_roce_counter_name: every port has the same few). */
 int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
 			 const char *name, uint64_t value);
-/* The same with a name fab_roce_intern() gave for this model (not looked up). */
-int fab_roce_add_counter_shared(struct fab_roce *r, uint32_t port_idx, unsigned kind,
-				const char *name, uint64_t value);
+/* The shared name of counter `name` of kind `kind` in r (the kind stored
+ * with it); NULL on ENOMEM. */
+const char *fab_roce_counter_name(struct fab_roce *r, unsigned kind, const char *name);
+/* n counters at once; names from fab_roce_counter_name() of this model. */
+int fab_roce_add_counters(struct fab_roce *r, uint32_t port_idx, uint32_t n,
+			  const char *const *names, const uint64_t *values);
 /* Appends n entries; *out_first = index of the first. */
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 		      size_t n, uint32_t *out_first);

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A merge's input files (fab_store_read_input): read straight from the SQLite
+ * file format (store/dbfile.c) they give what SQLite reads from them (the
+ * same reader forced onto SQLite by a -journal beside the file) and what the
+ * store's own loader gives, element by element: the rule fixtures' RoCE
+ * fabric (TLV sets, counters, DCB, ECN), a fabric large enough for interior
+ * pages of every table (b-trees of rows and of WITHOUT ROWID keys) with
+ * records spread over overflow pages, and the rows an older fabsweep wrote
+ * (tests/unit/store/test_store.c, test_migrate_roce). Damaged files are an
+ * error or a consistent model, never a crash; nothing is written beside any
+ * input.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fabsweep/error.h"
+#include "fabsweep/roce.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "unit/rules/rulefix.h"
+
+static char db[600], side[700], bad[600];
+
+static int setup(void **state)
+{
+	fabfix_path(db, sizeof(db), "roce_input", ".db");
+	fabfix_path(bad, sizeof(bad), "roce_input_bad", ".db");
+	snprintf(side, sizeof(side), "%s-journal", db);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fabfix_unlink_db(db);
+	fabfix_unlink_db(bad);
+	unlink(side);
+	return 0;
+}
+
+static bool seq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+#define SAME_STR(a, b)                                                                      \
+	do {                                                                                \
+		if (!seq((a), (b)))                                                         \
+			fail_msg("%s: '%s' != '%s'", #a, (a) ? (a) : "(null)", (b) ? (b) : "(null)"); \
+	} while (0)
+
+static void same_tlvs(const struct fab_roce *x, uint32_t xf, uint32_t xn, const struct fab_roce *y,
+		      uint32_t yf, uint32_t yn)
+{
+	assert_int_equal(xn, yn);
+	for (uint32_t k = 0; k < xn; k++) {
+		const struct fab_lldp_tlv *a = &x->tlvs[xf + k], *b = &y->tlvs[yf + k];
+		assert_int_equal(a->oui, b->oui);
+		assert_int_equal(a->subtype, b->subtype);
+		assert_int_equal(a->len, b->len);
+		assert_memory_equal(a->info, b->info, a->len);
+	}
+}
+
+static void same_dcbx(const struct fab_roce *x, const struct fab_dcbx *a, const struct fab_roce *y,
+		      const struct fab_dcbx *b)
+{
+	assert_memory_equal(&a->pfc, &b->pfc, sizeof(a->pfc));
+	assert_memory_equal(&a->ets, &b->ets, sizeof(a->ets));
+	assert_memory_equal(&a->ets_reco, &b->ets_reco, sizeof(a->ets_reco));
+	assert_int_equal(a->app_valid, b->app_valid);
+	assert_int_equal(a->app_count, b->app_count);
+	assert_int_equal(a->bad_tlvs, b->bad_tlvs);
+	if (a->app_count)
+		assert_memory_equal(&x->apps[a->app_first], &y->apps[b->app_first],
+				    a->app_count * sizeof(struct fab_app_entry));
+}
+
+/* Every element of two models, strings by content. */
+static void same_model(const struct fab_roce *x, const struct fab_roce *y)
+{
+	assert_int_equal(x->n_systems, y->n_systems);
+	assert_int_equal(x->n_eth_ports, y->n_eth_ports);
+	assert_int_equal(x->n_neighbors, y->n_neighbors);
+	assert_int_equal(x->n_links, y->n_links);
+	assert_int_equal(x->n_devices, y->n_devices);
+	assert_int_equal(x->n_rdma_ports, y->n_rdma_ports);
+	assert_int_equal(x->n_counters, y->n_counters);
+	assert_int_equal(x->n_inputs, y->n_inputs);
+	for (size_t i = 0; i < x->n_systems; i++) {
+		const struct fab_roce_system *a = &x->systems[i], *b = &y->systems[i];
+		SAME_STR(a->name, b->name);
+		SAME_STR(a->chassis_id, b->chassis_id);
+		SAME_STR(a->chassis_id_subtype, b->chassis_id_subtype);
+		SAME_STR(a->description, b->description);
+		SAME_STR(a->mgmt_address, b->mgmt_address);
+		SAME_STR(a->hostname, b->hostname);
+		SAME_STR(a->source, b->source);
+		assert_int_equal(a->collected_at_ms, b->collected_at_ms);
+		assert_int_equal(a->cap_available, b->cap_available);
+		assert_int_equal(a->cap_enabled, b->cap_enabled);
+		assert_int_equal(a->has_caps, b->has_caps);
+		assert_int_equal(a->collected, b->collected);
+		assert_int_equal(a->lldp, b->lldp);
+		assert_int_equal(a->role, b->role);
+	}
+	for (size_t i = 0; i < x->n_eth_ports; i++) {
+		const struct fab_eth_port *a = &x->eth_ports[i], *b = &y->eth_ports[i];
+		assert_int_equal(a->system_idx, b->system_idx);
+		assert_int_equal(a->flags, b->flags);
+		SAME_STR(a->ifname, b->ifname);
+		SAME_STR(a->mac, b->mac);
+		assert_int_equal(a->mtu, b->mtu);
+		assert_int_equal(a->speed_mbps, b->speed_mbps);
+		SAME_STR(a->state, b->state);
+		SAME_STR(a->port_id, b->port_id);
+		SAME_STR(a->port_id_subtype, b->port_id_subtype);
+		SAME_STR(a->port_descr, b->port_descr);
+		same_dcbx(x, &a->adv, y, &b->adv);
+		same_tlvs(x, a->tlv_first, a->tlv_count, y, b->tlv_first, b->tlv_count);
+		assert_int_equal(a->dcb_status, b->dcb_status);
+		assert_int_equal(a->dcbx_mode, b->dcbx_mode);
+		if (a->dcb_status == FAB_DCB_OK)
+			same_dcbx(x, &a->dcb, y, &b->dcb);
+		assert_int_equal(a->rdma_port_idx, b->rdma_port_idx);
+		assert_memory_equal(&a->ecn, &b->ecn, sizeof(a->ecn));
+	}
+	for (size_t i = 0; i < x->n_neighbors; i++) {
+		const struct fab_lldp_neighbor *a = &x->neighbors[i], *b = &y->neighbors[i];
+		assert_int_equal(a->port_idx, b->port_idx);
+		SAME_STR(a->chassis_id, b->chassis_id);
+		SAME_STR(a->chassis_id_subtype, b->chassis_id_subtype);
+		SAME_STR(a->system_name, b->system_name);
+		SAME_STR(a->system_descr, b->system_descr);
+		SAME_STR(a->mgmt_address, b->mgmt_address);
+		SAME_STR(a->port_id, b->port_id);
+		SAME_STR(a->port_id_subtype, b->port_id_subtype);
+		SAME_STR(a->port_descr, b->port_descr);
+		assert_int_equal(a->ttl, b->ttl);
+		assert_int_equal(a->cap_enabled, b->cap_enabled);
+		same_dcbx(x, &a->dcbx, y, &b->dcbx);
+		same_tlvs(x, a->tlv_first, a->tlv_count, y, b->tlv_first, b->tlv_count);
+		assert_int_equal(a->remote_system_idx, b->remote_system_idx);
+		assert_int_equal(a->remote_port_idx, b->remote_port_idx);
+	}
+	assert_memory_equal(x->links, y->links, x->n_links * sizeof(*x->links));
+	for (size_t i = 0; i < x->n_devices; i++) {
+		const struct fab_rdma_device *a = &x->devices[i], *b = &y->devices[i];
+		assert_int_equal(a->system_idx, b->system_idx);
+		SAME_STR(a->name, b->name);
+		assert_int_equal(a->node_guid, b->node_guid);
+		assert_int_equal(a->sys_image_guid, b->sys_image_guid);
+		SAME_STR(a->node_desc, b->node_desc);
+		SAME_STR(a->fw_ver, b->fw_ver);
+		SAME_STR(a->hca_type, b->hca_type);
+		SAME_STR(a->board_id, b->board_id);
+		SAME_STR(a->pci_address, b->pci_address);
+		assert_int_equal(a->pcie_width, b->pcie_width);
+		assert_true(a->pcie_speed_gts == b->pcie_speed_gts);
+		assert_int_equal(a->port_first, b->port_first);
+		assert_int_equal(a->port_count, b->port_count);
+	}
+	for (size_t i = 0; i < x->n_rdma_ports; i++) {
+		const struct fab_rdma_port *a = &x->rdma_ports[i], *b = &y->rdma_ports[i];
+		assert_int_equal(a->device_idx, b->device_idx);
+		assert_int_equal(a->port_num, b->port_num);
+		assert_int_equal(a->state, b->state);
+		SAME_STR(a->rate, b->rate);
+		SAME_STR(a->netdev, b->netdev);
+		assert_int_equal(a->eth_port_idx, b->eth_port_idx);
+		assert_int_equal(a->ctr_count, b->ctr_count);
+		for (uint32_t k = 0; k < a->ctr_count; k++) {
+			const struct fab_rdma_counter *c = &x->counters[a->ctr_first + k];
+			const struct fab_rdma_counter *d = &y->counters[b->ctr_first + k];
+			SAME_STR(c->name, d->name);
+			assert_int_equal(fab_rdma_counter_kind(c), fab_rdma_counter_kind(d));
+			assert_int_equal(c->value, d->value);
+		}
+	}
+	for (size_t i = 0; i < x->n_inputs; i++) {
+		SAME_STR(x->inputs[i].file, y->inputs[i].file);
+		assert_int_equal(x->inputs[i].mtime_ns, y->inputs[i].mtime_ns);
+		assert_int_equal(x->inputs[i].status, y->inputs[i].status);
+	}
+}
+
+/* The file read three ways: directly, with SQLite (a -journal beside it
+ * makes the direct reader step aside), with the store's loader. */
+static void three_ways(const char *path, struct fab_snapshot **direct_out)
+{
+	struct fab_snapshot *d = NULL, *q = NULL, *l = NULL;
+	struct fab_store_input di, qi;
+	struct fab_store *st;
+	FILE *f;
+
+	assert_int_equal(fab_store_read_input(NULL, path, &d, &di), 0);
+	assert_true(di.direct);
+	assert_int_equal(access(side, F_OK), -1); /* nothing written beside it */
+	assert_non_null(f = fopen(side, "w"));
+	fclose(f);
+	assert_int_equal(fab_store_read_input(NULL, path, &q, &qi), 0);
+	assert_false(qi.direct);
+	unlink(side);
+	assert_int_equal(di.mtime_ns, qi.mtime_ns);
+	assert_int_equal(di.size, qi.size);
+	assert_false(di.has_ib);
+	assert_int_equal(fab_store_open(path, FAB_STORE_READONLY, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, 0, &l), 0);
+	fab_store_close(st);
+	assert_int_equal(d->scan_id, l->scan_id);
+	assert_int_equal(d->started_at_ms, l->started_at_ms);
+	assert_int_equal(d->finished_at_ms, l->finished_at_ms);
+	assert_int_equal(d->status, l->status);
+	assert_string_equal(d->source, l->source);
+	assert_int_equal(d->n_errors, l->n_errors);
+	same_model(d->roce, q->roce);
+	same_model(d->roce, l->roce);
+	fab_snapshot_free(q);
+	fab_snapshot_free(l);
+	*direct_out = d;
+}
+
+/* A collected-looking file: the fixtures' RoCE fabric alone, two scans. */
+static void write_file(const char *path, struct fab_roce *r, int64_t t)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	struct fab_store *st;
+
+	s->started_at_ms = t;
+	s->finished_at_ms = t + 2000;
+	s->status = FAB_SCAN_PARTIAL;
+	s->host = fab_snapshot_strdup(s, "host1", SIZE_MAX);
+	s->source = fab_snapshot_strdup(s, "lldp:/run/lldpd.socket", SIZE_MAX);
+	s->roce = r;
+	fab_snapshot_add_error(s, 0, -1, "lldp", "lldpd did not answer: %s", "a test");
+	assert_int_equal(fab_store_open(path, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_write_scan(st, s), 0);
+	fab_store_close(st);
+	s->roce = NULL;
+	fab_snapshot_free(s);
+	/* a writer's -wal and -shm are gone once it closed the file */
+	char p[700];
+	snprintf(p, sizeof(p), "%s-wal", path);
+	assert_int_equal(access(p, F_OK), -1);
+}
+
+static void test_fixture_fabric(void **state)
+{
+	struct fab_snapshot *fx = rf_base(0), *d;
+
+	/* an older scan first: the latest is what is read */
+	write_file(db, fx->roce, RF_T0 - 3600000);
+	write_file(db, fx->roce, RF_T0);
+	three_ways(db, &d);
+	assert_int_equal(d->scan_id, 2);
+	assert_int_equal(d->started_at_ms, RF_T0);
+	assert_int_equal(d->n_errors, 1);
+	assert_string_equal(d->errors[0].what, "lldp");
+	same_model(d->roce, fx->roce);
+	fab_snapshot_free(d);
+	fab_snapshot_free(fx);
+}
+
+/* Interior pages in every table (2,000 systems), records over overflow
+ * pages (a 3,000-byte description, 1,500-byte TLV, long port names). */
+static void test_large(void **state)
+{
+	struct fab_roce *r = fab_roce_new();
+	static uint8_t big[1500];
+	char name[64], descr[3001];
+	struct fab_snapshot *d;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7);
+	memset(descr, 'd', sizeof(descr) - 1);
+	descr[sizeof(descr) - 1] = '\0';
+	for (unsigned i = 0; i < 2000; i++) {
+		struct fab_roce_system *s = fab_roce_add_system(r);
+		snprintf(name, sizeof(name), "host%05u", i);
+		s->name = fab_roce_strdup(r, name);
+		s->chassis_id = fab_roce_strdup(r, name);
+		s->description = i % 97 ? "a host" : descr;
+		s->collected = true;
+		s->collected_at_ms = RF_T0 + i;
+		uint32_t si = (uint32_t)r->n_systems - 1;
+		for (unsigned k = 0; k < 2; k++) {
+			struct fab_eth_port *p = fab_roce_add_eth_port(r, si);
+			snprintf(name, sizeof(name), "eth%u-%s", k, i % 13 ? "" : "a-long-interface-name");
+			p->ifname = fab_roce_strdup(r, name);
+			p->mtu = 9000;
+			p->flags = FAB_ETH_F_LLDP | FAB_ETH_F_SYSFS;
+			uint32_t pi = (uint32_t)r->n_eth_ports - 1, first = (uint32_t)r->n_tlvs;
+			fab_roce_add_tlv(r, FAB_OUI_8021, FAB_8021_PFC, RF_PFC3, sizeof(RF_PFC3));
+			if (i % 50 == 0)
+				fab_roce_add_tlv(r, 0x00120f, 1, big, sizeof(big));
+			r->eth_ports[pi].tlv_first = first;
+			r->eth_ports[pi].tlv_count = (uint32_t)r->n_tlvs - first;
+			struct fab_lldp_neighbor *n = fab_roce_add_neighbor(r, pi);
+			snprintf(name, sizeof(name), "leaf%03u", i / 16);
+			n->system_name = fab_roce_strdup(r, name);
+			n->chassis_id = n->system_name;
+			snprintf(name, sizeof(name), "swp%u", i % 16 * 2 + k + 1);
+			n->port_id = fab_roce_strdup(r, name);
+			n->port_id_subtype = "ifname";
+		}
+		struct fab_rdma_device *v = fab_roce_add_device(r, si);
+		v->name = "mlx5_0";
+		v->node_guid = 0x0002c90300e00000ull + i;
+		struct fab_rdma_port *q = fab_roce_add_rdma_port(r, (uint32_t)r->n_devices - 1);
+		q->port_num = 1;
+		q->netdev = "eth0-";
+		for (unsigned k = 0; k < 3; k++) {
+			snprintf(name, sizeof(name), "counter_%u", k);
+			fab_roce_add_counter(r, (uint32_t)r->n_rdma_ports - 1, k % FAB_RDMA_CTR__COUNT, name,
+					     (uint64_t)i * 1000 + k + (k == 2 ? 0x8000000000000000ull : 0));
+		}
+	}
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		struct fab_dcbx dx;
+		fab_roce_decode_tlvs(r, r->eth_ports[i].tlv_first, r->eth_ports[i].tlv_count, &dx);
+		r->eth_ports[i].adv = dx;
+	}
+	assert_int_equal(fab_roce_resolve(r), 0);
+	write_file(db, r, RF_T0);
+	three_ways(db, &d);
+	same_model(d->roce, r);
+	fab_snapshot_free(d);
+	fab_roce_free(r);
+}
+
+/* Damaged copies: cut short, or a byte changed here and there. Each read
+ * ends in an error or in a model whose references stay inside it. */
+static void consistent(const struct fab_snapshot *s)
+{
+	const struct fab_roce *r = s->roce;
+
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		assert_true(r->eth_ports[i].system_idx < r->n_systems);
+		assert_true(r->eth_ports[i].tlv_first + (uint64_t)r->eth_ports[i].tlv_count <= r->n_tlvs ||
+			    !r->eth_ports[i].tlv_count);
+	}
+	for (size_t i = 0; i < r->n_neighbors; i++)
+		assert_true(r->neighbors[i].port_idx < r->n_eth_ports);
+	for (size_t i = 0; i < r->n_links; i++)
+		assert_true(r->links[i].a < r->n_eth_ports && r->links[i].b < r->n_eth_ports);
+	for (size_t i = 0; i < r->n_rdma_ports; i++)
+		assert_true(r->rdma_ports[i].ctr_first + (uint64_t)r->rdma_ports[i].ctr_count <= r->n_counters ||
+			    !r->rdma_ports[i].ctr_count);
+}
+
+static void test_damaged(void **state)
+{
+	struct fab_snapshot *fx = rf_base(0), *s;
+	struct stat sb;
+	FILE *f;
+
+	write_file(db, fx->roce, RF_T0);
+	assert_int_equal(stat(db, &sb), 0);
+	size_t n = (size_t)sb.st_size;
+	uint8_t *data = malloc(n);
+	assert_non_null(f = fopen(db, "rb"));
+	assert_int_equal(fread(data, 1, n, f), n);
+	fclose(f);
+	struct fab_store_reader *rd;
+	assert_int_equal(fab_store_reader_new(&rd), 0);
+	unsigned errors = 0, models = 0;
+	for (size_t at = 0; at < n; at += 211) {
+		for (int cut = 0; cut < 2; cut++) {
+			assert_non_null(f = fopen(bad, "wb"));
+			if (cut) {
+				fwrite(data, 1, at, f);
+			} else {
+				uint8_t keep = data[at];
+				data[at] ^= (uint8_t)(0x5a + at);
+				fwrite(data, 1, n, f);
+				data[at] = keep;
+			}
+			fclose(f);
+			s = NULL;
+			if (fab_store_read_input(rd, bad, &s, NULL)) {
+				assert_non_null(strstr(fab_errmsg(), bad)); /* names the file */
+				errors++;
+			} else {
+				consistent(s);
+				models++;
+			}
+			fab_snapshot_free(s);
+			fabfix_unlink_db(bad);
+		}
+	}
+	fab_store_reader_free(rd);
+	assert_true(errors > 0 && models > 0);
+	free(data);
+	fab_snapshot_free(fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fixture_fabric, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
