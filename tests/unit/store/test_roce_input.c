@@ -25,11 +25,14 @@
 #include <unistd.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/names.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "unit/rules/rulefix.h"
 #include "unit/store/roce_same.h"
+#include "store/dbfile.h"
+#include <sqlite3.h>
 
 static char db[600], side[700], bad[600];
 
@@ -261,9 +264,121 @@ static void test_damaged(void **state)
 	fab_snapshot_free(fx);
 }
 
+/*
+ * The file format reader on its own (store/dbfile.c), against SQLite reading
+ * the same file: a WITHOUT ROWID table whose key is not its first columns
+ * (the record holds the key first), a rowid table whose INTEGER PRIMARY KEY
+ * is the rowid, a column added later with a DEFAULT (older records lack it),
+ * every serial type (NULL, 0, 1, 8- to 64-bit integers, reals, text, blobs),
+ * records over overflow pages in both kinds of b-tree, interior pages.
+ */
+struct cmp_ctx {
+	sqlite3_stmt *q; /* the same rows, from SQLite, in key order */
+	const struct fab_dbtable *t;
+	int rows;
+};
+
+static int cmp_row(const struct fab_dbrec *rec, void *ctx)
+{
+	struct cmp_ctx *x = ctx;
+
+	assert_int_equal(sqlite3_step(x->q), SQLITE_ROW);
+	for (int c = 0; c < x->t->n_cols; c++) {
+		struct fab_dbval v;
+		assert_int_equal(fab_dbrec_get(rec, x->t, c, &v), 0);
+		switch (sqlite3_column_type(x->q, c)) {
+		case SQLITE_NULL:
+			assert_int_equal(v.type, FAB_DBV_NULL);
+			break;
+		case SQLITE_INTEGER:
+			assert_int_equal(v.type, FAB_DBV_INT);
+			assert_int_equal(v.i, sqlite3_column_int64(x->q, c));
+			break;
+		case SQLITE_FLOAT: /* a REAL column keeps whole numbers as integers on disk */
+			assert_true(v.type == FAB_DBV_FLOAT ? v.f == sqlite3_column_double(x->q, c)
+				    : v.type == FAB_DBV_INT && (double)v.i == sqlite3_column_double(x->q, c));
+			break;
+		default: {
+			const void *b = sqlite3_column_blob(x->q, c);
+			assert_int_equal(v.type, sqlite3_column_type(x->q, c) == SQLITE_TEXT ? FAB_DBV_TEXT
+											     : FAB_DBV_BLOB);
+			assert_int_equal(v.len, sqlite3_column_bytes(x->q, c));
+			assert_memory_equal(v.p, b, v.len);
+		}
+		}
+	}
+	x->rows++;
+	return 0;
+}
+
+static void test_dbfile_layouts(void **state)
+{
+	sqlite3 *q;
+	char big[5000], sql[256];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(sqlite3_open(db, &q), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(q,
+		"PRAGMA page_size = 1024;"
+		"CREATE TABLE k(a INTEGER NOT NULL, b TEXT, c BLOB NOT NULL, d REAL, PRIMARY KEY (c, a)) WITHOUT ROWID;"
+		"CREATE TABLE r(id INTEGER PRIMARY KEY, x TEXT, y INTEGER);", NULL, NULL, NULL), SQLITE_OK);
+	static const int64_t ints[] = { 0, 1, -1, 127, -128, 300, -40000, 8388607, -8388608, 2147483647,
+					-2147483648LL, 140737488355327LL, INT64_MAX, INT64_MIN };
+	sqlite3_stmt *k, *r;
+	assert_int_equal(sqlite3_prepare_v2(q, "INSERT INTO k VALUES (?,?,?,?)", -1, &k, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(q, "INSERT INTO r(x, y) VALUES (?,?)", -1, &r, NULL), SQLITE_OK);
+	sqlite3_exec(q, "BEGIN", NULL, NULL, NULL);
+	for (int i = 0; i < 600; i++) {
+		int64_t v = ints[i % (int)ARRAY_SIZE(ints)];
+		unsigned char key[8] = { (unsigned char)(i >> 8), (unsigned char)i, 1, 2 };
+		sqlite3_bind_int64(k, 1, v);
+		if (i % 7)
+			sqlite3_bind_text(k, 2, i % 41 ? "text" : big, -1, SQLITE_STATIC);
+		sqlite3_bind_blob(k, 3, key, i % 5 ? 4 : 8, SQLITE_STATIC);
+		if (i % 3)
+			sqlite3_bind_double(k, 4, i * 0.25 - 3);
+		assert_int_equal(sqlite3_step(k), SQLITE_DONE);
+		sqlite3_reset(k);
+		sqlite3_clear_bindings(k);
+		sqlite3_bind_text(r, 1, i % 53 ? "r" : big, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(r, 2, v);
+		assert_int_equal(sqlite3_step(r), SQLITE_DONE);
+		sqlite3_reset(r);
+	}
+	sqlite3_exec(q, "COMMIT", NULL, NULL, NULL);
+	sqlite3_finalize(k);
+	sqlite3_finalize(r);
+	/* a column added with a default: the records above do not have it */
+	assert_int_equal(sqlite3_exec(q, "ALTER TABLE r ADD COLUMN z INTEGER NOT NULL DEFAULT 5;"
+					 "INSERT INTO r(x, y, z) VALUES ('new', 1, 9);", NULL, NULL, NULL), SQLITE_OK);
+	struct fab_dbfile *f = fab_dbfile_new();
+	assert_non_null(f);
+	assert_int_equal(fab_dbfile_load(f, db, NULL), 0);
+	static const char *const order[][2] = { { "k", "c, a" }, { "r", "id" } };
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		struct fab_dbtable t;
+		assert_int_equal(fab_dbfile_table(f, order[i][0], &t), 0);
+		assert_int_equal(t.without_rowid, !i);
+		snprintf(sql, sizeof(sql), "SELECT %s FROM %s ORDER BY %s",
+			 i == 0 ? "a, b, c, d" : "id, x, y, z", order[i][0], order[i][1]);
+		struct cmp_ctx x = { .t = &t };
+		assert_int_equal(sqlite3_prepare_v2(q, sql, -1, &x.q, NULL), SQLITE_OK);
+		assert_int_equal(fab_dbfile_scan(f, &t, cmp_row, &x), 0);
+		assert_int_equal(sqlite3_step(x.q), SQLITE_DONE); /* no row left out */
+		sqlite3_finalize(x.q);
+		assert_int_equal(x.rows, i == 0 ? 600 : 601);
+	}
+	struct fab_dbtable t;
+	assert_int_equal(fab_dbfile_table(f, "nothing", &t), -ENOENT);
+	fab_dbfile_free(f);
+	sqlite3_close(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_dbfile_layouts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixture_fabric, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
