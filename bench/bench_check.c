@@ -32,26 +32,12 @@
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "fabfix/fabfix.h"
+#include "bench/benchclock.h"
 
 #define TARGET_S 1.0
 #define TARGET_MB 256.0
 #define T0 1772359200000LL /* 2026-03-01T10:00:00Z */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static struct fab_snapshot *build(unsigned spines, unsigned leaves, unsigned hpl, int64_t shift)
 {

@@ -5,7 +5,7 @@
  * `fabsweep route` between two hosts under 50 ms, and what the tables cost
  * in the database.
  *
- *   bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc N] [--lanes] [--counters]
+ *   bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc N] [--lanes] [--counters] [--qos]
  *
  * The topology (an ibnetdiscover file, e.g.
  * fixtures/real/ibnetdiscover/selene.compute.txt: 666 switches, 4,341 CAs)
@@ -29,6 +29,12 @@
  * details and per-VL waits, symbol errors for link.ber_high): then the load
  * and every rule (`check` without storing its findings) must take under
  * 0.5 s (issue 30's target for Selene).
+ * With --qos it
+ * gets what a scan that saw a QoS policy reads (docs/scan.md "VL and QoS
+ * tables"): every cabled port's SL2VL tables (a switch's for every in-port
+ * and out-port pair) and VLArbitration tables, every port running VL0-7;
+ * then `fabsweep check` (fab_pipeline_check: load, every rule, store) is
+ * timed too, best of 3, with the vl.* rules' own time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,7 +47,9 @@
 #include <unistd.h>
 
 #include "fabsweep/error.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/qos.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/scan.h"
@@ -156,7 +164,66 @@ static int add_lanes(struct fab_snapshot *s, bool lanes)
 	return 0;
 }
 
-static int build(const char *topo, const char *db, char *src, char *dst, size_t len, bool lanes)
+/* What a scan that saw a QoS policy reads (--qos): every cabled port's
+ * tables, SL n and n + 8 on VL n, ibsim's arbitration tables, VL0-7. */
+static int add_qos(struct fab_snapshot *s)
+{
+	struct fab_qos *k = fab_snapshot_qos(s);
+	size_t tables = 0;
+
+	if (!k)
+		return 1;
+	k->reason = FAB_QOS_POLICY;
+	for (size_t i = 0; i < s->n_ports; i++) {
+		struct fab_port *p = &s->ports[i];
+		if (!p->port_num || p->remote_idx == FAB_NONE)
+			continue;
+		p->op_vls = p->vl_cap = 4;
+		struct fab_vlarb *v = fab_qos_add_vlarb(k);
+		if (!v)
+			return 1;
+		v->port_idx = (uint32_t)i;
+		v->n_high = v->n_low = 8;
+		for (unsigned e = 0; e < 8; e++) {
+			v->high[e] = (struct fab_vlarb_entry){ (uint8_t)e, (uint8_t)(e ? 0 : 4) };
+			v->low[e] = (struct fab_vlarb_entry){ (uint8_t)e, (uint8_t)(e ? 4 : 0) };
+		}
+	}
+	for (size_t n = 0; n < s->n_nodes; n++) {
+		const struct fab_node *nd = &s->nodes[n];
+		bool sw = nd->type == FAB_NODE_SWITCH;
+		/* a switch: every in-port (0 or cabled) to every other cabled
+		 * port; a CA: its cabled ports' own tables (in 0) */
+		for (uint32_t a = 0; a < (sw ? nd->port_count : 1); a++) {
+			const struct fab_port *in = sw ? &s->ports[nd->port_first + a] : NULL;
+			unsigned in_num = in ? in->port_num : 0;
+			if (in && in_num && in->remote_idx == FAB_NONE)
+				continue;
+			for (uint32_t b = 0; b < nd->port_count; b++) {
+				const struct fab_port *out = &s->ports[nd->port_first + b];
+				if (!out->port_num || out->remote_idx == FAB_NONE || out == in ||
+				    fab_routing_sl2vl(s->routing, (uint32_t)n, in_num, out->port_num))
+					continue;
+				struct fab_sl2vl *t = fab_routing_add_sl2vl(s->routing);
+				if (!t)
+					return 1;
+				*t = (struct fab_sl2vl){ .node_idx = (uint32_t)n, .in = (uint8_t)in_num,
+							 .out = out->port_num };
+				for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+					t->vl[sl] = (uint8_t)(sl % 8);
+				tables++;
+			}
+		}
+	}
+	fab_routing_sort_sl2vl(s->routing);
+	fab_qos_sort(k);
+	printf("qos: %zu SL2VL tables more, %zu ports' VLArbitration tables (a QoS policy's scan)\n",
+	       tables, k->n_vlarb);
+	return 0;
+}
+
+static int build(const char *topo, const char *db, char *src, char *dst, size_t len, bool lanes,
+		 bool qos)
 {
 	struct fab_snapshot *s = fab_snapshot_new();
 	struct fab_store *st;
@@ -173,7 +240,7 @@ static int build(const char *topo, const char *db, char *src, char *dst, size_t 
 		fprintf(stderr, "bench_routing: out of memory\n");
 		return 1;
 	}
-	if (add_lanes(s, lanes)) {
+	if (add_lanes(s, lanes) || (qos && add_qos(s))) {
 		fprintf(stderr, "bench_routing: out of memory\n");
 		return 1;
 	}
@@ -191,11 +258,12 @@ static int build(const char *topo, const char *db, char *src, char *dst, size_t 
 	 * (src, dst: views seeded with their nodes) and by description (src + 2 *
 	 * len, dst + 2 * len: only the path is read) */
 	src[0] = dst[0] = 0;
+	fab_snapshot_name_nodes(s); /* by name: the node's (with its digits where shared) */
 	for (size_t i = 0; i < s->n_nodes; i++)
 		if (s->nodes[i].type == FAB_NODE_CA && s->nodes[i].lid) {
-			char *to = src[0] ? dst : src;
+			char *to = src[0] ? dst : src, nb[FAB_NODE_NAME_CAP];
 			snprintf(to, len, "%u", s->nodes[i].lid);
-			snprintf(to + 2 * len, DESC, "%s", s->nodes[i].desc);
+			snprintf(to + 2 * len, DESC, "%s", fab_node_name(s, (uint32_t)i, NULL, nb, sizeof(nb)));
 		}
 	printf("fabric: %s: %zu nodes, %zu ports, %zu switches, %zu bytes of tables (min-hop, %.2f s)\n",
 	       topo, s->n_nodes, s->n_ports, n_sw, bytes, now_s() - t0);
@@ -268,7 +336,29 @@ static int measure(const char *db, const char *src, const char *dst)
 	 * makes wall time longer (every rule's CPU is within the run's) */
 	double cpu_all = (double)clock() / CLOCKS_PER_SEC - c0;
 	bad |= (routing_s > RULES_S && cpu_all > RULES_S) || mb > RULES_MB;
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(t[i].id, "vl.", 3))
+			printf("rule %-20s %.3f s, %u findings\n", t[i].id, res.seconds[i], res.n_findings[i]);
 	fab_snapshot_free(snap);
+	/* `fabsweep check`: the load, every rule, the findings stored; best of 3 */
+	double check_s = 1e9, check_cpu = 1e9;
+	for (int k = 0; k < 3; k++) {
+		struct fab_pipeline_check job = { .db = db, .scan_id = 2,
+						  .node_name_map = "", .fail_on = FAB_FAIL_NEVER };
+		struct fab_pipeline_check_result *r = NULL;
+		double k0 = now_s(), kc0 = (double)clock() / CLOCKS_PER_SEC;
+		if (fab_pipeline_check(&job, &r)) {
+			fprintf(stderr, "bench_routing: %s\n", fab_errmsg());
+			return 1;
+		}
+		fab_pipeline_check_free(r);
+		if (now_s() - k0 < check_s)
+			check_s = now_s() - k0;
+		if ((double)clock() / CLOCKS_PER_SEC - kc0 < check_cpu)
+			check_cpu = (double)clock() / CLOCKS_PER_SEC - kc0;
+	}
+	printf("check (load, every rule, store the findings): %.3f s wall, %.3f s CPU, best of 3\n", check_s,
+	       check_cpu);
 	for (int by_name = 1; by_name >= 0; by_name--) {
 		const char *a = by_name ? src + 2 * NAME : src, *b = by_name ? dst + 2 * NAME : dst;
 		best_ms = best_cpu_ms = 1e9;
@@ -302,7 +392,7 @@ static int measure(const char *db, const char *src, const char *dst)
 int main(int argc, char **argv)
 {
 	char db[512] = "", src[2 * NAME + DESC], dst[2 * NAME + DESC];
-	bool keep = false, lanes = false;
+	bool keep = false, lanes = false, qos = false;
 	const char *topo = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -317,20 +407,22 @@ int main(int argc, char **argv)
 			counters = true;
 		else if (!strcmp(argv[i], "--lanes"))
 			lanes = true;
+		else if (!strcmp(argv[i], "--qos"))
+			qos = true;
 		else if (argv[i][0] != '-' && !topo)
 			topo = argv[i];
 		else {
-			fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3] [--lanes] [--counters]\n");
+			fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3] [--lanes] [--counters] [--qos]\n");
 			return 2;
 		}
 	}
 	if (!topo) {
-		fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3] [--lanes] [--counters]\n");
+		fprintf(stderr, "usage: bench_routing TOPOLOGY_FILE [--db FILE] [--keep] [--lmc 0-3] [--lanes] [--counters] [--qos]\n");
 		return 2;
 	}
 	if (!db[0])
 		fabfix_path(db, sizeof(db), "bench_routing", ".db");
-	if (build(topo, db, src, dst, NAME, lanes))
+	if (build(topo, db, src, dst, NAME, lanes, qos))
 		return 1;
 	fflush(stdout);
 	pid_t pid = fork();

@@ -13,7 +13,8 @@
  * file name before the number): system name host%05d, NIC k (the
  * template's ports in order) MAC 0a:hh:hh:hh:00:kk (h in 24 bits; port id and
  * chassis id follow the MACs), management address 198.18.0.0/15 from h,
- * RDMA devices' node and system image GUIDs 0xa088c203000000 + h << 8 + k.
+ * RDMA devices' node and system image GUIDs 0xa088c203000000 + h << 8 + k,
+ * module serial numbers MT%05u%02u (h, k), when the template has modules.
  * Its NIC k hears leaf%04d L = (h / per_leaf) * NICs + k (rail-optimised:
  * one leaf per NIC of every group of per_leaf hosts) on port swp%u
  * (h % per_leaf + 1), whose MAC is 0e:ll:ll:00:pp:00 and whose chassis id
@@ -171,6 +172,9 @@ static void rename_all(const struct tpl *t, struct ids *x)
 			y->mgmt_address = n->mgmt_address;
 		}
 	}
+	/* each NIC's pluggable module its own serial number */
+	for (size_t i = 0; i < r->modules.n; i++)
+		r->modules.mods[i].serial = fmt(x, "MT%05u%02u", h, nic_of(t, r->modules.mods[i].port_idx));
 	for (size_t i = 0; i < r->n_devices; i++) {
 		struct fab_rdma_device *d = &r->devices[i];
 		d->node_guid = 0xa088c20300000000ull + ((uint64_t)h << 8) + i;

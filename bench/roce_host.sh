@@ -3,7 +3,7 @@
 # benchmark (bench_merge.sh) and tests (tests/integration/test_roce_fleet.sh),
 # which clone it into N hosts with bench/roce_clone.
 #
-#   bench/roce_host.sh --out FILE [--pfc4 NIC]
+#   bench/roce_host.sh --out FILE [--pfc4 NIC] [--ethtool]
 #
 # Builds two network namespaces, a host and a leaf, joined by 8 veth pairs
 # (host eth0..eth7 <-> leaf swp1..swp8, MTU 9000), runs a real lldpd in each
@@ -17,19 +17,25 @@
 # fixtures/sysfs/procfs. Then `fabsweep collect` runs in the host namespace
 # (its lldpd socket, that sysfs root) and writes FILE. --pfc4 NIC makes the
 # host advertise PFC on priority 4 on eth<NIC> (a fault; the leaf stays on 3).
+# --ethtool also gives collect each NIC's saved ethtool outputs (collect
+# --ethtool-dir: the real overloaded mlx5's `ethtool -S` of
+# fixtures/ethtool, the real QSFP28 dump of fixtures/modules), so the file
+# has NIC counters and modules as a host with ethtool has; without it the
+# veths' own ethtool answers are not read (the sysfs root is the copy).
 # Needs root; removes namespaces, daemons (by PID) and files on any exit.
 set -uo pipefail
 : "${FABSWEEP:?set FABSWEEP to the fabsweep binary}"
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out="" pfc4=""
+out="" pfc4="" ethtool=0
 while (($#)); do
 	case $1 in
 	--out) out=$2; shift 2 ;;
 	--pfc4) pfc4=$2; shift 2 ;;
-	*) echo "usage: $0 --out FILE [--pfc4 NIC]" >&2; exit 2 ;;
+	--ethtool) ethtool=1; shift ;;
+	*) echo "usage: $0 --out FILE [--pfc4 NIC] [--ethtool]" >&2; exit 2 ;;
 	esac
 done
-[[ -n $out ]] || { echo "usage: $0 --out FILE [--pfc4 NIC]" >&2; exit 2; }
+[[ -n $out ]] || { echo "usage: $0 --out FILE [--pfc4 NIC] [--ethtool]" >&2; exit 2; }
 [[ $EUID -eq 0 ]] || { echo "roce_host.sh: needs root (network namespaces)" >&2; exit 1; }
 for tool in ip lldpd lldpcli; do
 	command -v "$tool" >/dev/null || { echo "roce_host.sh: '$tool' is missing (scripts/deps.sh installs it)" >&2; exit 1; }
@@ -133,5 +139,15 @@ for k in 0 1 2 3 4 5 6 7; do
 	echo "eth$k" >"$d/ports/1/gid_attrs/ndevs/0"
 	ln -s "../../../devices/pci0000:00/0000:00:0$k.0/$pci" "$d/device"
 done
+etargs=()
+if ((ethtool)); then
+	mkdir -p "$work/ethtool"
+	for k in 0 1 2 3 4 5 6 7; do
+		printf 'driver: mlx5_core\n' >"$work/ethtool/eth$k.info"
+		cp "$src/fixtures/ethtool/mlx5_overload_k6.5.stats" "$work/ethtool/eth$k.stats"
+		cp "$src/fixtures/modules/qsfp28_mma1b00_640b.hex" "$work/ethtool/eth$k.module"
+	done
+	etargs=(--ethtool-dir "$work/ethtool")
+fi
 ip netns exec "$pfx-host" "$FABSWEEP" collect --quiet --out "$out" --lldp-socket "$work/host.sock" \
-	--sysfs-root "$root" || die "collect failed (exit $?)"
+	--sysfs-root "$root" "${etargs[@]}" || die "collect failed (exit $?)"

@@ -50,6 +50,9 @@ int fab_cmd_merge(int argc, char **argv);
 int fab_cmd_sweep(int argc, char **argv);
 int fab_cmd_watch(int argc, char **argv);
 int fab_cmd_ready(int argc, char **argv);
+/* ready --local (cli/cmd_ready_local.c), called by fab_cmd_ready */
+int fab_cmd_ready_local(int argc, char **argv);
+int fab_cmd_physical(int argc, char **argv);
 
 /* ---- parsing (cli/common.c) ---------------------------------------------- */
 
@@ -67,6 +70,24 @@ int fab_cli_parse_int(const char *s, long min, long max, long *out);
  * prints a usage error naming cmd and returns FAB_EXIT_USAGE. */
 enum fab_cli_mad_opt { FAB_CLI_PORT, FAB_CLI_TIMEOUT, FAB_CLI_RETRIES, FAB_CLI_WINDOW };
 int fab_cli_mad_opt(const char *cmd, enum fab_cli_mad_opt which, const char *arg, int *out);
+/* The options of the commands that read this machine's RoCE view (collect,
+ * ready --local), one wording for all: FAB_CLI_ROCE_OPTIONS in their
+ * getopt table; fab_cli_roce_opt() takes option c when it is one of them
+ * (an --lldp-socket is appended to socks, room for argc) and returns -1,
+ * 0 when c is none of them, or prints a usage error naming cmd and returns
+ * FAB_EXIT_USAGE; fab_cli_roce_check() then checks that the directories
+ * given can be read (-1, or FAB_EXIT_USAGE after the message). */
+enum { FAB_CLI_O_LLDP = 1000, FAB_CLI_O_SYSFS, FAB_CLI_O_NODCB, FAB_CLI_O_DCBDIR, FAB_CLI_O_RTIMEOUT };
+#define FAB_CLI_ROCE_OPTIONS \
+	{ "lldp-socket", required_argument, NULL, FAB_CLI_O_LLDP }, \
+	{ "sysfs-root", required_argument, NULL, FAB_CLI_O_SYSFS }, \
+	{ "no-dcb", no_argument, NULL, FAB_CLI_O_NODCB }, \
+	{ "dcb-dir", required_argument, NULL, FAB_CLI_O_DCBDIR }, \
+	{ "timeout", required_argument, NULL, FAB_CLI_O_RTIMEOUT }
+struct fab_roce_opts;
+int fab_cli_roce_opt(const char *cmd, int c, const char *arg, struct fab_roce_opts *ro,
+		     const char **socks);
+int fab_cli_roce_check(const char *cmd, const struct fab_roce_opts *ro);
 /* getopt takes "-1" for an option. Returns a copy of argv (free() it) in
  * which such negative scan ids, outside option arguments (with_arg: the
  * options that take one, NULL-terminated) and before "--", lose their '-';
@@ -105,7 +126,8 @@ struct fab_cli_check_summary {
 	const struct fab_snapshot *base;      /* NULL: none */
 	const struct fab_snapshot *reference; /* NULL: none */
 	const struct fab_nodemap *names;      /* NULL: none */
-	size_t limit;                         /* findings listed; 0 all */
+	size_t limit;                         /* findings listed (nodes with summary); 0 all */
+	bool summary;                         /* by rule and by node, not each finding */
 };
 void fab_cli_print_check(const struct fab_cli_check_summary *s);
 
@@ -153,3 +175,6 @@ int fab_cli_db_baseline(const struct fab_cli_db_args *a);
  * hosts without tables, or why pairs were not checked). */
 struct fab_pipeline_ready_result;
 void fab_cli_print_ready_pairs(const struct fab_pipeline_ready_result *res);
+/* The exit code of a readiness verdict: 0 ready, 1 not ready, 3 could not check. */
+struct fab_ready;
+int fab_cli_ready_exit(const struct fab_ready *r);

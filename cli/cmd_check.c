@@ -17,7 +17,7 @@
 int fab_cmd_check(int argc, char **argv)
 {
 	enum { O_DB = 256, O_SCAN, O_CONFIG, O_FAIL_ON, O_BASELINE, O_LIMIT, O_QUIET, O_RULES_DIR,
-	       O_EXPECT, O_MAP, O_JSON };
+	       O_EXPECT, O_MAP, O_JSON, O_SUMMARY };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -30,13 +30,14 @@ int fab_cmd_check(int argc, char **argv)
 		{ "expect", required_argument, NULL, O_EXPECT },
 		{ "node-name-map", required_argument, NULL, O_MAP },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_pipeline_check job = {
 		.db = fab_cli_default_db(), .fail_on = FAB_SEV_ERROR, .note = fab_cli_problem,
 	};
 	struct fab_pipeline_check_result *r = NULL;
-	int quiet = 0, json = 0, c, fail_on;
+	int quiet = 0, json = 0, summary = 0, c, fail_on;
 	long limit = DEFAULT_LIMIT;
 
 	optind = 1;
@@ -48,6 +49,7 @@ int fab_cmd_check(int argc, char **argv)
 		case O_BASELINE: job.baseline = optarg; break;
 		case O_QUIET: quiet = 1; break;
 		case O_JSON: json = 1; break;
+		case O_SUMMARY: summary = 1; break;
 		case O_RULES_DIR: job.rules_dir = optarg; break;
 		case O_EXPECT: job.expect = optarg; break;
 		case O_MAP: job.node_name_map = optarg; break;
@@ -82,7 +84,7 @@ int fab_cmd_check(int argc, char **argv)
 		struct fab_json_check in = {
 			.snap = r->snap, .rules = &r->checked.rules, .site = &r->checked.site,
 			.cfg = r->cfg, .base = r->base, .reference = r->reference, .names = r->names,
-			.fail_on = job.fail_on, .failed = r->checked.failed,
+			.fail_on = job.fail_on, .failed = r->checked.failed, .summary = summary,
 		};
 		if (fab_json_check(stdout, &in))
 			ret = fab_cli_fail();
@@ -90,6 +92,7 @@ int fab_cmd_check(int argc, char **argv)
 		struct fab_cli_check_summary s = {
 			.snap = r->snap, .checked = &r->checked, .cfg = r->cfg, .base = r->base,
 			.reference = r->reference, .names = r->names, .limit = (size_t)limit,
+			.summary = summary,
 		};
 		fab_cli_print_check(&s);
 	}

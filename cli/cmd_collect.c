@@ -11,20 +11,22 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/snapshot.h"
 
 int fab_cmd_collect(int argc, char **argv)
 {
-	enum { O_OUT = 256, O_SOCK, O_SYSFS, O_NODCB, O_TIMEOUT, O_LABEL, O_QUIET };
+	enum { O_OUT = 256, O_LABEL, O_QUIET, O_ETHDIR, O_NOETH, O_NOMOD, O_INTERVAL };
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, O_OUT },
-		{ "lldp-socket", required_argument, NULL, O_SOCK },
-		{ "sysfs-root", required_argument, NULL, O_SYSFS },
-		{ "no-dcb", no_argument, NULL, O_NODCB },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		FAB_CLI_ROCE_OPTIONS,
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "ethtool-dir", required_argument, NULL, O_ETHDIR },
+		{ "no-ethtool", no_argument, NULL, O_NOETH },
+		{ "no-modules", no_argument, NULL, O_NOMOD },
+		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_pipeline_collect job = { .ro = { .note = fab_cli_note } };
@@ -32,27 +34,35 @@ int fab_cmd_collect(int argc, char **argv)
 	const char **socks = calloc((size_t)argc + 1, sizeof(*socks));
 	struct fab_snapshot *snap = NULL;
 	int c, quiet = 0, ret = FAB_EXIT_RUNTIME;
-	long v;
+	int64_t ms;
 
 	if (!socks)
 		return fab_cli_usage_error("collect", "out of memory");
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int r = fab_cli_roce_opt("collect", c, optarg, ro, socks);
+
+		if (r > 0) {
+			free(socks);
+			return r;
+		}
+		if (r < 0)
+			continue;
 		switch (c) {
 		case O_OUT: job.out = optarg; break;
-		case O_SOCK: socks[ro->n_lldp_sockets++] = optarg; break;
-		case O_SYSFS: ro->sysfs_root = optarg; break;
-		case O_NODCB: ro->no_dcb = true; break;
 		case O_LABEL: job.label = optarg; break;
 		case O_QUIET: quiet = 1; break;
-		case O_TIMEOUT:
-			if (fab_cli_parse_int(optarg, 1, 600000, &v)) {
+		case O_ETHDIR: ro->ethtool_dir = optarg; break;
+		case O_NOETH: ro->no_ethtool = true; break;
+		case O_NOMOD: ro->no_modules = true; break;
+		case O_INTERVAL:
+			if (fab_duration_parse(optarg, &ms) || ms > 60000) {
 				free(socks);
-				return fab_cli_usage_error("collect", "--timeout takes milliseconds from 1 to 600000, not '%s'",
+				return fab_cli_usage_error("collect", "--interval takes a duration up to 60s (500ms, 5s), not '%s'",
 							   optarg);
 			}
-			ro->timeout_ms = (int)v;
+			ro->interval_ms = (int)ms;
 			break;
 		default:
 			free(socks);
@@ -66,8 +76,12 @@ int fab_cmd_collect(int argc, char **argv)
 			       ? fab_cli_usage_error("collect", "unexpected argument '%s'", argv[optind])
 			       : fab_cli_usage_error("collect", "where to? --out FILE is required");
 	}
-	if (ro->sysfs_root && access(ro->sysfs_root, R_OK | X_OK) != 0) {
-		fab_cli_usage_error("collect", "cannot read --sysfs-root '%s': %s", ro->sysfs_root,
+	if (fab_cli_roce_check("collect", ro) > 0) {
+		free(socks);
+		return FAB_EXIT_USAGE;
+	}
+	if (ro->ethtool_dir && access(ro->ethtool_dir, R_OK | X_OK) != 0) {
+		fab_cli_usage_error("collect", "cannot read --ethtool-dir '%s': %s", ro->ethtool_dir,
 				    strerror(errno));
 		free(socks);
 		return FAB_EXIT_USAGE;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "fabsweep/error.h"
@@ -18,11 +19,12 @@
 
 int fab_cmd_merge(int argc, char **argv)
 {
-	enum { O_DB = 256, O_INTO, O_LIST, O_LABEL, O_QUIET };
+	enum { O_DB = 256, O_INTO, O_LIST, O_LABEL, O_QUIET, O_READY_DIR };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "into", required_argument, NULL, O_INTO },
 		{ "list", required_argument, NULL, O_LIST },
+		{ "ready-dir", required_argument, NULL, O_READY_DIR },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ NULL, 0, NULL, 0 },
@@ -48,6 +50,7 @@ int fab_cmd_merge(int argc, char **argv)
 			lists[job.n_lists++] = optarg;
 			break;
 		case O_LABEL: job.label = optarg; break;
+		case O_READY_DIR: job.ready_dir = optarg; break;
 		case O_QUIET: quiet = 1; break;
 		default:
 			return fab_cli_usage_error("merge", "unknown option '%s'; 'fabsweep help merge' lists them",
@@ -57,6 +60,9 @@ int fab_cmd_merge(int argc, char **argv)
 	if (optind >= argc && !job.n_lists)
 		return fab_cli_usage_error("merge", "which files? fabsweep merge --db DB FILE|DIR|-... "
 					   "[--list FILE]");
+	if (job.ready_dir && access(job.ready_dir, W_OK | X_OK) != 0)
+		return fab_cli_usage_error("merge", "cannot write into --ready-dir '%s': %s", job.ready_dir,
+					   strerror(errno));
 	job.files = (const char *const *)argv + optind;
 	job.n_files = (size_t)(argc - optind);
 	job.lists = lists;
@@ -70,6 +76,9 @@ int fab_cmd_merge(int argc, char **argv)
 	}
 	if (err == -ENOENT && res.snap && res.snap->n_errors && !quiet)
 		fab_cli_print_errors(stderr, res.snap); /* why no file could be merged */
+	if (err && res.snap && res.snap->scan_id > 0) /* committed, the extracts failed */
+		fprintf(stderr, "fabsweep: scan %lld committed to %s; %zu readiness extracts written, then:\n",
+			(long long)res.snap->scan_id, job.db, res.extracts);
 	if (err) {
 		fab_cli_fail();
 		goto out;
@@ -87,6 +96,8 @@ int fab_cmd_merge(int argc, char **argv)
 		fab_cli_roce_summary(stdout, snap);
 		fab_cli_print_errors(stdout, snap);
 		printf("database: %s\n", job.db);
+		if (job.ready_dir)
+			printf("readiness extracts: %zu in %s\n", res.extracts, job.ready_dir);
 	}
 	if (ret == FAB_EXIT_PARTIAL)
 		fab_cli_partial(snap);

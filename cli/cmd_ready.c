@@ -83,6 +83,9 @@ int fab_cmd_ready(int argc, char **argv)
 	int c, quiet = 0, verbose = 0, json = 0;
 	long v;
 
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--local"))
+			return fab_cmd_ready_local(argc, argv); /* a RoCE host: cli/cmd_ready_local.c */
 	fab_probe_opts_init(po);
 	optind = 1;
 	opterr = 0;
@@ -201,11 +204,7 @@ int fab_cmd_ready(int argc, char **argv)
 	}
 	if (!json)
 		print_result(res, quiet, verbose);
-	switch (fab_ready_overall(res->r)) {
-	case FAB_READY_OK: ret = FAB_EXIT_OK; break;
-	case FAB_READY_NOT_READY: ret = FAB_EXIT_FINDINGS; break;
-	default: ret = FAB_EXIT_RUNTIME; break;
-	}
+	ret = fab_cli_ready_exit(res->r);
 out:
 	fab_pipeline_ready_free(res);
 	fab_hostlist_free(hl);

@@ -179,6 +179,7 @@ int fab_cmd_scan(int argc, char **argv)
 		so->interval_s = 1; /* a second sample: which counters still move */
 	if (a.forensic) {
 		so->all_pkeys = true; /* non-enforcing switch ports' tables too */
+		so->all_qos = true;   /* every SL2VL and VLArbitration table */
 		so->sl2vl_max = UINT32_MAX; /* every lane a loop needs */
 	}
 	if (a.forensic && !a.label)

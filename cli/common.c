@@ -11,6 +11,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/roce_collect.h"
 #include "fabsweep/snapshot.h"
 
 /* ---- parsing ------------------------------------------------------------------ */
@@ -174,6 +175,39 @@ void fab_cli_partial(const struct fab_snapshot *snap)
 {
 	fprintf(stderr, "fabsweep: scan %lld committed as partial: %zu item%s missed (see table scan_errors)\n",
 		(long long)snap->scan_id, snap->n_errors, snap->n_errors == 1 ? "" : "s");
+}
+
+int fab_cli_roce_opt(const char *cmd, int c, const char *arg, struct fab_roce_opts *ro,
+		     const char **socks)
+{
+	long v;
+
+	switch (c) {
+	case FAB_CLI_O_LLDP: socks[ro->n_lldp_sockets++] = arg; ro->lldp_sockets = socks; return -1;
+	case FAB_CLI_O_SYSFS: ro->sysfs_root = arg; return -1;
+	case FAB_CLI_O_NODCB: ro->no_dcb = true; return -1;
+	case FAB_CLI_O_DCBDIR: ro->dcb_dir = arg; return -1;
+	case FAB_CLI_O_RTIMEOUT:
+		if (fab_cli_parse_int(arg, 1, 600000, &v))
+			return fab_cli_usage_error(cmd, "--timeout takes milliseconds from 1 to 600000, not '%s'",
+						   arg);
+		ro->timeout_ms = (int)v;
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+int fab_cli_roce_check(const char *cmd, const struct fab_roce_opts *ro)
+{
+	const char *dirs[3][2] = { { "--sysfs-root", ro->sysfs_root }, { "--dcb-dir", ro->dcb_dir },
+				   { "--ethtool-dir", ro->ethtool_dir } };
+
+	for (int k = 0; k < 3; k++)
+		if (dirs[k][1] && access(dirs[k][1], R_OK | X_OK) != 0)
+			return fab_cli_usage_error(cmd, "cannot read %s '%s': %s", dirs[k][0], dirs[k][1],
+						   strerror(errno));
+	return -1;
 }
 
 int fab_cli_mad_opt(const char *cmd, enum fab_cli_mad_opt which, const char *arg, int *out)

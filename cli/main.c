@@ -92,7 +92,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --baseline ID        compare counters with an earlier scan (id, -N, or a baseline name)\n"
 	  "  --expect FILE|SCAN   expected topology: an ibnetdiscover file, or a scan (id, -N, baseline name)\n"
 	  "  --node-name-map FILE node names in the summary (default /etc/rdma/ib-node-name-map if present; '' none)\n"
-	  "  --limit N            findings listed on the terminal (default 50, 0: all)\n"
+	  "  --limit N            findings listed on the terminal (default 50, 0: all; nodes with --summary)\n"
+	  "  --summary            the findings counted by rule and by node instead of each one (with --json: added)\n"
 	  "  --rules-dir DIR      site rules, *.sql (default /etc/fabsweep/rules.d if present; docs/site-rules.md)\n"
 	  "  --quiet              print nothing; the exit code says it\n"
 	  "  --json               one JSON document on stdout with every finding (docs/json/)\n" },
@@ -112,12 +113,24 @@ const struct fab_cmd fab_commands[] = {
 	  "                       and the findings raised in it (default: trends of the day before the scan)\n"
 	  "  --no-trends          HTML: no trend charts (no history read)\n"
 	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n" },
+	{ "physical", fab_cmd_physical, "modules, cables and bit error ratios of a snapshot, worst first",
+	  "  --db PATH            database\n"
+	  "  --scan ID            snapshot (default: the latest; -1 the one before)\n"
+	  "  --top N              rows of each list (default 10)\n"
+	  "  --node-name-map FILE node names (default /etc/rdma/ib-node-name-map if present; '' none)\n"
+	  "  --json               one JSON document on stdout with every row and module (docs/json/)\n" },
 	/* RoCE: collect on every machine, merge the files (docs/roce.md). */
-	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB) into a snapshot file",
+	{ "collect", fab_cmd_collect, "record this machine's RoCE view (lldpd, sysfs, DCB, ethtool) into a snapshot file",
 	  "  --out FILE           snapshot file to write (a fabsweep database with one scan; replaced atomically)\n"
 	  "  --lldp-socket PATH   lldpd control socket (repeatable; default lldpd's own)\n"
 	  "  --sysfs-root DIR     read sysfs from DIR instead of /sys (DCB is then not queried)\n"
 	  "  --no-dcb             do not query DCB over rtnetlink\n"
+	  "  --dcb-dir DIR        DCB from saved replies, DIR/<ifname>.bin, instead of the kernel\n"
+	  "  --ethtool-dir DIR    NIC statistics and modules from saved outputs: DIR/IF.stats\n"
+	  "                       (ethtool -S), DIR/IF.module (ethtool -m, hex or raw), DIR/IF.info (ethtool -i)\n"
+	  "  --no-ethtool         no NIC statistics or modules\n"
+	  "  --no-modules         no module EEPROMs\n"
+	  "  --interval D         read the NIC statistics twice, D apart (1s; at most 60s)\n"
 	  "  --timeout MS         per lldpd / netlink exchange (default 5000)\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
@@ -127,6 +140,8 @@ const struct fab_cmd fab_commands[] = {
 	  "  --list FILE          also the files FILE lists, one path a line (repeatable; '-': stdin)\n"
 	  "  --into DB            incremental: DB's latest merge, and of the inputs only the files\n"
 	  "                       changed since it read them (instead of --db)\n"
+	  "  --ready-dir DIR      also write DIR/<host>.db for every host: what 'ready --local' compares\n"
+	  "                       it with (docs/roce.md, \"Readiness\")\n"
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
 	/* Operations: the scheduled sweep and pre-job readiness (docs/workflows.md). */
@@ -181,6 +196,13 @@ const struct fab_cmd fab_commands[] = {
 	  "  --quiet              no summary line; problems only\n"
 	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n"
 	  "  --verbose            timings on stderr\n"
+	  "  ready --local        a RoCE host judges itself against the last merge (docs/roce.md, \"Readiness\"):\n"
+	  "                       its RDMA ports, PFC, trust, DSCP mapping, ECN, CNPs, cabling, counters, PCIe\n"
+	  "  --db PATH            the fabric's database, or this host's extract ('merge --ready-dir')\n"
+	  "  --system NAME        this host's name in the merge (default: as collect names it)\n"
+	  "  --fail-on LEVEL      the rules' findings at or above LEVEL make it not ready: warning (default), error, info, never\n"
+	  "  --lldp-socket PATH, --sysfs-root DIR, --no-dcb, --dcb-dir DIR, --timeout MS   as for collect\n"
+	  "  --config FILE, --scan ID, --quiet, --json, --verbose   as above; [ready] roce_ports, require\n"
 	  "  exit status: 0 ready, 1 not ready, 2 usage, 3 could not check\n" },
 	{ "help", cmd_help, "show help for a command", "  help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },

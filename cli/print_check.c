@@ -8,9 +8,11 @@
 
 #include "cli/cli.h"
 #include "fabsweep/config.h"
+#include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
+#include "fabsweep/report.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
 
@@ -105,6 +107,45 @@ static void print_findings(const struct fab_cli_check_summary *s, const struct c
 		       shown - s->limit, (long long)snap->scan_id);
 }
 
+/* --summary: the findings by rule, then by node (reports/summary.c), worst
+ * first; --limit caps the nodes listed. */
+static void print_summary(const struct fab_cli_check_summary *s, const struct colours *c)
+{
+	struct fab_check_summary *sum = NULL;
+	size_t shown = 0;
+
+	if (fab_report_summary(s->snap, s->names, &sum)) {
+		fab_cli_problem(fab_errmsg(), NULL);
+		return;
+	}
+	if (sum->n_rules)
+		printf("findings by rule:\n");
+	for (size_t i = 0; i < sum->n_rules; i++) {
+		const struct fab_summary_rule *r = &sum->rules[i];
+		printf("  %s%-7s%s %-26s %5zu on %zu node%s\n", c->sev[r->worst],
+		       fab_severity_name(r->worst), c->off, r->rule_id, r->findings, r->nodes,
+		       r->nodes == 1 ? "" : "s");
+	}
+	if (sum->n_nodes)
+		printf("findings by node:\n");
+	for (size_t i = 0; i < sum->n_nodes; i++, shown++) {
+		const struct fab_summary_node *nd = &sum->nodes[i];
+
+		if (s->limit && shown >= s->limit)
+			continue;
+		printf("  %s%-7s%s %s: %zu (", c->sev[nd->worst], fab_severity_name(nd->worst), c->off,
+		       nd->name ? nd->name : "(fabric)", nd->findings);
+		for (size_t k = 0; k < nd->n_rules; k++) {
+			const struct fab_summary_count *ct = &sum->counts[nd->first + k];
+			printf("%s%s %zu", k ? ", " : "", ct->rule_id, ct->findings);
+		}
+		printf(")\n");
+	}
+	if (s->limit && shown > s->limit)
+		printf("... and %zu more nodes: --limit 0 lists them all\n", shown - s->limit);
+	fab_report_summary_free(sum);
+}
+
 /* One line per reason: "skipped ID: why", or "skipped N rules (why): ID,
  * ID, ..." (an InfiniBand scan skips every RoCE rule alike). */
 static void print_skipped(const struct fab_rules_result *res, const struct colours *c)
@@ -161,7 +202,10 @@ void fab_cli_print_check(const struct fab_cli_check_summary *s)
 
 	set_colours(&c);
 	print_counts(s);
-	print_findings(s, &c);
+	if (s->summary)
+		print_summary(s, &c);
+	else
+		print_findings(s, &c);
 	print_skipped(&s->checked->rules, &c);
 	print_suppressions(s, &c);
 	if (ref) {

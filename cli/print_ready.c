@@ -9,6 +9,15 @@
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
+int fab_cli_ready_exit(const struct fab_ready *r)
+{
+	switch (fab_ready_overall(r)) {
+	case FAB_READY_OK: return FAB_EXIT_OK;
+	case FAB_READY_NOT_READY: return FAB_EXIT_FINDINGS;
+	default: return FAB_EXIT_RUNTIME;
+	}
+}
+
 /* The hops that are not ready, why pairs and hops were not checked, the
  * failing pairs (no shared partition, a bad hop, a broken route). */
 void fab_cli_print_ready_pairs(const struct fab_pipeline_ready_result *res)

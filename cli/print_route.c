@@ -10,15 +10,17 @@
 #include "cli/cli.h"
 #include "fabsweep/counter.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
 static void port_name(const struct fab_snapshot *s, uint32_t p)
 {
-	const struct fab_node *n = &s->nodes[s->ports[p].node_idx];
+	char nb[FAB_NODE_NAME_CAP];
 
-	printf("%s/%u", n->desc[0] ? n->desc : "?", s->ports[p].port_num);
+	printf("%s/%u", fab_node_name(s, s->ports[p].node_idx, NULL, nb, sizeof(nb)),
+	       s->ports[p].port_num);
 }
 
 /* width, speed and the error counters of the latest sample that are not 0 */

@@ -15,8 +15,10 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pkey.h"
+#include "fabsweep/qos.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
+#include "diff_priv.h"
 
 
 static const char *const kind_names[] = {
@@ -39,6 +41,10 @@ static const char *const kind_names[] = {
 	[FAB_CHG_ROUTES] = "routes",
 	[FAB_CHG_PARTITION] = "partition",
 	[FAB_CHG_PKEY_ENFORCEMENT] = "partition-enforcement",
+	[FAB_CHG_OP_VLS] = "op-vls",
+	[FAB_CHG_SL2VL] = "sl2vl",
+	[FAB_CHG_VLARB] = "vlarb",
+	[FAB_CHG_MODULE] = "module",
 };
 static_assert(ARRAY_SIZE(kind_names) == FAB_CHG__COUNT, "kind_names");
 
@@ -60,10 +66,29 @@ void fab_diff_free(struct fab_diff *d)
 	if (!d)
 		return;
 	free(d->changes);
+	for (size_t i = 0; i < d->n_texts; i++)
+		free(d->texts[i]);
+	free(d->texts);
 	free(d);
 }
 
-static struct fab_change *add(struct fab_diff *d, unsigned kind)
+const char *fab_diff_strdup(struct fab_diff *d, const char *s)
+{
+	if (d->n_texts == d->cap_texts) {
+		size_t ncap = d->cap_texts ? d->cap_texts * 2 : 16;
+		char **t = realloc(d->texts, ncap * sizeof(*t));
+		if (!t)
+			return NULL;
+		d->texts = t;
+		d->cap_texts = ncap;
+	}
+	char *c = strdup(s);
+	if (c)
+		d->texts[d->n_texts++] = c;
+	return c;
+}
+
+struct fab_change *fab_diff_add(struct fab_diff *d, unsigned kind)
 {
 	if (d->n == d->cap) {
 		size_t ncap = d->cap ? d->cap * 2 : 64;
@@ -87,15 +112,17 @@ static struct fab_change_end node_end(const struct fab_snapshot *s, uint32_t nod
 	const struct fab_node *n = &s->nodes[node_idx];
 
 	return (struct fab_change_end){ .guid = n->guid, .port = (uint8_t)port,
-					.type = n->type, .desc = n->desc };
+					.type = n->type, .desc = n->desc, .name_hex = n->name_hex };
 }
 
-static struct fab_change_end port_end(const struct fab_snapshot *s, uint32_t port_idx)
+struct fab_change_end fab_diff_port_end(const struct fab_snapshot *s, uint32_t port_idx)
 {
 	const struct fab_port *p = &s->ports[port_idx];
 
 	return node_end(s, p->node_idx, p->port_num);
 }
+#define port_end fab_diff_port_end
+#define add fab_diff_add
 
 /* The remote end of a port, or an empty end. */
 static struct fab_change_end remote_end(const struct fab_snapshot *s,
@@ -189,6 +216,37 @@ static int diff_pkeys(struct fab_diff *d, const struct fab_snapshot *os, uint32_
 	return 0;
 }
 
+/* A port's OperationalVLs (both up) and VLArbitration tables (both read). */
+static int diff_vl(struct fab_diff *d, const struct fab_snapshot *os, uint32_t op,
+		   const struct fab_snapshot *ns, uint32_t np)
+{
+	const struct fab_port *a = &os->ports[op], *b = &ns->ports[np];
+	const struct fab_vlarb *va = fab_qos_vlarb(os->qos, op), *vb = fab_qos_vlarb(ns->qos, np);
+	struct fab_change *ch;
+
+	if (a->state >= FAB_STATE_INIT && b->state >= FAB_STATE_INIT && a->op_vls && b->op_vls &&
+	    a->op_vls != b->op_vls) {
+		if (!(ch = add(d, FAB_CHG_OP_VLS)))
+			return -ENOMEM;
+		ch->subject = port_end(ns, np);
+		ch->peer = remote_end(ns, b);
+		ch->old_value = a->op_vls;
+		ch->new_value = b->op_vls;
+	}
+	if (va && vb &&
+	    (va->n_high != vb->n_high || va->n_low != vb->n_low ||
+	     memcmp(va->high, vb->high, va->n_high * sizeof(*va->high)) ||
+	     memcmp(va->low, vb->low, va->n_low * sizeof(*va->low)))) {
+		if (!(ch = add(d, FAB_CHG_VLARB)))
+			return -ENOMEM;
+		ch->subject = port_end(ns, np);
+		ch->peer = remote_end(ns, b);
+		ch->old_value = fab_vlarb_weighted(va);
+		ch->new_value = fab_vlarb_weighted(vb);
+	}
+	return 0;
+}
+
 /* Ports of a node present in both snapshots. */
 static int diff_ports(struct fab_diff *d, const struct fab_snapshot *os, uint32_t on,
 		      const struct fab_snapshot *ns, uint32_t nn)
@@ -233,6 +291,8 @@ static int diff_ports(struct fab_diff *d, const struct fab_snapshot *os, uint32_
 			return err;
 		if (b->port_num > 0 && (err = diff_pkeys(d, os, op, ns, np)))
 			return err;
+		if (b->port_num > 0 && (err = diff_vl(d, os, op, ns, np)))
+			return err;
 	}
 	return 0;
 }
@@ -266,6 +326,56 @@ static int diff_routes(struct fab_diff *d, const struct fab_snapshot *os, uint32
 	ch->old_value = compared;
 	ch->new_value = moved;
 	return 0;
+}
+
+/* The SL2VL tables both scans read, by the port packets leave by: how many
+ * were compared and how many changed, one change per such port. One
+ * lookup per table of the new scan: O(T log T). */
+static int diff_sl2vl(struct fab_diff *d, const struct fab_snapshot *os,
+		      const struct fab_snapshot *ns)
+{
+	const struct fab_routing *ro = os->routing, *rn = ns->routing;
+	uint32_t *cmp, *chg;
+	int err = 0;
+
+	if (!ro || !rn || !ro->n_sl2vl || !rn->n_sl2vl)
+		return 0;
+	cmp = calloc(ns->n_ports + 1, sizeof(*cmp));
+	chg = calloc(ns->n_ports + 1, sizeof(*chg));
+	if (!cmp || !chg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < rn->n_sl2vl; i++) {
+		const struct fab_sl2vl *b = &rn->sl2vl[i], *a;
+		const struct fab_port *p;
+		uint32_t on;
+
+		if (b->node_idx >= ns->n_nodes || !(p = fab_snapshot_port(ns, b->node_idx, b->out)) ||
+		    (on = fab_snapshot_find_node(os, ns->nodes[b->node_idx].guid)) == FAB_NONE ||
+		    !(a = fab_routing_sl2vl(ro, on, b->in, b->out)))
+			continue;
+		cmp[p - ns->ports]++;
+		chg[p - ns->ports] += memcmp(a->vl, b->vl, sizeof(a->vl)) != 0;
+	}
+	for (size_t i = 0; i < ns->n_ports; i++) {
+		struct fab_change *ch;
+
+		if (!chg[i])
+			continue;
+		if (!(ch = add(d, FAB_CHG_SL2VL))) {
+			err = -ENOMEM;
+			break;
+		}
+		ch->subject = port_end(ns, (uint32_t)i);
+		ch->peer = remote_end(ns, &ns->ports[i]);
+		ch->old_value = cmp[i];
+		ch->new_value = chg[i];
+	}
+out:
+	free(cmp);
+	free(chg);
+	return err;
 }
 
 static int diff_nodes(struct fab_diff *d, const struct fab_snapshot *os,
@@ -550,6 +660,13 @@ static int cmp_change(const void *x, const void *y)
 	}
 	CMP(subject.guid);
 	CMP(subject.port);
+	if (a->subject.system || b->subject.system) { /* Ethernet ports: by system, interface */
+		int k = strcmp(a->subject.system ? a->subject.system : "", b->subject.system ? b->subject.system : "");
+		if (!k)
+			k = strcmp(a->subject.ifname ? a->subject.ifname : "", b->subject.ifname ? b->subject.ifname : "");
+		if (k)
+			return k;
+	}
 	CMP(sm_guid);
 	CMP(counter);
 	CMP(peer.guid);
@@ -574,7 +691,9 @@ int fab_diff_compute(const struct fab_snapshot *old_snap,
 	d->new_scan = new_snap->scan_id;
 	if ((err = diff_nodes(d, old_snap, new_snap)) ||
 	    (err = diff_links(d, old_snap, new_snap)) ||
-	    (err = diff_sms(d, old_snap, new_snap))) {
+	    (err = diff_sms(d, old_snap, new_snap)) ||
+	    (err = diff_sl2vl(d, old_snap, new_snap)) ||
+	    (err = fab_diff_modules(d, old_snap, new_snap))) {
 		fab_diff_free(d);
 		return fab_err(err, "out of memory comparing snapshots");
 	}

@@ -25,16 +25,8 @@ static uint32_t node_of(const struct fab_snapshot *s, const char *text)
 	return fab_snapshot_find_node(s, g);
 }
 
-/* A node as the rules name it: its description, else its GUID. */
-static int rule_name(const struct fab_snapshot *s, uint32_t n, char *buf, size_t len)
-{
-	if (s->nodes[n].desc[0])
-		return snprintf(buf, len, "%s", s->nodes[n].desc);
-	return snprintf(buf, len, "0x%016llx", (unsigned long long)s->nodes[n].guid);
-}
-
-/* "name[/port][ <-> name/port]" with names from the descriptions (map
- * NULL) or from the map. */
+/* "name[/port][ <-> name/port]" with the names the rules give (map NULL)
+ * or the mapped ones (fab_node_name). */
 static size_t build(const struct fab_nodemap *map, const struct fab_snapshot *s,
 		    uint32_t a, const char *pa, uint32_t b, const char *pb, char *buf,
 		    size_t len)
@@ -44,14 +36,12 @@ static size_t build(const struct fab_nodemap *map, const struct fab_snapshot *s,
 	for (int k = 0; k < 2; k++) {
 		uint32_t n = k ? b : a;
 		const char *port = k ? pb : pa;
-		const char *name = map ? fab_nodemap_lookup(map, s->nodes[n].guid) : NULL;
+		char nb[FAB_NODE_NAME_CAP];
 
 		if (k)
 			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, " <-> ");
-		if (name)
-			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s", name);
-		else
-			off += (size_t)rule_name(s, n, buf + off, off < len ? len - off : 0);
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s",
+					fab_node_name(s, n, map, nb, sizeof(nb)));
 		if (port)
 			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "/%s", port);
 		if (b == FAB_NONE)
@@ -83,6 +73,14 @@ const char *fab_nodemap_subject(const struct fab_nodemap *map, const struct fab_
 	return buf;
 }
 
+const char *fab_finding_node_name(const struct fab_nodemap *map, const struct fab_snapshot *snap,
+				  const char *text, char *buf, size_t len)
+{
+	uint32_t n = node_of(snap, text);
+
+	return n == FAB_NONE ? text : fab_node_name(snap, n, map, buf, len);
+}
+
 int fab_nodemap_apply(const struct fab_nodemap *map, struct fab_snapshot *snap)
 {
 	char buf[2048];
@@ -101,8 +99,10 @@ int fab_nodemap_apply(const struct fab_nodemap *map, struct fab_snapshot *snap)
 		struct fab_node *n = &snap->nodes[i];
 		const char *name = fab_nodemap_lookup(map, n->guid);
 
-		if (name)
+		if (name) {
 			snprintf(n->desc, sizeof(n->desc), "%s", name);
+			n->name_hex = 0; /* the map's name is the name */
+		}
 	}
 	return 0;
 }

@@ -67,6 +67,29 @@ const char *fab_trust_name(unsigned t)
 	return t < FAB_TRUST__COUNT ? trusts[t] : NULL;
 }
 
+static const char *const ethtool_statuses[] = {
+	[FAB_ETHTOOL_NOT_QUERIED] = NULL,
+	[FAB_ETHTOOL_OK] = "ok",
+	[FAB_ETHTOOL_UNSUPPORTED] = "unsupported",
+	[FAB_ETHTOOL_NONE] = "none",
+	[FAB_ETHTOOL_REFUSED] = "refused",
+	[FAB_ETHTOOL_ERROR] = "error",
+};
+static_assert(ARRAY_SIZE(ethtool_statuses) == FAB_ETHTOOL__COUNT, "ethtool_statuses");
+
+const char *fab_ethtool_status_name(unsigned st)
+{
+	return st < FAB_ETHTOOL__COUNT ? ethtool_statuses[st] : NULL;
+}
+
+int fab_ethtool_status_parse(const char *s)
+{
+	for (unsigned i = 1; s && i < FAB_ETHTOOL__COUNT; i++)
+		if (!strcmp(s, ethtool_statuses[i]))
+			return (int)i;
+	return -1;
+}
+
 static const char *const ctr_kinds[] = {
 	[FAB_RDMA_CTR_PORT] = "port",
 	[FAB_RDMA_CTR_HW] = "hw",
@@ -134,8 +157,11 @@ static void roce_free_arrays(struct fab_roce *r)
 	free(r->apps);
 	free(r->tlvs);
 	free(r->inputs);
+	free(r->nic_counters);
+	fab_modules_clear(&r->modules);
 	fab_arena_free(r->arena);
 	fab_roce_names_free(r->names);
+	fab_roce_votes_free(r->outside);
 }
 
 void fab_roce_free(struct fab_roce *r)
@@ -287,6 +313,56 @@ int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
 	return fab_roce_add_counters(r, port_idx, 1, &n, &value);
 }
 
+int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr, int prio,
+			     unsigned sample, uint64_t value, int64_t at_ms, const char *source)
+{
+	struct fab_nic_counter *c;
+	const char *src = fab_roce_intern(r, source); /* a driver's few names, every port */
+
+	assert(port_idx < r->n_eth_ports);
+	if ((source && !src) || !(c = GROW(r, nic_counters, n_nic_counters, cap_nic_counters)))
+		return -ENOMEM;
+	struct fab_eth_port *p = &r->eth_ports[port_idx];
+	if (!p->nic_count)
+		p->nic_first = (uint32_t)(r->n_nic_counters - 1);
+	p->nic_count++;
+	c->port_idx = port_idx;
+	c->ctr = (uint8_t)ctr;
+	c->prio = (int8_t)prio;
+	c->sample = (uint8_t)sample;
+	c->value = value;
+	c->at_ms = at_ms;
+	c->source = src;
+	return 0;
+}
+
+int fab_roce_group_nic_counters(struct fab_roce *r)
+{
+	size_t n = r->n_nic_counters;
+	struct fab_nic_counter *out = malloc((n + 1) * sizeof(*out));
+	uint32_t *start = calloc(r->n_eth_ports + 1, sizeof(*start));
+
+	if (!out || !start) {
+		free(out);
+		free(start);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) /* a counting sort: stable, linear */
+		start[r->nic_counters[i].port_idx + 1]++;
+	for (size_t p = 0; p < r->n_eth_ports; p++) {
+		r->eth_ports[p].nic_first = start[p];
+		r->eth_ports[p].nic_count = start[p + 1];
+		start[p + 1] += start[p];
+	}
+	for (size_t i = 0; i < n; i++)
+		out[start[r->nic_counters[i].port_idx]++] = r->nic_counters[i];
+	free(r->nic_counters);
+	r->nic_counters = out;
+	r->cap_nic_counters = n + 1;
+	free(start);
+	return 0;
+}
+
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 		      size_t n, uint32_t *out_first)
 {
@@ -372,6 +448,15 @@ enum fab_trust fab_eth_port_trust(const struct fab_roce *r, const struct fab_eth
 		if (r->apps[d->app_first + k].selector == FAB_APP_SEL_DSCP)
 			return FAB_TRUST_DSCP;
 	return FAB_TRUST_PCP;
+}
+
+bool fab_roce_same_host(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return !strcmp(a, b) || (la == lb && !strncmp(a, b, la));
 }
 
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name)

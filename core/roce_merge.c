@@ -213,91 +213,129 @@ int fab_roce_add_apps_shared(struct fab_roce *r, const struct fab_app_entry *e, 
 	return 0;
 }
 
-/* ---- merge ---------------------------------------------------------------- */
+/* ---- where each system's elements are ------------------------------------ */
 
-/* A source model's elements by system: CSR lists built in one pass. */
-struct buckets {
-	uint32_t *port_off, *port;  /* non-stub ports of system s: port[port_off[s] ..] */
-	uint32_t *nb_off, *nb;      /* neighbours heard on those ports */
-	uint32_t *dev_off, *dev;    /* RDMA devices */
+/* Per system, its elements in order (CSR: the k-th system's are
+ * list[off[k] .. off[k+1])). */
+struct fab_roce_sysindex {
+	size_t n_systems;
+	uint32_t *port_off, *ports; /* its own eth ports (not stubs) */
+	uint32_t *nb_off, *nbs;     /* the neighbour records heard on them */
+	uint32_t *dev_off, *devs;   /* its RDMA devices */
+	uint32_t *rank;             /* per eth port: its place among its system's own ports */
+	uint32_t *mod;              /* per eth port: its module, FAB_NONE; NULL: no modules */
 };
 
-static void buckets_free(struct buckets *b)
+void fab_roce_sysindex_free(struct fab_roce_sysindex *ix)
 {
-	free(b->port_off);
-	free(b->port);
-	free(b->nb_off);
-	free(b->nb);
-	free(b->dev_off);
-	free(b->dev);
+	if (!ix)
+		return;
+	free(ix->port_off);
+	free(ix->ports);
+	free(ix->nb_off);
+	free(ix->nbs);
+	free(ix->dev_off);
+	free(ix->devs);
+	free(ix->rank);
+	free(ix->mod);
+	free(ix);
 }
 
-/* Counting sort of n items by key (FAB_NONE: left out) into off[ns + 1], out. */
-static int bucket(size_t n, size_t ns, uint32_t (*key)(const struct fab_roce *, size_t),
-		  const struct fab_roce *r, uint32_t **off_out, uint32_t **out)
-{
-	uint32_t *off = calloc(ns + 2, sizeof(*off)), *list = malloc((n + 1) * sizeof(*list));
+/* An element's system, FAB_NONE when it is left out. */
+typedef uint32_t (*owner_fn)(const struct fab_roce *r, size_t i);
 
-	if (!off || !list) {
-		free(off);
-		free(list);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t s = key(r, i);
-		if (s < ns)
-			off[s + 2]++;
-	}
-	for (size_t s = 0; s < ns; s++)
-		off[s + 2] += off[s + 1];
-	for (size_t i = 0; i < n; i++) {
-		uint32_t s = key(r, i);
-		if (s < ns)
-			list[off[s + 1]++] = (uint32_t)i;
-	}
-	*off_out = off; /* system s: list[off[s] .. off[s + 1]) */
-	*out = list;
-	return 0;
-}
-
-static uint32_t port_key(const struct fab_roce *r, size_t i)
+static uint32_t port_owner(const struct fab_roce *r, size_t i)
 {
 	const struct fab_eth_port *p = &r->eth_ports[i];
 
-	return (p->flags & FAB_ETH_F_STUB) ? FAB_NONE : p->system_idx;
+	return p->flags & FAB_ETH_F_STUB ? FAB_NONE : p->system_idx;
 }
 
-static uint32_t nb_key(const struct fab_roce *r, size_t i)
+static uint32_t nb_owner(const struct fab_roce *r, size_t i)
 {
 	uint32_t p = r->neighbors[i].port_idx;
 
-	return p < r->n_eth_ports ? port_key(r, p) : FAB_NONE;
+	return p < r->n_eth_ports ? port_owner(r, p) : FAB_NONE;
 }
 
-static uint32_t dev_key(const struct fab_roce *r, size_t i)
+static uint32_t dev_owner(const struct fab_roce *r, size_t i)
 {
 	return r->devices[i].system_idx;
 }
 
-static int buckets_build(const struct fab_roce *r, struct buckets *b)
+/* Counting sort of n elements by owner into *off and *list. */
+static int csr(const struct fab_roce *r, size_t n, owner_fn owner, uint32_t **off,
+	       uint32_t **list)
 {
-	memset(b, 0, sizeof(*b));
-	if (bucket(r->n_eth_ports, r->n_systems, port_key, r, &b->port_off, &b->port) ||
-	    bucket(r->n_neighbors, r->n_systems, nb_key, r, &b->nb_off, &b->nb) ||
-	    bucket(r->n_devices, r->n_systems, dev_key, r, &b->dev_off, &b->dev)) {
-		buckets_free(b);
+	size_t ns = r->n_systems;
+	uint32_t *o = calloc(ns + 2, sizeof(*o)), *l = malloc((n + 1) * sizeof(*l));
+
+	if (!o || !l) {
+		free(o);
+		free(l);
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = owner(r, i);
+		if (s < ns)
+			o[s + 2]++;
+	}
+	for (size_t k = 0; k < ns; k++)
+		o[k + 2] += o[k + 1];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = owner(r, i);
+		if (s < ns)
+			l[o[s + 1]++] = (uint32_t)i;
+	}
+	*off = o; /* the fill moved each start one place down: o[k] .. o[k + 1] */
+	*list = l;
 	return 0;
 }
+
+int fab_roce_sysindex_build(const struct fab_roce *r, struct fab_roce_sysindex **out)
+{
+	struct fab_roce_sysindex *ix = calloc(1, sizeof(*ix));
+	int err;
+
+	if (!ix)
+		return -ENOMEM;
+	ix->n_systems = r->n_systems;
+	if ((err = csr(r, r->n_eth_ports, port_owner, &ix->port_off, &ix->ports)) ||
+	    (err = csr(r, r->n_neighbors, nb_owner, &ix->nb_off, &ix->nbs)) ||
+	    (err = csr(r, r->n_devices, dev_owner, &ix->dev_off, &ix->devs)) ||
+	    !(ix->rank = malloc((r->n_eth_ports + 1) * sizeof(*ix->rank)))) {
+		fab_roce_sysindex_free(ix);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_eth_ports; i++)
+		ix->rank[i] = FAB_NONE;
+	for (size_t s = 0; s < r->n_systems; s++)
+		for (uint32_t k = ix->port_off[s]; k < ix->port_off[s + 1]; k++)
+			ix->rank[ix->ports[k]] = k - ix->port_off[s];
+	if (r->modules.n) {
+		if (!(ix->mod = malloc((r->n_eth_ports + 1) * sizeof(*ix->mod)))) {
+			fab_roce_sysindex_free(ix);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < r->n_eth_ports; i++)
+			ix->mod[i] = FAB_NONE;
+		for (size_t i = 0; i < r->modules.n; i++)
+			if (r->modules.mods[i].port_idx < r->n_eth_ports)
+				ix->mod[r->modules.mods[i].port_idx] = (uint32_t)i;
+	}
+	*out = ix;
+	return 0;
+}
+
+/* ---- copying systems ------------------------------------------------------ */
 
 #define CTR_CACHE 128
 
 struct copier {
 	struct fab_roce *dst;
 	const struct fab_roce *src;
-	struct buckets b;
-	uint32_t *port_map; /* src eth port -> dst, FAB_NONE */
+	const struct fab_roce_sysindex *ix;
+	uint32_t port_base;    /* dst's first port of the system being copied */
 	const char *ctr_src[CTR_CACHE], *ctr_dst[CTR_CACHE];
 };
 
@@ -325,6 +363,54 @@ static int copy_dcbx(struct copier *c, const struct fab_dcbx *in, struct fab_dcb
 					&out->app_first);
 }
 
+/* The module of src port sp (if any) for dst port dp. */
+static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
+{
+	const struct fab_modules *from = &c->src->modules;
+	uint32_t mi = c->ix->mod ? c->ix->mod[sp] : FAB_NONE;
+
+	if (mi == FAB_NONE)
+		return 0;
+	const struct fab_module *m = &from->mods[mi];
+	const struct fab_module_lane *l = fab_module_lanes(from, m);
+	struct fab_module *n = fab_modules_add(&c->dst->modules, dp, l ? m->n_lanes : 0);
+	if (!n)
+		return -ENOMEM;
+	uint32_t lf = n->lane_first;
+	*n = *m;
+	n->port_idx = dp;
+	n->lane_first = lf;
+	n->n_lanes = l ? m->n_lanes : 0;
+	n->type = SHARED(c, m->type);
+	n->vendor = SHARED(c, m->vendor);
+	n->part_number = SHARED(c, m->part_number);
+	n->serial = OWN(c, m->serial);
+	n->revision = SHARED(c, m->revision);
+	n->date_code = SHARED(c, m->date_code);
+	n->media = SHARED(c, m->media);
+	n->note = SHARED(c, m->note);
+	if (l)
+		memcpy(&c->dst->modules.lanes[lf], l, m->n_lanes * sizeof(*l));
+	return 0;
+}
+
+/* The NIC counters and the module of src port sp for dst port qi. */
+static int copy_phys(struct copier *c, uint32_t sp, uint32_t qi)
+{
+	const struct fab_roce *src = c->src;
+	const struct fab_eth_port *p = &src->eth_ports[sp];
+	int err = 0;
+
+	c->dst->eth_ports[qi].driver = SHARED(c, p->driver);
+	c->dst->eth_ports[qi].nic_first = c->dst->eth_ports[qi].nic_count = 0;
+	for (uint32_t k = 0; !err && k < p->nic_count && p->nic_first + k < src->n_nic_counters; k++) {
+		const struct fab_nic_counter *t = &src->nic_counters[p->nic_first + k];
+		err = fab_roce_add_nic_counter(c->dst, qi, t->ctr, t->prio, t->sample, t->value, t->at_ms,
+					       t->source);
+	}
+	return err ? err : copy_module(c, sp, qi);
+}
+
 static int copy_port(struct copier *c, uint32_t i, uint32_t di)
 {
 	struct fab_roce *dst = c->dst;
@@ -345,14 +431,13 @@ static int copy_port(struct copier *c, uint32_t i, uint32_t di)
 	q->port_id = p->port_id && p->mac && !strcmp(p->port_id, p->mac) ? q->mac : OWN(c, p->port_id);
 	q->port_id_subtype = SHARED(c, p->port_id_subtype);
 	q->port_descr = SHARED(c, p->port_descr);
-	if ((err = copy_tlvs(c, p->tlv_first, p->tlv_count, &tf)) ||
+	if ((err = copy_phys(c, i, qi)) || (err = copy_tlvs(c, p->tlv_first, p->tlv_count, &tf)) ||
 	    (err = copy_dcbx(c, &p->adv, &adv)) || (err = copy_dcbx(c, &p->dcb, &dcb)))
 		return err;
 	q = &dst->eth_ports[qi];
 	q->tlv_first = tf;
 	q->adv = adv;
 	q->dcb = dcb;
-	c->port_map[i] = qi;
 	return 0;
 }
 
@@ -365,7 +450,8 @@ static int copy_neighbor(struct copier *c, uint32_t i)
 	struct fab_dcbx dx;
 	int err;
 
-	if (!(m = fab_roce_add_neighbor(dst, c->port_map[n->port_idx])))
+	/* the ports of the system were appended from port_base in index order */
+	if (!(m = fab_roce_add_neighbor(dst, c->port_base + c->ix->rank[n->port_idx])))
 		return -ENOMEM;
 	uint32_t mi = (uint32_t)dst->n_neighbors - 1, pi = m->port_idx;
 	*m = *n;
@@ -459,7 +545,7 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 {
 	struct fab_roce *dst = c->dst;
 	const struct fab_roce_system *s = &c->src->systems[si];
-	const struct buckets *b = &c->b;
+	const struct fab_roce_sysindex *ix = c->ix;
 	struct fab_roce_system *d = fab_roce_add_system(dst);
 	uint32_t di = (uint32_t)dst->n_systems - 1;
 	int err = 0;
@@ -475,12 +561,13 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 	d->hostname = s->hostname && s->name && !strcmp(s->hostname, s->name) ? d->name
 										 : OWN(c, s->hostname);
 	d->source = source ? OWN(c, source) : OWN(c, s->source);
-	for (uint32_t k = b->port_off[si]; !err && k < b->port_off[si + 1]; k++)
-		err = copy_port(c, b->port[k], di);
-	for (uint32_t k = b->nb_off[si]; !err && k < b->nb_off[si + 1]; k++)
-		err = copy_neighbor(c, b->nb[k]);
-	for (uint32_t k = b->dev_off[si]; !err && k < b->dev_off[si + 1]; k++)
-		err = copy_device(c, b->dev[k], di);
+	c->port_base = (uint32_t)dst->n_eth_ports;
+	for (uint32_t k = ix->port_off[si]; !err && k < ix->port_off[si + 1]; k++)
+		err = copy_port(c, ix->ports[k], di);
+	for (uint32_t k = ix->nb_off[si]; !err && k < ix->nb_off[si + 1]; k++)
+		err = copy_neighbor(c, ix->nbs[k]);
+	for (uint32_t k = ix->dev_off[si]; !err && k < ix->dev_off[si + 1]; k++)
+		err = copy_device(c, ix->devs[k], di);
 	return err;
 }
 
@@ -522,18 +609,13 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		   const char *source, size_t *out_dups)
 {
 	struct copier c = { .dst = dst, .src = src };
+	struct fab_roce_sysindex *ix = NULL;
 	size_t dups = 0;
 	int err = 0;
 
-	if (buckets_build(src, &c.b))
-		return -ENOMEM;
-	c.port_map = malloc((src->n_eth_ports + 1) * sizeof(*c.port_map));
-	if (!c.port_map) {
-		buckets_free(&c.b);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < src->n_eth_ports; i++)
-		c.port_map[i] = FAB_NONE;
+	if ((err = fab_roce_sysindex_build(src, &ix)))
+		return err;
+	c.ix = ix;
 	for (size_t i = 0; !err && i < src->n_systems; i++) {
 		const struct fab_roce_system *s = &src->systems[i];
 
@@ -551,9 +633,24 @@ int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		}
 		err = copy_system(&c, (uint32_t)i, source);
 	}
-	free(c.port_map);
-	buckets_free(&c.b);
+	fab_roce_sysindex_free(ix);
 	if (out_dups)
 		*out_dups = dups;
+	return err;
+}
+
+int fab_roce_copy_systems(struct fab_roce *dst, const struct fab_roce *src,
+			  const struct fab_roce_sysindex *ix, const uint32_t *systems, size_t n,
+			  const char *source)
+{
+	struct copier c = { .dst = dst, .src = src, .ix = ix };
+	int err = 0;
+
+	if (ix->n_systems != src->n_systems)
+		return -EINVAL; /* built on another model */
+	for (size_t i = 0; !err && i < n; i++)
+		err = systems[i] < src->n_systems && src->systems[systems[i]].collected
+			      ? copy_system(&c, systems[i], source)
+			      : -EINVAL;
 	return err;
 }

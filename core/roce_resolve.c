@@ -354,10 +354,61 @@ static int compact_counters(struct fab_roce *r, const uint32_t *rpmap, size_t nr
 	return 0;
 }
 
+/* The NIC counters and modules of the kept eth ports (pmap[i] != FAB_NONE,
+ * the ports already moved to pmap[i]) renumbered and moved to the front, in
+ * order; a module's lanes stay where they are. */
+static int compact_phys(struct fab_roce *r, const uint32_t *pmap, size_t np)
+{
+	struct fab_nic_counter *to = r->nic_counters;
+	size_t at = 0, last_end = 0, k = 0;
+	bool ordered = true;
+
+	for (size_t i = 0; i < r->n_eth_ports && ordered; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+		if (p->nic_count && (p->nic_first < last_end || p->nic_first > r->n_nic_counters ||
+				     p->nic_count > r->n_nic_counters - p->nic_first))
+			ordered = false;
+		else if (p->nic_count)
+			last_end = p->nic_first + p->nic_count;
+	}
+	if (!ordered && !(to = malloc((r->n_nic_counters + 1) * sizeof(*to))))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		struct fab_eth_port *p = &r->eth_ports[i];
+		uint32_t n = p->nic_count;
+
+		if (n > r->n_nic_counters || p->nic_first > r->n_nic_counters - n)
+			n = 0;
+		if (n)
+			memmove(&to[at], &r->nic_counters[p->nic_first], n * sizeof(*to));
+		for (uint32_t j = 0; j < n; j++)
+			to[at + j].port_idx = (uint32_t)i;
+		p->nic_first = (uint32_t)at;
+		p->nic_count = n;
+		at += n;
+	}
+	if (!ordered) {
+		free(r->nic_counters);
+		r->nic_counters = to;
+		r->cap_nic_counters = r->n_nic_counters + 1;
+	}
+	r->n_nic_counters = at;
+	for (size_t i = 0; i < r->modules.n; i++) {
+		struct fab_module m = r->modules.mods[i];
+		if (m.port_idx >= np || pmap[m.port_idx] == FAB_NONE)
+			continue;
+		m.port_idx = pmap[m.port_idx];
+		r->modules.mods[k++] = m;
+	}
+	r->modules.n = k;
+	return 0;
+}
+
 /*
- * Keeps only collected systems and their own ports, neighbours, devices and
- * counters, in place and in order (no copy of the model: a merge that
- * superseded a system, or a merged model resolved again, costs one pass).
+ * Keeps only collected systems and their own ports, neighbours, devices,
+ * counters, NIC counters and modules, in place and in order (no copy of the
+ * model: a merge that superseded a system, or a merged model resolved
+ * again, costs one pass).
  * TLVs and application entries stay where they are; what only dropped
  * elements referred to is left unused.
  */
@@ -391,6 +442,8 @@ static int compact(struct fab_roce *r)
 		r->eth_ports[k++] = p;
 	}
 	r->n_eth_ports = k;
+	if ((err = compact_phys(r, pmap, np)))
+		goto out;
 	k = 0;
 	for (size_t i = 0; i < r->n_neighbors; i++) {
 		struct fab_lldp_neighbor n = r->neighbors[i];

@@ -11,6 +11,7 @@
 #include "arena.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pkey.h"
+#include "fabsweep/qos.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
@@ -46,6 +47,9 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	fab_roce_free(s->roce);
 	fab_routing_free(s->routing);
 	fab_pkeys_free(s->pkeys);
+	fab_modules_clear(&s->ib_modules);
+	free(s->ber);
+	fab_qos_free(s->qos);
 	fab_arena_free(s->arena);
 	free(s);
 }

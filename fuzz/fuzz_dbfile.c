@@ -6,7 +6,8 @@
  * merge` reads each input. Either an error whose message names the file, or
  * a snapshot whose RoCE model refers only to its own elements. Seeds:
  * fuzz/corpus/dbfile/, files `fabsweep collect` wrote (bench/roce_host.sh's
- * host) as schema 11 and as schema 10 wrote them, copied to 512-byte pages
+ * host, with --ethtool: NIC counters and modules) as schema 14 and as
+ * schema 13 wrote them, and one of schema 10, copied to 512-byte pages
  * (VACUUM INTO) so that records spill into overflow pages.
  *
  *   build-fuzz/fuzz/fuzz_dbfile -max_len=200000 -max_total_time=300 CORPUS_COPY
@@ -49,6 +50,17 @@ static void consistent(const struct fab_roce *r)
 		const struct fab_rdma_port *p = &r->rdma_ports[i];
 		FUZZ_REQUIRE(p->device_idx < r->n_devices);
 		FUZZ_REQUIRE(!p->ctr_count || p->ctr_first + (uint64_t)p->ctr_count <= r->n_counters);
+	}
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+		FUZZ_REQUIRE(!p->nic_count || p->nic_first + (uint64_t)p->nic_count <= r->n_nic_counters);
+		for (uint32_t k = 0; k < p->nic_count; k++)
+			FUZZ_REQUIRE(r->nic_counters[p->nic_first + k].port_idx == i);
+	}
+	for (size_t i = 0; i < r->modules.n; i++) {
+		const struct fab_module *m = &r->modules.mods[i];
+		FUZZ_REQUIRE(m->port_idx < r->n_eth_ports);
+		FUZZ_REQUIRE(!m->n_lanes || m->lane_first + (uint64_t)m->n_lanes <= r->modules.n_lanes);
 	}
 	for (size_t i = 0; i < r->n_counters; i++)
 		FUZZ_REQUIRE(r->counters[i].name && fab_rdma_counter_kind(&r->counters[i]) < FAB_RDMA_CTR__COUNT);

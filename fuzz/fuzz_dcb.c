@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for the rtnetlink DCB reply parser,
- * fab_dcb_parse_reply() (scanner/roce_dcb.c): arbitrary bytes as one
+ * fab_dcb_parse_reply() (host/dcb.c): arbitrary bytes as one
  * netlink message (nlmsghdr included). Either -EBADMSG with the output
  * untouched, or a description within its limits. Then the request builder
  * and the parser agree: a request built for an interface name taken from the

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Writes the seed corpora of the fuzz targets whose inputs are binary
-(fuzz/corpus/{mad,lldp,dcb,text}/). Run from the repository root:
+(fuzz/corpus/{mad,lldp,dcb,text,module,ethtool}/). Run from the repository root:
 
     python3 fuzz/mkseeds.py
 
@@ -11,6 +11,10 @@ real TLVs of fixtures/lldp/ (see its README.md for their provenance); the
 MAD payloads follow the InfiniBand Architecture Specification's attribute
 layouts (NodeInfo, PortInfo, SMInfo, ClassPortInfo, PortCounters,
 PortCountersExtended), the DCB reply the kernel's uapi <linux/dcbnl.h>.
+The module seeds reuse the real dumps of fixtures/modules/ (README.md there
+gives their provenance) and lay out SFF-8472 and CMIS images from the
+specifications; the ethtool seeds reuse the real `ethtool -S` outputs of
+fixtures/ethtool/ and lay out netlink replies from <linux/ethtool_netlink.h>.
 """
 import os
 import struct
@@ -264,8 +268,142 @@ def text_seeds():
     write("text", "nul_inside", b"\x08" + b"abc\x00\x1b[2J")
 
 
+# ---- module: a mode byte, then a dump (fuzz_module.c) ------------------------
+
+FIX = os.path.join(ROOT, "..", "fixtures")
+
+
+def hex_dump(path):
+    """The bytes of an `ethtool -m hex on` dump."""
+    out = bytearray()
+    with open(path) as f:
+        for line in f:
+            if ":" not in line or not line.strip().startswith("0x"):
+                continue
+            out += bytes(int(b, 16) for b in line.split(":", 1)[1].split())
+    return bytes(out)
+
+
+def put16(b, off, v):
+    struct.pack_into(">H", b, off, v & 0xffff)
+
+
+def cc(b, first, last, at):
+    b[at] = sum(b[first:last]) & 0xff
+
+
+def sff8472_image():
+    img = bytearray(512)
+    a2 = memoryview(img)[256:]
+    img[0:4] = bytes([0x03, 0x04, 0x07, 0x10])
+    img[20:36] = b"FINISAR CORP.   "
+    img[40:56] = b"FTLX8571D3BCL   "
+    img[68:84] = b"ABC1234         "
+    img[84:92] = b"21063000"
+    img[92] = 0x68
+    cc(img, 0, 63, 63)
+    cc(img, 64, 95, 95)
+    for off, v in ((0, 75 * 256), (2, -5 * 256), (4, 70 * 256), (32, 10000), (34, 400),
+                   (36, 7943), (38, 631), (96, 0x1980), (98, 33000), (100, 3000),
+                   (102, 5000), (104, 3162)):
+        struct.pack_into(">H", a2, off, v & 0xffff)
+    a2[110], a2[112], a2[113] = 0x02, 0x88, 0x70
+    a2[95] = sum(a2[0:95]) & 0xff
+    return bytes(img)
+
+
+def cmis_image():
+    img = bytearray(768)
+    p0, p1, p2, p11 = 128, 256, 384, 640
+    img[0] = img[p0] = 0x19
+    img[1] = 0x50
+    put16(img, 14, 0x2d00)
+    put16(img, 16, 32500)
+    img[86:89] = bytes([0x11, 0x0e, 0x44])
+    img[p0 + 1:p0 + 17] = b"NVIDIA          "
+    img[p0 + 20:p0 + 36] = b"MMA4Z00-NS      "
+    img[p0 + 38:p0 + 54] = b"MT2330FT00001   "
+    img[p0 + 54:p0 + 62] = b"230725  "
+    img[p0 + 202 - 128] = 0x43
+    cc(img, p0, p0 + 94, p0 + 94)
+    img[p1 + 160 - 128] = 0x0f
+    img[p1 + 151 - 128] = 0x10
+    for off, v in ((0, 80 * 256), (2, -5 * 256), (4, 75 * 256), (6, 0)):
+        put16(img, p2 + off, v)
+    for k in range(8):
+        put16(img, p11 + 154 - 128 + 2 * k, 8000 + k)
+        put16(img, p11 + 170 - 128 + 2 * k, 3000)
+        put16(img, p11 + 186 - 128 + 2 * k, 0 if k == 5 else 6000)
+    img[p11 + 147 - 128] = 0x20
+    return bytes(img)
+
+
+def module_seeds():
+    q640 = hex_dump(os.path.join(FIX, "modules", "qsfp28_mma1b00_640b.hex"))
+    q256 = hex_dump(os.path.join(FIX, "modules", "qsfp28_mma1b00_256b.hex"))
+    sfp = hex_dump(os.path.join(FIX, "modules", "sfp_netgear_agm734.hex"))
+    assert len(q640) == 640 and len(q256) == 256, (len(q640), len(q256))
+    write("module", "flat_qsfp28_640", b"\x00" + q640)
+    write("module", "flat_qsfp28_256", b"\x00" + q256)
+    write("module", "flat_sfp_copper", b"\x00" + sfp)
+    write("module", "flat_sff8472_ddm", b"\x00" + sff8472_image())
+    write("module", "flat_cmis_osfp", b"\x00" + cmis_image())
+    # pages: lower, no A2h, pages 00h-03h of the QSFP28
+    have = bytes([1, 1, 1, 1]) + bytes(0x12 - 4)
+    write("module", "pages_qsfp28", b"\x01" + b"\x01\x00" + have + q640[:128] + q640[128:640])
+    cmis = cmis_image()
+    have = bytearray(0x12)
+    for pg in (0, 1, 2, 0x11):
+        have[pg] = 1
+    write("module", "pages_cmis", b"\x01" + b"\x01\x00" + bytes(have) + cmis[:128] + cmis[128:512] + cmis[640:768])
+    with open(os.path.join(FIX, "modules", "qsfp28_mma1b00_256b.hex"), "rb") as f:
+        write("module", "hex_qsfp28_256", b"\x02" + f.read())
+
+
+# ---- ethtool: a mode byte, a driver byte, then the data (fuzz_ethtool.c) -------
+
+def nlattr(t, payload):
+    a = struct.pack("<HH", 4 + len(payload), t) + payload
+    return a + bytes((4 - len(a) % 4) % 4)
+
+
+def genl(cmd, body, seq=7):
+    return struct.pack("<IHHII", 20 + len(body), 30, 0, seq, 0) + bytes([cmd, 1, 0, 0]) + body
+
+
+def ethtool_seeds():
+    for f, drv in (("mlx5_overload_k6.5.stats", 0), ("bnxt_en.stats", 1), ("mlx5_connectx4lx.stats", 0)):
+        with open(os.path.join(FIX, "ethtool", f), "rb") as fh:
+            text = fh.read()
+        write("ethtool", "text_" + f.replace(".stats", ""), bytes([1, drv]) + text)
+        # the same names as a GSTRINGS table with GSTATS values
+        pairs = []
+        for line in text.decode().splitlines():
+            k, sep, v = line.strip().partition(": ")
+            if sep and v.strip().isdigit() and not k.startswith("["):
+                pairs.append((k.encode()[:32], int(v)))
+        pairs = pairs[:255]
+        names = b"".join(k + bytes(32 - len(k)) for k, _ in pairs)
+        vals = b"".join(struct.pack("<Q", v & (2**64 - 1)) for _, v in pairs)
+        write("ethtool", "gstrings_" + f.replace(".stats", ""), bytes([0, drv, len(pairs)]) + names + vals)
+    write("ethtool", "gstrings_unterminated", bytes([0, 2, 2]) + b"rx_crc_errors_phy" + b"\xff" * 15 +
+          b"x" * 32 + struct.pack("<QQ", 5, 2**64 - 1))
+    stat = lambda t, v: nlattr(0x8000 | 4, nlattr(t, struct.pack("<Q", v)))
+    grp = lambda gid, stats: nlattr(0x8000 | 4, nlattr(2, struct.pack("<I", gid)) + nlattr(3, struct.pack("<I", 0)) + stats)
+    write("ethtool", "nl_stats", bytes([2, 0]) + genl(33, grp(0, stat(0, 17)) + grp(1, stat(3, 123456789012) + stat(5, 9))))
+    write("ethtool", "nl_pause", bytes([2, 0]) + genl(22, nlattr(0x8000 | 5, nlattr(2, struct.pack("<Q", 1000)) +
+                                                                   nlattr(3, struct.pack("<Q", 2000)))))
+    write("ethtool", "nl_fec", bytes([2, 0]) + genl(30, nlattr(0x8000 | 5, nlattr(2, struct.pack("<QQ", 77, 70)) +
+                                                                 nlattr(3, struct.pack("<Q", 4)))))
+    write("ethtool", "nl_error", bytes([2, 0]) + struct.pack("<IHHIIiIHHII", 36, 2, 0, 10, 0, -95, 20, 0, 0, 0, 0))
+    q = hex_dump(os.path.join(FIX, "modules", "qsfp28_mma1b00_256b.hex"))
+    write("ethtool", "nl_module_eeprom", bytes([3, 0]) + genl(32, nlattr(7, q[:128])))
+
+
 if __name__ == "__main__":
     mad_seeds()
     lldp_seeds()
     dcb_seeds()
     text_seeds()
+    module_seeds()
+    ethtool_seeds()

@@ -327,7 +327,11 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 	}
 	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
 		goto out;
-	err = fab_store_write_scan(st, snap);
+	if ((err = fab_store_write_scan(st, snap)))
+		goto out;
+	if (job->ready_dir)
+		err = fab_pipeline_ready_extract(snap, job->ready_dir, job->note, job->note_ctx,
+						 &res.extracts);
 out:
 	fab_store_reader_free(rd);
 	fab_store_close(st);

@@ -14,6 +14,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/hostlist.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/probe.h"
 #include "fabsweep/routing.h"
@@ -93,16 +94,31 @@ static int resolve(const struct fab_route_index *ix, const char *name, uint32_t 
 	} else {
 		size_t len = strlen(name), n_first = 0;
 		uint32_t first = FAB_NONE;
+		bool by_name = false;
 		for (size_t i = 0; i < s->n_nodes; i++) {
 			const char *d = s->nodes[i].desc;
-			if (!strcmp(d, name)) {
+			if (fab_node_name_is(name, s->nodes[i].guid, d)) { /* "desc [..91cf00]" */
 				found = (uint32_t)i;
+				by_name = true;
 				break;
+			}
+			if (!strcmp(d, name)) {
+				if (found == FAB_NONE)
+					found = (uint32_t)i;
+				continue;
 			}
 			if (!strncmp(d, name, len) && d[len] == ' ') {
 				n_first++;
 				first = (uint32_t)i;
 			}
+		}
+		/* a description other nodes of the scan have too (name_hex is the
+		 * whole scan's, whatever the view loaded) */
+		if (found != FAB_NONE && !by_name && s->nodes[found].name_hex) {
+			char nb[FAB_NODE_NAME_CAP];
+			return fab_err(-EINVAL, "'%s' is the description of several nodes: name one as "
+				       "'%s' (docs/workflows.md, \"Node names\") or by GUID", name,
+				       fab_node_name(s, found, NULL, nb, sizeof(nb)));
 		}
 		if (found == FAB_NONE && n_first > 1)
 			return fab_err(-EINVAL, "'%s' names %zu nodes: give the whole description or a GUID",
@@ -185,7 +201,8 @@ static bool may_name(const char *name, uint64_t guid, const char *desc)
 
 	if (number(name, &v, &hex))
 		return hex > 4 && v == guid;
-	return !strncmp(desc, name, len) && (desc[len] == '\0' || desc[len] == ' ');
+	return (!strncmp(desc, name, len) && (desc[len] == '\0' || desc[len] == ' ')) ||
+	       fab_node_name_is(name, guid, desc);
 }
 
 static bool want_ends(uint64_t guid, const char *desc, void *ctx)

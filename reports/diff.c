@@ -42,6 +42,10 @@ static const char *const titles[] = {
 	[FAB_CHG_ROUTES] = "forwarding tables changed",
 	[FAB_CHG_PARTITION] = "partition memberships changed",
 	[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement changed (switch ports)",
+	[FAB_CHG_OP_VLS] = "operational virtual lanes changed",
+	[FAB_CHG_SL2VL] = "SL2VL tables changed",
+	[FAB_CHG_VLARB] = "VL arbitration tables changed",
+	[FAB_CHG_MODULE] = "modules or cables changed (vendor, part or serial number), plugged or pulled",
 };
 _Static_assert(ARRAY_SIZE(titles) == FAB_CHG__COUNT, "titles");
 
@@ -56,14 +60,19 @@ static const char *or_unknown(const char *s)
 static void end_str(const struct fab_change_end *e, const struct fab_nodemap *names,
 		    char *buf, size_t cap)
 {
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
+	if (e->system) { /* an Ethernet port of a RoCE host */
+		snprintf(buf, cap, "%s/%s", e->system, e->ifname ? e->ifname : "?");
+		return;
+	}
 	if (!e->guid) {
 		snprintf(buf, cap, "(not in the topology)");
 		return;
 	}
 	fab_guid_format(e->guid, g);
-	int n = snprintf(buf, cap, "\"%s\" %s", fab_nodemap_name(names, e->guid, e->desc), g);
+	int n = snprintf(buf, cap, "\"%s\" %s",
+			 fab_name_format(names, e->guid, e->desc, e->name_hex, nb, sizeof(nb)), g);
 	if (e->port && n > 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, " port %u", e->port);
 }
@@ -84,6 +93,9 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 	case FAB_CHG_NODE_DESC:
 		fprintf(f, "  %s: \"%s\" -> \"%s\"\n", s, o, n);
 		break;
+	case FAB_CHG_MODULE:
+		fprintf(f, "  %s: %s -> %s\n", s, o, n);
+		break;
 	case FAB_CHG_LINK_ADDED:
 	case FAB_CHG_LINK_REMOVED:
 		fab_report_widths_text(c->width, o, sizeof(o));
@@ -99,6 +111,16 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 		break;
 	case FAB_CHG_ROUTES:
 		fprintf(f, "  %s: %s of %s LIDs leave by another port\n", s, n, o);
+		break;
+	case FAB_CHG_OP_VLS:
+		fprintf(f, "  %s: %s -> %s\n", s, o, n);
+		break;
+	case FAB_CHG_SL2VL:
+		fprintf(f, "  %s: %s of %s tables of packets leaving here map an SL to another VL\n", s,
+			n, o);
+		break;
+	case FAB_CHG_VLARB:
+		fprintf(f, "  %s: weighted VLs %s -> %s\n", s, o, n);
 		break;
 	case FAB_CHG_PORT_STATE:
 		fprintf(f, "  %s: %s/%s -> %s/%s", s, o,
@@ -225,7 +247,9 @@ static void xml_end(struct fab_xw *x, const char *elem, const struct fab_change_
 	fab_xw_attr_guid(x, "guid", e->guid);
 	fab_xw_attr_i64(x, "port", e->port);
 	fab_xw_attr_lit(x, "type", fab_node_type_name(e->type));
-	fab_xw_attr(x, "name", fab_nodemap_name(names, e->guid, e->desc));
+	char nb[FAB_NODE_NAME_CAP];
+
+	fab_xw_attr(x, "name", fab_name_format(names, e->guid, e->desc, e->name_hex, nb, sizeof(nb)));
 	fab_xw_attr(x, "description", e->desc ? e->desc : "");
 	fab_xw_end(x);
 }
@@ -286,6 +310,7 @@ static void xml_change(struct fab_xw *x, const struct fab_change *c,
 	}
 	xml_end(x, "subject", &c->subject, names);
 	xml_end(x, "peer", &c->peer, names);
+	fab_report_xml_eth_end(x, &c->subject);
 	fab_xw_end(x);
 }
 

@@ -52,3 +52,4 @@ void fab_html_topology(struct hr *r);
 void fab_html_ethernet(struct hr *r);
 void fab_html_trend(struct hr *r); /* html_trend.c: opts->trend, when given */
 void fab_html_routing(struct hr *r); /* html_routing.c */
+void fab_html_phys(struct hr *r);    /* html_phys.c: modules, cables, bit error ratios */

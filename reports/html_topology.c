@@ -88,7 +88,7 @@ static void tier_label(struct fab_hw *w, const char *name, size_t n, double y, d
 /* The label of a node inside its box, cut to fit. */
 static void box_label(struct fab_hw *w, const struct hr *r, const struct row *rw, uint32_t n, double x)
 {
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_NODE_NAME_CAP];
 	const char *label = fab_report_node_label(r->s, n, g);
 
 	if (rw->narrow) {
@@ -107,11 +107,11 @@ static void box_label(struct fab_hw *w, const struct hr *r, const struct row *rw
 static void node_title(struct fab_hw *w, const struct hr *r, uint32_t n)
 {
 	const struct fab_node *nd = &r->s->nodes[n];
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 	fab_guid_format(nd->guid, g);
 	fab_hw_raw(w, "<title>");
-	fab_hw_text(w, nd->desc);
+	fab_hw_text(w, fab_report_node_label(r->s, n, nb));
 	fab_hw_fmt(w, "\n%s &middot; LID %u &middot; %s", g, nd->lid, fab_role_name(r->m->tier[n]));
 	if (r->m->node_mark[n])
 		fab_hw_fmt(w, "\nworst finding: %s (%u naming it)", sev_name(r->m->node_mark[n] - 1u),
@@ -170,7 +170,7 @@ static void write_group(struct hr *r, const struct row *rw, size_t i, const stru
 			   g->total, g->total == 1 ? "" : "s", g->leaf == FAB_NONE ? ", no leaf" : "");
 	fab_hw_raw(w, "<title>");
 	if (g->leaf != FAB_NONE) {
-		char gb[FAB_GUID_STRLEN];
+		char gb[FAB_NODE_NAME_CAP];
 		fab_hw_raw(w, "behind ");
 		fab_hw_text(w, fab_report_node_label(r->s, g->leaf, gb));
 	} else {
@@ -181,7 +181,7 @@ static void write_group(struct hr *r, const struct row *rw, size_t i, const stru
 		if (g->n[mk])
 			fab_hw_fmt(w, ", %u %s", g->n[mk], sev_name(mk - 1));
 	for (unsigned k = 0; k < g->n_bad; k++) {
-		char gb[FAB_GUID_STRLEN];
+		char gb[FAB_NODE_NAME_CAP];
 		fab_hw_raw(w, k ? ", " : "\nflagged: ");
 		fab_hw_text(w, fab_report_node_label(r->s, g->bad[k], gb));
 	}
@@ -350,7 +350,7 @@ void fab_html_topology(struct hr *r)
 				fab_hw_raw(w, "/>\n");
 				continue;
 			}
-			char g[FAB_GUID_STRLEN];
+			char g[FAB_NODE_NAME_CAP];
 			fab_hw_raw(w, "><title>");
 			fab_hw_text(w, fab_report_node_label(s, p->up, g));
 			fab_hw_raw(w, " \xe2\x80\x94 ");

@@ -65,11 +65,11 @@ static void port_label(struct hr *r, uint64_t guid, unsigned port)
 {
 	const struct fab_snapshot *s = r->s;
 	uint32_t n = fab_snapshot_find_node(s, guid);
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 	fab_guid_format(guid, g);
 	fab_hw_fmt(&r->w, "<span title=\"%s\">", g);
-	fab_hw_text(&r->w, n == FAB_NONE ? g : fab_report_node_label(s, n, g));
+	fab_hw_text(&r->w, n == FAB_NONE ? g : fab_report_node_label(s, n, nb));
 	fab_hw_fmt(&r->w, "</span>/%u", port);
 }
 
@@ -179,10 +179,10 @@ static void write_chart(struct hr *r, const struct fab_trend *t, const struct fa
 		      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">",
 		   PAD_L + CH_W + 8, CH_H + PAD_B + 12, PAD_L + CH_W + 8, CH_H + PAD_B + 12);
 	uint32_t n = fab_snapshot_find_node(r->s, ch->node_guid);
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 	fab_guid_format(ch->node_guid, g);
 	fab_hw_raw(w, "<title>Error counters of ");
-	fab_hw_text(w, n == FAB_NONE ? g : fab_report_node_label(r->s, n, g));
+	fab_hw_text(w, n == FAB_NONE ? g : fab_report_node_label(r->s, n, nb));
 	fab_hw_fmt(w, " port %u, counted since the start of the period</title>\n", ch->port_num);
 	fab_hw_fmt(w, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", PAD_L,
 		   CH_H + 6, PAD_L + CH_W, CH_H + 6);

@@ -5,6 +5,7 @@
 #include "fabsweep/config.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
+#include "fabsweep/report.h"
 #include "fabsweep/report_json.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/site_rules.h"
@@ -14,16 +15,20 @@
 static json_t *finding(struct fab_report_text *t, const struct fab_json_check *in,
 		       const struct fab_finding *f)
 {
-	char sb[1024];
+	char sb[1024], nb[FAB_NODE_NAME_CAP], pb[FAB_NODE_NAME_CAP];
 	const char *subject = fab_nodemap_subject(in->names, in->snap, f, sb, sizeof(sb));
 
-	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "rule", fab_jw_str(t, f->rule_id),
 			 "severity", fab_severity_name(f->severity),
 			 "subject", fab_jw_str(t, subject),
 			 "node", fab_jw_str(t, f->node),
+			 "node_name", fab_jw_str(t, fab_finding_node_name(in->names, in->snap, f->node,
+									  nb, sizeof(nb))),
 			 "port", fab_jw_str(t, f->port),
 			 "peer_node", fab_jw_str(t, f->peer_node),
+			 "peer_name", fab_jw_str(t, fab_finding_node_name(in->names, in->snap,
+									  f->peer_node, pb, sizeof(pb))),
 			 "peer_port", fab_jw_str(t, f->peer_port),
 			 "message", fab_jw_str(t, f->message),
 			 "evidence", fab_jw_str(t, f->evidence));
@@ -82,6 +87,60 @@ static json_t *deltas(const struct fab_json_check *in)
 			 "seconds", res->delta_seconds);
 }
 
+/* --summary: the findings by rule and by node (reports/summary.c), as the
+ * terminal lists them. */
+static json_t *summary(struct fab_report_text *t, const struct fab_json_check *in)
+{
+	struct fab_check_summary *s = NULL;
+	json_t *rules = json_array(), *nodes = json_array(), *out = NULL;
+
+	if (!rules || !nodes || fab_report_summary(in->snap, in->names, &s))
+		goto out;
+	for (size_t i = 0; i < s->n_rules; i++) {
+		const struct fab_summary_rule *r = &s->rules[i];
+		if (fab_jw_append(rules, json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:I}",
+						   "rule", fab_jw_str(t, r->rule_id),
+						   "worst", fab_severity_name(r->worst),
+						   "findings", (json_int_t)r->findings,
+						   "nodes", (json_int_t)r->nodes,
+						   "error", (json_int_t)r->by_severity[FAB_SEV_ERROR],
+						   "warning", (json_int_t)r->by_severity[FAB_SEV_WARNING],
+						   "info", (json_int_t)r->by_severity[FAB_SEV_INFO])))
+			goto out;
+	}
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_summary_node *nd = &s->nodes[i];
+		json_t *by = json_array();
+
+		for (size_t k = 0; by && k < nd->n_rules; k++) {
+			const struct fab_summary_count *c = &s->counts[nd->first + k];
+			if (fab_jw_append(by, json_pack("{s:o, s:s, s:I}", "rule", fab_jw_str(t, c->rule_id),
+							"worst", fab_severity_name(c->worst),
+							"findings", (json_int_t)c->findings))) {
+				json_decref(by);
+				by = NULL;
+			}
+		}
+		if (!by ||
+		    fab_jw_append(nodes, json_pack("{s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:o}",
+						   "node", fab_jw_str(t, nd->node),
+						   "name", fab_jw_str(t, nd->name),
+						   "worst", fab_severity_name(nd->worst),
+						   "findings", (json_int_t)nd->findings,
+						   "error", (json_int_t)nd->by_severity[FAB_SEV_ERROR],
+						   "warning", (json_int_t)nd->by_severity[FAB_SEV_WARNING],
+						   "info", (json_int_t)nd->by_severity[FAB_SEV_INFO],
+						   "rules", by)))
+			goto out;
+	}
+	out = json_pack("{s:O, s:O}", "by_rule", rules, "by_node", nodes);
+out:
+	json_decref(rules);
+	json_decref(nodes);
+	fab_report_summary_free(s);
+	return out;
+}
+
 static json_t *expected(struct fab_report_text *t, const struct fab_snapshot *ref)
 {
 	if (!ref)
@@ -134,7 +193,8 @@ int fab_json_check(FILE *f, const struct fab_json_check *in)
 	     fab_jw_set(doc, "suppressions", suppressions(&t, in)) ||
 	     fab_jw_set(doc, "counter_deltas", deltas(in)) ||
 	     fab_jw_set(doc, "expected_topology", expected(&t, in->reference)) ||
-	     fab_jw_set(doc, "findings", findings(&t, in))))
+	     fab_jw_set(doc, "findings", findings(&t, in)) ||
+	     (in->summary && fab_jw_set(doc, "summary", summary(&t, in)))))
 		return fab_jw_finish(doc, -ENOMEM, &t, f);
 	return fab_jw_finish(doc, doc ? 0 : -ENOMEM, &t, f);
 }

@@ -20,16 +20,19 @@
 static json_t *end(struct fab_report_text *t, const struct fab_change_end *e,
 		   const struct fab_nodemap *names)
 {
+	char nb[FAB_NODE_NAME_CAP];
+
 	if (!e->guid)
 		return json_null();
 	return json_pack("{s:o, s:i, s:s?, s:o, s:o}", "guid", fab_jw_guid(e->guid),
 			 "port", e->port, "type", fab_node_type_name(e->type),
-			 "name", fab_jw_str(t, fab_nodemap_name(names, e->guid, e->desc)),
+			 "name", fab_jw_str(t, fab_name_format(names, e->guid, e->desc, e->name_hex,
+								nb, sizeof(nb))),
 			 "description", fab_jw_str(t, e->desc ? e->desc : ""));
 }
 
 /* The fields only some kinds have, added to ch. */
-static int kind_fields(json_t *ch, const struct fab_change *c)
+static int kind_fields(struct fab_report_text *t, json_t *ch, const struct fab_change *c)
 {
 	char w[64], s[64];
 
@@ -60,6 +63,12 @@ static int kind_fields(json_t *ch, const struct fab_change *c)
 		       fab_jw_set(ch, "increase", fab_jw_uint(c->increase)) ||
 		       fab_jw_set(ch, "at_least", json_boolean(c->at_least)) ||
 		       fab_jw_set(ch, "saturated", json_boolean(c->saturated));
+	case FAB_CHG_MODULE: /* a RoCE host's interface: no GUID */
+		if (!c->subject.system)
+			return 0;
+		return fab_jw_set(ch, "eth_port", json_pack("{s:o, s:o}", "system",
+							    fab_jw_str(t, c->subject.system), "ifname",
+							    fab_jw_str(t, c->subject.ifname ? c->subject.ifname : "")));
 	default:
 		return 0;
 	}
@@ -75,7 +84,7 @@ static json_t *change(struct fab_report_text *t, const struct fab_change *c,
 			       "old", o[0] ? fab_jw_str(t, o) : json_null(),
 			       "new", n[0] ? fab_jw_str(t, n) : json_null(),
 			       "subject", end(t, &c->subject, names), "peer", end(t, &c->peer, names));
-	if (ch && kind_fields(ch, c)) {
+	if (ch && kind_fields(t, ch, c)) {
 		json_decref(ch);
 		return NULL;
 	}

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/probe.h"
 #include "fabsweep/report_json.h"
@@ -51,9 +52,11 @@ static json_t *port(struct fab_report_text *t, const struct fab_snapshot *view,
 	const struct fab_port *p = &view->ports[pp->port_idx];
 	const struct fab_node *n = &view->nodes[p->node_idx];
 	const char *state = pp->info_err ? NULL : fab_state_name(pp->live.state);
+	char nb[FAB_NODE_NAME_CAP];
 
 	return json_pack("{s:o, s:o, s:i, s:i, s:b, s:b, s:b, s:s?}",
-			 "node_guid", fab_jw_guid(n->guid), "node", fab_jw_str(t, n->desc),
+			 "node_guid", fab_jw_guid(n->guid),
+			 "node", fab_jw_str(t, fab_node_name(view, p->node_idx, NULL, nb, sizeof(nb))),
 			 "port", p->port_num, "lid", pp->lid,
 			 "node_info", !pp->node_err, "port_info", !pp->info_err,
 			 "counters", !pp->ctr_err, "state", state);
@@ -63,12 +66,14 @@ static json_t *port(struct fab_report_text *t, const struct fab_snapshot *view,
 static json_t *port_ref(struct fab_report_text *t, const struct fab_snapshot *view, uint32_t i)
 {
 	const struct fab_port *p;
+	char nb[FAB_NODE_NAME_CAP];
 
 	if (i == FAB_NONE || i >= view->n_ports)
 		return json_null();
 	p = &view->ports[i];
 	return json_pack("{s:o, s:o, s:i}", "node_guid", fab_jw_guid(view->nodes[p->node_idx].guid),
-			 "node", fab_jw_str(t, view->nodes[p->node_idx].desc), "port", p->port_num);
+			 "node", fab_jw_str(t, fab_node_name(view, p->node_idx, NULL, nb, sizeof(nb))),
+			 "port", p->port_num);
 }
 
 /* hop i: the link's two ends, its verdict and why. */
@@ -156,5 +161,81 @@ int fab_json_ready(FILE *f, const struct fab_ready *r, const struct fab_ready_ho
 		err = fab_jw_append(ps, port(&t, view, &r->ports[i]));
 	if (!err)
 		err = pairs_and_hops(doc, &t, view, hosts, pairs, hops);
+	return fab_jw_finish(doc, err, &t, f);
+}
+
+/* ---- ready --local --------------------------------------------------------------- */
+
+/* {system, port} of one end, or null. */
+static json_t *end_ref(struct fab_report_text *t, const char *sys, const char *port)
+{
+	if (!sys)
+		return json_null();
+	return json_pack("{s:o, s:o}", "system", fab_jw_str(t, sys), "port", fab_jw_str(t, port));
+}
+
+static json_t *gbps(double v)
+{
+	return v > 0 ? json_real(v) : json_null();
+}
+
+static json_t *local_port(struct fab_report_text *t, const struct fab_ready_roce_port *p)
+{
+	const char *st = p->present ? fab_state_name(p->state) : NULL;
+	const char *ph = p->present ? fab_phys_state_name(p->phys_state) : NULL;
+
+	return json_pack("{s:o, s:i, s:o, s:b, s:b, s:b, s:s?, s:s?, s:o, s:o, s:s}",
+			 "device", fab_jw_str(t, p->device), "port", (int)p->port,
+			 "netdev", fab_jw_str(t, p->netdev), "merged", p->merged, "named", p->named,
+			 "present", p->present, "state", st, "phys_state", ph,
+			 "rate_gbps", gbps(p->present ? p->rate_gbps : 0),
+			 "merged_rate_gbps", gbps(p->merged ? p->merged_rate_gbps : 0),
+			 "verdict", verdict(p->verdict));
+}
+
+static json_t *local_link(struct fab_report_text *t, const struct fab_ready_roce_link *l)
+{
+	return json_pack("{s:o, s:b, s:o, s:o, s:s}", "ifname", fab_jw_str(t, l->ifname),
+			 "lldp", l->lldp, "merged", end_ref(t, l->want_system, l->want_port),
+			 "heard", end_ref(t, l->heard_system, l->heard_port), "verdict", verdict(l->verdict));
+}
+
+static json_t *local_finding(struct fab_report_text *t, const struct fab_finding *f, bool counts)
+{
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:b}", "rule_id", f->rule_id,
+			 "severity", fab_severity_name(f->severity), "subject", fab_jw_str(t, f->subject),
+			 "message", fab_jw_str(t, f->message), "evidence", fab_jw_str(t, f->evidence),
+			 "counts", counts);
+}
+
+int fab_json_ready_local(FILE *f, const struct fab_json_ready_local *in)
+{
+	struct fab_report_text t = { 0 };
+	json_t *doc = fab_jw_doc("ready"), *hs = NULL, *h = NULL, *notes = NULL, *loc, *list;
+	size_t next = 0;
+	int err = 0;
+
+	if (!doc || fab_jw_set(doc, "scan", fab_jw_scan(&t, in->ref)) ||
+	    fab_jw_set(doc, "verdict", json_string(verdict(fab_ready_overall(in->r)))) ||
+	    !(hs = fab_jw_add_array(doc, "hosts")) || !fab_jw_add_array(doc, "ports") ||
+	    !(h = host(&t, in->r, in->hosts, 0, &next)) || fab_jw_append(hs, h) ||
+	    !(notes = fab_jw_add_array(h, "notes")) || !(loc = fab_jw_add_object(doc, "local")) ||
+	    fab_jw_set(loc, "system", fab_jw_str(&t, in->name)))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < in->n_notes; i++)
+		err = fab_jw_append(notes, fab_jw_str(&t, in->notes[i]));
+	if (!err && !(list = fab_jw_add_array(loc, "ports")))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < in->n_ports; i++)
+		err = fab_jw_append(list, local_port(&t, &in->ports[i]));
+	if (!err && !(list = fab_jw_add_array(loc, "links")))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < in->n_links; i++)
+		err = fab_jw_append(list, local_link(&t, &in->links[i]));
+	if (!err && !(list = fab_jw_add_array(loc, "findings")))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < in->n_findings; i++)
+		err = fab_jw_append(list, local_finding(&t, &in->judged->findings[in->findings[i].finding],
+							in->findings[i].counts));
 	return fab_jw_finish(doc, err, &t, f);
 }

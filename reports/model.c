@@ -9,6 +9,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/pkey.h"
+#include "fabsweep/qos.h"
 #include "fabsweep/roce.h"
 #include "model.h"
 
@@ -38,14 +39,9 @@ enum fab_verdict fab_report_verdict(const struct fab_snapshot *snap)
 }
 
 const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,
-				  char buf[FAB_GUID_STRLEN])
+				  char buf[FAB_NODE_NAME_CAP])
 {
-	const struct fab_node *n = &snap->nodes[node];
-
-	if (n->desc[0])
-		return n->desc;
-	fab_guid_format(n->guid, buf);
-	return buf;
+	return fab_node_name(snap, node, NULL, buf, FAB_NODE_NAME_CAP);
 }
 
 static int strcmp0(const char *a, const char *b)
@@ -635,6 +631,10 @@ void fab_report_change_text(const struct fab_change *c, char *old, char *new, si
 		snprintf(old, len, "%s", c->old_text ? c->old_text : "");
 		snprintf(new, len, "%s", c->new_text ? c->new_text : "");
 		break;
+	case FAB_CHG_MODULE: /* "VENDOR PN SN", or none plugged */
+		snprintf(old, len, "%s", c->old_text ? c->old_text : "none");
+		snprintf(new, len, "%s", c->new_text ? c->new_text : "none");
+		break;
 	case FAB_CHG_LINK_WIDTH:
 		fab_report_widths_text((unsigned)c->old_value, old, len);
 		fab_report_widths_text((unsigned)c->new_value, new, len);
@@ -675,7 +675,16 @@ void fab_report_change_text(const struct fab_change *c, char *old, char *new, si
 		enforce_text(c->old_value, old, len);
 		enforce_text(c->new_value, new, len);
 		break;
+	case FAB_CHG_OP_VLS:
+		fab_vls_name((unsigned)c->old_value, old, len);
+		fab_vls_name((unsigned)c->new_value, new, len);
+		break;
+	case FAB_CHG_VLARB:
+		fab_lanes_text((unsigned)c->old_value, old, len);
+		fab_lanes_text((unsigned)c->new_value, new, len);
+		break;
 	case FAB_CHG_LID:
+	case FAB_CHG_SL2VL:
 	case FAB_CHG_ROUTES:
 	case FAB_CHG_SM_PRIORITY:
 	case FAB_CHG_COUNTER_INCREASE:

@@ -14,9 +14,11 @@
 #include <stdio.h>
 
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/report.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
+#include "phys.h"
 
 /* "Mark" of a port or node: 0 no finding, else 1 + worst enum fab_severity. */
 #define FAB_MARK_NONE 0
@@ -130,13 +132,25 @@ void fab_report_change_text(const struct fab_change *c, char *old, char *new, si
  * physical state ("active (linkup)"), a saturated counter marked
  * ("65535 (saturated)"). */
 void fab_report_change_values(const struct fab_change *c, char *was, char *now, size_t len);
+/* A change's Ethernet port (a RoCE host's module, FAB_CHG_MODULE) as an
+ * <eth-port system= ifname=/> element, in both XML documents; nothing for
+ * an InfiniBand end. */
+struct fab_xw;
+struct fab_change_end;
+void fab_report_xml_eth_end(struct fab_xw *x, const struct fab_change_end *e);
+/* The XML report's <physical> element (xml_phys.c); nothing without a
+ * module or bit error ratio. */
+struct fab_report_ctx;
+void fab_report_xml_phys(struct fab_xw *x, const struct fab_report_ctx *c);
 /* A width or speed mask as a change shows it: "4X", "1X,4X", "none" for 0. */
 void fab_report_widths_text(unsigned mask, char *buf, size_t len);
 void fab_report_speeds_text(unsigned mask, char *buf, size_t len);
 
-/* Label of a node for people: its description, else its GUID (buf). */
+/* Label of a node for people: its name in every output (fab_node_name:
+ * its description, with GUID digits when another node shares it; its GUID
+ * without one), maybe in buf. */
 const char *fab_report_node_label(const struct fab_snapshot *snap, uint32_t node,
-				  char buf[FAB_GUID_STRLEN]);
+				  char buf[FAB_NODE_NAME_CAP]);
 
 /* The routing section of both formats (reports/model_routing.c): the hop
  * histogram of every CA-to-CA route, the routing findings, and how many
@@ -167,6 +181,7 @@ struct fab_report_ctx {
 	struct fab_report_model m;
 	struct fab_report_diff d;               /* zeroed without a baseline */
 	struct fab_report_routing rt;           /* the routing section */
+	struct fab_report_phys ph;              /* the physical layer (phys.h) */
 	uint32_t *node_findings;                /* per node: findings naming it */
 };
 

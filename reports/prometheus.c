@@ -29,6 +29,7 @@
 #include "fabsweep/report.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
+#include "prom.h"
 
 /* Longest label value written, in input bytes; longer ones are cut. */
 #define LABEL_VALUE_MAX 1024
@@ -40,11 +41,6 @@ struct pw {
 	const struct fab_snapshot *snap;
 	const struct fab_nodemap *names;
 	struct fab_counter_pairs pairs; /* the samples compared (core/counter.c) */
-};
-
-struct label {
-	const char *name;  /* a literal: [a-z_]+ */
-	const char *value; /* untrusted */
 };
 
 /*
@@ -208,18 +204,19 @@ static void write_scan(struct pw *w)
 	family(w, "fabsweep_links", "gauge", "Links found (each cable once).");
 	sample_u64(w, "fabsweep_links", NULL, 0, s->n_links);
 	family(w, "fabsweep_node_info", "gauge",
-	       "1 per device: its name (node-name-map, else the description), NodeDescription and type;"
+	       "1 per device: its name (node-name-map, else the description, with GUID digits when"
+	       " shared), NodeDescription and type;"
 	       " join on node_guid.");
 	for (uint32_t i = 0; i < s->n_nodes; i++) {
 		const struct fab_node *n = &s->nodes[i];
 		const char *type = fab_node_type_name(n->type);
-		char g[FAB_GUID_STRLEN];
+		char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 		if (!node_wanted(s, i))
 			continue;
 		fab_guid_format(n->guid, g);
 		struct label l[4] = { { "node_guid", g },
-				      { "node", fab_nodemap_name(w->names, n->guid, n->desc) },
+				      { "node", fab_node_name(s, i, w->names, nb, sizeof(nb)) },
 				      { "description", n->desc },
 				      { "type", type ? type : "unknown" } };
 		sample_u64(w, "fabsweep_node_info", l, 4, 1);
@@ -748,6 +745,28 @@ static void write_ethernet(struct pw *w)
 	}
 }
 
+/* ---- for prom_phys.c (prom.h) ---------------------------------------------- */
+
+const struct fab_snapshot *fab_prom_snap(const struct pw *w)
+{
+	return w->snap;
+}
+
+void fab_prom_family(struct pw *w, const char *name, const char *type, const char *help)
+{
+	family(w, name, type, help);
+}
+
+void fab_prom_u64(struct pw *w, const char *name, const struct label *l, size_t n, uint64_t v)
+{
+	sample_u64(w, name, l, n, v);
+}
+
+void fab_prom_dbl(struct pw *w, const char *name, const struct label *l, size_t n, double v)
+{
+	sample_dbl(w, name, l, n, v);
+}
+
 /* Everything, with the samples compared in w->pairs. */
 static int export_pairs(struct pw *w)
 {
@@ -758,7 +777,7 @@ static int export_pairs(struct pw *w)
 	write_ports(w);
 	write_counters(w);
 	write_ethernet(w);
-	if (write_sms(w) || write_findings(w))
+	if (write_sms(w) || write_findings(w) || fab_prom_phys(w))
 		err = fab_err(-ENOMEM, "out of memory writing metrics");
 	else if (ferror(f))
 		err = fab_err(-EIO, "cannot write metrics: %s", strerror(errno ? errno : EIO));

@@ -23,6 +23,7 @@ static void ctx_free(struct fab_report_ctx *c)
 	fab_report_model_free(&c->m);
 	fab_report_diff_free(&c->d);
 	fab_report_routing_free(&c->rt);
+	fab_report_phys_free(&c->ph);
 	free(c->node_findings);
 }
 
@@ -43,7 +44,8 @@ static int ctx_build(struct fab_report_ctx *c, const struct fab_snapshot *snap,
 	if ((err = fab_report_model_build(snap, base, &c->m)))
 		return err;
 	if ((base && (err = fab_report_diff_build(base, snap, &c->d))) ||
-	    (err = fab_report_routing_build(snap, base, &c->d, &c->rt)))
+	    (err = fab_report_routing_build(snap, base, &c->d, &c->rt)) ||
+	    (err = fab_report_phys_build(snap, base, &c->ph)))
 		goto fail;
 	c->node_findings = calloc(snap->n_nodes + 1, sizeof(*c->node_findings));
 	if (!c->node_findings) {

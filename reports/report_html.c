@@ -124,11 +124,11 @@ static void time_text(struct fab_hw *w, int64_t ms)
 /* "desc" with the GUID as a tooltip. */
 static void node_cell(struct fab_hw *w, const struct fab_snapshot *s, uint32_t n)
 {
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
 	fab_guid_format(s->nodes[n].guid, g);
 	fab_hw_fmt(w, "<span title=\"%s\">", g);
-	fab_hw_text(w, fab_report_node_label(s, n, g));
+	fab_hw_text(w, fab_report_node_label(s, n, nb));
 	fab_hw_raw(w, "</span>");
 }
 
@@ -235,6 +235,8 @@ static void write_header(struct hr *r)
 		fab_hw_raw(w, "<a href=\"#topology\">Topology</a>");
 	if (has_eth(s))
 		fab_hw_raw(w, "<a href=\"#ethernet\">Ethernet</a>");
+	if (fab_report_phys_present(&r->c->ph))
+		fab_hw_raw(w, "<a href=\"#physical\">Physical layer</a>");
 	if (r->base)
 		fab_hw_raw(w, "<a href=\"#changes\">Changes</a>");
 	if (r->c->rt.present)
@@ -514,8 +516,10 @@ static void write_switch(struct hr *r, uint32_t n, bool open)
 	}
 	fab_hw_fmt(w, "<details%s><summary>", open ? " open" : "");
 	fab_html_mark_badge(w, r->m->node_mark[n]);
+	char nb[FAB_NODE_NAME_CAP];
+
 	fab_hw_raw(w, " <b>");
-	fab_hw_text(w, nd->desc);
+	fab_hw_text(w, fab_report_node_label(s, n, nb));
 	fab_hw_raw(w, "</b> <span class=\"muted mono\">");
 	guid_text(w, nd->guid);
 	fab_hw_fmt(w, "</span> <span class=\"muted\">%s &middot; LID %u &middot; %u of %u ports active",
@@ -616,6 +620,10 @@ static const char *change_title(unsigned kind)
 		[FAB_CHG_ROUTES] = "forwarding table changed",
 		[FAB_CHG_PARTITION] = "partition membership",
 		[FAB_CHG_PKEY_ENFORCEMENT] = "partition enforcement",
+		[FAB_CHG_OP_VLS] = "operational VLs",
+		[FAB_CHG_SL2VL] = "SL2VL tables",
+		[FAB_CHG_VLARB] = "VL arbitration",
+		[FAB_CHG_MODULE] = "module or cable changed",
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) == FAB_CHG__COUNT, "change titles");
 	return kind < FAB_CHG__COUNT ? t[kind] : "change";
@@ -623,15 +631,21 @@ static const char *change_title(unsigned kind)
 
 static void change_end_cell(struct fab_hw *w, const struct fab_change_end *e)
 {
-	char g[FAB_GUID_STRLEN];
+	char g[FAB_GUID_STRLEN], nb[FAB_NODE_NAME_CAP];
 
+	if (e->system) { /* a RoCE host's interface */
+		fab_hw_text(w, e->system);
+		fab_hw_raw(w, "/");
+		fab_hw_text(w, e->ifname ? e->ifname : "?");
+		return;
+	}
 	if (!e->guid) {
 		fab_hw_raw(w, "<span class=\"muted\">-</span>");
 		return;
 	}
 	fab_guid_format(e->guid, g);
 	fab_hw_fmt(w, "<span title=\"%s\">", g);
-	fab_hw_text(w, e->desc && *e->desc ? e->desc : g);
+	fab_hw_text(w, fab_name_format(NULL, e->guid, e->desc, e->name_hex, nb, sizeof(nb)));
 	fab_hw_raw(w, "</span>");
 	if (e->port)
 		fab_hw_fmt(w, "/%u", e->port);
@@ -780,6 +794,7 @@ int fab_report_render_html(const struct fab_report_ctx *c, FILE *f)
 	if (has_ib(r.s))
 		fab_html_topology(&r);
 	fab_html_ethernet(&r);
+	fab_html_phys(&r);
 	fab_html_trend(&r);
 	if (r.base)
 		write_changes(&r);

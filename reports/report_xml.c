@@ -197,6 +197,7 @@ static void port_attrs(struct xr *r, const struct fab_port *p)
 
 static void write_nodes(struct xr *r)
 {
+	char nb[FAB_NODE_NAME_CAP];
 	struct fab_xw *x = &r->x;
 	const struct fab_snapshot *s = r->s;
 
@@ -210,6 +211,7 @@ static void write_nodes(struct xr *r)
 		fab_xw_attr_lit(x, "role", fab_role_name(n->role));
 		fab_xw_attr_lit(x, "tier", fab_role_name(r->m->tier[i]));
 		fab_xw_attr(x, "description", n->desc);
+		fab_xw_attr(x, "name", fab_node_name(s, (uint32_t)i, NULL, nb, sizeof(nb)));
 		fab_xw_attr_u64(x, "lid", n->lid);
 		fab_xw_attr_u64(x, "num-ports", n->num_ports);
 		fab_xw_attr_guid(x, "sys-guid", n->sys_guid);
@@ -388,6 +390,7 @@ static void write_ethernet(struct xr *r)
 
 static void write_sms(struct xr *r)
 {
+	char nb[FAB_NODE_NAME_CAP];
 	struct fab_xw *x = &r->x;
 	const struct fab_snapshot *s = r->s;
 
@@ -407,6 +410,7 @@ static void write_sms(struct xr *r)
 			fab_xw_attr_guid(x, "node-guid", s->nodes[p->node_idx].guid);
 			fab_xw_attr_u64(x, "port", p->port_num);
 			fab_xw_attr(x, "node-description", s->nodes[p->node_idx].desc);
+			fab_xw_attr(x, "node-name", fab_node_name(s, p->node_idx, NULL, nb, sizeof(nb)));
 		}
 		attr_flag(x, "failed", sm->failed);
 		fab_xw_end(x);
@@ -488,13 +492,26 @@ static void write_counters(struct xr *r)
 	fab_xw_end(x);
 }
 
+void fab_report_xml_eth_end(struct fab_xw *x, const struct fab_change_end *e)
+{
+	if (!e->system)
+		return;
+	fab_xw_start(x, "eth-port");
+	fab_xw_attr(x, "system", e->system);
+	fab_xw_attr(x, "ifname", e->ifname ? e->ifname : "");
+	fab_xw_end(x);
+}
+
 static void change_end(struct fab_xw *x, const char *elem, const struct fab_change_end *e)
 {
+	char nb[FAB_NODE_NAME_CAP];
+
 	fab_xw_start(x, elem);
 	fab_xw_attr_guid(x, "guid", e->guid);
 	fab_xw_attr_u64(x, "port", e->port);
 	fab_xw_attr_lit(x, "type", fab_node_type_name(e->type));
 	fab_xw_attr(x, "description", e->desc ? e->desc : "");
+	fab_xw_attr(x, "name", fab_name_format(NULL, e->guid, e->desc, e->name_hex, nb, sizeof(nb)));
 	fab_xw_end(x);
 }
 
@@ -539,6 +556,7 @@ static void write_changes(struct xr *r)
 			change_end(x, "subject", &c->subject);
 		if (c->peer.guid)
 			change_end(x, "peer", &c->peer);
+		fab_report_xml_eth_end(x, &c->subject);
 		fab_xw_end(x);
 	}
 	for (size_t i = 0; i < d->n_findings_new; i++)
@@ -619,6 +637,7 @@ int fab_report_render_xml(const struct fab_report_ctx *c, FILE *f)
 	if (r.base)
 		write_changes(&r);
 	write_routing(&r);
+	fab_report_xml_phys(x, c);
 	fab_xw_end(x);
 	err = fab_xw_close(x);
 	free(r.mc);

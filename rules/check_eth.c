@@ -83,90 +83,44 @@ static void speed_text(char *buf, size_t len, int32_t mbps)
 		snprintf(buf, len, "%d Mb/s", mbps);
 }
 
-struct tier_speed {
-	int tier;
-	int32_t mbps;
-};
-
-static int cmp_tier_speed(const void *x, const void *y)
+/* The speed most links of each tier run (ties: the faster), from the
+ * votes (rules/roce_votes.c: this part's links and, for part of a fabric,
+ * the rest's), which come sorted by tier and ascending speed. */
+static void tier_modes(const struct fab_roce_votes *votes, int32_t mode[FAB_TIER_COUNT])
 {
-	const struct tier_speed *a = x, *b = y;
+	uint32_t best[FAB_TIER_COUNT] = { 0 };
 
-	if (a->tier != b->tier)
-		return a->tier < b->tier ? -1 : 1;
-	return a->mbps < b->mbps ? -1 : a->mbps > b->mbps;
-}
-
-static unsigned sys_role(const struct fab_roce *r, uint32_t port)
-{
-	uint32_t s = r->eth_ports[port].system_idx;
-
-	return s < r->n_systems ? r->systems[s].role : FAB_ROLE_UNKNOWN;
-}
-
-/* Both ends collected and their speeds known. */
-static bool speed_known(const struct fab_roce *r, const struct fab_eth_link *l)
-{
-	const struct fab_eth_port *a = &r->eth_ports[l->a], *b = &r->eth_ports[l->b];
-
-	return a->speed_mbps > 0 && b->speed_mbps > 0 && !(a->flags & FAB_ETH_F_STUB) &&
-	       !(b->flags & FAB_ETH_F_STUB);
-}
-
-static int32_t link_speed(const struct fab_roce *r, const struct fab_eth_link *l)
-{
-	int32_t a = r->eth_ports[l->a].speed_mbps, b = r->eth_ports[l->b].speed_mbps;
-
-	return a < b ? a : b;
-}
-
-/* The speed most links of each tier run (ties: the faster). */
-static int tier_modes(const struct fab_roce *r, int32_t mode[FAB_TIER_COUNT])
-{
-	struct tier_speed *ts = malloc((r->n_links + 1) * sizeof(*ts));
-	size_t n = 0, best[FAB_TIER_COUNT] = { 0 };
-
-	if (!ts)
-		return fab_err(-ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->n_links; i++)
-		if (speed_known(r, &r->links[i]))
-			ts[n++] = (struct tier_speed){
-				fab_tier(sys_role(r, r->links[i].a), sys_role(r, r->links[i].b)),
-				link_speed(r, &r->links[i]) };
-	qsort(ts, n, sizeof(*ts), cmp_tier_speed);
 	for (int t = 0; t < FAB_TIER_COUNT; t++)
 		mode[t] = 0;
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i; j < n && !cmp_tier_speed(&ts[i], &ts[j]); j++)
-			;
-		if (j - i >= best[ts[i].tier]) { /* ascending: ties go to the faster */
-			best[ts[i].tier] = j - i;
-			mode[ts[i].tier] = ts[i].mbps;
+	for (size_t i = 0; i < votes->n_speeds; i++) {
+		const struct fab_roce_speed_vote *x = &votes->speeds[i];
+		int t = fab_tier(x->role_a, x->role_b);
+
+		if (x->links >= best[t]) { /* ascending: ties go to the faster */
+			best[t] = x->links;
+			mode[t] = x->mbps;
 		}
 	}
-	free(ts);
-	return 0;
 }
 
 int check_eth_speed_mismatch(struct fab_rule_ctx *ctx)
 {
 	const struct fab_roce *r = ctx->snap->roce;
-	int32_t mode[FAB_TIER_COUNT];
+	int32_t mode[FAB_TIER_COUNT], slower;
 	char s1[32], s2[32], tier[48];
-	int err;
+	int err = 0;
 
-	if ((err = tier_modes(r, mode)))
-		return err;
+	tier_modes(ctx->roce->votes, mode);
 	for (size_t i = 0; !err && i < r->n_links; i++) {
 		const struct fab_eth_link *l = &r->links[i];
 		int32_t a, b, m;
 		int t;
 
-		if (!speed_known(r, l))
+		if (!roce_link_speed(r, l, &slower))
 			continue;
 		a = r->eth_ports[l->a].speed_mbps;
 		b = r->eth_ports[l->b].speed_mbps;
-		t = fab_tier(sys_role(r, l->a), sys_role(r, l->b));
+		t = fab_tier(roce_sys_role(r, l->a), roce_sys_role(r, l->b));
 		m = mode[t];
 		fab_tier_name(t, tier, sizeof(tier));
 		rbuf_reset(&ctx->ev);

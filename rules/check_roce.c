@@ -178,6 +178,10 @@ int roce_view_init(const struct fab_snapshot *s, struct roce_view *v)
 			v->heard[r->neighbors[i].port_idx]++;
 	for (size_t i = 0; i < np; i++)
 		v->roce[i] = is_roce_port(v, (uint32_t)i);
+	if (roce_votes(v, true, &v->votes)) {
+		roce_view_fini(v);
+		return fab_err(-ENOMEM, "out of memory counting the RoCE votes");
+	}
 	return 0;
 }
 
@@ -188,6 +192,7 @@ void roce_view_fini(struct roce_view *v)
 	free(v->sys_pfc);
 	free(v->sys_app);
 	free(v->roce);
+	fab_roce_votes_free(v->votes);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -74,7 +74,7 @@ struct cnp_expect {
 	bool configured, split;
 };
 
-static struct cnp_expect cnp_majority(const size_t *count, unsigned n, double configured)
+static struct cnp_expect cnp_majority(const uint32_t *count, unsigned n, double configured)
 {
 	struct cnp_expect x = { .value = -1 };
 	size_t best = 0;
@@ -135,21 +135,12 @@ int check_roce_cnp_mismatch(struct fab_rule_ctx *ctx)
 	const struct fab_roce *r = ctx->snap->roce;
 	const struct roce_view *v = ctx->roce;
 	unsigned prio = roce_priority(ctx), dscp = (unsigned)rule_shared(ctx, rule_param_roce_dscp);
-	size_t by_dscp[64] = { 0 }, by_prio[FAB_PRIOS] = { 0 };
 	int err = 0;
 
-	for (size_t i = 0; i < r->n_eth_ports; i++) {
-		const struct fab_ecn *e = &r->eth_ports[i].ecn;
-
-		if (!roce_port(v, (uint32_t)i))
-			continue;
-		if ((e->known & FAB_ECN_CNP_DSCP) && e->cnp_dscp < 64)
-			by_dscp[e->cnp_dscp]++;
-		if ((e->known & FAB_ECN_CNP_PRIO) && e->cnp_prio < FAB_PRIOS)
-			by_prio[e->cnp_prio]++;
-	}
-	struct cnp_expect xd = cnp_majority(by_dscp, 64, rule_param(ctx, 0));
-	struct cnp_expect xp = cnp_majority(by_prio, FAB_PRIOS, rule_param(ctx, 1));
+	/* the RoCE interfaces' votes (rules/roce_votes.c), the fabric's when
+	 * this is part of one */
+	struct cnp_expect xd = cnp_majority(v->votes->cnp_dscp, 64, rule_param(ctx, 0));
+	struct cnp_expect xp = cnp_majority(v->votes->cnp_prio, FAB_PRIOS, rule_param(ctx, 1));
 
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
 		const struct fab_ecn *e = &r->eth_ports[i].ecn;
@@ -185,14 +176,12 @@ int check_roce_trust_mismatch(struct fab_rule_ctx *ctx)
 {
 	const struct fab_roce *r = ctx->snap->roce;
 	const struct roce_view *v = ctx->roce;
-	size_t votes[FAB_TRUST__COUNT] = { 0 }, known;
+	const uint32_t *votes = v->votes->trust; /* the fabric's, rules/roce_votes.c */
+	size_t known;
 	unsigned fabric;
 	int err = 0;
 
-	for (size_t i = 0; i < r->n_eth_ports; i++)
-		if (roce_port(v, (uint32_t)i))
-			votes[fab_eth_port_trust(r, &r->eth_ports[i])]++;
-	known = votes[FAB_TRUST_DSCP] + votes[FAB_TRUST_PCP];
+	known = (size_t)votes[FAB_TRUST_DSCP] + votes[FAB_TRUST_PCP];
 	if (votes[FAB_TRUST_DSCP] == votes[FAB_TRUST_PCP])
 		return 0; /* no majority (or nothing known): nobody to call the odd one out */
 	fabric = votes[FAB_TRUST_DSCP] > votes[FAB_TRUST_PCP] ? FAB_TRUST_DSCP : FAB_TRUST_PCP;
@@ -204,15 +193,15 @@ int check_roce_trust_mismatch(struct fab_rule_ctx *ctx)
 		    (t = fab_eth_port_trust(r, &r->eth_ports[i])) == FAB_TRUST_UNKNOWN || t == fabric)
 			continue;
 		rbuf_reset(&ctx->ev);
-		rbuf_printf(&ctx->ev, "trust=%s; fabric_trust=%s (%zu of %zu)", fab_trust_name(t),
+		rbuf_printf(&ctx->ev, "trust=%s; fabric_trust=%s (%u of %zu)", fab_trust_name(t),
 			    fab_trust_name(fabric), votes[fabric], known);
 		if (t == FAB_TRUST_PCP)
 			err = rule_emit_eth(ctx, (uint32_t)i, roce_peer(v, (uint32_t)i), rbuf_str(&ctx->ev),
-					    "trusts PCP while %zu of %zu RoCE NICs trust DSCP: DSCP-marked RoCE traffic does not reach priority %u here",
+					    "trusts PCP while %u of %zu RoCE NICs trust DSCP: DSCP-marked RoCE traffic does not reach priority %u here",
 					    votes[fabric], known, roce_priority(ctx));
 		else
 			err = rule_emit_eth(ctx, (uint32_t)i, roce_peer(v, (uint32_t)i), rbuf_str(&ctx->ev),
-					    "trusts DSCP while %zu of %zu RoCE NICs trust PCP: its priorities come from a DSCP table the fabric does not use",
+					    "trusts DSCP while %u of %zu RoCE NICs trust PCP: its priorities come from a DSCP table the fabric does not use",
 					    votes[fabric], known);
 	}
 	return err;

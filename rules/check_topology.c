@@ -90,7 +90,6 @@ struct topo {
 	uint32_t n_groups;
 	uint32_t *gsize, *grep; /* per group: members, its root class's first member */
 	uint32_t *scratch; /* n_nodes + 1 */
-	uint8_t *shared;   /* per node: its description is another node's too; NULL until needed */
 };
 
 static int role_of_level(uint32_t l)
@@ -369,33 +368,6 @@ out:
 	return err;
 }
 
-static int cmp_desc(const void *x, const void *y, void *arg)
-{
-	const struct fab_snapshot *s = arg;
-
-	return strcmp(s->nodes[*(const uint32_t *)x].desc, s->nodes[*(const uint32_t *)y].desc);
-}
-
-/* Marks the nodes whose description another node has too (unmanaged switches
- * keep the vendor's): a message names them by GUID as well. 0 or -ENOMEM. */
-static int mark_shared(struct topo *t)
-{
-	const struct fab_snapshot *s = t->s;
-	uint32_t *v = t->scratch;
-
-	if (t->shared)
-		return 0;
-	if (!(t->shared = calloc(s->n_nodes + 1, 1)))
-		return -ENOMEM;
-	for (size_t i = 0; i < s->n_nodes; i++)
-		v[i] = (uint32_t)i;
-	qsort_r(v, s->n_nodes, sizeof(*v), cmp_desc, (void *)s);
-	for (size_t i = 1; i < s->n_nodes; i++)
-		if (!strcmp(s->nodes[v[i]].desc, s->nodes[v[i - 1]].desc))
-			t->shared[v[i]] = t->shared[v[i - 1]] = 1;
-	return 0;
-}
-
 /* A spine alone in its group that the leaves of a group of at least
  * min_peers all reach (the only spine of a small fabric) is no odd switch:
  * their cables to it are part of their pattern. Leaf groups are the first
@@ -438,10 +410,7 @@ static void short_of(struct fab_rule_ctx *ctx, const struct topo *t, uint32_t i)
 			    (unsigned long long)s->nodes[want->node].guid, have, want->links);
 		if (n_short < MAX_SHORT) {
 			rbuf_printf(&ctx->tmp, "; %u link%s to ", have, have == 1 ? "" : "s");
-			rule_name(&ctx->tmp, s, want->node);
-			if (t->shared[want->node] && s->nodes[want->node].desc[0])
-				rbuf_printf(&ctx->tmp, " (0x%016llx)",
-					    (unsigned long long)s->nodes[want->node].guid);
+			rule_name(&ctx->tmp, s, want->node); /* GUID digits when shared */
 			rbuf_printf(&ctx->tmp, " where they have %u", want->links);
 		}
 		n_short++;
@@ -480,7 +449,6 @@ static void topo_free(struct topo *t)
 	free(t->gsize);
 	free(t->grep);
 	free(t->scratch);
-	free(t->shared);
 }
 
 int check_topology_asymmetric(struct fab_rule_ctx *ctx)
@@ -621,10 +589,6 @@ int check_topology_asymmetric(struct fab_rule_ctx *ctx)
 		rbuf_printf(&ctx->ev, "; group=0x%016llx; group_by=%s",
 			    (unsigned long long)s->nodes[t.grep[g]].guid,
 			    plural[role_of_level(l ? l - 1 : 1)]);
-		if (mark_shared(&t)) {
-			err = fab_err(-ENOMEM, "out of memory checking the topology");
-			break;
-		}
 		short_of(ctx, &t, (uint32_t)i);
 		err = rule_emit_node(ctx, (uint32_t)i, rbuf_str(&ctx->ev), "%s %s", singular[r],
 				     rbuf_str(&ctx->tmp));

@@ -40,7 +40,7 @@ struct fab_config {
 };
 
 /* Sections that are not made of parameters. */
-static const char *const special_sections[] = { "rules", "suppress", "sweep", "watch" };
+static const char *const special_sections[] = { "rules", "suppress", "sweep", "watch", "ready" };
 
 void fab_config_free(struct fab_config *cfg)
 {
@@ -155,7 +155,7 @@ int fab_config_site_severity(const struct fab_config *cfg, const char *id, int d
 /* ---- [sweep] and [watch] ------------------------------------------------------ */
 
 enum sweep_kind { SW_DIR, SW_PROM, SW_COUNT, SW_DURATION, SW_FAIL_ON, SW_BASELINE,
-		  SW_TEXT, SW_MAP, SW_SECONDS };
+		  SW_TEXT, SW_MAP, SW_SECONDS, SW_PORTS, SW_REQUIRE };
 
 static const struct {
 	const char *key;
@@ -183,6 +183,11 @@ static const struct {
 	[FAB_WATCH_RAW] = { "keep_raw", SW_DURATION, "a duration such as 1d, 12h or 2h", "watch" },
 	[FAB_WATCH_PROMETHEUS] = { "prometheus", SW_PROM,
 				   "an absolute path ending in .prom (the textfile collector reads *.prom)", "watch" },
+	[FAB_READY_ROCE_PORTS] = { "roce_ports", SW_PORTS,
+				   "a number of RoCE ports from 1 to 1024, or RDMA ports as DEVICE/PORT separated by commas (mlx5_0/1, mlx5_1/1)",
+				   "ready" },
+	[FAB_READY_REQUIRE] = { "require", SW_REQUIRE,
+				"what must be readable, separated by commas: lldp, dcb, ecn (or none)", "ready" },
 };
 static_assert(ARRAY_SIZE(sweep_keys) == FAB_SWEEP__COUNT, "sweep keys");
 
@@ -222,6 +227,103 @@ bool fab_prom_file_name_ok(const char *path)
 	return l > 5 && !strcmp(base + l - 5, ".prom");
 }
 
+/* ---- [ready] -------------------------------------------------------------- */
+
+static const char *const ready_needs[] = { "lldp", "dcb", "ecn" };
+
+const char *fab_ready_need_name(unsigned bit)
+{
+	for (unsigned k = 0; k < ARRAY_SIZE(ready_needs); k++)
+		if (bit == 1u << k)
+			return ready_needs[k];
+	return NULL;
+}
+
+/* The next item of a comma-separated list, blanks trimmed: its start and
+ * length; *s moves past it. false at the end. */
+static bool next_item(const char **s, const char **item, size_t *len)
+{
+	const char *p = *s;
+
+	if (!*p)
+		return false;
+	size_t n = strcspn(p, ",");
+	*s = p[n] ? p + n + 1 : p + n;
+	while (n && (*p == ' ' || *p == '\t'))
+		p++, n--;
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	*item = p;
+	*len = n;
+	return true;
+}
+
+int fab_ready_require_parse(const char *s)
+{
+	const char *item;
+	size_t len;
+	int mask = 0;
+
+	if (!s)
+		return -1;
+	if (!strcmp(s, "none"))
+		return 0;
+	while (next_item(&s, &item, &len)) {
+		unsigned k;
+		for (k = 0; k < ARRAY_SIZE(ready_needs); k++)
+			if (len == strlen(ready_needs[k]) && !strncmp(item, ready_needs[k], len))
+				break;
+		if (k == ARRAY_SIZE(ready_needs))
+			return -1;
+		mask |= 1 << k;
+	}
+	return mask ? mask : -1;
+}
+
+int fab_ready_ports_parse(const char *s, unsigned *count, char (*names)[FAB_READY_PORT_NAME_MAX],
+			  size_t cap, size_t *n_names)
+{
+	const char *item;
+	size_t len, n = 0;
+
+	if (!s)
+		return -EINVAL;
+	if (whole_number(s, 1, 1024)) {
+		*count = (unsigned)strtoul(s, NULL, 10);
+		*n_names = 0;
+		return 0;
+	}
+	while (next_item(&s, &item, &len)) {
+		const char *slash = memchr(item, '/', len);
+		size_t dev = slash ? (size_t)(slash - item) : 0;
+
+		/* DEVICE/PORT: a device name of letters, digits, '_', '-', '.'; a port 1..255 */
+		if (!slash || !dev || len >= FAB_READY_PORT_NAME_MAX || len - dev < 2 || len - dev > 4)
+			return -EINVAL;
+		for (size_t i = 0; i < dev; i++)
+			if (!isalnum((unsigned char)item[i]) && !strchr("_-.", item[i]))
+				return -EINVAL;
+		unsigned port = 0;
+		for (size_t i = dev + 1; i < len; i++) {
+			if (item[i] < '0' || item[i] > '9')
+				return -EINVAL;
+			port = port * 10 + (unsigned)(item[i] - '0');
+		}
+		if (port < 1 || port > 255)
+			return -EINVAL;
+		if (n < cap) {
+			memcpy(names[n], item, len);
+			names[n][len] = '\0';
+		}
+		n++;
+	}
+	if (!n)
+		return -EINVAL;
+	*count = 0;
+	*n_names = n;
+	return 0;
+}
+
 static bool sweep_value_ok(unsigned kind, const char *v)
 {
 	size_t l = strlen(v);
@@ -242,6 +344,13 @@ static bool sweep_value_ok(unsigned kind, const char *v)
 		return fab_duration_parse(v, &ms) == 0;
 	case SW_FAIL_ON:
 		return fab_fail_on_parse(v) >= 0;
+	case SW_REQUIRE:
+		return fab_ready_require_parse(v) >= 0;
+	case SW_PORTS: {
+		unsigned count;
+		size_t n;
+		return fab_ready_ports_parse(v, &count, NULL, 0, &n) == 0;
+	}
 	case SW_BASELINE:
 		if (!strcmp(v, "previous") || !strcmp(v, "none") || whole_number(v, 1, INT64_MAX))
 			return true;
@@ -542,7 +651,7 @@ static bool in_section(unsigned i, const char *sec)
 	return !strcmp(sweep_keys[i].section ? sweep_keys[i].section : "sweep", sec);
 }
 
-/* A key of [sweep] or [watch] (ps->section). */
+/* A key of [sweep], [watch] or [ready] (ps->section). */
 static int set_sweep(struct parser *ps, const char *key, const char *val)
 {
 	struct fab_config *cfg = ps->cfg;
@@ -615,7 +724,8 @@ static int parse_line(struct parser *ps, char *line)
 		return set_rule(ps, key, val);
 	if (!strcmp(ps->section, "suppress"))
 		return add_suppression(ps, key, val);
-	if (!strcmp(ps->section, "sweep") || !strcmp(ps->section, "watch"))
+	if (!strcmp(ps->section, "sweep") || !strcmp(ps->section, "watch") ||
+	    !strcmp(ps->section, "ready"))
 		return set_sweep(ps, key, val);
 	return set_param(ps, key, val);
 }

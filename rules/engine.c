@@ -16,6 +16,7 @@
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
@@ -25,14 +26,13 @@
 
 /* ---- names ----------------------------------------------------------------- */
 
+/* The node's name in every output (fab_node_name: its description, with
+ * GUID digits when another node shares it; its GUID without one). */
 void rule_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t node)
 {
-	const struct fab_node *n = &s->nodes[node];
+	char nb[FAB_NODE_NAME_CAP];
 
-	if (n->desc[0])
-		rbuf_printf(b, "%s", n->desc);
-	else
-		rbuf_printf(b, "0x%016llx", (unsigned long long)n->guid);
+	rbuf_printf(b, "%s", fab_node_name(s, node, NULL, nb, sizeof(nb)));
 }
 
 void rule_port_name(struct rbuf *b, const struct fab_snapshot *s, uint32_t port)
@@ -290,7 +290,7 @@ static bool live_scan(const struct fab_snapshot *s)
 	return s->source && !strncmp(s->source, "ib:", 3);
 }
 
-/* Imported from an ibnetdiscover file (scanner/topo_import.c): "file:" for
+/* Imported from an ibnetdiscover file (import/topo_import.c): "file:" for
  * check --expect, "ibnetdiscover:" when stored by fabsweep import. */
 static bool topology_file(const struct fab_snapshot *s)
 {
@@ -317,6 +317,9 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_ROUTES: return "forwarding tables (a live scan without --no-routes)";
 	case FAB_NEED_BASELINE: return "an earlier snapshot (check --baseline)";
 	case FAB_NEED_PKEYS: return "P_Key tables (a live scan without --no-pkeys)";
+	case FAB_NEED_QOS: return "the VL tables (a live scan that saw a QoS policy, or scan --forensic)";
+	case FAB_NEED_MODULES: return "modules or cables (collect on RoCE hosts, an ibdiagnet2 run with ibdiagnet2.cables)";
+	case FAB_NEED_NIC_COUNTERS: return "NIC counters (collect on RoCE hosts: ethtool)";
 	default: return NULL;
 	}
 }
@@ -365,6 +368,13 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no forwarding tables (scan --no-routes, a file, or an older scan)";
 	if ((needs & FAB_NEED_PKEYS) && !fab_pkeys_present(s))
 		return "the snapshot has no P_Key tables (scan --no-pkeys, a file, or an older scan)";
+	if ((needs & FAB_NEED_QOS) && !s->qos)
+		return "the scan did not read the VL tables (its SL2VL samples showed no QoS policy; "
+		       "scan --forensic reads them)";
+	if ((needs & FAB_NEED_MODULES) && !s->ib_modules.n && !(have_roce(s) && s->roce->modules.n))
+		return "the snapshot has no modules or cables (collect on RoCE hosts; ibdiagnet --get_cable_info)";
+	if ((needs & FAB_NEED_NIC_COUNTERS) && !(have_roce(s) && s->roce->n_nic_counters))
+		return "the snapshot has no NIC counters (collect on the RoCE hosts, without --no-ethtool)";
 	return NULL;
 }
 
@@ -427,10 +437,21 @@ int fab_rules_run(const struct fab_config *cfg, struct fab_snapshot *snap,
 	return fab_rules_run_ref(cfg, snap, baseline, NULL, now_ms, out);
 }
 
-int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
-		      const struct fab_snapshot *baseline,
-		      const struct fab_snapshot *reference, int64_t now_ms,
-		      struct fab_rules_result *out)
+static bool asked(const struct fab_rule *r, const char *const *only, size_t n_only)
+{
+	if (!only)
+		return true;
+	for (size_t i = 0; i < n_only; i++)
+		if (!strcmp(only[i], r->id))
+			return true;
+	return false;
+}
+
+/* The run: every rule, or those named in only[0..n_only). */
+static int run(const struct fab_config *cfg, struct fab_snapshot *snap,
+	       const struct fab_snapshot *baseline, const struct fab_snapshot *reference,
+	       const char *const *only, size_t n_only, int64_t now_ms,
+	       struct fab_rules_result *out)
 {
 	struct fab_rules_result res = { 0 };
 	struct fab_counter_pairs pairs = { 0 };
@@ -445,7 +466,8 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 	    baseline->started_at_ms > snap->started_at_ms)
 		return fab_err(-EINVAL, "the baseline (scan %lld) is newer than the snapshot checked (scan %lld); pass an older --baseline",
 			       (long long)baseline->scan_id, (long long)snap->scan_id);
-	if (!snap->guid_order && (err = fab_snapshot_index(snap)))
+	if ((!snap->guid_order && (err = fab_snapshot_index(snap))) ||
+	    (err = fab_snapshot_name_nodes(snap))) /* the names subjects give */
 		return fab_err(err, "out of memory indexing the snapshot");
 	fab_snapshot_clear_findings(snap);
 	snap->checked_at_ms = now_ms ? now_ms : fab_now_ms();
@@ -471,6 +493,10 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 
 		if (r->retired) {
 			res.status[i] = FAB_RULE_RETIRED;
+			continue;
+		}
+		if (!asked(r, only, n_only)) {
+			res.status[i] = FAB_RULE_NOT_REQUESTED;
 			continue;
 		}
 		if (sev < 0) {
@@ -510,6 +536,22 @@ out:
 	if (out)
 		*out = res;
 	return 0;
+}
+
+int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
+		      const struct fab_snapshot *baseline,
+		      const struct fab_snapshot *reference, int64_t now_ms,
+		      struct fab_rules_result *out)
+{
+	return run(cfg, snap, baseline, reference, NULL, 0, now_ms, out);
+}
+
+int fab_rules_run_only(const struct fab_config *cfg, struct fab_snapshot *snap,
+		       const struct fab_snapshot *baseline, const char *const *only,
+		       size_t n_only, int64_t now_ms, struct fab_rules_result *out)
+{
+	return run(cfg, snap, baseline, NULL, only ? only : (const char *const[]){ NULL }, n_only,
+		   now_ms, out);
 }
 
 int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapshot *snap,

@@ -119,7 +119,8 @@ void fab_param_format(const struct fab_rule_param *p, double v, char *buf, size_
 		return;
 	case FAB_PARAM_RATE:
 	case FAB_PARAM_RATIO:
-		if (v < 0)
+	case FAB_PARAM_REAL: /* off: below 0, or REAL's own (it takes negative numbers) */
+		if (p->type == FAB_PARAM_REAL ? v == FAB_PARAM_REAL_OFF : v < 0)
 			snprintf(buf, len, "off");
 		else
 			snprintf(buf, len, "%g", v);
@@ -175,6 +176,8 @@ const char *fab_param_expect(const struct fab_rule_param *p)
 		return "'auto' or a whole number";
 	case FAB_PARAM_SLS:
 		return "service levels 0 to 15, as a list of numbers and ranges (like 0-14 or 0,2,4-7)";
+	case FAB_PARAM_REAL:
+		return "a number (like -12, 2.5 or 1e-6) or 'off'";
 	default:
 		return "a whole number";
 	}
@@ -218,15 +221,17 @@ int fab_param_parse(const struct fab_rule_param *p, const char *s, double *out)
 		}
 		return parse_whole(s, p->min, p->max, out);
 	case FAB_PARAM_RATE:
-	case FAB_PARAM_RATIO: {
+	case FAB_PARAM_RATIO:
+	case FAB_PARAM_REAL: { /* only REAL takes a negative number */
+		bool real = p->type == FAB_PARAM_REAL;
 		char *end;
 		double v;
 
 		if (is_off(s)) {
-			*out = FAB_PARAM_OFF;
+			*out = real ? FAB_PARAM_REAL_OFF : FAB_PARAM_OFF;
 			return 0;
 		}
-		if ((*s < '0' || *s > '9') && *s != '.')
+		if ((*s < '0' || *s > '9') && *s != '.' && !(real && *s == '-'))
 			return -EINVAL;
 		errno = 0;
 		v = strtod(s, &end);

@@ -125,6 +125,8 @@ double rule_param(const struct fab_rule_ctx *ctx, size_t i);
  */
 extern const struct fab_rule_param *const rule_param_roce_priority; /* [roce] priority */
 extern const struct fab_rule_param *const rule_param_roce_dscp;     /* [roce] dscp */
+extern const struct fab_rule_param *const rule_param_dark_dbm;      /* [module.dark_lane] dark_dbm */
+extern const struct fab_rule_param *const rule_param_routing_sls;   /* [routing] sls */
 /* The current value of a shared parameter (one of the above). */
 double rule_shared(const struct fab_rule_ctx *ctx, const struct fab_rule_param *p);
 
@@ -208,6 +210,8 @@ int check_expect(struct fab_rule_ctx *ctx);
 
 struct fab_roce;
 struct fab_eth_port;
+struct fab_eth_link;
+struct fab_roce_votes;
 
 /* What the RoCE checks need per Ethernet port, built in one pass, once per
  * run: the engine builds it when the snapshot has a RoCE part and hands it
@@ -219,6 +223,9 @@ struct roce_view {
 	bool *sys_pfc;     /* per system: advertises a PFC TLV on some port */
 	bool *sys_app;     /* per system: advertises an APP TLV on some port */
 	bool *roce;        /* per port: a RoCE interface (roce_port()) */
+	/* the majority rules' votes: this part's and what it leaves out
+	 * (r->outside), rules/roce_votes.c */
+	struct fab_roce_votes *votes;
 };
 /* Builds the view of s->roce (must be non-NULL); 0 or -ENOMEM. */
 int roce_view_init(const struct fab_snapshot *s, struct roce_view *v);
@@ -245,6 +252,15 @@ enum pfc_src roce_port_pfc(const struct roce_view *v, uint32_t port, uint8_t *bi
 void roce_prio_list(struct rbuf *b, uint8_t bits);
 /* [roce] priority, the priority RoCE runs on (a shared parameter). */
 unsigned roce_priority(const struct fab_rule_ctx *ctx);
+/* rules/roce_votes.c: the votes of v's own ports and links, plus those of
+ * what the part leaves out (v->r->outside) when with_outside; *out owned
+ * (fab_roce_votes_free). 0 or -ENOMEM. */
+int roce_votes(const struct roce_view *v, bool with_outside, struct fab_roce_votes **out);
+/* The role of the system a port belongs to. */
+unsigned roce_sys_role(const struct fab_roce *r, uint32_t port);
+/* The speed a link runs (its slower end) into *mbps: false unless both ends
+ * are collected and their speeds known. */
+bool roce_link_speed(const struct fab_roce *r, const struct fab_eth_link *l, int32_t *mbps);
 
 int check_roce_pfc_disabled(struct fab_rule_ctx *ctx);
 int check_roce_pfc_mismatch(struct fab_rule_ctx *ctx);
@@ -265,7 +281,24 @@ int check_routing_unreachable(struct fab_rule_ctx *ctx);
 int check_routing_credit_loop(struct fab_rule_ctx *ctx);
 int check_routing_imbalance(struct fab_rule_ctx *ctx);
 
+/* rules/check_phys.c: modules and cables of both fabrics */
+int check_module_temperature(struct fab_rule_ctx *ctx);
+int check_module_rx_power(struct fab_rule_ctx *ctx);
+int check_module_tx_bias(struct fab_rule_ctx *ctx);
+int check_module_dark_lane(struct fab_rule_ctx *ctx);
+/* rules/check_nic.c: NIC counters of Ethernet ports */
+int check_roce_pause_storm(struct fab_rule_ctx *ctx);
+int check_roce_pause_unexpected(struct fab_rule_ctx *ctx);
+int check_eth_discards(struct fab_rule_ctx *ctx);
+int check_eth_fec_uncorrectable(struct fab_rule_ctx *ctx);
+int check_eth_ber_high(struct fab_rule_ctx *ctx);
+
 /* rules/check_pkey.c */
 int check_pkey_enforcement_drop(struct fab_rule_ctx *ctx);
 int check_pkey_limited_pair(struct fab_rule_ctx *ctx);
 int check_pkey_default_missing(struct fab_rule_ctx *ctx);
+
+/* rules/check_vl.c: virtual lanes (include/fabsweep/qos.h) */
+int check_vl_op_vls(struct fab_rule_ctx *ctx);
+int check_vl_sl_dropped(struct fab_rule_ctx *ctx);
+int check_vl_starved(struct fab_rule_ctx *ctx);

@@ -201,7 +201,16 @@ static const struct fab_rule_param credit_loop_params[] = {
 	{ .section = "routing", .key = "sls", .type = FAB_PARAM_SLS, .def = 0x7fff, .min = 1,
 	  .max = 0xffff,
 	  .help = "service levels traffic may use: each is assumed on every path when the "
-		  "credit-loop analysis follows the SL2VL tables' lanes" },
+		  "credit-loop analysis follows the SL2VL tables' lanes (and the vl.* rules "
+		  "judge, where some host maps them to a VL it runs)" },
+};
+const struct fab_rule_param *const rule_param_routing_sls = &credit_loop_params[0];
+
+static const struct fab_rule_param op_vls_params[] = {
+	{ .section = "vl.op_vls_mismatch", .key = "min_tier_links", .type = FAB_PARAM_INT,
+	  .def = 3, .min = 1, .max = 1000000,
+	  .help = "fewest switch-to-switch links of a tier from which the VLs most of them run "
+		  "is what the others should run" },
 };
 
 static const struct fab_rule_param imbalance_params[] = {
@@ -227,6 +236,69 @@ static const struct fab_rule_param default_missing_params[] = {
 	  .def = 1, .min = 0, .max = 2,
 	  .help = "where the default partition is expected: 0 nowhere (off), 1 on host ports, "
 		  "2 on host and switch ports" },
+};
+
+/* ---- the physical layer: modules and NIC counters -------------------------- */
+
+/* A module monitor's four default limits (used where a module has none of
+ * its own), in the order check_phys.c reads them. */
+#define LIMIT(rule_, key_, dflt_, what_) \
+	{ .section = rule_, .key = key_, .type = FAB_PARAM_REAL, .def = dflt_, .min = -1e6, .max = 1e6, \
+	  .help = what_ " where the module has none of its own ('off': none)" }
+static const struct fab_rule_param temperature_params[] = {
+	LIMIT("module.temperature", "hi_alarm", FAB_MOD_TEMP_HI_ALARM, "high alarm, degrees C,"),
+	LIMIT("module.temperature", "lo_alarm", FAB_MOD_TEMP_LO_ALARM, "low alarm, degrees C,"),
+	LIMIT("module.temperature", "hi_warn", FAB_MOD_TEMP_HI_WARN, "high warning, degrees C,"),
+	LIMIT("module.temperature", "lo_warn", FAB_MOD_TEMP_LO_WARN, "low warning, degrees C,"),
+};
+static const struct fab_rule_param rx_power_params[] = {
+	LIMIT("module.rx_power", "hi_alarm_dbm", FAB_MOD_RX_HI_ALARM, "high alarm, dBm,"),
+	LIMIT("module.rx_power", "lo_alarm_dbm", FAB_MOD_RX_LO_ALARM, "low alarm, dBm,"),
+	LIMIT("module.rx_power", "hi_warn_dbm", FAB_MOD_RX_HI_WARN, "high warning, dBm,"),
+	LIMIT("module.rx_power", "lo_warn_dbm", FAB_MOD_RX_LO_WARN, "low warning, dBm,"),
+};
+static const struct fab_rule_param tx_bias_params[] = {
+	LIMIT("module.tx_bias", "hi_alarm_ma", FAB_PARAM_REAL_OFF, "high alarm, mA,"),
+	LIMIT("module.tx_bias", "lo_alarm_ma", FAB_PARAM_REAL_OFF, "low alarm, mA,"),
+	LIMIT("module.tx_bias", "hi_warn_ma", FAB_PARAM_REAL_OFF, "high warning, mA,"),
+	LIMIT("module.tx_bias", "lo_warn_ma", FAB_PARAM_REAL_OFF, "low warning, mA,"),
+};
+static const struct fab_rule_param dark_lane_params[] = {
+	{ .section = "module.dark_lane", .key = "dark_dbm", .type = FAB_PARAM_REAL,
+	  .def = FAB_MODULE_DARK_DBM, .min = -100, .max = 0,
+	  .help = "a lane whose Rx or Tx power is at or below this many dBm (or whose laser bias "
+		  "is 0) has no light; the Rx power and bias rules leave such lanes to this one" },
+};
+const struct fab_rule_param *const rule_param_dark_dbm = &dark_lane_params[0];
+
+static const struct fab_rule_param pause_storm_params[] = {
+	{ .section = "roce.pause_storm", .key = "max_storm_events", .type = FAB_PARAM_COUNT, .def = 0,
+	  .min = 0, .max = COUNT_MAX,
+	  .help = "PFC stall-prevention (pause storm) events tolerated ('off': never fires on them)" },
+	{ .section = "roce.pause_storm", .key = "max_pause_share", .type = FAB_PARAM_REAL, .def = 0.2,
+	  .min = 0, .max = 1,
+	  .help = "share of the time between two readings a priority may be paused, either way "
+		  "('off': durations not judged)" },
+};
+static const struct fab_rule_param pause_unexpected_params[] = {
+	{ .section = "roce.pause_unexpected", .key = "max_frames", .type = FAB_PARAM_COUNT, .def = 0,
+	  .min = 0, .max = COUNT_MAX,
+	  .help = "pause frames tolerated on a priority without PFC ('off': never fires)" },
+};
+static const struct fab_rule_param discards_params[] = {
+	{ .section = "eth.discards", .key = "max_ratio", .type = FAB_PARAM_REAL, .def = 1e-6, .min = 0,
+	  .max = 1, .help = "share of the frames a NIC may discard ('off': any number, see min_discards)" },
+	{ .section = "eth.discards", .key = "min_discards", .type = FAB_PARAM_COUNT, .def = 0, .min = 0,
+	  .max = COUNT_MAX, .help = "discards tolerated whatever their share" },
+};
+static const struct fab_rule_param fec_params[] = {
+	{ .section = "eth.fec_uncorrectable", .key = "max_blocks", .type = FAB_PARAM_COUNT, .def = 0,
+	  .min = 0, .max = COUNT_MAX, .help = "uncorrectable FEC blocks tolerated ('off': never fires)" },
+};
+static const struct fab_rule_param eth_ber_params[] = {
+	{ .section = "eth.ber_high", .key = "max_pre_fec_ber", .type = FAB_PARAM_RATIO, .def = 1e-6,
+	  .min = 0, .max = 1, .help = "pre-FEC bit error ratio (corrected bits per received bit) "
+				     "tolerated ('off': never fires)" },
 };
 
 /* ---- the table ---------------------------------------------------------- */
@@ -1071,6 +1143,241 @@ static const struct fab_rule rules[] = {
 		PARAMS(ber_params),
 		.check = check_link_ber,
 	},
+	/* Virtual lanes (rules/check_vl.c, include/fabsweep/qos.h) */
+	{
+		.id = "vl.op_vls_mismatch",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_LINK,
+		.needs = FAB_NEED_PORT_STATE,
+		.title = "Link ends run different virtual lanes, or fewer than their tier",
+		.rationale =
+			"A port sends data on the virtual lanes its PortInfo OperationalVLs enables "
+			"(VL0-3, VL0-7...), and the subnet manager maps service levels to lanes knowing "
+			"them. When the two ends of a link run different lanes, what one end sends on a "
+			"lane the other does not run is dropped there; when a switch-to-switch link runs "
+			"fewer lanes than the others of its tier, the SL2VL tables of its switches fold "
+			"traffic classes together on it (or drop them), and a QoS policy or a deadlock-"
+			"free routing's lanes do not hold on that link. Both usually mean a port whose "
+			"VLCap is lower (old firmware, a different device) or an SM setting "
+			"(max_op_vls) applied to part of the fabric.",
+		.remediation =
+			"Compare the two ends' VLCap and OperationalVLs (smpquery portinfo): upgrade "
+			"or replace the device with the lower VLCap, or make the subnet manager's "
+			"max_op_vls (OpenSM) the same for the whole fabric, then let it sweep.",
+		PARAMS(op_vls_params),
+		.check = check_vl_op_vls,
+	},
+	{
+		.id = "vl.sl_dropped",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_QOS,
+		.title = "An SL in use is mapped to VL 15 or to a VL the port does not run",
+		.rationale =
+			"Every port maps each service level to a virtual lane by its SLtoVLMappingTable "
+			"(a switch per in-port and out-port). A packet whose SL maps to VL 15 (reserved "
+			"for subnet management) or to a lane at or above the port's OperationalVLs is "
+			"dropped there and counted as a VLMappingError: traffic on that SL between "
+			"some hosts vanishes while other paths work. The SLs judged are those some "
+			"host can send (its own port maps them to a lane it runs) and [routing] sls "
+			"lists; an SL no host maps is unused, whatever the switches do with it.",
+		.remediation =
+			"Fix the QoS policy (OpenSM: qos_sl2vl, qos_swe_sl2vl, qos_ca_sl2vl and the "
+			"max VLs in opensm.conf, or qos-policy.conf) so that every SL in use maps to a "
+			"lane every port on its paths runs, or stop hosts using that SL (the "
+			"partition's or the ULP's SL); let the SM sweep and compare with smpquery sl2vl.",
+		.check = check_vl_sl_dropped,
+	},
+	{
+		.id = "vl.starved",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_QOS,
+		.title = "A virtual lane in use has no weight in either VL arbitration table",
+		.rationale =
+			"A port picks which lane sends next from its VLArbitrationTables: the high-"
+			"priority table, then the low-priority one, each a list of (VL, weight). A "
+			"lane that an SL in use reaches on that port but that has no entry of non-zero "
+			"weight in either table is never chosen: its packets wait until their head-of-"
+			"queue lifetime discards them, and credits back up to the senders. OpenSM's "
+			"default tables give VL0 weight only in the high table, so both tables are "
+			"read before a lane is called starved.",
+		.remediation =
+			"Give the lane a weight in the QoS policy's VL arbitration tables (OpenSM: "
+			"qos_vlarb_high, qos_vlarb_low and their qos_ca_, qos_swe_ forms), or map its "
+			"SLs to a lane that has one; let the SM sweep and compare with smpquery vlarb.",
+		.check = check_vl_starved,
+	},
+	/* ---- the physical layer (docs/roce.md, docs/imports.md) ---- */
+	{
+		.id = "roce.pause_storm",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "A NIC is in a pause storm: stall-prevention events, or a priority paused much of the time",
+		.rationale =
+			"A receiver that cannot drain its buffers sends PFC pause frames without end; "
+			"every switch upstream holds the paused priority and pauses its own senders, and "
+			"the storm spreads until whole fabrics stand still (the RoCE-at-scale reports). "
+			"NICs detect it: mlx5's PFC stall prevention counts warning and error events (at "
+			"an error it stops honouring pauses and drops). A priority paused for a large share "
+			"of the time, either way, is the same trouble earlier. Durations need two readings "
+			"(collect --interval, or check --baseline); storm events are judged on one.",
+		.remediation =
+			"Find the receiver that cannot keep up (its rx_out_of_buffer, eth.discards; a host "
+			"with a stuck process or a slow PCIe link): fix or isolate it. Keep PFC stall "
+			"prevention on (mlnx_qos / devlink) so one host cannot freeze the fabric, and "
+			"check roce.ecn_disabled: ECN with DCQCN keeps pauses rare.",
+		PARAMS(pause_storm_params),
+		.check = check_roce_pause_storm,
+	},
+	{
+		.id = "roce.pause_unexpected",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "Pause frames on a priority without PFC, or 802.3x pause beside PFC",
+		.rationale =
+			"PFC pauses one priority; a NIC that sends or receives pause frames for a priority "
+			"where its own PFC is off is out of step with its peer (the switch pauses a priority "
+			"the host treats as lossy, or the reverse), and link-level 802.3x pause on a port that "
+			"runs PFC stops every priority at once. Judged only where the port's PFC is known "
+			"(its DCB, or what it advertises over LLDP).",
+		.remediation =
+			"Make the host and its switch port enable PFC on the same priorities (roce.pfc_mismatch "
+			"says which side differs) and turn 802.3x pause off where PFC runs (ethtool -A IF rx "
+			"off tx off).",
+		PARAMS(pause_unexpected_params),
+		.check = check_roce_pause_unexpected,
+	},
+	{
+		.id = "eth.discards",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "A NIC discards frames: no buffer at the port, or the host does not keep up",
+		.rationale =
+			"A RoCE priority is meant to be lossless; frames a NIC drops at its port for lack of "
+			"buffer (rx_discards_phy) mean PFC did not stop the sender in time, and frames "
+			"dropped for lack of receive descriptors (rx_out_of_buffer) mean the host's software "
+			"did not keep up. Either costs RDMA retransmissions and, at scale, job time. Judged "
+			"as a share of the frames received or sent over the same period.",
+		.remediation =
+			"Port discards: check PFC on both ends of the link (roce.pfc_disabled, "
+			"roce.pfc_mismatch) and the switch's buffers. Out of buffer: larger rings "
+			"(ethtool -G), interrupt and CPU placement, a busy or throttled host.",
+		PARAMS(discards_params),
+		.check = check_eth_discards,
+	},
+	{
+		.id = "eth.fec_uncorrectable",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "FEC blocks the link could not correct",
+		.rationale =
+			"Forward error correction hides a noisy link until it cannot: every uncorrectable "
+			"block is a lost frame, which RDMA pays for with a retransmission timeout. They "
+			"appear only after the corrected count has been climbing: the optics or the cable "
+			"are failing.",
+		.remediation =
+			"Clean or replace the optics and the fibre of this link (module.rx_power and "
+			"eth.ber_high point at the weak side); reseat the cable; check the FEC mode both "
+			"ends negotiated.",
+		PARAMS(fec_params),
+		.check = check_eth_fec_uncorrectable,
+	},
+	{
+		.id = "eth.ber_high",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_ROCE | FAB_NEED_NIC_COUNTERS,
+		.title = "The pre-FEC bit error ratio of a link is high",
+		.rationale =
+			"The bits FEC corrected per bit received is the link's raw error ratio: the earliest "
+			"sign of dirty connectors, a bent fibre or a failing laser, long before frames are "
+			"lost. The default, 1e-6, is two orders of magnitude below what RS-FEC can correct "
+			"on a 50G PAM4 lane.",
+		.remediation =
+			"Clean the connectors of both ends, check the module's Rx power (module.rx_power) and "
+			"replace the module or cable of the worse end; compare with the link's other lanes "
+			"and its history (report --since).",
+		PARAMS(eth_ber_params),
+		.check = check_eth_ber_high,
+	},
+	{
+		.id = "module.temperature",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_MODULES,
+		.title = "A pluggable module runs outside its temperature thresholds",
+		.rationale =
+			"Optics age fast when hot and fail outright past their alarm limit; a module far "
+			"warmer than its neighbours points at blocked airflow or a failing laser driver. "
+			"Judged against the module's own thresholds where it has sane ones, else the "
+			"parameters; a module that does not monitor temperature (passive copper) is not "
+			"judged.",
+		.remediation =
+			"Check the airflow of the cage (fans, blanking panels, a cable blocking the vent) and "
+			"the switch's or host's inlet temperature; replace a module that stays hot in a "
+			"cool cage.",
+		PARAMS(temperature_params),
+		.check = check_module_temperature,
+	},
+	{
+		.id = "module.rx_power",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_MODULES,
+		.title = "A module receives optical power outside its thresholds",
+		.rationale =
+			"Received power below the module's low warning is the first sign of a dirty "
+			"connector, a bent fibre or a weak transmitter at the far end; above the high limit "
+			"saturates the receiver. Both raise the bit error ratio. Lanes without light are "
+			"module.dark_lane's; thresholds that contradict each other (a misprogrammed module) "
+			"are replaced by the parameters.",
+		.remediation =
+			"Clean both connectors of the fibre (and the module's), check the patch panels on the "
+			"way, compare with the far end's Tx power; replace the fibre or the far module.",
+		PARAMS(rx_power_params),
+		.check = check_module_rx_power,
+	},
+	{
+		.id = "module.tx_bias",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_MODULES,
+		.title = "A module's laser bias current is outside its thresholds",
+		.rationale =
+			"A laser whose bias current climbs toward its limit is ageing: the module drives it "
+			"harder to keep its output power, until it cannot. Judged against the module's own "
+			"thresholds (bias depends on the laser type, so there is no default); lanes whose "
+			"laser is off are module.dark_lane's.",
+		.remediation =
+			"Plan the module's replacement; if several modules of one batch (vendor, part number, "
+			"date code) drift together, replace the batch.",
+		PARAMS(tx_bias_params),
+		.check = check_module_tx_bias,
+	},
+	{
+		.id = "module.dark_lane",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_PHYSICAL,
+		.needs = FAB_NEED_MODULES,
+		.title = "A lane of a module has no light while its siblings have",
+		.rationale =
+			"A multi-lane link with one lane dark runs degraded or not at all, and the module's "
+			"alarm flags do not always say so (the 40G SR4 of the netdev report kept every flag "
+			"off with three lanes dark). Only the lanes the module's media uses are compared: a "
+			"single-lane module (100G LR1) in a four-lane cage leaves three lanes unused, dark "
+			"by design.",
+		.remediation =
+			"Receive side dark: the far end's transmitter, or a fibre of the bundle (MPO), is "
+			"broken: clean and check the trunk, then the far module. Transmit side dark: this "
+			"module's laser is dead or disabled: replace it.",
+		PARAMS(dark_lane_params),
+		.check = check_module_dark_lane,
+	},
 };
 
 static_assert(ARRAY_SIZE(rules) <= FAB_RULES_MAX, "raise FAB_RULES_MAX");
@@ -1104,6 +1411,7 @@ static const char *const categories[] = {
 	[FAB_CAT_ROCE] = "roce",
 	[FAB_CAT_HOST] = "host",
 	[FAB_CAT_ROUTING] = "routing",
+	[FAB_CAT_PHYSICAL] = "physical",
 };
 static_assert(ARRAY_SIZE(categories) == FAB_CAT__COUNT, "categories");
 

@@ -95,7 +95,7 @@ static const struct fab_port *pport_port(const struct pkscan *c, const struct pp
 static void port_err(struct pkscan *c, const struct fab_port *p, const char *a, const char *b)
 {
 	const struct fab_node *n = &c->s->nodes[p->node_idx];
-	char who[FAB_DESC_CAP + 8];
+	char who[FAB_SCAN_LABEL_CAP];
 	int rc;
 
 	rc = fab_snapshot_add_error(c->s, n->guid, p->port_num, "pkeys", "%s port %u: P_KeyTable %s%s",
@@ -176,7 +176,7 @@ static void swinfo_done(struct pkscan *c, uint32_t si, int err, const uint8_t *r
 
 	if (err) {
 		const struct fab_node *n = &c->s->nodes[sw->node];
-		char who[FAB_DESC_CAP + 8];
+		char who[FAB_SCAN_LABEL_CAP];
 
 		sw->failed = true;
 		int rc = fab_snapshot_add_error(c->s, n->guid, -1, "pkeys",
@@ -269,35 +269,61 @@ static bool cabled(const struct fab_snapshot *s, const struct fab_port *p)
 	       (p->phys_state == FAB_PHYS_LINKUP || p->state >= FAB_STATE_INIT);
 }
 
-/* Where the SMPs for port p go: 0, or -1 when there is no way. */
-static int route_to(const struct pkscan *c, const struct fab_port *p, uint32_t wn, struct pport *x)
+int fab_scan_port_route(const struct fab_snapshot *s, const struct wt *w,
+			const struct fab_scan_opts *o, const struct fab_port *p, struct fab_mad_req *req)
 {
-	const struct fab_node *n = &c->s->nodes[p->node_idx];
-	const struct wt_node *w = wn != FAB_NONE ? &c->w->nodes[wn] : NULL;
+	const struct fab_node *n = &s->nodes[p->node_idx];
+	uint32_t wn = wt_find(w, n->guid);
+	const struct wt_node *x = wn != FAB_NONE ? &w->nodes[wn] : NULL;
 
-	x->mkey = fab_mkeys_lookup(c->o->mkeys, p->guid, n->guid);
+	req->method = FAB_MAD_GET;
+	req->mkey = fab_mkeys_lookup(o->mkeys, p->guid, n->guid);
+	req->mgmt_class = FAB_MAD_CLASS_SMI_DR;
+	/* a switch, or a CA discovery entered by this very port (the scanning
+	 * one: no hops) */
+	if (x && x->path_valid && (n->type == FAB_NODE_SWITCH || x->entry_guid == p->guid)) {
+		req->dr_hops = x->hops;
+		memcpy(req->dr_path, x->path, sizeof(req->dr_path));
+		return 0;
+	}
 	if (n->type == FAB_NODE_CA && p->remote_idx != FAB_NONE) {
-		const struct fab_port *r = &c->s->ports[p->remote_idx];
-		const struct fab_node *rn = &c->s->nodes[r->node_idx];
-		uint32_t rw = rn->type == FAB_NODE_SWITCH ? wt_find(c->w, rn->guid) : FAB_NONE;
+		const struct fab_port *r = &s->ports[p->remote_idx];
+		const struct fab_node *rn = &s->nodes[r->node_idx];
+		uint32_t rw = rn->type == FAB_NODE_SWITCH ? wt_find(w, rn->guid) : FAB_NONE;
 
-		if (rw != FAB_NONE && c->w->nodes[rw].path_valid && c->w->nodes[rw].hops < WT_MAX_HOPS) {
-			x->hops = (uint8_t)(c->w->nodes[rw].hops + 1);
-			memcpy(x->path, c->w->nodes[rw].path, sizeof(x->path));
-			x->path[x->hops] = r->port_num;
+		if (rw != FAB_NONE && w->nodes[rw].path_valid && w->nodes[rw].hops < WT_MAX_HOPS) {
+			req->dr_hops = (uint8_t)(w->nodes[rw].hops + 1);
+			memcpy(req->dr_path, w->nodes[rw].path, sizeof(req->dr_path));
+			req->dr_path[req->dr_hops] = r->port_num;
 			return 0;
 		}
 	}
-	/* a switch, or a CA reached by the port discovery entered it by */
-	if (w && w->path_valid && (n->type == FAB_NODE_SWITCH || w->entry_guid == p->guid ||
-				   n->num_ports == 1)) {
-		x->hops = w->hops;
-		memcpy(x->path, w->path, sizeof(x->path));
+	/* a one-port CA reached by its own path */
+	if (x && x->path_valid && n->num_ports == 1) {
+		req->dr_hops = x->hops;
+		memcpy(req->dr_path, x->path, sizeof(req->dr_path));
 		return 0;
 	}
-	x->hops = 0xff;
-	x->lid = fab_scan_port_dlid(c->s, p);
-	return x->lid ? 0 : -1;
+	req->mgmt_class = FAB_MAD_CLASS_SMI;
+	req->dlid = fab_scan_port_dlid(s, p);
+	return req->dlid ? 0 : -1;
+}
+
+/* Where the SMPs for port p go: 0, or -1 when there is no way. */
+static int route_to(const struct pkscan *c, const struct fab_port *p, struct pport *x)
+{
+	struct fab_mad_req req = { 0 };
+	int rc = fab_scan_port_route(c->s, c->w, c->o, p, &req);
+
+	x->mkey = req.mkey;
+	if (req.mgmt_class == FAB_MAD_CLASS_SMI_DR) {
+		x->hops = req.dr_hops;
+		memcpy(x->path, req.dr_path, sizeof(x->path));
+	} else {
+		x->hops = 0xff;
+		x->lid = req.dlid;
+	}
+	return rc;
 }
 
 static unsigned pi_enforce(const struct wt *w, uint32_t wn, unsigned port)
@@ -450,7 +476,7 @@ int fab_scan_pkeys(struct fab_snapshot *s, const struct wt *w, struct fab_madwin
 			e->cap = (uint16_t)mad_get_field((void *)w->nodes[wn].node_info, 0,
 							 IB_NODE_PARTITION_CAP_F);
 		}
-		if (route_to(&c, p, wn, x)) {
+		if (route_to(&c, p, x)) {
 			port_err(&c, p, "was not read: ", "no directed route and no LID to ask it at");
 			x->unreachable = true;
 			continue;

@@ -48,7 +48,7 @@ void fab_scan_decode_portinfo(struct fab_port *p, const uint8_t *info,
 	p->width_active = p->width_enabled = p->width_supported = 0;
 	p->speed_active = p->speed_enabled = p->speed_supported = 0;
 	p->mtu_active = p->mtu_cap = 0;
-	p->op_vls = 0;
+	p->op_vls = p->vl_cap = p->vl_high_limit = p->vlarb_high_cap = p->vlarb_low_cap = 0;
 	p->cap_mask = 0;
 	/* IBA C14-24.2.1: on a Down port everything else is undefined. */
 	if (p->state == FAB_STATE_DOWN || p->state == FAB_STATE_UNKNOWN)
@@ -64,6 +64,10 @@ void fab_scan_decode_portinfo(struct fab_port *p, const uint8_t *info,
 	p->mtu_active = (uint8_t)get(info, IB_PORT_NEIGHBOR_MTU_F);
 	p->mtu_cap = (uint8_t)get(info, IB_PORT_MTU_CAP_F);
 	p->op_vls = (uint8_t)get(info, IB_PORT_OPER_VLS_F);
+	p->vl_cap = (uint8_t)get(info, IB_PORT_VL_CAP_F);
+	p->vl_high_limit = (uint8_t)get(info, IB_PORT_VL_HIGH_LIMIT_F);
+	p->vlarb_high_cap = (uint8_t)get(info, IB_PORT_VL_ARBITRATION_HIGH_CAP_F);
+	p->vlarb_low_cap = (uint8_t)get(info, IB_PORT_VL_ARBITRATION_LOW_CAP_F);
 	if (p->mtu_active > 5)
 		p->mtu_active = 0;
 	if (p->mtu_cap > 5)

@@ -301,19 +301,14 @@ static void problem(struct eval *e, size_t host, uint8_t verdict, const char *fm
 		r->verdict[host] = verdict;
 }
 
-/* "name/port" with the node-name-map name, else the description, else the GUID. */
+/* "name/port": the node's name in every output (fab_node_name). */
 static const char *port_label(const struct eval *e, uint32_t port, char *buf, size_t len)
 {
 	const struct fab_port *p = &e->v->ports[port];
-	const struct fab_node *n = &e->v->nodes[p->node_idx];
-	char g[FAB_GUID_STRLEN];
-	const char *name = fab_nodemap_name(e->map, n->guid, n->desc);
+	char nb[FAB_NODE_NAME_CAP];
 
-	if (!*name) {
-		fab_guid_format(n->guid, g);
-		name = g;
-	}
-	snprintf(buf, len, "%s/%u", name, p->port_num);
+	snprintf(buf, len, "%s/%u", fab_node_name(e->v, p->node_idx, e->map, nb, sizeof(nb)),
+		 p->port_num);
 	return buf;
 }
 
@@ -338,12 +333,38 @@ static const char *state_text(const struct fab_port *p, char *buf, size_t len)
 /* Counters of one port against the sweep's latest sample: one line naming
  * every counter that rose more than its limit allows (the counter model:
  * a reset or a saturated counter is "or more", as everywhere). */
+size_t fab_ready_counter_rise(const struct fab_counter_sample *old,
+			      const struct fab_counter_sample *now,
+			      const struct fab_counter_limits *limits, char *line, size_t cap)
+{
+	struct fab_counter_delta d;
+	char amount[32];
+	size_t off = 0;
+
+	if (cap)
+		line[0] = '\0';
+	fab_counter_delta(old, now, FAB_CTR_MASK_ALL, &d);
+	for (unsigned k = 0; k < FAB_CTR__COUNT && cap; k++) {
+		uint32_t bit = 1u << k;
+		const char *why = fab_counter_why(d.reset & bit, d.saturated & bit);
+
+		if (!fab_counter_over(&d, k, limits->allowed[k]))
+			continue;
+		fab_counter_amount(d.inc[k], d.at_least & bit, amount, sizeof(amount));
+		off += (size_t)snprintf(line + off, off < cap ? cap - off : 0,
+					"%s%s +%s (%llu -> %llu%s%s)", off ? ", " : "",
+					fab_counter_name(k), amount, (unsigned long long)old->v[k],
+					(unsigned long long)now->v[k], why ? ", " : "", why ? why : "");
+		if (off >= cap)
+			off = cap - 1;
+	}
+	return off;
+}
+
 static void check_counters(struct eval *e, size_t host, const struct fab_probe_port *t)
 {
 	const struct fab_counter_sample *old = fab_counter_latest(e->v, t->port_idx);
-	struct fab_counter_delta d;
-	char lab[300], line[1024], amount[32];
-	size_t off = 0;
+	char lab[300], line[1024];
 
 	if (t->ctr_err) {
 		if (t->node_err || t->ctr_err == -ECANCELED)
@@ -354,22 +375,7 @@ static void check_counters(struct eval *e, size_t host, const struct fab_probe_p
 	}
 	if (!old)
 		return; /* nothing to compare with: the sweep read none */
-	fab_counter_delta(old, &t->ctr, FAB_CTR_MASK_ALL, &d);
-	for (unsigned k = 0; k < FAB_CTR__COUNT; k++) {
-		uint32_t bit = 1u << k;
-		const char *why = fab_counter_why(d.reset & bit, d.saturated & bit);
-
-		if (!fab_counter_over(&d, k, e->limits->allowed[k]))
-			continue;
-		fab_counter_amount(d.inc[k], d.at_least & bit, amount, sizeof(amount));
-		off += (size_t)snprintf(line + off, off < sizeof(line) ? sizeof(line) - off : 0,
-					"%s%s +%s (%llu -> %llu%s%s)", off ? ", " : "",
-					fab_counter_name(k), amount, (unsigned long long)old->v[k],
-					(unsigned long long)t->ctr.v[k], why ? ", " : "", why ? why : "");
-		if (off >= sizeof(line))
-			off = sizeof(line) - 1;
-	}
-	if (off)
+	if (fab_ready_counter_rise(old, &t->ctr, e->limits, line, sizeof(line)))
 		problem(e, host, FAB_READY_NOT_READY, "%s error counters rose since scan %lld: %s",
 			port_label(e, t->port_idx, lab, sizeof(lab)), (long long)e->v->scan_id, line);
 }
@@ -536,8 +542,9 @@ int fab_ready_evaluate(struct fab_ready *r, const struct fab_snapshot *v,
 				check_link(&e, hi, pi, q);
 			}
 			if (!links) {
-				const char *nm = fab_nodemap_name(map, n->guid, n->desc);
-				snprintf(lab, sizeof(lab), "%s", nm);
+				char nb[FAB_NODE_NAME_CAP];
+				snprintf(lab, sizeof(lab), "%s",
+					 fab_node_name(v, ni, map, nb, sizeof(nb)));
 				problem(&e, hi, FAB_READY_UNKNOWN,
 					"'%s' had no link in scan %lld (its ports were down): nothing to probe; run a sweep",
 					lab, scan);

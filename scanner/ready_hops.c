@@ -299,15 +299,10 @@ static const char *label(const struct fab_snapshot *v, const struct fab_nodemap 
 			 uint32_t port, char *buf, size_t len)
 {
 	const struct fab_port *p = &v->ports[port];
-	const struct fab_node *n = &v->nodes[p->node_idx];
-	char g[FAB_GUID_STRLEN];
-	const char *name = fab_nodemap_name(map, n->guid, n->desc);
+	char nb[FAB_NODE_NAME_CAP];
 
-	if (!*name) {
-		fab_guid_format(n->guid, g);
-		name = g;
-	}
-	snprintf(buf, len, "%s/%u", name, p->port_num);
+	snprintf(buf, len, "%s/%u", fab_node_name(v, p->node_idx, map, nb, sizeof(nb)),
+		 p->port_num);
 	return buf;
 }
 

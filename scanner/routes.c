@@ -145,7 +145,7 @@ static int next(void *ctx, struct fab_mad_req *req)
 static void node_err(struct routes *c, const struct rsw *x, const char *msg)
 {
 	const struct fab_node *n = &c->s->nodes[c->r->lfts[x->lft].node_idx];
-	char who[FAB_DESC_CAP + 8];
+	char who[FAB_SCAN_LABEL_CAP];
 	int rc;
 
 	rc = fab_snapshot_add_error(c->s, n->guid, -1, "routing", "%s (LID %u): %s",

@@ -373,6 +373,12 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 			fab_err(rc, "reading SL2VL tables failed: %s", strerror(-rc));
 		phase_done("sl2vl", &t0, smp_win);
 	}
+	/* VL tables where a QoS policy is in use (two sampled tables say) */
+	if (!rc && s->n_nodes) {
+		if ((rc = fab_scan_qos(s, &w, smp_win, &o)))
+			fab_err(rc, "reading VL tables failed: %s", strerror(-rc));
+		phase_done("qos", &t0, smp_win);
+	}
 	if (!rc && s->n_nodes && !o.no_pkeys) {
 		if ((rc = fab_scan_pkeys(s, &w, smp_win, &o)))
 			fab_err(rc, "reading P_Key tables failed: %s", strerror(-rc));

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsweep/nodemap.h"
 #include "fabsweep/scan.h"
 #include "fabsweep/snapshot.h"
 #include "scanner/madwin.h"
@@ -169,6 +170,14 @@ void fab_scan_switch_req(const struct wt *w, const struct fab_scan_opts *o, cons
 int fab_scan_sl2vl(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *mw,
 		   const struct fab_scan_opts *o);
 
+/* VL and QoS tables (scanner/qos.c): two sampled SL2VL tables (the
+ * scanning CA port's, its switch's); where one is not the default, or with
+ * o->all_qos, every SL2VL and VLArbitration table of the cabled ports into
+ * snap->routing->sl2vl and snap->qos (none otherwise). 0 or a negative
+ * errno (engine or memory only; what did not answer is in scan_errors). */
+int fab_scan_qos(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *mw,
+		 const struct fab_scan_opts *o);
+
 /* Partitions (scanner/pkeys.c): the P_Key table of every cabled CA port and
  * switch external port, and the switch ports' PortInfo enforcement bits,
  * into snap->pkeys, directed route along w's paths; after
@@ -208,8 +217,19 @@ int fab_mport_open(const struct fab_probe_opts *o, const char *src_hint,
 		   struct fab_mport *m);
 void fab_mport_close(struct fab_mport *m); /* accepts a zeroed one */
 
-/* "desc" (quoted) or, without a description, the GUID: names a node in
- * scan_errors messages. buf needs FAB_DESC_CAP + 8 bytes. */
+/* "name" (quoted: fab_node_name's, its description with GUID digits when
+ * shared) or, without a description, the GUID: names a node in scan_errors
+ * messages. buf needs FAB_SCAN_LABEL_CAP bytes (FAB_DESC_CAP + 8, what older
+ * callers give, holds all but the longest shared descriptions). */
+#define FAB_SCAN_LABEL_CAP (FAB_NODE_NAME_CAP + 2)
+
+/* How SMPs about port p reach it (pkeys.c): a switch, or a CA discovery
+ * entered by that port, by discovery's path; another CA port by
+ * discovery's path to the switch it is cabled to and that switch's port (a
+ * CA answers for the port an SMP arrives at); else LID-routed. Sets req's method (Get), class,
+ * route and M_Key; -1 when there is no way (no path, no LID). */
+int fab_scan_port_route(const struct fab_snapshot *s, const struct wt *w,
+			const struct fab_scan_opts *o, const struct fab_port *p, struct fab_mad_req *req);
 const char *fab_scan_node_label(const struct fab_node *n, char *buf, size_t len);
 
 /* Progress helper: calls o->progress when set. */

@@ -126,7 +126,7 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 
 static int report(struct slscan *c)
 {
-	char who[FAB_DESC_CAP + 8];
+	char who[FAB_SCAN_LABEL_CAP];
 
 	for (size_t i = 0; i < c->n_sw && !c->err; i++) {
 		const struct ssw *x = &c->sw[i];

@@ -119,7 +119,7 @@ static void all_done(void *ctx, const struct fab_mad_req *req, int err,
 	struct fab_sm *sm = &a->s->sms[req->cookie];
 	struct fab_port *p = &a->s->ports[sm->port_idx];
 	const struct fab_node *n = &a->s->nodes[p->node_idx];
-	char who[FAB_DESC_CAP + 8];
+	char who[FAB_SCAN_LABEL_CAP];
 	uint64_t port_guid = sm->port_guid;
 
 	if (!err) {
@@ -166,7 +166,7 @@ int fab_scan_sms(struct fab_snapshot *s, struct fab_madwin *mw,
 			sm->lid = n->type == FAB_NODE_SWITCH ? n->lid : p->lid;
 			sm->port_idx = pi;
 			if (!sm->lid) {
-				char who[FAB_DESC_CAP + 8];
+				char who[FAB_SCAN_LABEL_CAP];
 
 				sm->failed = true;
 				s->ports[pi].flags |= FAB_F_SMINFO_FAILED;

@@ -215,16 +215,15 @@ static int cmp_order(const void *a, const void *b)
 
 const char *fab_scan_node_label(const struct fab_node *n, char *buf, size_t len)
 {
-	char g[FAB_GUID_STRLEN];
+	char nb[FAB_NODE_NAME_CAP];
 
 	/* The GUID and port are columns of scan_errors already: the name is
-	 * what a reader of the message needs. */
-	if (n->desc[0]) {
-		snprintf(buf, len, "\"%s\"", n->desc);
-	} else {
-		fab_guid_format(n->guid, g);
-		snprintf(buf, len, "%s", g);
-	}
+	 * what a reader of the message needs (fab_node_name's, with GUID
+	 * digits when the description is shared). */
+	if (n->desc[0])
+		snprintf(buf, len, "\"%s\"", fab_name_format(NULL, n->guid, n->desc, n->name_hex, nb, sizeof(nb)));
+	else
+		fab_guid_format(n->guid, buf); /* len >= FAB_GUID_STRLEN */
 	return buf;
 }
 
@@ -327,12 +326,15 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 		}
 	}
 
+	/* the names the messages below (and every later read's) give nodes */
+	if ((rc = fab_snapshot_name_nodes(s)))
+		goto out;
 	/* Remote ends, holes and what discovery could not read. */
 	for (size_t i = 0; i < s->n_ports; i++) {
 		struct fab_port *fp = &s->ports[i];
 		struct fab_node *n = &s->nodes[fp->node_idx];
 		const struct wt_port *wp = wt_port(w, s2w[fp->node_idx], fp->port_num);
-		char who[FAB_DESC_CAP + 8];
+		char who[FAB_SCAN_LABEL_CAP];
 
 		/* The cable is known even when this end's PortInfo is not: the
 		 * far end was reached through it (both ends point at each other). */
@@ -379,7 +381,7 @@ int wt_to_snapshot(const struct wt *w, struct fab_snapshot *s)
 		}
 	}
 	for (size_t i = 0; i < s->n_nodes; i++) {
-		char who[FAB_DESC_CAP + 8];
+		char who[FAB_SCAN_LABEL_CAP];
 		const struct fab_node *n = &s->nodes[i];
 		const struct wt_node *wn = &w->nodes[s2w[i]];
 

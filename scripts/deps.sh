@@ -7,7 +7,7 @@ FABSWEEP_PACKAGES=(
 	build-essential cmake pkg-config
 	libibumad-dev libibmad-dev libibnetdisc-dev
 	libsqlite3-dev sqlite3 libxml2-dev libxml2-utils libcmocka-dev
-	liblldpctl-dev lldpd iproute2
+	liblldpctl-dev lldpd iproute2 ethtool
 	ibsim-utils opensm infiniband-diags
 	valgrind groff-base systemd
 	libjansson-dev python3-jsonschema

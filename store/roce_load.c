@@ -233,6 +233,11 @@ static int port_row(struct fab_rrow *w, void *ctx)
 	if (p->dcb_status == FAB_DCB_OK)
 		p->dcb = dcb;
 	row_ecn(w, 24, &p->ecn);
+	p->driver = shared_text(l, w, 29);
+	int es = fab_ethtool_status_parse(fab_rrow_text(w, 30));
+	p->stats_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
+	es = fab_ethtool_status_parse(fab_rrow_text(w, 31));
+	p->module_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
 	return 0;
 }
 
@@ -642,7 +647,8 @@ static int load_all(struct ld *l)
 		"stub", "port_id", "port_id_subtype", "port_descr", "dcb_status", "dcbx_mode",
 		"dcb_pfc_enabled", "dcb_pfc_cap", "dcb_pfc_mbc", "dcb_app_entries", "dcb_ets_willing",
 		"dcb_ets_max_tcs", "dcb_ets_prio_tc", "dcb_ets_tc_bw", "dcb_ets_tsa",
-		"ecn_np_enabled", "ecn_rp_enabled", "cnp_dscp", "cnp_priority", "tlv_set", NULL,
+		"ecn_np_enabled", "ecn_rp_enabled", "cnp_dscp", "cnp_priority", "tlv_set", "driver",
+		"stats_status", "module_status", NULL,
 	};
 	static const char *const nb_cols[] = {
 		"neighbor_idx", "port_idx", "chassis_id", "chassis_id_subtype", "neighbor_system",
@@ -676,7 +682,7 @@ static int load_all(struct ld *l)
 	static const char *const in_cols[] = { "file", "mtime_ns", "size", "status", NULL };
 	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true };
 	if ((err = load_tlvs(l)) || (err = fab_rquery_run(l->src, &links, l->scan, link_row, l)) ||
-	    (err = load_rdma(l)))
+	    (err = load_rdma(l)) || (err = fab_roce_load_phys(l->src, l->r, l->scan)))
 		return err;
 	return fab_rquery_run(l->src, &inputs, l->scan, input_row, l);
 }

@@ -58,3 +58,7 @@ bool fab_rsrc_has(const struct fab_rsrc *src, const char *table, const char *col
 
 /* The RoCE part of scan from src into snap->roce (roce_load.c). */
 int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap);
+/* A scan's Ethernet modules and NIC counters into r, its eth ports loaded
+ * (phys_io.c). */
+struct fab_roce;
+int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan);

@@ -210,9 +210,10 @@ static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets, str
 		" lldp_reco_tsa, lldp_bad_tlvs, dcb_status, dcbx_mode, dcb_pfc_enabled,"
 		" dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs,"
 		" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, rdma_device, rdma_port,"
-		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust, tlv_set)"
+		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust,"
+		" driver, stats_status, module_status, tlv_set)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
 
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
 		const struct fab_eth_port *p = &r->eth_ports[i];
@@ -258,11 +259,14 @@ static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets, str
 		}
 		bind_ecn(s, 43, &p->ecn);
 		fab_sql_bind_static(s, 47, fab_trust_name(fab_eth_port_trust(r, p)));
+		fab_sql_bind_static(s, 48, p->driver);
+		fab_sql_bind_static(s, 49, fab_ethtool_status_name(p->stats_status));
+		fab_sql_bind_static(s, 50, fab_ethtool_status_name(p->module_status));
 		int64_t set;
 		if ((err = fab_roce_tlv_set(sets, r, p->tlv_first, p->tlv_count, &set)))
 			break;
 		if (set)
-			sqlite3_bind_int64(s, 48, set);
+			sqlite3_bind_int64(s, 51, set);
 		err = fab_sql_step(st, s, "an Ethernet port");
 	}
 	if (err == -EINVAL || err == -ENOMEM)

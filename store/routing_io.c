@@ -218,8 +218,6 @@ int fab_store_write_routing(struct fab_store *st, const struct fab_snapshot *sna
 	sqlite3_bind_int64(q.v[SCAN_INS], 1, snap->scan_id);
 	sqlite3_bind_int64(q.v[SCAN_INS], 2, set_id);
 	err = fab_sql_step(st, q.v[SCAN_INS], "the scan's forwarding tables");
-	if (!err)
-		err = fab_store_write_sl2vl(st, snap); /* store/sl2vl_io.c */
 out:
 	fab_sql_finalize_all(q.v, N_STMTS);
 	free(seen.key);
@@ -346,8 +344,6 @@ int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap, cons
 		l->n_blocks = l->fdb_top / FAB_LFT_BLOCK + 1u;
 		err = load_table(st, blocks, r, l, rows[i].table_id);
 	}
-	if (!err)
-		err = fab_store_load_sl2vl(st, snap, whole); /* store/sl2vl_io.c */
 out:
 	sqlite3_finalize(blocks);
 	free(rows);

@@ -26,6 +26,27 @@
 	" dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs," \
 	" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, port_idx, system_idx"
 
+/* The modules view's columns after its scan_id (schema step 12 -> 13). */
+#define MODULE_COLS \
+	"m.fabric, m.module_idx, m.node_guid, m.port_num, m.system," \
+	" m.ifname, m.spec, m.refused, m.note, m.identifier, m.type," \
+	" m.vendor, m.part_number, m.serial_number, m.revision," \
+	" m.date_code, m.media, m.length_m, m.media_lanes, m.lanes," \
+	" m.monitors, m.flags_valid, m.flags, m.temperature_c, m.voltage_v," \
+	" m.temp_hi_alarm, m.temp_lo_alarm, m.temp_hi_warn, m.temp_lo_warn," \
+	" m.vcc_hi_alarm, m.vcc_lo_alarm, m.vcc_hi_warn, m.vcc_lo_warn," \
+	" m.bias_hi_alarm_ma, m.bias_lo_alarm_ma, m.bias_hi_warn_ma," \
+	" m.bias_lo_warn_ma, m.tx_power_hi_alarm_dbm," \
+	" m.tx_power_lo_alarm_dbm, m.tx_power_hi_warn_dbm," \
+	" m.tx_power_lo_warn_dbm, m.rx_power_hi_alarm_dbm," \
+	" m.rx_power_lo_alarm_dbm, m.rx_power_hi_warn_dbm," \
+	" m.rx_power_lo_warn_dbm"
+
+/* Every byte value in order: instr(FAB_SQL_BYTES, substr(blob, i, 1)) - 1
+ * is the number byte i of a blob holds. */
+#define FAB_SQL_BYTES \
+	"X'000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF'"
+
 static const char *const migrations[] = {
 	/* 0 -> 1: the first schema. */
 	"CREATE TABLE scans("
@@ -522,8 +543,131 @@ static const char *const migrations[] = {
 	" UNION ALL SELECT 4, 'PortVLXmitWaitCounters') a ON (c.unsupported & a.bit) <> 0"
 	" WHERE c.unsupported IS NOT NULL;",
 
-	/* 10 -> 11 (13 -> 14 once the branches before it are in): RoCE at
-	 * fleet size (docs/schema.md "RoCE and Ethernet"). A port's RDMA
+	/* 10 -> 11: the votes of the rules that compare a port with the
+	 * fabric's majority, for what a scan leaves out of a fabric (a
+	 * readiness extract written by `merge --ready-dir`; docs/roce.md,
+	 * "Readiness"; store/roce_votes.c). question: 'trust' (value 'dscp' or
+	 * 'pcp'), 'cnp_dscp' (a DSCP), 'cnp_priority' (a priority) or 'speed'
+	 * (value Mb/s, tier the link's roles as 'host-leaf'); votes: RoCE
+	 * interfaces (links, for speeds) that use the value. */
+	"CREATE TABLE roce_votes(scan_id INTEGER NOT NULL, question TEXT NOT NULL, tier TEXT,"
+	" value TEXT NOT NULL, votes INTEGER NOT NULL);",
+
+	/* 11 -> 12: VL and QoS tables
+	 * (store/qos_io.c; docs/schema.md "VL and QoS tables"). The ports view
+	 * gains PortInfo's VLCap, VLHighLimit, VLArbitrationHighCap and
+	 * LowCap. A scan that read the VL tables (a QoS policy in use, or
+	 * --forensic: every SL2VL table, CA ports' with in_port 0, in the
+	 * sl2vl relations of 8 -> 9) has a scan_qos row saying why, and its
+	 * VLArbitrationTables are a content-addressed set (vlarb_sets.content:
+	 * per port in GUID and port order its GUID (8 bytes), port number, the
+	 * two tables' lengths, then their entries, 2 bytes each: VL, weight);
+	 * the view vlarb has a row per entry. */
+	"ALTER TABLE port_rows ADD COLUMN vl_cap INTEGER;"
+	"ALTER TABLE port_rows ADD COLUMN vl_high_limit INTEGER;"
+	"ALTER TABLE port_rows ADD COLUMN vlarb_high_cap INTEGER;"
+	"ALTER TABLE port_rows ADD COLUMN vlarb_low_cap INTEGER;"
+	"DROP VIEW ports;"
+	"CREATE VIEW ports AS SELECT s.scan_id AS scan_id, p.node_guid, p.port_num,"
+	" p.port_guid, p.lid, p.lmc, p.sm_lid, p.state, p.phys_state, p.width_active,"
+	" p.width_enabled, p.width_supported, p.speed_active, p.speed_enabled,"
+	" p.speed_supported, p.rate_gbps, p.mtu_active, p.mtu_cap, p.op_vls,"
+	" p.cap_mask, p.remote_guid, p.remote_port, p.smp_failed, p.pma_failed,"
+	" p.no_remote, p.vl_cap, p.vl_high_limit, p.vlarb_high_cap, p.vlarb_low_cap"
+	" FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	" WHERE p.port_num > 0;"
+	"CREATE TABLE scan_qos(scan_id INTEGER PRIMARY KEY,"
+	" reason TEXT NOT NULL CHECK (reason IN ('qos','forensic')),"
+	" vlarb_set INTEGER);"
+	"CREATE TABLE vlarb_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE vlarb_set_ports("
+	" set_id INTEGER NOT NULL, node_guid TEXT NOT NULL, port_num INTEGER NOT NULL,"
+	" high BLOB NOT NULL, low BLOB NOT NULL,"
+	" PRIMARY KEY (set_id, node_guid, port_num)) WITHOUT ROWID;"
+	"CREATE VIEW qos_scans AS SELECT s.scan_id AS scan_id, q.reason"
+	" FROM scans s JOIN scan_qos q ON q.scan_id = coalesce(s.topology_scan_id, s.scan_id);"
+	"CREATE VIEW vlarb AS SELECT s.scan_id AS scan_id, t.node_guid, t.port_num,"
+	" 'high' AS priority, k.slot AS idx,"
+	" instr(" FAB_SQL_BYTES ", substr(t.high, 2 * k.slot + 1, 1)) - 1 AS vl,"
+	" instr(" FAB_SQL_BYTES ", substr(t.high, 2 * k.slot + 2, 1)) - 1 AS weight"
+	" FROM scans s JOIN scan_qos q ON q.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	" JOIN vlarb_set_ports t ON t.set_id = q.vlarb_set"
+	" JOIN lft_slots k ON 2 * k.slot < length(t.high)"
+	" UNION ALL SELECT s.scan_id, t.node_guid, t.port_num, 'low', k.slot,"
+	" instr(" FAB_SQL_BYTES ", substr(t.low, 2 * k.slot + 1, 1)) - 1,"
+	" instr(" FAB_SQL_BYTES ", substr(t.low, 2 * k.slot + 2, 1)) - 1"
+	" FROM scans s JOIN scan_qos q ON q.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	" JOIN vlarb_set_ports t ON t.set_id = q.vlarb_set"
+	" JOIN lft_slots k ON 2 * k.slot < length(t.low);",
+
+	/* 12 -> 13: the physical layer (docs/schema.md "Physical layer").
+	 * Pluggable modules and cables of both fabrics in one relation: a RoCE
+	 * host's (fabric 'eth', decoded from their EEPROM by `collect`) and an
+	 * InfiniBand fabric's (fabric 'ib', from an ibdiagnet2 run's
+	 * ibdiagnet2.cables); their lanes; the NIC counters of Ethernet ports
+	 * (canonical names, core/nic_counter.c); the bit error ratios of
+	 * InfiniBand ports (an ibdiagnet2 run's PHY_DB16). The InfiniBand rows
+	 * belong to the topology, so the views give a watch sweep its full
+	 * scan's. eth_port_rows gains the driver and what its statistics and
+	 * module queries said; the eth_ports view gains the three at its end. */
+	"CREATE TABLE module_rows("
+	" scan_id INTEGER NOT NULL, fabric TEXT NOT NULL CHECK (fabric IN ('ib','eth')),"
+	" module_idx INTEGER NOT NULL,"
+	" node_guid TEXT, port_num INTEGER, system TEXT, ifname TEXT, eth_port_idx INTEGER,"
+	" spec TEXT, refused INTEGER NOT NULL, note TEXT,"
+	" identifier INTEGER, type TEXT, vendor TEXT, part_number TEXT, serial_number TEXT,"
+	" revision TEXT, date_code TEXT, media TEXT, length_m REAL, media_lanes INTEGER,"
+	" lanes INTEGER NOT NULL, monitors INTEGER NOT NULL, flags_valid INTEGER NOT NULL,"
+	" flags INTEGER, temperature_c REAL, voltage_v REAL,"
+	" temp_hi_alarm REAL, temp_lo_alarm REAL, temp_hi_warn REAL, temp_lo_warn REAL,"
+	" vcc_hi_alarm REAL, vcc_lo_alarm REAL, vcc_hi_warn REAL, vcc_lo_warn REAL,"
+	" bias_hi_alarm_ma REAL, bias_lo_alarm_ma REAL, bias_hi_warn_ma REAL, bias_lo_warn_ma REAL,"
+	" tx_power_hi_alarm_dbm REAL, tx_power_lo_alarm_dbm REAL, tx_power_hi_warn_dbm REAL,"
+	" tx_power_lo_warn_dbm REAL,"
+	" rx_power_hi_alarm_dbm REAL, rx_power_lo_alarm_dbm REAL, rx_power_hi_warn_dbm REAL,"
+	" rx_power_lo_warn_dbm REAL,"
+	" PRIMARY KEY (scan_id, fabric, module_idx)) WITHOUT ROWID;"
+	"CREATE TABLE module_lane_rows("
+	" scan_id INTEGER NOT NULL, fabric TEXT NOT NULL, module_idx INTEGER NOT NULL,"
+	" lane INTEGER NOT NULL, rx_power_mw REAL, rx_power_dbm REAL, tx_power_mw REAL,"
+	" tx_power_dbm REAL, tx_bias_ma REAL, flags INTEGER,"
+	" PRIMARY KEY (scan_id, fabric, module_idx, lane)) WITHOUT ROWID;"
+	/* an InfiniBand port's module rows are its topology scan's, an Ethernet
+	 * port's its own scan's */
+	"CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS
+	" FROM scans s JOIN module_rows m ON m.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  AND m.fabric = 'ib'"
+	" UNION ALL SELECT m.scan_id, " MODULE_COLS " FROM module_rows m WHERE m.fabric = 'eth';"
+	"CREATE VIEW module_lanes AS SELECT m.scan_id, m.fabric, m.module_idx,"
+	" m.node_guid, m.port_num, m.system, m.ifname, m.serial_number, l.lane, l.rx_power_mw,"
+	" l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm, l.tx_bias_ma, l.flags"
+	" FROM modules m JOIN scans s ON s.scan_id = m.scan_id"
+	" JOIN module_lane_rows l ON l.fabric = m.fabric AND l.module_idx = m.module_idx"
+	"  AND l.scan_id = CASE m.fabric WHEN 'ib' THEN coalesce(s.topology_scan_id, s.scan_id)"
+	"  ELSE s.scan_id END;"
+	"CREATE TABLE nic_counters("
+	" scan_id INTEGER NOT NULL, port_idx INTEGER NOT NULL, system TEXT NOT NULL,"
+	" ifname TEXT NOT NULL, sample INTEGER NOT NULL, sampled_at TEXT, counter TEXT NOT NULL,"
+	" priority INTEGER, value INTEGER NOT NULL, source TEXT);"
+	"CREATE INDEX nic_counters_by_scan ON nic_counters(scan_id, port_idx);"
+	"CREATE TABLE port_ber_rows("
+	" scan_id INTEGER NOT NULL, node_guid TEXT NOT NULL, port_num INTEGER NOT NULL,"
+	" raw_ber REAL, effective_ber REAL, symbol_ber REAL,"
+	" PRIMARY KEY (scan_id, node_guid, port_num)) WITHOUT ROWID;"
+	"CREATE VIEW port_ber AS SELECT s.scan_id AS scan_id, b.node_guid, b.port_num,"
+	" b.raw_ber, b.effective_ber, b.symbol_ber"
+	" FROM scans s JOIN port_ber_rows b ON b.scan_id = coalesce(s.topology_scan_id, s.scan_id);"
+	"ALTER TABLE eth_port_rows ADD COLUMN driver TEXT;"
+	"ALTER TABLE eth_port_rows ADD COLUMN stats_status TEXT;"
+	"ALTER TABLE eth_port_rows ADD COLUMN module_status TEXT;"
+	"DROP VIEW eth_ports;"
+	ETH_PORTS_VIEW_V1 ","
+	" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust,"
+	" driver, stats_status, module_status"
+	" FROM eth_port_rows;",
+
+	/* 13 -> 14: RoCE at fleet size (docs/schema.md "RoCE and
+	 * Ethernet"). A port's RDMA
 	 * counters are one row: rdma_port_rows.counter_values, a JSON array in
 	 * the order of its counter set (the names and kinds, stored once for
 	 * every port that has the same ones: rdma_counter_sets,

@@ -56,7 +56,7 @@ static const char *const public_relations[] = {
 	"vl_xmit_wait", "pma_unsupported",
 	/* RoCE and Ethernet */
 	"systems", "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
-	"rdma_devices", "rdma_ports", "rdma_counters", "merge_inputs",
+	"rdma_devices", "rdma_ports", "rdma_counters", "roce_votes", "merge_inputs",
 	/* forwarding tables */
 	"switch_tables", "forwarding", "lft_entries", "port_pkey_tables", "port_partitions",
 };

@@ -159,8 +159,6 @@ int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const 
 	sqlite3_stmt *s = NULL;
 	int err;
 
-	if (!snap->routing)
-		return 0; /* no forwarding tables: nothing to judge lanes for */
 	err = fab_sql_scan_query(st,
 				 whole ? "SELECT t.node_guid, t.in_port, t.out_port, t.vls"
 					 " FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
@@ -171,7 +169,9 @@ int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const 
 				 snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id, &s);
 	if (err)
 		return err;
-	if (!whole) {
+	if (!snap->routing && !fab_snapshot_routing(snap))
+		err = fab_err(-ENOMEM, "out of memory");
+	else if (!whole) {
 		err = add_tables(st, snap, s);
 	} else {
 		for (size_t i = 0; i < snap->n_nodes && !err; i++) {
@@ -182,7 +182,13 @@ int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const 
 		}
 	}
 	sqlite3_finalize(s);
-	fab_routing_sort_sl2vl(snap->routing);
+	if (snap->routing) {
+		fab_routing_sort_sl2vl(snap->routing);
+		if (!snap->routing->n_sl2vl && !snap->routing->n_lfts) { /* neither */
+			fab_routing_free(snap->routing);
+			snap->routing = NULL;
+		}
+	}
 	return err;
 }
 

@@ -19,6 +19,7 @@
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/nodemap.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
@@ -35,7 +36,8 @@
 	"node_idx, port_num, port_guid, lid, lmc, sm_lid, state, phys_state,"             \
 	" width_active, width_enabled, width_supported, speed_active, speed_enabled,"     \
 	" speed_supported, mtu_active, mtu_cap, op_vls, cap_mask, remote_guid,"           \
-	" remote_port, remote_node_idx, smp_failed, pma_failed, no_remote"
+	" remote_port, remote_node_idx, smp_failed, pma_failed, no_remote,"               \
+	" vl_cap, vl_high_limit, vlarb_high_cap, vlarb_low_cap"
 #define PORT_LIGHT 3
 #define SAMPLE_COLS "node_idx, port_num, sample, sampled_at, extended"
 #define SAMPLE_FIRST_COUNTER 5
@@ -355,6 +357,72 @@ static int load_nodes(struct loader *l)
 	return err;
 }
 
+/*
+ * The nodes' names (fab_snapshot_name_nodes): a whole scan names its own
+ * nodes; a part of one (ready's, route's views) asks the whole scan for the
+ * nodes whose description another has too, so that a node is named alike
+ * in every output whatever was loaded around it.
+ */
+static int name_nodes(struct loader *l)
+{
+	struct fab_snapshot *snap = l->s;
+	sqlite3_stmt *q = NULL;
+	uint64_t *g = NULL;
+	char **d = NULL;
+	uint8_t *h = NULL;
+	size_t n = 0, cap = 0;
+	int err, rc = SQLITE_DONE;
+
+	if (!l->ranges)
+		return fab_snapshot_name_nodes(snap) ? NOMEM() : 0;
+	if ((err = fab_sql_scan_query(l->st,
+				      "SELECT node_guid, description FROM node_rows WHERE scan_id=?1"
+				      " AND description IN (SELECT description FROM node_rows"
+				      " WHERE scan_id=?1 AND description <> ''"
+				      " GROUP BY description HAVING count(*) > 1)",
+				      l->topo, &q)))
+		return err;
+	while (!err && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			uint64_t *ng = realloc(g, nc * sizeof(*g));
+			char **nd = ng ? realloc(d, nc * sizeof(*d)) : NULL;
+			if (ng)
+				g = ng;
+			if (nd)
+				d = nd;
+			if (!ng || !nd) {
+				err = NOMEM();
+				break;
+			}
+			cap = nc;
+		}
+		g[n] = fab_sql_guid(q, 0);
+		if (!(d[n] = strdup(fab_sql_text(q, 1) ? fab_sql_text(q, 1) : ""))) {
+			err = NOMEM();
+			break;
+		}
+		n++;
+	}
+	err = fab_sql_done(l->st, q, err ? SQLITE_DONE : rc, err);
+	if (!err && !(h = malloc(n + 1)))
+		err = NOMEM();
+	if (!err && fab_node_names_hex(n, g, (const char *const *)d, h))
+		err = NOMEM();
+	/* the loaded nodes that share: found by GUID (and description) */
+	for (size_t i = 0; !err && i < n; i++) {
+		uint32_t k = fab_snapshot_find_node(snap, g[i]);
+		if (k != FAB_NONE && !strcmp(snap->nodes[k].desc, d[i]))
+			snap->nodes[k].name_hex = h[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		free(d[i]);
+	free(g);
+	free(d);
+	free(h);
+	return err;
+}
+
 /* ---- ports ------------------------------------------------------------------- */
 
 static int read_port(struct loader *l, sqlite3_stmt *s)
@@ -408,6 +476,10 @@ static int read_port(struct loader *l, sqlite3_stmt *s)
 		p->flags |= FAB_F_PMA_FAILED;
 	if (sqlite3_column_int(s, 23))
 		p->flags |= FAB_F_NO_REMOTE;
+	p->vl_cap = (uint8_t)sqlite3_column_int(s, 24);
+	p->vl_high_limit = (uint8_t)sqlite3_column_int(s, 25);
+	p->vlarb_high_cap = (uint8_t)sqlite3_column_int(s, 26);
+	p->vlarb_low_cap = (uint8_t)sqlite3_column_int(s, 27);
 	return 0;
 }
 
@@ -628,6 +700,10 @@ static int load_routing(struct loader *l)
 		}
 	}
 	err = fab_store_load_routing(l->st, l->s, whole);
+	if (!err) /* SL2VL tables with or without forwarding tables (store/sl2vl_io.c) */
+		err = fab_store_load_sl2vl(l->st, l->s, whole);
+	if (!err) /* VLArbitration tables, why the VL tables were read (store/qos_io.c) */
+		err = fab_store_load_qos(l->st, l->s, whole);
 	free(whole);
 	return err;
 }
@@ -654,6 +730,8 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = load_ports(&l);
 	if (!err && (err = fab_snapshot_index(l.s)))
 		err = NOMEM();
+	if (!err)
+		err = name_nodes(&l);
 	if (!err && !light && (err = fab_snapshot_build_links(l.s)))
 		err = NOMEM();
 	if (!err && !(parts & FAB_LOAD_NO_SAMPLES))
@@ -666,6 +744,10 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = load_findings(&l);
 	if (!err && (parts & FAB_LOAD_ROCE))
 		err = fab_store_load_roce(st, l.s); /* store/roce_load.c */
+	if (!err && (parts & FAB_LOAD_ROCE))
+		err = fab_store_load_phys_ib(st, l.s); /* store/phys_io.c */
+	if (!err && (parts & FAB_LOAD_ROCE))
+		err = fab_store_load_roce_votes(st, l.s); /* store/roce_votes.c */
 	if (!err && (parts & FAB_LOAD_ROUTING))
 		err = load_routing(&l);
 	if (!err && (parts & FAB_LOAD_PKEYS))
@@ -701,6 +783,11 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id, struct fab_snapsh
 		    FAB_LOAD_SMS | FAB_LOAD_ERRORS | FAB_LOAD_FINDINGS | FAB_LOAD_ROCE | FAB_LOAD_ROUTING |
 			    FAB_LOAD_PKEYS,
 		    out);
+}
+
+int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
+{
+	return load(st, scan_id, FAB_LOAD_ROCE | FAB_LOAD_NO_SAMPLES, out);
 }
 
 int fab_store_load_baseline(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)

@@ -184,8 +184,9 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 		" lid, lmc, sm_lid, state, phys_state, width_active, width_enabled,"
 		" width_supported, speed_active, speed_enabled, speed_supported, rate_gbps,"
 		" mtu_active, mtu_cap, op_vls, cap_mask, remote_guid, remote_port,"
-		" remote_node_idx, smp_failed, pma_failed, no_remote)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+		" remote_node_idx, smp_failed, pma_failed, no_remote, vl_cap, vl_high_limit,"
+		" vlarb_high_cap, vlarb_low_cap)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
 
 	struct fab_sql_kept node_guid = { 0 }, port_guid = { 0 }, remote_guid = { 0 }, mask[6] = { 0 };
 
@@ -224,6 +225,10 @@ static int write_ports(struct fab_store *st, const struct fab_snapshot *snap)
 		if (read) {
 			sqlite3_bind_int(s, 20, p->op_vls);
 			sqlite3_bind_int64(s, 21, p->cap_mask);
+			sqlite3_bind_int(s, 28, p->vl_cap);
+			sqlite3_bind_int(s, 29, p->vl_high_limit);
+			sqlite3_bind_int(s, 30, p->vlarb_high_cap);
+			sqlite3_bind_int(s, 31, p->vlarb_low_cap);
 		}
 		if (p->remote_guid) {
 			bind_kept(s, 22, &remote_guid, FAB_KEPT_GUID, p->remote_guid);
@@ -420,7 +425,15 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 	if (!err)
 		err = fab_store_write_roce(st, snap); /* RoCE part (store/roce_write.c) */
 	if (!err)
+		err = fab_store_write_phys(st, snap); /* modules, NIC counters, BER (store/phys_io.c) */
+	if (!err)
+		err = fab_store_write_roce_votes(st, snap); /* store/roce_votes.c */
+	if (!err)
 		err = fab_store_write_routing(st, snap); /* store/routing_io.c */
+	if (!err)
+		err = fab_store_write_sl2vl(st, snap); /* store/sl2vl_io.c */
+	if (!err)
+		err = fab_store_write_qos(st, snap); /* store/qos_io.c */
 	if (!err)
 		err = fab_store_write_pkeys(st, snap); /* store/pkey_io.c */
 	err = fab_store_finish(st, err);

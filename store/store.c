@@ -223,6 +223,11 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 	st->writable = flags & FAB_STORE_WRITE;
 	sqlite3_extended_result_codes(st->db, 0);
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	/* before the schema: the page size of a new file is set by its first table */
+	if (st->writable && (flags & FAB_STORE_EXPORT) &&
+	    (err = fab_store_exec(st, "PRAGMA page_size=1024; PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF",
+				  "set up a file to copy")))
+		goto fail;
 	if ((err = check_schema(st, flags))) {
 		if (!(flags & FAB_STORE_WRITE) && (err == -EROFS || err == -EIO) && shm_unwritable(path))
 			err = fab_err(err, "cannot read database '%s': a WAL database needs '%s-shm' "
@@ -230,7 +235,7 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 				      "or copy the database elsewhere", path, path);
 		goto fail;
 	}
-	if (st->writable) {
+	if (st->writable && !(flags & FAB_STORE_EXPORT)) {
 		/* WAL: readers never block a scan; NORMAL is durable across a
 		 * process crash, which is what a kill mid-scan is. */
 		if ((err = fab_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
@@ -241,6 +246,38 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 	return 0;
 fail:
 	fab_store_close(st);
+	return err;
+}
+
+int fab_store_empty_image(unsigned char **out, size_t *len)
+{
+	struct fab_store st = { .path = (char *)"(new database)", .writable = true };
+	sqlite3_int64 size = 0;
+	unsigned char *img = NULL, *copy = NULL;
+	int rc, err;
+
+	rc = sqlite3_open_v2(":memory:", &st.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK) {
+		err = sql_err(&st, rc, "open");
+		goto out;
+	}
+	/* the export format (FAB_STORE_EXPORT): 1 KiB pages; a serialized
+	 * in-memory database has a rollback journal in its header */
+	if ((err = fab_store_exec(&st, "PRAGMA page_size=1024", "set up a file to copy")) ||
+	    (err = migrate(&st, 0)))
+		goto out;
+	if (!(img = sqlite3_serialize(st.db, "main", &size, 0)) || size <= 0 ||
+	    !(copy = malloc((size_t)size))) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(copy, img, (size_t)size);
+	*out = copy;
+	*len = (size_t)size;
+out:
+	sqlite3_free(img);
+	sqlite3_close(st.db);
 	return err;
 }
 

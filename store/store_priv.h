@@ -156,10 +156,28 @@ bool fab_sql_tsa_parse(const char *s, uint8_t v[8]);
 
 /* Writes snap->roce (if any) for snap->scan_id. */
 struct fab_snapshot;
+struct fab_roce;
 int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
 /* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
  * scan has none). */
 int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);
+/* The votes of what the scan leaves out of a fabric (snap->roce->outside:
+ * a readiness extract), rows of roce_votes (store/roce_votes.c). */
+int fab_store_write_roce_votes(struct fab_store *st, const struct fab_snapshot *snap);
+int fab_store_load_roce_votes(struct fab_store *st, struct fab_snapshot *snap);
+
+/* ---- the physical layer (store/phys_io.c): modules, their lanes, NIC
+ * counters, InfiniBand ports' bit error ratios; inside the same
+ * transactions ------------------------------------------------------------- */
+
+/* Writes snap's InfiniBand modules and BER rows, and its RoCE part's
+ * modules and NIC counters, for snap->scan_id. */
+int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap);
+/* A scan's Ethernet modules and NIC counters are loaded with the RoCE part
+ * (fab_roce_load_phys, roce_rows.h). */
+/* Loads snap's InfiniBand modules and BER rows (its nodes and ports loaded
+ * and indexed); rows of ports it does not have are skipped (a partial load). */
+int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap);
 
 /* ---- the forwarding tables (store/routing_io.c), inside the same
  * transactions -------------------------------------------------------------- */
@@ -175,13 +193,21 @@ int fab_store_load_routing(struct fab_store *st, struct fab_snapshot *snap, cons
 /* Deletes the routings, tables and blocks no scan points at any more (after
  * scans were deleted); adds the rows deleted to *rows. */
 int fab_store_prune_routing(struct fab_store *st, int64_t *rows);
-/* The SL2VL tables (store/sl2vl_io.c), by the three above: written with
- * the forwarding tables (nothing when none was read), loaded into
- * snap->routing when it has forwarding tables (of the nodes whole[] flags,
- * or all), the sets no scan points at deleted. */
+/* The SL2VL tables (store/sl2vl_io.c), beside the three above: written
+ * after the forwarding tables (nothing when none was read), loaded into
+ * snap->routing (created when the scan has tables but no forwarding
+ * tables: --no-routes with a QoS policy) for the nodes whole[] flags, or
+ * all; the sets no scan points at deleted (by fab_store_prune_routing). */
 int fab_store_write_sl2vl(struct fab_store *st, const struct fab_snapshot *snap);
 int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const bool *whole);
 int fab_store_prune_sl2vl(struct fab_store *st, int64_t *rows);
+/* The VL tables' part (store/qos_io.c): why they were read and each port's
+ * VLArbitration tables, written when snap->qos is set, loaded into
+ * snap->qos (left NULL when the scan did not read them; the ports of the
+ * nodes whole[] flags, or all), the sets no scan points at deleted. */
+int fab_store_write_qos(struct fab_store *st, const struct fab_snapshot *snap);
+int fab_store_load_qos(struct fab_store *st, struct fab_snapshot *snap, const bool *whole);
+int fab_store_prune_qos(struct fab_store *st, int64_t *rows);
 /* store/prune.c: deletes the scans listed in temp.fab_prune (a table with
  * one column, scan_id) from every per-scan table; adds to *rows_deleted. */
 int fab_store_delete_listed(struct fab_store *st, int64_t *rows_deleted);

@@ -71,7 +71,8 @@ const struct fab_suppression *fab_config_suppressions(const struct fab_config *c
 /*
  * [sweep]: settings of `fabsweep sweep` (docs/config.md), checked when the
  * file is read like everything else in it; [watch]: those of `fabsweep
- * watch`. The command line overrides them.
+ * watch`; [ready]: those of `fabsweep ready --local`. The command line
+ * overrides them.
  */
 enum fab_sweep_key {
 	FAB_SWEEP_REPORT_DIR = 0, /* absolute directory path */
@@ -90,8 +91,30 @@ enum fab_sweep_key {
 	FAB_WATCH_DATA,           /* PortXmitWait changes are stored at most this often: a duration */
 	FAB_WATCH_RAW,            /* raw sweeps kept this long, older ones rolled up: a duration */
 	FAB_WATCH_PROMETHEUS,     /* the textfile rewritten after every sweep: an absolute *.prom path */
+	/* [ready]: what `fabsweep ready --local` expects of a RoCE host (docs/roce.md, "Readiness") */
+	FAB_READY_ROCE_PORTS,     /* a count of RoCE ports, or DEVICE/PORT names (fab_ready_ports_parse) */
+	FAB_READY_REQUIRE,        /* what must be readable: lldp, dcb, ecn (fab_ready_require_parse) */
 	FAB_SWEEP__COUNT
 };
+
+/* [ready] require: a comma-separated list of FAB_READY_NEED_* names
+ * ("lldp,dcb", "none"); the mask, or -1 when a name is unknown. */
+enum {
+	FAB_READY_NEED_LLDP = 1 << 0, /* lldpd answers here (the cabling can be checked) */
+	FAB_READY_NEED_DCB = 1 << 1,  /* every RoCE interface's DCB answers (PFC, trust) */
+	FAB_READY_NEED_ECN = 1 << 2,  /* every RoCE interface's ECN settings are in sysfs */
+};
+int fab_ready_require_parse(const char *s);
+/* The name of one FAB_READY_NEED_* bit ("lldp"), NULL for others. */
+const char *fab_ready_need_name(unsigned bit);
+
+/* [ready] roce_ports: a whole number from 1 to 1024 (the RoCE ports a host
+ * must have, *count), or RDMA ports by name, comma-separated
+ * ("mlx5_0/1, mlx5_1/1": *count 0, and up to cap of them into names[],
+ * *n_names how many there are). 0, or -EINVAL when it is neither. */
+#define FAB_READY_PORT_NAME_MAX 64
+int fab_ready_ports_parse(const char *s, unsigned *count, char (*names)[FAB_READY_PORT_NAME_MAX],
+			  size_t cap, size_t *n_names);
 /* Whether path names a file the textfile collector reads: a base name of
  * at least one character before ".prom". [sweep] and [watch] prometheus
  * must also be absolute (a service's working directory is not the user's);

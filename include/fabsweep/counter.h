@@ -174,3 +174,126 @@ bool fab_counter_pairs_delta(const struct fab_counter_pairs *p, uint32_t port, u
 struct fab_counter_limits {
 	double allowed[FAB_CTR__COUNT];
 };
+
+/* ---- NIC counters (core/nic_counter.c) ------------------------------------ */
+
+/*
+ * The Ethernet side of a RoCE NIC (ethtool statistics, docs/roce.md "NIC
+ * counters"), in canonical names: what mlx5_core, bnxt_en and ice call
+ * rx_prio3_pause, rx_pfc_ena_frames_pri3 and rx_priority_3_xoff.nic is one
+ * counter, rx_pause at priority 3. Every one is 64 bits wide (the kernel
+ * hands them over as u64): it never saturates; one that went down was
+ * cleared (a driver reload), and its increase is what it counted since,
+ * at least (fab_counter_grew). The order is not stored: names are.
+ */
+enum fab_nic_ctr {
+	FAB_NIC_RX_FRAMES = 0,       /* "rx_frames": frames received at the port */
+	FAB_NIC_TX_FRAMES,           /* "tx_frames" */
+	FAB_NIC_RX_PAUSE,            /* "rx_pause": per priority (PFC), or the port's 802.3x pause */
+	FAB_NIC_TX_PAUSE,            /* "tx_pause" */
+	FAB_NIC_RX_PAUSE_DURATION,   /* "rx_pause_duration_us": time paused by the peer, us */
+	FAB_NIC_TX_PAUSE_DURATION,   /* "tx_pause_duration_us": time it paused its peer, us */
+	FAB_NIC_PAUSE_STORM_WARNING, /* "pause_storm_warning_events": PFC stall prevention */
+	FAB_NIC_PAUSE_STORM_ERROR,   /* "pause_storm_error_events": it stopped honouring pauses */
+	FAB_NIC_RX_DISCARDS_PHY,     /* "rx_discards_phy": dropped at the port, no buffer */
+	FAB_NIC_TX_DISCARDS_PHY,     /* "tx_discards_phy" */
+	FAB_NIC_RX_OUT_OF_BUFFER,    /* "rx_out_of_buffer": no receive descriptor (the host is slow) */
+	FAB_NIC_RX_CRC_ERRORS,       /* "rx_crc_errors": frames with a bad FCS */
+	FAB_NIC_RX_SYMBOL_ERRORS,    /* "rx_symbol_errors": PCS symbol errors */
+	FAB_NIC_FEC_CORRECTED,       /* "fec_corrected_blocks" */
+	FAB_NIC_FEC_UNCORRECTABLE,   /* "fec_uncorrectable_blocks": frames lost */
+	FAB_NIC_FEC_CORRECTED_BITS,  /* "fec_corrected_bits": with rx_bits, the pre-FEC BER */
+	FAB_NIC_RX_BITS,             /* "rx_bits" */
+	FAB_NIC_LINK_DOWN_EVENTS,    /* "link_down_events" */
+	FAB_NIC__COUNT
+};
+const char *fab_nic_ctr_name(unsigned ctr); /* NULL when out of range */
+int fab_nic_ctr_parse(const char *s);       /* -1 when unknown */
+/* Whether the counter exists per priority (pause frames and durations). */
+bool fab_nic_ctr_per_prio(unsigned ctr);
+
+/*
+ * The one mapping table from drivers' statistic names to canonical
+ * counters (docs/roce.md lists it). stat holds "%u" where a priority digit
+ * goes ("rx_prio%u_pause"); driver NULL is a name any driver uses.
+ */
+struct fab_nic_map_entry {
+	const char *driver;
+	const char *stat;
+	uint8_t ctr;  /* enum fab_nic_ctr */
+	int8_t prio;  /* -1: port-wide, or the priority "%u" gives */
+};
+const struct fab_nic_map_entry *fab_nic_map_table(size_t *n_out);
+/* What a driver's statistic (from ETHTOOL_GSTRINGS, or a saved `ethtool
+ * -S`) is: true with *ctr and *prio (-1: port-wide), false when the table
+ * has no line for it (the statistic is not recorded). */
+bool fab_nic_map(const char *driver, const char *stat, unsigned *ctr, int *prio);
+
+/* One port's counters as every output reads them: slot 0 is the port as
+ * a whole, slot p + 1 priority p. */
+#define FAB_NIC_SLOTS 9
+struct fab_nic_view {
+	bool have[FAB_NIC__COUNT][FAB_NIC_SLOTS];  /* in the latest sample */
+	uint64_t value[FAB_NIC__COUNT][FAB_NIC_SLOTS];
+	bool have_inc[FAB_NIC__COUNT][FAB_NIC_SLOTS]; /* an earlier reading to compare */
+	uint64_t inc[FAB_NIC__COUNT][FAB_NIC_SLOTS];
+	bool reset[FAB_NIC__COUNT][FAB_NIC_SLOTS];    /* went down: inc is a lower bound */
+	double secs;       /* between the two readings; 0 unknown */
+	bool any_inc;      /* some counter has an increase */
+	bool baseline;     /* the earlier readings are the baseline's */
+};
+
+struct fab_roce;
+/* The ports of a baseline's RoCE part by system name and interface, for
+ * fab_nic_view() (sorted once: O(log n) a port). */
+struct fab_nic_base {
+	const struct fab_roce *r;
+	uint32_t *order; /* eth port indices sorted by (system name, ifname) */
+	size_t n;
+};
+/* base_r may be NULL (then *out is empty). 0 or -ENOMEM. */
+int fab_nic_base_init(const struct fab_roce *base_r, struct fab_nic_base *out);
+void fab_nic_base_free(struct fab_nic_base *b); /* accepts a zeroed one */
+
+/*
+ * Fills *v for eth port `port` of r: each counter's latest reading and,
+ * where there is an earlier one, its increase: the port's first sample
+ * when it has two (collect --interval), else the same counter of the
+ * baseline's port with the same system name and interface (base may be
+ * NULL or empty). The interval is between the readings' times.
+ */
+void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_base *base,
+		  struct fab_nic_view *v);
+
+/* What a counter of a view counted, as the rules and the reports judge it:
+ * the increase when there is an earlier reading, else (no counter of the
+ * port has one) the value, counted since the counters were last cleared. */
+struct fab_nic_amount {
+	bool known, since_clear, at_least; /* at_least: a reset in between */
+	uint64_t n;
+};
+struct fab_nic_amount fab_nic_amount(const struct fab_nic_view *v, unsigned ctr, unsigned slot);
+/* The pre-FEC bit error ratio: corrected bits over received bits, both
+ * counted over the same period. false (and *ber NAN) when either is
+ * unknown or no bit was received. cb, rb (may be NULL): the amounts. */
+bool fab_nic_pre_fec_ber(const struct fab_nic_view *v, double *ber, struct fab_nic_amount *cb,
+			 struct fab_nic_amount *rb);
+
+/* ---- RDMA ports of RoCE hosts (core/counter_rdma.c) ---------------------- */
+
+/*
+ * The counter (enum fab_counter) whose value an RDMA port's sysfs file
+ * counters/<name> holds ("link_downed" is FAB_CTR_LINK_DOWNED), -1 for a
+ * file that is none; and the file's name of a counter (NULL if none).
+ */
+int fab_counter_sysfs_parse(const char *name);
+const char *fab_counter_sysfs_name(unsigned ctr);
+/*
+ * A sample of RDMA port `port` of r (its counters/ files, kind
+ * FAB_RDMA_CTR_PORT) as PortCounters would give it, read at at_ms: the
+ * widths, saturation and limits of InfiniBand ports apply. *out is
+ * overwritten.
+ */
+struct fab_roce;
+void fab_counter_rdma_sample(const struct fab_roce *r, uint32_t port, int64_t at_ms,
+			     struct fab_counter_sample *out);

@@ -46,15 +46,30 @@ enum fab_change_kind {
 				 * full <-> limited); both scans read its table whole */
 	FAB_CHG_PKEY_ENFORCEMENT, /* a switch port's enforcement bits
 				   * (FAB_PKEY_ENF_*, pkey.h): old -> new */
+	FAB_CHG_OP_VLS,         /* an up port's OperationalVLs code (qos.h): old -> new */
+	FAB_CHG_SL2VL,          /* the SL2VL tables of packets leaving by a port
+				 * (both scans read them): old_value tables
+				 * compared, new_value tables that changed */
+	FAB_CHG_VLARB,          /* a port's VLArbitration tables changed (both
+				 * scans read them): the data VLs they weight,
+				 * a bit each, old -> new */
+	FAB_CHG_MODULE,         /* the module or cable of a port changed (another
+				 * serial number, vendor or part number), or one
+				 * was plugged or pulled: old_text -> new_text,
+				 * "VENDOR PN SN" or NULL (none; only when both
+				 * snapshots have modules of that fabric).
+				 * Ethernet ports: subject.system and .ifname */
 	FAB_CHG__COUNT
 };
 
 /* One end of what a change is about. Strings are borrowed from a snapshot. */
 struct fab_change_end {
+	const char *system, *ifname; /* an Ethernet port (guid 0); NULL for InfiniBand */
 	uint64_t guid;    /* node GUID; 0: none (e.g. no master) */
 	uint8_t port;     /* port number; 0: the node as a whole or port 0 */
 	uint8_t type;     /* enum fab_node_type */
 	const char *desc; /* sanitized NodeDescription; "" when unknown */
+	uint8_t name_hex; /* its name's GUID digits in its snapshot (fab_name_format) */
 };
 
 struct fab_change {
@@ -75,7 +90,8 @@ struct fab_change {
 	uint64_t increase;
 	bool saturated;     /* the new value is all ones */
 	bool at_least;      /* increase is a lower bound: a reset, or saturated */
-	const char *old_text, *new_text; /* NODE_DESC, borrowed */
+	const char *old_text, *new_text; /* NODE_DESC (borrowed), MODULE (the
+					  * diff's own); NULL: none */
 };
 
 struct fab_diff {
@@ -83,6 +99,8 @@ struct fab_diff {
 	size_t n, cap;
 	size_t count[FAB_CHG__COUNT]; /* changes per kind */
 	int64_t old_scan, new_scan;   /* scan ids (0 when not stored) */
+	char **texts;                 /* strings the diff owns (MODULE texts) */
+	size_t n_texts, cap_texts;
 };
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ibdiagnet2 output imported into a snapshot (scanner/ibdiag_import.c,
+ * ibdiagnet2 output imported into a snapshot (import/ibdiag_import.c,
  * docs/imports.md): the sections of ibdiagnet2.db_csv that fabsweep's model
  * holds (NODES, PORTS, LINKS, SWITCHES, SM_INFO, PM_INFO, NODES_INFO for the
  * firmware, RUN_INFO), so that

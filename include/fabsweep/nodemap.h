@@ -14,10 +14,20 @@
  * file over the limits below is an error "FILE:LINE: ..." and nothing is
  * loaded: a typo must not silently rename nothing.
  *
- * Used by diff, export (and check and report) through fab_nodemap_name().
+ * Used by diff, export (and check and report) through fab_node_name().
+ *
+ * The name of a node in every output (core/nodename.c; docs/workflows.md
+ * "Node names") is, in this order: its node-name-map name; its
+ * description when no other node of the scan has that description; the
+ * description and the last six hex digits of its node GUID,
+ * "Quantum-2 Mellanox Technologies [..91cf00]", when others share it (the
+ * whole GUID, "... [0xfc6a1c030091cf00]", when another node of that
+ * description ends in the same six digits); its GUID when it has no
+ * description.
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +39,14 @@
 #define FAB_NODEMAP_FILE_MAX (64u << 20) /* bytes of one file */
 
 struct fab_nodemap;
+struct fab_snapshot;
+struct fab_finding;
+
+#define FAB_NAME_HEX_SHORT 6  /* GUID digits of a shared description's name */
+#define FAB_NAME_HEX_FULL 16  /* when two of them end alike */
+/* Bytes of a name fab_node_name() writes: a description (FAB_DESC_CAP with
+ * its NUL), " [0x" 16 digits "]". */
+#define FAB_NODE_NAME_CAP 280
 
 /*
  * Parses len bytes of map text. name is what errors call the input (a path).
@@ -67,6 +85,45 @@ const char *fab_nodemap_name(const struct fab_nodemap *map, uint64_t guid,
 			     const char *fallback_desc);
 
 /*
+ * The name of node `node` of snap (see the top of this file): map's name
+ * when map (may be NULL) has its GUID, else its description, with GUID
+ * digits when snap's nodes were named (fab_snapshot_name_nodes) and the
+ * description is shared, else its GUID. Never NULL: borrowed from map or
+ * the snapshot, or written into buf (len bytes; FAB_NODE_NAME_CAP holds
+ * any). The digits are as fab_snapshot_name_nodes() last set them.
+ */
+const char *fab_node_name(const struct fab_snapshot *snap, uint32_t node,
+			  const struct fab_nodemap *map, char *buf, size_t len);
+
+/* The same from its parts: guid, its description (NULL as ""), the digits
+ * of its name (fab_node.name_hex). */
+const char *fab_name_format(const struct fab_nodemap *map, uint64_t guid, const char *desc,
+			    unsigned name_hex, char *buf, size_t len);
+
+/*
+ * Sets every node's name_hex from the descriptions of all of snap's nodes
+ * (sorting them: O(n log n)). 0 or -ENOMEM.
+ */
+int fab_snapshot_name_nodes(struct fab_snapshot *snap);
+
+/*
+ * The same over n (guid, description) pairs: hex[i] for each, 0 for a
+ * description no other pair has (or an empty one). For the store's
+ * partial loads, which ask the whole scan for the shared descriptions.
+ * 0 or -ENOMEM.
+ */
+int fab_node_names_hex(size_t n, const uint64_t *guids, const char *const *descs,
+		       uint8_t *hex);
+
+/*
+ * Whether text names the node (guid, desc) by the form fab_node_name()
+ * gives a shared description: desc, " [..", its GUID's last
+ * FAB_NAME_HEX_SHORT hex digits, "]" (or " [0x" and all 16). For what users
+ * type (route's ends).
+ */
+bool fab_node_name_is(const char *text, uint64_t guid, const char *desc);
+
+/*
  * Mapped names where output shows a stored finding or a snapshot
  * (core/nodemap_apply.c; used by check, ready, report and sweep).
  *
@@ -80,8 +137,15 @@ const char *fab_nodemap_name(const struct fab_nodemap *map, uint64_t guid,
  * node's description becomes its name, and finding subjects follow (as
  * above). The database is not touched. 0 or -ENOMEM.
  */
-struct fab_snapshot;
-struct fab_finding;
 const char *fab_nodemap_subject(const struct fab_nodemap *map, const struct fab_snapshot *snap,
 				const struct fab_finding *f, char *buf, size_t len);
+
+/*
+ * The name of the node a finding field names (f->node or f->peer_node:
+ * a GUID, or an Ethernet system's name): fab_node_name() of that node when
+ * snap has it, else the text itself; NULL for NULL. Borrowed from map,
+ * snap, text or buf (len bytes).
+ */
+const char *fab_finding_node_name(const struct fab_nodemap *map, const struct fab_snapshot *snap,
+				  const char *text, char *buf, size_t len);
 int fab_nodemap_apply(const struct fab_nodemap *map, struct fab_snapshot *snap);

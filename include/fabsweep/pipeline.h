@@ -92,6 +92,25 @@ int fab_pipeline_trend(struct fab_store *st, const struct fab_snapshot *snap, in
 int fab_pipeline_trend_day(struct fab_store *st, const struct fab_snapshot *snap,
 			   struct fab_trend *out);
 
+/* Writes snap as the one scan of a new database file at path (collect's
+ * files, readiness extracts): under a temporary name, then renamed, with
+ * SIGINT and SIGTERM held meanwhile; a reader never sees half a file, and
+ * nothing is left behind on failure. 0 or a negative errno, message set. */
+int fab_pipeline_write_file(const char *path, struct fab_snapshot *snap);
+
+/*
+ * Many such files at once (`merge --ready-dir`): each written from an empty
+ * database's image (no schema to create) under a temporary name without a
+ * sync; commit syncs their file system once, then renames them all (the
+ * files of one batch are in one directory). What is not committed is
+ * removed by free. 0 or a negative errno, message set.
+ */
+struct fab_pipeline_files;
+int fab_pipeline_files_new(struct fab_pipeline_files **out);
+int fab_pipeline_files_add(struct fab_pipeline_files *b, const char *path, struct fab_snapshot *snap);
+int fab_pipeline_files_commit(struct fab_pipeline_files *b);
+void fab_pipeline_files_free(struct fab_pipeline_files *b); /* accepts NULL */
+
 /* The database's directory is created (one level, mode 0750) when missing:
  * for the built-in default path, which nothing else creates. */
 void fab_pipeline_make_db_dir(const char *db);
@@ -395,6 +414,85 @@ int fab_pipeline_ready_view(struct fab_store *st, int64_t scan_id,
 			    const struct fab_ready_hosts *hosts, const struct fab_nodemap *map,
 			    struct fab_snapshot **view, unsigned *reads);
 
+/* ---- ready on a RoCE host (pipeline/ready_local.c, ready_roce.c) -------- */
+
+/*
+ * `fabsweep ready --local`: a RoCE host judges itself against the last
+ * merge of the fabric (docs/roce.md, "Readiness"). It reads its own view
+ * as collect does (job->ro) without writing it anywhere, puts it in place
+ * of its system in the reference (the fabric's merged snapshot, or this
+ * host's extract of it: `merge --ready-dir`), and asks the rules `check`
+ * runs about it, with the majorities of the whole fabric; then its own
+ * questions: the RDMA ports it should have, the cabling its LLDP shows,
+ * the counters since the merge, what could not be read.
+ */
+struct fab_pipeline_ready_local {
+	const char *db;          /* the fabric's database, or this host's extract */
+	int64_t scan_id;         /* the merge to compare with: 0 the latest */
+	const char *config;      /* the rules' configuration and [ready]; NULL: the default file if present */
+	const char *system;      /* this host's name in the merge; NULL: as collect names it */
+	struct fab_roce_opts ro; /* how to read this host (its notes are gathered, ro.note is not called) */
+	unsigned fail_on;        /* the rules' findings at or above it make the host not ready
+				  * (enum fab_severity, FAB_FAIL_NEVER: none) */
+};
+
+/* Owned; fab_pipeline_ready_local_free. */
+struct fab_pipeline_ready_local_result {
+	struct fab_ready *r;            /* one host: its verdict and problems, as `ready`'s */
+	struct fab_ready_hosts *hosts;  /* its name */
+	const char *name;               /* this host's name in the merge (in judged) */
+	struct fab_snapshot *ref;       /* the merge (or the extract) compared with */
+	struct fab_snapshot *live;      /* what was read here */
+	struct fab_snapshot *judged;    /* the merge with this host as read now, and the rules' findings */
+	struct fab_ready_roce_port *ports;
+	size_t n_ports;
+	struct fab_ready_roce_link *links;
+	size_t n_links;
+	struct fab_ready_roce_finding *findings;
+	size_t n_findings;
+	char **notes;                   /* what could not be read or checked: said, no failure */
+	size_t n_notes;
+	double collect_ms, load_ms, judge_ms, total_ms, cpu_ms;
+};
+
+int fab_pipeline_ready_local(const struct fab_pipeline_ready_local *job,
+			     struct fab_pipeline_ready_local_result **out);
+void fab_pipeline_ready_local_free(struct fab_pipeline_ready_local_result *r); /* accepts NULL */
+
+/*
+ * The judgement of ready --local, without I/O (pipeline/ready_roce.c): ref
+ * (the merge, with its RoCE part) and live (this host's view, collected)
+ * borrowed, and kept by *out (set in res->ref / res->live: taken, freed
+ * with it); cfg borrowed (NULL: the defaults); notes[0..n_notes) what the
+ * collection said (copied). name: this host's name in ref (NULL: live's
+ * local system's). *out owned by the caller. 0 or a negative errno with
+ * fab_errmsg() set.
+ */
+struct fab_ready_roce_in {
+	struct fab_snapshot *ref, *live; /* taken */
+	const struct fab_config *cfg;
+	const char *name;
+	unsigned fail_on;
+	const char *const *notes;
+	size_t n_notes;
+};
+int fab_ready_roce_judge(struct fab_ready_roce_in *in, struct fab_pipeline_ready_local_result **out);
+
+/*
+ * Per-host extracts of a merged fabric (`merge --ready-dir`,
+ * pipeline/ready_extract.c): for every collected host of merged (its RoCE
+ * part resolved), dir/<name>.db holds one scan with the host and the
+ * systems at the other end of its links, whole, and the majority votes of
+ * the rest of the fabric (fab_roce.outside): what `ready --local` on that
+ * host needs of the merge, 100-150 KB. The files are written under
+ * temporary names, synced once and renamed (fab_pipeline_files_*): none
+ * replaces its old copy unless all were written. A host whose name is no
+ * safe file name gets none (note says so; may be NULL). *n_written (may be
+ * NULL) counts them. 0 or a negative errno with fab_errmsg() set.
+ */
+int fab_pipeline_ready_extract(const struct fab_snapshot *merged, const char *dir,
+			       fab_note_fn note, void *note_ctx, size_t *n_written);
+
 /* ---- RoCE: collect and merge (pipeline/collect.c, merge.c) ------------- */
 
 struct fab_pipeline_collect {
@@ -421,6 +519,7 @@ struct fab_pipeline_merge {
 	/* incremental: the latest merge in db, and of the inputs only those
 	 * that changed since it read them (merge_inputs) */
 	bool into;
+	const char *ready_dir;     /* NULL, or where to write the hosts' extracts (fab_pipeline_ready_extract) */
 	fab_note_fn note;          /* what is left out of a file (may be NULL) */
 	void *note_ctx;
 };
@@ -433,6 +532,7 @@ struct fab_pipeline_merge_result {
 	size_t dups;               /* systems collected more than once (newest kept) */
 	size_t via_sqlite;         /* files read with SQLite, not straight from the file */
 	int64_t base_scan;         /* into: the merge this one built on; 0 none */
+	size_t extracts;           /* readiness extracts written (ready_dir) */
 };
 
 /*
@@ -464,6 +564,18 @@ struct fab_pipeline_diff {
 /* `fabsweep diff`: what changed between two stored snapshots, rendered as
  * text, JSON and/or XML. *n_changes (may be NULL) = how many changes. */
 int fab_pipeline_diff(const struct fab_pipeline_diff *job, size_t *n_changes);
+
+/* `fabsweep physical` (pipeline/physical.c): a stored scan's physical
+ * layer (modules, cables, bit error ratios) worst first. */
+struct fab_pipeline_physical {
+	const char *db;
+	int64_t scan_id;           /* as fab_pipeline_parse_scan gives it */
+	const char *node_name_map; /* NULL: the default map if present; "": none */
+	size_t top;                /* text: rows per list */
+	FILE *text;                /* NULL: none */
+	FILE *json;                /* docs/json/physical.schema.json; NULL: none */
+};
+int fab_pipeline_physical(const struct fab_pipeline_physical *job);
 
 struct fab_pipeline_report {
 	const char *db;

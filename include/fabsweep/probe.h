@@ -205,11 +205,53 @@ int fab_ready_evaluate(struct fab_ready *r, const struct fab_snapshot *view,
 		       const struct fab_nodemap *map,
 		       const struct fab_counter_limits *limits, unsigned fail_on);
 
+/*
+ * The counters that rose more than limits allow from old to now (the
+ * counter model: a reset or a saturated counter is "or more"), as ready
+ * says them: "LinkDownedCounter +2 (0 -> 2), PortRcvErrors +7 or more
+ * (40 -> 7, cleared in between)" into line (cap bytes, cut there). The
+ * length written; 0 when none did. The InfiniBand probe and the RoCE
+ * host's own check (`ready --local`) both judge their counters with it.
+ */
+size_t fab_ready_counter_rise(const struct fab_counter_sample *old,
+			      const struct fab_counter_sample *now,
+			      const struct fab_counter_limits *limits, char *line, size_t cap);
+
 /* The verdict of them all: not ready if any host is, else unknown if any
  * host could not be checked, else ready. */
 enum fab_ready_verdict fab_ready_overall(const struct fab_ready *r);
 
 void fab_ready_free(struct fab_ready *r); /* accepts NULL */
+
+/* ---- a RoCE host's own readiness (`ready --local`, pipeline/ready_roce.c) ---- */
+
+/* An RDMA port (RoCE: link layer Ethernet) the host should have, or has. */
+struct fab_ready_roce_port {
+	const char *device;       /* "mlx5_0" */
+	unsigned port;
+	const char *netdev;       /* now, else at the merge; NULL unknown */
+	bool merged;              /* the merge had it */
+	bool named;               /* [ready] roce_ports names it */
+	bool present;             /* read here now */
+	uint8_t state, phys_state; /* now (enum fab_port_state, fab_phys_state) */
+	double rate_gbps, merged_rate_gbps; /* now, at the merge; 0 unknown */
+	uint8_t verdict;          /* enum fab_ready_verdict */
+};
+
+/* An interface's cabling: the other end at the merge, what it hears now. */
+struct fab_ready_roce_link {
+	const char *ifname;
+	const char *want_system, *want_port;   /* at the merge; NULL: no link there */
+	const char *heard_system, *heard_port; /* now; NULL: hears nobody */
+	bool lldp;                /* LLDP runs on it now (else not checked) */
+	uint8_t verdict;
+};
+
+/* A finding of the rules about this host (or the port facing it). */
+struct fab_ready_roce_finding {
+	uint32_t finding;         /* index in judged->findings */
+	bool counts;              /* at or above fail_on: the host is not ready */
+};
 
 /* ---- pairs of hosts: partitions (scanner/ready_pairs.c, pure) ---------------- */
 

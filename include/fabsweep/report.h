@@ -12,6 +12,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct fab_diff;
@@ -46,6 +47,49 @@ enum fab_verdict {
 };
 
 enum fab_verdict fab_report_verdict(const struct fab_snapshot *snap);
+
+/*
+ * `check --summary` (reports/summary.c): a checked snapshot's findings
+ * counted by rule and by node, for the terminal and --json alike.
+ * Groups are sorted worst first, then by the number of findings, then by
+ * id or name. A finding counts for its node (findings.node: the first end
+ * of a link); one without a node (fabric-wide) for a group whose node is
+ * NULL. Strings are borrowed from the snapshot and the map (which must
+ * outlive the summary), or owned (name_buf).
+ */
+struct fab_summary_rule {
+	const char *rule_id;
+	unsigned worst;                  /* enum fab_severity */
+	size_t findings, nodes;          /* nodes: distinct nodes named */
+	size_t by_severity[3];           /* indexed by enum fab_severity */
+};
+struct fab_summary_count {
+	const char *rule_id;
+	unsigned worst;
+	size_t findings;
+};
+struct fab_summary_node {
+	const char *node;   /* findings.node (a GUID, or a system's name); NULL: none */
+	const char *name;   /* its name in every output (fab_node_name), NULL with node */
+	char *name_buf;     /* owned: name when it was built */
+	unsigned worst;
+	size_t findings;
+	size_t by_severity[3];
+	size_t first, n_rules; /* its rules: counts[first .. first + n_rules) */
+};
+struct fab_check_summary {
+	struct fab_summary_rule *rules;
+	size_t n_rules;
+	struct fab_summary_node *nodes;
+	size_t n_nodes;
+	struct fab_summary_count *counts;
+	size_t n_counts;
+};
+struct fab_nodemap;
+/* *out (free with fab_report_summary_free) on success; 0 or -ENOMEM. */
+int fab_report_summary(const struct fab_snapshot *snap, const struct fab_nodemap *map,
+		       struct fab_check_summary **out);
+void fab_report_summary_free(struct fab_check_summary *s); /* accepts NULL */
 /* "healthy", "degraded", "failing"; NULL when out of range. */
 const char *fab_report_verdict_name(unsigned verdict);
 
@@ -89,6 +133,17 @@ int fab_report_diff_xml(const char *path, const struct fab_diff *d,
 			const struct fab_snapshot *old_snap,
 			const struct fab_snapshot *new_snap,
 			const struct fab_nodemap *names);
+
+/*
+ * `fabsweep physical`: the physical layer of snap (docs/reports.md): bit
+ * error ratios, lane power margins, temperatures, the module inventory,
+ * each worst first; as text (the first top rows of each list) to text
+ * and/or as the JSON document (docs/json/physical.schema.json) to json
+ * (either may be NULL). base (may be NULL) gives Ethernet counters an
+ * earlier reading. 0, -ENOMEM or -EIO (message set).
+ */
+int fab_report_physical(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+			const struct fab_nodemap *names, size_t top, FILE *text, FILE *json);
 
 /*
  * The Prometheus text exposition format (version 0.0.4) of snap, for

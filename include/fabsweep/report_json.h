@@ -42,6 +42,7 @@ struct fab_json_check {
 	const struct fab_nodemap *names;      /* may be NULL */
 	unsigned fail_on;                     /* enum fab_severity or FAB_FAIL_NEVER */
 	bool failed;                          /* a finding at or above fail_on */
+	bool summary;                         /* add "summary": by rule and by node */
 };
 int fab_json_check(FILE *f, const struct fab_json_check *in);
 
@@ -54,6 +55,29 @@ struct fab_ready_hops;
 int fab_json_ready(FILE *f, const struct fab_ready *r, const struct fab_ready_hosts *hosts,
 		   const struct fab_snapshot *view, const struct fab_ready_pairs *pairs,
 		   const struct fab_ready_hops *hops);
+
+/* `ready --local --json` (a RoCE host judging itself, docs/roce.md
+ * "Readiness"): the document of `ready` for one host, its notes, no probed
+ * ports, and "local": its RDMA ports, its cabling, the rules' findings about
+ * it. ref is the merge compared with, judged the snapshot the rules ran on. */
+struct fab_ready_roce_port;
+struct fab_ready_roce_link;
+struct fab_ready_roce_finding;
+struct fab_json_ready_local {
+	const struct fab_ready *r;
+	const struct fab_ready_hosts *hosts;
+	const char *name;
+	const struct fab_snapshot *ref, *judged;
+	const struct fab_ready_roce_port *ports;
+	size_t n_ports;
+	const struct fab_ready_roce_link *links;
+	size_t n_links;
+	const struct fab_ready_roce_finding *findings;
+	size_t n_findings;
+	char *const *notes;
+	size_t n_notes;
+};
+int fab_json_ready_local(FILE *f, const struct fab_json_ready_local *in);
 
 /* `diff --json`: the two scans and every change. */
 int fab_json_diff(FILE *f, const struct fab_diff *d, const struct fab_snapshot *old_snap,

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsweep/module.h"
+
 struct fab_snapshot;
 struct fab_arena;
 
@@ -206,6 +208,25 @@ enum fab_trust {
 };
 const char *fab_trust_name(unsigned t); /* NULL for FAB_TRUST_UNKNOWN */
 
+/*
+ * What the kernel's ethtool interfaces said about an interface's statistics
+ * (ETHTOOL_GSTRINGS / GSTATS and the netlink statistics) and its pluggable
+ * module (MODULE_EEPROM_GET, else ETHTOOL_GMODULEEEPROM). "Not supported"
+ * and "no module" are unknown, not failures: only FAB_ETHTOOL_ERROR is in
+ * scan_errors.
+ */
+enum fab_ethtool_status {
+	FAB_ETHTOOL_NOT_QUERIED = 0, /* NULL in SQL */
+	FAB_ETHTOOL_OK,          /* "ok" */
+	FAB_ETHTOOL_UNSUPPORTED, /* "unsupported": the driver has no such operation */
+	FAB_ETHTOOL_NONE,        /* "none": no module plugged (modules only) */
+	FAB_ETHTOOL_REFUSED,     /* "refused": an EEPROM that does not decode consistently */
+	FAB_ETHTOOL_ERROR,       /* "error": anything else; see scan_errors */
+	FAB_ETHTOOL__COUNT
+};
+const char *fab_ethtool_status_name(unsigned st); /* NULL for NOT_QUERIED */
+int fab_ethtool_status_parse(const char *s);       /* -1 if unknown */
+
 struct fab_eth_port {
 	uint32_t system_idx;
 	uint8_t flags;           /* FAB_ETH_F_* */
@@ -223,6 +244,13 @@ struct fab_eth_port {
 	struct fab_dcbx dcb;     /* the NIC's configuration (dcb_status OK) */
 	uint32_t rdma_port_idx;  /* the RDMA port on top of it, or FAB_NONE */
 	struct fab_ecn ecn;      /* ECN / DCQCN from sysfs; known = 0: unknown */
+	/* ethtool (host/ethtool*.c): the driver's name (ETHTOOL_GDRVINFO), what
+	 * the statistics and module queries said (enum fab_ethtool_status) and
+	 * its NIC counters (nic_counters[nic_first ..], contiguous). Its module,
+	 * if any, is the one in `modules` whose port_idx is this port. */
+	const char *driver;
+	uint8_t stats_status, module_status;
+	uint32_t nic_first, nic_count;
 };
 
 struct fab_lldp_neighbor {
@@ -323,6 +351,53 @@ struct fab_roce_input {
 	uint8_t status;    /* enum fab_merge_status */
 };
 
+/*
+ * One NIC counter of an Ethernet port, in the counter model's canonical
+ * names (enum fab_nic_ctr, include/fabsweep/counter.h, core/nic_counter.c:
+ * the one mapping table from what the drivers call them).
+ */
+struct fab_nic_counter {
+	uint32_t port_idx;   /* eth_ports */
+	uint8_t ctr;         /* enum fab_nic_ctr */
+	int8_t prio;         /* 802.1p priority 0..7; -1: the port as a whole */
+	uint8_t sample;      /* 0, or 1 for the second of collect --interval */
+	uint64_t value;
+	int64_t at_ms;       /* when it was read (Unix ms) */
+	const char *source;  /* where from: "mlx5_core:rx_prio3_pause", "netlink:fec" */
+};
+
+/*
+ * The votes of the rules that compare a port with what most of the fabric
+ * does (roce.trust_mismatch, roce.cnp_mismatch, eth.speed_mismatch): per
+ * question, how many RoCE interfaces (links of a tier, for speeds) use
+ * each value. A part of a fabric (a readiness extract, docs/roce.md
+ * "Readiness") carries the votes of everything it leaves out in
+ * fab_roce.outside; the rules add them to what they count themselves, so
+ * they answer on the part as on the whole fabric. Counted by
+ * fab_rules_roce_votes() (rules/roce_votes.c).
+ */
+struct fab_roce_speed_vote {
+	uint8_t role_a, role_b; /* the link's two roles (enum fab_role), role_a <= role_b */
+	int32_t mbps;           /* the speed the link runs (its slower end) */
+	uint32_t links;
+};
+
+struct fab_roce_votes {
+	uint32_t trust[FAB_TRUST__COUNT]; /* RoCE interfaces by trust state (UNKNOWN: not counted) */
+	uint32_t cnp_dscp[64];            /* RoCE interfaces by the DSCP of the CNPs they send */
+	uint32_t cnp_prio[FAB_PRIOS];     /* ... by their 802.1p priority */
+	struct fab_roce_speed_vote *speeds; /* by (role_a, role_b, mbps), ascending; owned */
+	size_t n_speeds;
+};
+void fab_roce_votes_free(struct fab_roce_votes *v); /* accepts NULL; frees v too */
+/* a + b into *out (owned by the caller; a or b may be NULL); 0 or -ENOMEM. */
+int fab_roce_votes_add(const struct fab_roce_votes *a, const struct fab_roce_votes *b,
+		       struct fab_roce_votes **out);
+/* a - b (what a counts that b does not: the rest of a fabric b is part of);
+ * counts never go below 0. *out owned by the caller; 0 or -ENOMEM. */
+int fab_roce_votes_sub(const struct fab_roce_votes *a, const struct fab_roce_votes *b,
+		       struct fab_roce_votes **out);
+
 struct fab_roce {
 	struct fab_roce_system *systems;
 	size_t n_systems, cap_systems;
@@ -342,11 +417,17 @@ struct fab_roce {
 	size_t n_apps, cap_apps;
 	struct fab_lldp_tlv *tlvs;
 	size_t n_tlvs, cap_tlvs;
+	struct fab_nic_counter *nic_counters;
+	size_t n_nic_counters, cap_nic_counters;
+	struct fab_modules modules; /* the hosts' pluggable modules, by eth port */
 	/* the files a merged model was made of (fabsweep merge) */
 	struct fab_roce_input *inputs;
 	size_t n_inputs, cap_inputs;
 	struct fab_arena *arena;
 	struct fab_roce_names *names; /* private to core/roce*.c: merge's index, shared pieces */
+	/* The votes of the fabric this part leaves out (a readiness extract);
+	 * NULL for a whole fabric. Owned; kept by fab_roce_resolve(). */
+	struct fab_roce_votes *outside;
 };
 
 /* A new empty model (owned by the caller) or NULL on ENOMEM. */
@@ -378,6 +459,14 @@ const char *fab_roce_counter_name(struct fab_roce *r, unsigned kind, const char 
 /* n counters at once; names from fab_roce_counter_name() of this model. */
 int fab_roce_add_counters(struct fab_roce *r, uint32_t port_idx, uint32_t n,
 			  const char *const *names, const uint64_t *values);
+/* NIC counters must be added right after (and only after) the port's
+ * others: they are contiguous per port. source is copied. */
+int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr, int prio,
+			     unsigned sample, uint64_t value, int64_t at_ms, const char *source);
+/* Makes each port's NIC counters contiguous again (stable: in the order
+ * they were added) after counters of several ports were interleaved (a
+ * second sample of every port). 0 or -ENOMEM. */
+int fab_roce_group_nic_counters(struct fab_roce *r);
 /* Appends n entries; *out_first = index of the first. */
 int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 		      size_t n, uint32_t *out_first);
@@ -433,6 +522,10 @@ const struct fab_pfc *fab_eth_port_pfc(const struct fab_eth_port *p);
  */
 enum fab_trust fab_eth_port_trust(const struct fab_roce *r, const struct fab_eth_port *p);
 
+/* Whether two system names name the same host: equal, or equal up to the
+ * first '.' ("host1" and "host1.example.net"). */
+bool fab_roce_same_host(const char *a, const char *b);
+
 /* Lookups: FAB_NONE when absent. Linear; fine for one collect. */
 uint32_t fab_roce_find_system(const struct fab_roce *r, const char *name);
 uint32_t fab_roce_find_eth_port(const struct fab_roce *r, uint32_t system_idx,
@@ -468,3 +561,26 @@ void fab_roce_assign_roles(struct fab_roce *r);
  */
 int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		   const char *source, size_t *out_dups);
+
+/*
+ * Where each system's elements are in a model (its eth ports, the
+ * neighbour records heard on them, its RDMA devices), built once in one
+ * pass, so that copying a few systems out of a large model costs what
+ * they hold, not what the model holds. Valid while the model's arrays do
+ * not change. *out owned by the caller; 0 or -ENOMEM.
+ */
+struct fab_roce_sysindex;
+int fab_roce_sysindex_build(const struct fab_roce *r, struct fab_roce_sysindex **out);
+void fab_roce_sysindex_free(struct fab_roce_sysindex *ix); /* accepts NULL */
+
+/*
+ * Copies systems[0..n) of src (indices; each a collected system, whole:
+ * ports, neighbour records, TLVs, RDMA devices and counters) into dst, as
+ * fab_roce_merge() copies a system (source replaces each one's source
+ * when not NULL), without looking for a copy already in dst. ix is src's
+ * index (fab_roce_sysindex_build). Resolve dst afterwards. 0, -EINVAL (a
+ * system that is not collected or out of range) or -ENOMEM.
+ */
+int fab_roce_copy_systems(struct fab_roce *dst, const struct fab_roce *src,
+			  const struct fab_roce_sysindex *ix, const uint32_t *systems, size_t n,
+			  const char *source);

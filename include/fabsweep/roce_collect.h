@@ -2,8 +2,8 @@
 /*
  * Collecting the RoCE / Ethernet part of a snapshot (the model:
  * fabsweep/roce.h) from the local machine: its lldpd sockets, sysfs, and
- * DCB over rtnetlink (scanner/roce_collect.c, roce_lldp.c, roce_sysfs.c,
- * roce_dcb.c). docs/roce.md.
+ * DCB over rtnetlink (host/collect.c, lldp.c, sysfs.c,
+ * dcb.c). docs/roce.md.
  */
 #pragma once
 
@@ -21,6 +21,15 @@ struct fab_roce_opts {
 	const char *sysfs_root; /* NULL: "/sys" (and DCB is queried) */
 	int timeout_ms;         /* per lldpd / netlink exchange; 0: default 5000 */
 	bool no_dcb;            /* do not query rtnetlink DCB */
+	/* DCB from saved replies instead of the kernel (fab_roce_collect_dcb_dir);
+	 * NULL: the kernel, when sysfs is this machine's */
+	const char *dcb_dir;
+	/* ethtool (include/fabsweep/ethtool.h): saved outputs instead of the
+	 * kernel (NULL: the kernel, when sysfs is this machine's); none at all;
+	 * no module EEPROMs; a second statistics sample after interval_ms. */
+	const char *ethtool_dir;
+	bool no_ethtool, no_modules;
+	int interval_ms;
 	/* Notes for the user (may be NULL): things skipped, not errors. */
 	void (*note)(const char *msg, void *ctx);
 	void *note_ctx;
@@ -52,6 +61,17 @@ int fab_roce_collect_sysfs(struct fab_roce *r, struct fab_snapshot *snap,
 /* DCB of the system's sysfs interfaces over rtnetlink (current netns). */
 int fab_roce_collect_dcb(struct fab_roce *r, struct fab_snapshot *snap,
 			 uint32_t system_idx, int timeout_ms);
+/*
+ * The same from saved replies: dir/<ifname>.bin holds one netlink reply to
+ * RTM_GETDCB / DCB_CMD_IEEE_GET for that interface, as the kernel sends it
+ * (fixtures/dcb/; an NLMSG_ERROR reply too). An interface without a file is
+ * not asked (its DCB stays unknown); a file that is no such reply, or a
+ * reply naming another interface, is a scan error ("dcb"). For machines
+ * whose NICs cannot be asked where the check runs (tests in network
+ * namespaces: veth has no DCB), and for replies captured elsewhere.
+ */
+int fab_roce_collect_dcb_dir(struct fab_roce *r, struct fab_snapshot *snap,
+			     uint32_t system_idx, const char *dir);
 /* Whether root ("/sys" when NULL) shows an InfiniBand device. */
 bool fab_roce_have_ib_devices(const char *root);
 

@@ -31,6 +31,7 @@ enum fab_rule_category {
 	FAB_CAT_ROCE,       /* Ethernet / RoCE: DCB (PFC, APP), MTU, speed, LLDP */
 	FAB_CAT_HOST,       /* RDMA devices of hosts: PCIe link, firmware */
 	FAB_CAT_ROUTING,    /* forwarding tables: reachability, credit loops, balance */
+	FAB_CAT_PHYSICAL,   /* modules and cables, NIC pause, discards, FEC, BER */
 	FAB_CAT__COUNT
 };
 
@@ -53,7 +54,10 @@ enum {
 	FAB_NEED_ROUTES = 1 << 9,     /* forwarding tables (a live scan without --no-routes) */
 	FAB_NEED_BASELINE = 1 << 10,  /* an earlier snapshot (check --baseline; watch's last full scan) */
 	FAB_NEED_PKEYS = 1 << 11,     /* P_Key tables (a live scan without --no-pkeys) */
-	FAB_NEED__LAST = FAB_NEED_PKEYS
+	FAB_NEED_QOS = 1 << 12,       /* the VL tables (a QoS policy seen, or scan --forensic) */
+	FAB_NEED_MODULES = 1 << 13,   /* some module or cable (collect on RoCE hosts, ibdiagnet2.cables) */
+	FAB_NEED_NIC_COUNTERS = 1 << 14, /* some NIC counter (collect on RoCE hosts) */
+	FAB_NEED__LAST = FAB_NEED_NIC_COUNTERS
 };
 
 /* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`
@@ -73,11 +77,14 @@ enum fab_param_type {
 	FAB_PARAM_INT_AUTO,  /* a whole number, or FAB_PARAM_AUTO: what most of the fabric uses */
 	FAB_PARAM_SLS,       /* a set of service levels ("0-14", "0,2,4-7"): a 16-bit mask */
 	FAB_PARAM_RATIO,     /* a plain number, written like 1e-12 (a bit error rate) */
+	FAB_PARAM_REAL,      /* a number, negative allowed ("-12", "2.5", "1e-6"), or 'off' (FAB_PARAM_REAL_OFF) */
 	FAB_PARAM__COUNT
 };
 
 /* The value of a COUNT, INCREASE, RATE or MTU parameter that is switched off. */
 #define FAB_PARAM_OFF (-1.0)
+/* The value of a REAL parameter that is switched off (any number is valid). */
+#define FAB_PARAM_REAL_OFF (-1e300)
 /* The value of an INT_AUTO parameter left to the fabric's majority ("auto"). */
 #define FAB_PARAM_AUTO (-1.0)
 
@@ -189,6 +196,26 @@ int fab_rules_run_ref(const struct fab_config *cfg, struct fab_snapshot *snap,
 		      const struct fab_snapshot *baseline,
 		      const struct fab_snapshot *reference, int64_t now_ms,
 		      struct fab_rules_result *out);
+
+/*
+ * The same over the rules whose ids are only[0..n_only) (no reference):
+ * the others have status FAB_RULE_NOT_REQUESTED. `ready --local` asks the
+ * rules about a RoCE host this way (docs/roce.md, "Readiness").
+ */
+int fab_rules_run_only(const struct fab_config *cfg, struct fab_snapshot *snap,
+		       const struct fab_snapshot *baseline, const char *const *only,
+		       size_t n_only, int64_t now_ms, struct fab_rules_result *out);
+
+/*
+ * The votes of the rules that compare a port with the fabric's majority
+ * (roce.trust_mismatch, roce.cnp_mismatch, eth.speed_mismatch: struct
+ * fab_roce_votes, include/fabsweep/roce.h) over s's own RoCE part, without
+ * what it carries of the rest (s->roce->outside): a part's outside votes
+ * are the whole's minus the part's. *out owned by the caller
+ * (fab_roce_votes_free). 0 or a negative errno with fab_errmsg() set.
+ */
+struct fab_roce_votes;
+int fab_rules_roce_votes(const struct fab_snapshot *s, struct fab_roce_votes **out);
 
 struct fab_counter_limits;
 struct fab_counter_pairs;

@@ -27,6 +27,10 @@ struct fab_scan_opts {
 	 * not (--forensic); false: of the switch ports that enforce partitions
 	 * only (every cabled CA port either way). docs/partitions.md. */
 	bool all_pkeys;
+	/* Every SL2VL and VLArbitration table of the cabled ports whatever
+	 * the samples say (--forensic); false: only where a sampled SL2VL
+	 * table shows a QoS policy (docs/scan.md "VL and QoS tables"). */
+	bool all_qos;
 	/* At most this many SLtoVLMappingTables (--sl2vl-max N): when the
 	 * one-lane credit loops want more, none is read and they are judged on
 	 * one lane (the finding says lanes=not_read). --forensic: no limit. */

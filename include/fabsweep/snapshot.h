@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsweep/module.h"
+
 #define FAB_NONE UINT32_MAX /* "no index" */
 
 /* NodeDescription: 64 raw bytes on the wire; shown escaped (see fab_text_sanitize). */
@@ -182,6 +184,13 @@ struct fab_node {
 	char desc[FAB_DESC_CAP]; /* escaped, valid UTF-8, no control bytes */
 	uint8_t desc_raw[FAB_DESC_RAW]; /* as received */
 	uint8_t desc_raw_len;
+	/* How its name shows the GUID (core/nodename.c, fab_node_name): 0 its
+	 * description is its own; FAB_NAME_HEX_SHORT or FAB_NAME_HEX_FULL
+	 * hex digits when another node of the scan has that description too.
+	 * Set by fab_snapshot_name_nodes() (the store's loader, the rule
+	 * engine, the scanner), or for a partial view by the loader from the
+	 * whole scan. */
+	uint8_t name_hex;
 	/* Firmware "31.2012.1068" and its PSID "MT_0000000579" where the
 	 * source has them (an ibdiagnet2 import's NODES_INFO); arena, NULL
 	 * when unknown. */
@@ -201,7 +210,11 @@ struct fab_port {
 	uint8_t width_active, width_enabled, width_supported; /* FAB_WIDTH_* masks */
 	uint16_t speed_active, speed_enabled, speed_supported; /* FAB_SPEED_* masks */
 	uint8_t mtu_active, mtu_cap; /* IB MTU enum: 1=256 .. 5=4096; 0 unknown */
-	uint8_t op_vls;
+	/* PortInfo's virtual lanes: OperationalVLs and VLCap as encoded (1
+	 * VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14; 0 unknown: core/qos.h
+	 * fab_vls_count), VLHighLimit, and the entries of its
+	 * VLArbitrationTables (VLArbitrationHighCap, LowCap). */
+	uint8_t op_vls, vl_cap, vl_high_limit, vlarb_high_cap, vlarb_low_cap;
 	uint32_t cap_mask;
 	uint64_t remote_guid; /* 0: none */
 	uint8_t remote_port;
@@ -262,10 +275,18 @@ struct fab_finding {
 	bool held;
 };
 
+/* The bit error ratios of an InfiniBand port as the device measured them
+ * (an ibdiagnet2 run's PHY_DB16: docs/imports.md); NAN unknown. */
+struct fab_port_ber {
+	uint32_t port_idx;
+	double raw, effective, symbol; /* before FEC, after FEC, symbol errors */
+};
+
 struct fab_arena;
 struct fab_roce;
 struct fab_routing;
 struct fab_pkeys;
+struct fab_qos;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
@@ -309,6 +330,18 @@ struct fab_snapshot {
 	/* P_Key tables and enforcement bits (include/fabsweep/pkey.h): owned;
 	 * NULL when the scan did not read them. */
 	struct fab_pkeys *pkeys;
+
+	/* VLArbitration tables and why the VL tables were read
+	 * (include/fabsweep/qos.h): owned; NULL when the scan did not read
+	 * them (no QoS policy seen). */
+	struct fab_qos *qos;
+
+	/* The physical layer of InfiniBand ports (an ibdiagnet2 import): the
+	 * cables and modules by port (include/fabsweep/module.h; a RoCE host's
+	 * are in roce->modules), and the ports' bit error ratios. Owned. */
+	struct fab_modules ib_modules;
+	struct fab_port_ber *ber;
+	size_t n_ber, cap_ber;
 
 	/* Private: lookup indexes built by fab_snapshot_index(). */
 	uint32_t *guid_order;     /* node indices sorted by GUID */

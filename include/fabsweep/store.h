@@ -16,15 +16,20 @@ struct fab_store;
 enum {
 	FAB_STORE_READONLY = 0,   /* readers: never writes, never migrates */
 	FAB_STORE_WRITE = 1 << 0, /* create if missing, migrate if older */
+	/* with WRITE, a new file to be copied elsewhere (collect's files,
+	 * readiness extracts): 1 KiB pages, a rollback journal (a reader needs
+	 * no -shm beside it), no syncs: the writer syncs the finished file
+	 * once (fab_pipeline_write_file) */
+	FAB_STORE_EXPORT = 1 << 1,
 	/* with READONLY: a file nobody writes any more (SQLite's immutable=1:
 	 * no lock, nothing created beside it, a -wal ignored) */
-	FAB_STORE_IMMUTABLE = 1 << 1,
+	FAB_STORE_IMMUTABLE = 1 << 2,
 	/* with READONLY: an older schema is read as it is (not refused) */
-	FAB_STORE_ANY_VERSION = 1 << 2,
+	FAB_STORE_ANY_VERSION = 1 << 3,
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 11
+#define FAB_SCHEMA_VERSION 14
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 
@@ -35,6 +40,15 @@ enum {
  */
 int fab_store_open(const char *path, unsigned flags, struct fab_store **out);
 void fab_store_close(struct fab_store *st); /* accepts NULL */
+
+/*
+ * The bytes of a new, empty database of this schema version in the export
+ * format (FAB_STORE_EXPORT): a writer of many small files writes them to
+ * each new file before fab_store_open(WRITE | EXPORT), which then has no
+ * schema to create (that costs more than a small scan's rows). *out
+ * (malloc'd) owned by the caller; 0 or a negative errno, message set.
+ */
+int fab_store_empty_image(unsigned char **out, size_t *len);
 
 /*
  * Writes snap as a new snapshot in one transaction: it is there completely
@@ -66,6 +80,14 @@ int fab_store_latest_merge(struct fab_store *st, int64_t *out);
 /* Loads a whole snapshot (findings included). *out owned by the caller. */
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 			struct fab_snapshot **out);
+
+/*
+ * Loads the scan row and the RoCE part (with the votes of what it leaves
+ * out) and no more: no counter samples, SMs, scan errors, findings or
+ * tables (`ready --local`). *out owned by the caller.
+ */
+int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id,
+			     struct fab_snapshot **out);
 
 /*
  * Loads what a counter baseline needs and no more, for check --baseline: the

@@ -6,7 +6,9 @@
 # As the node Prolog (slurmd, on every node of the job) it checks the node it
 # runs on ($SLURMD_NODENAME, else the short host name). As PrologSlurmctld (on
 # the controller, once per job) set FABSWEEP_PROLOG_SCOPE=job: it checks every
-# host of $SLURM_JOB_NODELIST in one probe.
+# host of $SLURM_JOB_NODELIST in one probe. On a RoCE host set
+# FABSWEEP_PROLOG_SCOPE=local: the node judges itself with `fabsweep ready
+# --local` against its copy of the last merge.
 #
 # Exit status: 0 ready, or could not check (a broken checker must not drain
 # the cluster; FABSWEEP_PROLOG_STRICT=1 fails then too); 1 not ready. A node
@@ -19,10 +21,13 @@
 #   FABSWEEP                 the fabsweep binary (default: fabsweep in PATH)
 #   FABSWEEP_DB              the database with the latest sweep
 #                            (default /var/lib/fabsweep/fabsweep.db)
-#   FABSWEEP_PROLOG_SCOPE    node (default) or job
+#   FABSWEEP_PROLOG_SCOPE    node (default), job, or local (a RoCE host)
 #   FABSWEEP_PROLOG_TIMEOUT  seconds before giving up (default 10)
 #   FABSWEEP_PROLOG_STRICT   1: "could not check" fails the prolog too
-#   FABSWEEP_PROLOG_FAIL_ON  findings of the sweep that count: error (default), warning, never
+#   FABSWEEP_PROLOG_FAIL_ON  findings that count: of the sweep (node, job: error by
+#                            default) or of the rules (local: warning by default)
+#   FABSWEEP_PROLOG_ARGS     more options for fabsweep ready (split at blanks),
+#                            e.g. --config FILE, or --lldp-socket PATH for local
 #   FABSWEEP_PROLOG_PKEY     with scope job: the partition every pair of the job's hosts
 #                            must share (0x8001); default: any with a full member
 set -u
@@ -31,9 +36,14 @@ fabsweep=${FABSWEEP:-fabsweep}
 db=${FABSWEEP_DB:-/var/lib/fabsweep/fabsweep.db}
 limit=${FABSWEEP_PROLOG_TIMEOUT:-10}
 [[ $limit =~ ^[0-9]+$ && $limit -gt 0 ]] || limit=10
+scope=${FABSWEEP_PROLOG_SCOPE:-node}
 fail_on=${FABSWEEP_PROLOG_FAIL_ON:-error}
+[[ $scope == local ]] && fail_on=${FABSWEEP_PROLOG_FAIL_ON:-warning}
+set -f # the extra options are split at blanks, never globbed
+extra=(${FABSWEEP_PROLOG_ARGS:-})
+set +f
 
-if [[ ${FABSWEEP_PROLOG_SCOPE:-node} == job ]]; then
+if [[ $scope == job ]]; then
 	hosts=${SLURM_JOB_NODELIST:-}
 else
 	hosts=${SLURMD_NODENAME:-$(hostname -s 2>/dev/null)}
@@ -52,7 +62,12 @@ fi
 
 pkey=()
 [[ -n ${FABSWEEP_PROLOG_PKEY:-} ]] && pkey=(--pkey "$FABSWEEP_PROLOG_PKEY")
-out=$(timeout "$limit" "$fabsweep" ready --db "$db" --hosts "$hosts" --fail-on "$fail_on" "${pkey[@]}" --quiet 2>&1)
+if [[ $scope == local ]]; then # this RoCE host judges itself: no host list, no MADs
+	out=$(timeout "$limit" "$fabsweep" ready --local --db "$db" --fail-on "$fail_on" --quiet "${extra[@]}" 2>&1)
+else
+	out=$(timeout "$limit" "$fabsweep" ready --db "$db" --hosts "$hosts" --fail-on "$fail_on" "${pkey[@]}" \
+		--quiet "${extra[@]}" 2>&1)
+fi
 rc=$?
 case $rc in
 0)

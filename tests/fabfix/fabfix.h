@@ -69,7 +69,8 @@ static inline uint32_t fabfix_node(struct fab_snapshot *s, uint8_t type, uint8_t
 		pt->width_enabled = pt->width_supported = FABFIX_WIDTHS;
 		pt->speed_enabled = pt->speed_supported = FABFIX_SPEEDS;
 		pt->mtu_cap = 5;
-		pt->op_vls = 4;
+		pt->op_vls = pt->vl_cap = 4; /* VL0-7, as ibsim's ports */
+		pt->vlarb_high_cap = pt->vlarb_low_cap = 8;
 	}
 	return idx;
 }

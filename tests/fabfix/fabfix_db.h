@@ -41,4 +41,17 @@ static inline void fabfix_db_write(const char *path, struct fab_snapshot *snap)
 	fab_store_close(st);
 }
 
+/* Scan id of the database at path, loaded whole (fab_store_load_scan);
+ * fails the test when it cannot be. Owned by the caller. */
+static inline struct fab_snapshot *fabfix_db_load(const char *path, int64_t id)
+{
+	struct fab_store *st;
+	struct fab_snapshot *s;
+
+	assert_int_equal(fab_store_open(path, FAB_STORE_WRITE, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, id, &s), 0);
+	fab_store_close(st);
+	return s;
+}
+
 #endif

@@ -11,6 +11,7 @@
 #   prom_ok FILE          every line a comment or a sample of the Prometheus
 #                         text format with escaped label values
 #   spy_build, spy_run    the MAD spy (below)
+#   daemons_stop PID...   stops the daemons a test started (below)
 pass=0 fail=0
 check() {
 	local what=$1
@@ -86,6 +87,25 @@ wait_for() {
 	done
 	echo "  waited ${secs}s: $what never happened"
 	return 1
+}
+
+# ---- daemons in network namespaces (lldpd in the RoCE tests)
+#   daemons_stop PID...   stops each by its PID: TERM, then KILL when it is
+#                         still running after 2 s (lldpd's monitor, the PID a
+#                         test started, passes the signal to its worker); waits
+#                         for each
+daemons_stop() {
+	local pid st
+	for pid; do kill -TERM "$pid" 2>/dev/null; done
+	for pid; do
+		for _ in $(seq 40); do
+			st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
+			[[ -n $st && $st != Z ]] || break # gone, or a zombie
+			sleep 0.05
+		done
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
 }
 
 # ---- running as another user (nobody)

@@ -41,11 +41,15 @@ rc=$?
 eq "$rc" 0 "check of the healthy fabric (--fail-on warning)"
 ((rc == 0)) || cat "$D/out"
 # every InfiniBand rule runs (the 3 routing and 3 pkey rules and link.ber_high too: the scan
-# read the forwarding and P_Key tables) but port.down (no baseline); the 13
-# RoCE rules are skipped (no RoCE part)
-grep -q "27 rules run, 14 skipped; " "$D/out" && ok || { bad "every InfiniBand rule runs on a live scan with two samples"; cat "$D/out"; }
-grep -q "^skipped 13 rules (the snapshot has no RoCE part .*): roce.pfc_disabled, .*roce.congestion, roce.ecn_disabled, roce.cnp_mismatch, roce.trust_mismatch$" "$D/out" && ok ||
+# read the forwarding and P_Key tables) but port.down (no baseline) and
+# vl.sl_dropped, vl.starved (no QoS policy: the VL tables were not read);
+# the 18 RoCE rules are skipped (no RoCE part), and the 4 module rules (no
+# modules: a live scan reads no cables)
+grep -q "28 rules run, 25 skipped; " "$D/out" && ok || { bad "every InfiniBand rule runs on a live scan with two samples"; cat "$D/out"; }
+grep -q "^skipped 18 rules (the snapshot has no RoCE part .*): roce.pfc_disabled, .*roce.congestion, roce.ecn_disabled, roce.cnp_mismatch, roce.trust_mismatch, roce.pause_storm, roce.pause_unexpected, eth.discards, eth.fec_uncorrectable, eth.ber_high$" "$D/out" && ok ||
 	bad "check says why the RoCE rules were skipped on an InfiniBand scan"
+grep -q "^skipped 4 rules (the snapshot has no modules or cables .*): module.temperature, module.rx_power, module.tx_bias, module.dark_lane$" "$D/out" && ok ||
+	bad "check says why the module rules were skipped on a live InfiniBand scan"
 eq "$(q "SELECT count(*) FROM findings WHERE severity IN ('error', 'warning')")" 0 "no finding stored at warning or above"
 eq "$(q "SELECT count(*) FROM sms WHERE scan_id = 1")" 2 "two SMs seen"
 s1=$(last)

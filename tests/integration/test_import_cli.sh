@@ -266,5 +266,53 @@ check "ibnetdiscover: malformed is exit 3" eq "$?" 3
 check "unknown kind: usage error" eq "$?" 2
 check "nothing written by any of them" eq "$(q "SELECT count(*) FROM scans")" 3
 
+# ---- the run with its cables (ibdiagnet2.cables of the same fabric, an
+# earlier run): every module and lane against a parse of the file
+cdb=$D/cables.db
+"$FABSWEEP" import ibdiagnet2 "$R/sequoia_ndr_cables" --db "$cdb" >"$D/out" 2>"$D/err"
+check "cables: import exits 0" eq "$?" 0
+check "cables: every module and lane as a parse of ibdiagnet2.cables has them" \
+	from_source ibdiagnet2 "$cdb" 1 "$R/sequoia_ndr_cables"
+check "cables: 510 records, 486 of ports the run lists" eq \
+	"$(grep -c '^Port=' "$R/sequoia_ndr_cables/ibdiagnet2.cables"):$(sqlite3 "$cdb" "SELECT count(*) FROM modules")" "510:486"
+check "cables: the 24 others said" has "$D/err" "ibdiagnet2.cables: 24 records of ports the run does not list, 0 second records of a port: skipped"
+check "cables: from another run, said" has "$D/err" "ibdiagnet2.cables is from another run (2025-03-15 06:54:44 UTC +0000) than ibdiagnet2.db_csv (2025-03-31T23:43:18.000Z)"
+check "cables: passive copper has no monitors (0 C, 0 V are no readings)" eq \
+	"$(sqlite3 "$cdb" "SELECT count(*), sum(monitors), count(temperature_c) FROM modules WHERE media LIKE 'Copper%'")" "190|0|0"
+
+# the physical layer in the Prometheus export, against the database by
+# prom_db.py's own reading of the modules and module_lanes views; and the
+# XML report with its <physical> element valid against the schema
+"$FABSWEEP" export prometheus --db "$cdb" --scan 1 --out "$D/cables.prom" --quiet
+check "cables: the module families as the database has them (prom_db.py)" \
+	python3 "$SRCDIR/tests/tools/prom_db.py" --db "$cdb" --file "$D/cables.prom" --scan 1
+check "cables: 486 modules exported, 716 received-power lanes" eq \
+	"$(grep -c '^fabsweep_module_info{' "$D/cables.prom"):$(grep -c '^fabsweep_module_lane_rx_power_watts{' "$D/cables.prom")" \
+	"486:$(sqlite3 "$cdb" "SELECT count(*) FROM module_lanes WHERE rx_power_mw IS NOT NULL")"
+"$FABSWEEP" report --db "$cdb" --scan 1 --xml "$D/cables.xml" --html "$D/cables.html" >/dev/null
+check "cables: the XML report validates, one <module> per module" eq \
+	"$(xmllint --noout --schema "$SRCDIR/docs/fabsweep-report.xsd" "$D/cables.xml" 2>&1 | tail -1):$(grep -c '<module ' "$D/cables.xml")" \
+	"$D/cables.xml validates:486"
+check "cables: the HTML report has the physical layer section" has "$D/cables.html" '<section id="physical">'
+"$FABSWEEP" physical --db "$cdb" --json >"$D/phys.json"
+check "cables: physical --json validates" valid physical "$D/phys.json"
+check "cables: physical --json has every module, the margins the database gives" eq \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["modules"]), d["counts"]["ib"]["monitored"], sum(1 for m in d["margins"] if m["monitor"] == "rx_power"))' "$D/phys.json")" \
+	"486 $(sqlite3 "$cdb" "SELECT count(*) FROM modules WHERE monitors AND NOT refused") $(sqlite3 "$cdb" "SELECT count(*) FROM module_lanes l JOIN modules m USING (scan_id, fabric, module_idx) WHERE m.monitors AND l.rx_power_mw IS NOT NULL")"
+
+# the same run with one optic swapped (its serial number changed by hand):
+# diff names that port, in the text and as the database has it
+mkdir -p "$D/swapped"
+ln -s "$(readlink -f "$R/sequoia_ndr_cables/ibdiagnet2.db_csv")" "$D/swapped/ibdiagnet2.db_csv"
+sed '0,/^SN: G2430283435$/s//SN: G2430283999/' "$R/sequoia_ndr_cables/ibdiagnet2.cables" >"$D/swapped/ibdiagnet2.cables"
+"$FABSWEEP" import ibdiagnet2 "$D/swapped" --db "$cdb" --quiet 2>/dev/null
+"$FABSWEEP" diff 1 2 --db "$cdb" >"$D/cdiff.txt"
+"$FABSWEEP" diff 1 2 --db "$cdb" --json >"$D/cdiff.json"
+check "cables: diff --json validates" valid diff "$D/cdiff.json"
+check "cables: the swapped optic is the one change" has "$D/cdiff.txt" \
+	'port 1: FS OSFP-SR8-800G G2430283435 -> FS OSFP-SR8-800G G2430283999'
+check "cables: diff --json as the database and the text have it" \
+	same_as_db diff "$cdb" 1 2 "$D/cdiff.json" "$D/cdiff.txt"
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -30,15 +30,8 @@ pfx=hl$$
 D=$(mktemp -d)
 chmod 0755 "$D" # lldpd's privilege-separated child must reach the sockets
 pids=()
-alive() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [[ -n $st && $st != Z ]]; }
 cleanup() {
-	local pid
-	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-	for pid in "${pids[@]}"; do
-		for _ in $(seq 40); do alive "$pid" || break; sleep 0.05; done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	daemons_stop "${pids[@]}" # tests/integration/checks.sh, sourced below
 	ip netns del "$pfx-sw" 2>/dev/null
 	ip netns del "$pfx-host" 2>/dev/null
 	rm -rf "$D"

@@ -38,17 +38,10 @@ work=$(mktemp -d)
 chmod 0755 "$work"            # lldpd runs lldpcli as _lldpd: it must reach the sockets
 pids=()
 namespaces=()
-# running and not a zombie
-alive() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [[ -n $st && $st != Z ]]; }
+source "$SRCDIR/tests/integration/checks.sh" # daemons_stop
 cleanup() {
-	local pid ns
-	# lldpd's monitor (the PID we started) passes the signal to its worker
-	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-	for pid in "${pids[@]}"; do
-		for _ in $(seq 40); do alive "$pid" || break; sleep 0.05; done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	local ns
+	daemons_stop "${pids[@]}"
 	for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
 	# ROCE_FABRIC_KEEP_DB=PATH keeps the merged snapshot (to try queries on)
 	[[ -n ${ROCE_FABRIC_KEEP_DB:-} && -f $work/fabric.db ]] && cp "$work/fabric.db" "$ROCE_FABRIC_KEEP_DB"

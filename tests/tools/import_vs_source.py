@@ -8,7 +8,8 @@ expressions over an ibnetdiscover file; never fabsweep's own output.
 
 Every node (GUID, type, ports, description, LID, NodeInfo ids, firmware),
 every port (GUID, LID, LMC, SM LID, state, physical state, widths and
-speeds active/enabled/supported, MTUs, OpVLs, CapabilityMask, the cable's
+speeds active/enabled/supported, MTUs, OpVLs, VLCap, VLHighLimit, the VLArbitration
+caps, CapabilityMask, the cable's
 other end), every link (both ends, width, speed), every counter value
 (PM_INFO, extended values where ibdiagnet read them), every SM and the
 scan's row (time, status, what was skipped) are compared with the public
@@ -235,6 +236,8 @@ def cmd_ibdiagnet2(dbpath, scan, directory):
             "rate_gbps": rate(w, sp) if state and state != "down" else None,
             "mtu_active": MTUS.get(num(r["NMTU"])), "mtu_cap": MTUS.get(num(r["MTUCap"])),
             "op_vls": num(r["OpVLs"]), "cap_mask": num(r["CapMsk"]),
+            "vl_cap": num(r["VLCap"]), "vl_high_limit": num(r["VLHighLimit"]),
+            "vlarb_high_cap": num(r["VLArbHighCap"]), "vlarb_low_cap": num(r["VLArbLowCap"]),
             "remote_guid": far[0] if far else None, "remote_port": far[1] if far else None,
             "no_remote": int(phys == "linkup" and far is None),
         }
@@ -269,7 +272,109 @@ def cmd_ibdiagnet2(dbpath, scan, directory):
                                      "port_num": pn if p else None, "lid": lid, "failed": 0}
     compare("sm", stored(db, "SELECT * FROM sms WHERE scan_id = ?", scan, ["port_guid"],
                          ["state", "priority", "act_count", "node_guid", "port_num", "lid", "failed"]), want)
+    cables = os.path.join(directory, "ibdiagnet2.cables")
+    if os.path.exists(cables):
+        compare_cables(db, scan, cables, ports)
     finish("ibdiagnet2 %s" % directory)
+
+
+# ---- ibdiagnet2.cables ------------------------------------------------------------
+
+
+def cables_records(path):
+    """Each record: its header's port and GUID, then "Key: value" lines."""
+    recs, cur = [], None
+    for line in open(path, encoding="utf-8", errors="surrogateescape"):
+        line = line.rstrip("\n")
+        m = re.match(r"^Port=(\d+) Lid=\S+ GUID=(0x[0-9a-fA-F]+)", line)
+        if m:
+            cur = {"_port": int(m[1]), "_guid": guid(m[2])}
+            recs.append(cur)
+        elif cur is not None and ":" in line and not line.startswith(("#", "-")):
+            k, v = line.split(":", 1)
+            cur.setdefault(k.strip(), v.strip())
+    return recs
+
+
+def unknown(v):
+    """ibdiagnet's words for unknown, and its -999.999 mW."""
+    return v in ("N/A", "NA", "") or v.startswith("inf") or v.startswith("-999.999")
+
+
+def first_number(v):
+    m = re.match(r"^-?\d+(\.\d+)?", v)
+    return float(m[0]) if m and not unknown(v) else None
+
+
+def compare_cables(db, scan, path, ports):
+    """Every record whose port the run lists (by node GUID and port number,
+    else a CA's port GUID): identity, monitors, thresholds and every lane."""
+    by_port_guid = {guid(r["PortGuid"]): (guid(r["NodeGuid"]), int(r["PortNum"])) for r in ports.values()}
+    want, lanes = {}, {}
+    for r in cables_records(path):
+        key = (r["_guid"], r["_port"])
+        if key not in ports:
+            alt = by_port_guid.get(r["_guid"])
+            key = alt if alt and alt[1] == r["_port"] else None
+        if key is None or key in want:
+            continue
+        temp, volt = first_number(r["Temperature"]), first_number(r["Supply Voltage Reporting"])
+        mon = not (temp == 0 and volt == 0)
+        ident = re.sub(r"\s*\(.*", "", r["Identifier"])
+        date = r["DateCode"]
+
+        def lim(name, scale=1.0, dbm=False):
+            v = r.get(name, "N/A")
+            if unknown(v):
+                return None
+            x = first_number(v)
+            return (x - 65536 if dbm and x >= 32768 else x) * scale
+
+        th = {"temp": ("AlarmTemperatureHighThresh", "AlarmTemperatureLowThresh", "WarnTemperatureHighThresh",
+                       "WarnTemperatureLowThresh", 1.0, False),
+              "vcc": ("AlarmVoltageHighThresh", "AlarmVoltageLowThresh", "WarnVoltageHighThresh",
+                      "WarnVoltageLowThresh", 1e-6, False),
+              "bias": ("TXBiasHighThresh", "TXBiasLowThresh", None, None, 0.002, False),
+              "tx_power": ("TXPowerHighThresh", "TXPowerLowThresh", None, None, 1.0, True),
+              "rx_power": ("RXPowerHighThresh", "RXPowerLowThresh", None, None, 1.0, True)}
+        cols = {}
+        for mon_name, (ha, la, hw, lw, scale, dbm) in th.items():
+            vals = [lim(n, scale, dbm) if n else None for n in (ha, la, hw, lw)]
+            if all(v in (None, 0) for v in vals):  # all 0: none
+                vals = [None] * 4
+            sfx = {"bias": "_ma", "tx_power": "_dbm", "rx_power": "_dbm"}.get(mon_name, "")
+            for kind, v in zip(("hi_alarm", "lo_alarm", "hi_warn", "lo_warn"), vals):
+                cols["%s_%s%s" % (mon_name, kind, sfx)] = v
+        want[key] = dict(cols, **{
+            "type": ident or None, "vendor": r["Vendor"] or None, "part_number": r["PN"] or None,
+            "serial_number": r["SN"] or None, "revision": r["Rev"] or None,
+            "date_code": ("20" + date) if re.match(r"^\d\d-\d\d-\d\d$", date) else (date or None),
+            "media": r["Type"] or None, "length_m": first_number(r["Length"]), "spec": "ibdiagnet2.cables",
+            "monitors": int(mon), "temperature_c": temp if mon else None,
+            "voltage_v": volt / 1e6 if mon else None, "refused": 0, "flags_valid": 0})
+        n = 0
+        while "TX%d Bias" % (n + 1) in r or "RX%d Power" % (n + 1) in r:
+            n += 1
+            get = lambda k: first_number(r.get(k, "N/A")) if mon else None
+            rx, tx = get("RX%d Power" % n), get("TX%d Power" % n)
+            lanes[key + (n,)] = {"rx_power_mw": rx if rx is None or rx >= 0 else None,
+                                 "tx_power_mw": tx if tx is None or tx >= 0 else None,
+                                 "tx_bias_ma": get("TX%d Bias" % n)}
+        want[key]["lanes"] = n
+    cols = next(iter(want.values())).keys()
+    got = stored(db, "SELECT * FROM modules WHERE scan_id = ? AND fabric = 'ib'", scan, ["node_guid", "port_num"], cols)
+    for k in got:  # thresholds and values are REAL: compare them rounded
+        for c, v in got[k].items():
+            if isinstance(v, float):
+                got[k][c] = round(v, 6)
+    for k in want:
+        for c, v in want[k].items():
+            if isinstance(v, float):
+                want[k][c] = round(v, 6)
+    compare("module", got, want)
+    compare("module_lane", stored(db, "SELECT * FROM module_lanes WHERE scan_id = ? AND fabric = 'ib'", scan,
+                                  ["node_guid", "port_num", "lane"], ["rx_power_mw", "tx_power_mw", "tx_bias_ma"]),
+            lanes)
 
 
 # ---- ibnetdiscover ---------------------------------------------------------------------

@@ -24,6 +24,8 @@ import sqlite3
 import sys
 import urllib.parse
 
+from fabnames import shown_names
+
 problems = []
 
 
@@ -283,6 +285,42 @@ def gfmt(v):
     return "%g" % v
 
 
+def expected_summary(rows, shown):
+    """check --summary's groups, worked out from the findings' rows: by rule
+    and by node (findings.node), worst first, then the most findings, then
+    the id or name."""
+    rank = lambda s: SEVERITIES.index(s)  # 0: error
+
+    def group(key):
+        g = collections.OrderedDict()
+        for r in rows:
+            g.setdefault(key(r), []).append(r)
+        return g
+    by_rule = []
+    for rule, rs in group(lambda r: r["rule_id"]).items():
+        c = collections.Counter(r["severity"] for r in rs)
+        by_rule.append({"rule": rule, "worst": min((r["severity"] for r in rs), key=rank),
+                        "findings": len(rs), "nodes": len({r["node"] for r in rs if r["node"] is not None}),
+                        "error": c["error"], "warning": c["warning"], "info": c["info"]})
+    by_rule.sort(key=lambda x: (rank(x["worst"]), -x["findings"], x["rule"]))
+    by_node = []
+    for node, rs in group(lambda r: r["node"]).items():
+        c = collections.Counter(r["severity"] for r in rs)
+        per, of_rule = [], collections.OrderedDict()
+        for r in rs:
+            of_rule.setdefault(r["rule_id"], []).append(r)
+        for rule, rr in of_rule.items():
+            per.append({"rule": rule, "worst": min((r["severity"] for r in rr), key=rank),
+                        "findings": len(rr)})
+        per.sort(key=lambda x: (rank(x["worst"]), -x["findings"], x["rule"]))
+        by_node.append({"node": node, "name": shown.get(node, node) if node is not None else None,
+                        "worst": min((r["severity"] for r in rs), key=rank), "findings": len(rs),
+                        "error": c["error"], "warning": c["warning"], "info": c["info"], "rules": per})
+    by_node.sort(key=lambda x: (rank(x["worst"]), -x["findings"], x["name"] is not None, x["name"] or "",
+                                x["node"] or ""))
+    return {"by_rule": by_rule, "by_node": by_node}
+
+
 def cmd_check(dbpath, scan_id, docpath, textpath, conf=None):
     db, doc = connect(dbpath), load(docpath)
     scan_id = int(scan_id)
@@ -327,6 +365,16 @@ def cmd_check(dbpath, scan_id, docpath, textpath, conf=None):
     if d is not None:
         same("counter_deltas.since", d["since"], "samples" if d["baseline_scan"] is None else "baseline")
         same("counter_deltas.seconds", d["seconds"], delta_seconds(db, scan_id, d["baseline_scan"]))
+    # each finding's node_name and peer_name: the node's name in every output
+    nodes = db.execute("SELECT node_guid, description FROM nodes WHERE scan_id = ? ORDER BY node_idx",
+                       (scan_id,)).fetchall()
+    shown = shown_names(nodes)
+    for f in doc["findings"]:
+        for k, n in (("node", "node_name"), ("peer_node", "peer_name")):
+            if n in f or f[k] is not None:
+                same("%s of %s %s" % (n, f["rule"], f[k]), f.get(n), shown.get(f[k], f[k]))
+    if "summary" in doc:
+        same("summary", doc["summary"], expected_summary(rows, shown))
     same_text("check", text_lines(textpath), check_text(doc, conf))
     finish("check: %d findings (%s), every field as the database and the text have them" %
            (len(rows), ", ".join("%d %s" % (by[s], s) for s in SEVERITIES)))
@@ -363,8 +411,10 @@ class Scan:
         self.id = i
         q = lambda sql: db.execute(sql, (i,)).fetchall()
         self.nodes = {}
-        for r in q("SELECT * FROM nodes WHERE scan_id = ? ORDER BY node_idx"):
+        rows = q("SELECT * FROM nodes WHERE scan_id = ? ORDER BY node_idx")
+        for r in rows:
             self.nodes.setdefault(r["node_guid"], r)  # the first of a GUID
+        self.shown = shown_names(rows)
         self.ports = {(r["node_guid"], r["port_num"]): r for r in q("SELECT * FROM ports WHERE scan_id = ?")}
         self.links = {(r["a_guid"], r["a_port"], r["b_guid"], r["b_port"]): r
                       for r in q("SELECT * FROM links WHERE scan_id = ?")}
@@ -376,16 +426,27 @@ class Scan:
         self.fwd = collections.defaultdict(dict)
         for r in q("SELECT node_guid, lid, port FROM forwarding WHERE scan_id = ?"):
             self.fwd[r["node_guid"]][r["lid"]] = r["port"]
+        self.modules = {}  # by fabric, then its port: (GUID, port) or (system, interface)
+        for r in q("SELECT * FROM modules WHERE scan_id = ?"):
+            k = (r["node_guid"], r["port_num"]) if r["fabric"] == "ib" else (r["system"], r["ifname"])
+            self.modules.setdefault(r["fabric"], {})[k] = r
         self.sms = {}
         for r in q("SELECT * FROM sms WHERE scan_id = ? ORDER BY port_guid"):
             self.sms.setdefault(r["port_guid"], r)
+        self.sl2vl = collections.defaultdict(dict)
+        for r in q("SELECT node_guid, in_port, out_port, sl, vl FROM sl2vl WHERE scan_id = ?"):
+            self.sl2vl[(r["node_guid"], r["in_port"], r["out_port"])][r["sl"]] = r["vl"]
+        self.vlarb = collections.defaultdict(lambda: {"high": [], "low": []})
+        for r in q("SELECT node_guid, port_num, priority, idx, vl, weight FROM vlarb WHERE scan_id = ?"
+                   " ORDER BY node_guid, port_num, priority, idx"):
+            self.vlarb[(r["node_guid"], r["port_num"])][r["priority"]].append((r["vl"], r["weight"]))
 
     def end(self, guid, port, names):
         n = self.nodes.get(guid)
         if n is None:
             return None
         return {"guid": guid, "port": port, "type": n["node_type"],
-                "name": names.get(int(guid, 16), n["description"]), "description": n["description"]}
+                "name": names.get(int(guid, 16), self.shown[guid]), "description": n["description"]}
 
     def remote(self, guid, port, names):
         p = self.ports.get((guid, port))
@@ -448,6 +509,24 @@ def expected_changes(db, old_id, new_id, names):
                 add("counter-increase", n.end(g, pn, names), n.remote(g, pn, names), old=str(ca[c]),
                     new=str(cb[c]), counter=c, increase=cb[c] - ca[c], at_least=cb[c] == full,
                     saturated=cb[c] == full)
+        # virtual lanes: OperationalVLs of up ports, VLArbitration tables both read
+        up = ("init", "armed", "active")
+        if a["state"] in up and b["state"] in up and a["op_vls"] and b["op_vls"] and a["op_vls"] != b["op_vls"]:
+            add("op-vls", n.end(g, pn, names), n.remote(g, pn, names), old=VLS.get(a["op_vls"], "unknown"),
+                new=VLS.get(b["op_vls"], "unknown"))
+        va, vb = o.vlarb.get((g, pn)), n.vlarb.get((g, pn))
+        if va and vb and va != vb:
+            add("vlarb", n.end(g, pn, names), n.remote(g, pn, names), old=lanes(weighted(va)),
+                new=lanes(weighted(vb)))
+    # SL2VL tables both scans read, counted by the port packets leave by
+    per_out = collections.defaultdict(lambda: [0, 0])
+    for k, t in n.sl2vl.items():
+        if k in o.sl2vl and (k[0], k[2]) in n.ports:
+            per_out[(k[0], k[2])][0] += 1
+            per_out[(k[0], k[2])][1] += o.sl2vl[k] != t
+    for (g, pn), (compared, changed) in per_out.items():
+        if changed:
+            add("sl2vl", n.end(g, pn, names), n.remote(g, pn, names), old=str(compared), new=str(changed))
     for k in o.links.keys() - n.links.keys():
         l = o.links[k]
         add("link-removed", o.end(k[0], k[1], names), o.end(k[2], k[3], names),
@@ -480,7 +559,41 @@ def expected_changes(db, old_id, new_id, names):
             add("sm-state", sm_end(n, b), old=a["state"], new=b["state"], sm_guid=g)
         if a["priority"] != b["priority"]:
             add("sm-priority", sm_end(n, b), old=str(a["priority"]), new=str(b["priority"]), sm_guid=g)
+    # modules and cables, by port: another one, or plugged or pulled when both
+    # scans have modules of that fabric; a refused dump is no evidence
+    ident = lambda m: " ".join(m[c] if m[c] is not None else "?"
+                               for c in ("vendor", "part_number", "serial_number"))
+    for fabric in ("ib", "eth"):
+        om, nm = o.modules.get(fabric, {}), n.modules.get(fabric, {})
+        for k in om.keys() | nm.keys():
+            a, b = om.get(k), nm.get(k)
+            if (a and a["refused"]) or (b and b["refused"]) or (not a or not b) and not (om and nm):
+                continue
+            if a and b and ident(a) == ident(b):
+                continue
+            where = {"subject": (n if b else o).end(k[0], k[1], names)} if fabric == "ib" else \
+                {"subject": None, "eth_port": {"system": k[0], "ifname": k[1]}}
+            add("module", old=ident(a) if a else "none", new=ident(b) if b else "none", **where)
     return out
+
+
+VLS = {1: "VL0", 2: "VL0-1", 3: "VL0-3", 4: "VL0-7", 5: "VL0-14"}  # OperationalVLs (IBA 14.2.5.6)
+
+
+def weighted(t):
+    """The data VLs a port's VLArbitration tables give weight."""
+    return {vl for vl, w in t["high"] + t["low"] if w and vl < 15}
+
+
+def lanes(s):
+    """'0-3,5' of a set of lanes, 'none' when empty."""
+    out, v = [], sorted(s)
+    while v:
+        a = b = v.pop(0)
+        while v and v[0] == b + 1:
+            b = v.pop(0)
+        out.append("%d-%d" % (a, b) if b > a else "%d" % a)
+    return ",".join(out) or "none"
 
 
 def canon(c):
@@ -503,6 +616,9 @@ TITLES = {
     "counter-increase": "error counters increased",
     "counter-reset": "error counters reset (went down: cleared in between)",
     "routes": "forwarding tables changed",
+    "op-vls": "operational virtual lanes changed", "sl2vl": "SL2VL tables changed",
+    "vlarb": "VL arbitration tables changed",
+    "module": "modules or cables changed (vendor, part or serial number), plugged or pulled",
 }
 
 
@@ -521,6 +637,15 @@ def change_text(c):
         return "  %s: LID %s -> %s" % (s, o, n)
     if k == "routes":
         return "  %s: %s of %s LIDs leave by another port" % (s, n, o)
+    if k == "op-vls":
+        return "  %s: %s -> %s" % (s, o, n)
+    if k == "sl2vl":
+        return "  %s: %s of %s tables of packets leaving here map an SL to another VL" % (s, n, o)
+    if k == "vlarb":
+        return "  %s: weighted VLs %s -> %s" % (s, o, n)
+    if k == "module":
+        e = c.get("eth_port")
+        return "  %s: %s -> %s" % ("%s/%s" % (e["system"], e["ifname"]) if e else s, o, n)
     if k == "port-state":
         t = "  %s: %s/%s -> %s/%s" % (s, o, c["old_phys"] or "unknown", n, c["new_phys"] or "unknown")
         return t + (" (cabled to %s)" % p if c["peer"] else "")

@@ -40,6 +40,8 @@ import re
 import sqlite3
 import sys
 
+from fabnames import shown_names
+
 ERRORS = [("SymbolErrorCounter", 16), ("LinkErrorRecoveryCounter", 8),
           ("LinkDownedCounter", 8), ("PortRcvErrors", 16),
           ("PortRcvRemotePhysicalErrors", 16), ("PortRcvSwitchRelayErrors", 16),
@@ -242,9 +244,10 @@ def expected(db, args):
     first_idx = {}
     for n in nodes:  # devices that share a GUID: the first of them
         first_idx.setdefault(n["node_guid"], n["node_idx"])
+    shown = shown_names(nodes, args.names)
     for n in nodes:
         if first_idx[n["node_guid"]] == n["node_idx"]:
-            name = args.names.get(n["node_guid"], n["description"])
+            name = shown[n["node_guid"]]
             put("fabsweep_node_info", [("node_guid", n["node_guid"]), ("node", name),
                                        ("description", n["description"]), ("type", n["node_type"])], 1)
     port_rows = {}
@@ -350,7 +353,54 @@ def expected(db, args):
         by_sev[r["severity"]] += r["n"]
     for sev, n in by_sev.items():
         put("fabsweep_findings_by_severity", [("severity", sev)], n)
+    stats["families"] = physical(db, head, put)
     return e, stats
+
+
+MODULE_FAMILIES = ["fabsweep_module_info", "fabsweep_module_temperature_celsius",
+                   "fabsweep_module_supply_voltage_volts", "fabsweep_module_lane_rx_power_watts",
+                   "fabsweep_module_lane_tx_power_watts", "fabsweep_module_lane_tx_bias_amperes"]
+
+
+def physical(db, s, put):
+    """The InfiniBand modules and cables (the modules and module_lanes
+    views) and bit error ratios (port_ber): docs/workflows.md's families,
+    in base units. Returns the families the file must have for them."""
+    fams = []
+    mods = db.q("SELECT * FROM modules WHERE scan_id = ?", s)
+    if mods:
+        fams += MODULE_FAMILIES
+    for m in mods:
+        if m["fabric"] != "ib":
+            continue
+        pl = [("node_guid", m["node_guid"]), ("port", str(m["port_num"]))]
+        put("fabsweep_module_info", pl + [(k, m[c] or "") for k, c in (
+            ("spec", "spec"), ("type", "type"), ("vendor", "vendor"), ("part_number", "part_number"),
+            ("serial", "serial_number"), ("revision", "revision"))] +
+            [("refused", "true" if m["refused"] else "false")], 1)
+        if m["refused"]:
+            continue
+        for fam, c in (("fabsweep_module_temperature_celsius", "temperature_c"),
+                       ("fabsweep_module_supply_voltage_volts", "voltage_v")):
+            if m[c] is not None:
+                put(fam, pl, m[c])
+    for l in db.q("SELECT l.* FROM module_lanes l JOIN modules m USING (scan_id, fabric, module_idx)"
+                  " WHERE l.scan_id = ? AND l.fabric = 'ib' AND NOT m.refused", s):
+        pl = [("node_guid", l["node_guid"]), ("port", str(l["port_num"])), ("lane", str(l["lane"]))]
+        for fam, c in (("fabsweep_module_lane_rx_power_watts", "rx_power_mw"),
+                       ("fabsweep_module_lane_tx_power_watts", "tx_power_mw"),
+                       ("fabsweep_module_lane_tx_bias_amperes", "tx_bias_ma")):
+            if l[c] is not None:
+                put(fam, pl, l[c] / 1000)
+    ber = db.q("SELECT * FROM port_ber WHERE scan_id = ?", s)
+    if ber:
+        fams.append("fabsweep_port_bit_error_ratio")
+    for b in ber:
+        for kind in ("raw", "effective", "symbol"):
+            if b[kind + "_ber"] is not None:
+                put("fabsweep_port_bit_error_ratio", [("node_guid", b["node_guid"]), ("port", str(b["port_num"])),
+                                                      ("kind", kind)], b[kind + "_ber"])
+    return fams
 
 
 def close(a, b):
@@ -373,8 +423,8 @@ def main():
     got, families = parse(args.file)
     want, stats = expected(Db(args.db), args)
     bad = []
-    if families != FAMILIES:
-        bad.append("families: %s, want %s" % (families, FAMILIES))
+    if families != FAMILIES + stats["families"]:
+        bad.append("families: %s, want %s" % (families, FAMILIES + stats["families"]))
     if not args.version:  # the version is the caller's to check
         for k in [k for k in got if k.startswith("fabsweep_build_info{")]:
             want[k] = 1.0
@@ -396,8 +446,9 @@ def main():
     if bad:
         print("  (%d differences)" % len(bad))
         return 1
-    print("%d series as the database says (%d non-zero error rates, %d resets, %d saturated), %d by hand"
-          % (len(got), stats["rates"], stats["resets"], stats["saturated"], len(args.expect)))
+    print("%d series as the database says (%d non-zero error rates, %d resets, %d saturated, %d physical-layer"
+          " families), %d by hand" % (len(got), stats["rates"], stats["resets"], stats["saturated"],
+                                      len(stats["families"]), len(args.expect)))
     return 0
 
 

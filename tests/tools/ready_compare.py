@@ -30,7 +30,7 @@ What must agree:
   pair, else unknown with a problem, else ready; a ready host's ports were
   all answered and active;
 - the database: the scan (id, times, status, source, host, label); every
-  JSON port is a port of that scan with the node's GUID and description and
+  JSON port is a port of that scan with the node's GUID and name and
   the LID it is asked at (a switch's: port 0's); every cabled port of a
   host's CAs and its peer were probed; a host the scan lacks has only a
   "not in scan" problem; each hop's ends are the two ends of one cable; the
@@ -44,6 +44,8 @@ import os
 import re
 import sqlite3
 import sys
+
+from fabnames import shown_names
 
 errors = []
 
@@ -212,8 +214,10 @@ def compare(db, run):
         eq(f"{h['host']}: verdict from its problems and pairs", h["verdict"], want)
 
     # ---- the ports against the database
-    node = {g: (t, desc, lid) for g, t, desc, lid in
-            db.execute("SELECT node_guid, node_type, description, lid FROM nodes WHERE scan_id = ?", (scan,))}
+    rows = db.execute("SELECT node_guid, node_type, description, lid FROM nodes WHERE scan_id = ?"
+                      " ORDER BY node_idx", (scan,)).fetchall()
+    node = {g: (t, desc, lid) for g, t, desc, lid in rows}
+    shown = shown_names([{"node_guid": r[0], "description": r[2]} for r in rows])
     port = {(g, n): (lid, rg, rp) for g, n, lid, rg, rp in
             db.execute("SELECT node_guid, port_num, lid, remote_guid, remote_port FROM ports WHERE scan_id = ?",
                        (scan,))}
@@ -225,7 +229,7 @@ def compare(db, run):
             bad(f"port {k} of the JSON is not in scan {scan}")
             continue
         t, desc, nlid = node[p["node_guid"]]
-        eq(f"{k}: node", p["node"], desc)
+        eq(f"{k}: node", p["node"], shown[p["node_guid"]])
         eq(f"{k}: the LID asked at", p["lid"], nlid if t == "switch" else port[k][0])
     # ---- what the problems say of a port, against the JSON's ports and the database
     by_label = {f"{p['node']}/{p['port']}": p for p in d["ports"]}

@@ -7,8 +7,13 @@
  *   smpset pkey LID PORT INDEX PKEY  one entry of the port's P_KeyTable
  *   smpset lft LID DLID PORT         a switch's LinearForwardingTable entry
  *                                    for DLID (255: none)
- *   smpset sl2vl LID IN OUT VLS      a switch's SLtoVLMappingTable for (in, out):
- *                                    VLS is 16 hex digits, SL 0's VL first
+ *   smpset sl2vl LID IN OUT VLS      a switch's SLtoVLMappingTable for (in, out)
+ *                                    (a CA's: IN and OUT 0): VLS is 16 hex
+ *                                    digits, SL 0's VL first
+ *   smpset vlarb LID PORT low|high VL:W,...
+ *                                    the first block (32 entries) of a port's
+ *                                    low- or high-priority VLArbitrationTable:
+ *                                    these entries, the others VL 0 weight 0
  * PORT is the switch port (the attribute modifier); for a CA give 0.
  * Used by tests/integration/test_partitions_sim.sh and test_routing_sim.sh
  * under umad2sim.
@@ -33,9 +38,9 @@ int main(int argc, char **argv)
 	struct ibmad_port *mp;
 
 	if (argc < 5 || (strcmp(argv[1], "enforce") && strcmp(argv[1], "pkey") &&
-			 strcmp(argv[1], "lft") && strcmp(argv[1], "sl2vl")))
+			 strcmp(argv[1], "lft") && strcmp(argv[1], "sl2vl") && strcmp(argv[1], "vlarb")))
 		return die("usage: smpset enforce LID PORT on|off | pkey LID PORT INDEX PKEY | "
-			   "lft LID DLID PORT | sl2vl LID IN OUT VLS");
+			   "lft LID DLID PORT | sl2vl LID IN OUT VLS | vlarb LID PORT low|high VL:W,...");
 	if (!(mp = mad_rpc_open_port(NULL, 0, classes, 2)))
 		return die("cannot open the local port");
 	ib_portid_set(&id, (int)strtol(argv[2], NULL, 0), 0, 0);
@@ -70,6 +75,25 @@ int main(int argc, char **argv)
 		}
 		if (!smp_set_via(buf, &id, IB_ATTR_SLVL_TABLE, mod, 0, mp))
 			return die("SLtoVLMappingTable Set failed");
+	} else if (!strcmp(argv[1], "vlarb")) {
+		unsigned block = !strcmp(argv[4], "high") ? 3 : !strcmp(argv[4], "low") ? 1 : 0;
+		const char *p = argc > 5 ? argv[5] : NULL;
+		if (!block || !p)
+			return die("vlarb needs low or high and VL:W entries");
+		for (unsigned i = 0; *p && i < 32; i++) {
+			char *end;
+			unsigned long vl = strtoul(p, &end, 10), w;
+			if (*end != ':' || vl > 15)
+				return die("vlarb entries are VL:W, VL 0..15");
+			w = strtoul(end + 1, &end, 10);
+			if (w > 255 || (*end && *end != ','))
+				return die("vlarb entries are VL:W, W 0..255");
+			buf[2 * i] = (uint8_t)vl;
+			buf[2 * i + 1] = (uint8_t)w;
+			p = *end ? end + 1 : end;
+		}
+		if (!smp_set_via(buf, &id, IB_ATTR_VL_ARBITRATION, block << 16 | port, 0, mp))
+			return die("VLArbitrationTable Set failed");
 	} else {
 		if (argc < 6)
 			return die("pkey needs INDEX and PKEY");

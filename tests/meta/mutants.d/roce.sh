@@ -51,5 +51,5 @@ m_roce_trust_tie_judged() {
 MUTANTS+=("roce_nb_descr_is_id      integration/test_roce_fabric  Failed  m_roce_nb_descr_is_id")
 # a neighbour's port description is recorded as its port id
 m_roce_nb_descr_is_id() {
-	mut scanner/roce_lldp.c 's/n->port_descr = get_safe(r, nb, lldpctl_k_port_descr);/n->port_descr = get_safe(r, nb, lldpctl_k_port_id);/'
+	mut host/lldp.c 's/n->port_descr = get_safe(r, nb, lldpctl_k_port_descr);/n->port_descr = get_safe(r, nb, lldpctl_k_port_id);/'
 }

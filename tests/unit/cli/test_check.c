@@ -85,7 +85,8 @@ static const char *ran_text(size_t less, const char *rest)
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].retired || (t[i].needs & FAB_NEED_REFERENCE))
 			continue;
-		if (t[i].needs & (FAB_NEED_ROCE_BASELINE | FAB_NEED_BASELINE))
+		if (t[i].needs & (FAB_NEED_ROCE_BASELINE | FAB_NEED_BASELINE | FAB_NEED_QOS |
+				   FAB_NEED_MODULES | FAB_NEED_NIC_COUNTERS))
 			skipped++;
 		else
 			run++;
@@ -119,6 +120,31 @@ static void test_check(void **state)
 	/* the worst first */
 	assert_true(strstr(out, "error   link") < strstr(out, "warning port"));
 	assert_int_equal(count("SELECT count(*) FROM findings WHERE scan_id=2"), 2);
+
+	/* --summary: by rule, then by node (the node of leaf03/1 <-> host05 is leaf03) */
+	assert_int_equal(CHECK("--summary"), FAB_EXIT_FINDINGS);
+	assert_non_null(strstr(out, "findings by rule:\n"
+				    "  error   link.width_degraded            1 on 1 node\n"
+				    "  warning port.errors                    1 on 1 node\n"
+				    "findings by node:\n"
+				    "  error   leaf03: 1 (link.width_degraded 1)\n"
+				    "  warning leaf02: 1 (port.errors 1)\n"));
+	assert_null(strstr(out, "SymbolErrorCounter 77")); /* no finding listed */
+	assert_int_equal(CHECK("--summary", "--limit", "1"), FAB_EXIT_FINDINGS);
+	assert_non_null(strstr(out, "  error   leaf03: 1 (link.width_degraded 1)\n"
+				    "... and 1 more nodes: --limit 0 lists them all\n"));
+	assert_int_equal(CHECK("--summary", "--json"), FAB_EXIT_FINDINGS);
+	assert_non_null(strstr(out, "  \"summary\": {\n    \"by_rule\": [\n      {\n"
+				    "        \"rule\": \"link.width_degraded\",\n"
+				    "        \"worst\": \"error\",\n        \"findings\": 1,\n"
+				    "        \"nodes\": 1,\n"));
+	assert_non_null(strstr(out, "        \"node\": \"0x0002c90300b00002\",\n"
+				    "        \"name\": \"leaf02\",\n        \"worst\": \"warning\",\n"
+				    "        \"findings\": 1,\n"));
+	assert_non_null(strstr(out, "\"node_name\": \"leaf03\""));
+	assert_non_null(strstr(out, "\"peer_name\": \"host05 HCA-1\""));
+	assert_int_equal(CHECK("--json"), FAB_EXIT_FINDINGS);
+	assert_null(strstr(out, "\"summary\""));
 
 	/* checking again replaces, never duplicates */
 	assert_int_equal(CHECK("--quiet"), FAB_EXIT_FINDINGS);

@@ -261,12 +261,12 @@ static void test_expect(void **state)
 	assert_int_equal(count(s, "topology.unexpected_link"), 1);
 	const struct fab_finding *f = first(s, "topology.missing_link");
 	assert_string_equal(f->subject, "leaf001/2 <-> host0002 HCA-1/1");
-	assert_string_equal(f->message, "the reference has this cable; now leaf001/2 is cabled to host0001 HCA-1/1, "
+	assert_string_equal(f->message, "the reference has this cable; now leaf001/2 is cabled to host0001 HCA-1 [..007777]/1, "
 					"host0002 HCA-1 is not in the scan");
 	assert_string_equal(f->node, "0x0000000000002000");
 	assert_string_equal(f->peer_node, "0x0000000000003010");
 	assert_string_equal(first(s, "topology.unexpected_link")->message,
-			    "not in the reference: leaf001/2 had no cable there; host0001 HCA-1 (ca) is a node the reference does not have");
+			    "not in the reference: leaf001/2 had no cable there; host0001 HCA-1 [..007777] (ca) is a node the reference does not have");
 	/* ... whereas a unique description matches */
 	snprintf(s->nodes[h2].desc, FAB_DESC_CAP, "%s", "host0002 HCA-1");
 	assert_int_equal(fab_rules_run_ref(cfg, s, NULL, ref, 0, &res), 0);

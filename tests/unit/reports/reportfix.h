@@ -32,6 +32,17 @@ static inline void rfix_path(char *buf, size_t len, const char *name, const char
 	snprintf(buf, len, "%s/%s_%d%s", tmp && *tmp ? tmp : "/tmp", name, (int)getpid(), suffix);
 }
 
+/* Whether s (len bytes, NUL-terminated) is valid UTF-8 without control
+ * bytes other than newline and tab: what every output must be, whatever
+ * the fabric sent. */
+static inline int rfix_clean_text(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t')
+			return 0;
+	return xmlCheckUTF8((const unsigned char *)s);
+}
+
 static inline char *rfix_slurp(const char *path, size_t *len_out)
 {
 	FILE *f = fopen(path, "rb");

@@ -189,6 +189,11 @@ static void test_diff_every_kind(void **state)
 					.old_value = FAB_PKEY_FULL_MEMBER, .new_value = FAB_PKEY_LIMITED },
 		[FAB_CHG_PKEY_ENFORCEMENT] = { .subject = sw, .old_value = 0,
 					       .new_value = FAB_PKEY_ENF_INB | FAB_PKEY_ENF_OUTB },
+		[FAB_CHG_OP_VLS] = { .subject = sw, .peer = ca, .old_value = 4, .new_value = 3 },
+		[FAB_CHG_SL2VL] = { .subject = sw, .peer = ca, .old_value = 12, .new_value = 2 },
+		[FAB_CHG_VLARB] = { .subject = sw, .peer = ca, .old_value = 0xff, .new_value = 0xf7 },
+		[FAB_CHG_MODULE] = { .subject = { .system = "gpu\"1\x1b", .ifname = "eth<0>", .desc = "" },
+				     .old_text = "FS OSFP-SR8-800G G1", .new_text = NULL },
 	};
 	struct fab_diff d = { .changes = c, .n = FAB_CHG__COUNT };
 	for (unsigned k = 0; k < FAB_CHG__COUNT; k++) {
@@ -229,7 +234,9 @@ static void test_diff_every_kind(void **state)
 		{ "sm-vanished", "master", NULL }, { "sm-state", "standby", "master" },
 		{ "sm-priority", "1", "14" }, { "counter-increase", "65000", "65535" },
 		{ "counter-reset", "9", "2" }, { "routes", "40", "3" }, { "partition", "full", "limited" },
-		{ "partition-enforcement", "none", "inbound+outbound" },
+		{ "partition-enforcement", "none", "inbound+outbound" }, { "op-vls", "VL0-7", "VL0-3" },
+		{ "sl2vl", "12", "2" }, { "vlarb", "0-7", "0-2,4-7" },
+		{ "module", "FS OSFP-SR8-800G G1", "none" },
 	};
 	for (unsigned k = 0; k < FAB_CHG__COUNT; k++) {
 		json_t *x = json_array_get(ch, k);
@@ -279,6 +286,12 @@ static void test_diff_every_kind(void **state)
 	assert_true(json_is_false(json_object_get(x, "saturated")));
 	assert_true(json_is_true(json_object_get(x, "at_least")));
 	assert_string_equal(S(json_array_get(ch, FAB_CHG_PARTITION), "partition"), "0x0001");
+	/* a RoCE host's module: no subject, its interface instead, cleaned */
+	x = json_array_get(ch, FAB_CHG_MODULE);
+	assert_true(json_is_null(json_object_get(x, "subject")));
+	assert_string_equal(S(json_object_get(x, "eth_port"), "system"), "gpu\"1\\x1b");
+	assert_string_equal(S(json_object_get(x, "eth_port"), "ifname"), "eth<0>");
+	assert_null(json_object_get(json_array_get(ch, FAB_CHG_LID), "eth_port"));
 	/* no field of another kind */
 	assert_null(json_object_get(json_array_get(ch, FAB_CHG_LID), "width"));
 	assert_null(json_object_get(json_array_get(ch, FAB_CHG_ROUTES), "counter"));

@@ -78,20 +78,36 @@ static void unlink_db(const char *path)
 	fabfix_unlink_db(path);
 }
 
-/* A store with the base fabric as scan 1 (an hour earlier) and scan 2. */
+/* A store with the base fabric as scan 1 (an hour earlier) and scan 2:
+ * written once through the store (the template), then copied for each case
+ * (the schema's migrations and the two scans cost more than the rules). */
+static char tmpl[1200];
 static void make_base_db(const char *path)
 {
+	char buf[1 << 16];
 	struct fab_store *st;
+	FILE *in, *out;
+	size_t n;
 
-	unlink_db(path);
-	assert_int_equal(fab_store_open(path, FAB_STORE_WRITE, &st), 0);
-	for (int i = 0; i < 2; i++) {
-		struct fab_snapshot *s = rf_base(i == 0 ? -3600 * 1000LL : 0);
-		assert_int_equal(fab_store_write_scan(st, s), 0);
-		assert_int_equal(s->scan_id, i + 1);
-		fab_snapshot_free(s);
+	if (!*tmpl) {
+		db_path(tmpl, sizeof(tmpl), "template");
+		unlink_db(tmpl);
+		assert_int_equal(fab_store_open(tmpl, FAB_STORE_WRITE, &st), 0);
+		for (int i = 0; i < 2; i++) {
+			struct fab_snapshot *s = rf_base(i == 0 ? -3600 * 1000LL : 0);
+			assert_int_equal(fab_store_write_scan(st, s), 0);
+			assert_int_equal(s->scan_id, i + 1);
+			fab_snapshot_free(s);
+		}
+		fab_store_close(st); /* checkpoints: the whole database in the file */
 	}
-	fab_store_close(st);
+	unlink_db(path);
+	assert_non_null(in = fopen(tmpl, "rb"));
+	assert_non_null(out = fopen(path, "wb"));
+	while ((n = fread(buf, 1, sizeof(buf), in)))
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	assert_int_equal(fclose(out), 0);
+	fclose(in);
 }
 
 static void apply_sql(const char *dbp, const char *sql, const char *what)
@@ -103,6 +119,26 @@ static void apply_sql(const char *dbp, const char *sql, const char *what)
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
 		fail_msg("%s: %s", what, msg ? msg : "?");
 	sqlite3_close(db);
+}
+
+/* Each line "-- with: FILE" of sql: FILE (fixtures/rules/FILE: a part several
+ * fixtures share, such as a QoS policy's tables) applied first, in order. */
+static void apply_withs(const char *dbp, const char *sql, const char *what)
+{
+	for (const char *w = strstr(sql, "-- with: "); w; w = strstr(w + 1, "-- with: ")) {
+		char name[256], path[1400];
+		size_t len = strcspn(w + 9, "\n");
+
+		if (len >= sizeof(name))
+			fail_msg("%s: a -- with: name too long", what);
+		snprintf(name, sizeof(name), "%.*s", (int)len, w + 9);
+		snprintf(path, sizeof(path), "%s/rules/%s", fixtures, name);
+		char *part = slurp(path);
+		if (!part)
+			fail_msg("%s: -- with: %s: no such file", what, path);
+		apply_sql(dbp, part, path);
+		free(part);
+	}
 }
 
 /* One finding as a line of an .expected file. */
@@ -207,6 +243,7 @@ static void test_case(void **state)
 	if (!(sql = slurp(sqlp)))
 		fail_msg("missing fixture %s", sqlp);
 	make_base_db(dbp);
+	apply_withs(dbp, sql, sqlp);
 	apply_sql(dbp, sql, sqlp);
 	struct fab_snapshot *got = run_case(dbp, sql, confp);
 
@@ -493,8 +530,8 @@ static size_t rule_cases(const struct fab_rule *r, struct fixture_case **cases, 
 		size_t l = strlen(e->d_name);
 		const char *kind = NULL;
 
-		if (l < 5 || strcmp(e->d_name + l - 4, ".sql"))
-			continue;
+		if (l < 5 || strcmp(e->d_name + l - 4, ".sql") || !strncmp(e->d_name, "with-", 5))
+			continue; /* with-NAME.sql: a part fixtures apply first (-- with:) */
 		if (!strncmp(e->d_name, "fires", 5) && (l == 9 || e->d_name[5] == '-'))
 			kind = "fires";
 		else if (!strncmp(e->d_name, "silent", 6) && (l == 10 || e->d_name[6] == '-'))
@@ -545,6 +582,8 @@ int main(void)
 		tests[k++] = (struct CMUnitTest){ .name = cases[i].name, .test_func = test_case,
 						  .initial_state = &cases[i] };
 	int rc = _cmocka_run_group_tests("rules_fixtures", tests, k, NULL, NULL);
+	if (*tmpl)
+		unlink_db(tmpl);
 	free(tests);
 	free(cases);
 	return rc;

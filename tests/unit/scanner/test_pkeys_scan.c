@@ -56,30 +56,12 @@ static int f_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
 static void set_pi(struct wt *w, uint32_t n, unsigned p, unsigned state, unsigned lid,
 		   bool enf_in, bool enf_out)
 {
-	struct wt_port *wp = wt_port(w, n, p);
+	uint8_t *pi = wt_test_pi(w, n, p, state, lid);
 
-	memset(wp->info, 0, sizeof(wp->info));
-	mad_set_field(wp->info, 0, IB_PORT_STATE_F, state);
-	mad_set_field(wp->info, 0, IB_PORT_PHYS_STATE_F,
-		      state == FAB_STATE_DOWN ? FAB_PHYS_POLLING : FAB_PHYS_LINKUP);
-	mad_set_field(wp->info, 0, IB_PORT_LID_F, lid);
-	mad_set_field(wp->info, 0, IB_PORT_PART_EN_INB_F, enf_in);
-	mad_set_field(wp->info, 0, IB_PORT_PART_EN_OUTB_F, enf_out);
-	wp->have_info = true;
-	wp->exists = true;
+	mad_set_field(pi, 0, IB_PORT_PART_EN_INB_F, enf_in);
+	mad_set_field(pi, 0, IB_PORT_PART_EN_OUTB_F, enf_out);
 }
 
-static uint32_t node(struct wt *w, uint64_t guid, unsigned type, unsigned np, unsigned hops)
-{
-	uint32_t n = wt_add_node(w, guid, type, np);
-
-	assert_int_not_equal(n, FAB_NONE);
-	w->nodes[n].have_desc = true;
-	w->nodes[n].path_valid = true;
-	w->nodes[n].hops = (uint8_t)hops;
-	w->nodes[n].path[1] = 1;
-	return n;
-}
 
 /*
  * Switch 0x20: port 1 -> CA 0x10 (enforces inbound), port 2 -> CA 0x30
@@ -99,10 +81,10 @@ static size_t scan_pkeys(bool all, int *mads, struct fab_snapshot **out)
 	memset(&f, 0, sizeof(f));
 	fab_scan_opts_init(&o);
 	o.all_pkeys = all;
-	uint32_t sw = node(&w, 0x20, FAB_NODE_SWITCH, 4, 0);
-	uint32_t a = node(&w, 0x10, FAB_NODE_CA, 1, 1);
-	uint32_t b = node(&w, 0x30, FAB_NODE_CA, 1, 1);
-	uint32_t t = node(&w, 0x40, FAB_NODE_SWITCH, 2, 1);
+	uint32_t sw = wt_test_node(&w, 0x20, FAB_NODE_SWITCH, 4, 0);
+	uint32_t a = wt_test_node(&w, 0x10, FAB_NODE_CA, 1, 1);
+	uint32_t b = wt_test_node(&w, 0x30, FAB_NODE_CA, 1, 1);
+	uint32_t t = wt_test_node(&w, 0x40, FAB_NODE_SWITCH, 2, 1);
 	set_pi(&w, sw, 0, FAB_STATE_ACTIVE, 7, false, false);
 	set_pi(&w, sw, 1, FAB_STATE_ACTIVE, 0, true, false);
 	set_pi(&w, sw, 2, FAB_STATE_ACTIVE, 0, false, false);

@@ -125,8 +125,8 @@ static void test_select(void **state)
 	static const char *const rel[] = { "scans", "nodes", "ports", "mgmt_ports", "links", "counters",
 					   "sms", "scan_errors", "findings", "baselines", "systems",
 					   "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
-					   "rdma_devices", "rdma_ports", "rdma_counters", "switch_tables",
-					   "forwarding" };
+					   "rdma_devices", "rdma_ports", "rdma_counters", "roce_votes",
+					   "switch_tables", "forwarding" };
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		char sql[512];
 		snprintf(sql, sizeof(sql), SEL("count(*)") " FROM %s WHERE scan_id = :scan_id OR :baseline_id IS NOT NULL", rel[i]);

@@ -52,13 +52,7 @@ static void write_one(struct fab_snapshot *snap)
 
 static struct fab_snapshot *load(int64_t id)
 {
-	struct fab_store *st;
-	struct fab_snapshot *s;
-
-	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
-	assert_int_equal(fab_store_load_scan(st, id, &s), 0);
-	fab_store_close(st);
-	return s;
+	return fabfix_db_load(dbpath, id);
 }
 
 static int64_t sl2vl_rows(void)

@@ -211,8 +211,8 @@ static void raw_exec(const char *sql)
 }
 
 /*
- * Takes the database back to schema version `to`, as an older fabsweep left
- * it: undo[v] reverts migration step v -> v + 1 (store/schema.sql.h). A new
+ * Takes the database back (from the version it has) to schema version `to`,
+ * as an older fabsweep left it: undo[v] reverts migration step v -> v + 1 (store/schema.sql.h). A new
  * step adds its undo here.
  */
 static void downgrade(int to)
@@ -278,7 +278,28 @@ static void downgrade(int to)
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait13;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait14;"
 		      " ALTER TABLE port_counters DROP COLUMN VLXmitWait15;",
-		[10] = "DROP TABLE merge_inputs;"
+		[10] = "DROP TABLE roce_votes;",
+		[11] = "DROP VIEW vlarb; DROP VIEW qos_scans; DROP TABLE vlarb_set_ports;"
+		      " DROP TABLE vlarb_sets; DROP TABLE scan_qos; DROP VIEW ports;"
+		      " ALTER TABLE port_rows DROP COLUMN vl_cap; ALTER TABLE port_rows DROP COLUMN vl_high_limit;"
+		      " ALTER TABLE port_rows DROP COLUMN vlarb_high_cap;"
+		      " ALTER TABLE port_rows DROP COLUMN vlarb_low_cap;"
+		      " CREATE VIEW ports AS SELECT s.scan_id AS scan_id, p.node_guid, p.port_num,"
+		      " p.port_guid, p.lid, p.lmc, p.sm_lid, p.state, p.phys_state, p.width_active,"
+		      " p.width_enabled, p.width_supported, p.speed_active, p.speed_enabled,"
+		      " p.speed_supported, p.rate_gbps, p.mtu_active, p.mtu_cap, p.op_vls,"
+		      " p.cap_mask, p.remote_guid, p.remote_port, p.smp_failed, p.pma_failed,"
+		      " p.no_remote"
+		      " FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+		      " WHERE p.port_num > 0;",
+		[12] = "DROP VIEW eth_ports; DROP VIEW port_ber; DROP VIEW module_lanes;"
+		       " DROP VIEW modules; DROP TABLE port_ber_rows; DROP TABLE nic_counters;"
+		       " DROP TABLE module_lane_rows; DROP TABLE module_rows;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN driver;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN stats_status;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN module_status;"
+		       " CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;",
+		[13] = "DROP TABLE merge_inputs;"
 		       " DROP TRIGGER lldp_tlvs_insert; DROP TRIGGER lldp_tlvs_delete;"
 		       " DROP TRIGGER lldp_tlvs_update; DROP TRIGGER lldp_tlv_owner_copy_rows;"
 		       " DROP TABLE lldp_tlv_owner_copy; DROP VIEW lldp_tlvs;"
@@ -293,9 +314,10 @@ static void downgrade(int to)
 		       " ALTER TABLE rdma_counter_rows RENAME TO rdma_counters;",
 	};
 	char sql[64];
+	int from = (int)count("PRAGMA user_version");
 
 	static_assert(ARRAY_SIZE(undo) == FAB_SCHEMA_VERSION, "an undo per migration step");
-	for (int v = FAB_SCHEMA_VERSION - 1; v >= to && v >= 1; v--)
+	for (int v = from - 1; v >= to && v >= 1; v--)
 		raw_exec(undo[v]);
 	snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", to);
 	raw_exec(sql);
@@ -1051,9 +1073,10 @@ static struct fab_snapshot *load_id(int64_t id)
 }
 
 /*
- * Schema 11's RoCE storage (a port's counters one row, TLV sets shared):
+ * Schema 14's RoCE storage (a port's counters one row, TLV sets shared):
  * a scan an older fabsweep wrote (one row per TLV and per counter) is read
- * straight from the file and with SQLite as it is, migrates, and loads as
+ * straight from the file and with SQLite as it is (schema 13; then 12, 11
+ * and 10 straight from the file), migrates, and loads as
  * the same model; the public relations give the same rows for it and for
  * the same snapshot written now; UPDATE and DELETE on lldp_tlvs and
  * rdma_counters change exactly the rows named (a TLV set shared by many
@@ -1066,7 +1089,7 @@ static void test_migrate_roce(void **state)
 
 	write_one(fx);
 	char *before = roce_rows(1);
-	/* scan 1 as schema 10 stored it: rows of their own */
+	/* scan 1 as schema 13 stored it: rows of their own */
 	raw_exec("INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
 		 " SELECT p.scan_id, 'port', p.port_idx, p.system, p.ifname, e.oui, e.subtype, e.info"
 		 " FROM eth_port_rows p JOIN lldp_tlv_set_entries e ON e.set_id = p.tlv_set"
@@ -1085,8 +1108,8 @@ static void test_migrate_roce(void **state)
 		 "DELETE FROM rdma_counter_names; DELETE FROM rdma_counter_sets;");
 	char *old_form = roce_rows(1);
 	assert_string_equal(old_form, before);
-	downgrade(10);
-	assert_int_equal(count("PRAGMA user_version"), 10);
+	downgrade(13);
+	assert_int_equal(count("PRAGMA user_version"), 13);
 	/* a merge reads the old file as it is, both ways */
 	struct fab_store_input info;
 	char journal[300];
@@ -1101,6 +1124,15 @@ static void test_migrate_roce(void **state)
 	assert_false(info.direct);
 	same_model(s->roce, fx->roce);
 	fab_snapshot_free(s);
+	/* the files of older versions still: a merge reads every host's file as it is */
+	for (int v = 12; v >= 10; v--) {
+		downgrade(v);
+		assert_int_equal(count("PRAGMA user_version"), v);
+		assert_int_equal(fab_store_read_input(NULL, dbpath, &s, &info), 0);
+		assert_true(info.direct);
+		same_model(s->roce, fx->roce);
+		fab_snapshot_free(s);
+	}
 	/* migrated: the same rows, the same model */
 	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
 	fab_snapshot_free(fx);
@@ -1119,7 +1151,7 @@ static void test_migrate_roce(void **state)
 	same_model(back->roce, fx->roce);
 	fab_snapshot_free(back);
 
-	/* SQL changes through the views, as on the tables of schema 10 */
+	/* SQL changes through the views, as on the tables of schema 13 */
 	for (int64_t id = 1; id <= 2; id++) {
 		char sql[600];
 		snprintf(sql, sizeof(sql),

@@ -22,7 +22,10 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
+#include "fabsweep/module.h"
 #include "fabsweep/pkey.h"
+#include "fabsweep/qos.h"
+#include "fabsweep/roce.h"
 #include "fabsweep/routing.h"
 #include "unit/snapfix.h"
 
@@ -590,6 +593,188 @@ static void test_xml(void **state)
 	fab_snapshot_free(e);
 }
 
+/* A module on port (guid, port) of s (InfiniBand) or on eth port eidx of
+ * s->roce (guid 0). */
+static void plug(struct fab_snapshot *s, uint64_t guid, unsigned port, uint32_t eidx,
+		 const char *vendor, const char *pn, const char *sn)
+{
+	struct fab_modules *set = guid ? &s->ib_modules : &s->roce->modules;
+	struct fab_module *m = fab_modules_add(set, guid ? port_of(s, guid, port) : eidx, 4);
+
+	assert_non_null(m);
+	m->vendor = vendor;
+	m->part_number = pn;
+	m->serial = sn;
+}
+
+/* One host with two interfaces, as collect stores it. */
+static void add_host(struct fab_snapshot *s, const char *name)
+{
+	assert_non_null(s->roce = fab_roce_new());
+	struct fab_roce_system *sys = fab_roce_add_system(s->roce);
+	assert_non_null(sys);
+	sys->name = name;
+	for (int i = 0; i < 2; i++) {
+		struct fab_eth_port *p = fab_roce_add_eth_port(s->roce, 0);
+		assert_non_null(p);
+		p->ifname = i ? "ens2f1np1" : "ens2f0np0";
+	}
+}
+
+/* Modules of both fabrics: a swapped serial number, one pulled, one
+ * plugged (only when both snapshots have modules of that fabric), in every
+ * output; a refused dump is no evidence. */
+static void test_modules(void **state)
+{
+	struct fab_snapshot *a = snapfix_fat_tree(2, 2, 2), *b = snapfix_fat_tree(2, 2, 2);
+	struct fab_diff *d;
+	char path[256];
+	const char *tmp = getenv("TMPDIR");
+
+	/* modules only in the new scan (the old import had no cables file): nothing */
+	plug(b, 0x2000, 1, 0, "Mellanox", "MMA4Z00-NS", "MT2301FT00001");
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->count[FAB_CHG_MODULE], 0);
+	fab_diff_free(d);
+
+	plug(a, 0x2000, 1, 0, "Mellanox", "MMA4Z00-NS", "MT2301FT00001"); /* same */
+	plug(a, 0x2000, 2, 0, "Mellanox", "MMA4Z00-NS", "MT2301FT00002"); /* swapped */
+	plug(b, 0x2000, 2, 0, "Mellanox", "MMA4Z00-NS", "MT2301FT09999");
+	plug(a, 0x2001, 1, 0, "FS", "OSFP-SR8-800G", "G2430283435"); /* pulled */
+	plug(b, 0x2001, 2, 0, "FS", "OSFP-SR8-800G", "G2430283436"); /* plugged */
+	plug(a, 0x2001, 3, 0, "FS", "X", "Y");
+	plug(b, 0x2001, 3, 0, "FS", "X", "Y");
+	b->ib_modules.mods[b->ib_modules.n - 1].refused = true; /* unreadable now: no change */
+	add_host(a, "gpu<01>");
+	add_host(b, "gpu<01>");
+	plug(a, 0, 0, 0, "Amphenol", "NDAQGF-F305", "APF2312003A");
+	plug(b, 0, 0, 0, "Amphenol", "NDAQGF-F305", "APF2312003B");
+	plug(a, 0, 0, 1, "Amphenol", "NDAQGF-F305", "APF2312003C");
+	plug(b, 0, 0, 1, "Amphenol", "NDAQGF-F305", "APF2312003C");
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->count[FAB_CHG_MODULE], 4);
+	assert_int_equal(d->n, 4);
+	const struct fab_change *c = d->changes; /* sorted: Ethernet (no GUID) first */
+	assert_int_equal(c[0].subject.guid, 0);
+	assert_string_equal(c[0].subject.system, "gpu<01>");
+	assert_string_equal(c[0].subject.ifname, "ens2f0np0");
+	assert_int_equal(c[1].subject.guid, 0x2000);
+	assert_int_equal(c[1].subject.port, 2);
+	assert_string_equal(c[1].old_text, "Mellanox MMA4Z00-NS MT2301FT00002");
+	assert_string_equal(c[1].new_text, "Mellanox MMA4Z00-NS MT2301FT09999");
+	assert_int_equal(c[2].subject.port, 1);
+	assert_null(c[2].new_text);
+	assert_int_equal(c[3].subject.port, 2);
+	assert_null(c[3].old_text);
+	assert_string_equal(c[3].new_text, "FS OSFP-SR8-800G G2430283436");
+
+	char *t = render_text(d, a, b, NULL);
+	static const char *const want[] = {
+		"modules or cables changed (vendor, part or serial number), plugged or pulled (4):\n",
+		"  \"leaf001\" 0x0000000000002000 port 2: Mellanox MMA4Z00-NS MT2301FT00002 -> Mellanox MMA4Z00-NS MT2301FT09999\n",
+		" port 1: FS OSFP-SR8-800G G2430283435 -> none\n",
+		" port 2: none -> FS OSFP-SR8-800G G2430283436\n",
+		"  gpu<01>/ens2f0np0: Amphenol NDAQGF-F305 APF2312003A -> Amphenol NDAQGF-F305 APF2312003B\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(t, want[i]))
+			fail_msg("text lacks:\n%s\n--- got:\n%s", want[i], t);
+	free(t);
+	snprintf(path, sizeof(path), "%s/diffmod_%d.xml", tmp ? tmp : "/tmp", (int)getpid());
+	static const char *const xml[] = {
+		"<count kind=\"module\" n=\"4\"/>",
+		"<change kind=\"module\" old=\"Amphenol NDAQGF-F305 APF2312003A\" new=\"Amphenol NDAQGF-F305 APF2312003B\">\n"
+		"    <eth-port system=\"gpu&lt;01&gt;\" ifname=\"ens2f0np0\"/>",
+		"<change kind=\"module\" old=\"none\" new=\"FS OSFP-SR8-800G G2430283436\">",
+	};
+	xml_has(path, d, a, b, xml, sizeof(xml) / sizeof(xml[0]));
+	unlink(path);
+	fab_diff_free(d);
+
+	/* the other fabric alone: Ethernet modules only in the new scan */
+	fab_modules_clear(&a->roce->modules);
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->count[FAB_CHG_MODULE], 3);
+	fab_diff_free(d);
+	fab_snapshot_free(a);
+	fab_snapshot_free(b);
+}
+
+/* A port's VLArbitration tables: low 1:4 .. 7:4 and VL0 weight 4 high,
+ * less the VL `drop` (none: 15). */
+static void set_vlarb(struct fab_snapshot *s, uint32_t port, unsigned drop)
+{
+	struct fab_vlarb *v = fab_qos_add_vlarb(fab_snapshot_qos(s));
+
+	v->port_idx = port;
+	v->n_high = v->n_low = 8;
+	for (unsigned i = 0; i < 8; i++) {
+		v->high[i] = (struct fab_vlarb_entry){ (uint8_t)i, (uint8_t)(i ? 0 : 4) };
+		v->low[i] = (struct fab_vlarb_entry){ (uint8_t)i, (uint8_t)(i && i != drop ? 4 : 0) };
+	}
+}
+
+static void add_sl2vl(struct fab_snapshot *s, uint64_t guid, unsigned in, unsigned out, unsigned sl1_vl)
+{
+	struct fab_sl2vl *t = fab_routing_add_sl2vl(fab_snapshot_routing(s));
+
+	*t = (struct fab_sl2vl){ .node_idx = fab_snapshot_find_node(s, guid), .in = (uint8_t)in,
+				 .out = (uint8_t)out };
+	for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+		t->vl[sl] = (uint8_t)(sl == 1 ? sl1_vl : sl % 8);
+}
+
+/* op-vls, sl2vl and vlarb: what changed, the ports named, the values. */
+static void test_vl(void **state)
+{
+	struct fab_snapshot *a = snapfix_fat_tree(2, 2, 2), *b = snapfix_fat_tree(2, 2, 2);
+	struct fab_diff *d;
+
+	(void)state;
+	b->ports[port_of(b, 0x2000, 19)].op_vls = 3; /* leaf001/19: VL0-7 -> VL0-3 */
+	b->ports[port_of(b, 0x2000, 20)].op_vls = 3; /* ... and a Down port: none */
+	b->ports[port_of(b, 0x2000, 20)].state = FAB_STATE_DOWN;
+	for (int k = 0; k < 2; k++) {
+		struct fab_snapshot *s = k ? b : a;
+		set_vlarb(s, port_of(s, 0x1000, 1), k ? 3 : 15); /* spine001/1 loses VL3 */
+		set_vlarb(s, port_of(s, 0x1000, 2), 15);        /* unchanged */
+		add_sl2vl(s, 0x2000, 1, 19, 1);
+		add_sl2vl(s, 0x2000, 2, 19, k ? 15 : 1);        /* one of leaf001/19's tables */
+		add_sl2vl(s, 0x2000, 0, 19, k ? 15 : 1);        /* ... and another */
+		add_sl2vl(s, 0x3000, 0, 1, 1);                  /* host0001's own: unchanged */
+		fab_routing_sort_sl2vl(s->routing);
+		fab_qos_sort(s->qos);
+	}
+	add_sl2vl(b, 0x2001, 1, 19, 15); /* only in the new scan: not compared */
+	fab_routing_sort_sl2vl(b->routing);
+	assert_int_equal(fab_diff_compute(a, b, &d), 0);
+	assert_int_equal(d->count[FAB_CHG_OP_VLS], 1);
+	assert_int_equal(d->count[FAB_CHG_SL2VL], 1);
+	assert_int_equal(d->count[FAB_CHG_VLARB], 1);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fab_change *c = &d->changes[i];
+		if (c->kind == FAB_CHG_OP_VLS)
+			expect(c, FAB_CHG_OP_VLS, 0x2000, 19, 0x1000, 1, 4, 3);
+		if (c->kind == FAB_CHG_SL2VL)
+			expect(c, FAB_CHG_SL2VL, 0x2000, 19, 0x1000, 1, 3, 2);
+		if (c->kind == FAB_CHG_VLARB)
+			expect(c, FAB_CHG_VLARB, 0x1000, 1, 0x2000, 19, 0xff, 0xf7); /* VL0: the high table */
+	}
+	char *txt = render_text(d, a, b, NULL);
+	assert_non_null(strstr(txt, "operational virtual lanes changed (1):\n"));
+	assert_non_null(strstr(txt, "port 19: VL0-7 -> VL0-3\n"));
+	assert_non_null(strstr(txt, "port 19: 2 of 3 tables of packets leaving here map an SL to another VL\n"));
+	assert_non_null(strstr(txt, "port 1: weighted VLs 0-7 -> 0-2,4-7\n"));
+	free(txt);
+	const char *want[] = { "kind=\"op-vls\" old=\"VL0-7\" new=\"VL0-3\"",
+			       "kind=\"sl2vl\" old=\"3\" new=\"2\"",
+			       "kind=\"vlarb\" old=\"0-7\" new=\"0-2,4-7\"" };
+	xml_has("test_diff_vl.xml", d, a, b, want, 3);
+	fab_diff_free(d);
+	fab_snapshot_free(a);
+	fab_snapshot_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,7 +785,9 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_partitions),
+		cmocka_unit_test(test_vl),
 		cmocka_unit_test(test_xml),
+		cmocka_unit_test(test_modules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The physical layer of a snapshot in the store (schema step 12 -> 13;
+ * docs/schema.md "Physical layer"): pluggable modules and cables of both
+ * fabrics in one relation (module_rows, fabric 'ib' or 'eth'), their lanes,
+ * the NIC counters of Ethernet ports and the bit error ratios of InfiniBand
+ * ports. Written and loaded inside the snapshot writer's and loader's
+ * transactions. A double that is NAN (unknown) or infinite is NULL.
+ */
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabsweep/counter.h"
+#include "fabsweep/error.h"
+#include "fabsweep/module.h"
+#include "fabsweep/names.h"
+#include "fabsweep/roce.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+#include "roce_rows.h"
+#include "store_priv.h"
+
+#define NOMEM() fab_err(-ENOMEM, "out of memory loading a snapshot")
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(s, i, v);
+}
+
+static double row_real(const struct fab_rrow *w, int i)
+{
+	return fab_rrow_null(w, i) ? NAN : fab_rrow_double(w, i);
+}
+
+/* The columns of module_rows after scan_id, fabric, module_idx and the
+ * port's five, in both statements' order. */
+#define MOD_COLS \
+	"spec, refused, note, identifier, type, vendor, part_number, serial_number," \
+	" revision, date_code, media, length_m, media_lanes, lanes, monitors, flags_valid," \
+	" flags, temperature_c, voltage_v, temp_hi_alarm, temp_lo_alarm, temp_hi_warn," \
+	" temp_lo_warn, vcc_hi_alarm, vcc_lo_alarm, vcc_hi_warn, vcc_lo_warn," \
+	" bias_hi_alarm_ma, bias_lo_alarm_ma, bias_hi_warn_ma, bias_lo_warn_ma," \
+	" tx_power_hi_alarm_dbm, tx_power_lo_alarm_dbm, tx_power_hi_warn_dbm," \
+	" tx_power_lo_warn_dbm, rx_power_hi_alarm_dbm, rx_power_lo_alarm_dbm," \
+	" rx_power_hi_warn_dbm, rx_power_lo_warn_dbm"
+#define MOD_NCOLS 39
+
+/* MOD_COLS of m from column i */
+static void bind_module(sqlite3_stmt *s, int i, const struct fab_module *m)
+{
+	fab_sql_bind_text(s, i, fab_module_spec_name(m->spec));
+	sqlite3_bind_int(s, i + 1, m->refused);
+	fab_sql_bind_text(s, i + 2, m->note);
+	if (m->identifier >= 0)
+		sqlite3_bind_int(s, i + 3, m->identifier);
+	fab_sql_bind_text(s, i + 4, m->type);
+	fab_sql_bind_text(s, i + 5, m->vendor);
+	fab_sql_bind_text(s, i + 6, m->part_number);
+	fab_sql_bind_text(s, i + 7, m->serial);
+	fab_sql_bind_text(s, i + 8, m->revision);
+	fab_sql_bind_text(s, i + 9, m->date_code);
+	fab_sql_bind_text(s, i + 10, m->media);
+	bind_real(s, i + 11, m->length_m);
+	if (m->media_lanes)
+		sqlite3_bind_int(s, i + 12, m->media_lanes);
+	sqlite3_bind_int(s, i + 13, m->n_lanes);
+	sqlite3_bind_int(s, i + 14, m->monitors);
+	sqlite3_bind_int(s, i + 15, m->flags_valid);
+	if (m->flags_valid)
+		sqlite3_bind_int64(s, i + 16, m->flags);
+	bind_real(s, i + 17, m->temperature_c);
+	bind_real(s, i + 18, m->voltage_v);
+	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+		const struct fab_module_limits *l = &m->lim[k];
+		bind_real(s, i + 19 + 4 * (int)k, l->hi_alarm);
+		bind_real(s, i + 20 + 4 * (int)k, l->lo_alarm);
+		bind_real(s, i + 21 + 4 * (int)k, l->hi_warn);
+		bind_real(s, i + 22 + 4 * (int)k, l->lo_warn);
+	}
+}
+
+/* MOD_COLS from column i into m (strings into the owner's arena via dup) */
+static void read_module(struct fab_rrow *w, int i, struct fab_module *m,
+			const char *(*dup)(void *owner, struct fab_rrow *w, int i), void *owner)
+{
+	int spec = fab_module_spec_parse(fab_rrow_text(w, i));
+
+	m->spec = (uint8_t)(spec < 0 ? FAB_MODSPEC_UNKNOWN : spec);
+	m->refused = (int)fab_rrow_int(w, i + 1);
+	m->note = dup(owner, w, i + 2);
+	m->identifier = fab_rrow_null(w, i + 3) ? -1 : (int16_t)fab_rrow_int(w, i + 3);
+	m->type = dup(owner, w, i + 4);
+	m->vendor = dup(owner, w, i + 5);
+	m->part_number = dup(owner, w, i + 6);
+	m->serial = dup(owner, w, i + 7);
+	m->revision = dup(owner, w, i + 8);
+	m->date_code = dup(owner, w, i + 9);
+	m->media = dup(owner, w, i + 10);
+	m->length_m = row_real(w, i + 11);
+	m->media_lanes = (uint8_t)fab_rrow_int(w, i + 12);
+	m->monitors = (int)fab_rrow_int(w, i + 14);
+	m->flags_valid = (int)fab_rrow_int(w, i + 15);
+	m->flags = (uint32_t)fab_rrow_int(w, i + 16);
+	m->temperature_c = row_real(w, i + 17);
+	m->voltage_v = row_real(w, i + 18);
+	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+		struct fab_module_limits *l = &m->lim[k];
+		l->hi_alarm = row_real(w, i + 19 + 4 * (int)k);
+		l->lo_alarm = row_real(w, i + 20 + 4 * (int)k);
+		l->hi_warn = row_real(w, i + 21 + 4 * (int)k);
+		l->lo_warn = row_real(w, i + 22 + 4 * (int)k);
+	}
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+static int write_lanes(struct fab_store *st, sqlite3_stmt *s, int64_t scan, const char *fabric,
+		       size_t idx, const struct fab_modules *set, const struct fab_module *m)
+{
+	const struct fab_module_lane *l = fab_module_lanes(set, m);
+	int err = 0;
+
+	for (unsigned k = 0; l && !err && k < m->n_lanes; k++) {
+		sqlite3_bind_int64(s, 1, scan);
+		fab_sql_bind_text(s, 2, fabric);
+		sqlite3_bind_int64(s, 3, (int64_t)idx);
+		sqlite3_bind_int(s, 4, l[k].lane);
+		bind_real(s, 5, l[k].rx_mw);
+		bind_real(s, 6, fab_mw_to_dbm(l[k].rx_mw));
+		bind_real(s, 7, l[k].tx_mw);
+		bind_real(s, 8, fab_mw_to_dbm(l[k].tx_mw));
+		bind_real(s, 9, l[k].bias_ma);
+		if (m->flags_valid)
+			sqlite3_bind_int64(s, 10, l[k].flags);
+		err = fab_sql_step(st, s, "a module lane");
+	}
+	return err;
+}
+
+static int write_modules(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *mod,
+			 sqlite3_stmt *lane, bool eth)
+{
+	const struct fab_roce *r = snap->roce;
+	const struct fab_modules *set = eth ? &r->modules : &snap->ib_modules;
+	const char *fabric = eth ? "eth" : "ib";
+	int err = 0;
+
+	for (size_t i = 0; !err && i < set->n; i++) {
+		const struct fab_module *m = &set->mods[i];
+
+		sqlite3_bind_int64(mod, 1, snap->scan_id);
+		fab_sql_bind_text(mod, 2, fabric);
+		sqlite3_bind_int64(mod, 3, (int64_t)i);
+		if (eth && m->port_idx < r->n_eth_ports) {
+			const struct fab_eth_port *p = &r->eth_ports[m->port_idx];
+			fab_sql_bind_text(mod, 6, p->system_idx < r->n_systems
+							  ? r->systems[p->system_idx].name : "?");
+			fab_sql_bind_text(mod, 7, p->ifname ? p->ifname : "?");
+			sqlite3_bind_int64(mod, 8, m->port_idx);
+		} else if (!eth && m->port_idx < snap->n_ports) {
+			const struct fab_port *p = &snap->ports[m->port_idx];
+			fab_sql_bind_guid(mod, 4, snap->nodes[p->node_idx].guid);
+			sqlite3_bind_int(mod, 5, p->port_num);
+		} else {
+			return fab_err(-EINVAL, "snapshot has a module of port %u, which it lacks",
+				       m->port_idx);
+		}
+		bind_module(mod, 9, m);
+		err = fab_sql_step(st, mod, "a module");
+		if (!err)
+			err = write_lanes(st, lane, snap->scan_id, fabric, i, set, m);
+	}
+	return err;
+}
+
+static int write_nic_counters(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *s)
+{
+	const struct fab_roce *r = snap->roce;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < r->n_nic_counters; i++) {
+		const struct fab_nic_counter *c = &r->nic_counters[i];
+		const struct fab_eth_port *p = &r->eth_ports[c->port_idx];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, c->port_idx);
+		fab_sql_bind_text(s, 3, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
+		fab_sql_bind_text(s, 4, p->ifname ? p->ifname : "?");
+		sqlite3_bind_int(s, 5, c->sample);
+		if (c->at_ms)
+			fab_sql_bind_time(s, 6, c->at_ms);
+		fab_sql_bind_text(s, 7, fab_nic_ctr_name(c->ctr));
+		if (c->prio >= 0)
+			sqlite3_bind_int(s, 8, c->prio);
+		/* stored as SQLite's signed 64-bit: values >= 2^63 wrap */
+		sqlite3_bind_int64(s, 9, (int64_t)c->value);
+		fab_sql_bind_text(s, 10, c->source);
+		err = fab_sql_step(st, s, "a NIC counter");
+	}
+	return err;
+}
+
+static int write_ber(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *s)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < snap->n_ber; i++) {
+		const struct fab_port_ber *b = &snap->ber[i];
+		if (b->port_idx >= snap->n_ports)
+			return fab_err(-EINVAL, "snapshot has a bit error ratio of a port it lacks");
+		const struct fab_port *p = &snap->ports[b->port_idx];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_guid(s, 2, snap->nodes[p->node_idx].guid);
+		sqlite3_bind_int(s, 3, p->port_num);
+		bind_real(s, 4, b->raw);
+		bind_real(s, 5, b->effective);
+		bind_real(s, 6, b->symbol);
+		err = fab_sql_step(st, s, "a bit error ratio");
+	}
+	return err;
+}
+
+int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	static const char *const sql[] = {
+		"INSERT INTO module_rows(scan_id, fabric, module_idx, node_guid, port_num, system,"
+		" ifname, eth_port_idx, " MOD_COLS ") VALUES (?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		"INSERT INTO module_lane_rows(scan_id, fabric, module_idx, lane, rx_power_mw,"
+		" rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?)",
+		"INSERT INTO nic_counters(scan_id, port_idx, system, ifname, sample, sampled_at,"
+		" counter, priority, value, source) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		"INSERT INTO port_ber_rows(scan_id, node_guid, port_num, raw_ber, effective_ber,"
+		" symbol_ber) VALUES (?,?,?,?,?,?)",
+	};
+	sqlite3_stmt *s[ARRAY_SIZE(sql)] = { 0 };
+	bool eth = snap->roce && (snap->roce->modules.n || snap->roce->n_nic_counters);
+	int err;
+
+	if (!snap->ib_modules.n && !snap->n_ber && !eth)
+		return 0;
+	if ((err = fab_sql_prepare_all(st, sql, ARRAY_SIZE(sql), s)))
+		return err;
+	err = write_modules(st, snap, s[0], s[1], false);
+	if (!err && eth)
+		err = write_modules(st, snap, s[0], s[1], true);
+	if (!err && eth)
+		err = write_nic_counters(st, snap, s[2]);
+	if (!err)
+		err = write_ber(st, snap, s[3]);
+	fab_sql_finalize_all(s, ARRAY_SIZE(s));
+	return err;
+}
+
+/* ---- loading ----------------------------------------------------------------- */
+/*
+ * Through roce_rows.h: the RoCE part's from the loader's database or from a
+ * merge's input file read directly (roce_load.c), an InfiniBand scan's from
+ * the database.
+ */
+
+static const char *dup_roce(void *owner, struct fab_rrow *w, int i)
+{
+	return fab_rrow_null(w, i) ? NULL : fab_roce_intern(owner, fab_rrow_text(w, i));
+}
+
+static const char *dup_snap(void *owner, struct fab_rrow *w, int i)
+{
+	return fab_rrow_null(w, i) ? NULL : fab_snapshot_strdup(owner, fab_rrow_text(w, i), SIZE_MAX);
+}
+
+struct mod_load {
+	const struct fab_rsrc *src;
+	int64_t scan;
+	const char *fabric;
+	struct fab_modules *set;
+	uint32_t (*port_of)(void *owner, struct fab_rrow *w);
+	void *owner;
+	const char *(*dup)(void *owner, struct fab_rrow *w, int i);
+	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
+	size_t n_map;
+};
+
+static int mod_bad(const struct mod_load *x)
+{
+	return fab_err(-EPROTO, "database '%s': scan %lld has an inconsistent module", x->src->path,
+		       (long long)x->scan);
+}
+
+static bool of_fabric(struct fab_rrow *w, int i, const char *fabric)
+{
+	const char *f = fab_rrow_text(w, i);
+
+	return f && !strcmp(f, fabric);
+}
+
+/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS */
+static int module_row(struct fab_rrow *w, void *ctx)
+{
+	struct mod_load *x = ctx;
+	int64_t mi = fab_rrow_int(w, 0), lanes = fab_rrow_int(w, 5 + 13);
+	struct fab_module *m;
+
+	if (!of_fabric(w, 4, x->fabric))
+		return 0;
+	if (mi < 0 || mi > (int64_t)UINT32_MAX - 1 || lanes < 0 || lanes > FAB_MODULE_MAX_LANES)
+		return mod_bad(x);
+	uint32_t port = x->port_of(x->owner, w);
+	if (port == FAB_NONE)
+		return 0;
+	while (x->n_map <= (size_t)mi) {
+		size_t cap = x->n_map ? x->n_map * 2 : 64;
+		uint32_t *p = realloc(x->idx_map, cap * sizeof(*p));
+		if (!p)
+			return NOMEM();
+		for (size_t k = x->n_map; k < cap; k++)
+			p[k] = FAB_NONE;
+		x->idx_map = p;
+		x->n_map = cap;
+	}
+	if (!(m = fab_modules_add(x->set, port, (unsigned)lanes)))
+		return NOMEM();
+	uint32_t lf = m->lane_first;
+	read_module(w, 5, m, x->dup, x->owner);
+	m->lane_first = lf;
+	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
+	return 0;
+}
+
+/* module_idx, lane, rx_power_mw, tx_power_mw, tx_bias_ma, flags, fabric */
+static int lane_row(struct fab_rrow *w, void *ctx)
+{
+	struct mod_load *x = ctx;
+	int64_t mi = fab_rrow_int(w, 0), lane = fab_rrow_int(w, 1);
+
+	if (!of_fabric(w, 6, x->fabric) || mi < 0 || (size_t)mi >= x->n_map ||
+	    x->idx_map[mi] == FAB_NONE)
+		return 0;
+	struct fab_module *m = &x->set->mods[x->idx_map[mi]];
+	struct fab_module_lane *l = fab_module_lanes(x->set, m);
+	if (!l || lane < 1 || lane > m->n_lanes)
+		return 0;
+	l[lane - 1].rx_mw = row_real(w, 2);
+	l[lane - 1].tx_mw = row_real(w, 3);
+	l[lane - 1].bias_ma = row_real(w, 4);
+	l[lane - 1].flags = (uint32_t)fab_rrow_int(w, 5);
+	return 0;
+}
+
+/*
+ * The modules of a fabric, scan scan: port_of() gives each row's port
+ * (FAB_NONE: not in the snapshot, skipped), then their lanes.
+ */
+static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fabric,
+			struct fab_modules *set, uint32_t (*port_of)(void *owner, struct fab_rrow *w),
+			void *owner, const char *(*dup)(void *owner, struct fab_rrow *w, int i))
+{
+	static const char *const mod_cols[] = {
+		"module_idx", "node_guid", "port_num", "eth_port_idx", "fabric", "spec", "refused",
+		"note", "identifier", "type", "vendor", "part_number", "serial_number", "revision",
+		"date_code", "media", "length_m", "media_lanes", "lanes", "monitors", "flags_valid",
+		"flags", "temperature_c", "voltage_v", "temp_hi_alarm", "temp_lo_alarm",
+		"temp_hi_warn", "temp_lo_warn", "vcc_hi_alarm", "vcc_lo_alarm", "vcc_hi_warn",
+		"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
+		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
+		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
+		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm", NULL,
+	};
+	static const char *const lane_cols[] = {
+		"module_idx", "lane", "rx_power_mw", "tx_power_mw", "tx_bias_ma", "flags", "fabric", NULL,
+	};
+	static const struct fab_rquery mods = { "module_rows", mod_cols, "fabric, module_idx", true };
+	static const struct fab_rquery lanes = { "module_lane_rows", lane_cols,
+						 "fabric, module_idx, lane", true };
+	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
+			      .port_of = port_of, .owner = owner, .dup = dup };
+	int err = fab_rquery_run(src, &mods, scan, module_row, &x);
+
+	if (!err && set->n)
+		err = fab_rquery_run(src, &lanes, scan, lane_row, &x);
+	free(x.idx_map);
+	return err;
+}
+
+static uint32_t eth_port_of(void *owner, struct fab_rrow *w)
+{
+	const struct fab_roce *r = owner;
+	int64_t p = fab_rrow_null(w, 3) ? -1 : fab_rrow_int(w, 3);
+
+	return p >= 0 && (size_t)p < r->n_eth_ports ? (uint32_t)p : FAB_NONE;
+}
+
+static uint32_t ib_port_of(void *owner, struct fab_rrow *w)
+{
+	const struct fab_snapshot *snap = owner;
+	uint64_t guid = 0;
+	const struct fab_port *p;
+
+	if (!fab_rrow_null(w, 1))
+		fab_guid_parse(fab_rrow_text(w, 1), &guid);
+	uint32_t n = fab_snapshot_find_node(snap, guid);
+	if (n == FAB_NONE || !(p = fab_snapshot_port(snap, n, (unsigned)fab_rrow_int(w, 2))))
+		return FAB_NONE;
+	return (uint32_t)(p - snap->ports);
+}
+
+struct nic_load {
+	struct fab_roce *r;
+	uint32_t last_port;
+	bool regroup; /* rows not in port order: make each port's contiguous after */
+};
+
+/* port_idx, sample, sampled_at, counter, priority, value, source */
+static int nic_row(struct fab_rrow *w, void *ctx)
+{
+	struct nic_load *x = ctx;
+	int64_t p = fab_rrow_int(w, 0), at = 0;
+	int ctr = fab_nic_ctr_parse(fab_rrow_text(w, 3));
+	int prio = fab_rrow_null(w, 4) ? -1 : (int)fab_rrow_int(w, 4);
+
+	if (p < 0 || (size_t)p >= x->r->n_eth_ports || ctr < 0 || prio < -1 || prio > 7)
+		return 0; /* a counter this version does not know */
+	if (!fab_rrow_null(w, 2))
+		fab_time_parse(fab_rrow_text(w, 2), &at);
+	if (x->last_port != FAB_NONE && (uint32_t)p != x->last_port &&
+	    ((uint32_t)p < x->last_port || x->r->eth_ports[p].nic_count))
+		x->regroup = true;
+	x->last_port = (uint32_t)p;
+	return fab_roce_add_nic_counter(x->r, (uint32_t)p, (unsigned)ctr, prio,
+					(unsigned)fab_rrow_int(w, 1), (uint64_t)fab_rrow_int(w, 5), at,
+					fab_rrow_text(w, 6))
+		       ? NOMEM()
+		       : 0;
+}
+
+int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan)
+{
+	static const char *const nic_cols[] = {
+		"port_idx", "sample", "sampled_at", "counter", "priority", "value", "source", NULL,
+	};
+	/* a rowid table: its rows as written, each port's together (the file
+	 * read directly has them in rowid order; SQLite sorts) */
+	static const struct fab_rquery nics = { "nic_counters", nic_cols, "port_idx, rowid", true };
+	struct nic_load x = { .r = r, .last_port = FAB_NONE };
+	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce);
+
+	if (err || (err = fab_rquery_run(src, &nics, scan, nic_row, &x)))
+		return err;
+	return x.regroup && fab_roce_group_nic_counters(r) ? NOMEM() : 0;
+}
+
+int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap)
+{
+	int64_t scan = snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id;
+	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
+	sqlite3_stmt *s;
+	int rc, err = load_modules(&src, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap);
+
+	if (err || (err = fab_sql_scan_query(st,
+			"SELECT node_guid, port_num, raw_ber, effective_ber, symbol_ber"
+			" FROM port_ber_rows WHERE scan_id=?1", scan, &s)))
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t n = fab_snapshot_find_node(snap, fab_sql_guid(s, 0));
+		const struct fab_port *p;
+		struct fab_port_ber *b;
+
+		if (n == FAB_NONE || !(p = fab_snapshot_port(snap, n, (unsigned)sqlite3_column_int(s, 1))))
+			continue;
+		if (!(b = fab_array_grow((void **)&snap->ber, &snap->n_ber, &snap->cap_ber, sizeof(*b)))) {
+			err = NOMEM();
+			break;
+		}
+		struct fab_rrow w = { .stmt = s };
+		b->port_idx = (uint32_t)(p - snap->ports);
+		b->raw = row_real(&w, 2);
+		b->effective = row_real(&w, 3);
+		b->symbol = row_real(&w, 4);
+	}
+	return fab_sql_done(st, s, rc, err);
+}
