@@ -7,26 +7,29 @@
 #     namespace host with 8 RDMA NICs behind a real lldpd, one copy with PFC
 #     on priority 4 on eth7) cloned with consistent identities
 #     (bench/roce_clone: 32 hosts a leaf per NIC). Both binaries merge the
-#     same files, as main's collect writes them (schema 10); this branch also
-#     merges the files its own collect writes (schema 11);
+#     same files, as main's collect writes them (schema 13); this branch also
+#     merges the files its own collect writes (schema 14); --ethtool: host
+#     files with NIC counters and modules (roce_host.sh --ethtool), in
+#     directories of their own;
 #   - a re-merge after 200 hosts were collected again: `merge --into` here,
 #     a flat merge of every file with main;
 #   - a merge of 16 per-rack merges of HOSTS/16 hosts each, beside the flat
 #     merge (the racks' merges themselves are the work spread over machines).
 # Needs root (namespaces) and about 2 x 5 GB under WORK, kept between runs
 # (the clones are made once: a few minutes).
-#   bench/bench_merge.sh [--hosts N] [--runs N] [--work DIR] [--base REV]
+#   bench/bench_merge.sh [--hosts N] [--runs N] [--work DIR] [--base REV] [--ethtool]
 set -uo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$src/bench/tools.sh"
-HOSTS=16384 RUNS=3 WORK=/var/tmp/fabsweep-bench-merge BASE=""
+HOSTS=16384 RUNS=3 WORK=/var/tmp/fabsweep-bench-merge BASE="" ETH=""
 while (($#)); do
 	case $1 in
 	--hosts) HOSTS=$2; shift 2 ;;
 	--runs) RUNS=$2; shift 2 ;;
 	--work) WORK=$2; shift 2 ;;
 	--base) BASE=$2; shift 2 ;;
-	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+	--ethtool) ETH=--ethtool; shift ;;
+	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
 	*) echo "bench_merge.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
@@ -64,30 +67,38 @@ fleet() { # NAME FABSWEEP CLONE: $WORK/NAME/ with HOSTS host files, made once
 	[[ -f $dir/.done-$HOSTS ]] && return 0
 	log "collecting the templates with $(basename "$(dirname "$(dirname "$fs")")")/fabsweep and cloning $HOSTS hosts into $dir"
 	rm -rf "$dir" && mkdir -p "$dir" || return 1
-	FABSWEEP=$fs bash "$src/bench/roce_host.sh" --out "$WORK/$1.host.db" &&
-		FABSWEEP=$fs bash "$src/bench/roce_host.sh" --out "$WORK/$1.fault.db" --pfc4 7 &&
+	rm -f "$WORK/$1.host.db" "$WORK/$1.fault.db"
+	# shellcheck disable=SC2086 # $ETH: no option or one
+	FABSWEEP=$fs bash "$src/bench/roce_host.sh" --out "$WORK/$1.host.db" $ETH &&
+		FABSWEEP=$fs bash "$src/bench/roce_host.sh" --out "$WORK/$1.fault.db" --pfc4 7 $ETH &&
 		nice "$clone" --template "$WORK/$1.host.db" --fault-template "$WORK/$1.fault.db" \
 			--fault $((HOSTS - 1)) --out "$dir" --hosts "$HOSTS" --time "$T0" &&
 		touch "$dir/.done-$HOSTS"
 }
-fleet v10 "$OLD" "$OLDCLONE" || { echo "bench_merge.sh: cannot make the schema-10 fleet" >&2; exit 1; }
-fleet v11 "$FABSWEEP" "$CLONE" || { echo "bench_merge.sh: cannot make the schema-11 fleet" >&2; exit 1; }
+V13=v13${ETH:+-eth} V14=v14${ETH:+-eth}
+fleet "$V13" "$OLD" "$OLDCLONE" || { echo "bench_merge.sh: cannot make the schema-13 fleet" >&2; exit 1; }
+fleet "$V14" "$FABSWEEP" "$CLONE" || { echo "bench_merge.sh: cannot make the schema-14 fleet" >&2; exit 1; }
 
-# ---- measuring: median wall seconds and peak MiB of RUNS runs of a command
+# ---- measuring: median wall seconds, CPU seconds (user + system) and peak
+# MiB of RUNS runs of a command. The CPU time is what the command costs on
+# an idle machine; the wall time also has what other processes took (the
+# load average is printed).
 # measure NAME SETUP CMD...: SETUP (a shell snippet) runs before each run, untimed
-declare -A SEC MIB
+declare -A SEC CPU MIB
+med() { sort -g | sed -n "$(((RUNS + 1) / 2))p"; }
 measure() {
-	local name=$1 setup=$2 t=() m=() i line
+	local name=$1 setup=$2 t=() c=() m=() i w u s k
 	shift 2
 	for ((i = 0; i < RUNS; i++)); do
 		eval "$setup" || return 1
-		/usr/bin/time -o "$WORK/time.$name" -f '%e %M' "$@" >/dev/null 2>"$WORK/err.$name"
-		line=$(tail -1 "$WORK/time.$name")
-		t+=("${line% *}") m+=("${line#* }")
+		/usr/bin/time -o "$WORK/time.$name" -f '%e %U %S %M' "$@" >/dev/null 2>"$WORK/err.$name"
+		read -r w u s k < <(tail -1 "$WORK/time.$name")
+		t+=("$w") c+=("$(echo "$u + $s" | bc)") m+=("$k")
 	done
-	SEC[$name]=$(printf '%s\n' "${t[@]}" | sort -g | sed -n "$(((RUNS + 1) / 2))p")
-	MIB[$name]=$(printf '%s\n' "${m[@]}" | sort -g | sed -n "$(((RUNS + 1) / 2))p" | awk '{printf "%d", $1 / 1024}')
-	log "  $name: ${SEC[$name]} s, ${MIB[$name]} MiB (runs: ${t[*]})"
+	SEC[$name]=$(printf '%s\n' "${t[@]}" | med)
+	CPU[$name]=$(printf '%s\n' "${c[@]}" | med | sed 's/^\./0./')
+	MIB[$name]=$(printf '%s\n' "${m[@]}" | med | awk '{printf "%d", $1 / 1024}')
+	log "  $name: ${SEC[$name]} s, CPU ${CPU[$name]} s, ${MIB[$name]} MiB (runs: ${t[*]}; load $(load))"
 }
 links() { sqlite3 -readonly "$1" "SELECT a_system||a_ifname||b_system||b_ifname||a_heard_b||b_heard_a FROM eth_links
 	WHERE scan_id = (SELECT max(scan_id) FROM scans) ORDER BY 1" | md5sum | cut -c1-12; }
@@ -96,26 +107,26 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 log "== $HOSTS hosts x 8 NICs, $RUNS runs each (load average $(load))"
 # main's merge takes files only (no directory, no list): the paths are short enough here
-measure old_merge 'fresh old.db' "$OLD" merge --quiet --db "$WORK/old.db" "$WORK"/v10/*.db
-rm -f "$WORK"/v10/*-wal "$WORK"/v10/*-shm # what main's merge leaves beside its inputs
-measure new_merge 'fresh new10.db' "$FABSWEEP" merge --quiet --db "$WORK/new10.db" "$WORK/v10"
-measure new_merge11 'fresh new11.db' "$FABSWEEP" merge --quiet --db "$WORK/new11.db" "$WORK/v11"
-[[ $(links "$WORK/old.db") == $(links "$WORK/new10.db") ]] || log "  WARNING: the two merges' links differ"
+measure old_merge 'fresh old.db' "$OLD" merge --quiet --db "$WORK/old.db" "$WORK/$V13"/*.db
+rm -f "$WORK/$V13"/*-wal "$WORK/$V13"/*-shm # what main's merge leaves beside its inputs
+measure new_merge 'fresh new13.db' "$FABSWEEP" merge --quiet --db "$WORK/new13.db" "$WORK/$V13"
+measure new_merge14 'fresh new14.db' "$FABSWEEP" merge --quiet --db "$WORK/new14.db" "$WORK/$V14"
+[[ $(links "$WORK/old.db") == $(links "$WORK/new13.db") ]] || log "  WARNING: the two merges' links differ"
 measure old_check : "$OLD" check --db "$WORK/old.db"
-measure new_check : "$FABSWEEP" check --db "$WORK/new10.db"
+measure new_check : "$FABSWEEP" check --db "$WORK/new13.db"
 measure old_report : "$OLD" report --db "$WORK/old.db" --html "$WORK/old.html" --xml "$WORK/old.xml"
-measure new_report : "$FABSWEEP" report --db "$WORK/new10.db" --html "$WORK/new.html" --xml "$WORK/new.xml"
-measure new_report_html : "$FABSWEEP" report --db "$WORK/new10.db" --html "$WORK/new.html"
+measure new_report : "$FABSWEEP" report --db "$WORK/new13.db" --html "$WORK/new.html" --xml "$WORK/new.xml"
+measure new_report_html : "$FABSWEEP" report --db "$WORK/new13.db" --html "$WORK/new.html"
 
 # ---- 200 hosts collected again
 log "== re-merge after 200 hosts were collected again (load average $(load))"
-rm -rf "$WORK/inc" && mkdir "$WORK/inc" && cp -l "$WORK"/v10/*.db "$WORK/inc/" || exit 1
+rm -rf "$WORK/inc" && mkdir "$WORK/inc" && cp -l "$WORK/$V13"/*.db "$WORK/inc/" || exit 1
 fresh inc.db
 "$FABSWEEP" merge --quiet --into "$WORK/inc.db" "$WORK/inc"
 round=0
 again() { # the next 200 hosts, collected an hour later
 	round=$((round + 1))
-	nice "$OLDCLONE" --template "$WORK/v10.host.db" --first $((round * 200)) --hosts 200 \
+	nice "$OLDCLONE" --template "$WORK/$V13.host.db" --first $((round * 200)) --hosts 200 \
 		--time $((T0 + round * 3600000)) --out "$WORK/inc" >/dev/null
 }
 measure new_into 'again' "$FABSWEEP" merge --quiet --into "$WORK/inc.db" "$WORK/inc"
@@ -126,25 +137,28 @@ rm -f "$WORK"/inc/*-wal "$WORK"/inc/*-shm
 log "== a merge of 16 per-rack merges of $((HOSTS / 16)) hosts (load average $(load))"
 per=$((HOSTS / 16))
 for ((r = 0; r < 16; r++)); do
-	for ((h = r * per; h < (r + 1) * per; h++)); do printf '%s/v10/host%05d.db\n' "$WORK" $h; done >"$WORK/rack$r.list"
+	for ((h = r * per; h < (r + 1) * per; h++)); do printf '%s/%s/host%05d.db\n' "$WORK" "$V13" $h; done >"$WORK/rack$r.list"
 	fresh "rack$r.db"
 done
 t=$(date +%s.%N)
 for ((r = 0; r < 16; r++)); do "$FABSWEEP" merge --quiet --db "$WORK/rack$r.db" --list "$WORK/rack$r.list"; done
 RACKS=$(echo "scale=2; ($(date +%s.%N) - $t) / 1" | bc)
 measure new_racks 'fresh racks.db' "$FABSWEEP" merge --quiet --db "$WORK/racks.db" "$WORK"/rack?.db "$WORK"/rack??.db
-[[ $(links "$WORK/racks.db") == $(links "$WORK/new10.db") ]] || log "  WARNING: the merge of the racks' links differ from the flat merge's"
+[[ $(links "$WORK/racks.db") == $(links "$WORK/new13.db") ]] || log "  WARNING: the merge of the racks' links differ from the flat merge's"
 
 ratio() { [[ $2 == 0* && $2 != 0.[1-9]* ]] && { echo "-"; return; }; echo "scale=2; $1 / $2" | bc | sed 's/^\./0./'; }
-printf '\n%-58s %14s %16s %7s\n' "$HOSTS hosts x 8 NICs (medians of $RUNS)" "this branch" "main ($rev)" "ratio"
-row() { printf '%-58s %7s s %4s MiB %7s s %4s MiB %7s\n' "$1" "${SEC[$2]}" "${MIB[$2]}" "${SEC[$3]}" "${MIB[$3]}" "$(ratio "${SEC[$2]}" "${SEC[$3]}")"; }
-row "merge, files of main's collect (schema 10)" new_merge old_merge
-printf '%-58s %7s s %4s MiB\n' "merge, files of this collect (schema 11)" "${SEC[new_merge11]}" "${MIB[new_merge11]}"
+printf '\n%-52s %24s %24s %6s\n' "$HOSTS hosts x 8 NICs${ETH:+ (with ethtool)}, medians of $RUNS" "this branch: wall (CPU)" "main $rev: wall (CPU)" "ratio"
+one() { printf '%6s s (%5s s) %4s MiB' "${SEC[$1]}" "${CPU[$1]}" "${MIB[$1]}"; }
+row() { printf '%-52s %s  %s %6s\n' "$1" "$(one "$2")" "$(one "$3")" "$(ratio "${SEC[$2]}" "${SEC[$3]}")"; }
+row1() { printf '%-52s %s\n' "$1" "$(one "$2")"; }
+row "merge, files of main's collect (schema 13)" new_merge old_merge
+row1 "merge, files of this collect (schema 14)" new_merge14
 row "check" new_check old_check
 row "report --html --xml" new_report old_report
-printf '%-58s %7s s %4s MiB\n' "report --html" "${SEC[new_report_html]}" "${MIB[new_report_html]}"
+row1 "report --html" new_report_html
 row "200 hosts collected again: merge --into / a flat merge" new_into old_again
-printf '%-58s %7s s %4s MiB %7s s (flat, this branch) %s\n' "merge of 16 rack merges" "${SEC[new_racks]}" \
-	"${MIB[new_racks]}" "${SEC[new_merge]}" "$(ratio "${SEC[new_racks]}" "${SEC[new_merge]}")"
-printf '%-58s %7s s (16 merges of %d files, one after the other)\n' "  the rack merges themselves" "$RACKS" "$per"
-printf 'load average at the end: %s; files in %s\n' "$(load)" "$WORK"
+printf '%-52s %s  flat merge here: %s s, ratio %s\n' "merge of 16 rack merges" "$(one new_racks)" "${SEC[new_merge]}" \
+	"$(ratio "${SEC[new_racks]}" "${SEC[new_merge]}")"
+printf '%-52s %6s s (16 merges of %d files, one after the other)\n' "  the rack merges themselves" "$RACKS" "$per"
+printf 'databases: %s MB here, %s MB with main; load average at the end: %s; files in %s\n' \
+	"$(($(stat -c %s "$WORK/new13.db") / 1000000))" "$(($(stat -c %s "$WORK/old.db") / 1000000))" "$(load)" "$WORK"

@@ -19,7 +19,8 @@
  * one leaf per NIC of every group of per_leaf hosts) on port swp%u
  * (h % per_leaf + 1), whose MAC is 0e:ll:ll:00:pp:00 and whose chassis id
  * 0e:ll:ll:00:00:00: every host that hears a leaf names it the same way.
- * Host H is cloned from --fault-template instead (a real host file collected
+ * The files are written as collect writes its file (FAB_STORE_EXPORT: 1 KiB
+ * pages, a rollback journal). Host H is cloned from --fault-template instead (a real host file collected
  * with a fault, e.g. roce_host.sh --pfc4 7). --time sets each file's
  * collection time (default: now); a later time makes a newer view.
  */
@@ -233,7 +234,7 @@ static int write_clone(const struct tpl *t, const char *schema, const char *path
 	s->host = s->roce->systems[0].name;
 	s->source = t->snap->source;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if ((err = copy_file(schema, tmp)) || (err = fab_store_open(tmp, FAB_STORE_WRITE, &st)) ||
+	if ((err = copy_file(schema, tmp)) || (err = fab_store_open(tmp, FAB_STORE_WRITE | FAB_STORE_EXPORT, &st)) ||
 	    (err = fab_store_write_scan(st, s)))
 		goto out;
 	fab_store_close(st);
@@ -292,7 +293,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	unlink(schema);
-	if (fab_store_open(schema, FAB_STORE_WRITE, &st))
+	if (fab_store_open(schema, FAB_STORE_WRITE | FAB_STORE_EXPORT, &st))
 		return die("schema");
 	fab_store_close(st);
 	int ret = 0;

@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fabsweep/error.h"
 #include "fabsweep/pipeline.h"
 #include "merge_priv.h"
+
+static int add_abs(struct merge_paths *l, const char *path);
 
 static uint64_t hash_str(const char *s)
 {
@@ -57,8 +60,27 @@ static int rehash(struct merge_paths *l)
 	return 0;
 }
 
-/* Appends path unless it is there already. */
-static int add_path(struct merge_paths *l, const char *path)
+/* Appends path unless it is there already; a relative path made absolute
+ * (merge_inputs records it: a later merge --into run from another
+ * directory finds it). */
+static int add_path(struct merge_paths *l, const char *given)
+{
+	char *abs = NULL;
+	const char *path = given;
+
+	if (given[0] != '/' && l->cwd[0]) {
+		while (given[0] == '.' && given[1] == '/')
+			given += 2;
+		if (asprintf(&abs, "%s%s%s", l->cwd, strcmp(l->cwd, "/") ? "/" : "", given) < 0)
+			return -ENOMEM;
+		path = abs;
+	}
+	int err = add_abs(l, path);
+	free(abs);
+	return err;
+}
+
+static int add_abs(struct merge_paths *l, const char *path)
 {
 	uint64_t h = hash_str(path);
 
@@ -211,6 +233,8 @@ int fab_merge_paths_expand(const struct fab_pipeline_merge *job, struct merge_pa
 
 	*skipped = 0;
 	l->target_exists = job->db && !stat(job->db, &l->target);
+	if (!getcwd(l->cwd, sizeof(l->cwd)))
+		l->cwd[0] = '\0'; /* relative paths stay as given */
 	for (size_t i = 0; !err && i < job->n_lists; i++) {
 		const char *name = job->lists[i];
 		if (!strcmp(name, "-")) {

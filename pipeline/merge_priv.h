@@ -9,12 +9,13 @@
 struct fab_pipeline_merge;
 
 struct merge_paths {
-	char **path; /* distinct, in the order given */
+	char **path; /* distinct (absolute), in the order given */
 	size_t n, cap;
 	size_t *slot, slot_cap; /* hash of path: index + 1, 0 empty */
 	char **problem;         /* inputs that are not there to read (a directory without *.db) */
 	size_t n_problems;
 	struct stat target;     /* the target database, when it exists */
+	char cwd[4096];         /* relative paths are made absolute with it */
 	bool target_exists;
 };
 

@@ -26,17 +26,18 @@ struct layout {
 	struct fab_dbtable t;
 };
 
+/* A file is read whole, in one call (a host file is 150 pages of 1 KiB:
+ * one read instead of one per page); a larger one than this is left to
+ * SQLite. */
+#define WHOLE_MAX (256u << 20)
+
 struct fab_dbfile {
 	int fd;
+	uint8_t *img;                  /* the whole file */
+	size_t img_cap, img_len;
 	uint32_t page_size, usable;
 	uint32_t n_pages;
 	int64_t user_version, application_id;
-	/* one page buffer per level of a descent: a scan reads each page it
-	 * needs once (a host file's tables are a page each; most of its pages,
-	 * the other tables and indexes, are never read) */
-	uint8_t *pages[MAX_DEPTH + 1];
-	uint32_t buf_size;             /* of pages[] and ovf */
-	uint8_t *ovf;                  /* an overflow page */
 	uint8_t *big;                  /* a record spread over overflow pages */
 	size_t big_cap;
 	uint8_t *seen;                 /* pages visited by the current scan */
@@ -86,13 +87,12 @@ static size_t varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
 	return 0;
 }
 
-/* Page pgno, read into buf. NULL: not there. */
-static const uint8_t *read_page(struct fab_dbfile *f, uint32_t pgno, uint8_t *buf)
+/* Page pgno. NULL: not there. */
+static const uint8_t *read_page(const struct fab_dbfile *f, uint32_t pgno)
 {
 	if (pgno < 1 || pgno > f->n_pages)
 		return NULL;
-	ssize_t n = pread(f->fd, buf, f->page_size, (off_t)(pgno - 1) * f->page_size);
-	return n == (ssize_t)f->page_size ? buf : NULL;
+	return f->img + (size_t)(pgno - 1) * f->page_size;
 }
 
 /* ---- records ----------------------------------------------------------------- */
@@ -231,7 +231,7 @@ static int payload(struct scan *s, const uint8_t *page, const uint8_t *cell, uin
 	uint32_t next = be32(cell + local);
 	for (uint32_t hops = 0; have < total; hops++) {
 		const uint8_t *o;
-		if (hops > f->n_pages || !(o = read_page(f, next, f->ovf)))
+		if (hops > f->n_pages || !(o = read_page(f, next)))
 			return -EPROTO;
 		size_t n = total - have < u - 4 ? (size_t)(total - have) : u - 4;
 		memcpy(f->big + have, o + 4, n);
@@ -261,7 +261,7 @@ static int walk(struct scan *s, uint32_t pgno, int depth)
 	if (depth > MAX_DEPTH || pgno < 1 || pgno > f->n_pages || (f->seen[pgno >> 3] & (1u << (pgno & 7))))
 		return -EPROTO;
 	f->seen[pgno >> 3] |= (uint8_t)(1u << (pgno & 7));
-	if (!(page = read_page(f, pgno, f->pages[depth])))
+	if (!(page = read_page(f, pgno)))
 		return -EPROTO;
 	const uint8_t *h = page + (pgno == 1 ? 100 : 0), *end = page + f->usable;
 	uint8_t type = h[0];
@@ -375,24 +375,31 @@ struct fab_dbfile *fab_dbfile_new(void)
 	return f;
 }
 
-/* Buffers for pages of f->page_size (kept while the size stays). */
-static int buffers(struct fab_dbfile *f)
+/* The file into f->img; -EAGAIN when it is larger than WHOLE_MAX. */
+static int read_whole(struct fab_dbfile *f, const struct stat *sb)
 {
-	if (f->buf_size == f->page_size)
-		return 0;
-	for (int i = 0; i <= MAX_DEPTH; i++) {
-		free(f->pages[i]);
-		f->pages[i] = NULL;
-	}
-	free(f->ovf);
-	f->ovf = NULL;
-	f->buf_size = 0;
-	for (int i = 0; i <= MAX_DEPTH; i++)
-		if (!(f->pages[i] = malloc(f->page_size)))
+	size_t size = (size_t)sb->st_size, at = 0;
+
+	if (sb->st_size < 0 || (uint64_t)sb->st_size > WHOLE_MAX)
+		return -EAGAIN;
+	if (size > f->img_cap) {
+		uint8_t *p = realloc(f->img, size);
+		if (!p)
 			return -ENOMEM;
-	if (!(f->ovf = malloc(f->page_size)))
-		return -ENOMEM;
-	f->buf_size = f->page_size;
+		f->img = p;
+		f->img_cap = size;
+	}
+	while (at < size) {
+		ssize_t n = pread(f->fd, f->img + at, size - at, (off_t)at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		at += (size_t)n;
+	}
+	f->img_len = at;
 	return 0;
 }
 
@@ -427,6 +434,8 @@ int fab_dbfile_load(struct fab_dbfile *f, const char *path, struct stat *sb_out)
 		err = -EPROTO;
 		goto fail;
 	}
+	if ((err = read_whole(f, &sb)))
+		goto fail;
 	f->page_size = be16(hdr + 16) == 1 ? 65536 : be16(hdr + 16);
 	/* page size a power of two 512..65536; a text encoding of UTF-8; the
 	 * payload fractions SQLite requires; schema format 1..4 */
@@ -439,10 +448,10 @@ int fab_dbfile_load(struct fab_dbfile *f, const char *path, struct stat *sb_out)
 	}
 	f->usable = f->page_size - hdr[20];
 	f->n_pages = (uint32_t)(sb.st_size / f->page_size);
+	if (f->n_pages > f->img_len / f->page_size)
+		f->n_pages = (uint32_t)(f->img_len / f->page_size); /* it shrank while read */
 	f->user_version = (int32_t)be32(hdr + 60);
 	f->application_id = (int32_t)be32(hdr + 68);
-	if ((err = buffers(f)))
-		goto fail;
 	if (f->n_pages / 8 + 1 > f->seen_cap) {
 		uint8_t *p = realloc(f->seen, f->n_pages / 8 + 1);
 		if (!p) {
@@ -467,15 +476,13 @@ void fab_dbfile_free(struct fab_dbfile *f)
 	if (!f)
 		return;
 	unload(f);
-	for (int i = 0; i <= MAX_DEPTH; i++)
-		free(f->pages[i]);
 	for (size_t i = 0; i < f->n_layouts; i++)
 		free(f->layouts[i].sql);
 	free(f->layouts);
 	free(f->sqlbuf);
-	free(f->ovf);
 	free(f->big);
 	free(f->seen);
+	free(f->img);
 	free(f);
 }
 

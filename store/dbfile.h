@@ -10,7 +10,10 @@
  * file with SQLite (store/roce_file.c).
  *
  * Only for files nobody writes any more: a file with a non-empty -wal (its
- * last transactions are there) or a -journal beside it is refused (-EAGAIN).
+ * last transactions are there) or a -journal beside it is refused (-EAGAIN),
+ * as is one larger than 256 MiB: a file is read whole, in one call (a host
+ * file's 150 pages of 1 KiB one by one cost more system time than the rest
+ * of its merge).
  */
 #pragma once
 

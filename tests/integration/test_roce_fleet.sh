@@ -138,6 +138,7 @@ mkdir "$D/wal" && cp "$D/c/host00003.db" "$D/wal/"
 python3 - "$D/wal/host00003.db" <<'EOF'
 import os, sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode = WAL")  # as older versions of collect wrote
 db.execute("PRAGMA wal_autocheckpoint = 0")
 db.execute("UPDATE systems SET description = 'changed after the last checkpoint' WHERE collected = 1")
 os._exit(0)  # no close: the change stays in the -wal

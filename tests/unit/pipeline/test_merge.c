@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include "fabsweep/error.h"
@@ -245,6 +246,22 @@ static void test_into(void **state)
 	assert_int_equal(res.unchanged, 1);
 	assert_int_equal(res.base_scan, 2);
 	fab_snapshot_free(res.snap);
+	/* the same file named from another directory, relatively: the same
+	 * input (recorded absolute), not read again */
+	char cwd[700], rel[700], bdir[700];
+	const char *slash = strrchr(b, '/');
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(rel, sizeof(rel), "./%s", slash + 1);
+	snprintf(bdir, sizeof(bdir), "%.*s", (int)(slash - b), b);
+	assert_int_equal(chdir(bdir), 0);
+	const char *rel_files[] = { a, rel };
+	job.files = rel_files;
+	assert_int_equal(merged(&job, &res), 0);
+	assert_int_equal(res.unchanged, 2);
+	assert_int_equal(chdir(cwd), 0);
+	assert_string_equal(res.snap->roce->inputs[1].file, b);
+	fab_snapshot_free(res.snap);
+	job.files = files;
 	/* a not given: its system and record stay */
 	const char *only_b[] = { b };
 	job.files = only_b;
