@@ -105,25 +105,14 @@ const char *fab_roce_intern(struct fab_roce *r, const char *s)
 	return copy;
 }
 
-static uint64_t fnv_bytes(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static uint64_t tlv_range_hash(const struct fab_lldp_tlv *t, uint32_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ n;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t head[3] = { t[i].oui, t[i].subtype, t[i].len };
-		h = fnv_bytes(h, head, sizeof(head));
-		h = fnv_bytes(h, t[i].info, t[i].len);
+		h = fab_roce_fnv(h, head, sizeof(head));
+		h = fab_roce_fnv(h, t[i].info, t[i].len);
 	}
 	return h;
 }
@@ -202,7 +191,7 @@ int fab_roce_add_apps_shared(struct fab_roce *r, const struct fab_app_entry *e, 
 		*out_first = (uint32_t)r->n_apps;
 		return 0;
 	}
-	uint64_t h = fnv_bytes(0xcbf29ce484222325ull ^ n, e, n * sizeof(*e));
+	uint64_t h = fab_roce_fnv(0xcbf29ce484222325ull ^ n, e, n * sizeof(*e));
 	uint32_t v = fab_roce_hidx_get(&x->apps, h, match_apps, &k);
 	if (v != FAB_NONE) {
 		*out_first = v;

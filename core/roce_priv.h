@@ -19,6 +19,8 @@ struct fab_roce_hidx {
 /* What a key names: its tag in the hash. */
 enum { K_CHASSIS = 1, K_SYSNAME, K_PORT_ID, K_IFNAME, K_MAC, K_LINK };
 
+/* FNV-1a of len bytes at p, continuing from h. */
+uint64_t fab_roce_fnv(uint64_t h, const void *p, size_t len);
 /* Key: a tag, a number and a string (case-folded when fold). */
 uint64_t fab_roce_key_hash(unsigned tag, uint32_t num, const char *s, bool fold);
 /* An unordered pair of indices (a link's two ends). */
