@@ -7,8 +7,9 @@
 #     namespace host with 8 RDMA NICs behind a real lldpd, one copy with PFC
 #     on priority 4 on eth7) cloned with consistent identities
 #     (bench/roce_clone: 32 hosts a leaf per NIC). Both binaries merge the
-#     same files, as main's collect writes them (schema 13); this branch also
-#     merges the files its own collect writes (schema 14); --ethtool: host
+#     same files, as main's collect writes them; this branch also merges
+#     the files its own collect writes (the schema versions are printed);
+#     --ethtool: host
 #     files with NIC counters and modules (roce_host.sh --ethtool), in
 #     directories of their own;
 #   - a re-merge after 200 hosts were collected again: `merge --into` here,
@@ -75,9 +76,11 @@ fleet() { # NAME FABSWEEP CLONE: $WORK/NAME/ with HOSTS host files, made once
 			--fault $((HOSTS - 1)) --out "$dir" --hosts "$HOSTS" --time "$T0" &&
 		touch "$dir/.done-$HOSTS"
 }
-V13=v13${ETH:+-eth} V14=v14${ETH:+-eth}
-fleet "$V13" "$OLD" "$OLDCLONE" || { echo "bench_merge.sh: cannot make the schema-13 fleet" >&2; exit 1; }
-fleet "$V14" "$FABSWEEP" "$CLONE" || { echo "bench_merge.sh: cannot make the schema-14 fleet" >&2; exit 1; }
+MAINF=main-$rev${ETH:+-eth} HEREF=here${ETH:+-eth}
+fleet "$MAINF" "$OLD" "$OLDCLONE" || { echo "bench_merge.sh: cannot make main's fleet" >&2; exit 1; }
+rm -rf "$WORK/$HEREF" # made again each time: this checkout's collect
+fleet "$HEREF" "$FABSWEEP" "$CLONE" || { echo "bench_merge.sh: cannot make this checkout's fleet" >&2; exit 1; }
+SMAIN=$(sqlite3 -readonly "$WORK/$MAINF.host.db" "PRAGMA user_version") SHERE=$(sqlite3 -readonly "$WORK/$HEREF.host.db" "PRAGMA user_version")
 
 # ---- measuring: median wall seconds, CPU seconds (user + system) and peak
 # MiB of RUNS runs of a command. The CPU time is what the command costs on
@@ -107,26 +110,26 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 log "== $HOSTS hosts x 8 NICs, $RUNS runs each (load average $(load))"
 # main's merge takes files only (no directory, no list): the paths are short enough here
-measure old_merge 'fresh old.db' "$OLD" merge --quiet --db "$WORK/old.db" "$WORK/$V13"/*.db
-rm -f "$WORK/$V13"/*-wal "$WORK/$V13"/*-shm # what main's merge leaves beside its inputs
-measure new_merge 'fresh new13.db' "$FABSWEEP" merge --quiet --db "$WORK/new13.db" "$WORK/$V13"
-measure new_merge14 'fresh new14.db' "$FABSWEEP" merge --quiet --db "$WORK/new14.db" "$WORK/$V14"
-[[ $(links "$WORK/old.db") == $(links "$WORK/new13.db") ]] || log "  WARNING: the two merges' links differ"
+measure old_merge 'fresh old.db' "$OLD" merge --quiet --db "$WORK/old.db" "$WORK/$MAINF"/*.db
+rm -f "$WORK/$MAINF"/*-wal "$WORK/$MAINF"/*-shm # what main's merge leaves beside its inputs
+measure new_merge 'fresh new.db' "$FABSWEEP" merge --quiet --db "$WORK/new.db" "$WORK/$MAINF"
+measure new_merge_here 'fresh new_here.db' "$FABSWEEP" merge --quiet --db "$WORK/new_here.db" "$WORK/$HEREF"
+[[ $(links "$WORK/old.db") == $(links "$WORK/new.db") ]] || log "  WARNING: the two merges' links differ"
 measure old_check : "$OLD" check --db "$WORK/old.db"
-measure new_check : "$FABSWEEP" check --db "$WORK/new13.db"
+measure new_check : "$FABSWEEP" check --db "$WORK/new.db"
 measure old_report : "$OLD" report --db "$WORK/old.db" --html "$WORK/old.html" --xml "$WORK/old.xml"
-measure new_report : "$FABSWEEP" report --db "$WORK/new13.db" --html "$WORK/new.html" --xml "$WORK/new.xml"
-measure new_report_html : "$FABSWEEP" report --db "$WORK/new13.db" --html "$WORK/new.html"
+measure new_report : "$FABSWEEP" report --db "$WORK/new.db" --html "$WORK/new.html" --xml "$WORK/new.xml"
+measure new_report_html : "$FABSWEEP" report --db "$WORK/new.db" --html "$WORK/new.html"
 
 # ---- 200 hosts collected again
 log "== re-merge after 200 hosts were collected again (load average $(load))"
-rm -rf "$WORK/inc" && mkdir "$WORK/inc" && cp -l "$WORK/$V13"/*.db "$WORK/inc/" || exit 1
+rm -rf "$WORK/inc" && mkdir "$WORK/inc" && cp -l "$WORK/$MAINF"/*.db "$WORK/inc/" || exit 1
 fresh inc.db
 "$FABSWEEP" merge --quiet --into "$WORK/inc.db" "$WORK/inc"
 round=0
 again() { # the next 200 hosts, collected an hour later
 	round=$((round + 1))
-	nice "$OLDCLONE" --template "$WORK/$V13.host.db" --first $((round * 200)) --hosts 200 \
+	nice "$OLDCLONE" --template "$WORK/$MAINF.host.db" --first $((round * 200)) --hosts 200 \
 		--time $((T0 + round * 3600000)) --out "$WORK/inc" >/dev/null
 }
 measure new_into 'again' "$FABSWEEP" merge --quiet --into "$WORK/inc.db" "$WORK/inc"
@@ -137,22 +140,22 @@ rm -f "$WORK"/inc/*-wal "$WORK"/inc/*-shm
 log "== a merge of 16 per-rack merges of $((HOSTS / 16)) hosts (load average $(load))"
 per=$((HOSTS / 16))
 for ((r = 0; r < 16; r++)); do
-	for ((h = r * per; h < (r + 1) * per; h++)); do printf '%s/%s/host%05d.db\n' "$WORK" "$V13" $h; done >"$WORK/rack$r.list"
+	for ((h = r * per; h < (r + 1) * per; h++)); do printf '%s/%s/host%05d.db\n' "$WORK" "$MAINF" $h; done >"$WORK/rack$r.list"
 	fresh "rack$r.db"
 done
 t=$(date +%s.%N)
 for ((r = 0; r < 16; r++)); do "$FABSWEEP" merge --quiet --db "$WORK/rack$r.db" --list "$WORK/rack$r.list"; done
 RACKS=$(echo "scale=2; ($(date +%s.%N) - $t) / 1" | bc)
 measure new_racks 'fresh racks.db' "$FABSWEEP" merge --quiet --db "$WORK/racks.db" "$WORK"/rack?.db "$WORK"/rack??.db
-[[ $(links "$WORK/racks.db") == $(links "$WORK/new13.db") ]] || log "  WARNING: the merge of the racks' links differ from the flat merge's"
+[[ $(links "$WORK/racks.db") == $(links "$WORK/new.db") ]] || log "  WARNING: the merge of the racks' links differ from the flat merge's"
 
 ratio() { [[ $2 == 0* && $2 != 0.[1-9]* ]] && { echo "-"; return; }; echo "scale=2; $1 / $2" | bc | sed 's/^\./0./'; }
 printf '\n%-52s %24s %24s %6s\n' "$HOSTS hosts x 8 NICs${ETH:+ (with ethtool)}, medians of $RUNS" "this branch: wall (CPU)" "main $rev: wall (CPU)" "ratio"
 one() { printf '%6s s (%5s s) %4s MiB' "${SEC[$1]}" "${CPU[$1]}" "${MIB[$1]}"; }
 row() { printf '%-52s %s  %s %6s\n' "$1" "$(one "$2")" "$(one "$3")" "$(ratio "${SEC[$2]}" "${SEC[$3]}")"; }
 row1() { printf '%-52s %s\n' "$1" "$(one "$2")"; }
-row "merge, files of main's collect (schema 13)" new_merge old_merge
-row1 "merge, files of this collect (schema 14)" new_merge14
+row "merge, files of main's collect (schema $SMAIN)" new_merge old_merge
+row1 "merge, files of this collect (schema $SHERE)" new_merge_here
 row "check" new_check old_check
 row "report --html --xml" new_report old_report
 row1 "report --html" new_report_html
@@ -161,4 +164,4 @@ printf '%-52s %s  flat merge here: %s s, ratio %s\n' "merge of 16 rack merges" "
 	"$(ratio "${SEC[new_racks]}" "${SEC[new_merge]}")"
 printf '%-52s %6s s (16 merges of %d files, one after the other)\n' "  the rack merges themselves" "$RACKS" "$per"
 printf 'databases: %s MB here, %s MB with main; load average at the end: %s; files in %s\n' \
-	"$(($(stat -c %s "$WORK/new13.db") / 1000000))" "$(($(stat -c %s "$WORK/old.db") / 1000000))" "$(load)" "$WORK"
+	"$(($(stat -c %s "$WORK/new.db") / 1000000))" "$(($(stat -c %s "$WORK/old.db") / 1000000))" "$(load)" "$WORK"

@@ -8,20 +8,24 @@
 # RoCE device of the real mlx5 tree fixtures/sysfs/h100_roce copied 8 times
 # (mlx5_0..mlx5_7 on eth0..eth7, each with its counters, hw_counters, PCIe
 # attributes and the real ECN directory of fixtures/sysfs/procfs), its DCB
-# the replies tests/tools/dcb_reply.py builds (--dcb-dir: veth has no DCB).
+# the replies tests/tools/dcb_reply.py builds (--dcb-dir: veth has no DCB),
+# its NIC statistics a real ConnectX-4 Lx's `ethtool -S` (fixtures/ethtool,
+# 751 statistics; --ethtool-dir: a veth has none of a NIC's counters).
 # Both collect, merge writes the host's extract (--ready-dir); then RUNS
 # timed runs of `ready --local` against it inside the host's namespace (one
 # warm-up first): wall time from fork to exit, the process's CPU time, and
 # fabsweep's own phases (--verbose: loading the extract, reading the host,
 # judging). Beside it, the same facts read by hand, as an operator without
 # fabsweep would (mlnx_qos-like): per NIC `dcb pfc show`, `dcb ets show`,
-# `dcb app show`, `lldpcli show neighbors ports IF`, and one `cat` per sysfs
-# file ready reads; median of 3.
+# `dcb app show`, `lldpcli show neighbors ports IF`, `ethtool -S IF` (on the
+# veth: the process and the ioctls, not a NIC's 751 lines), and one `cat` per
+# sysfs file ready reads; median of 3. Then the same runs of ready with
+# --no-ethtool, for what the NIC statistics cost.
 #
 # Target: under 100 ms of wall time per node.
 #
 # Usage: bench/bench_ready_roce.sh [--runs N] [--nics N] [--strict]
-# Needs root (network namespaces), lldpd, iproute2's dcb, python3.
+# Needs root (network namespaces), lldpd, iproute2's dcb, ethtool, sqlite3, python3.
 # Environment: FABSWEEP (default: build/, else build/release/, next to this script).
 set -uo pipefail
 
@@ -39,7 +43,7 @@ while (($#)); do
 	esac
 done
 [[ $EUID -eq 0 ]] || { echo "bench_ready_roce: needs root (network namespaces)" >&2; exit 2; }
-for t in ip lldpd lldpcli dcb python3; do
+for t in ip lldpd lldpcli dcb ethtool sqlite3 python3; do
 	command -v "$t" >/dev/null || { echo "bench_ready_roce: '$t' is missing (scripts/deps.sh)" >&2; exit 2; }
 done
 [[ -x $FABSWEEP ]] || { echo "bench_ready_roce: no fabsweep at $FABSWEEP (build first)" >&2; exit 2; }
@@ -107,8 +111,11 @@ for ((k = 0; k < nics; k++)); do
 	echo "eth$k" >"$d/class/infiniband/mlx5_$k/ports/1/gid_attrs/ndevs/0"
 	echo "a088:c203:000d:4e2$k" >"$d/class/infiniband/mlx5_$k/node_guid"
 	python3 "$src/tests/tools/dcb_reply.py" "eth$k" "$work/dcb/eth$k.bin" --pfc 0x08 --apps udp:4791=3,dscp:26=3
+	mkdir -p "$work/eth"
+	echo "driver: mlx5_core" >"$work/eth/eth$k.info"
+	cp "$src/fixtures/ethtool/mlx5_connectx4lx.stats" "$work/eth/eth$k.stats"
 done
-opts=(--lldp-socket "$work/h.sock" --sysfs-root "$d" --dcb-dir "$work/dcb")
+opts=(--lldp-socket "$work/h.sock" --sysfs-root "$d" --dcb-dir "$work/dcb" --ethtool-dir "$work/eth")
 mkdir -p "$work/ready"
 ip netns exec "$pfx-h" "$FABSWEEP" collect --quiet --out "$work/h.db" "${opts[@]}" || exit 1
 ip netns exec "$pfx-l" "$FABSWEEP" collect --quiet --out "$work/l.db" --lldp-socket "$work/l.sock" || exit 1
@@ -116,18 +123,25 @@ ip netns exec "$pfx-l" "$FABSWEEP" collect --quiet --out "$work/l.db" --lldp-soc
 x=$work/ready/rocehost.db
 
 # ready --local: RUNS timed runs in the host's namespace (entered once)
-ip netns exec "$pfx-h" bash -c '
-	f=$1 x=$2 runs=$3 v=$4; shift 4
-	"$f" ready --local --db "$x" "$@" >/dev/null 2>&1 # warm-up
-	for ((i = 0; i < runs; i++)); do
-		t0=$(date +%s%N)
-		"$f" ready --local --db "$x" --quiet --verbose "$@" 2>"$v" >/dev/null
-		rc=$?
-		t1=$(date +%s%N)
-		echo "$(( (t1 - t0) / 1000 )) $rc $(cat "$v")"
-	done' bench "$FABSWEEP" "$x" "$runs" "$work/verbose" "${opts[@]}" >"$work/runs" 2>&1
+timed() { # OUT [more options]
+	local out=$1
+	shift
+	ip netns exec "$pfx-h" bash -c '
+		f=$1 x=$2 runs=$3 v=$4; shift 4
+		"$f" ready --local --db "$x" "$@" >/dev/null 2>&1 # warm-up
+		for ((i = 0; i < runs; i++)); do
+			t0=$(date +%s%N)
+			"$f" ready --local --db "$x" --quiet --verbose "$@" 2>"$v" >/dev/null
+			rc=$?
+			t1=$(date +%s%N)
+			echo "$(( (t1 - t0) / 1000 )) $rc $(cat "$v")"
+		done' bench "$FABSWEEP" "$x" "$runs" "$work/verbose" "${opts[@]}" "$@" >"$out" 2>&1
+}
+timed "$work/runs"
+timed "$work/runs.noeth" --no-ethtool
 ip netns exec "$pfx-h" "$FABSWEEP" ready --local --db "$x" "${opts[@]}" >"$work/verdict" 2>&1
 rc=$?
+n_nic=$(sqlite3 "$x" "SELECT count(*) FROM nic_counters")
 
 # by hand: every fact ready reads, one tool or cat at a time
 files=()
@@ -149,6 +163,7 @@ for _ in 1 2 3; do
 		for ((k = 0; k < nics; k++)); do
 			for o in pfc ets app; do dcb "$o" show dev "eth$k"; done
 			lldpcli -u "$sock" show neighbors ports "eth$k"
+			ethtool -S "eth$k"
 		done
 		while read -r f; do cat "$f"; done <"$list"
 		t1=$(date +%s%N)
@@ -157,8 +172,8 @@ done
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
 ms() { awk '{printf "%.1f", $1 / 1000}'; }
-field() { # the value after a phrase of the --verbose line, per run
-	sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p" "$work/runs" | median
+field() { # the value after a phrase of the --verbose line, per run [of FILE]
+	sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p" "${2:-$work/runs}" | median
 }
 wall=$(awk '{print $1}' "$work/runs" | median | ms)
 wmin=$(awk '{print $1}' "$work/runs" | sort -n | head -1 | ms)
@@ -173,8 +188,9 @@ echo "ready --local, $nics RoCE NICs (fixture sysfs, real lldpd, DCB replies), $
 echo "  verdict: exit $rc ($(tail -1 "$work/verdict"))"
 echo "  wall, fork to exit: median $wall ms (min $wmin, max $wmax)"
 echo "  fabsweep's own: total $own ms, CPU $cpu ms; load the extract $load ms, read the host $host ms, judge $judge ms (medians)"
-echo "  extract: $(stat -c %s "$x") bytes"
-echo "by hand ($(wc -l <"$work/files") files by cat, $((nics * 3)) dcb, $nics lldpcli): median $hand ms"
+echo "  extract: $(stat -c %s "$x") bytes ($n_nic NIC counters)"
+echo "  --no-ethtool: wall median $(awk '{print $1}' "$work/runs.noeth" | median | ms) ms, CPU $(sed -n 's/.*(CPU \([0-9.]*\) ms)$/\1/p' "$work/runs.noeth" | median) ms, read the host $(field "read this host" "$work/runs.noeth") ms"
+echo "by hand ($(wc -l <"$work/files") files by cat, $((nics * 3)) dcb, $nics lldpcli, $nics ethtool -S): median $hand ms"
 echo "ratio: $(awk -v a="$wall" -v b="$hand" 'BEGIN {printf "%.3f", a / b}') (ready --local wall / by hand)"
 if ((strict)) && awk -v w="$wall" 'BEGIN {exit !(w >= 100)}'; then
 	echo "target missed: $wall ms >= 100 ms"

@@ -23,9 +23,23 @@
 # tree (2 leaves x 2 hosts, 2 spines) with --interval 0 for N sweeps; its RSS
 # (VmRSS) after sweep 100 and after the last, and the database's size.
 #
+# Part 3 (--events N, default 20; 0 skips it): link events on the same fat
+# tree as part 1 (docs/watch.md "Link events"). A watch with its defaults
+# (--interval 10s, the link probe every 30 s) on the last host, subscribed
+# through the simulator's Report path (FABSWEEP_SIM_REPORTS=1), posting to a
+# local Alertmanager (prometheus-alertmanager). N times: a switch-to-switch
+# link picked at random is unlinked after a random pause (0-3 s), then the
+# time from the console write of the Unlink to the first port.down of the
+# link in the database (polled every 20 ms) and to its alert in
+# Alertmanager (polled), and what read it (the trap, the probe, ...; a
+# full scan when no read did); then linked again, and the next once it has
+# cleared. Targets (issue 31): median <= 2 s, worst <= 5 s, the alert at
+# most 1 s later. And the link probe's cost: its PortInfo reads per sweep
+# against the sweep's other MADs (target <= 10%), from watch's own lines.
+#
 # Usage: bench/bench_watch.sh [--fabric 4k] [--runs N] [--sweeps N]
 #            [--leaves N --spines N --hosts-per-leaf N] [--rss-sweeps N]
-#            [--no-part1] [--keep DIR]
+#            [--events N] [--no-part1] [--keep DIR]
 # Environment: FABSWEEP, FABGEN (bench/tools.sh), FABSIM_TIMEOUT (default 1200).
 set -uo pipefail
 
@@ -33,7 +47,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
 source "$here/tools.sh" # FABSWEEP FABGEN
 export FABSIM_TIMEOUT=${FABSIM_TIMEOUT:-1200}
-runs=3 sweeps=8 keep="" rss_sweeps=10000 part1=1
+runs=3 sweeps=8 keep="" rss_sweeps=10000 part1=1 events=20
 leaves=128 spines=32 hpl=32 ports=128
 while (($#)); do
 	case "$1" in
@@ -44,6 +58,7 @@ while (($#)); do
 	--spines) spines=$2; shift 2 ;;
 	--hosts-per-leaf) hpl=$2; shift 2 ;;
 	--rss-sweeps) rss_sweeps=$2; shift 2 ;;
+	--events) events=$2; shift 2 ;;
 	--no-part1) part1=0; shift ;;
 	--keep) keep=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -61,7 +76,9 @@ source "$src/scripts/fabsim.sh"
 top=${keep:-$(mktemp -d)}
 mkdir -p "$top"
 sim_dir=""
+ampid=""
 cleanup() {
+	[[ -n $ampid ]] && kill "$ampid" 2> /dev/null
 	[[ -n $sim_dir ]] && fabsim_stop "$sim_dir" > /dev/null 2>&1
 	[[ -z $keep ]] && rm -rf "$top"
 }
@@ -210,6 +227,111 @@ if ((rss_sweeps > 0)); then
 	echo "  RSS: $early; $marks$late (the last read before it exited)"
 	echo "  database: $(($(stat -c %s "$D/w.db") / 1024)) KiB, $(sqlite3 "$D/w.db" 'SELECT count(*) FROM scans') scans"
 	echo "  ($(load))"
+	fabsim_stop "$sim_dir" > /dev/null 2>&1
+	sim_dir=""
+fi
+
+if ((events > 0)); then
+	for t in prometheus-alertmanager curl python3; do
+		command -v "$t" > /dev/null || { echo "bench_watch: $t not installed (scripts/deps.sh)" >&2; exit 2; }
+	done
+	D=$top/events
+	mkdir -p "$D"
+	"$FABGEN" --leaves "$leaves" --spines "$spines" --hosts-per-leaf "$hpl" --switch-ports "$ports" \
+		-o "$D/net" > /dev/null || exit 1
+	sim_dir=$D/sim
+	fabsim_start "$D/net" "$sim_dir" > /dev/null || { echo "bench_watch: simulator did not start" >&2; exit 1; }
+	amport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	am=http://127.0.0.1:$amport
+	printf 'route: {receiver: "none"}\nreceivers: [{name: "none"}]\n' > "$D/am.yml"
+	prometheus-alertmanager --config.file "$D/am.yml" --storage.path "$D/am" \
+		--web.listen-address="127.0.0.1:$amport" --cluster.listen-address= > "$D/am.log" 2>&1 &
+	ampid=$!
+	for ((i = 0; i < 300; i++)); do curl -sf "$am/-/ready" > /dev/null && break; sleep 0.1; done
+	whost=$(printf 'host%04d' $((leaves * hpl)))
+	echo "== link events: $events Unlinks on the fat tree ($leaves x $hpl, $spines spines), watch on $whost ($(load))"
+	FABSWEEP_SIM_REPORTS=1 fabsim_run "$sim_dir" --host "$whost" --pidfile "$D/pid" -- "$FABSWEEP" watch \
+		--db "$D/w.db" --alertmanager "$am" > "$D/out" 2> "$D/err" &
+	wpid=$!
+	q() { sqlite3 -readonly "$D/w.db" "$@" 2> /dev/null; }
+	i=0
+	while ! grep -q 'watch: sweep 2,' "$D/out" 2> /dev/null && ((i++ < 3000)); do sleep 0.2; done
+	grep -q "subscribed to the SM's traps" "$D/out" || echo "  (watch did not subscribe: $(grep warning "$D/out" | head -1))"
+	full=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
+	# every switch-to-switch link: leaf guid, port, name; spine guid, port, name
+	q "SELECT a.node_guid, a.port_num, na.description, b.node_guid, b.port_num, nb.description FROM links k
+	   JOIN ports a ON a.scan_id = k.scan_id AND a.node_guid = k.a_guid AND a.port_num = k.a_port
+	   JOIN ports b ON b.scan_id = k.scan_id AND b.node_guid = k.b_guid AND b.port_num = k.b_port
+	   JOIN nodes na ON na.scan_id = k.scan_id AND na.node_guid = a.node_guid
+	   JOIN nodes nb ON nb.scan_id = k.scan_id AND nb.node_guid = b.node_guid
+	   WHERE k.scan_id = $full AND na.node_type = 'switch' AND nb.node_type = 'switch'" > "$D/links"
+	alert_of() { # name port: Alertmanager has the alert
+		curl -sf "$am/api/v2/alerts" | python3 -c '
+import json, sys
+sys.exit(0 if any(a["labels"].get("alertname") == "port.down" and a["labels"].get("node") == sys.argv[1]
+                  and a["labels"].get("port") == sys.argv[2] for a in json.load(sys.stdin)) else 1)' "$1" "$2"
+	}
+	: > "$D/times"
+	for ((e = 1; e <= events; e++)); do
+		IFS='|' read -r ga pa na gb pb nb < <(shuf -n 1 "$D/links")
+		sleep "$((RANDOM % 3)).$((RANDOM % 10))"
+		b=$(q 'SELECT max(scan_id) FROM scans')
+		down="rule_id = 'port.down' AND scan_id > $b AND ((node = '$ga' AND port = '$pa') OR (node = '$gb' AND port = '$pb'))"
+		t0=$EPOCHREALTIME
+		fabsim_console "$sim_dir" "Unlink \"$na\"[$pa]" > /dev/null
+		t1="" t2="" an="" ap="" k=0
+		while [[ -z $t1 ]] && ((k++ < 6000)); do # 2 min
+			[[ $(q "SELECT count(*) FROM findings WHERE $down") -gt 0 ]] && t1=$EPOCHREALTIME || sleep 0.02
+		done
+		read -r an ap <<< "$(q "SELECT CASE node WHEN '$ga' THEN '$na' ELSE '$nb' END, port FROM findings
+			WHERE $down ORDER BY scan_id LIMIT 1" | tr '|' ' ')"
+		k=0
+		while [[ -n $t1 && -z $t2 ]] && ((k++ < 600)); do # 1 min
+			alert_of "$an" "$ap" && t2=$EPOCHREALTIME || sleep 0.05
+		done
+		by=$(q "SELECT cause FROM events WHERE scan_id > $b AND kind = 'port' AND state != 'active'
+			AND ((node_guid = '$ga' AND port_num = $pa) OR (node_guid = '$gb' AND port_num = $pb))
+			ORDER BY event_id LIMIT 1")
+		awk -v e="$e" -v a="$t0" -v b="${t1:-0}" -v c="${t2:-0}" -v by="${by:-full-scan}" -v l="$na[$pa]-$nb[$pb]" \
+			'BEGIN { printf "%d %s %.3f %.3f %s\n", e, l, (b ? b - a : -1), (c && b ? c - b : -1), by }' >> "$D/times"
+		tail -1 "$D/times" | awk '{ printf "  event %2d: %-24s stored %6.3f s, alert +%6.3f s (%s)\n", $1, $2, $3, $4, $5 }'
+		fabsim_console "$sim_dir" "Link \"$na\"[$pa] \"$nb\"[$pb]" > /dev/null
+		for ((k = 0; k < 1200; k++)); do # 2 min: both ends read Active again
+			last=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NOT NULL')
+			[[ $(q "SELECT count(*) FROM findings WHERE scan_id = $last AND rule_id = 'port.down'") == 0 ]] && break
+			sleep 0.1
+		done
+	done
+	awk '$3 >= 0 { print $3 }' "$D/times" | sort -g > "$D/stored"
+	awk '$4 >= 0 { print $4 }' "$D/times" | sort -g > "$D/alerted"
+	n=$(wc -l < "$D/stored")
+	echo "  Unlink -> stored port.down, $n of $events events: min $(head -1 "$D/stored") s, median $(median < "$D/stored") s, max $(tail -1 "$D/stored") s"
+	awk -v n="$n" -v m="$(median < "$D/stored")" -v x="$(tail -1 "$D/stored")" -v want="$events" 'BEGIN {
+		printf "  targets: median <= 2 s %s, worst <= 5 s %s%s\n", (m <= 2 ? "met" : "MISSED"), (x <= 5 ? "met" : "MISSED"),
+			(n < want ? " (" want - n " events never stored: MISSED)" : "") }'
+	echo "  stored -> alert in Alertmanager: median $(median < "$D/alerted") s, max $(tail -1 "$D/alerted") s" \
+		"(target <= 1 s: $(awk -v x="$(tail -1 "$D/alerted")" 'BEGIN { print (x <= 1 ? "met" : "MISSED") }'))"
+	echo "  read by: $(awk '{ print $5 }' "$D/times" | sort | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }')"
+	# the probe's cost: per sweep, its PortInfo reads against the sweep's other MADs
+	probe_cost() { # FILE WHAT
+		grep -E '^watch: sweep [0-9]+,' "$1" | tail -n +2 | awk -v what="$2" '
+			{ mads = $0; sub(/.* changed; /, "", mads); sub(/ MADs.*/, "", mads)
+			  l = 0; if (match($0, /, [0-9]+ link states/)) { l = substr($0, RSTART + 2, RLENGTH - 2); sub(/ .*/, "", l) }
+			  n++; tm += mads; tl += l }
+			END { if (n) printf "  %s: %.1f PortInfo per sweep against %.1f other MADs per sweep over %d sweeps: %.1f%% (target <= 10%%: %s)\n",
+				what, tl / n, (tm - tl) / n, n, 100 * tl / (tm - tl), (tl / (tm - tl) <= 0.10 ? "met" : "MISSED") }'
+	}
+	links=$(wc -l < "$D/links")
+	probe_cost "$D/out" "link reads with traps (the probe at 10 x 30 s, and the traps' reads)"
+	echo "  ($(load))"
+	kill -TERM "$wpid" 2> /dev/null
+	wait "$wpid"
+	# without traps: the probe at its period, 30 s (7 sweeps at the default 10 s)
+	fabsim_run "$sim_dir" -- "$FABSWEEP" watch --db "$D/w2.db" --no-events --count 7 > "$D/out2" 2> "$D/err2"
+	probe_cost "$D/out2" "the link probe without traps (every 30 s)"
+	echo "  (one end of each of $links switch-to-switch links every 30 s, a sweep every 10 s: $links x 10 / 30 = $((links / 3)) reads a sweep)"
+	kill "$ampid" 2> /dev/null
+	ampid=""
 	fabsim_stop "$sim_dir" > /dev/null 2>&1
 	sim_dir=""
 fi

@@ -77,13 +77,18 @@ int fab_cli_mad_opt(const char *cmd, enum fab_cli_mad_opt which, const char *arg
  * 0 when c is none of them, or prints a usage error naming cmd and returns
  * FAB_EXIT_USAGE; fab_cli_roce_check() then checks that the directories
  * given can be read (-1, or FAB_EXIT_USAGE after the message). */
-enum { FAB_CLI_O_LLDP = 1000, FAB_CLI_O_SYSFS, FAB_CLI_O_NODCB, FAB_CLI_O_DCBDIR, FAB_CLI_O_RTIMEOUT };
+enum {
+	FAB_CLI_O_LLDP = 1000, FAB_CLI_O_SYSFS, FAB_CLI_O_NODCB, FAB_CLI_O_DCBDIR, FAB_CLI_O_RTIMEOUT,
+	FAB_CLI_O_ETHDIR, FAB_CLI_O_NOETH
+};
 #define FAB_CLI_ROCE_OPTIONS \
 	{ "lldp-socket", required_argument, NULL, FAB_CLI_O_LLDP }, \
 	{ "sysfs-root", required_argument, NULL, FAB_CLI_O_SYSFS }, \
 	{ "no-dcb", no_argument, NULL, FAB_CLI_O_NODCB }, \
 	{ "dcb-dir", required_argument, NULL, FAB_CLI_O_DCBDIR }, \
-	{ "timeout", required_argument, NULL, FAB_CLI_O_RTIMEOUT }
+	{ "timeout", required_argument, NULL, FAB_CLI_O_RTIMEOUT }, \
+	{ "ethtool-dir", required_argument, NULL, FAB_CLI_O_ETHDIR }, \
+	{ "no-ethtool", no_argument, NULL, FAB_CLI_O_NOETH }
 struct fab_roce_opts;
 int fab_cli_roce_opt(const char *cmd, int c, const char *arg, struct fab_roce_opts *ro,
 		     const char **socks);
@@ -117,6 +122,11 @@ void fab_cli_print_errors(FILE *f, const struct fab_snapshot *snap);
 /* "fabsweep: scan N committed as partial: ..." on stderr. */
 void fab_cli_partial(const struct fab_snapshot *snap);
 
+/* ---- what `fabsweep watch` prints (cli/print_watch.c) --------------------- */
+struct fab_watch_event;
+/* The job's event callback; ctx: a bool, quiet (only failures printed). */
+void fab_cli_watch_event(const struct fab_watch_event *e, void *ctx);
+
 /* ---- the summary of a check (cli/print_check.c), check and sweep ---------- */
 
 struct fab_cli_check_summary {
@@ -139,6 +149,11 @@ void fab_cli_print_route(const struct fab_pipeline_route_result *r);
 /* --all-pairs: the hosts missing, the pairs that break (sorted by source in
  * place), the counts. */
 void fab_cli_print_route_pairs(struct fab_pipeline_route_result *r);
+/* --mcast: the group's tree, its members and what the tables do wrong
+ * (cli/print_mcast.c); returns whether every receiving member is reached
+ * and there is no loop. */
+struct fab_pipeline_route_mcast_result;
+bool fab_cli_print_route_mcast(const struct fab_pipeline_route_mcast_result *r);
 
 /* ---- what `fabsweep rules` prints (cli/print_rules.c) -------------------- */
 

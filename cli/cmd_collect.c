@@ -3,12 +3,10 @@
  * fabsweep collect: this machine's own RoCE view into a snapshot file for
  * `fabsweep merge` (fab_pipeline_collect).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "fabsweep/names.h"
@@ -17,14 +15,12 @@
 
 int fab_cmd_collect(int argc, char **argv)
 {
-	enum { O_OUT = 256, O_LABEL, O_QUIET, O_ETHDIR, O_NOETH, O_NOMOD, O_INTERVAL };
+	enum { O_OUT = 256, O_LABEL, O_QUIET, O_NOMOD, O_INTERVAL };
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, O_OUT },
 		FAB_CLI_ROCE_OPTIONS,
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "ethtool-dir", required_argument, NULL, O_ETHDIR },
-		{ "no-ethtool", no_argument, NULL, O_NOETH },
 		{ "no-modules", no_argument, NULL, O_NOMOD },
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ NULL, 0, NULL, 0 },
@@ -53,8 +49,6 @@ int fab_cmd_collect(int argc, char **argv)
 		case O_OUT: job.out = optarg; break;
 		case O_LABEL: job.label = optarg; break;
 		case O_QUIET: quiet = 1; break;
-		case O_ETHDIR: ro->ethtool_dir = optarg; break;
-		case O_NOETH: ro->no_ethtool = true; break;
 		case O_NOMOD: ro->no_modules = true; break;
 		case O_INTERVAL:
 			if (fab_duration_parse(optarg, &ms) || ms > 60000) {
@@ -77,12 +71,6 @@ int fab_cmd_collect(int argc, char **argv)
 			       : fab_cli_usage_error("collect", "where to? --out FILE is required");
 	}
 	if (fab_cli_roce_check("collect", ro) > 0) {
-		free(socks);
-		return FAB_EXIT_USAGE;
-	}
-	if (ro->ethtool_dir && access(ro->ethtool_dir, R_OK | X_OK) != 0) {
-		fab_cli_usage_error("collect", "cannot read --ethtool-dir '%s': %s", ro->ethtool_dir,
-				    strerror(errno));
 		free(socks);
 		return FAB_EXIT_USAGE;
 	}

@@ -43,7 +43,7 @@ static void print_result(const struct fab_pipeline_ready_local_result *res, int 
 
 int fab_cmd_ready_local(int argc, char **argv)
 {
-	enum { O_LOCAL = 256, O_DB, O_SCAN, O_CONFIG, O_SYSTEM, O_FAIL_ON, O_QUIET, O_VERBOSE, O_JSON };
+	enum { O_LOCAL = 256, O_DB, O_SCAN, O_CONFIG, O_SYSTEM, O_FAIL_ON, O_QUIET, O_VERBOSE, O_JSON, O_MODULES };
 	static const struct option opts[] = {
 		{ "local", no_argument, NULL, O_LOCAL },
 		{ "db", required_argument, NULL, O_DB },
@@ -55,6 +55,7 @@ int fab_cmd_ready_local(int argc, char **argv)
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "modules", no_argument, NULL, O_MODULES },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fab_pipeline_ready_local job = { .db = fab_cli_default_db(), .fail_on = FAB_SEV_WARNING };
@@ -80,6 +81,7 @@ int fab_cmd_ready_local(int argc, char **argv)
 		case O_QUIET: quiet = 1; break;
 		case O_VERBOSE: verbose = 1; break;
 		case O_JSON: json = 1; break;
+		case O_MODULES: job.modules = true; break;
 		case O_SCAN:
 			if (fab_pipeline_parse_scan(optarg, &job.scan_id)) {
 				fab_cli_usage_error("ready", "--scan takes a scan id, 'latest' or -N, not '%s'", optarg);

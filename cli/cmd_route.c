@@ -10,6 +10,11 @@
  * pair of the hosts' ports, printing only those that break and the counts.
  * Exit 0 when every pair arrives, 1 when one breaks, is not judged, or a
  * host has no port to check. Printing: cli/print_route.c.
+ *
+ * fabsweep route --mcast MGID|MLID: a multicast group's tree
+ * (fab_pipeline_route_mcast); exit 0 when every member that receives gets
+ * every other member's packets and nothing loops, 1 otherwise. Printing:
+ * cli/print_mcast.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -50,9 +55,29 @@ static int host_list(const char *expr, const char *file, struct fab_hostlist **o
 	return FAB_EXIT_OK;
 }
 
+/* --mcast: a group's tree. */
+static int route_mcast(const struct fab_pipeline_route *rj, const char *group, bool other)
+{
+	struct fab_pipeline_route_mcast job = { .db = rj->db, .scan_id = rj->scan_id, .group = group };
+	struct fab_pipeline_route_mcast_result res;
+	int ret;
+
+	if (other)
+		return fab_cli_usage_error("route", "--mcast takes a group (MGID or MLID) and --scan, --db "
+					   "only");
+	int err = fab_pipeline_route_mcast(&job, &res);
+	if (err == -EINVAL) /* neither an MGID nor an MLID */
+		return fab_cli_usage_error("route", "--mcast: %s", fab_errmsg());
+	if (err)
+		return fab_cli_fail();
+	ret = fab_cli_print_route_mcast(&res) ? FAB_EXIT_OK : FAB_EXIT_FINDINGS;
+	fab_pipeline_route_mcast_free(&res);
+	return ret;
+}
+
 int fab_cmd_route(int argc, char **argv)
 {
-	enum { O_DB = 256, O_SCAN, O_ALL_PAIRS, O_HOSTS, O_HOSTFILE, O_LID_OFFSET, O_ALL_LIDS };
+	enum { O_DB = 256, O_SCAN, O_ALL_PAIRS, O_HOSTS, O_HOSTFILE, O_LID_OFFSET, O_ALL_LIDS, O_MCAST };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "scan", required_argument, NULL, O_SCAN },
@@ -61,14 +86,15 @@ int fab_cmd_route(int argc, char **argv)
 		{ "hostfile", required_argument, NULL, O_HOSTFILE },
 		{ "lid-offset", required_argument, NULL, O_LID_OFFSET },
 		{ "all-lids", no_argument, NULL, O_ALL_LIDS },
+		{ "mcast", required_argument, NULL, O_MCAST },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const with_arg[] = { "--db", "--scan", "--hosts", "--hostfile",
-						"--lid-offset", NULL };
+						"--lid-offset", "--mcast", NULL };
 	struct fab_pipeline_route job = { .db = fab_cli_default_db() };
 	struct fab_pipeline_route_result res;
 	struct fab_hostlist *hl = NULL;
-	const char *hosts = NULL, *hostfile = NULL;
+	const char *hosts = NULL, *hostfile = NULL, *mcast = NULL;
 	bool all_pairs = false, offset = false;
 	char **args = fab_cli_hide_negative_ids(argc, argv, with_arg);
 	int c, ret;
@@ -84,6 +110,7 @@ int fab_cmd_route(int argc, char **argv)
 		case O_HOSTS: hosts = optarg; break;
 		case O_HOSTFILE: hostfile = optarg; break;
 		case O_ALL_LIDS: job.all_lids = true; break;
+		case O_MCAST: mcast = optarg; break;
 		case O_LID_OFFSET: {
 			char *end;
 			unsigned long k = strtoul(optarg, &end, 10);
@@ -110,6 +137,11 @@ int fab_cmd_route(int argc, char **argv)
 						  args[optind - 1]);
 			goto out;
 		}
+	}
+	if (mcast) {
+		ret = route_mcast(&job, mcast, all_pairs || offset || job.all_lids || hosts || hostfile ||
+					       argc - optind);
+		goto out;
 	}
 	if (offset && job.all_lids) {
 		ret = fab_cli_usage_error("route", "give --lid-offset or --all-lids, not both");

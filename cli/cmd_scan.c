@@ -58,7 +58,7 @@ int fab_cmd_scan(int argc, char **argv)
 	enum { O_DB = 256, O_CA, O_PORT, O_SMPS, O_WINDOW, O_TIMEOUT, O_RETRIES,
 	       O_INTERVAL, O_RESET, O_NOCTR, O_CACHE, O_LABEL, O_QUIET,
 	       O_NOIB, O_LLDP_SOCKET, O_SYSFS_ROOT /* RoCE */,
-	       O_FORENSIC /* ops */, O_NOROUTES, O_NOPKEYS, O_SL2VL_MAX, O_DISCOVERY, O_MKEY, O_MKEY_FILE };
+	       O_FORENSIC /* ops */, O_NOROUTES, O_NOPKEYS, O_NOMCAST, O_SL2VL_MAX, O_DISCOVERY, O_MKEY, O_MKEY_FILE };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "ca", required_argument, NULL, O_CA },
@@ -72,6 +72,7 @@ int fab_cmd_scan(int argc, char **argv)
 		{ "no-counters", no_argument, NULL, O_NOCTR },
 		{ "no-routes", no_argument, NULL, O_NOROUTES },
 		{ "no-pkeys", no_argument, NULL, O_NOPKEYS },
+		{ "no-mcast", no_argument, NULL, O_NOMCAST },
 		{ "sl2vl-max", required_argument, NULL, O_SL2VL_MAX },
 		{ "load-cache", required_argument, NULL, O_CACHE },
 		{ "label", required_argument, NULL, O_LABEL },
@@ -110,6 +111,7 @@ int fab_cmd_scan(int argc, char **argv)
 		case O_NOCTR: so->no_counters = true; break;
 		case O_NOROUTES: so->no_routes = true; break;
 		case O_NOPKEYS: so->no_pkeys = true; break;
+		case O_NOMCAST: so->no_mcast = true; break;
 		case O_SL2VL_MAX:
 			if (fab_cli_parse_int(optarg, 0, 100000000, &v))
 				return fab_cli_usage_error("scan", "--sl2vl-max takes a number of tables from 0 to 100000000, not '%s'", optarg);
@@ -171,10 +173,10 @@ int fab_cmd_scan(int argc, char **argv)
 					   so->load_cache, strerror(errno));
 	/* Forensic (docs/scan.md): everything, the evidence left as found. */
 	if (a.forensic && (so->reset_counters || so->no_counters || so->no_routes || so->no_pkeys ||
-			   sl2vl_given || so->load_cache || a.no_ib))
+			   so->no_mcast || sl2vl_given || so->load_cache || a.no_ib))
 		return fab_cli_usage_error("scan", "--forensic records every counter and table as found: it does not "
-					   "go with --reset-counters, --no-counters, --no-routes, --no-pkeys, --sl2vl-max, "
-					   "--load-cache or --no-ib");
+					   "go with --reset-counters, --no-counters, --no-routes, --no-pkeys, --no-mcast, "
+					   "--sl2vl-max, --load-cache or --no-ib");
 	if (a.forensic && !interval_given)
 		so->interval_s = 1; /* a second sample: which counters still move */
 	if (a.forensic) {

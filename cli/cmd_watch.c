@@ -20,50 +20,10 @@
 #include "fabsweep/snapshot.h"
 #include "fabsweep/watch.h"
 
-static void on_event(const struct fab_watch_event *e, void *ctx)
-{
-	const bool *quiet = ctx;
-	const struct fab_snapshot *s = e->snap;
-	const struct fab_watch_result *r = e->res;
-
-	switch (e->step) {
-	case FAB_WATCH_SCANNED:
-		if (!*quiet)
-			printf("watch: scan %lld: %s; %zu nodes, %zu links, %zu counter samples, "
-			       "%zu findings\n", (long long)s->scan_id, fab_scan_status_name(s->status),
-			       s->n_nodes, s->n_links, s->n_samples, s->n_findings);
-		break;
-	case FAB_WATCH_SWEPT:
-		if (!*quiet)
-			printf("watch: sweep %lu, scan %lld: %zu port%s changed; %lu MADs (%lu sums, "
-			       "%lu ports, %lu details, %lu checks%s) in %.0f ms%s\n", e->sweep,
-			       (long long)s->scan_id, r->changed, r->changed == 1 ? "" : "s", r->mads,
-			       r->sums, r->ports, r->details, r->verified + r->probed,
-			       r->probed ? ", down ports among them" : "", r->ms,
-			       r->data ? "; data sweep" : "");
-		break;
-	case FAB_WATCH_TOPOLOGY:
-		if (!*quiet)
-			printf("watch: topology changed (%s): full scan\n", r->why);
-		break;
-	case FAB_WATCH_EXPORT_FAILED: /* the file keeps its last state */
-		fprintf(stderr, "watch: %s\n", fab_errmsg());
-		break;
-	case FAB_WATCH_ROLLED:
-		if (!*quiet)
-			printf("watch: rolled up the %lld sweeps of scan %lld (%lld counter rows into "
-			       "%lld hourly rows)\n", (long long)e->rollup->sweeps,
-			       (long long)e->rollup->chain, (long long)e->rollup->samples,
-			       (long long)e->rollup->rows);
-		break;
-	}
-	fflush(stdout);
-}
-
 static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quiet)
 {
 	enum { O_DB = 256, O_CONFIG, O_HOLD, O_INTERVAL, O_RESCAN, O_COUNT, O_LABEL, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_WINDOW, O_VERIFY, O_QUIET, O_KEEP_RAW, O_PROM };
+	       O_WINDOW, O_VERIFY, O_QUIET, O_KEEP_RAW, O_PROM, O_AM, O_PROBE, O_NO_EVENTS };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "config", required_argument, NULL, O_CONFIG },
@@ -81,6 +41,9 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "keep-raw", required_argument, NULL, O_KEEP_RAW },
 		{ "prometheus", required_argument, NULL, O_PROM },
+		{ "alertmanager", required_argument, NULL, O_AM },
+		{ "link-probe", required_argument, NULL, O_PROBE },
+		{ "no-events", no_argument, NULL, O_NO_EVENTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int64_t ms;
@@ -108,6 +71,19 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 				return fab_cli_usage_error("watch", "--prometheus takes a file ending in .prom (the textfile collector reads *.prom), not '%s'", optarg);
 			a->prometheus = optarg;
 			break;
+		case O_AM:
+			if (!fab_url_ok(optarg))
+				return fab_cli_usage_error("watch", "--alertmanager takes Alertmanager's URL, such as http://localhost:9093, not '%s'", optarg);
+			a->alertmanager = optarg;
+			break;
+		case O_PROBE:
+			if (!strcmp(optarg, "off"))
+				ms = -1;
+			else if (fab_duration_parse(optarg, &ms) || ms < 1000)
+				return fab_cli_usage_error("watch", "--link-probe takes a duration of a second or more, such as 30s, or off, not '%s'", optarg);
+			a->link_probe_ms = ms;
+			break;
+		case O_NO_EVENTS: a->events = -1; break;
 		case O_LABEL: a->scan.label = optarg; break;
 		case O_CA: a->scan.so.ca = optarg; break;
 		case O_QUIET: *quiet = true; break;
@@ -178,7 +154,7 @@ int fab_cmd_watch(int argc, char **argv)
 	a.scan.db = a.db;
 	a.scan.ro.note = quiet ? NULL : fab_cli_note;
 	a.make_db_dir = fab_cli_is_root_db(a.db);
-	a.event = on_event;
+	a.event = fab_cli_watch_event;
 	a.event_ctx = &quiet;
 	if (fab_pipeline_watch(&a, &res))
 		return fab_cli_fail();

@@ -187,6 +187,8 @@ int fab_cli_roce_opt(const char *cmd, int c, const char *arg, struct fab_roce_op
 	case FAB_CLI_O_SYSFS: ro->sysfs_root = arg; return -1;
 	case FAB_CLI_O_NODCB: ro->no_dcb = true; return -1;
 	case FAB_CLI_O_DCBDIR: ro->dcb_dir = arg; return -1;
+	case FAB_CLI_O_ETHDIR: ro->ethtool_dir = arg; return -1;
+	case FAB_CLI_O_NOETH: ro->no_ethtool = true; return -1;
 	case FAB_CLI_O_RTIMEOUT:
 		if (fab_cli_parse_int(arg, 1, 600000, &v))
 			return fab_cli_usage_error(cmd, "--timeout takes milliseconds from 1 to 600000, not '%s'",

@@ -45,6 +45,9 @@ static const char *const kind_names[] = {
 	[FAB_CHG_SL2VL] = "sl2vl",
 	[FAB_CHG_VLARB] = "vlarb",
 	[FAB_CHG_MODULE] = "module",
+	[FAB_CHG_MCAST_ADDED] = "mcast-group-added",
+	[FAB_CHG_MCAST_REMOVED] = "mcast-group-removed",
+	[FAB_CHG_MCAST_TREE] = "mcast-tree",
 };
 static_assert(ARRAY_SIZE(kind_names) == FAB_CHG__COUNT, "kind_names");
 
@@ -653,6 +656,9 @@ static int cmp_change(const void *x, const void *y)
 	if (a->f != b->f) \
 		return a->f < b->f ? -1 : 1
 	CMP(kind);
+	int m = memcmp(a->mgid, b->mgid, sizeof(a->mgid)); /* multicast groups by MGID */
+	if (m)
+		return m;
 	CMP(partition); /* a partition's ports together, by change */
 	if (a->kind == FAB_CHG_PARTITION || a->kind == FAB_CHG_PKEY_ENFORCEMENT) {
 		CMP(old_value);
@@ -693,7 +699,8 @@ int fab_diff_compute(const struct fab_snapshot *old_snap,
 	    (err = diff_links(d, old_snap, new_snap)) ||
 	    (err = diff_sms(d, old_snap, new_snap)) ||
 	    (err = diff_sl2vl(d, old_snap, new_snap)) ||
-	    (err = fab_diff_modules(d, old_snap, new_snap))) {
+	    (err = fab_diff_modules(d, old_snap, new_snap)) ||
+	    (err = fab_diff_mcast(d, old_snap, new_snap))) {
 		fab_diff_free(d);
 		return fab_err(err, "out of memory comparing snapshots");
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Private to core/diff*.c: appending a change, a port's end, and the
- * module comparison (diff_module.c). */
+ * comparisons kept in their own files (diff_module.c, diff_mcast.c). */
 #pragma once
 
 #include <stdint.h>
@@ -17,3 +17,6 @@ const char *fab_diff_strdup(struct fab_diff *d, const char *s);
 struct fab_change_end fab_diff_port_end(const struct fab_snapshot *s, uint32_t port_idx);
 /* FAB_CHG_MODULE changes of both fabrics; 0 or -ENOMEM. */
 int fab_diff_modules(struct fab_diff *d, const struct fab_snapshot *os, const struct fab_snapshot *ns);
+/* The multicast changes of two snapshots that both hold multicast data:
+ * groups created, deleted, and those whose tree moved. 0 or -ENOMEM. */
+int fab_diff_mcast(struct fab_diff *d, const struct fab_snapshot *os, const struct fab_snapshot *ns);

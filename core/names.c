@@ -60,6 +60,11 @@ static_assert(ARRAY_SIZE(severities) == FAB_SEV__COUNT, "severities");
 static const char *const sm_states[] = { "notactive", "discovering", "standby",
 					 "master" };
 
+static const char *const event_kinds[] = { "notice", "port" };
+static_assert(ARRAY_SIZE(event_kinds) == FAB_EVENT__COUNT, "event_kinds");
+static const char *const event_causes[] = { "", "trap", "probe", "link_downed", "recheck" };
+static_assert(ARRAY_SIZE(event_causes) == FAB_CAUSE__COUNT, "event_causes");
+
 static const char *const width_names[] = { "1X", "4X", "8X", "12X", "2X" };
 /* bit index -> rank: 1X < 2X < 4X < 8X < 12X */
 static const unsigned width_ranks[] = { 1, 3, 4, 5, 2 };
@@ -116,6 +121,16 @@ const char *fab_sm_state_name(unsigned s)
 	return NAME_AT(sm_states, s);
 }
 
+const char *fab_event_kind_name(unsigned k)
+{
+	return NAME_AT(event_kinds, k);
+}
+
+const char *fab_event_cause_name(unsigned c)
+{
+	return NAME_AT(event_causes, c);
+}
+
 static int parse_in(const char *const *table, size_t n, const char *s)
 {
 	if (!s)
@@ -164,6 +179,16 @@ int fab_fail_on_parse(const char *s)
 int fab_sm_state_parse(const char *s)
 {
 	return parse_in(sm_states, ARRAY_SIZE(sm_states), s);
+}
+
+int fab_event_kind_parse(const char *s)
+{
+	return parse_in(event_kinds, ARRAY_SIZE(event_kinds), s);
+}
+
+int fab_event_cause_parse(const char *s)
+{
+	return parse_in(event_causes, ARRAY_SIZE(event_causes), s);
 }
 
 static int single_bit(unsigned v)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "arena.h"
 #include "fabsweep/names.h"
@@ -475,5 +476,30 @@ uint32_t fab_roce_find_eth_port(const struct fab_roce *r, uint32_t system_idx,
 		    r->eth_ports[i].ifname && !strcmp(r->eth_ports[i].ifname, ifname))
 			return (uint32_t)i;
 	return FAB_NONE;
+}
+
+/* Whether a RoCE port of system sys has netdev ifname. */
+static bool roce_netdev(const struct fab_roce *r, uint32_t sys, const char *ifname)
+{
+	for (size_t d = 0; ifname && d < r->n_devices; d++) {
+		const struct fab_rdma_device *x = &r->devices[d];
+
+		if (x->system_idx != sys)
+			continue;
+		for (uint32_t k = 0; k < x->port_count && x->port_first + k < r->n_rdma_ports; k++) {
+			const struct fab_rdma_port *p = &r->rdma_ports[x->port_first + k];
+			if (p->netdev && !strcmp(p->netdev, ifname) &&
+			    (!p->link_layer || !strcasecmp(p->link_layer, "Ethernet")))
+				return true;
+		}
+	}
+	return false;
+}
+
+bool fab_roce_is_roce_iface(const struct fab_roce *r, uint32_t port)
+{
+	const struct fab_eth_port *p = port < r->n_eth_ports ? &r->eth_ports[port] : NULL;
+
+	return p && (roce_netdev(r, p->system_idx, p->ifname) || roce_netdev(r, p->system_idx, p->master));
 }
 

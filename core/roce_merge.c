@@ -352,17 +352,13 @@ static int copy_dcbx(struct copier *c, const struct fab_dcbx *in, struct fab_dcb
 					&out->app_first);
 }
 
-/* The module of src port sp (if any) for dst port dp. */
-static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
+/* Module mi of src for dst port dp (the strings many modules share, once). */
+static int copy_module_at(struct fab_roce *dst, const struct fab_roce *src, uint32_t mi, uint32_t dp)
 {
-	const struct fab_modules *from = &c->src->modules;
-	uint32_t mi = c->ix->mod ? c->ix->mod[sp] : FAB_NONE;
-
-	if (mi == FAB_NONE)
-		return 0;
+	const struct fab_modules *from = &src->modules;
 	const struct fab_module *m = &from->mods[mi];
 	const struct fab_module_lane *l = fab_module_lanes(from, m);
-	struct fab_module *n = fab_modules_add(&c->dst->modules, dp, l ? m->n_lanes : 0);
+	struct fab_module *n = fab_modules_add(&dst->modules, dp, l ? m->n_lanes : 0);
 	if (!n)
 		return -ENOMEM;
 	uint32_t lf = n->lane_first;
@@ -370,17 +366,33 @@ static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
 	n->port_idx = dp;
 	n->lane_first = lf;
 	n->n_lanes = l ? m->n_lanes : 0;
-	n->type = SHARED(c, m->type);
-	n->vendor = SHARED(c, m->vendor);
-	n->part_number = SHARED(c, m->part_number);
-	n->serial = OWN(c, m->serial);
-	n->revision = SHARED(c, m->revision);
-	n->date_code = SHARED(c, m->date_code);
-	n->media = SHARED(c, m->media);
-	n->note = SHARED(c, m->note);
+	n->type = fab_roce_intern(dst, m->type);
+	n->vendor = fab_roce_intern(dst, m->vendor);
+	n->part_number = fab_roce_intern(dst, m->part_number);
+	n->serial = m->serial ? fab_roce_strdup(dst, m->serial) : NULL;
+	n->revision = fab_roce_intern(dst, m->revision);
+	n->date_code = fab_roce_intern(dst, m->date_code);
+	n->media = fab_roce_intern(dst, m->media);
+	n->note = fab_roce_intern(dst, m->note);
 	if (l)
-		memcpy(&c->dst->modules.lanes[lf], l, m->n_lanes * sizeof(*l));
+		memcpy(&dst->modules.lanes[lf], l, m->n_lanes * sizeof(*l));
 	return 0;
+}
+
+/* The module of src port sp (if any) for dst port dp. */
+static int copy_module(struct copier *c, uint32_t sp, uint32_t dp)
+{
+	uint32_t mi = c->ix->mod ? c->ix->mod[sp] : FAB_NONE;
+
+	return mi == FAB_NONE ? 0 : copy_module_at(c->dst, c->src, mi, dp);
+}
+
+int fab_roce_copy_module(struct fab_roce *dst, uint32_t dst_port, const struct fab_roce *src,
+			 uint32_t src_port)
+{
+	uint32_t mi = fab_modules_find(&src->modules, src_port);
+
+	return mi == FAB_NONE ? 0 : copy_module_at(dst, src, mi, dst_port);
 }
 
 /* The NIC counters and the module of src port sp for dst port qi. */
@@ -420,6 +432,7 @@ static int copy_port(struct copier *c, uint32_t i, uint32_t di)
 	q->port_id = p->port_id && p->mac && !strcmp(p->port_id, p->mac) ? q->mac : OWN(c, p->port_id);
 	q->port_id_subtype = SHARED(c, p->port_id_subtype);
 	q->port_descr = SHARED(c, p->port_descr);
+	q->master = SHARED(c, p->master);
 	if ((err = copy_phys(c, i, qi)) || (err = copy_tlvs(c, p->tlv_first, p->tlv_count, &tf)) ||
 	    (err = copy_dcbx(c, &p->adv, &adv)) || (err = copy_dcbx(c, &p->dcb, &dcb)))
 		return err;

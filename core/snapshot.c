@@ -13,6 +13,7 @@
 #include "fabsweep/pkey.h"
 #include "fabsweep/qos.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
 
@@ -41,6 +42,7 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	free(s->sms);
 	free(s->errors);
 	free(s->findings);
+	free(s->events);
 	free(s->guid_order);
 	free(s->port_sample[0]);
 	free(s->port_sample[1]);
@@ -50,6 +52,7 @@ void fab_snapshot_free(struct fab_snapshot *s)
 	fab_modules_clear(&s->ib_modules);
 	free(s->ber);
 	fab_qos_free(s->qos);
+	fab_mcast_free(s->mcast);
 	fab_arena_free(s->arena);
 	free(s);
 }
@@ -228,6 +231,18 @@ int fab_snapshot_add_error(struct fab_snapshot *s, uint64_t node_guid,
 	e->message = vprintf_arena(s, fmt, ap);
 	va_end(ap);
 	if (!e->what || !e->message)
+		return -ENOMEM;
+	return 0;
+}
+
+int fab_snapshot_add_event(struct fab_snapshot *s, const struct fab_event *e)
+{
+	struct fab_event *d = GROW(s, events, n_events, cap_events);
+
+	if (!d)
+		return -ENOMEM;
+	*d = *e;
+	if (e->detail && !(d->detail = fab_snapshot_strdup(s, e->detail, SIZE_MAX)))
 		return -ENOMEM;
 	return 0;
 }

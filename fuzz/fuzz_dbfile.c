@@ -6,8 +6,8 @@
  * merge` reads each input. Either an error whose message names the file, or
  * a snapshot whose RoCE model refers only to its own elements. Seeds:
  * fuzz/corpus/dbfile/, files `fabsweep collect` wrote (bench/roce_host.sh's
- * host, with --ethtool: NIC counters and modules) as schema 14 and as
- * schema 13 wrote them, and one of schema 10, copied to 512-byte pages
+ * host, with --ethtool: NIC counters and modules) as schema 16 and as
+ * schema 15 wrote them, and one of schema 10, copied to 512-byte pages
  * (VACUUM INTO) so that records spill into overflow pages.
  *
  *   build-fuzz/fuzz/fuzz_dbfile -max_len=200000 -max_total_time=300 CORPUS_COPY

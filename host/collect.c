@@ -110,7 +110,8 @@ int fab_roce_collect(const struct fab_roce_opts *o, struct fab_snapshot *snap)
 	}
 	if (!o->no_ethtool && (o->ethtool_dir || real_sysfs(o->sysfs_root))) {
 		struct fab_ethtool_opts eo = { .dir = o->ethtool_dir, .timeout_ms = o->timeout_ms,
-					       .interval_ms = o->interval_ms, .no_modules = o->no_modules };
+					       .interval_ms = o->interval_ms, .no_modules = o->no_modules,
+					       .roce_only = o->ethtool_roce_only };
 		if ((err = fab_roce_collect_ethtool(r, snap, local, &eo)))
 			return fab_err(err, "out of memory");
 	} else if (!o->no_ethtool) {

@@ -81,7 +81,7 @@ static void saved_driver(const char *text, char *driver, size_t cap)
 }
 
 static int saved_port(struct fab_roce *r, struct fab_snapshot *snap, uint32_t pi, const char *dir,
-		      int64_t now, struct fab_ethtool_stat *stats)
+		      bool no_modules, int64_t now, struct fab_ethtool_stat *stats)
 {
 	struct fab_eth_port *p = &r->eth_ports[pi];
 	const char *sys = r->systems[p->system_idx].name, *ifname = p->ifname;
@@ -107,6 +107,8 @@ static int saved_port(struct fab_roce *r, struct fab_snapshot *snap, uint32_t pi
 		record_error(snap, sys, ifname, "saved statistics", strerror(-err));
 	}
 	p = &r->eth_ports[pi];
+	if (no_modules)
+		return 0;
 	if ((err = read_saved(dir, ifname, ".module", &buf, &len))) {
 		if (err != -ENOENT)
 			record_error(snap, sys, ifname, "saved module dump", strerror(-err));
@@ -219,12 +221,12 @@ static int kernel_module(struct fab_roce *r, struct fab_snapshot *snap, uint32_t
 	return err;
 }
 
-static bool wanted(const struct fab_roce *r, uint32_t sys, uint32_t i)
+static bool wanted(const struct fab_roce *r, uint32_t sys, uint32_t i, const struct fab_ethtool_opts *o)
 {
 	const struct fab_eth_port *p = &r->eth_ports[i];
 
 	return p->system_idx == sys && (p->flags & FAB_ETH_F_SYSFS) && p->ifname &&
-	       strcmp(p->ifname, "lo");
+	       strcmp(p->ifname, "lo") && (!o->roce_only || fab_roce_is_roce_iface(r, i));
 }
 
 int fab_roce_collect_ethtool(struct fab_roce *r, struct fab_snapshot *snap, uint32_t system_idx,
@@ -239,8 +241,8 @@ int fab_roce_collect_ethtool(struct fab_roce *r, struct fab_snapshot *snap, uint
 			return -ENOMEM;
 		int64_t now = fab_now_ms();
 		for (size_t i = 0; !err && i < r->n_eth_ports; i++)
-			if (wanted(r, system_idx, (uint32_t)i))
-				err = saved_port(r, snap, (uint32_t)i, o->dir, now, buf);
+			if (wanted(r, system_idx, (uint32_t)i, o))
+				err = saved_port(r, snap, (uint32_t)i, o->dir, o->no_modules, now, buf);
 		free(buf);
 		return err;
 	}
@@ -255,14 +257,14 @@ int fab_roce_collect_ethtool(struct fab_roce *r, struct fab_snapshot *snap, uint
 				;
 		}
 		for (size_t i = 0; !err && i < r->n_eth_ports; i++)
-			if (wanted(r, system_idx, (uint32_t)i))
+			if (wanted(r, system_idx, (uint32_t)i, o))
 				err = kernel_stats(r, snap, (uint32_t)i, nlp, sample, buf);
 	}
 	/* the second sample's counters came after every port's first */
 	if (!err && o->interval_ms > 0)
 		err = fab_roce_group_nic_counters(r);
 	for (size_t i = 0; !err && !o->no_modules && i < r->n_eth_ports; i++)
-		if (wanted(r, system_idx, (uint32_t)i))
+		if (wanted(r, system_idx, (uint32_t)i, o))
 			err = kernel_module(r, snap, (uint32_t)i, o->timeout_ms);
 	if (nlp)
 		fab_ethtool_nl_close(nlp);

@@ -195,6 +195,20 @@ static void read_ecn(struct fab_snapshot *snap, const char *sys, const char *ifd
 
 /* ---- class/net ------------------------------------------------------------ */
 
+/* The last component of the symbolic link dir/name ("master" -> ../bond0:
+ * "bond0") as a safe string in the model; NULL when there is none. */
+static const char *link_name(struct fab_roce *r, const char *dir, const char *name)
+{
+	char path[PATH_MAX], buf[PATH_MAX];
+	ssize_t n;
+
+	if (!join(path, sizeof(path), dir, name, NULL) || (n = readlink(path, buf, sizeof(buf) - 1)) <= 0)
+		return NULL;
+	buf[n] = '\0';
+	const char *base = strrchr(buf, '/');
+	return base && base[1] ? fab_roce_strdup_safe(r, base + 1) : base ? NULL : fab_roce_strdup_safe(r, buf);
+}
+
 static int read_net(struct fab_roce *r, struct fab_snapshot *snap, uint32_t sys,
 		    const char *root)
 {
@@ -238,6 +252,7 @@ static int read_net(struct fab_roce *r, struct fab_snapshot *snap, uint32_t sys,
 			p->mac = mac;
 		}
 		p->state = state;
+		p->master = link_name(r, ifdir, "master");
 		if (attr_long(ifdir, "mtu", &v) && v > 0 && v <= UINT32_MAX)
 			p->mtu = (uint32_t)v;
 		/* speed reads -1 or fails with EINVAL while the link is down */
@@ -323,14 +338,8 @@ static void read_pci(struct fab_roce *r, struct fab_rdma_device *d, const char *
 			d->pci_address = fab_roce_strdup_safe(r, k);
 		}
 	}
-	if (!d->pci_address) {
-		ssize_t n = readlink(dev, buf, sizeof(buf) - 1);
-		if (n > 0) {
-			buf[n] = '\0';
-			const char *base = strrchr(buf, '/');
-			d->pci_address = fab_roce_strdup_safe(r, base ? base + 1 : buf);
-		}
-	}
+	if (!d->pci_address)
+		d->pci_address = link_name(r, devdir, "device");
 	const char *cs = attr_str(r, dev, "current_link_speed");
 	const char *ms = attr_str(r, dev, "max_link_speed");
 	d->pcie_speed_gts = parse_gts(cs);

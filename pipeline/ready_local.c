@@ -67,7 +67,11 @@ static int read_here(const struct fab_pipeline_ready_local *job, struct notes *n
 		return fab_err(-ENOMEM, "out of memory");
 	ro.note = gather;
 	ro.note_ctx = notes;
-	ro.no_ethtool = true; /* the NIC's own counters and modules are not judged here yet */
+	/* the RoCE interfaces' statistics, one sample; their modules only
+	 * when asked (an EEPROM is read over I2C: tens of ms a module) */
+	ro.ethtool_roce_only = true;
+	ro.no_modules = !job->modules;
+	ro.interval_ms = 0;
 	live->started_at_ms = fab_now_ms();
 	live->status = FAB_SCAN_COMPLETE;
 	live->source = fab_snapshot_strdup(live, "ready --local", SIZE_MAX);

@@ -24,6 +24,7 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/snapshot.h"
+#include "ready_roce_priv.h"
 
 /* The rules that answer about a RoCE host's readiness: what `check` says
  * of it, asked live (docs/roce.md, "Readiness"). */
@@ -31,16 +32,10 @@ static const char *const ready_rules[] = {
 	"roce.pfc_disabled", "roce.pfc_mismatch", "roce.dscp_mapping", "roce.mtu_mismatch",
 	"roce.ecn_disabled", "roce.cnp_mismatch", "roce.trust_mismatch", "lldp.no_neighbor",
 	"eth.speed_mismatch", "pcie.degraded",
-};
-
-struct judge {
-	struct fab_pipeline_ready_local_result *res;
-	const struct fab_config *cfg;
-	const struct fab_roce *ref, *live; /* NULL when absent */
-	struct fab_roce *j;                /* res->judged->roce */
-	uint32_t ref_sys, live_sys, sys;   /* this host in ref, live and judged */
-	size_t cap_problems, cap_notes, cap_ports, cap_links;
-	int err;
+	/* the physical layer (category physical): its RoCE interfaces' NIC
+	 * counters since the merge and their modules (ready_roce_phys.c) */
+	"roce.pause_storm", "roce.pause_unexpected", "eth.discards", "eth.fec_uncorrectable",
+	"eth.ber_high", "module.temperature", "module.rx_power", "module.tx_bias", "module.dark_lane",
 };
 
 /* ---- what is said ---------------------------------------------------------------- */
@@ -58,7 +53,7 @@ static char *vtext(struct judge *g, const char *fmt, va_list ap)
 	return t;
 }
 
-static bool grow(struct judge *g, void **arr, size_t n, size_t *cap, size_t elem)
+bool rr_grow(struct judge *g, void **arr, size_t n, size_t *cap, size_t elem)
 {
 	if (g->err)
 		return false;
@@ -75,9 +70,7 @@ static bool grow(struct judge *g, void **arr, size_t n, size_t *cap, size_t elem
 	return true;
 }
 
-static void problem(struct judge *g, uint8_t verdict, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void problem(struct judge *g, uint8_t verdict, const char *fmt, ...)
+void rr_problem(struct judge *g, uint8_t verdict, const char *fmt, ...)
 {
 	struct fab_ready *r = g->res->r;
 	va_list ap;
@@ -86,7 +79,7 @@ static void problem(struct judge *g, uint8_t verdict, const char *fmt, ...)
 	va_start(ap, fmt);
 	t = vtext(g, fmt, ap);
 	va_end(ap);
-	if (!t || !grow(g, (void **)&r->problems, r->n_problems, &g->cap_problems,
+	if (!t || !rr_grow(g, (void **)&r->problems, r->n_problems, &g->cap_problems,
 			sizeof(*r->problems))) {
 		free(t);
 		return;
@@ -96,8 +89,7 @@ static void problem(struct judge *g, uint8_t verdict, const char *fmt, ...)
 		r->verdict[0] = verdict;
 }
 
-static void note(struct judge *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct judge *g, const char *fmt, ...)
+void rr_note(struct judge *g, const char *fmt, ...)
 {
 	struct fab_pipeline_ready_local_result *res = g->res;
 	va_list ap;
@@ -106,7 +98,7 @@ static void note(struct judge *g, const char *fmt, ...)
 	va_start(ap, fmt);
 	t = vtext(g, fmt, ap);
 	va_end(ap);
-	if (!t || !grow(g, (void **)&res->notes, res->n_notes, &g->cap_notes, sizeof(*res->notes))) {
+	if (!t || !rr_grow(g, (void **)&res->notes, res->n_notes, &g->cap_notes, sizeof(*res->notes))) {
 		free(t);
 		return;
 	}
@@ -264,23 +256,32 @@ static int ask_rules(struct judge *g, unsigned fail_on)
 		return err;
 	for (size_t i = 0; i < js->n_findings; i++) {
 		const struct fab_finding *f = &js->findings[i];
-		bool counts = fail_on < FAB_SEV__COUNT && f->severity >= fail_on;
+		const struct fab_rule *rule = fab_rule_find(f->rule_id);
+		bool counts = fail_on < FAB_SEV__COUNT && f->severity >= fail_on, merged = false;
 
 		if (!about_host(f, res->name))
 			continue;
-		if (!grow(g, (void **)&res->findings, res->n_findings, &cap, sizeof(*res->findings)))
+		/* the physical rules answer for this host's own RoCE interfaces
+		 * (the switch's counters and modules are the merge's, not since) */
+		if (rule && rule->category == FAB_CAT_PHYSICAL &&
+		    (!f->node || strcmp(f->node, res->name) || !rr_phys_iface(g, f->port, &merged)))
+			continue;
+		if (!rr_grow(g, (void **)&res->findings, res->n_findings, &cap, sizeof(*res->findings)))
 			break;
 		res->findings[res->n_findings++] = (struct fab_ready_roce_finding){ (uint32_t)i, counts };
+		merged = merged && !strncmp(f->rule_id, "module.", 7);
 		if (counts)
-			problem(g, FAB_READY_NOT_READY, "%s %s: %s", f->rule_id, f->subject ? f->subject : "-",
-				f->message ? f->message : "");
+			rr_problem(g, FAB_READY_NOT_READY, "%s %s: %s%s", f->rule_id, f->subject ? f->subject : "-",
+				   f->message ? f->message : "", merged ? " (the module as read at the merge)" : "");
 		else
-			note(g, "%s %s %s: %s (below --fail-on)", fab_severity_name(f->severity), f->rule_id,
-			     f->subject ? f->subject : "-", f->message ? f->message : "");
+			rr_note(g, "%s %s %s: %s%s (below --fail-on)", fab_severity_name(f->severity), f->rule_id,
+				f->subject ? f->subject : "-", f->message ? f->message : "",
+				merged ? " (the module as read at the merge)" : "");
 	}
+	/* a physical rule that could not run: its interfaces' notes say why */
 	for (size_t i = 0; i < n_table && i < FAB_RULES_MAX; i++)
-		if (rr.status[i] == FAB_RULE_SKIPPED)
-			note(g, "%s not checked: %s", table[i].id, rr.why_skipped[i]);
+		if (rr.status[i] == FAB_RULE_SKIPPED && table[i].category != FAB_CAT_PHYSICAL)
+			rr_note(g, "%s not checked: %s", table[i].id, rr.why_skipped[i]);
 	return 0;
 }
 
@@ -293,7 +294,7 @@ static struct fab_ready_roce_port *port_entry(struct judge *g, const char *dev, 
 	for (size_t i = 0; i < res->n_ports; i++)
 		if (!strcmp(res->ports[i].device, dev) && res->ports[i].port == num)
 			return &res->ports[i];
-	if (!grow(g, (void **)&res->ports, res->n_ports, &g->cap_ports, sizeof(*res->ports)))
+	if (!rr_grow(g, (void **)&res->ports, res->n_ports, &g->cap_ports, sizeof(*res->ports)))
 		return NULL;
 	struct fab_ready_roce_port *p = &res->ports[res->n_ports++];
 	*p = (struct fab_ready_roce_port){ .device = dev, .port = num };
@@ -380,13 +381,13 @@ static void check_ports(struct judge *g)
 			if (!e->merged && !e->named)
 				continue;
 			e->verdict = FAB_READY_NOT_READY;
-			problem(g, FAB_READY_NOT_READY, "%s is missing (%s)", lab,
+			rr_problem(g, FAB_READY_NOT_READY, "%s is missing (%s)", lab,
 				e->merged ? "the merge had it" : "[ready] roce_ports names it");
 			continue;
 		}
 		if (e->state != FAB_STATE_ACTIVE) {
 			e->verdict = FAB_READY_NOT_READY;
-			problem(g, FAB_READY_NOT_READY, "%s is %s/%s, not active", lab, st ? st : "unknown",
+			rr_problem(g, FAB_READY_NOT_READY, "%s is %s/%s, not active", lab, st ? st : "unknown",
 				ph ? ph : "unknown");
 			continue;
 		}
@@ -395,11 +396,11 @@ static void check_ports(struct judge *g)
 			rate_text(now, sizeof(now), e->rate_gbps);
 			rate_text(was, sizeof(was), e->merged_rate_gbps);
 			e->verdict = FAB_READY_NOT_READY;
-			problem(g, FAB_READY_NOT_READY, "%s runs %s (%s at the merge)", lab, now, was);
+			rr_problem(g, FAB_READY_NOT_READY, "%s runs %s (%s at the merge)", lab, now, was);
 		}
 	}
 	if (count && active < count)
-		problem(g, FAB_READY_NOT_READY, "%zu of its %zu RoCE ports are active; [ready] roce_ports expects %u",
+		rr_problem(g, FAB_READY_NOT_READY, "%zu of its %zu RoCE ports are active; [ready] roce_ports expects %u",
 			active, present, count);
 }
 
@@ -441,7 +442,7 @@ static struct fab_ready_roce_link *link_entry(struct judge *g, const char *ifnam
 	for (size_t i = 0; i < res->n_links; i++)
 		if (!strcmp(res->links[i].ifname, ifname))
 			return &res->links[i];
-	if (!grow(g, (void **)&res->links, res->n_links, &g->cap_links, sizeof(*res->links)))
+	if (!rr_grow(g, (void **)&res->links, res->n_links, &g->cap_links, sizeof(*res->links)))
 		return NULL;
 	struct fab_ready_roce_link *l = &res->links[res->n_links++];
 	*l = (struct fab_ready_roce_link){ .ifname = ifname };
@@ -510,7 +511,7 @@ static void check_cabling(struct judge *g)
 			continue; /* nothing to compare with */
 		if (p == FAB_NONE) {
 			e->verdict = FAB_READY_NOT_READY;
-			problem(g, FAB_READY_NOT_READY, "%s (cabled to %s/%s at the merge) is not here", e->ifname,
+			rr_problem(g, FAB_READY_NOT_READY, "%s (cabled to %s/%s at the merge) is not here", e->ifname,
 				e->want_system, e->want_port);
 			continue;
 		}
@@ -519,18 +520,18 @@ static void check_cabling(struct judge *g)
 		if (e->heard_system && (strcmp(e->heard_system, e->want_system) ||
 					strcmp(e->heard_port, e->want_port))) {
 			e->verdict = FAB_READY_NOT_READY;
-			problem(g, FAB_READY_NOT_READY, "%s is cabled to %s/%s, not to %s/%s as at the merge",
+			rr_problem(g, FAB_READY_NOT_READY, "%s is cabled to %s/%s, not to %s/%s as at the merge",
 				e->ifname, e->heard_system, e->heard_port, e->want_system, e->want_port);
 		} else if (!e->heard_system) {
 			const char *state = j->eth_ports[p].state;
 			e->verdict = FAB_READY_NOT_READY;
 			if (!said_deaf(g, e->ifname))
-				problem(g, FAB_READY_NOT_READY, "%s hears no LLDP neighbour (%s/%s at the merge); it is %s",
+				rr_problem(g, FAB_READY_NOT_READY, "%s hears no LLDP neighbour (%s/%s at the merge); it is %s",
 					e->ifname, e->want_system, e->want_port, state ? state : "in an unknown state");
 		}
 	}
 	if (!lldp_here && g->res->n_links)
-		note(g, "the cabling is not checked: lldpd did not answer here");
+		rr_note(g, "the cabling is not checked: lldpd did not answer here");
 }
 
 /* ---- the counters since the merge --------------------------------------------------------- */
@@ -566,21 +567,22 @@ static void check_counters(struct judge *g)
 		fab_counter_rdma_sample(g->ref, a, g->ref->systems[g->ref_sys].collected_at_ms, &was);
 		fab_counter_rdma_sample(g->live, b, g->live->systems[g->live_sys].collected_at_ms, &now);
 		if (fab_ready_counter_rise(&was, &now, &limits, line, sizeof(line)))
-			problem(g, FAB_READY_NOT_READY, "%s error counters rose since the merge: %s",
+			rr_problem(g, FAB_READY_NOT_READY, "%s error counters rose since the merge: %s",
 				port_label(e, lab, sizeof(lab)), line);
 	}
+	rr_phys_link_down(g, &limits);
 }
 
 /* ---- what could not be read ------------------------------------------------------------ */
 
-static void not_read(struct judge *g, int need, unsigned bit, const char *what, const char *ifname,
-		     const char *why)
+void rr_unread(struct judge *g, int need, unsigned bit, const char *what, const char *verb,
+	       const char *ifname, const char *why)
 {
 	if (need & (int)bit)
-		problem(g, FAB_READY_NOT_READY, "%s of %s not read (%s), and [ready] require has %s", what,
-			ifname, why, fab_ready_need_name(bit));
+		rr_problem(g, FAB_READY_NOT_READY, "%s of %s not %s (%s), and [ready] require has %s", what,
+			   ifname, verb, why, fab_ready_need_name(bit));
 	else
-		note(g, "%s of %s not read: %s", what, ifname, why);
+		rr_note(g, "%s of %s not %s: %s", what, ifname, verb, why);
 }
 
 static void check_readable(struct judge *g)
@@ -592,7 +594,7 @@ static void check_readable(struct judge *g)
 	if (need < 0)
 		need = 0;
 	if (!l->systems[g->live_sys].lldp && (need & FAB_READY_NEED_LLDP))
-		problem(g, FAB_READY_NOT_READY, "lldpd did not answer here, and [ready] require has lldp");
+		rr_problem(g, FAB_READY_NOT_READY, "lldpd did not answer here, and [ready] require has lldp");
 	for (size_t i = 0; i < l->n_eth_ports; i++) {
 		const struct fab_eth_port *p = &l->eth_ports[i];
 		const struct fab_rdma_port *rp;
@@ -604,14 +606,15 @@ static void check_readable(struct judge *g)
 		if (!roce_rdma_port(rp))
 			continue;
 		if (p->dcb_status != FAB_DCB_OK)
-			not_read(g, need, FAB_READY_NEED_DCB, "DCB", p->ifname,
+			rr_unread(g, need, FAB_READY_NEED_DCB, "DCB", "read", p->ifname,
 				 p->dcb_status == FAB_DCB_UNSUPPORTED ? "its driver has no DCB; PFC is what lldpd advertises, the trust state unknown"
 				 : p->dcb_status == FAB_DCB_FAILED ? "the query failed"
 								   : "not asked");
 		if (!p->ecn.known)
-			not_read(g, need, FAB_READY_NEED_ECN, "ECN", p->ifname,
+			rr_unread(g, need, FAB_READY_NEED_ECN, "ECN", "read", p->ifname,
 				 "its driver has no sysfs ecn directory");
 	}
+	rr_phys_readable(g, need);
 }
 
 /* ---- the judgement ---------------------------------------------------------------------- */
@@ -657,25 +660,32 @@ int fab_ready_roce_judge(struct fab_ready_roce_in *in, struct fab_pipeline_ready
 	g.ref = res->ref->roce && res->ref->roce->n_systems ? res->ref->roce : NULL;
 	g.live = res->live->roce;
 	for (size_t i = 0; i < in->n_notes; i++)
-		note(&g, "%s", in->notes[i]);
+		rr_note(&g, "%s", in->notes[i]);
 	g.live_sys = local_system(g.live);
 	const char *name = in->name ? in->name
 			   : g.live_sys != FAB_NONE ? g.live->systems[g.live_sys].name : NULL;
+	/* found (by its host name: "host1" is "host1.cluster"), it goes by its
+	 * name in the merge: the rules' baseline is found by it */
+	g.ref_sys = g.live_sys != FAB_NONE ? find_collected(g.ref, name ? name : "localhost") : FAB_NONE;
+	if (g.ref_sys != FAB_NONE)
+		name = g.ref->systems[g.ref_sys].name;
 	if (!(res->name = strdup(name ? name : "localhost")) ||
 	    fab_ready_hosts_new(&res->name, 1, &res->hosts))
 		goto fail;
 	if (g.live_sys == FAB_NONE) {
-		problem(&g, FAB_READY_UNKNOWN, "nothing was read here: no network interface in sysfs and no lldpd");
+		rr_problem(&g, FAB_READY_UNKNOWN, "nothing was read here: no network interface in sysfs and no lldpd");
 		goto done;
 	}
-	g.ref_sys = find_collected(g.ref, res->name);
 	if (!g.ref)
-		problem(&g, FAB_READY_UNKNOWN, "scan %lld has no RoCE part to compare with: merge the hosts' collections (docs/roce.md)",
+		rr_problem(&g, FAB_READY_UNKNOWN, "scan %lld has no RoCE part to compare with: merge the hosts' collections (docs/roce.md)",
 			scan);
 	else if (g.ref_sys == FAB_NONE)
-		problem(&g, FAB_READY_UNKNOWN, "not in scan %lld: no system named '%s' was collected there; collect on it and merge, or name it with --system",
+		rr_problem(&g, FAB_READY_UNKNOWN, "not in scan %lld: no system named '%s' was collected there; collect on it and merge, or name it with --system",
 			scan, res->name);
-	if (g.err || (err = build_judged(&g, res->name)) || (err = ask_rules(&g, in->fail_on)))
+	if (g.err || (err = build_judged(&g, res->name)))
+		goto fail;
+	rr_phys_prepare(&g);
+	if (g.err || (err = ask_rules(&g, in->fail_on)))
 		goto fail;
 	check_ports(&g);
 	check_cabling(&g);
@@ -683,6 +693,7 @@ int fab_ready_roce_judge(struct fab_ready_roce_in *in, struct fab_pipeline_ready
 		check_counters(&g);
 	check_readable(&g);
 done:
+	rr_phys_free(&g);
 	if (g.err) {
 		err = g.err;
 		goto fail;
@@ -690,6 +701,7 @@ done:
 	*out = res;
 	return 0;
 fail:
+	rr_phys_free(&g);
 	fab_pipeline_ready_local_free(res);
 	return err == -ENOMEM || !err ? fab_err(-ENOMEM, "out of memory") : err;
 }

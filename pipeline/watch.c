@@ -11,6 +11,7 @@
  * sweep compares with them.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "fabsweep/store.h"
 #include "fabsweep/store_prune.h"
 #include "fabsweep/watch.h"
+#include "pipeline/watch_priv.h"
 
 #define DEFAULT_INTERVAL_MS 10000
 #define DEFAULT_RESCAN_MS (3600 * 1000)
@@ -36,25 +38,7 @@
 #define DEFAULT_DATA_MS (60 * 1000)
 #define DEFAULT_KEEP_RAW_MS (86400 * 1000LL)
 #define ROLLUP_EVERY_MS (60 * 1000) /* how often watch looks for sweeps to roll up */
-
-/* What the sweeps of one watch share. */
-struct wstate {
-	const struct fab_pipeline_watch *job;
-	struct fab_config *cfg;
-	struct fab_rules_hold *hold;
-	struct fab_watch *w;
-	struct fab_snapshot *topo;
-	/* the changed ports' pairs for the counter rules: latest the sweep's
-	 * sample, earlier the value before; cleared after each sweep */
-	struct fab_counter_pairs pairs;
-	int64_t keep_raw_ms, next_rollup; /* retention; next_rollup: monotonic ms */
-	/* the Prometheus textfile: every port's value at the last write (prev)
-	 * and now (cur), as pairs for the counter model's rates */
-	const char *prom;
-	struct fab_counter_sample *prev, *cur;
-	bool have_prev;
-	struct fab_counter_pairs prom_pairs;
-};
+#define DEFAULT_LINK_PROBE_MS (30 * 1000)
 
 static volatile sig_atomic_t stop_requested;
 
@@ -77,27 +61,40 @@ static void emit(const struct fab_pipeline_watch *job, struct fab_watch_event *e
 		job->event(e, job->event_ctx);
 }
 
-/* Sleeps until the monotonic time t_ms, or until a stop is requested. */
-static void sleep_until(int64_t t_ms)
+void wpipe_emit(const struct wstate *ws, struct fab_watch_event *e)
 {
-	struct timespec now;
-
-	while (!stop_requested) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		int64_t left = t_ms - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
-		if (left <= 0)
-			return;
-		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
-		nanosleep(&ts, NULL); /* a signal ends it early */
-	}
+	emit(ws->job, e);
 }
 
-static int64_t mono_ms(void)
+void wpipe_note(const struct wstate *ws, bool warn, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	struct fab_watch_event e = { .step = FAB_WATCH_NOTE, .note = line, .warn = warn };
+	emit(ws->job, &e);
+}
+
+/* Whether SIGINT or SIGTERM asked watch to stop. */
+bool wpipe_stopping(void)
+{
+	return stop_requested;
+}
+
+int64_t wpipe_mono_ms(void)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+static int64_t mono_ms(void)
+{
+	return wpipe_mono_ms();
 }
 
 /* Every rule over a full scan, with the topology before it (its counters as
@@ -173,6 +170,7 @@ static int full_scan(struct fab_store *st, struct wstate *ws, struct fab_pipelin
 	out->last_scan_id = snap->scan_id;
 	struct fab_watch_event e = { .step = FAB_WATCH_SCANNED, .snap = snap };
 	emit(job, &e);
+	wal_commit(st, ws, snap, true);
 	return 0;
 }
 
@@ -274,6 +272,8 @@ static int judge(struct wstate *ws, struct fab_snapshot *sw)
 	}
 	p->n_pairs = sw->n_samples;
 	err = fab_rules_run_counters(ws->cfg, ws->topo, p, sw, now);
+	if (!err) /* port.down from the ports read, the SM's security notices */
+		err = fab_rules_run_events(ws->cfg, ws->topo, sw, now);
 	for (size_t i = 0; i < sw->n_samples; i++) {
 		uint32_t pi = sw->samples[i].port_idx;
 		p->latest[pi] = p->earlier[pi] = NULL;
@@ -285,10 +285,12 @@ static int judge(struct wstate *ws, struct fab_snapshot *sw)
 	return err;
 }
 
-/* One counter sweep of topo, committed; its changes put into topo. *again
- * says the topology changed (nothing was committed). */
-static int sweep(struct fab_store *st, struct wstate *ws, bool *again,
-		 struct fab_pipeline_watch_result *out)
+/* One run of the watch port committed as a sweep: a counter sweep, or
+ * (react) the reads a trap asked for; with the notices pending and the
+ * port states the run found changed as its events; its counter changes
+ * put into topo. *again says the topology changed (nothing committed). */
+int wpipe_sweep(struct fab_store *st, struct wstate *ws, bool *again,
+		struct fab_pipeline_watch_result *out, bool react)
 {
 	const struct fab_pipeline_watch *job = ws->job;
 	struct fab_watch *w = ws->w;
@@ -299,11 +301,13 @@ static int sweep(struct fab_store *st, struct wstate *ws, bool *again,
 
 	if (!sw)
 		return fab_err(-ENOMEM, "out of memory");
+	if ((err = wev_take(ws, again)) || *again)
+		goto out; /* a port in or out of service: the full scan first */
 	sw->started_at_ms = fab_now_ms();
 	sw->host = topo->host;
 	sw->source = topo->source;
 	sw->label = job->scan.label;
-	if ((err = fab_watch_sweep(w, topo, sw, &res)))
+	if ((err = react ? fab_watch_react(w, topo, sw, &res) : fab_watch_sweep(w, topo, sw, &res)))
 		goto out;
 	sw->finished_at_ms = fab_now_ms();
 	if (res.topology_changed) {
@@ -313,18 +317,29 @@ static int sweep(struct fab_store *st, struct wstate *ws, bool *again,
 		goto out;
 	}
 	sw->status = sw->n_errors ? FAB_SCAN_PARTIAL : FAB_SCAN_COMPLETE;
-	if ((err = judge(ws, sw)) || (err = fab_store_write_sweep(st, sw, topo)))
+	if ((err = wev_fill(ws, sw, &res)) || (err = judge(ws, sw)) ||
+	    (err = fab_store_write_sweep(st, sw, topo)))
 		goto out;
+	fab_snapshot_free(ws->pending); /* stored */
+	if (!(ws->pending = fab_snapshot_new())) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < sw->n_samples && !err; i++)
 		if ((err = fab_snapshot_put_sample(topo, &sw->samples[i])))
 			err = fab_err(err, "out of memory");
-	if (!err && sw->status == FAB_SCAN_COMPLETE) /* a partial sweep: the file stays */
+	if (!err && !react && sw->status == FAB_SCAN_COMPLETE) /* a partial sweep: the file stays */
 		prom_write(ws, sw->finished_at_ms);
-	out->sweeps++;
+	if (react)
+		out->reactions++;
+	else
+		out->sweeps++;
 	out->last_scan_id = sw->scan_id;
-	struct fab_watch_event e = { .step = FAB_WATCH_SWEPT, .snap = sw, .res = &res,
-				     .sweep = out->sweeps };
+	struct fab_watch_event e = { .step = react ? FAB_WATCH_REACTED : FAB_WATCH_SWEPT, .snap = sw,
+				     .res = &res, .topo = topo, .sweep = out->sweeps };
 	emit(job, &e);
+	if (!err)
+		wal_commit(st, ws, sw, false);
 out:
 	sw->host = sw->source = sw->label = NULL; /* borrowed */
 	fab_snapshot_free(sw);
@@ -365,6 +380,53 @@ static int64_t setting(const struct wstate *ws, int64_t job_ms, unsigned key, in
 	return v && !fab_duration_parse(v, &ms) ? ms : dflt;
 }
 
+/* [watch] link_probe: the job's, else the config's ("off": none), else 30 s. */
+static int64_t link_probe(const struct wstate *ws)
+{
+	const char *v = fab_config_sweep(ws->cfg, FAB_WATCH_LINK_PROBE, NULL);
+	int64_t ms;
+
+	if (ws->job->link_probe_ms)
+		return ws->job->link_probe_ms < 0 ? 0 : ws->job->link_probe_ms;
+	if (v && !strcmp(v, "off"))
+		return 0;
+	return v && !fab_duration_parse(v, &ms) ? ms : DEFAULT_LINK_PROBE_MS;
+}
+
+/* The ports an earlier watch left down (port.down held until seen Active):
+ * held on from when they were first seen down, so that a restart loses
+ * nothing (the first full scan has no baseline to raise them again). */
+static int restore_holds(struct fab_store *st, struct wstate *ws)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	int err;
+
+	if (!s)
+		return fab_err(-ENOMEM, "out of memory");
+	err = fab_store_open_holds(st, s);
+	if (!err)
+		err = fab_rules_hold_restore(ws->hold, s->findings, s->n_findings);
+	fab_snapshot_free(s);
+	return err;
+}
+
+/* Opens the sweeps' MAD port on the new topology. */
+static int open_port(struct wstate *ws, const struct fab_probe_opts *po, int64_t interval,
+		     int64_t data)
+{
+	const struct fab_pipeline_watch *job = ws->job;
+	int err;
+
+	if ((err = pairs_for(ws)) || (err = prom_reset(ws)) ||
+	    (err = fab_watch_open(po, ws->topo->source, &ws->w)) || (err = probe_down(ws)))
+		return err;
+	if (job->verify_every)
+		fab_watch_set_verify_every(ws->w, job->verify_every);
+	fab_watch_set_data_every(ws->w, (unsigned)(interval > 0 && data > interval ? data / interval : 1));
+	fab_watch_set_link_probe(ws->w, ws->link_probe_ms);
+	return wev_start(ws);
+}
+
 int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline_watch_result *out)
 {
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
@@ -384,12 +446,14 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 	data = setting(&ws, 0, FAB_WATCH_DATA, DEFAULT_DATA_MS);
 	ws.keep_raw_ms = setting(&ws, job->keep_raw_ms, FAB_WATCH_RAW, DEFAULT_KEEP_RAW_MS);
 	ws.prom = job->prometheus ? job->prometheus : fab_config_sweep(ws.cfg, FAB_WATCH_PROMETHEUS, NULL);
+	ws.link_probe_ms = link_probe(&ws);
 	if ((err = fab_rules_hold_new(setting(&ws, job->hold_ms, FAB_WATCH_HOLD, DEFAULT_HOLD_MS),
-				      &ws.hold)))
+				      &ws.hold)) ||
+	    (err = wev_init(&ws)) || (err = wal_init(&ws)))
 		goto out;
 	if (job->make_db_dir)
 		fab_pipeline_make_db_dir(job->db);
-	if ((err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
+	if ((err = fab_store_open(job->db, FAB_STORE_WRITE, &st)) || (err = restore_holds(st, &ws)))
 		goto out;
 	stop_requested = 0;
 	sigemptyset(&sa.sa_mask); /* no SA_RESTART: a signal ends the sleep */
@@ -408,6 +472,8 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 			 * own: under the simulator (umad2sim) a scan closing its
 			 * device while another stays open in the process crashes
 			 * umad2sim's thread; the sums start afresh anyway */
+			if ((err = wev_before_close(&ws)))
+				break;
 			fab_watch_close(ws.w);
 			ws.w = NULL;
 			if ((err = full_scan(st, &ws, out)))
@@ -416,24 +482,20 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 			if (stop_requested)
 				break;
 			need_scan = false;
-			if ((err = pairs_for(&ws)) || (err = prom_reset(&ws)) ||
-			    (err = fab_watch_open(&po, ws.topo->source, &ws.w)) ||
-			    (err = probe_down(&ws)))
+			if ((err = open_port(&ws, &po, interval, data)))
 				break;
-			if (job->verify_every)
-				fab_watch_set_verify_every(ws.w, job->verify_every);
-			fab_watch_set_data_every(ws.w, (unsigned)(interval > 0 && data > interval
-								   ? data / interval : 1));
 		}
-		if ((err = sweep(st, &ws, &need_scan, out)))
+		if ((err = wpipe_sweep(st, &ws, &need_scan, out, false)))
 			break;
 		if (need_scan || (job->max_sweeps && out->sweeps >= job->max_sweeps))
 			continue; /* a full scan now, or done */
 		if ((err = retain(st, &ws)))
 			break;
-		sleep_until(t0 + interval);
+		if ((err = wev_pause(st, &ws, t0 + interval, out, &need_scan)))
+			break;
 	}
 	out->stopped = stop_requested;
+	wev_stop(&ws);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
@@ -444,6 +506,8 @@ out:
 	free(ws.prev);
 	free(ws.cur);
 	fab_rules_hold_free(ws.hold);
+	wev_free(&ws);
+	wal_free(&ws);
 	fab_config_free(ws.cfg);
 	fab_store_close(st);
 	return err;

@@ -13,6 +13,7 @@
 #include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
 #include "fabsweep/error.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/report.h"
@@ -46,6 +47,9 @@ static const char *const titles[] = {
 	[FAB_CHG_SL2VL] = "SL2VL tables changed",
 	[FAB_CHG_VLARB] = "VL arbitration tables changed",
 	[FAB_CHG_MODULE] = "modules or cables changed (vendor, part or serial number), plugged or pulled",
+	[FAB_CHG_MCAST_ADDED] = "multicast groups created",
+	[FAB_CHG_MCAST_REMOVED] = "multicast groups deleted",
+	[FAB_CHG_MCAST_TREE] = "multicast trees changed",
 };
 _Static_assert(ARRAY_SIZE(titles) == FAB_CHG__COUNT, "titles");
 
@@ -158,6 +162,23 @@ static void text_change(FILE *f, const struct fab_change *c, const struct fab_no
 		fprintf(f, "  %s %s: %s -> %s (reset; %llu since)\n", s, fab_counter_name(c->counter),
 			o, n, (unsigned long long)c->increase);
 		break;
+	case FAB_CHG_MCAST_ADDED:
+	case FAB_CHG_MCAST_REMOVED: {
+		char mg[FAB_MGID_STRLEN];
+		uint64_t m = c->kind == FAB_CHG_MCAST_ADDED ? c->new_value : c->old_value;
+		fprintf(f, "  %s (MLID 0x%04x, %llu member%s)\n", fab_mgid_format(c->mgid, mg), c->mlid,
+			(unsigned long long)m, m == 1 ? "" : "s");
+		break;
+	}
+	case FAB_CHG_MCAST_TREE: {
+		char mg[FAB_MGID_STRLEN];
+		fprintf(f, "  %s (MLID 0x%04x", fab_mgid_format(c->mgid, mg), c->mlid);
+		if (c->old_mlid != c->mlid)
+			fprintf(f, ", was 0x%04x", c->old_mlid);
+		fprintf(f, "): the entries of %u switch%s changed; %s -> %s switches in the tree\n",
+			c->switches_changed, c->switches_changed == 1 ? "" : "es", o, n);
+		break;
+	}
 	default:
 		break;
 	}
@@ -295,6 +316,18 @@ static void xml_change(struct fab_xw *x, const struct fab_change *c,
 	case FAB_CHG_PARTITION:
 		snprintf(w, sizeof(w), "0x%04x", c->partition);
 		fab_xw_attr_lit(x, "partition", w);
+		break;
+	case FAB_CHG_MCAST_ADDED:
+	case FAB_CHG_MCAST_REMOVED:
+	case FAB_CHG_MCAST_TREE:
+		fab_xw_attr_lit(x, "mgid", fab_mgid_format(c->mgid, w));
+		snprintf(w, sizeof(w), "0x%04x", c->mlid);
+		fab_xw_attr_lit(x, "mlid", w);
+		if (c->kind != FAB_CHG_MCAST_TREE)
+			break;
+		snprintf(w, sizeof(w), "0x%04x", c->old_mlid);
+		fab_xw_attr_lit(x, "old-mlid", w);
+		fab_xw_attr_u64(x, "switches-changed", c->switches_changed);
 		break;
 	case FAB_CHG_COUNTER_INCREASE:
 	case FAB_CHG_COUNTER_RESET:

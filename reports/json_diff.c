@@ -8,6 +8,7 @@
 
 #include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/report_json.h"
@@ -57,6 +58,17 @@ static int kind_fields(struct fab_report_text *t, json_t *ch, const struct fab_c
 	case FAB_CHG_PARTITION:
 		snprintf(w, sizeof(w), "0x%04x", c->partition);
 		return fab_jw_set(ch, "partition", json_string(w));
+	case FAB_CHG_MCAST_TREE:
+		snprintf(s, sizeof(s), "0x%04x", c->old_mlid);
+		if (fab_jw_set(ch, "old_mlid", json_string(s)) ||
+		    fab_jw_set(ch, "switches_changed", fab_jw_uint(c->switches_changed)))
+			return -ENOMEM;
+		/* fall through */
+	case FAB_CHG_MCAST_ADDED:
+	case FAB_CHG_MCAST_REMOVED:
+		snprintf(s, sizeof(s), "0x%04x", c->mlid);
+		return fab_jw_set(ch, "mgid", json_string(fab_mgid_format(c->mgid, w))) ||
+		       fab_jw_set(ch, "mlid", json_string(s));
 	case FAB_CHG_COUNTER_INCREASE:
 	case FAB_CHG_COUNTER_RESET:
 		return fab_jw_set(ch, "counter", json_pack("s?", fab_counter_name(c->counter))) ||

@@ -683,6 +683,13 @@ void fab_report_change_text(const struct fab_change *c, char *old, char *new, si
 		fab_lanes_text((unsigned)c->old_value, old, len);
 		fab_lanes_text((unsigned)c->new_value, new, len);
 		break;
+	case FAB_CHG_MCAST_ADDED: /* its members */
+		snprintf(new, len, "%llu", (unsigned long long)c->new_value);
+		break;
+	case FAB_CHG_MCAST_REMOVED:
+		snprintf(old, len, "%llu", (unsigned long long)c->old_value);
+		break;
+	case FAB_CHG_MCAST_TREE: /* switches in the tree */
 	case FAB_CHG_LID:
 	case FAB_CHG_SL2VL:
 	case FAB_CHG_ROUTES:

@@ -12,6 +12,7 @@
 
 #include "fabsweep/counter.h"
 #include "fabsweep/diff.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
 #include "fabsweep/report.h"
 #include "fabsweep/roce.h"
@@ -624,6 +625,9 @@ static const char *change_title(unsigned kind)
 		[FAB_CHG_SL2VL] = "SL2VL tables",
 		[FAB_CHG_VLARB] = "VL arbitration",
 		[FAB_CHG_MODULE] = "module or cable changed",
+		[FAB_CHG_MCAST_ADDED] = "multicast group created",
+		[FAB_CHG_MCAST_REMOVED] = "multicast group deleted",
+		[FAB_CHG_MCAST_TREE] = "multicast tree changed",
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) == FAB_CHG__COUNT, "change titles");
 	return kind < FAB_CHG__COUNT ? t[kind] : "change";
@@ -669,6 +673,10 @@ static void fabric_change_table(struct hr *r)
 			fab_hw_fmt(w, ": %s", fab_counter_name(c->counter));
 		if (c->kind == FAB_CHG_PARTITION)
 			fab_hw_fmt(w, " 0x%04x", c->partition);
+		if (c->kind >= FAB_CHG_MCAST_ADDED && c->kind <= FAB_CHG_MCAST_TREE) {
+			char mg[FAB_MGID_STRLEN];
+			fab_hw_fmt(w, " %s (MLID 0x%04x)", fab_mgid_format(c->mgid, mg), c->mlid);
+		}
 		fab_hw_raw(w, "</td><td>");
 		change_end_cell(w, &c->subject);
 		fab_hw_raw(w, "</td><td>");

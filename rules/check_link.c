@@ -444,9 +444,24 @@ int check_mtu_mismatch(struct fab_rule_ctx *ctx)
 	return 0;
 }
 
+int rule_emit_port_down(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer, unsigned state,
+			unsigned phys, const char *was)
+{
+	char head[128];
+
+	/* what ctx->ev holds already (a read's time and cause) goes last */
+	snprintf(head, sizeof(head), "state=%s; phys_state=%s; last_active=%s%s", state_or(state),
+		 phys_or(phys), was, rbuf_str(&ctx->ev)[0] ? "; " : "");
+	rbuf_reset(&ctx->tmp);
+	rbuf_printf(&ctx->tmp, "%s%s", head, rbuf_str(&ctx->ev));
+	return rule_emit_port(ctx, port, peer, rbuf_str(&ctx->tmp),
+			      "the port is %s; it was Active with a link at %s", state_or(state), was);
+}
+
 /* port.down: each port that was Active with a known peer in the baseline and
- * is not Active now, or whose node no longer answers (docs/rules/port.down.md).
- * One pass over the baseline's ports, each found by GUID: O(ports). */
+ * is not Active now, or whose node no longer answers (docs/rules/port.down.md),
+ * then each that watch read down (check_port_down_events). One pass over the
+ * baseline's ports, each found by GUID: O(ports). */
 int check_port_down(struct fab_rule_ctx *ctx)
 {
 	const struct fab_snapshot *s = ctx->snap, *b = ctx->base;
@@ -465,15 +480,19 @@ int check_port_down(struct fab_rule_ctx *ctx)
 		const struct fab_port *q = n == FAB_NONE ? NULL : fab_snapshot_port(s, n, p->port_num);
 		if (q && q->state == FAB_STATE_ACTIVE)
 			continue;
-		rbuf_reset(&ctx->ev);
-		rbuf_printf(&ctx->ev, "state=%s; phys_state=%s; last_active=%s",
-			    q ? state_or(q->state) : "unknown", q ? phys_or(q->phys_state) : "unknown",
-			    was);
 		if (q) {
-			err = rule_emit_port(ctx, (uint32_t)(q - s->ports), FAB_NONE, rbuf_str(&ctx->ev),
-					     "the port is %s; it was Active with a link at %s",
-					     state_or(q->state), was);
+			/* the other end it had, when the snapshot has it */
+			const struct fab_port *pp = &b->ports[peer];
+			uint32_t pn = fab_snapshot_find_node(s, b->nodes[pp->node_idx].guid);
+			const struct fab_port *r = pn == FAB_NONE ? NULL : fab_snapshot_port(s, pn, pp->port_num);
+
+			rbuf_reset(&ctx->ev);
+			err = rule_emit_port_down(ctx, (uint32_t)(q - s->ports),
+						  r ? (uint32_t)(r - s->ports) : FAB_NONE, q->state,
+						  q->phys_state, was);
 		} else {
+			rbuf_reset(&ctx->ev);
+			rbuf_printf(&ctx->ev, "state=unknown; phys_state=unknown; last_active=%s", was);
 			const struct fab_port *pp = &b->ports[peer];
 			fab_guid_format(guid, g);
 			fab_guid_format(b->nodes[pp->node_idx].guid, pg);
@@ -488,5 +507,5 @@ int check_port_down(struct fab_rule_ctx *ctx)
 		if (err)
 			return err;
 	}
-	return 0;
+	return check_port_down_events(ctx);
 }

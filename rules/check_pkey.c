@@ -18,16 +18,6 @@
 
 #define N_EXAMPLES 3
 
-/* A host port: a cabled port of a CA that is not part of a switch. */
-static bool host_port(const struct fab_snapshot *s, uint32_t i)
-{
-	const struct fab_port *p = &s->ports[i];
-	const struct fab_node *n = &s->nodes[p->node_idx];
-
-	return n->type == FAB_NODE_CA && p->port_num && p->remote_idx != FAB_NONE &&
-	       !fab_node_in_switch(s, p->node_idx);
-}
-
 int check_pkey_enforcement_drop(struct fab_rule_ctx *ctx)
 {
 	const struct fab_snapshot *s = ctx->snap;
@@ -39,7 +29,7 @@ int check_pkey_enforcement_drop(struct fab_rule_ctx *ctx)
 		uint32_t pi = h->port_idx, peer;
 		const struct fab_port_pkeys *sw;
 
-		if (!host_port(s, pi) || h->status == FAB_LFT_FAILED)
+		if (!rule_host_port(s, pi) || h->status == FAB_LFT_FAILED)
 			continue;
 		peer = s->ports[pi].remote_idx;
 		if (s->nodes[s->ports[peer].node_idx].type != FAB_NODE_SWITCH ||
@@ -82,7 +72,7 @@ int check_pkey_limited_pair(struct fab_rule_ctx *ctx)
 		if (!part)
 			continue;
 		for (size_t i = 0; k && i < k->n; i++) {
-			if (!host_port(s, k->ports[i].port_idx))
+			if (!rule_host_port(s, k->ports[i].port_idx))
 				continue;
 			enum fab_pkey_member m = fab_pkeys_member(&k->ports[i], part);
 			if (m == FAB_PKEY_FULL_MEMBER)
@@ -122,7 +112,7 @@ int check_pkey_default_missing(struct fab_rule_ctx *ctx)
 		uint32_t pi = t->port_idx;
 		bool sw = s->nodes[s->ports[pi].node_idx].type == FAB_NODE_SWITCH;
 
-		if (t->status != FAB_LFT_OK || (sw ? where < 2 : !host_port(s, pi)))
+		if (t->status != FAB_LFT_OK || (sw ? where < 2 : !rule_host_port(s, pi)))
 			continue;
 		if (fab_pkeys_member(t, FAB_PKEY_DEFAULT))
 			continue;

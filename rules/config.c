@@ -155,7 +155,7 @@ int fab_config_site_severity(const struct fab_config *cfg, const char *id, int d
 /* ---- [sweep] and [watch] ------------------------------------------------------ */
 
 enum sweep_kind { SW_DIR, SW_PROM, SW_COUNT, SW_DURATION, SW_FAIL_ON, SW_BASELINE,
-		  SW_TEXT, SW_MAP, SW_SECONDS, SW_PORTS, SW_REQUIRE };
+		  SW_TEXT, SW_MAP, SW_SECONDS, SW_DURATION_OFF, SW_ONOFF, SW_URL, SW_PORTS, SW_REQUIRE };
 
 static const struct {
 	const char *key;
@@ -183,11 +183,18 @@ static const struct {
 	[FAB_WATCH_RAW] = { "keep_raw", SW_DURATION, "a duration such as 1d, 12h or 2h", "watch" },
 	[FAB_WATCH_PROMETHEUS] = { "prometheus", SW_PROM,
 				   "an absolute path ending in .prom (the textfile collector reads *.prom)", "watch" },
+	[FAB_WATCH_LINK_PROBE] = { "link_probe", SW_DURATION_OFF,
+				   "a duration of a second or more such as 30s or 2m, or off", "watch" },
+	[FAB_WATCH_EVENTS] = { "events", SW_ONOFF, "on or off", "watch" },
+	[FAB_WATCH_ALERTMANAGER] = { "alertmanager", SW_URL,
+				     "Alertmanager's URL, such as http://localhost:9093", "watch" },
+	[FAB_WATCH_ALERT_RESEND] = { "alert_resend", SW_DURATION,
+				     "a duration of a second or more such as 1m or 30s", "watch" },
 	[FAB_READY_ROCE_PORTS] = { "roce_ports", SW_PORTS,
 				   "a number of RoCE ports from 1 to 1024, or RDMA ports as DEVICE/PORT separated by commas (mlx5_0/1, mlx5_1/1)",
 				   "ready" },
 	[FAB_READY_REQUIRE] = { "require", SW_REQUIRE,
-				"what must be readable, separated by commas: lldp, dcb, ecn (or none)", "ready" },
+				"what must be readable, separated by commas: lldp, dcb, ecn, ethtool (or none)", "ready" },
 };
 static_assert(ARRAY_SIZE(sweep_keys) == FAB_SWEEP__COUNT, "sweep keys");
 
@@ -217,6 +224,18 @@ static bool whole_number(const char *s, long long lo, long long hi)
 	return !errno && !*end && v >= lo && v <= hi;
 }
 
+bool fab_url_ok(const char *url)
+{
+	size_t n = strncmp(url, "http://", 7) == 0 ? 7 : strncmp(url, "https://", 8) == 0 ? 8 : 0;
+
+	if (!n || !url[n] || strlen(url) > 1024)
+		return false;
+	for (const char *c = url; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			return false;
+	return true;
+}
+
 bool fab_prom_file_name_ok(const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -229,7 +248,7 @@ bool fab_prom_file_name_ok(const char *path)
 
 /* ---- [ready] -------------------------------------------------------------- */
 
-static const char *const ready_needs[] = { "lldp", "dcb", "ecn" };
+static const char *const ready_needs[] = { "lldp", "dcb", "ecn", "ethtool" };
 
 const char *fab_ready_need_name(unsigned bit)
 {
@@ -342,6 +361,12 @@ static bool sweep_value_ok(unsigned kind, const char *v)
 		return whole_number(v, 0, 3600);
 	case SW_DURATION:
 		return fab_duration_parse(v, &ms) == 0;
+	case SW_DURATION_OFF:
+		return !strcmp(v, "off") || (fab_duration_parse(v, &ms) == 0 && ms >= 1000);
+	case SW_ONOFF:
+		return !strcmp(v, "on") || !strcmp(v, "off");
+	case SW_URL:
+		return fab_url_ok(v);
 	case SW_FAIL_ON:
 		return fab_fail_on_parse(v) >= 0;
 	case SW_REQUIRE:

@@ -15,6 +15,7 @@
 #include "fabsweep/config.h"
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/names.h"
 #include "fabsweep/nodemap.h"
 #include "fabsweep/roce.h"
@@ -320,6 +321,7 @@ const char *fab_rule_need_text(unsigned need)
 	case FAB_NEED_QOS: return "the VL tables (a live scan that saw a QoS policy, or scan --forensic)";
 	case FAB_NEED_MODULES: return "modules or cables (collect on RoCE hosts, an ibdiagnet2 run with ibdiagnet2.cables)";
 	case FAB_NEED_NIC_COUNTERS: return "NIC counters (collect on RoCE hosts: ethtool)";
+	case FAB_NEED_MCAST: return "multicast groups and tables (a live scan without --no-mcast)";
 	default: return NULL;
 	}
 }
@@ -375,6 +377,11 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 		return "the snapshot has no modules or cables (collect on RoCE hosts; ibdiagnet --get_cable_info)";
 	if ((needs & FAB_NEED_NIC_COUNTERS) && !(have_roce(s) && s->roce->n_nic_counters))
 		return "the snapshot has no NIC counters (collect on the RoCE hosts, without --no-ethtool)";
+	if ((needs & FAB_NEED_MCAST) && !fab_mcast_present(s))
+		return "the snapshot has no multicast groups (scan --no-mcast, a file, an older scan, or "
+		       "the SA did not answer)";
+	if ((needs & FAB_NEED_MCAST) && !s->mcast->members_read)
+		return "the SA did not give the multicast groups' members (is FABSWEEP_SA_KEY its sa_key?)";
 	return NULL;
 }
 
@@ -394,6 +401,8 @@ int rule_ctx_init(struct fab_rule_ctx *ctx, const struct fab_config *cfg,
 	ctx->cfg = cfg;
 	ctx->snap = snap;
 	ctx->out = snap;
+	ctx->events = snap->events;
+	ctx->n_events = snap->n_events;
 	ctx->now_ms = now_ms ? now_ms : fab_now_ms();
 	ctx->supp = calloc(n_supp + 1, sizeof(*ctx->supp));
 	return ctx->supp ? 0 : fab_err(-ENOMEM, "out of memory");
@@ -577,6 +586,42 @@ int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapsh
 			continue;
 		rule_ctx_use(&ctx, r, sev);
 		err = r->check(&ctx);
+		if (!err && rule_ctx_nomem(&ctx))
+			err = fab_err(-ENOMEM, "out of memory running rule '%s'", r->id);
+	}
+out:
+	rule_ctx_fini(&ctx);
+	return err;
+}
+
+int fab_rules_run_events(const struct fab_config *cfg, const struct fab_snapshot *topo,
+			 struct fab_snapshot *sweep, int64_t now_ms)
+{
+	size_t n_rules;
+	const struct fab_rule *table = fab_rules_table(&n_rules);
+	struct fab_rule_ctx ctx;
+	int err;
+
+	if (!sweep->n_events)
+		return 0;
+	if (!topo->guid_order)
+		return fab_err(-EINVAL, "the event rules need an indexed snapshot");
+	if ((err = rule_ctx_init(&ctx, cfg, (struct fab_snapshot *)topo, now_ms)))
+		goto out;
+	ctx.out = sweep;
+	ctx.base = topo;
+	ctx.events = sweep->events;
+	ctx.n_events = sweep->n_events;
+	for (size_t i = 0; i < n_rules && !err; i++) {
+		const struct fab_rule *r = &table[i];
+		int sev = fab_config_severity(cfg, r);
+
+		if (r->retired || sev < 0 ||
+		    (r->check != check_port_down && r->check != check_security_trap))
+			continue;
+		rule_ctx_use(&ctx, r, sev);
+		/* port.down: topo is its own baseline, only the reads count */
+		err = r->check == check_port_down ? check_port_down_events(&ctx) : r->check(&ctx);
 		if (!err && rule_ctx_nomem(&ctx))
 			err = fab_err(-ENOMEM, "out of memory running rule '%s'", r->id);
 	}

@@ -133,13 +133,32 @@ static bool up_in(const struct held *e, const struct fab_snapshot *s)
 	return p && p->state == FAB_STATE_ACTIVE;
 }
 
+/* Whether watch's last read of the entry's port in s (a sweep's events)
+ * found it Active. */
+static bool read_up(const struct held *e, const struct fab_snapshot *s)
+{
+	uint64_t g;
+	unsigned port;
+
+	if (!s->n_events || !e->node || !e->port || fab_guid_parse(e->node, &g))
+		return false;
+	port = (unsigned)strtoul(e->port, NULL, 10);
+	for (size_t i = s->n_events; i-- > 0;) {
+		const struct fab_event *ev = &s->events[i];
+		if (ev->kind == FAB_EVENT_PORT && ev->node_guid == g && ev->port_num == port)
+			return ev->state == FAB_STATE_ACTIVE;
+	}
+	return false;
+}
+
 /* Whether an entry's hold is over at now_ms; a port.down one when snap
- * (a full scan: it has ports) has the port Active. */
+ * (a full scan: it has ports) has the port Active, or a sweep read it
+ * Active. */
 static bool over(const struct fab_rules_hold *h, const struct held *e,
 		 const struct fab_snapshot *snap, int64_t now_ms)
 {
 	if (e->until_up)
-		return snap->n_ports && up_in(e, snap);
+		return (snap->n_ports && up_in(e, snap)) || read_up(e, snap);
 	return now_ms - e->last_ms > h->hold_ms;
 }
 
@@ -213,11 +232,17 @@ static const char *held_evidence(struct fab_snapshot *s, const char *evidence, i
 /* Which findings watch holds: the counter rules' (judged on every sweep)
  * and port.down (until the port is up again); the others are the full
  * scan's and stay with it. */
+bool fab_rules_held_by_watch(const char *rule_id)
+{
+	const struct fab_rule *r = fab_rule_find(rule_id);
+
+	return r && (r->category == FAB_CAT_COUNTERS || !strcmp(r->id, "port.down") ||
+		     !strcmp(r->id, "sm.security_trap"));
+}
+
 static bool holdable(const struct fab_finding *f)
 {
-	const struct fab_rule *r = fab_rule_find(f->rule_id);
-
-	return r && (r->category == FAB_CAT_COUNTERS || !strcmp(r->id, "port.down"));
+	return fab_rules_held_by_watch(f->rule_id);
 }
 
 int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms)
@@ -262,4 +287,20 @@ int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, i
 			err = fab_snapshot_add_finding(sweep, &f);
 	}
 	return err ? fab_err(err, "out of memory") : 0;
+}
+
+int fab_rules_hold_restore(struct fab_rules_hold *h, const struct fab_finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fab_finding g = f[i];
+
+		if (!holdable(&g))
+			continue;
+		g.held_until_ms = !strcmp(g.rule_id, "port.down") ? INT64_MAX
+								 : g.held_since_ms + h->hold_ms;
+		/* remembered in this round: the next apply holds it from its raise */
+		if (remember(h, &g, g.held_since_ms))
+			return fab_err(-ENOMEM, "out of memory");
+	}
+	return 0;
 }

@@ -73,6 +73,10 @@ struct fab_rule_ctx {
 	 * (pairs->latest) and the earlier one it is compared with (the first
 	 * sample, or the baseline's: core/counter.c); rule_delta() compares them. */
 	const struct fab_counter_pairs *pairs;
+	/* watch's events (docs/watch.md): the snapshot's (a stored sweep), or
+	 * those of the sweep watch judges (fab_rules_run_events) */
+	const struct fab_event *events;
+	size_t n_events;
 	/* scratch text for checks (evidence, lists); reset before use */
 	struct rbuf ev, tmp;
 
@@ -179,6 +183,17 @@ static inline uint32_t rule_peer(const struct fab_snapshot *s, uint32_t port)
 	return p->remote_idx;
 }
 
+/* A host port: a cabled port of a CA that is not part of a switch (the
+ * pkey and mcast rules' hosts). */
+static inline bool rule_host_port(const struct fab_snapshot *s, uint32_t i)
+{
+	const struct fab_port *p = &s->ports[i];
+	const struct fab_node *n = &s->nodes[p->node_idx];
+
+	return n->type == FAB_NODE_CA && p->port_num && p->remote_idx != FAB_NONE &&
+	       !fab_node_in_switch(s, p->node_idx);
+}
+
 /* ---- the checks (rules/check_*.c), referenced by the table ------------- */
 
 /* Generic, parametrised by rule->arg. */
@@ -198,6 +213,15 @@ int check_sm(struct fab_rule_ctx *ctx);
 
 int check_port_not_active(struct fab_rule_ctx *ctx);
 int check_port_down(struct fab_rule_ctx *ctx);
+/* port.down's second source (rules/check_events.c): the ports watch read
+ * down (ctx->events) that the snapshot has Active with a link. */
+int check_port_down_events(struct fab_rule_ctx *ctx);
+/* "the port is Down; it was Active with a link at ..." with its evidence
+ * in ctx->ev, and the other end it had (peer, FAB_NONE: not in the
+ * snapshot): port.down's one wording, for both of its sources. */
+int rule_emit_port_down(struct fab_rule_ctx *ctx, uint32_t port, uint32_t peer, unsigned state,
+			unsigned phys, const char *was);
+int check_security_trap(struct fab_rule_ctx *ctx);
 int check_mtu_mismatch(struct fab_rule_ctx *ctx);
 int check_lid_unassigned(struct fab_rule_ctx *ctx);
 int check_topology_asymmetric(struct fab_rule_ctx *ctx);
@@ -302,3 +326,9 @@ int check_pkey_default_missing(struct fab_rule_ctx *ctx);
 int check_vl_op_vls(struct fab_rule_ctx *ctx);
 int check_vl_sl_dropped(struct fab_rule_ctx *ctx);
 int check_vl_starved(struct fab_rule_ctx *ctx);
+/* rules/check_mcast.c */
+int check_mcast_unreached(struct fab_rule_ctx *ctx);
+int check_mcast_loop(struct fab_rule_ctx *ctx);
+int check_mcast_stale(struct fab_rule_ctx *ctx);
+int check_mcast_rate_mtu(struct fab_rule_ctx *ctx);
+int check_mcast_ipoib(struct fab_rule_ctx *ctx);

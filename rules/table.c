@@ -301,6 +301,17 @@ static const struct fab_rule_param eth_ber_params[] = {
 				     "tolerated ('off': never fires)" },
 };
 
+#define IPOIB_PARTITION(k) \
+	{ .section = "mcast.ipoib_broadcast", .key = k, .type = FAB_PARAM_INT, .def = 0, .min = 0, \
+	  .max = 0x7fff, .help = "a partition (15-bit number, decimal: 32767 is 0x7fff) whose host " \
+	  "ports all run IPoIB, judged even where no host joined an IPoIB group; 0: none" }
+static const struct fab_rule_param ipoib_params[] = {
+	IPOIB_PARTITION("partition"),
+	IPOIB_PARTITION("partition_2"),
+	IPOIB_PARTITION("partition_3"),
+	IPOIB_PARTITION("partition_4"),
+};
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fab_rule rules[] = {
@@ -540,6 +551,25 @@ static const struct fab_rule rules[] = {
 			"or remove it from the fabric's SM list.",
 		.check = check_sm,
 		.arg = SM_UNRESPONSIVE,
+	},
+	{
+		.id = "sm.security_trap",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_SM,
+		.title = "The subnet manager reported a security violation",
+		.rationale =
+			"A port that receives a management packet with a wrong M_Key, or a packet "
+			"whose P_Key or Q_Key it does not hold, reports it to the SM (traps 256-259), "
+			"which forwards it to subscribers such as fabsweep watch. A wrong M_Key means "
+			"someone tried to reconfigure a port without the key; wrong P_Keys or Q_Keys "
+			"mean traffic across a partition it should not cross, or a misconfigured "
+			"application.",
+		.remediation =
+			"Find the source LID the finding names (fabsweep route, ibaddr), check who runs "
+			"management tools or jobs there and which partitions it belongs to; look in the "
+			"SM's log for the trap. Repeated bad M_Keys from one host are an intrusion "
+			"attempt until proven otherwise.",
+		.check = check_security_trap,
 	},
 	{
 		.id = "lid.unassigned",
@@ -1377,6 +1407,102 @@ static const struct fab_rule rules[] = {
 			"module's laser is dead or disabled: replace it.",
 		PARAMS(dark_lane_params),
 		.check = check_module_dark_lane,
+	},
+	/* Multicast (rules/check_mcast.c, include/fabsweep/mcast.h) */
+	{
+		.id = "mcast.unreached_member",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_MCAST,
+		.title = "A multicast group's tree does not reach one of its members",
+		.rationale =
+			"The subnet manager writes each multicast group's spanning tree into the "
+			"switches' multicast forwarding tables: a packet sent to the group's MLID is "
+			"copied out of every port a switch's entry names. A member whose switch's entry "
+			"lacks its port, or whose switch the tree does not connect to the other members', "
+			"never gets what they send: IPoIB neighbours stay unresolved (ARP over the "
+			"broadcast group), a storage or collective library hangs on a multicast it never "
+			"sees, while the port itself looks healthy and the SA lists it as a member.",
+		.remediation =
+			"Compare the entry with ibroute -M on the switch named. Make the master subnet "
+			"manager sweep (OpenSM: kill -HUP) so that it writes the tables again; if the "
+			"entry comes back wrong, look for a switch that failed Sets in the SM's log.",
+		.check = check_mcast_unreached,
+	},
+	{
+		.id = "mcast.loop",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_MCAST,
+		.title = "Multicast tables send a group's packets round a loop",
+		.rationale =
+			"A switch sends a multicast packet out of every port of its entry but the one it "
+			"came in by. Entries that form a cycle (two switches joined by two cables both in "
+			"the tree, or a branch that leads back into the tree) make every packet of the "
+			"group circle and multiply until its hop limit or the links' buffers give out: "
+			"the group's traffic storms the links of the loop and everything sharing them.",
+		.remediation =
+			"Read the entries of the switches named in the evidence with ibroute -M; make the "
+			"subnet manager sweep so that it rewrites the tree, and find what wrote the "
+			"looping entry (a second SM, a tool that sets MFTs by hand).",
+		.check = check_mcast_loop,
+	},
+	{
+		.id = "mcast.stale_entry",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_MCAST,
+		.title = "A multicast table entry serves no group or no member",
+		.rationale =
+			"Entries for an MLID that no group has (a group deleted while a switch kept its "
+			"table), for a switch that no member's packets reach or that leads to no member, "
+			"or toward a port that is no member, are left over from an earlier tree: they "
+			"waste the switch's table, copy packets where nobody wants them, and a new group "
+			"that gets the MLID inherits the wrong tree until the SM rewrites it.",
+		.remediation =
+			"Make the master subnet manager sweep (OpenSM: kill -HUP) so that it rewrites the "
+			"multicast tables; compare with ibroute -M afterwards.",
+		.check = check_mcast_stale,
+	},
+	{
+		.id = "mcast.rate_mtu",
+		.severity = FAB_SEV_ERROR,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_MCAST,
+		.title = "A multicast group's rate or MTU is above what a member's link runs",
+		.rationale =
+			"A group's rate and MTU are fixed when it is created (OpenSM: partitions.conf "
+			"rate= and mtu= of an ipoib partition or mgid= group). A port whose link runs "
+			"slower, or with a smaller MTU, cannot join (the SA refuses it), and a member "
+			"whose link was degraded after it joined gets packets its link drops (MTU) or "
+			"throttles the whole group (rate): IPoIB packets above a few hundred bytes fail, "
+			"as operators of NDR fabrics saw with OpenSM's defaults.",
+		.remediation =
+			"Fix the degraded link (reseat, replace the cable), or create the group with a "
+			"rate and MTU every member's link runs (OpenSM: rate= and mtu= in partitions.conf, "
+			"then restart or sweep the SM).",
+		.check = check_mcast_rate_mtu,
+	},
+	{
+		.id = "mcast.ipoib_broadcast",
+		.severity = FAB_SEV_WARNING,
+		.category = FAB_CAT_ROUTING,
+		.needs = FAB_NEED_MCAST | FAB_NEED_PKEYS,
+		.title = "A partition's IPoIB broadcast group is missing or a host has not joined it",
+		.rationale =
+			"IPoIB needs its partition's broadcast group (ff12:401b:<P_Key>::ffff:ffff): a "
+			"host's IPoIB interface joins it before it comes up, and ARP runs over it. When "
+			"the subnet manager did not create it (a partition not marked ipoib) IPoIB cannot "
+			"come up anywhere in the partition; a host port of the partition that has not "
+			"joined it while others have has its IPoIB down, or its join was refused (a link "
+			"slower than the group's rate). Judged in the partitions where some host joined "
+			"an IPoIB group, and in the ones configured in [mcast.ipoib_broadcast].",
+		.remediation =
+			"Mark the partition ipoib in partitions.conf (with rate= and mtu= that every host "
+			"link runs) and let the SM sweep; on a host that has not joined, check its IPoIB "
+			"interface (ip link, dmesg for 'multicast join failed') and its link.",
+		PARAMS(ipoib_params),
+		.check = check_mcast_ipoib,
 	},
 };
 

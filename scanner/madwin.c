@@ -9,10 +9,13 @@
  * never matches the current one and is counted as stale.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
@@ -42,6 +45,7 @@ struct fab_madwin {
 	uint16_t *free_list;
 	int n_free;
 	struct fab_madwin_stats stats;
+	size_t resp_len; /* of the completion under way */
 	uint8_t mad[FAB_MAD_SIZE];
 };
 
@@ -125,12 +129,18 @@ const struct fab_madwin_stats *fab_madwin_stats(const struct fab_madwin *mw)
 	return &mw->stats;
 }
 
+size_t fab_madwin_resp_len(const struct fab_madwin *mw)
+{
+	return mw->resp_len;
+}
+
 void fab_mad_encode(uint8_t *mad, const struct fab_mad_req *r, uint64_t tid)
 {
 	memset(mad, 0, FAB_MAD_SIZE);
 	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
 	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, r->mgmt_class);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
+	/* the SA class is version 2 */
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, r->mgmt_class == FAB_MAD_CLASS_SA ? 2 : 1);
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, r->method);
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, r->attr_id);
@@ -145,6 +155,12 @@ void fab_mad_encode(uint8_t *mad, const struct fab_mad_req *r, uint64_t tid)
 		mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, 0xffff);
 		mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, 0xffff);
 		mad_set_array(mad, 0, IB_DRSMP_PATH_F, (void *)r->dr_path);
+	}
+	if (r->mgmt_class == FAB_MAD_CLASS_SA) { /* the SA header: SM_Key, then the data */
+		mad_set_field64(mad, 0, IB_SA_MKEY_F, r->mkey);
+		mad_set_field64(mad, 0, IB_SA_COMPMASK_F, r->comp_mask);
+		memcpy(mad + FAB_SA_DATA_OFFS, r->data, sizeof(r->data));
+		return;
 	}
 	memcpy(mad + FAB_MAD_DATA_OFFS, r->data, sizeof(r->data));
 }
@@ -250,7 +266,19 @@ static void handle_mad(struct fab_madwin *mw, const uint8_t *mad, int status,
 		slot_retry(mw, i, -EBUSY, done, ctx);
 		return;
 	}
-	slot_finish(mw, i, (st & 0x7fff) ? -EREMOTEIO : 0, mad, done, ctx);
+	/* the whole answer where the transport kept more than 256 bytes */
+	const uint8_t *full = mad;
+	size_t len = FAB_MAD_SIZE;
+	if (mw->t.answer) {
+		const uint8_t *a = mw->t.answer(mw->t.ctx, &len);
+		if (a && len > FAB_MAD_SIZE)
+			full = a;
+		else
+			len = FAB_MAD_SIZE;
+	}
+	mw->resp_len = len;
+	slot_finish(mw, i, (st & 0x7fff) ? -EREMOTEIO : 0, full, done, ctx);
+	mw->resp_len = FAB_MAD_SIZE;
 }
 
 /* Expires overdue slots; returns ms until the next deadline (-1: none). */
@@ -385,9 +413,22 @@ int fab_umad_pick_port(const char *want_ca, int want_port, bool linkup_ok,
 
 struct fab_umad {
 	int fd;
-	int agent_smi, agent_dr, agent_perf;
-	uint8_t *buf; /* umad_size() + 256 */
+	int agent_smi, agent_dr, agent_perf, agent_sa;
+	int agent_report; /* the SA's Reports: -1 until fab_umad_listen */
+	int issm_fd;      /* simulator only: -1 */
+	char ca[UMAD_CA_NAME_LEN];
+	int port;
+	uint64_t port_guid;
+	fab_umad_unsolicited_fn unsolicited;
+	void *unsolicited_ctx;
+	uint8_t *buf;   /* umad_size() + cap */
+	size_t cap;     /* MAD bytes buf holds: 256, more after a long SA answer */
+	size_t len;     /* of the MAD last received */
 };
+
+/* The longest SA answer read (a GetTable of a large fabric's MCMemberRecords
+ * reassembled by the kernel: 64 bytes a record); a longer one is refused. */
+#define FAB_UMAD_MAX_ANSWER (64u << 20)
 
 int fab_umad_open(const char *ca, int port, struct fab_umad **out)
 {
@@ -397,6 +438,11 @@ int fab_umad_open(const char *ca, int port, struct fab_umad **out)
 	if (!u)
 		return -ENOMEM;
 	u->fd = -1;
+	u->agent_sa = -1;
+	u->agent_report = -1;
+	u->issm_fd = -1;
+	snprintf(u->ca, sizeof(u->ca), "%s", ca ? ca : "");
+	u->port = port;
 	if (umad_init() < 0) {
 		rc = -ENODEV;
 		goto fail;
@@ -413,10 +459,18 @@ int fab_umad_open(const char *ca, int port, struct fab_umad **out)
 		rc = -ENOMEM;
 		goto fail;
 	}
+	u->cap = FAB_MAD_SIZE;
+	umad_port_t up;
+	if (umad_get_port(ca, port, &up) == 0) {
+		u->port_guid = be64toh(up.port_guid);
+		umad_release_port(&up);
+	}
 	u->agent_smi = umad_register(u->fd, FAB_MAD_CLASS_SMI, 1, 0, NULL);
 	u->agent_dr = umad_register(u->fd, FAB_MAD_CLASS_SMI_DR, 1, 0, NULL);
 	u->agent_perf = umad_register(u->fd, FAB_MAD_CLASS_PERF, 1, 0, NULL);
-	if (u->agent_smi < 0 || u->agent_dr < 0 || u->agent_perf < 0) {
+	/* class version 2, RMPP version 1: as saquery registers it */
+	u->agent_sa = umad_register(u->fd, FAB_MAD_CLASS_SA, 2, 1, NULL);
+	if (u->agent_smi < 0 || u->agent_dr < 0 || u->agent_perf < 0 || u->agent_sa < 0) {
 		rc = -EPERM;
 		goto fail;
 	}
@@ -431,6 +485,16 @@ void fab_umad_close(struct fab_umad *u)
 {
 	if (!u)
 		return;
+	if (u->issm_fd >= 0) {
+		/* the simulator stops handing us the SM's requests; what it
+		 * sent before is read and dropped here, while the agents are
+		 * still there (umad2sim crashes on a MAD for an agent gone) */
+		close(u->issm_fd);
+		u->issm_fd = -1;
+		u->unsolicited = NULL;
+		for (int i = 0; i < 20 && fab_umad_wait(u, 5) == 0;)
+			i++;
+	}
 	if (u->fd >= 0)
 		umad_close_port(u->fd);
 	free(u->buf);
@@ -458,6 +522,10 @@ static int umad_tr_send(void *ctx, const uint8_t *mad,
 		agent = u->agent_perf;
 		umad_set_addr(u->buf, req->dlid, 1, 0, IB_DEFAULT_QP1_QKEY);
 		break;
+	case FAB_MAD_CLASS_SA:
+		agent = u->agent_sa;
+		umad_set_addr(u->buf, req->dlid, 1, 0, IB_DEFAULT_QP1_QKEY);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -482,18 +550,117 @@ static int umad_tr_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
 		if (rc < 0)
 			return rc == -EINTR ? 0 : rc;
 	}
+	len = (int)u->cap;
 	rc = umad_recv(u->fd, u->buf, &len, 0);
+	while (rc == -ENOSPC && len > (int)u->cap && (size_t)len <= FAB_UMAD_MAX_ANSWER) {
+		/* an SA answer the kernel reassembled: longer than the buffer,
+		 * and still queued; read it again into a buffer that holds it */
+		uint8_t *nb = realloc(u->buf, umad_size() + (size_t)len);
+		if (!nb)
+			return -ENOMEM;
+		u->buf = nb;
+		u->cap = (size_t)len;
+		rc = umad_recv(u->fd, u->buf, &len, 0);
+	}
 	if (rc < 0) {
 		/* Nothing there after all (spurious wakeup). */
 		if (rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -ETIMEDOUT)
 			return 0;
 		return rc;
 	}
+	u->len = len > 0 ? (size_t)len : 0;
 	memset(mad, 0, FAB_MAD_SIZE);
 	memcpy(mad, umad_get_mad(u->buf),
 	       len > 0 && len < FAB_MAD_SIZE ? (size_t)len : FAB_MAD_SIZE);
 	*status = umad_status(u->buf);
+	if (u->unsolicited && !*status && !mad_get_field(mad, 0, IB_MAD_RESPONSE_F)) {
+		/* asked by someone else (a Report, an SMInfo Get): the listener's */
+		const ib_mad_addr_t *a = umad_get_mad_addr(u->buf);
+		u->unsolicited(u->unsolicited_ctx, mad, ntohs(a->lid), ntohl(a->qpn));
+		return 0;
+	}
 	return 1;
+}
+
+static const uint8_t *umad_tr_answer(void *ctx, size_t *len)
+{
+	struct fab_umad *u = ctx;
+
+	*len = u->len;
+	return umad_get_mad(u->buf);
+}
+
+/* The Reports come to an agent of their own (RMPP 0, the Report method):
+ * the SA agent of the queries answers solicited MADs only, so a scan
+ * beside a watch on the same port does not compete for the Reports. */
+int fab_umad_listen(struct fab_umad *u, fab_umad_unsolicited_fn fn, void *ctx)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+
+	if (u->agent_report < 0) {
+		mask[FAB_MAD_REPORT / (8 * sizeof(long))] |= 1L << (FAB_MAD_REPORT % (8 * sizeof(long)));
+		u->agent_report = umad_register(u->fd, FAB_MAD_CLASS_SA, 2, 0, mask);
+		if (u->agent_report < 0)
+			return fab_err(-EBUSY, "cannot take the SA's Reports on %s/%d (another process "
+				       "on this port takes them)", u->ca, u->port);
+	}
+	u->unsolicited = fn;
+	u->unsolicited_ctx = ctx;
+	return 0;
+}
+
+int fab_umad_respond(struct fab_umad *u, const uint8_t *mad, uint16_t dlid, uint32_t dqp)
+{
+	unsigned cls = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
+	int agent = cls == FAB_MAD_CLASS_SA ? u->agent_report : cls == FAB_MAD_CLASS_SMI ? u->agent_smi
+		    : cls == FAB_MAD_CLASS_SMI_DR ? u->agent_dr : -1;
+
+	if (agent < 0)
+		return -EINVAL;
+	memset(u->buf, 0, umad_size());
+	memcpy(umad_get_mad(u->buf), mad, FAB_MAD_SIZE);
+	umad_set_addr(u->buf, dlid, (int)dqp, 0, dqp ? IB_DEFAULT_QP1_QKEY : 0);
+	umad_set_pkey(u->buf, 0);
+	return umad_send(u->fd, agent, u->buf, FAB_MAD_SIZE, 0, 0) < 0 ? -EIO : 0;
+}
+
+int fab_umad_wait(struct fab_umad *u, int wait_ms)
+{
+	uint8_t mad[FAB_MAD_SIZE];
+	int status, rc = umad_tr_recv(u, mad, &status, wait_ms);
+
+	while (rc == 1) /* an answer nobody waits for any more */
+		rc = umad_tr_recv(u, mad, &status, 0);
+	return rc < 0 ? rc : 0;
+}
+
+uint64_t fab_umad_port_guid(const struct fab_umad *u)
+{
+	return u->port_guid;
+}
+
+bool fab_umad_under_sim(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	return preload && strstr(preload, "umad2sim");
+}
+
+int fab_umad_sim_issm(struct fab_umad *u)
+{
+	char path[256];
+
+	if (!fab_umad_under_sim())
+		return fab_err(-ENOTSUP, "the simulator's Report path needs ibsim's umad2sim "
+			       "(LD_PRELOAD); never on hardware");
+	if (u->issm_fd >= 0)
+		return 0;
+	if (umad_get_issm_path(u->ca, u->port, path, sizeof(path)) < 0)
+		return fab_err(-ENODEV, "no issm device for %s/%d", u->ca, u->port);
+	u->issm_fd = open(path, O_RDWR);
+	if (u->issm_fd < 0)
+		return fab_err(-errno, "cannot open %s: %s", path, strerror(errno));
+	return 0;
 }
 
 /*
@@ -508,13 +675,11 @@ static int umad_tr_recv(void *ctx, uint8_t *mad, int *status, int wait_ms)
 int fab_umad_max_in_flight(void)
 {
 	static int cap = -1;
-	const char *preload;
 
 	if (cap >= 0)
 		return cap;
-	preload = getenv("LD_PRELOAD");
 	cap = 0;
-	if (preload && strstr(preload, "umad2sim")) {
+	if (fab_umad_under_sim()) {
 		FILE *f = fopen("/proc/sys/net/unix/max_dgram_qlen", "r");
 		int qlen = 10; /* Linux's default */
 
@@ -532,6 +697,7 @@ void fab_umad_transport(struct fab_umad *u, struct fab_mad_transport *out)
 {
 	out->send = umad_tr_send;
 	out->recv = umad_tr_recv;
+	out->answer = umad_tr_answer;
 	out->now_ms = NULL;
 	out->ctx = u;
 	out->max_in_flight = fab_umad_max_in_flight();

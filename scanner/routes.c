@@ -171,6 +171,8 @@ static void swinfo_done(struct routes *c, uint32_t i, int err, const uint8_t *re
 	l->fdb_cap = (uint16_t)mad_get_field((void *)d, 0, IB_SW_LINEAR_FDB_CAP_F);
 	l->fdb_top = (uint16_t)(top > FAB_LID_UNICAST_MAX ? FAB_LID_UNICAST_MAX : top);
 	l->part_enf_cap = (uint16_t)mad_get_field((void *)d, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
+	l->mcast_cap = (uint16_t)mad_get_field((void *)d, 0, IB_SW_MCAST_FDB_CAP_F);
+	l->mcast_top = (uint16_t)mad_get_field((void *)d, 0, IB_SW_MCAST_FDB_TOP_F);
 	l->enforce = (uint8_t)(
 		(mad_get_field((void *)d, 0, IB_SW_PARTITION_ENF_INB_F) ? FAB_SWI_PART_ENF_INB : 0) |
 		(mad_get_field((void *)d, 0, IB_SW_PARTITION_ENF_OUTB_F) ? FAB_SWI_PART_ENF_OUTB : 0) |

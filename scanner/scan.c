@@ -17,11 +17,14 @@
  *      switch, directed route along discovery's paths (unless --no-routes);
  *   5c. partitions: the P_Key tables of cabled CA and switch ports and the
  *      switch ports' enforcement bits (unless --no-pkeys);
+ *   5d. multicast: the groups from the SA at the master's LID, then the
+ *      switches' multicast forwarding tables for their MLIDs (unless
+ *      --no-mcast);
  *   6. SMInfo of every IsSM port;
  *   7. port counters (ClassPortInfo, PortCounters, PortCountersExtended);
  *   8. SMInfo of the master once more: ActCount "after".
  *
- * Steps 2, 4, 5b, 5c, 6, 7 and 8 share one umad fd and the MAD window engine.
+ * Steps 2, 4, 5b, 5c, 5d, 6, 7 and 8 share one umad fd and the MAD window engine.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -383,6 +386,15 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 		if ((rc = fab_scan_pkeys(s, &w, smp_win, &o)))
 			fab_err(rc, "reading P_Key tables failed: %s", strerror(-rc));
 		phase_done("pkeys", &t0, smp_win);
+	}
+	/* Multicast: the SA is the master SM's (the one our port points at,
+	 * master by SMInfo before discovery; none: no SA, no groups, a fact);
+	 * its queries share the PMA window, the tables the SMP one. */
+	if (!rc && s->n_nodes && !o.no_mcast) {
+		if ((rc = fab_scan_mcast(s, &w, smp_win, gmp_win, &o, have_before ? before.lid : 0)) &&
+		    !fab_errmsg()[0])
+			fab_err(rc, "reading multicast groups and tables failed: %s", strerror(-rc));
+		phase_done("mcast", &t0, gmp_win);
 	}
 	wt_free(&w);
 	if (rc) {

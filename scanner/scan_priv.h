@@ -186,6 +186,21 @@ int fab_scan_qos(struct fab_snapshot *snap, const struct wt *w, struct fab_madwi
 int fab_scan_pkeys(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *mw,
 		   const struct fab_scan_opts *o);
 
+/* Multicast (scanner/mcast.c, mcast_sa.c): the groups and members from the
+ * SA at sa_lid (0: no master SM, nothing read; sa_win: its queries), then every switch's multicast
+ * forwarding table for the MLIDs in use (smp_win, directed route along w's
+ * paths), into snap->mcast; after fab_scan_routes when the scan reads the
+ * tables (their SwitchInfo is used). 0 or a negative errno (engine, memory,
+ * a bad FABSWEEP_SA_KEY); what did not answer is in scan_errors. */
+int fab_scan_mcast(struct fab_snapshot *snap, const struct wt *w, struct fab_madwin *smp_win,
+		   struct fab_madwin *sa_win, const struct fab_scan_opts *o, uint16_t sa_lid);
+/* The SA part alone: MCMemberRecords of the SA at lid, SM_Key key for the
+ * trusted queries, top_hint the highest MulticastFDBTop a switch gives (for
+ * the MLID probe when answers arrive cut). Leaves snap->mcast NULL when the
+ * SA does not answer. */
+int fab_scan_mcast_sa(struct fab_snapshot *snap, struct fab_madwin *mw, uint16_t lid, uint64_t key,
+		      unsigned top_hint);
+
 /*
  * A FIFO of packed 64-bit jobs (the collectors' work lists): amortised
  * O(1), memory proportional to what is queued.

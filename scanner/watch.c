@@ -38,55 +38,14 @@
 #include "fabsweep/snapshot.h"
 #include "fabsweep/watch.h"
 #include "scanner/scan_priv.h"
+#include "scanner/watch_priv.h"
 
 #define ALL_PORTS 0xff
 #define DEFAULT_VERIFY_EVERY 16
 
 #define DEFAULT_DATA_EVERY 6
-#define PORT_STATE_ACTIVE 4
-
-enum wjob { J_SUM = 1, J_PC, J_NI, J_PI, J_RED, J_XDD, J_VLW };
-#define COOKIE(k, i) ((uint64_t)(k) << 32 | (uint32_t)(i))
-#define C_KIND(c) ((unsigned)((c) >> 32))
-#define C_IDX(c) ((uint32_t)(c))
 
 enum { V_NONE = 0, V_QUEUED, V_DONE };
-
-struct wnode {
-	struct fab_counter_sample sum; /* the last AllPortSelect answer */
-	bool have_sum;
-	uint64_t xmit_wait; /* the sum's PortXmitWait at the last data sweep */
-	bool no_allport;  /* AllPortSelect answered with an error status */
-	uint8_t verify;   /* V_*: NodeInfo this sweep */
-	uint8_t unsup;    /* FAB_PMA_*: optional attributes its PMA does not have */
-};
-
-struct fab_watch {
-	struct fab_mport m;
-	const struct fab_mkeys *mkeys;
-	unsigned verify_every;
-	unsigned data_every;
-	unsigned long sweeps;   /* of this topology */
-	uint32_t *down;         /* ports (of the topology) probed for coming up */
-	size_t n_down;
-	int64_t topo_id;        /* the topology the sums are of */
-	size_t n_nodes;
-	struct wnode *nodes;
-};
-
-/* One sweep's work. */
-struct wsweep {
-	struct fab_watch *w;
-	const struct fab_snapshot *t;
-	struct fab_snapshot *out;
-	struct fab_watch_result *res;
-	struct fab_jobq q;
-	uint32_t mask; /* the counters whose moving is a change this sweep */
-	bool data;     /* a data sweep: PortXmitWait moving is a change too */
-	struct fab_counter_sample *cand; /* changed ports, before NodeInfo confirms them */
-	size_t n_cand, cap_cand;
-	int err;
-};
 
 int fab_watch_open(const struct fab_probe_opts *o, const char *source, struct fab_watch **out)
 {
@@ -103,6 +62,11 @@ int fab_watch_open(const struct fab_probe_opts *o, const char *source, struct fa
 	w->verify_every = DEFAULT_VERIFY_EVERY;
 	w->data_every = DEFAULT_DATA_EVERY;
 	w->topo_id = -1;
+	w->local = FAB_NONE;
+	if ((rc = wevents_open(w))) {
+		fab_watch_close(w);
+		return rc;
+	}
 	*out = w;
 	return 0;
 }
@@ -112,7 +76,11 @@ void fab_watch_close(struct fab_watch *w)
 	if (!w)
 		return;
 	fab_mport_close(&w->m);
+	wevents_close(w);
 	free(w->nodes);
+	free(w->ports);
+	free(w->probe);
+	free(w->changes);
 	free(w->down);
 	free(w);
 }
@@ -173,9 +141,9 @@ static bool any_saturated(const struct fab_counter_sample *c)
 	return false;
 }
 
-static void push(struct wsweep *ws, enum wjob k, uint32_t i)
+void wsweep_push(struct wsweep *ws, enum wjob k, uint32_t i, unsigned cause)
 {
-	int rc = fab_jobq_push(&ws->q, COOKIE(k, i));
+	int rc = fab_jobq_push(&ws->q, COOKIE_CAUSE(k, i, cause));
 
 	if (rc && !ws->err)
 		ws->err = rc;
@@ -183,16 +151,20 @@ static void push(struct wsweep *ws, enum wjob k, uint32_t i)
 		ws->res->sums++;
 	else if (k == J_PC)
 		ws->res->ports++;
-	else if (k == J_PI)
+	else if (k == J_PI || (k == J_LINK && cause == FAB_CAUSE_RECHECK))
 		ws->res->probed++;
+	else if (k == J_LINK)
+		ws->res->links++;
 	else
 		ws->res->verified++;
 }
 
-static void changed_topology(struct wsweep *ws, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void push(struct wsweep *ws, enum wjob k, uint32_t i)
+{
+	wsweep_push(ws, k, i, 0);
+}
 
-static void changed_topology(struct wsweep *ws, const char *fmt, ...)
+void wsweep_changed_topology(struct wsweep *ws, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -311,14 +283,13 @@ static int next(void *ctx, struct fab_mad_req *req)
 		req->mkey = fab_mkeys_lookup(ws->w->mkeys, 0, n->guid);
 		return 1;
 	}
-	if (C_KIND(j) == J_PI) { /* a down port: still down? */
-		const struct fab_port *p = &ws->t->ports[C_IDX(j)];
-		const struct fab_node *n = &ws->t->nodes[p->node_idx];
-		req->mgmt_class = FAB_MAD_CLASS_SMI;
-		req->attr_id = IB_ATTR_PORT_INFO;
-		req->attr_mod = p->port_num;
-		req->dlid = n->lid;
-		req->mkey = fab_mkeys_lookup(ws->w->mkeys, 0, n->guid);
+	if (C_KIND(j) == J_PI || C_KIND(j) == J_LINK) { /* a port's state */
+		wlinks_request(ws, C_IDX(j), req);
+		return 1;
+	}
+	if (C_KIND(j) == J_DRNI) { /* its LID did not answer: by directed route */
+		req->attr_id = IB_ATTR_NODE_INFO;
+		wlinks_route(ws, C_IDX(j), req);
 		return 1;
 	}
 	req->mgmt_class = FAB_MAD_CLASS_PERF;
@@ -341,10 +312,58 @@ static int next(void *ctx, struct fab_mad_req *req)
 	return 1;
 }
 
-static const char *why_text(int err)
+const char *wsweep_why(int err)
 {
 	return err == -ETIMEDOUT ? "did not answer"
 	       : err == -EREMOTEIO ? "answered with an error status" : strerror(-err);
+}
+
+/*
+ * A LID of node ni did not answer (fmt: what the topology change says). A
+ * link that just went down leaves LID routes across it until the SM
+ * reroutes: the node is asked by directed route along the links known up
+ * first, and one that answers there as itself is no topology change (what
+ * its LID did not answer waits for the next sweep).
+ */
+static void lid_silent(struct wsweep *ws, uint32_t ni, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void lid_silent(struct wsweep *ws, uint32_t ni, const char *fmt, ...)
+{
+	struct wnode *wn = &ws->w->nodes[ni];
+	va_list ap;
+
+	if (wn->dr_check)
+		return; /* asked already: the first reason stands */
+	if (!fab_array_grow((void **)&ws->silent, &ws->n_silent, &ws->cap_silent, sizeof(*ws->silent))) {
+		ws->err = -ENOMEM;
+		return;
+	}
+	size_t i = ws->n_silent - 1;
+	va_start(ap, fmt);
+	vsnprintf(ws->silent[i].why, sizeof(ws->silent[0].why), fmt, ap);
+	va_end(ap);
+	ws->silent[i].node = ni;
+	if (!wn->reached) { /* no route to it along links known up: gone */
+		wsweep_changed_topology(ws, "%s", ws->silent[i].why);
+		ws->n_silent = i;
+		return;
+	}
+	wn->dr_check = 1;
+	push(ws, J_DRNI, ni);
+}
+
+static void done_drni(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
+{
+	for (size_t i = 0; i < ws->n_silent; i++) {
+		if (ws->silent[i].node != ni)
+			continue;
+		if (err || mad_get_field64((void *)d, 0, IB_NODE_GUID_F) != ws->t->nodes[ni].guid)
+			wsweep_changed_topology(ws, "%s", ws->silent[i].why);
+		else
+			ws->res->unrouted++;
+		return;
+	}
 }
 
 static void done_sum(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
@@ -361,8 +380,8 @@ static void done_sum(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 	}
 	if (err) {
 		fab_guid_format(n->guid, g);
-		changed_topology(ws, "switch \"%s\" (%s) at LID %u %s", n->desc, g, n->lid,
-				 why_text(err));
+		lid_silent(ws, ni, "switch \"%s\" (%s) at LID %u %s", n->desc, g, n->lid,
+			   wsweep_why(err));
 		return;
 	}
 	fab_scan_decode_pc(&now, d, true, true, false);
@@ -374,6 +393,12 @@ static void done_sum(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 	if (!wn->have_sum || moved(&wn->sum, &now, fab_counter_error_mask()) || waited ||
 	    any_saturated(&now))
 		queue_ports(ws, ni);
+	/* a link of it went down (and maybe up) since the last sweep: its ports'
+	 * states now, not at the next probe */
+	if (wn->have_sum && now.v[FAB_CTR_LINK_DOWNED] != wn->sum.v[FAB_CTR_LINK_DOWNED]) {
+		wlinks_want_switch(ws->w, ws->t, ni, FAB_CAUSE_LINK_DOWNED);
+		wlinks_queue(ws);
+	}
 	wn->sum = now;
 	wn->have_sum = true;
 }
@@ -386,6 +411,8 @@ static void done_pc(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
 	struct fab_counter_sample now = { .port_idx = pi };
 	char g[FAB_GUID_STRLEN];
 
+	if (err && ws->react)
+		return; /* a trap's run: its counters wait for the next sweep */
 	if (err) {
 		fab_guid_format(n->guid, g);
 		if (err == -EREMOTEIO) { /* it answers: the port is there, its counters not */
@@ -396,8 +423,8 @@ static void done_pc(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
 				ws->err = rc;
 			return;
 		}
-		changed_topology(ws, "\"%s\" (%s) port %u: LID %u %s", n->desc, g, p->port_num,
-				 fab_scan_port_dlid(ws->t, p), why_text(err));
+		lid_silent(ws, p->node_idx, "\"%s\" (%s) port %u: LID %u %s", n->desc, g, p->port_num,
+			   fab_scan_port_dlid(ws->t, p), wsweep_why(err));
 		return;
 	}
 	/* PortXmitWait where the full scan read it (the PMA has it) */
@@ -416,8 +443,10 @@ static void done_pc(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
 		ws->cap_cand = cap;
 	}
 	ws->cand[ws->n_cand++] = now;
-	queue_details(ws, ws->n_cand - 1, was);
-	verify(ws, p->node_idx);
+	if (!ws->react) { /* a trap's run read the node's PortInfo by directed route */
+		queue_details(ws, ws->n_cand - 1, was);
+		verify(ws, p->node_idx);
+	}
 }
 
 static void done_ni(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
@@ -429,14 +458,14 @@ static void done_ni(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 	ws->w->nodes[ni].verify = V_DONE;
 	fab_guid_format(n->guid, g);
 	if (err) {
-		changed_topology(ws, "\"%s\" (%s): LID %u %s to NodeInfo", n->desc, g, n->lid,
-				 why_text(err));
+		lid_silent(ws, ni, "\"%s\" (%s): LID %u %s to NodeInfo", n->desc, g, n->lid,
+			   wsweep_why(err));
 		return;
 	}
 	guid = mad_get_field64((void *)d, 0, IB_NODE_GUID_F);
 	if (guid != n->guid) {
 		fab_guid_format(guid, h);
-		changed_topology(ws, "LID %u is %s now, not \"%s\" (%s)", n->lid, h, n->desc, g);
+		wsweep_changed_topology(ws, "LID %u is %s now, not \"%s\" (%s)", n->lid, h, n->desc, g);
 	}
 }
 
@@ -448,10 +477,9 @@ static void done_pi(struct wsweep *ws, uint32_t pi, int err, const uint8_t *d)
 
 	fab_guid_format(n->guid, g);
 	if (err)
-		changed_topology(ws, "\"%s\" (%s): LID %u %s to PortInfo", n->desc, g, n->lid,
-				 why_text(err));
-	else if (mad_get_field((void *)d, 0, IB_PORT_STATE_F) == PORT_STATE_ACTIVE)
-		changed_topology(ws, "\"%s\" (%s) port %u is Active again", n->desc, g,
+		return; /* no route answered: nothing learnt (its switch's sum says whether it is there) */
+	if (mad_get_field((void *)d, 0, IB_PORT_STATE_F) == PORT_STATE_ACTIVE)
+		wsweep_changed_topology(ws, "\"%s\" (%s) port %u is Active again", n->desc, g,
 				 p->port_num);
 }
 
@@ -475,6 +503,12 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 	case J_PI:
 		done_pi(ws, C_IDX(req->cookie), err, d);
 		return;
+	case J_LINK:
+		wlinks_done(ws, C_IDX(req->cookie), C_CAUSE(req->cookie), err, d);
+		return;
+	case J_DRNI:
+		done_drni(ws, C_IDX(req->cookie), err, d);
+		return;
 	default:
 		done_detail(ws, C_KIND(req->cookie), C_IDX(req->cookie), err, d);
 		return;
@@ -482,7 +516,7 @@ static void done(void *ctx, const struct fab_mad_req *req, int err, const uint8_
 }
 
 /* The sums belong to one topology; a new one starts from none. */
-static int adopt(struct fab_watch *w, const struct fab_snapshot *t)
+int wsweep_adopt(struct fab_watch *w, const struct fab_snapshot *t)
 {
 	int64_t id = t->topology_scan_id ? t->topology_scan_id : t->scan_id;
 
@@ -498,7 +532,10 @@ static int adopt(struct fab_watch *w, const struct fab_snapshot *t)
 	w->n_nodes = t->n_nodes;
 	w->topo_id = id;
 	w->sweeps = 0;
-	return 0;
+	int rc = wlinks_adopt(w, t);
+	if (rc)
+		w->topo_id = -1;
+	return rc;
 }
 
 static double mono_ms(void)
@@ -530,13 +567,21 @@ static int check_master(struct wsweep *ws)
 	if (rc == -ENOMEM)
 		return fab_err(rc, "out of memory");
 	if (rc) {
-		changed_topology(ws, "the master SM (%s, LID %u) %s to SMInfo", g, was->lid,
-				 why_text(rc));
+		wsweep_changed_topology(ws, "the master SM (%s, LID %u) %s to SMInfo", g, was->lid,
+				 wsweep_why(rc));
 		return 0;
 	}
 	if (now.port_guid != was->port_guid || now.state != 3) {
-		changed_topology(ws, "the master SM at LID %u is not %s in state master any more",
+		wsweep_changed_topology(ws, "the master SM at LID %u is not %s in state master any more",
 				 was->lid, g);
+		return 0;
+	}
+	/* ActCount only grows while an SM runs (OpenSM: its MADs sent): lower
+	 * than at the full scan, the SM was restarted between two sweeps and
+	 * knows nothing of before (a subscription to its traps among it) */
+	if (now.act_count < was->act_count) {
+		wsweep_changed_topology(ws, "the master SM (%s, LID %u) restarted: its ActCount went "
+				 "back from %u to %u", g, was->lid, was->act_count, now.act_count);
 		return 0;
 	}
 	struct fab_sm *sm = fab_snapshot_add_sm(ws->out);
@@ -548,16 +593,61 @@ static int check_master(struct wsweep *ws)
 	return 0;
 }
 
+/* The run's MADs, then the changes it found (a sweep's: of the nodes that
+ * answered NodeInfo as expected; else the topology changed and nothing of
+ * the sweep counts). */
+static int run(struct wsweep *ws)
+{
+	struct fab_watch *w = ws->w;
+	struct fab_watch_result *res = ws->res;
+	struct fab_madwin_stats before = *fab_madwin_stats(w->m.mw);
+	double t0 = mono_ms();
+	int rc = ws->err;
+
+	if (!rc)
+		rc = fab_madwin_run(w->m.mw, next, done, ws);
+	if (!rc)
+		rc = ws->err;
+	if (!rc && !ws->react)
+		rc = check_master(ws);
+	if (!rc)
+		rc = wlinks_finish(ws);
+	if (rc) {
+		if (rc != -ENOMEM)
+			fab_err(rc, "counter sweep through %s/%d failed: %s", w->m.ca, w->m.port,
+				strerror(-rc));
+		goto out;
+	}
+	for (size_t i = 0; !res->topology_changed && i < ws->n_cand; i++) {
+		struct fab_counter_sample *c = fab_snapshot_add_sample(ws->out);
+		if (!c) {
+			rc = fab_err(-ENOMEM, "out of memory");
+			goto out;
+		}
+		*c = ws->cand[i];
+		res->changed++;
+	}
+	res->ms = mono_ms() - t0;
+out:;
+	const struct fab_madwin_stats *ms = fab_madwin_stats(w->m.mw);
+	res->mads = ms->sent - before.sent;
+	res->failed = ms->failed - before.failed;
+	if (res->topology_changed)
+		w->topo_id = -1; /* the next topology starts afresh */
+	fab_jobq_free(&ws->q);
+	free(ws->cand);
+	free(ws->silent);
+	return rc;
+}
+
 int fab_watch_sweep(struct fab_watch *w, const struct fab_snapshot *t, struct fab_snapshot *out,
 		    struct fab_watch_result *res)
 {
 	struct wsweep ws = { .w = w, .t = t, .out = out, .res = res };
-	struct fab_madwin_stats before = *fab_madwin_stats(w->m.mw);
-	double t0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if ((rc = adopt(w, t)))
+	if ((rc = wsweep_adopt(w, t)))
 		return rc;
 	unsigned slice = (unsigned)(w->sweeps % w->verify_every);
 	ws.data = w->sweeps % w->data_every == 0;
@@ -565,14 +655,16 @@ int fab_watch_sweep(struct fab_watch *w, const struct fab_snapshot *t, struct fa
 	res->data = ws.data;
 	w->sweeps++;
 	for (size_t i = 0; i < w->n_down; i++)
-		if (w->down[i] < t->n_ports && t->nodes[t->ports[w->down[i]].node_idx].lid)
+		if (w->down[i] < t->n_ports)
 			push(&ws, J_PI, w->down[i]);
+	wlinks_begin(&ws);
 	for (uint32_t ni = 0; ni < t->n_nodes; ni++) {
 		const struct fab_node *n = &t->nodes[ni];
 		struct wnode *wn = &w->nodes[ni];
 		bool any = false;
 
 		wn->verify = V_NONE;
+		wn->dr_check = 0;
 		if (n->flags & (FAB_F_SMP_FAILED | FAB_F_PMA_FAILED))
 			continue;
 		for (uint32_t k = 0; k < n->port_count && !any; k++)
@@ -588,39 +680,36 @@ int fab_watch_sweep(struct fab_watch *w, const struct fab_snapshot *t, struct fa
 		else
 			push(&ws, J_SUM, ni);
 	}
-	t0 = mono_ms();
-	rc = ws.err;
+	return run(&ws);
+}
+
+int fab_watch_react(struct fab_watch *w, const struct fab_snapshot *t, struct fab_snapshot *out,
+		    struct fab_watch_result *res)
+{
+	struct wsweep ws = { .w = w, .t = t, .out = out, .res = res, .react = true };
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = wsweep_adopt(w, t)))
+		return rc;
+	ws.mask = fab_counter_error_mask();
+	wlinks_begin(&ws);
+	return run(&ws);
+}
+
+int fab_watch_want_switch(struct fab_watch *w, const struct fab_snapshot *t, uint32_t ni)
+{
+	int rc = wsweep_adopt(w, t);
+
 	if (!rc)
-		rc = fab_madwin_run(w->m.mw, next, done, &ws);
-	if (!rc)
-		rc = ws.err;
-	if (!rc)
-		rc = check_master(&ws);
-	if (rc) {
-		if (rc != -ENOMEM)
-			fab_err(rc, "counter sweep through %s/%d failed: %s", w->m.ca, w->m.port,
-				strerror(-rc));
-		goto out;
-	}
-	/* changes of nodes that answered NodeInfo as expected (else the
-	 * topology changed and nothing of the sweep counts) */
-	for (size_t i = 0; !res->topology_changed && i < ws.n_cand; i++) {
-		struct fab_counter_sample *c = fab_snapshot_add_sample(out);
-		if (!c) {
-			rc = fab_err(-ENOMEM, "out of memory");
-			goto out;
-		}
-		*c = ws.cand[i];
-		res->changed++;
-	}
-	res->ms = mono_ms() - t0;
-out:;
-	const struct fab_madwin_stats *ms = fab_madwin_stats(w->m.mw);
-	res->mads = ms->sent - before.sent;
-	res->failed = ms->failed - before.failed;
-	if (res->topology_changed)
-		w->topo_id = -1; /* the next topology starts afresh */
-	fab_jobq_free(&ws.q);
-	free(ws.cand);
+		wlinks_want_switch(w, t, ni, FAB_CAUSE_TRAP);
 	return rc;
+}
+
+/* A port whose state changed, in a trap's run: its counters now (the
+ * counter rules judge them). */
+void wsweep_counters_of(struct wsweep *ws, uint32_t pi)
+{
+	if (ws->react && watched(ws->t, &ws->t->ports[pi]))
+		push(ws, J_PC, pi);
 }

@@ -10,7 +10,7 @@ FABSWEEP_PACKAGES=(
 	liblldpctl-dev lldpd iproute2 ethtool
 	ibsim-utils opensm infiniband-diags
 	valgrind groff-base systemd
-	libjansson-dev python3-jsonschema
+	libjansson-dev libcurl4-openssl-dev prometheus-alertmanager python3-jsonschema
 	dpkg-dev debhelper lintian prometheus
 )
 # Only what the browser test needs; it skips itself (and says so) without it.

@@ -449,6 +449,8 @@ int fab_store_delete_listed(struct fab_store *st, int64_t *rows_deleted)
 		err = fab_store_prune_pkeys(st, rows_deleted); /* store/pkey_io.c */
 	if (!err)
 		err = fab_store_prune_qos(st, rows_deleted); /* store/qos_io.c */
+	if (!err)
+		err = fab_store_prune_mcast(st, rows_deleted); /* store/mcast_io.c */
 	return err;
 }
 

@@ -398,7 +398,7 @@ static int load_tlvs(struct ld *l)
 	static const char *const set_cols[] = { "set_id", "pos", "oui", "subtype", "info", NULL };
 	static const char *const row_cols[] = { "owner", "owner_idx", "oui", "subtype", "info", NULL };
 	static const struct fab_rquery sets = { "lldp_tlv_set_entries", set_cols, "set_id, pos", false };
-	/* schema 11 renamed the table of rows; older files have it as lldp_tlvs */
+	/* schema step 15 -> 16 renamed the table of rows; older files have it as lldp_tlvs */
 	struct fab_rquery rows = { "lldp_tlv_rows", row_cols, "rowid", true };
 	struct fab_roce *r = l->r;
 	int err;
@@ -559,7 +559,7 @@ static int rdma_port_row(struct fab_rrow *w, void *ctx)
 	return 0;
 }
 
-/* One row per counter: scans written before schema 11. */
+/* One row per counter: scans written before schema 16. */
 static int counter_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;

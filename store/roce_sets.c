@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The RoCE part's shared sets (schema 11; docs/schema.md "RoCE and
+ * The RoCE part's shared sets (schema 16; docs/schema.md "RoCE and
  * Ethernet"): the LLDP TLVs a port advertises or a neighbour record heard,
  * and the names of an RDMA port's counters, each stored once for every
  * owner that has the same ones (a fleet's ports advertise the same few TLVs

@@ -665,11 +665,94 @@ static const char *const migrations[] = {
 	" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust,"
 	" driver, stats_status, module_status"
 	" FROM eth_port_rows;",
+	/* 13 -> 14: multicast (store/mcast_io.c; docs/schema.md "Multicast").
+	 * Content-addressed like the forwarding tables: a group (its fields
+	 * and members: mcast_group_rows.content) and a fabric's groups (the
+	 * group ids, 4 bytes little-endian each, after a byte that says
+	 * whether the members were read) are stored once; a switch's multicast
+	 * table (its blocks as read) and a fabric's tables (26 bytes per switch
+	 * in GUID order) too. A scan points at both sets (scan_mcast). */
+	"CREATE TABLE mcast_group_rows(group_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE,"
+	" mgid TEXT, mlid INTEGER, qkey INTEGER, pkey INTEGER, mtu INTEGER, rate INTEGER,"
+	" pkt_life INTEGER, sl INTEGER, tclass INTEGER, flow_label INTEGER, hop_limit INTEGER,"
+	" scope INTEGER, n_members INTEGER);"
+	"CREATE TABLE mcast_member_rows("
+	" group_id INTEGER NOT NULL, port_guid TEXT NOT NULL, gid_prefix TEXT,"
+	" join_state INTEGER NOT NULL, proxy_join INTEGER NOT NULL,"
+	" PRIMARY KEY (group_id, port_guid)) WITHOUT ROWID;"
+	"CREATE TABLE mcast_group_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE mcast_set_groups(set_id INTEGER NOT NULL, group_id INTEGER NOT NULL,"
+	" PRIMARY KEY (set_id, group_id)) WITHOUT ROWID;"
+	"CREATE TABLE mft_tables(table_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE mft_table_entries(table_id INTEGER NOT NULL, mlid INTEGER NOT NULL,"
+	" port INTEGER NOT NULL, PRIMARY KEY (table_id, mlid, port)) WITHOUT ROWID;"
+	"CREATE TABLE mft_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE mft_set_switches("
+	" set_id INTEGER NOT NULL, node_guid TEXT NOT NULL,"
+	" status TEXT NOT NULL CHECK (status IN ('ok','partial','failed')),"
+	" mcast_cap INTEGER, mcast_top INTEGER, top_valid INTEGER, table_id INTEGER,"
+	" PRIMARY KEY (set_id, node_guid)) WITHOUT ROWID;"
+	"CREATE TABLE scan_mcast(scan_id INTEGER PRIMARY KEY, group_set_id INTEGER NOT NULL,"
+	" mft_set_id INTEGER NOT NULL);"
+	/* IBTA rate codes (MCMemberRecord.Rate, PathRecord.Rate) in Gb/s */
+	"CREATE TABLE mcast_rate_codes(code INTEGER PRIMARY KEY, gbps REAL NOT NULL);"
+	"INSERT INTO mcast_rate_codes VALUES (2, 2.5), (3, 10), (4, 30), (5, 5), (6, 20), (7, 40),"
+	" (8, 60), (9, 80), (10, 120), (11, 14), (12, 56), (13, 112), (14, 168), (15, 25),"
+	" (16, 100), (17, 200), (18, 300), (19, 28), (20, 50), (21, 400), (22, 600), (23, 800),"
+	" (24, 1200);"
+	"CREATE VIEW mcast_groups AS SELECT r.scan_id, g.mgid, g.mlid,"
+	" g.pkey & 32767 AS partition, printf('0x%04x', g.pkey) AS pkey, g.qkey,"
+	" CASE WHEN g.mtu & 63 BETWEEN 1 AND 5 THEN 128 << (g.mtu & 63) END AS mtu,"
+	" c.gbps AS rate_gbps, g.sl, g.tclass, g.flow_label, g.hop_limit, g.scope,"
+	" g.n_members AS members, g.mtu AS mtu_raw, g.rate AS rate_raw, g.pkt_life AS pkt_life_raw"
+	" FROM scan_mcast r JOIN mcast_set_groups sg ON sg.set_id = r.group_set_id"
+	" JOIN mcast_group_rows g ON g.group_id = sg.group_id"
+	" LEFT JOIN mcast_rate_codes c ON c.code = g.rate & 63;"
+	"CREATE VIEW mcast_members AS SELECT r.scan_id, g.mgid, g.mlid, m.port_guid,"
+	" (SELECT p.node_guid FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  JOIN node_rows n ON n.scan_id = p.scan_id AND n.node_idx = p.node_idx"
+	"  WHERE s.scan_id = r.scan_id AND p.port_guid = m.port_guid"
+	"  AND (n.node_type <> 'switch' OR p.port_num = 0) LIMIT 1) AS node_guid,"
+	" (SELECT p.port_num FROM scans s JOIN port_rows p ON p.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  JOIN node_rows n ON n.scan_id = p.scan_id AND n.node_idx = p.node_idx"
+	"  WHERE s.scan_id = r.scan_id AND p.port_guid = m.port_guid"
+	"  AND (n.node_type <> 'switch' OR p.port_num = 0) LIMIT 1) AS port_num,"
+	" trim(CASE WHEN m.join_state & 1 THEN 'full,' ELSE '' END ||"
+	" CASE WHEN m.join_state & 2 THEN 'non,' ELSE '' END ||"
+	" CASE WHEN m.join_state & 4 THEN 'sendonly,' ELSE '' END ||"
+	" CASE WHEN m.join_state & 8 THEN 'sendonly_full,' ELSE '' END, ',') AS join_state,"
+	" m.join_state AS join_state_raw, m.proxy_join, m.gid_prefix"
+	" FROM scan_mcast r JOIN mcast_set_groups sg ON sg.set_id = r.group_set_id"
+	" JOIN mcast_group_rows g ON g.group_id = sg.group_id"
+	" JOIN mcast_member_rows m ON m.group_id = g.group_id;"
+	"CREATE VIEW mcast_switch_tables AS SELECT r.scan_id, w.node_guid, w.status, w.mcast_cap,"
+	" w.mcast_top, w.top_valid, w.table_id"
+	" FROM scan_mcast r JOIN mft_set_switches w ON w.set_id = r.mft_set_id;"
+	"CREATE VIEW mcast_forwarding AS SELECT r.scan_id, w.node_guid, e.mlid, e.port"
+	" FROM scan_mcast r JOIN mft_set_switches w ON w.set_id = r.mft_set_id"
+	" JOIN mft_table_entries e ON e.table_id = w.table_id;",
 
-	/* 13 -> 14: RoCE at fleet size (docs/schema.md "RoCE and
-	 * Ethernet"). A port's RDMA
-	 * counters are one row: rdma_port_rows.counter_values, a JSON array in
-	 * the order of its counter set (the names and kinds, stored once for
+	/* 14 -> 15: watch's link events and its
+	 * alerts (docs/schema.md "Events", "Alerts"; docs/watch.md). events: a
+	 * row per notice the SM forwarded and per port whose state a read
+	 * found changed, with its arrival time, stored with the sweep that
+	 * judged it (pruned and rolled up with it). alerts: what watch posts to
+	 * Alertmanager, one row per finding (rule, node, port) that is firing
+	 * or whose end is not delivered yet; not tied to a scan. */
+	"CREATE TABLE events(event_id INTEGER PRIMARY KEY, scan_id INTEGER NOT NULL,"
+	" at TEXT NOT NULL, kind TEXT NOT NULL, cause TEXT, trap INTEGER, lid INTEGER,"
+	" node_guid TEXT, port_num INTEGER, state TEXT, phys_state TEXT, was_state TEXT,"
+	" detail TEXT);"
+	"CREATE INDEX events_scan ON events(scan_id);"
+	"CREATE TABLE alerts(fingerprint TEXT PRIMARY KEY, rule_id TEXT NOT NULL,"
+	" severity TEXT NOT NULL, node TEXT, node_name TEXT, port TEXT, peer TEXT,"
+	" subject TEXT, message TEXT, starts_at TEXT NOT NULL, ends_at TEXT,"
+	" sent_at TEXT) WITHOUT ROWID;",
+
+	/* 15 -> 16: RoCE at fleet size (docs/schema.md "RoCE and
+	 * Ethernet"). A port's RDMA counters are one row:
+	 * rdma_port_rows.counter_values, a JSON array in the order of its
+	 * counter set (the names and kinds, stored once for
 	 * every port that has the same ones: rdma_counter_sets,
 	 * rdma_counter_names). A port's or a neighbour record's LLDP TLVs are
 	 * a set stored once (lldp_tlv_sets, lldp_tlv_set_entries) that its row

@@ -53,12 +53,14 @@ const char *fab_site_column_name(unsigned col)
 static const char *const public_relations[] = {
 	"scans", "nodes", "ports", "mgmt_ports", "links", "counters", "sms",
 	"scan_errors", "findings", "held_findings", "baselines", "counter_hourly",
-	"vl_xmit_wait", "pma_unsupported",
+	"vl_xmit_wait", "pma_unsupported", "events",
 	/* RoCE and Ethernet */
 	"systems", "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
 	"rdma_devices", "rdma_ports", "rdma_counters", "roce_votes", "merge_inputs",
 	/* forwarding tables */
 	"switch_tables", "forwarding", "lft_entries", "port_pkey_tables", "port_partitions",
+	/* multicast */
+	"mcast_groups", "mcast_members", "mcast_switch_tables", "mcast_forwarding",
 };
 
 /*
@@ -108,6 +110,21 @@ static const struct {
 	{ "port_partitions", "scan_pkeys" },
 	{ "port_partitions", "pkey_set_ports" },
 	{ "port_partitions", "pkey_table_entries" },
+	{ "mcast_groups", "scan_mcast" },
+	{ "mcast_groups", "mcast_set_groups" },
+	{ "mcast_groups", "mcast_group_rows" },
+	{ "mcast_groups", "mcast_rate_codes" },
+	{ "mcast_members", "scan_mcast" },
+	{ "mcast_members", "mcast_set_groups" },
+	{ "mcast_members", "mcast_group_rows" },
+	{ "mcast_members", "mcast_member_rows" },
+	{ "mcast_members", "port_rows" },
+	{ "mcast_members", "node_rows" },
+	{ "mcast_switch_tables", "scan_mcast" },
+	{ "mcast_switch_tables", "mft_set_switches" },
+	{ "mcast_forwarding", "scan_mcast" },
+	{ "mcast_forwarding", "mft_set_switches" },
+	{ "mcast_forwarding", "mft_table_entries" },
 };
 
 /* Functions without side effects that read nothing outside the query. Not
@@ -162,8 +179,10 @@ static bool view_reads_table(const char *view, const char *table)
 }
 
 /* Tables a public view joins on their rowid (SQLite names no view for a
- * rowid read, and the read shows no column): lft_entries on lft_blocks. */
-static const char *const rowid_joined[] = { "lft_blocks" };
+ * rowid read, and the read shows no column): lft_entries on lft_blocks,
+ * mcast_groups on mcast_rate_codes (a constant table of the IBTA rates),
+ * mcast_members on mcast_group_rows. */
+static const char *const rowid_joined[] = { "lft_blocks", "mcast_rate_codes", "mcast_group_rows" };
 
 static bool is_schema_object(const struct fab_site_db *q, const char *name)
 {

@@ -639,6 +639,40 @@ static int load_errors(struct loader *l)
 	return fab_sql_done(l->st, s, rc, err);
 }
 
+static int load_events(struct loader *l)
+{
+	struct fab_snapshot *snap = l->s;
+	sqlite3_stmt *s;
+	int err = fab_sql_scan_query(l->st,
+		"SELECT at, kind, cause, trap, lid, node_guid, port_num, state, phys_state, detail,"
+		" was_state FROM events WHERE scan_id=?1 ORDER BY event_id", snap->scan_id, &s);
+	int rc;
+
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int kind = fab_event_kind_parse(fab_sql_text(s, 1));
+		struct fab_event e = {
+			.at_ms = fab_sql_time(s, 0),
+			.cause = (uint8_t)parse_or(fab_event_cause_parse(fab_sql_text(s, 2)), 0),
+			.trap = (uint16_t)sqlite3_column_int(s, 3),
+			.lid = (uint16_t)sqlite3_column_int(s, 4),
+			.node_guid = fab_sql_guid(s, 5),
+			.port_num = (uint8_t)sqlite3_column_int(s, 6),
+			.state = (uint8_t)parse_or(fab_state_parse(fab_sql_text(s, 7)), 0),
+			.phys_state = (uint8_t)parse_or(fab_phys_state_parse(fab_sql_text(s, 8)), 0),
+			.detail = fab_sql_text(s, 9),
+			.was = (uint8_t)parse_or(fab_state_parse(fab_sql_text(s, 10)), 0),
+		};
+		if (kind < 0)
+			continue; /* a kind this version does not know */
+		e.kind = (uint8_t)kind;
+		if ((err = fab_snapshot_add_event(snap, &e)))
+			break;
+	}
+	return fab_sql_done(l->st, s, rc, err);
+}
+
 /* Whether a finding's node text (a GUID) names a loaded node. */
 static bool names_loaded(const struct fab_snapshot *snap, const char *node)
 {
@@ -740,6 +774,8 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = load_sms(&l);
 	if (!err && (parts & FAB_LOAD_ERRORS))
 		err = load_errors(&l);
+	if (!err && (parts & FAB_LOAD_ERRORS))
+		err = load_events(&l);
 	if (!err && (parts & FAB_LOAD_FINDINGS))
 		err = load_findings(&l);
 	if (!err && (parts & FAB_LOAD_ROCE))
@@ -752,6 +788,8 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 		err = load_routing(&l);
 	if (!err && (parts & FAB_LOAD_PKEYS))
 		err = fab_store_load_pkeys(st, l.s, ranges != NULL); /* store/pkey_io.c */
+	if (!err && (parts & FAB_LOAD_MCAST))
+		err = fab_store_load_mcast(st, l.s); /* store/mcast_io.c */
 	if (!err && (err = fab_snapshot_index(l.s)))
 		err = NOMEM();
 	free(l.orig);
@@ -781,7 +819,7 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id, struct fab_snapsh
 {
 	return load(st, scan_id,
 		    FAB_LOAD_SMS | FAB_LOAD_ERRORS | FAB_LOAD_FINDINGS | FAB_LOAD_ROCE | FAB_LOAD_ROUTING |
-			    FAB_LOAD_PKEYS,
+			    FAB_LOAD_PKEYS | FAB_LOAD_MCAST,
 		    out);
 }
 
@@ -792,6 +830,7 @@ int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id, struct fab_s
 
 int fab_store_load_baseline(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
 {
-	/* the tables too: the diff counts the LIDs each switch's table moved */
-	return load(st, scan_id, FAB_LOAD_LIGHT | FAB_LOAD_ROCE | FAB_LOAD_ROUTING, out);
+	/* the tables too: the diff counts the LIDs each switch's table moved,
+	 * and names the multicast groups made, gone or rerouted */
+	return load(st, scan_id, FAB_LOAD_LIGHT | FAB_LOAD_ROCE | FAB_LOAD_ROUTING | FAB_LOAD_MCAST, out);
 }

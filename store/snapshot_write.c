@@ -62,6 +62,49 @@ static int write_hold(struct fab_store *st, sqlite3_stmt *close, sqlite3_stmt *i
 	return fab_sql_step(st, ins, "a hold");
 }
 
+/* Whether snap has a finding of rule on node and port. */
+static bool has_finding(const struct fab_snapshot *snap, const char *rule, const char *node,
+			const char *port)
+{
+	for (size_t i = 0; i < snap->n_findings; i++) {
+		const struct fab_finding *f = &snap->findings[i];
+		if (!strcmp(f->rule_id, rule) && !strcmp(f->node ? f->node : "", node ? node : "") &&
+		    !strcmp(f->port ? f->port : "", port ? port : ""))
+			return true;
+	}
+	return false;
+}
+
+/* A watch sweep holds every finding still held: an open hold of its chain
+ * without a time limit (a port that was down) that the sweep does not
+ * have ended before it (watch read the port Active again). */
+static int close_ended_holds(struct fab_store *st, const struct fab_snapshot *snap, int64_t chain)
+{
+	sqlite3_stmt *q, *close = NULL;
+	int rc, err = fab_store_prepare(st,
+		"SELECT hold_id, rule_id, node, port FROM finding_holds WHERE scan_id = ?1"
+		" AND to_scan_id IS NULL AND held_until IS NULL AND from_scan_id < ?2", &q);
+
+	if (!err)
+		err = fab_store_prepare(st, "UPDATE finding_holds SET to_scan_id = ?1 WHERE hold_id = ?2",
+					&close);
+	if (err) {
+		sqlite3_finalize(q);
+		return err;
+	}
+	sqlite3_bind_int64(q, 1, chain);
+	sqlite3_bind_int64(q, 2, snap->scan_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && !err) {
+		if (has_finding(snap, fab_sql_text(q, 1), fab_sql_text(q, 2), fab_sql_text(q, 3)))
+			continue;
+		sqlite3_bind_int64(close, 1, snap->scan_id);
+		sqlite3_bind_int64(close, 2, sqlite3_column_int64(q, 0));
+		err = fab_sql_step(st, close, "the end of a hold");
+	}
+	sqlite3_finalize(close);
+	return fab_sql_done(st, q, rc, err);
+}
+
 /* The findings of snap, stored as scan chain's (its topology scan; snap's
  * own id for a full scan): those raised as rows of their own, each held one
  * as its hold. A held finding of a sweep is shown by the hold its raise
@@ -377,6 +420,45 @@ static int write_errors(struct fab_store *st, const struct fab_snapshot *snap)
 	return err;
 }
 
+/* Watch's events (docs/schema.md "Events"): a row each, in arrival order. */
+static int write_events(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	sqlite3_stmt *s;
+	int err;
+
+	if (!snap->n_events)
+		return 0;
+	err = fab_store_prepare(st,
+		"INSERT INTO events(scan_id, at, kind, cause, trap, lid, node_guid, port_num,"
+		" state, phys_state, was_state, detail) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+	for (size_t i = 0; !err && i < snap->n_events; i++) {
+		const struct fab_event *e = &snap->events[i];
+		bool port = e->kind == FAB_EVENT_PORT;
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_time(s, 2, e->at_ms);
+		fab_sql_bind_text(s, 3, fab_event_kind_name(e->kind));
+		if (port && e->cause)
+			fab_sql_bind_text(s, 4, fab_event_cause_name(e->cause));
+		if (!port) {
+			sqlite3_bind_int(s, 5, e->trap);
+			sqlite3_bind_int(s, 6, e->lid);
+		}
+		if (e->node_guid)
+			fab_sql_bind_guid(s, 7, e->node_guid);
+		if (port) {
+			sqlite3_bind_int(s, 8, e->port_num);
+			fab_sql_bind_text(s, 9, fab_state_name(e->state));
+			fab_sql_bind_text(s, 10, fab_phys_state_name(e->phys_state));
+			fab_sql_bind_text(s, 11, fab_state_name(e->was));
+		}
+		fab_sql_bind_text(s, 12, e->detail);
+		err = fab_sql_step(st, s, "an event");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
 /* Records that the rules ran on the scan (replacing an earlier record). */
 static int write_check(struct fab_store *st, const struct fab_snapshot *snap)
 {
@@ -419,6 +501,8 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 	if (!err)
 		err = write_errors(st, snap);
 	if (!err)
+		err = write_events(st, snap);
+	if (!err)
 		err = write_findings(st, snap, snap->scan_id);
 	if (!err)
 		err = write_check(st, snap);
@@ -436,6 +520,8 @@ int fab_store_write_scan(struct fab_store *st, struct fab_snapshot *snap)
 		err = fab_store_write_qos(st, snap); /* store/qos_io.c */
 	if (!err)
 		err = fab_store_write_pkeys(st, snap); /* store/pkey_io.c */
+	if (!err)
+		err = fab_store_write_mcast(st, snap); /* store/mcast_io.c */
 	err = fab_store_finish(st, err);
 	if (err)
 		snap->scan_id = old_id;
@@ -467,7 +553,11 @@ int fab_store_write_sweep(struct fab_store *st, struct fab_snapshot *sweep,
 	if (!err)
 		err = write_errors(st, sweep);
 	if (!err)
+		err = write_events(st, sweep);
+	if (!err)
 		err = write_findings(st, sweep, topo_id);
+	if (!err)
+		err = close_ended_holds(st, sweep, topo_id);
 	if (!err)
 		err = write_check(st, sweep);
 	err = fab_store_finish(st, err);

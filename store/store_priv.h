@@ -123,6 +123,7 @@ enum {
 	FAB_LOAD_ROUTING = 1 << 5,  /* the forwarding tables (store/routing_io.c) */
 	FAB_LOAD_PKEYS = 1 << 6,    /* the P_Key tables (store/pkey_io.c) */
 	FAB_LOAD_NO_SAMPLES = 1 << 7, /* no counter samples at all */
+	FAB_LOAD_MCAST = 1 << 8,    /* multicast groups and tables (store/mcast_io.c) */
 };
 
 /*
@@ -211,6 +212,18 @@ int fab_store_prune_qos(struct fab_store *st, int64_t *rows);
 /* store/prune.c: deletes the scans listed in temp.fab_prune (a table with
  * one column, scan_id) from every per-scan table; adds to *rows_deleted. */
 int fab_store_delete_listed(struct fab_store *st, int64_t *rows_deleted);
+
+/* ---- multicast (store/mcast_io.c), inside the same transactions ------------ */
+
+/* Writes snap->mcast (if the scan read it) for snap->scan_id, content-addressed. */
+int fab_store_write_mcast(struct fab_store *st, const struct fab_snapshot *snap);
+/* Loads the groups and the loaded switches' tables of snap->scan_id (of the
+ * full scan a sweep follows) into snap->mcast (left NULL when it has none),
+ * members resolved to the loaded ports. */
+int fab_store_load_mcast(struct fab_store *st, struct fab_snapshot *snap);
+/* Deletes the sets, groups and tables no scan points at any more; adds the
+ * rows deleted to *rows. */
+int fab_store_prune_mcast(struct fab_store *st, int64_t *rows);
 
 /* ---- the P_Key tables (store/pkey_io.c), inside the same transactions ------ */
 

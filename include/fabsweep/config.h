@@ -91,9 +91,13 @@ enum fab_sweep_key {
 	FAB_WATCH_DATA,           /* PortXmitWait changes are stored at most this often: a duration */
 	FAB_WATCH_RAW,            /* raw sweeps kept this long, older ones rolled up: a duration */
 	FAB_WATCH_PROMETHEUS,     /* the textfile rewritten after every sweep: an absolute *.prom path */
+	FAB_WATCH_LINK_PROBE,     /* every switch-to-switch link read this often: a duration, or off */
+	FAB_WATCH_EVENTS,         /* subscribe to the SM's traps: on or off */
+	FAB_WATCH_ALERTMANAGER,   /* Alertmanager's base URL: http:// or https:// */
+	FAB_WATCH_ALERT_RESEND,   /* firing alerts posted again this often: a duration */
 	/* [ready]: what `fabsweep ready --local` expects of a RoCE host (docs/roce.md, "Readiness") */
 	FAB_READY_ROCE_PORTS,     /* a count of RoCE ports, or DEVICE/PORT names (fab_ready_ports_parse) */
-	FAB_READY_REQUIRE,        /* what must be readable: lldp, dcb, ecn (fab_ready_require_parse) */
+	FAB_READY_REQUIRE,        /* what must be readable: lldp, dcb, ecn, ethtool (fab_ready_require_parse) */
 	FAB_SWEEP__COUNT
 };
 
@@ -103,6 +107,8 @@ enum {
 	FAB_READY_NEED_LLDP = 1 << 0, /* lldpd answers here (the cabling can be checked) */
 	FAB_READY_NEED_DCB = 1 << 1,  /* every RoCE interface's DCB answers (PFC, trust) */
 	FAB_READY_NEED_ECN = 1 << 2,  /* every RoCE interface's ECN settings are in sysfs */
+	FAB_READY_NEED_ETHTOOL = 1 << 3, /* every RoCE interface's NIC counters are read and
+					  * compared with the merge's */
 };
 int fab_ready_require_parse(const char *s);
 /* The name of one FAB_READY_NEED_* bit ("lldp"), NULL for others. */
@@ -120,6 +126,9 @@ int fab_ready_ports_parse(const char *s, unsigned *count, char (*names)[FAB_READ
  * must also be absolute (a service's working directory is not the user's);
  * on the command line a relative path is the user's to give. */
 bool fab_prom_file_name_ok(const char *path);
+/* Whether url is an http:// or https:// URL with a host part, no spaces or
+ * control bytes, at most 1024 bytes ([watch] alertmanager, --alertmanager). */
+bool fab_url_ok(const char *url);
 /* "report_dir", ... (the config keys); NULL when out of range. */
 const char *fab_config_sweep_key_name(unsigned key);
 /* The value as written (borrowed), or NULL when not set; *line_out (may be

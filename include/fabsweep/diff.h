@@ -5,7 +5,8 @@
  * (text, XML) is the caller's business; `fabsweep diff` does both.
  *
  * Nodes are matched by GUID, ports by (node GUID, port number), links by
- * their two ends, subnet managers by port GUID. Partition changes are
+ * their two ends, subnet managers by port GUID, multicast groups by MGID
+ * (core/diff_mcast.c). Partition changes are
  * sorted by partition and change (old, new), then by port, so that a
  * renderer can name the ports of one change together. Devices that share a GUID
  * are a fault reported elsewhere: only the first of them takes part.
@@ -59,6 +60,15 @@ enum fab_change_kind {
 				 * "VENDOR PN SN" or NULL (none; only when both
 				 * snapshots have modules of that fabric).
 				 * Ethernet ports: subject.system and .ifname */
+	/* Multicast (both scans read it; docs/multicast.md): a group by MGID
+	 * (mgid, mlid: the new scan's, the old one's when removed). */
+	FAB_CHG_MCAST_ADDED,      /* a group only in new: new_value its members */
+	FAB_CHG_MCAST_REMOVED,    /* a group only in old: old_value its members */
+	FAB_CHG_MCAST_TREE,       /* a group in both whose tree moved: old_value,
+				   * new_value the switches in its tree (entries
+				   * that name a port), switches_changed those whose
+				   * entry differs (read in both); old_mlid the old
+				   * scan's MLID */
 	FAB_CHG__COUNT
 };
 
@@ -92,6 +102,9 @@ struct fab_change {
 	bool at_least;      /* increase is a lower bound: a reset, or saturated */
 	const char *old_text, *new_text; /* NODE_DESC (borrowed), MODULE (the
 					  * diff's own); NULL: none */
+	uint8_t mgid[16];   /* MCAST_*: the group */
+	uint16_t mlid, old_mlid; /* MCAST_*: its MLID (new scan; old scan) */
+	uint32_t switches_changed; /* MCAST_TREE */
 };
 
 struct fab_diff {

@@ -138,6 +138,7 @@ struct fab_ethtool_opts {
 	int timeout_ms;     /* per netlink exchange */
 	int interval_ms;    /* > 0: a second statistics sample after this long */
 	bool no_modules;    /* do not read module EEPROMs */
+	bool roce_only;     /* only the RoCE interfaces (fab_roce_is_roce_iface) */
 };
 
 /*

@@ -22,6 +22,8 @@ const char *fab_phys_state_name(unsigned phys); /* "polling", "linkup", ... NULL
 const char *fab_scan_status_name(unsigned status);
 const char *fab_severity_name(unsigned sev);
 const char *fab_sm_state_name(unsigned state); /* "notactive" .. "master" */
+const char *fab_event_kind_name(unsigned kind);   /* "notice", "port" */
+const char *fab_event_cause_name(unsigned cause); /* "", "trap", "probe", "link_downed", "recheck" */
 
 /* Reverse lookups: the enum value, or -1. */
 int fab_node_type_parse(const char *s);
@@ -36,6 +38,8 @@ int fab_severity_parse(const char *s);
 #define FAB_FAIL_NEVER FAB_SEV__COUNT
 int fab_fail_on_parse(const char *s);
 int fab_sm_state_parse(const char *s);
+int fab_event_kind_parse(const char *s);
+int fab_event_cause_parse(const char *s);
 
 /* Single width/speed bit to name ("4X", "HDR"); NULL if not exactly one known bit. */
 const char *fab_width_name(unsigned bit);

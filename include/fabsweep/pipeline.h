@@ -289,6 +289,8 @@ enum fab_watch_step {
 	FAB_WATCH_TOPOLOGY, /* a sweep saw the topology change (res->why): a full scan follows */
 	FAB_WATCH_ROLLED,   /* old sweeps rolled up (retention): rollup */
 	FAB_WATCH_EXPORT_FAILED, /* the Prometheus file was not written: fab_errmsg() */
+	FAB_WATCH_REACTED,  /* notices or a trap's port reads committed as a sweep: snap, res */
+	FAB_WATCH_NOTE,     /* the subscription or Alertmanager changed state: note */
 };
 
 struct fab_rollup_result;
@@ -297,9 +299,12 @@ struct fab_rollup_result;
 struct fab_watch_event {
 	enum fab_watch_step step;
 	const struct fab_snapshot *snap;
-	const struct fab_watch_result *res; /* SWEPT, TOPOLOGY */
+	const struct fab_watch_result *res; /* SWEPT, TOPOLOGY, REACTED */
+	const struct fab_snapshot *topo;    /* SWEPT, REACTED: the topology res's ports index */
 	unsigned long sweep;                /* SWEPT: sweeps so far, this one included */
 	const struct fab_rollup_result *rollup; /* ROLLED */
+	const char *note;                   /* NOTE: one line */
+	bool warn;                          /* NOTE: something does not work (else news) */
 };
 
 struct fab_pipeline_watch {
@@ -321,6 +326,13 @@ struct fab_pipeline_watch {
 					* (fab_store_rollup); 0: [watch] keep_raw, else 1 day */
 	const char *prometheus;        /* textfile rewritten after each full scan and
 					* complete sweep; NULL: [watch] prometheus, else none */
+	/* Link events (docs/watch.md): 0 the config's [watch] value, else the default */
+	int64_t link_probe_ms;         /* every switch-to-switch link read this often (30 s);
+					* -1: no probe */
+	int events;                    /* subscribe to the SM's traps: 1 yes, -1 no,
+					* 0 [watch] events, else yes */
+	const char *alertmanager;      /* Alertmanager's URL (http://host:9093); NULL:
+					* [watch] alertmanager, else none */
 	void (*event)(const struct fab_watch_event *e, void *ctx); /* may be NULL */
 	void *event_ctx;
 };
@@ -329,6 +341,7 @@ void fab_pipeline_watch_init(struct fab_pipeline_watch *job);
 
 struct fab_pipeline_watch_result {
 	unsigned long sweeps, full_scans;
+	unsigned long reactions;  /* sweeps made at once for notices (not in sweeps) */
 	int64_t last_scan_id;  /* the last scan or sweep committed */
 	bool stopped;          /* by SIGINT or SIGTERM */
 };
@@ -431,9 +444,12 @@ struct fab_pipeline_ready_local {
 	int64_t scan_id;         /* the merge to compare with: 0 the latest */
 	const char *config;      /* the rules' configuration and [ready]; NULL: the default file if present */
 	const char *system;      /* this host's name in the merge; NULL: as collect names it */
-	struct fab_roce_opts ro; /* how to read this host (its notes are gathered, ro.note is not called) */
+	struct fab_roce_opts ro; /* how to read this host (its notes are gathered, ro.note is not called;
+				  * ethtool reads the RoCE interfaces' statistics, and their modules
+				  * only with `modules`) */
 	unsigned fail_on;        /* the rules' findings at or above it make the host not ready
 				  * (enum fab_severity, FAB_FAIL_NEVER: none) */
+	bool modules;            /* read the modules now (slow: I2C); else the merge's are judged */
 };
 
 /* Owned; fab_pipeline_ready_local_free. */
@@ -702,3 +718,35 @@ struct fab_pipeline_route_result {
  */
 int fab_pipeline_route(const struct fab_pipeline_route *job, struct fab_pipeline_route_result *out);
 void fab_pipeline_route_free(struct fab_pipeline_route_result *r);
+
+/* ---- route --mcast (pipeline/route_mcast.c) ------------------------------- */
+
+struct fab_pipeline_route_mcast {
+	const char *db;
+	int64_t scan_id;   /* 0 latest, -N */
+	/* the group: an MGID (ff12:401b:ffff::ffff:ffff) or an MLID (0xc000,
+	 * or decimal 49152) */
+	const char *group;
+};
+
+struct fab_mc_tree;
+struct fab_pipeline_route_mcast_result {
+	int64_t scan_id;
+	struct fab_snapshot *snap; /* the scan: owned */
+	/* the tree of the group's MLID as the tables write it, judged against
+	 * its members (include/fabsweep/mcast.h): owned */
+	struct fab_mc_tree *tree;
+	uint32_t group;            /* the group named (snap->mcast->groups), FAB_NONE:
+				    * named by an MLID */
+};
+
+/*
+ * `fabsweep route --mcast MGID|MLID`: the tree of a multicast group in a
+ * stored scan: the switches whose entry names a port, the ports, the
+ * members and which of them the others' packets reach, a loop. 0;
+ * -EINVAL (neither an MGID nor an MLID), -ENODATA (the scan has no
+ * multicast data), -ENOENT (no group and no table has it); message set.
+ */
+int fab_pipeline_route_mcast(const struct fab_pipeline_route_mcast *job,
+			     struct fab_pipeline_route_mcast_result *out);
+void fab_pipeline_route_mcast_free(struct fab_pipeline_route_mcast_result *r);

@@ -243,6 +243,9 @@ struct fab_eth_port {
 	int16_t dcbx_mode;       /* DCB_CAP_DCBX_* bits; -1 unknown */
 	struct fab_dcbx dcb;     /* the NIC's configuration (dcb_status OK) */
 	uint32_t rdma_port_idx;  /* the RDMA port on top of it, or FAB_NONE */
+	/* The interface it is enslaved to (a bond's port: <sysfs>/class/net/
+	 * <ifname>/master), NULL if none; read by sysfs, not stored. */
+	const char *master;
 	struct fab_ecn ecn;      /* ECN / DCQCN from sysfs; known = 0: unknown */
 	/* ethtool (host/ethtool*.c): the driver's name (ETHTOOL_GDRVINFO), what
 	 * the statistics and module queries said (enum fab_ethtool_status) and
@@ -532,6 +535,15 @@ uint32_t fab_roce_find_eth_port(const struct fab_roce *r, uint32_t system_idx,
 				const char *ifname);
 
 /*
+ * Whether eth port `port` carries RoCE traffic of its system: it is the
+ * netdev of one of the system's RDMA ports (link layer Ethernet), or it is
+ * enslaved to one (master: the ports of a RoCE bond, whose own counters
+ * and modules are the physical ones). What `ready --local` reads ethtool
+ * for and judges. Linear in the system's RDMA ports.
+ */
+bool fab_roce_is_roce_iface(const struct fab_roce *r, uint32_t port);
+
+/*
  * Resolves every neighbour record to a system and port (creating stub
  * systems and ports for what was not collected), rebuilds the links, maps
  * RDMA ports to their netdev's eth port, then assigns roles. Call after
@@ -584,3 +596,9 @@ void fab_roce_sysindex_free(struct fab_roce_sysindex *ix); /* accepts NULL */
 int fab_roce_copy_systems(struct fab_roce *dst, const struct fab_roce *src,
 			  const struct fab_roce_sysindex *ix, const uint32_t *systems, size_t n,
 			  const char *source);
+
+/* The module of src's eth port src_port (if it has one) as dst's eth port
+ * dst_port's (strings and lanes copied). 0 (also when it has none) or
+ * -ENOMEM. */
+int fab_roce_copy_module(struct fab_roce *dst, uint32_t dst_port, const struct fab_roce *src,
+			 uint32_t src_port);

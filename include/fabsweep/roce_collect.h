@@ -26,9 +26,10 @@ struct fab_roce_opts {
 	const char *dcb_dir;
 	/* ethtool (include/fabsweep/ethtool.h): saved outputs instead of the
 	 * kernel (NULL: the kernel, when sysfs is this machine's); none at all;
-	 * no module EEPROMs; a second statistics sample after interval_ms. */
+	 * no module EEPROMs; only the RoCE interfaces (fab_roce_is_roce_iface:
+	 * ready --local); a second statistics sample after interval_ms. */
 	const char *ethtool_dir;
-	bool no_ethtool, no_modules;
+	bool no_ethtool, no_modules, ethtool_roce_only;
 	int interval_ms;
 	/* Notes for the user (may be NULL): things skipped, not errors. */
 	void (*note)(const char *msg, void *ctx);

@@ -58,6 +58,11 @@ struct fab_lft {
 	uint16_t fdb_cap;      /* LinearFDBCap: entries the switch has */
 	uint16_t fdb_top;      /* LinearFDBTop: the highest LID the table routes */
 	uint16_t part_enf_cap; /* PartitionEnforcementCap: P_Keys a port can enforce */
+	/* MulticastFDBCap and MulticastFDBTop of the same SwitchInfo, for the
+	 * scan's multicast tables (scanner/mcast.c); in memory only: 0 in a
+	 * snapshot loaded from the store (which keeps them with the tables,
+	 * mcast_switches) */
+	uint16_t mcast_cap, mcast_top;
 	uint32_t n_blocks;     /* blocks of the table: fdb_top / 64 + 1 (0 when failed) */
 	/* n_blocks * 64 entries by LID (FAB_LFT_NO_PORT: none). Owned by the
 	 * routing part; switches with equal tables may share one. */

@@ -57,7 +57,9 @@ enum {
 	FAB_NEED_QOS = 1 << 12,       /* the VL tables (a QoS policy seen, or scan --forensic) */
 	FAB_NEED_MODULES = 1 << 13,   /* some module or cable (collect on RoCE hosts, ibdiagnet2.cables) */
 	FAB_NEED_NIC_COUNTERS = 1 << 14, /* some NIC counter (collect on RoCE hosts) */
-	FAB_NEED__LAST = FAB_NEED_NIC_COUNTERS
+	FAB_NEED_MCAST = 1 << 15,     /* multicast groups, members and tables (a live scan
+				       * without --no-mcast whose SA answered) */
+	FAB_NEED__LAST = FAB_NEED_MCAST
 };
 
 /* What one FAB_NEED_* bit asks of a snapshot, as `fabsweep rules show`
@@ -112,7 +114,7 @@ struct fab_rule {
 	const char *id;       /* "link.width_degraded": stable, never reused */
 	uint8_t severity;     /* default, enum fab_severity */
 	uint8_t category;     /* enum fab_rule_category */
-	uint16_t needs;       /* FAB_NEED_* */
+	uint32_t needs;       /* FAB_NEED_* (16 bits used: uint16_t is full) */
 	bool retired;         /* kept for its id; never runs */
 	const char *title;    /* one line, no final period */
 	const char *rationale;   /* why it matters: a paragraph */
@@ -233,11 +235,23 @@ int fab_rules_run_counters(const struct fab_config *cfg, const struct fab_snapsh
 			   int64_t now_ms);
 
 /*
+ * The rules that judge what watch read and heard between full scans
+ * (docs/watch.md, "Link events"): port.down for each port of topo (indexed)
+ * that sweep's events read not Active while topo has it Active with a link,
+ * sm.security_trap for each security notice the SM forwarded. The findings
+ * are appended to sweep. Enabled rules only, with cfg's severities and
+ * suppressions. 0 or a negative errno.
+ */
+int fab_rules_run_events(const struct fab_config *cfg, const struct fab_snapshot *topo,
+			 struct fab_snapshot *sweep, int64_t now_ms);
+
+/*
  * Hysteresis for watch sweeps (rules/hold.c): a finding stays raised for
  * hold_ms after it was last raised instead of blinking off with the next
  * sweep that sees no change. Keyed by rule, node and port.
  */
 struct fab_rules_hold;
+struct fab_finding;
 int fab_rules_hold_new(int64_t hold_ms, struct fab_rules_hold **out);
 void fab_rules_hold_free(struct fab_rules_hold *h); /* accepts NULL */
 /* Remembers sweep's findings of the counter rules and port.down as raised at
@@ -246,9 +260,18 @@ void fab_rules_hold_free(struct fab_rules_hold *h); /* accepts NULL */
  * findings raised before that are within hold_ms and not raised again
  * (their evidence gains "held_since=<time last raised>"). A port.down is
  * held until a full scan (a sweep snapshot with ports of its own) has the
- * port Active, its evidence gaining "since=<time first seen down>". Other
+ * port Active, or sweep's events read it Active, its evidence gaining
+ * "since=<time first seen down>". Other
  * rules' findings (a full scan's) are left as they are. 0 or -ENOMEM. */
 int fab_rules_hold_apply(struct fab_rules_hold *h, struct fab_snapshot *sweep, int64_t now_ms);
+/* Takes up the holds of an earlier watch (fab_store_open_holds): each
+ * finding of f[0..n) that watch holds, as raised at its held_since_ms.
+ * 0 or -ENOMEM. */
+int fab_rules_hold_restore(struct fab_rules_hold *h, const struct fab_finding *f, size_t n);
+/* Whether watch holds a rule's findings into its sweeps (the counter rules,
+ * port.down, sm.security_trap); the other rules' stay with the full scan
+ * that raised them. */
+bool fab_rules_held_by_watch(const char *rule_id);
 
 /*
  * The counter increases every enabled counter rule tolerates between two

@@ -23,6 +23,11 @@ struct fab_scan_opts {
 	bool no_counters;       /* topology and SMs only */
 	bool no_routes;         /* --no-routes: no SwitchInfo, no forwarding tables */
 	bool no_pkeys;          /* --no-pkeys: no P_Key tables (docs/partitions.md) */
+	bool no_mcast;          /* --no-mcast: no multicast groups or tables (docs/multicast.md) */
+	/* The SM_Key of the SA's trusted MCMemberRecord queries (its members);
+	 * 0: $FABSWEEP_SA_KEY, else 1 (OpenSM's default sa_key). Never stored
+	 * or printed. */
+	uint64_t sa_key;
 	/* The P_Key table of every cabled switch external port, enforcing or
 	 * not (--forensic); false: of the switch ports that enforce partitions
 	 * only (every cabled CA port either way). docs/partitions.md. */

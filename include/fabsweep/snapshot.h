@@ -275,6 +275,39 @@ struct fab_finding {
 	bool held;
 };
 
+/*
+ * What watch heard or saw between its full scans (docs/watch.md, "Link
+ * events"): a notice the subnet manager forwarded (a Report of a trap), or
+ * a port whose state a read found changed, with what made watch read it.
+ * A sweep stores them (the events relation, each with its arrival time);
+ * port.down and sm.security_trap judge them.
+ */
+enum fab_event_kind {
+	FAB_EVENT_NOTICE = 0, /* a Report from the SM: trap, lid, node_guid, detail */
+	FAB_EVENT_PORT,       /* a port read: node_guid, port_num, state, phys_state, cause */
+	FAB_EVENT__COUNT
+};
+enum fab_event_cause {
+	FAB_CAUSE_NONE = 0,
+	FAB_CAUSE_TRAP,        /* a trap named its switch (128) */
+	FAB_CAUSE_PROBE,       /* the link probe's slice */
+	FAB_CAUSE_LINK_DOWNED, /* its switch's LinkDownedCounter sum moved */
+	FAB_CAUSE_RECHECK,     /* a port known down, read again */
+	FAB_CAUSE__COUNT
+};
+struct fab_event {
+	int64_t at_ms;      /* arrival (notice) or read (port), Unix epoch ms */
+	uint8_t kind;       /* enum fab_event_kind */
+	uint8_t cause;      /* port: enum fab_event_cause */
+	uint16_t trap;      /* notice: the trap number */
+	uint16_t lid;       /* notice: IssuerLID */
+	uint64_t node_guid; /* port: its node; notice: the node it names (0: unknown) */
+	uint8_t port_num;   /* port */
+	uint8_t state, phys_state; /* port: as read (enum fab_port_state, fab_phys_state) */
+	uint8_t was;        /* port: the state known before (enum fab_port_state) */
+	const char *detail; /* arena: notice: what it says, one line; may be NULL */
+};
+
 /* The bit error ratios of an InfiniBand port as the device measured them
  * (an ibdiagnet2 run's PHY_DB16: docs/imports.md); NAN unknown. */
 struct fab_port_ber {
@@ -287,6 +320,7 @@ struct fab_roce;
 struct fab_routing;
 struct fab_pkeys;
 struct fab_qos;
+struct fab_mcast;
 
 struct fab_snapshot {
 	int64_t scan_id; /* 0 until stored */
@@ -317,6 +351,8 @@ struct fab_snapshot {
 	size_t n_errors, cap_errors;
 	struct fab_finding *findings;
 	size_t n_findings, cap_findings;
+	struct fab_event *events; /* watch's: in arrival order */
+	size_t n_events, cap_events;
 
 	struct fab_arena *arena;
 
@@ -335,6 +371,9 @@ struct fab_snapshot {
 	 * (include/fabsweep/qos.h): owned; NULL when the scan did not read
 	 * them (no QoS policy seen). */
 	struct fab_qos *qos;
+	/* Multicast groups and forwarding tables (include/fabsweep/mcast.h):
+	 * owned; NULL when the scan did not read them. */
+	struct fab_mcast *mcast;
 
 	/* The physical layer of InfiniBand ports (an ibdiagnet2 import): the
 	 * cables and modules by port (include/fabsweep/module.h; a RoCE host's
@@ -381,6 +420,8 @@ int fab_snapshot_add_error(struct fab_snapshot *snap, uint64_t node_guid,
 /* Copies every string of f into the arena. */
 int fab_snapshot_add_finding(struct fab_snapshot *snap,
 			     const struct fab_finding *f);
+/* Appends a copy of e (its detail copied into the arena). 0 or -ENOMEM. */
+int fab_snapshot_add_event(struct fab_snapshot *snap, const struct fab_event *e);
 /* Drops all findings (before a rule run replaces them). */
 void fab_snapshot_clear_findings(struct fab_snapshot *snap);
 

@@ -29,7 +29,7 @@ enum {
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 14
+#define FAB_SCHEMA_VERSION 16
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 
@@ -99,6 +99,15 @@ int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id,
  */
 int fab_store_load_baseline(struct fab_store *st, int64_t scan_id,
 			    struct fab_snapshot **out);
+
+/*
+ * The holds without a time limit (port.down: a port down until it is seen
+ * Active) that watch left open in the newest chain (docs/watch.md
+ * "Findings"), appended to into's findings: each with the evidence it was
+ * raised with and held_since_ms its raise. What a restarted watch carries
+ * on (fab_rules_hold_restore). 0 or a negative errno with the message set.
+ */
+int fab_store_open_holds(struct fab_store *st, struct fab_snapshot *into);
 
 /* Replaces the findings of a stored scan with snap's, in one transaction. */
 int fab_store_replace_findings(struct fab_store *st,

@@ -34,6 +34,17 @@ struct fab_watch;
 int fab_watch_open(const struct fab_probe_opts *o, const char *source, struct fab_watch **out);
 void fab_watch_close(struct fab_watch *w); /* accepts NULL */
 
+/* A port whose state a run found different from the last known (its
+ * state in the topology until a run read it). */
+struct fab_watch_change {
+	uint32_t port_idx;    /* in the topology */
+	uint8_t was, state, phys_state; /* enum fab_port_state, fab_phys_state */
+	uint8_t cause;        /* enum fab_event_cause: why it was read */
+	bool inferred;        /* not read (no route to it answered): the other end of
+				* its link was read down, so is this one */
+	int64_t at_ms;        /* when it was read, Unix epoch ms */
+};
+
 struct fab_watch_result {
 	/* The topology is not the one swept any more: a LID did not answer,
 	 * another GUID answered at a LID, the master SM changed. why says
@@ -45,6 +56,13 @@ struct fab_watch_result {
 	unsigned long ports;    /* per-port PortCounters sent */
 	unsigned long verified; /* NodeInfo sent */
 	unsigned long probed;   /* PortInfo of down ports sent */
+	unsigned long links;    /* PortInfo of linked ports sent (probe, traps, LinkDownedCounter) */
+	unsigned long unrouted; /* nodes whose LID did not answer but who did by directed route
+				 * (the SM has not rerouted around a link yet): read next sweep */
+	/* ports whose state differs from the last known (owned by the watch,
+	 * valid until its next run) */
+	const struct fab_watch_change *changes;
+	size_t n_changes;
 	unsigned long details;  /* detail counters asked: PortRcvErrorDetails, PortXmitDiscardDetails, PortVLXmitWaitCounters */
 	bool data;              /* a data sweep: PortXmitWait moving was a change */
 	unsigned long mads;     /* MADs sent, resends included */
@@ -76,8 +94,64 @@ void fab_watch_set_verify_every(struct fab_watch *w, unsigned n);
  * every sweep (docs/watch.md); default 6. */
 void fab_watch_set_data_every(struct fab_watch *w, unsigned n);
 
-/* Ports of the topology known to be down (port.down): each sweep reads
- * their PortInfo at their node's LID, and one that is Active again is a
- * topology change (a full scan finds its link). ports is copied. 0 or
+/* Ports of the topology known to be down (port.down: Down in the full
+ * scan): each sweep reads their PortInfo, and one that is Active again is
+ * a topology change (a full scan finds its link). ports is copied. 0 or
  * -ENOMEM. */
 int fab_watch_set_down(struct fab_watch *w, const uint32_t *ports, size_t n);
+
+/*
+ * Link states between full scans (docs/watch.md, "Link events"). Every
+ * port the topology has Active with a link is known to be Active until a
+ * run reads it otherwise. Ports are read by directed route along the
+ * topology's links that are not known down (LID routes may still cross a
+ * link that just went down), and a read that gets no answer tells
+ * nothing. What a run finds different is in the result's changes; a
+ * linked port not Active is read again on every sweep until it is Active.
+ */
+/* The link probe: one end of each switch-to-switch link (the one nearer
+ * this port) is read at least every period_ms, a slice per sweep (the
+ * share of the period since the slice before); 0: no probe. */
+void fab_watch_set_link_probe(struct fab_watch *w, int64_t period_ms);
+/* Reads, in the next run, both ends of every link of switch node_idx of
+ * topo (a trap named it). 0 or -ENOMEM. */
+int fab_watch_want_switch(struct fab_watch *w, const struct fab_snapshot *topo, uint32_t node_idx);
+/* A run for the reads asked for (fab_watch_want_switch) only, not a
+ * counter sweep: their PortInfo, then the PortCounters of the ports that
+ * changed (samples into sweep, as fab_watch_sweep; a counter read that
+ * fails is skipped). 0 or a negative errno (the transport). */
+int fab_watch_react(struct fab_watch *w, const struct fab_snapshot *topo,
+		    struct fab_snapshot *sweep, struct fab_watch_result *res);
+
+/*
+ * The SM's traps (docs/watch.md): watch takes the Reports the SA forwards
+ * to this port (answering each with a ReportResp), through the open port
+ * between and during runs.
+ */
+/* Takes the SA's Reports on this port. sim_path: the simulator-only path
+ * (fab_umad_sim_issm: under umad2sim only, refused otherwise). 0 or a
+ * negative errno with the message set. */
+int fab_watch_listen(struct fab_watch *w, bool sim_path);
+/* InformInfo Set to the SA at sm_lid: subscribe (or end the
+ * subscription to) every trap, SM_Key sm_key. 0 accepted; -EREMOTEIO
+ * refused (*status: the MAD status); -ETIMEDOUT no answer; other negative
+ * errnos: the transport. The message is set on failure. */
+int fab_watch_subscribe(struct fab_watch *w, uint16_t sm_lid, uint64_t sm_key, bool subscribe,
+			unsigned *status);
+/* The master SM's LID as this port knows it now (its PortInfo's
+ * MasterSMLID: a new master writes it into every port). 0 or a negative
+ * errno with the message set. */
+int fab_watch_master_lid(struct fab_watch *w, uint16_t *out);
+/* Waits up to wait_ms for Reports (returns early on the first). The
+ * number of notices waiting, or a negative errno. */
+int fab_watch_wait(struct fab_watch *w, int wait_ms);
+/* Whether a Report can reach this port: it takes them, and outside the
+ * simulator or through its Report path (under umad2sim otherwise ibsim
+ * drops every Report, docs/watch.md). */
+bool fab_watch_hears_reports(const struct fab_watch *w);
+/* Moves the notices received (FAB_EVENT_NOTICE events, in arrival order)
+ * to into's events. 0 or -ENOMEM. */
+int fab_watch_take_notices(struct fab_watch *w, struct fab_snapshot *into);
+/* Reports received (resends not counted) and dropped (not understood). */
+void fab_watch_report_counts(const struct fab_watch *w, unsigned long *received,
+			     unsigned long *dropped);

@@ -15,7 +15,9 @@
  *  - a counter sample: every counter valid, extended, zero;
  *  - a subnet manager: on a node's first port, at its LID;
  *  - a 2-level fat tree: spines, leaves, hosts per leaf, every leaf cabled
- *    once to every spine (fabfix_fat_tree()).
+ *    once to every spine (fabfix_fat_tree());
+ *  - a multicast group: its members full members, its tree as OpenSM
+ *    writes one (fabfix_mcast_init(), fabfix_mcast_group()).
  * The fixtures of each test folder (snapfix.h, reports/fatfab.h,
  * rules/rulefix.h) are that fabric's data on top of these builders.
  */
@@ -30,6 +32,7 @@
 #include <unistd.h>
 
 #include "fabsweep/counter.h"
+#include "fabsweep/mcast.h"
 #include "fabsweep/pkey.h"
 #include "fabsweep/routing.h"
 #include "fabsweep/snapshot.h"
@@ -435,6 +438,164 @@ static inline int fabfix_pkeys_default(struct fab_snapshot *s, const uint16_t *e
 					      .cap = 64, .n = (uint16_t)(1 + n), .pkey = tab };
 	}
 	return 0;
+}
+
+/* ---- multicast ------------------------------------------------------------- */
+
+/* The tables of fabfix_mcast_init() alone, added to the snapshot's
+ * multicast part (created when missing; its groups kept). */
+static inline int fabfix_mcast_tables(struct fab_snapshot *s, unsigned n_mlids)
+{
+	struct fab_mcast *m;
+	unsigned nb = n_mlids ? (n_mlids - 1) / FAB_MFT_BLOCK + 1 : 0;
+
+	if (!(m = fab_snapshot_mcast(s)))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct fab_node *n = &s->nodes[i];
+		if (n->type != FAB_NODE_SWITCH)
+			continue;
+		struct fab_mft *t = fab_mcast_add_mft(m);
+		unsigned np = n->num_ports / FAB_MFT_POS_PORTS + 1;
+		uint16_t *block = fab_mcast_alloc(m, (nb + 1) * sizeof(*block));
+		uint16_t *mask = fab_mcast_alloc(m, ((size_t)nb * FAB_MFT_BLOCK * np + 1) * sizeof(*mask));
+		uint8_t *read = fab_mcast_alloc(m, (size_t)nb * np + 1);
+		if (!t || !block || !mask || !read)
+			return -ENOMEM;
+		for (unsigned b = 0; b < nb; b++) {
+			block[b] = (uint16_t)b;
+			for (unsigned p = 0; p < np; p++) {
+				bool any = p == 0;
+				for (uint32_t k = 0; k < n->port_count && !any; k++) {
+					const struct fab_port *pt = &s->ports[n->port_first + k];
+					any = pt->port_num / FAB_MFT_POS_PORTS == p && pt->state == FAB_STATE_ACTIVE;
+				}
+				read[(size_t)b * np + p] = any ? FAB_MFT_READ : FAB_MFT_NOT_ASKED;
+			}
+		}
+		*t = (struct fab_mft){ .node_idx = (uint32_t)i, .status = FAB_LFT_OK, .n_pos = (uint8_t)np,
+				       .cap = 1024, .n_blocks = nb, .block = block, .mask = mask,
+				       .read = read };
+	}
+	return 0;
+}
+
+/*
+ * Gives every switch a multicast forwarding table for the first n_mlids
+ * MLIDs (0xC000 up), every entry empty, every position read (a position
+ * with neither port 0 nor an Active port: not asked, as a scan leaves it),
+ * MulticastFDBCap 1024. The multicast part is replaced (its members read);
+ * groups come from fabfix_mcast_group(). 0 or -ENOMEM.
+ */
+static inline int fabfix_mcast_init(struct fab_snapshot *s, unsigned n_mlids)
+{
+	fab_mcast_free(s->mcast);
+	s->mcast = NULL;
+	if (!fab_snapshot_mcast(s))
+		return -ENOMEM;
+	s->mcast->members_read = true;
+	return fabfix_mcast_tables(s, n_mlids);
+}
+
+/* Sets (on) or clears a port of a switch's entry for mlid. */
+static inline void fabfix_mft_set(struct fab_snapshot *s, uint32_t node, unsigned mlid, unsigned port,
+				  bool on)
+{
+	const struct fab_mft *t = fab_mcast_mft(s->mcast, node);
+	unsigned b = (mlid - FAB_MLID_FIRST) / FAB_MFT_BLOCK, sl = (mlid - FAB_MLID_FIRST) % FAB_MFT_BLOCK;
+
+	if (!t || b >= t->n_blocks || port / FAB_MFT_POS_PORTS >= t->n_pos)
+		return;
+	uint16_t *m = (uint16_t *)&t->mask[((size_t)b * FAB_MFT_BLOCK + sl) * t->n_pos +
+					  port / FAB_MFT_POS_PORTS];
+	if (on)
+		*m |= (uint16_t)(1u << (port % FAB_MFT_POS_PORTS));
+	else
+		*m &= (uint16_t)~(1u << (port % FAB_MFT_POS_PORTS));
+}
+
+/*
+ * Adds a group (MGID mgid, MLID mlid, raw rate and MTU with selector 2
+ * "exactly", P_Key 0xffff, Q_Key 0x0b1b) whose members are the ports
+ * ports[0 .. n) (CA ports; full members), and writes its spanning tree as
+ * OpenSM does: rooted at the switch root (a node index), each member's
+ * switch joined to it along a shortest path of Active switch links, every
+ * link of the tree in both switches' entries, each member's port in its
+ * switch's. After fabfix_mcast_init() with room for the MLID; call
+ * fab_mcast_sort() and fab_mcast_resolve() when every group is in.
+ * 0 or -ENOMEM.
+ */
+static inline int fabfix_mcast_group(struct fab_snapshot *s, const uint8_t mgid[16], uint16_t mlid,
+				     uint8_t rate, uint8_t mtu, uint32_t root, const uint32_t *ports,
+				     size_t n)
+{
+	struct fab_mcast *m = s->mcast;
+	uint32_t *up = malloc((s->n_nodes + 1) * sizeof(*up)); /* the port toward the root */
+	uint32_t *queue = malloc((s->n_nodes + 1) * sizeof(*queue));
+	uint8_t *seen = calloc(s->n_nodes + 1, 1);
+	struct fab_mc_group *g;
+	size_t head = 0, tail = 0;
+	int err = -ENOMEM;
+
+	if (!m || !up || !queue || !seen || !(g = fab_mcast_add_group(m)))
+		goto out;
+	memcpy(g->mgid, mgid, 16);
+	g->mlid = mlid;
+	g->rate = (uint8_t)(2u << 6 | rate);
+	g->mtu = (uint8_t)(2u << 6 | mtu);
+	g->pkey = 0xffff;
+	g->qkey = 0x0b1b;
+	g->scope = 2;
+	g->first = (uint32_t)m->n_members;
+	g->n = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		struct fab_mc_member *mb = fab_mcast_add_member(m);
+		if (!mb)
+			goto out;
+		mb->port_guid = s->ports[ports[i]].guid;
+		mb->gid_prefix = 0xfe80000000000000ull;
+		mb->join_state = FAB_MC_JOIN_FULL;
+	}
+	/* breadth first from the root over Active switch links */
+	seen[root] = 1;
+	up[root] = FAB_NONE;
+	queue[tail++] = root;
+	while (head < tail) {
+		const struct fab_node *un = &s->nodes[queue[head++]];
+		for (uint32_t k = 0; k < un->port_count; k++) {
+			const struct fab_port *p = &s->ports[un->port_first + k];
+			if (!p->port_num || p->state != FAB_STATE_ACTIVE || p->remote_idx == FAB_NONE)
+				continue;
+			uint32_t v = s->ports[p->remote_idx].node_idx;
+			if (s->nodes[v].type != FAB_NODE_SWITCH || seen[v])
+				continue;
+			seen[v] = 1;
+			up[v] = p->remote_idx;
+			queue[tail++] = v;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct fab_port *p = &s->ports[ports[i]];
+		if (p->remote_idx == FAB_NONE)
+			continue;
+		uint32_t sw = s->ports[p->remote_idx].node_idx;
+		fabfix_mft_set(s, sw, mlid, s->ports[p->remote_idx].port_num, true);
+		/* up to the root, each link of the way in both entries */
+		while (seen[sw] == 1 && up[sw] != FAB_NONE) {
+			const struct fab_port *a = &s->ports[up[sw]];
+			seen[sw] = 2;
+			fabfix_mft_set(s, sw, mlid, a->port_num, true);
+			fabfix_mft_set(s, s->ports[a->remote_idx].node_idx, mlid,
+				       s->ports[a->remote_idx].port_num, true);
+			sw = s->ports[a->remote_idx].node_idx;
+		}
+	}
+	err = 0;
+out:
+	free(up);
+	free(queue);
+	free(seen);
+	return err;
 }
 
 /* The first host of a fat tree (its nodes come after the switches). */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What fabsweep does on the fabric and what it needs to run (docs/security.md):
-#  - every MAD the process sends (its own and libibnetdisc's) is a Get,
-#    except with --reset-counters: then PortCounters(Extended) Sets to the
-#    PMA and nothing else; only the SMP (LID and directed route) and PerfMgt
+#  - every MAD the process sends (its own and libibnetdisc's) is a Get (the
+#    SA's MCMemberRecord GetTable is one too: a read), except with
+#    --reset-counters: then PortCounters(Extended) Sets to the PMA and
+#    nothing else; only the SMP (LID and directed route), PerfMgt and SA
 #    classes are used. Seen by a preloaded shim that logs umad_send();
 #  - the only InfiniBand device opened is a umad port, never issm (the same
 #    shim logs open()); the binary does not even refer to issm;
@@ -37,16 +38,19 @@ spy_scan "$D/get.log"
 check "scan exits 0" eq "$?" 0
 check "the spy saw the scan's MADs" test "$(grep -c '^mad ' "$D/get.log")" -gt 50
 check "the spy saw the discovery (DR NodeInfo)" grep -q 'mad class 0x81 method 0x01 attr 0x0011' "$D/get.log"
-check "every MAD is a Get" none "$D/get.log" '^mad .* method 0x(0[^1]|[1-9a-f].)'
-check "only SMP (LID, directed route) and PerfMgt classes" none "$D/get.log" '^mad class 0x(0[^14]|[1-79a-f].|8[^1])'
+# a Get: method 0x01; the SA's GetTable (0x12) reads too
+NOT_GET='^mad class 0x(0[^3]|[1-9a-f].) method 0x(0[^1]|[1-9a-f].)|^mad class 0x03 method 0x(0[^1]|1[^2]|[2-9a-f].)'
+check "every MAD is a Get (SA: Get or GetTable)" none "$D/get.log" "$NOT_GET"
+check "the spy saw the SA's MCMemberRecord GetTable" grep -q 'mad class 0x03 method 0x12 attr 0x0038' "$D/get.log"
+check "only SMP (LID, directed route), PerfMgt and SA classes" none "$D/get.log" '^mad class 0x(0[^134]|[1-79a-f].|8[^1])'
 grep '^mad ' "$D/get.log" | sort | uniq -c | sed 's/^/  seen: /'
 # libibnetdisc's MADs (--discovery ibnetdisc) go through the same umad_send
 spy_scan "$D/get_ibnd.log" --discovery ibnetdisc
 check "scan --discovery ibnetdisc exits 0" eq "$?" 0
 check "the spy saw libibnetdisc's discovery (SwitchInfo: only libibnetdisc asks for it)" \
 	grep -q 'mad class 0x81 method 0x01 attr 0x0012' "$D/get_ibnd.log"
-check "libibnetdisc too: every MAD is a Get" none "$D/get_ibnd.log" '^mad .* method 0x(0[^1]|[1-9a-f].)'
-check "libibnetdisc too: only SMP and PerfMgt classes" none "$D/get_ibnd.log" '^mad class 0x(0[^14]|[1-79a-f].|8[^1])'
+check "libibnetdisc too: every MAD is a Get" none "$D/get_ibnd.log" "$NOT_GET"
+check "libibnetdisc too: only SMP, PerfMgt and SA classes" none "$D/get_ibnd.log" '^mad class 0x(0[^134]|[1-79a-f].|8[^1])'
 spy_scan "$D/reset.log" --reset-counters
 check "scan --reset-counters exits 0" eq "$?" 0
 check "--reset-counters: Sets are sent" grep -q 'method 0x02' "$D/reset.log"

@@ -6,13 +6,19 @@
 # layout (fixtures/sysfs/h100_roce's RoCE device, its netdev renamed eth0,
 # the ECN directory of fixtures/sysfs/procfs) and its DCB the kernel's
 # answer to RTM_GETDCB as tests/tools/dcb_reply.py builds it (veth has no
-# DCB: collect and ready read the replies with --dcb-dir). Healthy, every
-# host collects, merge writes the fabric and the per-host extracts
-# (--ready-dir); then each host but h1 gets one fault:
+# DCB: collect and ready read the replies with --dcb-dir), its NIC
+# statistics a real ConnectX-4 Lx's `ethtool -S` (fixtures/ethtool, with the
+# storm counters of later ConnectX after it; a veth's own statistics have
+# none of these counters: collect and ready read saved outputs with
+# --ethtool-dir, through the same reader). Healthy, every host collects,
+# merge writes the fabric and the per-host extracts (--ready-dir); then
+# each host but h1 gets one fault:
 #   h2 PFC off on priority 3; h3 ECN off on priority 3 (notification and
 #   reaction point); h4 trusts PCP (no DSCP entry in its application table);
 #   h5 is recabled from leaf2/swp2 to leaf2/swp4; h6's link went down twice
-#   (its RDMA port's link_downed counter).
+#   (its RDMA port's link_downed counter and its NIC's link_down_events_phy)
+#   and its NIC saw a pause storm (3 stall-prevention warnings) and a
+#   discard burst (5,000 of 1,000,000 frames).
 # ready --local in each namespace must give each host the verdict it
 # deserves, naming the problem, with the values the test configured; the
 # JSON must be valid and say what the text says; a host where lldpd does not
@@ -122,7 +128,7 @@ k=0
 for h in "${hosts[@]}"; do
 	k=$((k + 1))
 	d=$work/sys/$h
-	mkdir -p "$d/class/net/eth0" "$d/class/infiniband" "$work/dcb/$h"
+	mkdir -p "$d/class/net/eth0" "$d/class/infiniband" "$work/dcb/$h" "$work/eth/$h"
 	ip netns exec "$(ns "$h")" sh -c 'for a in address mtu operstate speed type; do
 		cat "/sys/class/net/eth0/$a" >"$1/$a" 2>/dev/null; done' sh "$d/class/net/eth0"
 	cp -R "$SRCDIR/fixtures/sysfs/procfs/class/net/eth0/ecn" "$d/class/net/eth0/ecn" &&
@@ -136,9 +142,12 @@ for h in "${hosts[@]}"; do
 	echo "a088:c203:000d:4e1$k" >"$d/class/infiniband/mlx5_0/node_guid"
 	python3 "$SRCDIR/tests/tools/dcb_reply.py" eth0 "$work/dcb/$h/eth0.bin" --pfc 0x08 \
 		--apps udp:4791=3,dscp:26=3 || { echo "FAIL: dcb_reply.py"; exit 1; }
+	echo "driver: mlx5_core" >"$work/eth/$h/eth0.info"
+	{ cat "$SRCDIR/fixtures/ethtool/mlx5_connectx4lx.stats"
+	  printf '%s: 0\n' tx_pause_storm_warning_events tx_pause_storm_error_events; } >"$work/eth/$h/eth0.stats"
 done
 here() { # host: the options that read it
-	echo --lldp-socket "$work/$1.sock" --sysfs-root "$work/sys/$1" --dcb-dir "$work/dcb/$1"
+	echo --lldp-socket "$work/$1.sock" --sysfs-root "$work/sys/$1" --dcb-dir "$work/dcb/$1" --ethtool-dir "$work/eth/$1"
 }
 
 # collect everywhere, merge with the per-host extracts
@@ -177,6 +186,11 @@ for p in roce_np roce_rp; do echo 0 >"$work/sys/h3/class/net/eth0/ecn/$p/enable/
 python3 "$SRCDIR/tests/tools/dcb_reply.py" eth0 "$work/dcb/h4/eth0.bin" --pfc 0x08 --apps udp:4791=3
 down_was=$(cat "$work/sys/h6/class/infiniband/mlx5_0/ports/1/counters/link_downed")
 echo $((down_was + 2)) >"$work/sys/h6/class/infiniband/mlx5_0/ports/1/counters/link_downed"
+rx_was=$(sed -n 's/^rx_packets_phy: //p' "$work/eth/h6/eth0.stats")
+sed -i -e 's/^link_down_events_phy: 0$/link_down_events_phy: 2/' \
+	-e 's/^tx_pause_storm_warning_events: 0$/tx_pause_storm_warning_events: 3/' \
+	-e 's/^rx_discards_phy: 0$/rx_discards_phy: 5000/' \
+	-e "s/^rx_packets_phy: $rx_was\$/rx_packets_phy: $((rx_was + 1000000))/" "$work/eth/h6/eth0.stats"
 # h5: from leaf2/swp2 to a new port leaf2/swp4, with its own MAC; the ends
 # advertise as before (lldpd is told at run time)
 ip -n "$(ns leaf2)" link del swp2
@@ -224,14 +238,18 @@ check "h4 (trusts PCP) is not ready: the fabric's majority of 6 hosts, and its D
 h4: roce.trust_mismatch h4/eth0 <-> leaf2/swp1: trusts PCP while 5 of 6 RoCE NICs trust DSCP: DSCP-marked RoCE traffic does not reach priority 3 here"
 check "h5 (recabled) is not ready: the port it is on, the port it should be on" eq "$rc_h5:$(lines h5)" \
 	"1:h5: eth0 is cabled to leaf2/swp4, not to leaf2/swp2 as at the merge"
-check "h6 (link down twice) is not ready: the counter, as configured" eq "$rc_h6:$(lines h6)" \
-	"1:h6: RDMA port mlx5_0/1 (eth0) error counters rose since the merge: LinkDownedCounter +2 ($down_was -> $((down_was + 2)))"
+check "h6 (link down twice, a pause storm, a discard burst) is not ready: the counters, as configured" \
+	eq "$rc_h6:$(lines h6 | sed 's/ in the [0-9]* s since / in the N s since /')" \
+	"1:h6: roce.pause_storm h6/eth0 <-> leaf2/swp3: pause storm: 3 stall-prevention events (errors, where it stopped honouring pauses: 0; warnings: 3) in the N s since the baseline
+h6: eth.discards h6/eth0 <-> leaf2/swp3: 5000 frames dropped at the port for lack of buffer (0.005 of 1000000) in the N s since the baseline
+h6: RDMA port mlx5_0/1 (eth0) error counters rose since the merge: LinkDownedCounter +2 ($down_was -> $((down_was + 2)))
+h6: eth0 link went down since the merge: link_down_events +2 (0 -> 2)"
 
 # The summary line and the notes (without --quiet): what was compared with.
 ready h1
 check "h1's summary names the merge it compared with" has "$work/ready.h1" \
 	"ready: h1: ready: 1 RoCE port, 0 rule findings (merge: scan 1 of "
-check "h1 says nothing it could not read (DCB, ECN, LLDP all read)" lacks "$work/ready.h1" ": note: "
+check "h1 says nothing it could not read (DCB, ECN, LLDP, NIC counters all read)" lacks "$work/ready.h1" ": note: "
 
 # Against the fabric's database instead of the extract: the same answers.
 for h in h2 h4 h5; do
@@ -262,6 +280,13 @@ for f in d["local"]["findings"]: print(f["rule_id"], f["counts"], f["evidence"])
 	"roce.pfc_disabled True pfc_priorities=none; source=dcb; roce_priority=3
 roce.pfc_mismatch True pfc_priorities=none; source=dcb; peer_pfc_priorities=3; peer_source=lldp"
 
+ready h6 --json
+check "h6 --json: the physical rules' findings with their evidence, as configured" eq \
+	"$(python3 -c 'import json,sys,re; d=json.load(open(sys.argv[1]))
+for f in d["local"]["findings"]: print(f["rule_id"], f["counts"], re.sub(r"seconds=[0-9]+", "seconds=N", f["evidence"]))' "$work/ready.h6")" \
+	"roce.pause_storm True pause_storm_warning_events_increase=3; pause_storm_error_events_increase=0; seconds=N
+eth.discards True rx_discards_phy_increase=5000; rx_frames_increase=1000000"
+
 # --fail-on: the rules' warnings count by default; with error they are notes
 ready h4 --fail-on error
 check "h4 --fail-on error: ready, its warnings said as notes" eq "$rc_h4" 0
@@ -280,6 +305,14 @@ ip netns exec "$(ns h1)" "$FABSWEEP" ready --local --quiet --system h1 --config 
 	--db "$work/ready/h1.db" "${o[@]}" >"$work/nolldp.req" 2>&1
 check "h1 without lldpd, [ready] require = lldp: not ready (exit 1)" eq "$?" 1
 check "... and says so" eq "$(cat "$work/nolldp.req")" "h1: lldpd did not answer here, and [ready] require has lldp"
+# ... and its NIC counters not read (no --ethtool-dir here): said, a failure
+# when [ready] require has ethtool
+check "h1 without its NIC statistics: said" has "$work/nolldp.out" "h1: note: NIC counters of eth0 not read: not asked"
+printf '[ready]\nrequire = ethtool\n' >"$work/require-eth.conf"
+ip netns exec "$(ns h1)" "$FABSWEEP" ready --local --quiet --system h1 --config "$work/require-eth.conf" \
+	--db "$work/ready/h1.db" "${o[@]}" >"$work/noeth.req" 2>&1
+check "h1 without its NIC statistics, [ready] require = ethtool: not ready (exit 1), saying so" eq \
+	"$?:$(cat "$work/noeth.req")" "1:h1: NIC counters of eth0 not read (not asked), and [ready] require has ethtool"
 # [ready] roce_ports names a port h1 does not have
 printf '[ready]\nroce_ports = mlx5_0/1, mlx5_1/1\n' >"$work/ports.conf"
 ready h1 --quiet --config "$work/ports.conf"

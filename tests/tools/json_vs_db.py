@@ -440,6 +440,14 @@ class Scan:
         for r in q("SELECT node_guid, port_num, priority, idx, vl, weight FROM vlarb WHERE scan_id = ?"
                    " ORDER BY node_guid, port_num, priority, idx"):
             self.vlarb[(r["node_guid"], r["port_num"])][r["priority"]].append((r["vl"], r["weight"]))
+        # multicast (docs/schema.md "Multicast"): groups by MGID, each switch's
+        # entries by MLID; has_mcast: the scan read it
+        self.has_mcast = bool(db.execute("SELECT 1 FROM scan_mcast WHERE scan_id = ?", (i,)).fetchall())
+        self.groups = {r["mgid"]: r for r in q("SELECT * FROM mcast_groups WHERE scan_id = ?")}
+        self.mc_tables = {r["node_guid"]: r for r in q("SELECT * FROM mcast_switch_tables WHERE scan_id = ?")}
+        self.mc = collections.defaultdict(lambda: collections.defaultdict(set))
+        for r in q("SELECT node_guid, mlid, port FROM mcast_forwarding WHERE scan_id = ?"):
+            self.mc[r["node_guid"]][r["mlid"]].add(r["port"])
 
     def end(self, guid, port, names):
         n = self.nodes.get(guid)
@@ -574,6 +582,31 @@ def expected_changes(db, old_id, new_id, names):
             where = {"subject": (n if b else o).end(k[0], k[1], names)} if fabric == "ib" else \
                 {"subject": None, "eth_port": {"system": k[0], "ifname": k[1]}}
             add("module", old=ident(a) if a else "none", new=ident(b) if b else "none", **where)
+    # multicast groups by MGID: created, deleted, and those whose tree moved
+    # (switches whose entry differs, read in both scans; a switch only one
+    # scan has counts when its entry there names a port)
+    if o.has_mcast and n.has_mcast:
+        hx = lambda v: "0x%04x" % v
+        for g in n.groups.keys() - o.groups.keys():
+            add("mcast-group-added", None, new=str(n.groups[g]["members"]), mgid=g, mlid=hx(n.groups[g]["mlid"]))
+        for g in o.groups.keys() - n.groups.keys():
+            add("mcast-group-removed", None, old=str(o.groups[g]["members"]), mgid=g, mlid=hx(o.groups[g]["mlid"]))
+        ok = lambda s, sw: sw in s.mc_tables and s.mc_tables[sw]["status"] == "ok"
+        for g in n.groups.keys() & o.groups.keys():
+            om, nm = o.groups[g]["mlid"], n.groups[g]["mlid"]
+            moved = 0
+            for sw in n.mc_tables:
+                if not ok(n, sw):
+                    continue
+                if sw not in o.nodes or sw not in o.mc_tables:
+                    moved += bool(n.mc[sw].get(nm))
+                elif ok(o, sw) and o.mc[sw].get(om, set()) != n.mc[sw].get(nm, set()):
+                    moved += 1
+            moved += sum(1 for sw in o.mc_tables if sw not in n.nodes and ok(o, sw) and o.mc[sw].get(om))
+            if moved:
+                size = lambda s, m: str(sum(1 for sw in s.mc if s.mc[sw].get(m)))
+                add("mcast-tree", None, old=size(o, om), new=size(n, nm), mgid=g, mlid=hx(nm),
+                    old_mlid=hx(om), switches_changed=moved)
     return out
 
 
@@ -619,6 +652,8 @@ TITLES = {
     "op-vls": "operational virtual lanes changed", "sl2vl": "SL2VL tables changed",
     "vlarb": "VL arbitration tables changed",
     "module": "modules or cables changed (vendor, part or serial number), plugged or pulled",
+    "mcast-group-added": "multicast groups created", "mcast-group-removed": "multicast groups deleted",
+    "mcast-tree": "multicast trees changed",
 }
 
 
@@ -646,6 +681,14 @@ def change_text(c):
     if k == "module":
         e = c.get("eth_port")
         return "  %s: %s -> %s" % ("%s/%s" % (e["system"], e["ifname"]) if e else s, o, n)
+    if k in ("mcast-group-added", "mcast-group-removed"):
+        m = int(n if k == "mcast-group-added" else o)
+        return "  %s (MLID %s, %d member%s)" % (c["mgid"], c["mlid"], m, "" if m == 1 else "s")
+    if k == "mcast-tree":
+        w = c["switches_changed"]
+        return "  %s (MLID %s%s): the entries of %d switch%s changed; %s -> %s switches in the tree" % (
+            c["mgid"], c["mlid"], "" if c["old_mlid"] == c["mlid"] else ", was " + c["old_mlid"], w,
+            "" if w == 1 else "es", o, n)
     if k == "port-state":
         t = "  %s: %s/%s -> %s/%s" % (s, o, c["old_phys"] or "unknown", n, c["new_phys"] or "unknown")
         return t + (" (cabled to %s)" % p if c["peer"] else "")

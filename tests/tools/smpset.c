@@ -14,20 +14,75 @@
  *                                    the first block (32 entries) of a port's
  *                                    low- or high-priority VLArbitrationTable:
  *                                    these entries, the others VL 0 weight 0
+ *   smpset mft LID MLID PORT on|off  one port of a switch's MulticastForwardingTable
+ *                                    entry for MLID (its block and position read,
+ *                                    the bit set or cleared, written back)
+ *   smpset trap SMLID ISSUER TRAP LID1 LID2 KEY
+ *                                    a Trap(Notice) to the SM at SMLID as the port
+ *                                    at LID ISSUER sends one that saw a bad P_Key
+ *                                    (TRAP 257) or Q_Key (258): KEY from LID1 to LID2
  * PORT is the switch port (the attribute modifier); for a CA give 0.
- * Used by tests/integration/test_partitions_sim.sh and test_routing_sim.sh
- * under umad2sim.
+ * Used by tests/integration/test_partitions_sim.sh, test_routing_sim.sh,
+ * test_mcast_sim.sh and test_watch_events.sh under umad2sim.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
+#include <infiniband/umad.h>
 
 static int die(const char *m)
 {
 	fprintf(stderr, "smpset: %s\n", m);
 	return 1;
+}
+
+/* A Trap(Notice) to the SM (QP0), raw through libibumad: no answer awaited
+ * (the SM's TrapRepress is not read). */
+static int trap(int argc, char **argv)
+{
+	uint8_t *m, *n;
+	void *umad;
+	int fd, agent;
+
+	if (argc < 8)
+		return die("trap needs SMLID ISSUER TRAP LID1 LID2 KEY");
+	if (umad_init() < 0 || (fd = umad_open_port(NULL, 0)) < 0)
+		return die("cannot open the local port");
+	if ((agent = umad_register(fd, IB_SMI_CLASS, 1, 0, NULL)) < 0 ||
+	    !(umad = calloc(1, umad_size() + IB_MAD_SIZE)))
+		return die("cannot register an SMI agent");
+	m = umad_get_mad(umad);
+	mad_set_field(m, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, IB_SMI_CLASS);
+	mad_set_field(m, 0, IB_MAD_CLASSVER_F, 1);
+	mad_set_field(m, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP);
+	mad_set_field64(m, 0, IB_MAD_TRID_F, 0x5157);
+	mad_set_field(m, 0, IB_MAD_ATTRID_F, 0x0002); /* Notice */
+	/* the Notice: generic, security, from a channel adapter */
+	n = m + IB_SMP_DATA_OFFS;
+	mad_set_field(n, 0, IB_NOTICE_IS_GENERIC_F, 1);
+	mad_set_field(n, 0, IB_NOTICE_TYPE_F, 2);
+	mad_set_field(n, 0, IB_NOTICE_PRODUCER_F, 1);
+	mad_set_field(n, 0, IB_NOTICE_TRAP_NUMBER_F, (unsigned)strtoul(argv[4], NULL, 0));
+	mad_set_field(n, 0, IB_NOTICE_ISSUER_LID_F, (unsigned)strtoul(argv[3], NULL, 0));
+	/* DataDetails (from byte 10): reserved, LID1, LID2, the key */
+	unsigned l1 = (unsigned)strtoul(argv[5], NULL, 0), l2 = (unsigned)strtoul(argv[6], NULL, 0);
+	unsigned key = (unsigned)strtoul(argv[7], NULL, 0);
+	n[12] = (uint8_t)(l1 >> 8), n[13] = (uint8_t)l1;
+	n[14] = (uint8_t)(l2 >> 8), n[15] = (uint8_t)l2;
+	for (int i = 0; i < 4; i++)
+		n[16 + i] = (uint8_t)(key >> (24 - 8 * i));
+	umad_set_addr(umad, (int)strtol(argv[2], NULL, 0), 0, 0, 0);
+	if (umad_send(fd, agent, umad, IB_MAD_SIZE, 100, 0) < 0)
+		return die("Trap send failed");
+	/* the SM's TrapRepress (or the send's timeout) before the port closes */
+	int len = IB_MAD_SIZE;
+	umad_recv(fd, umad, &len, 1000);
+	free(umad);
+	umad_close_port(fd);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -38,11 +93,17 @@ int main(int argc, char **argv)
 	struct ibmad_port *mp;
 
 	if (argc < 5 || (strcmp(argv[1], "enforce") && strcmp(argv[1], "pkey") &&
-			 strcmp(argv[1], "lft") && strcmp(argv[1], "sl2vl") && strcmp(argv[1], "vlarb")))
+			 strcmp(argv[1], "lft") && strcmp(argv[1], "sl2vl") && strcmp(argv[1], "vlarb") &&
+			 strcmp(argv[1], "mft") && strcmp(argv[1], "trap")))
 		return die("usage: smpset enforce LID PORT on|off | pkey LID PORT INDEX PKEY | "
-			   "lft LID DLID PORT | sl2vl LID IN OUT VLS | vlarb LID PORT low|high VL:W,...");
+			   "lft LID DLID PORT | sl2vl LID IN OUT VLS | vlarb LID PORT low|high VL:W,... | "
+			   "mft LID MLID PORT on|off | trap SMLID ISSUER TRAP LID1 LID2 KEY");
 	if (!(mp = mad_rpc_open_port(NULL, 0, classes, 2)))
 		return die("cannot open the local port");
+	if (!strcmp(argv[1], "trap")) {
+		mad_rpc_close_port(mp);
+		return trap(argc, argv);
+	}
 	ib_portid_set(&id, (int)strtol(argv[2], NULL, 0), 0, 0);
 	unsigned port = (unsigned)strtoul(argv[3], NULL, 0);
 	if (!strcmp(argv[1], "enforce")) {
@@ -64,6 +125,21 @@ int main(int argc, char **argv)
 		buf[port % 64] = (uint8_t)out;
 		if (!smp_set_via(buf, &id, IB_ATTR_LINEARFORWTBL, port / 64, 0, mp))
 			return die("LinearForwardingTable Set failed");
+	} else if (!strcmp(argv[1], "mft")) {
+		/* port is the MLID here */
+		if (argc < 6 || port < 0xc000 || port > 0xfffe)
+			return die("mft needs an MLID (0xc000..0xfffe), a PORT and on|off");
+		unsigned mp_port = (unsigned)strtoul(argv[4], NULL, 0), on = !strcmp(argv[5], "on");
+		unsigned blk = (port - 0xc000) / 32, slot = (port - 0xc000) % 32;
+		unsigned mod = (mp_port / 16) << 28 | blk, bit = mp_port % 16;
+		if (!smp_query_via(buf, &id, IB_ATTR_MULTICASTFORWTBL, mod, 0, mp))
+			return die("MulticastForwardingTable Get failed");
+		unsigned m = (unsigned)buf[2 * slot] << 8 | buf[2 * slot + 1];
+		m = on ? m | 1u << bit : m & ~(1u << bit);
+		buf[2 * slot] = (uint8_t)(m >> 8);
+		buf[2 * slot + 1] = (uint8_t)m;
+		if (!smp_set_via(buf, &id, IB_ATTR_MULTICASTFORWTBL, mod, 0, mp))
+			return die("MulticastForwardingTable Set failed");
 	} else if (!strcmp(argv[1], "sl2vl")) {
 		if (argc < 6 || strlen(argv[5]) != 16 || strspn(argv[5], "0123456789abcdefABCDEF") != 16)
 			return die("sl2vl needs OUT and 16 hex digits");

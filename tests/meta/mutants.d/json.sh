@@ -27,4 +27,4 @@ m_json_no_baseline_scan() { mut reports/json_check.c 's/in->base ? json_integer(
 # parameters ignored: the configuration's severities and values, --node-name-map
 m_json_rules_severity_cfg() { mut reports/json_rules.c 's/"severity", sev(fab_config_severity(cfg, r)),/"severity", sev(r->severity),/'; }
 m_json_rules_param_cfg() { mut reports/json_rules.c 's/fab_param_format(p, fab_config_value(cfg, r, i), cur, sizeof(cur));/fab_param_format(p, p->def, cur, sizeof(cur));/'; }
-m_json_diff_map_ignored() { mut reports/json_diff.c 's/fab_nodemap_name(names, e->guid, e->desc)/fab_nodemap_name(NULL, e->guid, e->desc)/'; }
+m_json_diff_map_ignored() { mut reports/json_diff.c 's/fab_name_format(names, e->guid, e->desc, e->name_hex,/fab_name_format(NULL, e->guid, e->desc, e->name_hex,/'; }

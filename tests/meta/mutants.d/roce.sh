@@ -27,7 +27,7 @@ m_roce_ecn_rp_evidence() {
 }
 # [roce] cnp_dscp is ignored: the majority always decides
 m_roce_cnp_config_ignored() {
-	mut rules/check_roce_cc.c 's/cnp_majority(by_dscp, 64, rule_param(ctx, 0));/cnp_majority(by_dscp, 64, -1);/'
+	mut rules/check_roce_cc.c 's/cnp_majority(v->votes->cnp_dscp, 64, rule_param(ctx, 0));/cnp_majority(v->votes->cnp_dscp, 64, -1);/'
 }
 # a CNP DSCP is compared with the RoCE priority, not the RoCE DSCP
 m_roce_cnp_dscp_as_prio() {

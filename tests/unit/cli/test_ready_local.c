@@ -6,19 +6,93 @@
  * extract (merge --ready-dir); what it prints, its exit codes, --fail-on,
  * --json, and the options it refuses. No lldpd: the socket given does not
  * exist, which is said and is no failure.
+ * The physical layer through the same readers as collect's (--ethtool-dir:
+ * saved `ethtool -S` and `-m` outputs): the bond's two ports, at the merge
+ * the real ConnectX-4 Lx statistics (fixtures/ethtool) and, on the second,
+ * the real 40GBASE-SR4 with three dark lanes (its readings as posted, built
+ * into a memory image by modfix.h); now the first port's storm, discard and
+ * link-down counters risen, the second's optic replaced by the real
+ * MMA1B00 (fixtures/modules).
  */
 #include "unit/cli/runcli.h"
 
 #include <limits.h>
 #include <sys/stat.h>
 
+#include "unit/modfix.h"
+
 static char dir[512], sysfs[PATH_MAX], sock[PATH_MAX], db[PATH_MAX], extract[PATH_MAX];
-static char host[200];
+static char host[200], eth_merge[PATH_MAX], eth_now[PATH_MAX], pextract[PATH_MAX];
+
+/* dir/name, written whole */
+static void put(const char *d, const char *name, const void *data, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* The ConnectX-4 Lx statistics with ConnectX-5's storm counters after
+ * them, the lines in edit ("name: value\n") in place of theirs. */
+static void stats(const char *d, const char *ifname, const char *edit)
+{
+	char name[64], *t = mfix_slurp("ethtool/mlx5_connectx4lx.stats", NULL), *out;
+	size_t cap;
+
+	assert_non_null(t);
+	cap = strlen(t) + 256;
+	assert_non_null(out = malloc(cap));
+	snprintf(out, cap, "%stx_pause_storm_warning_events: 0\ntx_pause_storm_error_events: 0\n", t);
+	for (const char *e = edit; e && *e; e = strchr(e, '\n') + 1) {
+		size_t n = strcspn(e, ":");
+		char *at;
+		snprintf(name, sizeof(name), "\n%.*s:", (int)n, e);
+		assert_non_null(at = strstr(out, name));
+		size_t old = strcspn(at + 1, "\n") + 1, new = strcspn(e, "\n") + 1;
+		memmove(at + 1 + new, at + 1 + old, strlen(at + 1 + old) + 1);
+		memcpy(at + 1, e, new);
+	}
+	snprintf(name, sizeof(name), "%s.stats", ifname);
+	put(d, name, out, strlen(out));
+	snprintf(name, sizeof(name), "%s.info", ifname);
+	put(d, name, "driver: mlx5_core\n", 18);
+	free(out);
+	free(t);
+}
+
+/* The saved outputs of the bond's ports, at the merge and now. */
+static void ethtool_dirs(void)
+{
+	static const char *const port[2] = { "enp154s0f0np0", "enp154s0f1np1" };
+	uint8_t img[640];
+	size_t len = 0;
+	char *t = mfix_slurp("modules/qsfp_40gsr4_avago_dark_lanes.txt", NULL), *hex;
+
+	snprintf(eth_merge, sizeof(eth_merge), "%s/eth-merge", dir);
+	snprintf(eth_now, sizeof(eth_now), "%s/eth-now", dir);
+	assert_int_equal(mkdir(eth_merge, 0755), 0);
+	assert_int_equal(mkdir(eth_now, 0755), 0);
+	assert_non_null(t);
+	assert_int_equal(mfix_sff8636_from_text(t, img), 0);
+	free(t);
+	assert_non_null(hex = mfix_slurp("modules/qsfp28_mma1b00_640b.hex", &len));
+	for (int k = 0; k < 2; k++)
+		stats(eth_merge, port[k], NULL);
+	put(eth_merge, "enp154s0f1np1.module", img, sizeof(img)); /* `ethtool -m raw on` */
+	stats(eth_now, port[0], "tx_pause_storm_warning_events: 3\nrx_discards_phy: 5000\nlink_down_events_phy: 2\n");
+	stats(eth_now, port[1], NULL);
+	put(eth_now, "enp154s0f1np1.module", hex, len);
+	free(hex);
+}
 
 static int setup(void **state)
 {
 	const char *tmp = getenv("TMPDIR"), *fx = getenv("FIXTURES");
-	char file[PATH_MAX], rdir[1024];
+	char file[PATH_MAX], rdir[1024], cmd_file[PATH_MAX];
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/cli-ready-local-XXXXXX", tmp ? tmp : "/tmp");
@@ -37,6 +111,18 @@ static int setup(void **state)
 	assert_int_equal(cli_run("merge", "--db", db, "--ready-dir", rdir, file, NULL), FAB_EXIT_PARTIAL);
 	assert_non_null(strstr(cli_out, "readiness extracts: 1 in "));
 	assert_int_equal(access(extract, R_OK), 0);
+	/* the same host collected with its NIC statistics and modules */
+	ethtool_dirs();
+	snprintf(file, sizeof(file), "%s/host-phys.db", dir);
+	snprintf(rdir, sizeof(rdir), "%s/ready-phys", dir);
+	assert_int_equal(mkdir(rdir, 0755), 0);
+	snprintf(pextract, sizeof(pextract), "%s/%s.db", rdir, host);
+	assert_int_equal(cli_run("collect", "--quiet", "--out", file, "--sysfs-root", sysfs, "--lldp-socket", sock,
+				 "--ethtool-dir", eth_merge, NULL), FAB_EXIT_PARTIAL);
+	snprintf(file, sizeof(file), "%s/phys.db", dir);
+	snprintf(cmd_file, sizeof(cmd_file), "%s/host-phys.db", dir);
+	assert_int_equal(cli_run("merge", "--db", file, "--ready-dir", rdir, cmd_file, NULL), FAB_EXIT_PARTIAL);
+	assert_int_equal(access(pextract, R_OK), 0);
 	return 0;
 }
 
@@ -118,10 +204,69 @@ static void test_refused(void **state)
 	assert_non_null(strstr(cli_err, "cannot write into --ready-dir '/nonexistent/ready'"));
 }
 
+static int ready_phys(const char *eth, const char *a, const char *b, const char *c)
+{
+	return cli_run("ready", "--local", "--db", pextract, "--sysfs-root", sysfs, "--lldp-socket", sock,
+		       "--fail-on", "error", "--ethtool-dir", eth, a, b, c, NULL);
+}
+
+static void test_physical(void **state)
+{
+	char want[1024], port0[300], port1[300];
+
+	(void)state;
+	snprintf(port0, sizeof(port0), "%s/enp154s0f0np0", host);
+	snprintf(port1, sizeof(port1), "%s/enp154s0f1np1", host);
+	/* the same readings as at the merge: the merge's module has three dark
+	 * lanes (not read now: the merge's reading, said so) */
+	assert_int_equal(ready_phys(eth_merge, "--quiet", NULL, NULL), FAB_EXIT_FINDINGS);
+	snprintf(want, sizeof(want),
+		 "%s: module.dark_lane %s: lanes 2-4 receive no light while lane 1 does; lanes 2-4 transmit nothing (laser off) while the others do (the module raised no alarm for it) (the module as read at the merge)\n",
+		 host, port1);
+	assert_string_equal(cli_out, want);
+	/* now: a storm, a discard burst and two link-downs on the first port;
+	 * the second's optic replaced (--modules reads it: no dark lane) */
+	assert_int_equal(ready_phys(eth_now, "--modules", NULL, NULL), FAB_EXIT_FINDINGS);
+	snprintf(want, sizeof(want), "%s: roce.pause_storm %s: pause storm: 3 stall-prevention events (errors, where it stopped honouring pauses: 0; warnings: 3) in the ", host, port0);
+	assert_non_null(strstr(cli_out, want));
+	/* a warning, below --fail-on error: a note */
+	snprintf(want, sizeof(want), "%s: note: warning eth.discards %s: 5000 frames dropped at the port for lack of buffer in the ", host, port0);
+	assert_non_null(strstr(cli_out, want));
+	snprintf(want, sizeof(want), "%s: enp154s0f0np0 link went down since the merge: link_down_events +2 (0 -> 2)\n", host);
+	assert_non_null(strstr(cli_out, want));
+	assert_null(strstr(cli_out, "dark_lane"));
+	assert_null(strstr(cli_out, "NIC counters of"));
+	/* --json: the rules' findings with their evidence */
+	assert_int_equal(ready_phys(eth_now, "--json", "--modules", NULL), FAB_EXIT_FINDINGS);
+	assert_non_null(strstr(cli_out, "\"rule_id\": \"roce.pause_storm\""));
+	assert_non_null(strstr(cli_out, "pause_storm_warning_events_increase=3"));
+	assert_non_null(strstr(cli_out, "rx_discards_phy_increase=5000"));
+	/* not read: said per port (not for the bond: its ports are the NICs),
+	 * a failure when [ready] require has ethtool */
+	assert_int_equal(ready_phys(eth_merge, "--no-ethtool", NULL, NULL), FAB_EXIT_FINDINGS);
+	snprintf(want, sizeof(want), "%s: note: NIC counters of enp154s0f0np0 not read: not asked\n", host);
+	assert_non_null(strstr(cli_out, want));
+	snprintf(want, sizeof(want), "%s: note: NIC counters of enp154s0f1np1 not read: not asked\n", host);
+	assert_non_null(strstr(cli_out, want));
+	assert_null(strstr(cli_out, "NIC counters of bond0"));
+	snprintf(want, sizeof(want), "%s/require.conf", dir);
+	put(dir, "require.conf", "[ready]\nrequire = ethtool\n", 26);
+	assert_int_equal(cli_run("ready", "--local", "--db", pextract, "--sysfs-root", sysfs, "--lldp-socket", sock,
+				 "--fail-on", "never", "--quiet", "--config", want, NULL), FAB_EXIT_FINDINGS);
+	snprintf(want, sizeof(want),
+		 "%s: NIC counters of enp154s0f0np0 not read (not asked), and [ready] require has ethtool\n"
+		 "%s: NIC counters of enp154s0f1np1 not read (not asked), and [ready] require has ethtool\n",
+		 host, host);
+	assert_string_equal(cli_out, want);
+	assert_int_equal(cli_run("ready", "--local", "--ethtool-dir", "/nonexistent/eth", NULL), FAB_EXIT_USAGE);
+	assert_non_null(strstr(cli_err, "cannot read --ethtool-dir '/nonexistent/eth'"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_physical),
 		cmocka_unit_test(test_refused),
 	};
 

@@ -112,6 +112,12 @@ static void test_h100_roce(void **state)
 	assert_string_equal(rp->netdev, "bond0");
 	assert_int_equal(rp->eth_port_idx, fab_roce_find_eth_port(r, 0, "bond0"));
 	assert_int_equal(bond->rdma_port_idx, (uint32_t)(rp - r->rdma_ports));
+	/* the bond's ports (their "master" link) carry its RoCE traffic */
+	assert_null(bond->master);
+	assert_string_equal(port(r, "enp154s0f0np0")->master, "bond0");
+	assert_string_equal(port(r, "enp154s0f1np1")->master, "bond0");
+	for (const char *const *n = (const char *const[]){ "bond0", "enp154s0f0np0", "enp154s0f1np1", NULL }; *n; n++)
+		assert_true(fab_roce_is_roce_iface(r, fab_roce_find_eth_port(r, 0, *n)));
 	/* counters and hw_counters, long form */
 	assert_int_equal(rp->ctr_count, 21 + 28);
 	const struct fab_rdma_counter *k = counter(r, rp, "np_ecn_marked_roce_packets");

@@ -80,7 +80,18 @@ static void test_sweep_config(void **state)
 	assert_string_equal(fab_config_sweep(c, FAB_WATCH_RESCAN, NULL), "1h");
 	fab_config_free(c);
 	conf_bad("[watch]\nhold = 2\n", "f.conf:2: 'hold' in [watch] takes a duration such as 10m, 30s or 1h, not '2'");
-	conf_bad("[watch]\nkeep = 3\n", "f.conf:2: unknown key 'keep' in [watch]; known: interval, rescan, hold, data_interval, keep_raw, prometheus");
+	conf_bad("[watch]\nkeep = 3\n", "f.conf:2: unknown key 'keep' in [watch]; known: interval, rescan, hold, data_interval, keep_raw, prometheus, link_probe, events, alertmanager, alert_resend");
+	/* link events and alerts (docs/watch.md) */
+	c = conf_ok("[watch]\nlink_probe = off\nevents = off\nalertmanager = http://localhost:9093\n"
+		    "alert_resend = 30s\n");
+	assert_string_equal(fab_config_sweep(c, FAB_WATCH_LINK_PROBE, NULL), "off");
+	assert_string_equal(fab_config_sweep(c, FAB_WATCH_EVENTS, NULL), "off");
+	assert_string_equal(fab_config_sweep(c, FAB_WATCH_ALERTMANAGER, NULL), "http://localhost:9093");
+	fab_config_free(c);
+	conf_bad("[watch]\nlink_probe = 500ms\n", "f.conf:2: 'link_probe' in [watch] takes a duration of a second or more such as 30s or 2m, or off, not '500ms'");
+	conf_bad("[watch]\nevents = yes\n", "f.conf:2: 'events' in [watch] takes on or off, not 'yes'");
+	conf_bad("[watch]\nalertmanager = localhost:9093\n", "f.conf:2: 'alertmanager' in [watch] takes Alertmanager's URL, such as http://localhost:9093, not 'localhost:9093'");
+	conf_bad("[watch]\nalertmanager = http://a b\n", "f.conf:2: 'alertmanager' in [watch] takes Alertmanager's URL, such as http://localhost:9093, not 'http://a b'");
 	conf_bad("[sweep]\nhold = 2m\n", "f.conf:2: unknown key 'hold' in [sweep]; known: report_dir, prometheus, keep, older_than, fail_on, baseline, expect, node_name_map, interval");
 	conf_bad("[watch]\nhold = 2m\nhold = 3m\n", "f.conf:3: 'hold' is set twice in [watch] (first at line 2); keep one");
 	conf_bad("[sweep]\nkeep = 0\n", "f.conf:2: 'keep' in [sweep] takes a whole number of scans from 1 to 1000000, not '0'");

@@ -8,6 +8,9 @@
  * branch of the host's own questions, the rules' findings about it and no
  * other, the majorities of the whole fabric from an extract's votes, what
  * could not be read and [ready] require, [ready] roce_ports, --fail-on.
+ * The physical layer: NIC counters from a real ConnectX-4 Lx `ethtool -S`
+ * (fixtures/ethtool) through the same reader as collect's, the values a
+ * case says changed; modules from a real module's readings (modfix.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +31,7 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/rules.h"
 #include "fabsweep/store.h"
+#include "unit/modfix.h"
 #include "unit/rules/rulefix.h"
 
 #define LATER (RF_T0 + 3600 * 1000LL)
@@ -148,7 +152,9 @@ static void test_healthy(void **state)
 
 	verdict(res, FAB_READY_OK, "");
 	assert_string_equal(res->name, "host1");
-	assert_int_equal(res->n_notes, 0); /* DCB, ECN and LLDP all read */
+	/* DCB, ECN and LLDP all read; the fixture fabric has no NIC statistics */
+	assert_int_equal(res->n_notes, 1);
+	assert_string_equal(res->notes[0], "NIC counters of eth0 not read: not asked");
 	assert_int_equal(res->n_ports, 1);
 	assert_string_equal(res->ports[0].device, "mlx5_0");
 	assert_true(res->ports[0].merged && res->ports[0].present);
@@ -191,6 +197,16 @@ static void test_rules(void **state)
 	verdict(res, FAB_READY_OK, "");
 	assert_true(noted(res, "warning roce.ecn_disabled host2/eth0 <-> leaf1/swp2: ECN is off on the RoCE priority 3"));
 	assert_false(res->findings[0].counts);
+	fab_pipeline_ready_local_free(res);
+
+	/* its NIC's PCIe link trained at a lower speed than it can (sysfs
+	 * current_link_speed below max_link_speed) */
+	m = merged();
+	l = live_of(m, "host2");
+	l->roce->devices[0].pcie_speed_gts = 8.0;
+	res = judge(m, l, NULL);
+	verdict(res, FAB_READY_NOT_READY,
+		"pcie.degraded host2/mlx5_0: PCIe link runs x16 at 8 GT/s, below the device's x16 at 16 GT/s");
 	fab_pipeline_ready_local_free(res);
 
 	/* the switch port facing it is its business too */
@@ -359,6 +375,211 @@ static void test_counters(void **state)
 	res = judge(m, l, NULL);
 	verdict(res, FAB_READY_NOT_READY,
 		"RDMA port mlx5_0/1 (eth0) error counters rose since the merge: LinkDownedCounter +2 or more (40 -> 2, cleared in between)");
+	fab_pipeline_ready_local_free(res);
+}
+
+/* ---- the physical layer: NIC counters and modules since the merge ------------------------ */
+
+/* The eth port ifname of host in s (its index). */
+static uint32_t port_of(struct fab_snapshot *s, const char *host, const char *ifname)
+{
+	uint32_t i = fab_roce_find_eth_port(s->roce, fab_roce_find_system(s->roce, host), ifname);
+
+	assert_int_not_equal(i, FAB_NONE);
+	return i;
+}
+
+/* host's ifname as read at at_ms: the real ConnectX-4 Lx `ethtool -S`
+ * (every pause, discard and link counter 0), the statistics named in the
+ * NULL-terminated (name, unsigned long long value) pairs changed or added,
+ * recorded by collect's reader (the mlx5_core lines of the mapping table). */
+static void nic_at(struct fab_snapshot *s, const char *host, const char *ifname, int64_t at_ms, ...)
+{
+	static struct fab_ethtool_stat st[1024];
+	size_t len = 0, n;
+	char *t = mfix_slurp("ethtool/mlx5_connectx4lx.stats", &len);
+	uint32_t pi = port_of(s, host, ifname);
+	va_list ap;
+
+	assert_non_null(t);
+	n = fab_ethtool_parse_stats(t, len, st, 1000);
+	assert_int_equal(n, 751);
+	va_start(ap, at_ms);
+	for (const char *name; (name = va_arg(ap, const char *));) {
+		unsigned long long v = va_arg(ap, unsigned long long);
+		size_t k = 0;
+		while (k < n && strcmp(st[k].name, name))
+			k++;
+		if (k == n)
+			snprintf(st[n++].name, sizeof(st[0].name), "%s", name);
+		st[k].value = v;
+	}
+	va_end(ap);
+	s->roce->eth_ports[pi].stats_status = FAB_ETHTOOL_OK;
+	assert_int_equal(fab_ethtool_record(s->roce, pi, "mlx5_core", st, n, 0, at_ms), 0);
+	free(t);
+}
+#define NIC_MERGE(s, ...) nic_at(s, "host1", "eth0", RF_T0, __VA_ARGS__, NULL)
+#define NIC_NOW(s, ...) nic_at(s, "host1", "eth0", LATER, __VA_ARGS__, NULL)
+
+static void test_nic_counters(void **state)
+{
+	(void)state;
+	struct fab_snapshot *m = merged(), *l = live_of(m, "host1");
+	struct fab_pipeline_ready_local_result *res;
+
+	/* the same readings an hour later: nothing said at all */
+	NIC_MERGE(m, "tx_pause_storm_warning_events", 0ULL);
+	NIC_NOW(l, "tx_pause_storm_warning_events", 0ULL);
+	res = judge(m, l, NULL);
+	verdict(res, FAB_READY_OK, "");
+	assert_int_equal(res->n_notes, 0);
+	fab_pipeline_ready_local_free(res);
+
+	/* since the merge: three stall-prevention events, 5,000 frames dropped
+	 * of 1,000,000 received, the link down twice (the rules' default
+	 * limits: none, 1e-6 of the frames, [port.link_flapping] 0) */
+	m = merged();
+	l = live_of(m, "host1");
+	NIC_MERGE(m, "tx_pause_storm_warning_events", 0ULL);
+	NIC_NOW(l, "tx_pause_storm_warning_events", 3ULL, "rx_discards_phy", 5000ULL, "rx_packets_phy",
+		845715962ULL + 1000000, "link_down_events_phy", 2ULL);
+	res = judge(m, l, NULL);
+	verdict(res, FAB_READY_NOT_READY,
+		"roce.pause_storm host1/eth0 <-> leaf1/swp1: pause storm: 3 stall-prevention events (errors, where it stopped honouring pauses: 0; warnings: 3) in the 3600 s since the baseline\n"
+		"eth.discards host1/eth0 <-> leaf1/swp1: 5000 frames dropped at the port for lack of buffer (0.005 of 1000000) in the 3600 s since the baseline\n"
+		"eth0 link went down since the merge: link_down_events +2 (0 -> 2)");
+	assert_int_equal(res->n_findings, 2);
+	fab_pipeline_ready_local_free(res);
+
+	/* ... within the configured limits: ready */
+	m = merged();
+	l = live_of(m, "host1");
+	NIC_MERGE(m, "tx_pause_storm_warning_events", 0ULL);
+	NIC_NOW(l, "tx_pause_storm_warning_events", 3ULL, "rx_discards_phy", 5000ULL, "link_down_events_phy", 2ULL);
+	res = judge(m, l, "[roce.pause_storm]\nmax_storm_events = 3\n[eth.discards]\nmin_discards = 5000\n"
+			  "[port.link_flapping]\nLinkDownedCounter = 2\n");
+	verdict(res, FAB_READY_OK, "");
+	fab_pipeline_ready_local_free(res);
+
+	/* cleared in between (the driver reloaded): what it counted since, at least */
+	m = merged();
+	l = live_of(m, "host1");
+	NIC_MERGE(m, "link_down_events_phy", 40ULL);
+	NIC_NOW(l, "link_down_events_phy", 2ULL);
+	res = judge(m, l, NULL);
+	verdict(res, FAB_READY_NOT_READY,
+		"eth0 link went down since the merge: link_down_events +2 or more (40 -> 2, cleared in between)");
+	fab_pipeline_ready_local_free(res);
+
+	/* the merge has none of them: not judged (since the driver's load, the
+	 * storm would count), said; a failure when [ready] require has ethtool */
+	for (int req = 0; req < 2; req++) {
+		m = merged();
+		l = live_of(m, "host1");
+		NIC_NOW(l, "tx_pause_storm_warning_events", 9ULL, "link_down_events_phy", 5ULL);
+		res = judge(m, l, req ? "[ready]\nrequire = ethtool\n" : NULL);
+		if (req)
+			verdict(res, FAB_READY_NOT_READY,
+				"NIC counters of eth0 not compared (the merge has no NIC counters of it), and [ready] require has ethtool");
+		else
+			verdict(res, FAB_READY_OK, "");
+		assert_true(noted(res, "NIC counters of eth0 not compared: the merge has no NIC counters of it") == !req);
+		fab_pipeline_ready_local_free(res);
+	}
+
+	/* not read now: why, per interface */
+	static const struct {
+		uint8_t status;
+		bool counters;
+		const char *why;
+	} unread[] = {
+		{ FAB_ETHTOOL_UNSUPPORTED, false, "its driver has no statistics" },
+		{ FAB_ETHTOOL_ERROR, false, "the query failed" },
+		{ FAB_ETHTOOL_NOT_QUERIED, false, "not asked" },
+		{ FAB_ETHTOOL_OK, false, "none of its statistics is a counter fabsweep knows" },
+	};
+	for (size_t k = 0; k < sizeof(unread) / sizeof(unread[0]); k++) {
+		char want[200];
+		m = merged();
+		l = live_of(m, "host1");
+		NIC_MERGE(m, "link_down_events_phy", 0ULL);
+		eth0(l, "host1")->stats_status = unread[k].status;
+		res = judge(m, l, NULL);
+		verdict(res, FAB_READY_OK, "");
+		snprintf(want, sizeof(want), "NIC counters of eth0 not read: %s", unread[k].why);
+		if (!noted(res, want))
+			fail_msg("no note '%s'", want);
+		fab_pipeline_ready_local_free(res);
+	}
+
+	/* what is not its RoCE interface's is not its readiness: the
+	 * management port's storm (no RDMA port on eno1), the switch's in the
+	 * merge's two samples (check's, not since) */
+	m = merged();
+	l = live_of(m, "host1");
+	nic_at(m, "host1", "eno1", RF_T0, "tx_pause_storm_error_events", 0ULL, NULL);
+	nic_at(l, "host1", "eno1", LATER, "tx_pause_storm_error_events", 7ULL, NULL);
+	uint32_t sw = port_of(m, "leaf1", "swp1");
+	for (unsigned smp = 0; smp < 2; smp++)
+		fab_roce_add_nic_counter(m->roce, sw, FAB_NIC_PAUSE_STORM_ERROR, -1, smp, 4 * smp, RF_T0 + smp * 1000,
+					 "mlx5_core:test");
+	res = judge(m, l, NULL);
+	verdict(res, FAB_READY_OK, "");
+	bool storm = false;
+	for (size_t i = 0; i < res->judged->n_findings; i++)
+		storm |= !strcmp(res->judged->findings[i].rule_id, "roce.pause_storm") &&
+			 !strcmp(res->judged->findings[i].node, "leaf1");
+	assert_true(storm); /* the rule said it, about the switch */
+	assert_int_equal(res->n_findings, 0);
+	fab_pipeline_ready_local_free(res);
+}
+
+/* A real module's readings (the 40GBASE-SR4 with three dark lanes, `ethtool
+ * -m` as posted) on host's eth0 of s. */
+static void dark_module(struct fab_snapshot *s, const char *host)
+{
+	uint8_t img[640];
+	char *t = mfix_slurp("modules/qsfp_40gsr4_avago_dark_lanes.txt", NULL);
+
+	assert_non_null(t);
+	assert_int_equal(mfix_sff8636_from_text(t, img), 0);
+	free(t);
+	mfix_module(s->roce, port_of(s, host, "eth0"), img, sizeof(img));
+}
+
+static void test_modules(void **state)
+{
+	(void)state;
+	struct fab_snapshot *m = merged(), *l = live_of(m, "host1");
+	struct fab_pipeline_ready_local_result *res;
+	const char *dark = "module.dark_lane host1/eth0 <-> leaf1/swp1: lanes 2-4 receive no light while lane 1 does; "
+			   "lanes 2-4 transmit nothing (laser off) while the others do (the module raised no alarm for it) "
+			   "(the module as read at the merge)";
+
+	/* not read now (the default): the merge's reading is judged, and said to be */
+	NIC_MERGE(m, "link_down_events_phy", 0ULL);
+	NIC_NOW(l, "link_down_events_phy", 0ULL);
+	dark_module(m, "host1");
+	res = judge(m, l, NULL);
+	verdict(res, FAB_READY_NOT_READY, dark);
+	fab_pipeline_ready_local_free(res);
+
+	/* read now (--modules): what it reads now */
+	m = merged();
+	l = live_of(m, "host1");
+	dark_module(m, "host1");
+	eth0(l, "host1")->module_status = FAB_ETHTOOL_NONE; /* pulled since */
+	res = judge(m, l, NULL);
+	assert_string_equal(said(res), "");
+	fab_pipeline_ready_local_free(res);
+	m = merged();
+	l = live_of(m, "host1");
+	dark_module(l, "host1");
+	eth0(l, "host1")->module_status = FAB_ETHTOOL_OK;
+	res = judge(m, l, NULL);
+	assert_string_equal(said(res), "module.dark_lane host1/eth0 <-> leaf1/swp1: lanes 2-4 receive no light while lane 1 does; "
+				       "lanes 2-4 transmit nothing (laser off) while the others do (the module raised no alarm for it)");
 	fab_pipeline_ready_local_free(res);
 }
 
@@ -542,11 +763,13 @@ static void test_votes_and_config(void **state)
 			fail_msg("roce_ports '%s' accepted", *bad);
 	assert_int_equal(fab_ready_require_parse("lldp, ecn"), FAB_READY_NEED_LLDP | FAB_READY_NEED_ECN);
 	assert_int_equal(fab_ready_require_parse("none"), 0);
+	assert_int_equal(fab_ready_require_parse("ethtool,dcb"), FAB_READY_NEED_ETHTOOL | FAB_READY_NEED_DCB);
+	assert_string_equal(fab_ready_need_name(FAB_READY_NEED_ETHTOOL), "ethtool");
 	assert_int_equal(fab_ready_require_parse("lldp,pfc"), -1);
 	assert_int_equal(fab_ready_require_parse(""), -1);
 	struct fab_config *c = NULL;
 	assert_int_equal(fab_config_parse("[ready]\nrequire = pfc\n", 22, "r.conf", &c), -EINVAL);
-	assert_string_equal(fab_errmsg(), "r.conf:2: 'require' in [ready] takes what must be readable, separated by commas: lldp, dcb, ecn (or none), not 'pfc'");
+	assert_string_equal(fab_errmsg(), "r.conf:2: 'require' in [ready] takes what must be readable, separated by commas: lldp, dcb, ecn, ethtool (or none), not 'pfc'");
 	assert_int_equal(fab_config_parse("[ready]\nroce_port = 2\n", 21, "r.conf", &c), -EINVAL);
 	assert_string_equal(fab_errmsg(), "r.conf:2: unknown key 'roce_port' in [ready]; known: roce_ports, require");
 }
@@ -559,6 +782,8 @@ int main(void)
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_cabling),
 		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_nic_counters),
+		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_extract),
 		cmocka_unit_test(test_votes_and_config),

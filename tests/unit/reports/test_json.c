@@ -194,6 +194,12 @@ static void test_diff_every_kind(void **state)
 		[FAB_CHG_VLARB] = { .subject = sw, .peer = ca, .old_value = 0xff, .new_value = 0xf7 },
 		[FAB_CHG_MODULE] = { .subject = { .system = "gpu\"1\x1b", .ifname = "eth<0>", .desc = "" },
 				     .old_text = "FS OSFP-SR8-800G G1", .new_text = NULL },
+		[FAB_CHG_MCAST_ADDED] = { .mgid = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, [12] = 0xff, 0xff, 0xff, 0xff },
+					  .mlid = 0xc000, .old_mlid = 0xc000, .new_value = 8 },
+		[FAB_CHG_MCAST_REMOVED] = { .mgid = { 0xff, 0x12, [15] = 1 }, .mlid = 0xc001, .old_mlid = 0xc001,
+					    .old_value = 2 },
+		[FAB_CHG_MCAST_TREE] = { .mgid = { 0xff, 0x12, 0x60, 0x1b, [15] = 0x16 }, .mlid = 0xc003,
+					 .old_mlid = 0xc002, .old_value = 3, .new_value = 4, .switches_changed = 2 },
 	};
 	struct fab_diff d = { .changes = c, .n = FAB_CHG__COUNT };
 	for (unsigned k = 0; k < FAB_CHG__COUNT; k++) {
@@ -237,6 +243,8 @@ static void test_diff_every_kind(void **state)
 		{ "partition-enforcement", "none", "inbound+outbound" }, { "op-vls", "VL0-7", "VL0-3" },
 		{ "sl2vl", "12", "2" }, { "vlarb", "0-7", "0-2,4-7" },
 		{ "module", "FS OSFP-SR8-800G G1", "none" },
+		{ "mcast-group-added", NULL, "8" }, { "mcast-group-removed", "2", NULL },
+		{ "mcast-tree", "3", "4" },
 	};
 	for (unsigned k = 0; k < FAB_CHG__COUNT; k++) {
 		json_t *x = json_array_get(ch, k);
@@ -292,6 +300,16 @@ static void test_diff_every_kind(void **state)
 	assert_string_equal(S(json_object_get(x, "eth_port"), "system"), "gpu\"1\\x1b");
 	assert_string_equal(S(json_object_get(x, "eth_port"), "ifname"), "eth<0>");
 	assert_null(json_object_get(json_array_get(ch, FAB_CHG_LID), "eth_port"));
+	x = json_array_get(ch, FAB_CHG_MCAST_ADDED);
+	assert_string_equal(S(x, "mgid"), "ff12:401b:ffff::ffff:ffff");
+	assert_string_equal(S(x, "mlid"), "0xc000");
+	assert_null(json_object_get(x, "switches_changed"));
+	assert_string_equal(S(json_array_get(ch, FAB_CHG_MCAST_REMOVED), "mgid"), "ff12::1");
+	x = json_array_get(ch, FAB_CHG_MCAST_TREE);
+	assert_string_equal(S(x, "mgid"), "ff12:601b::16");
+	assert_string_equal(S(x, "mlid"), "0xc003");
+	assert_string_equal(S(x, "old_mlid"), "0xc002");
+	assert_int_equal(I(x, "switches_changed"), 2);
 	/* no field of another kind */
 	assert_null(json_object_get(json_array_get(ch, FAB_CHG_LID), "width"));
 	assert_null(json_object_get(json_array_get(ch, FAB_CHG_ROUTES), "counter"));

@@ -292,6 +292,17 @@ static inline struct fab_snapshot *rf_base(int64_t shift_ms)
 	rf_roce(s, t0, shift_ms);
 	fabfix_route_minhop(s);
 	fabfix_pkeys_default(s, NULL, 0);
+	/* the IPoIB broadcast group of the default partition, every host a
+	 * member, its tree rooted at spine01 (fixtures/rules/README.md) */
+	static const uint8_t bcast[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+					   0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	uint32_t hp[8];
+	for (unsigned i = 0; i < 8; i++)
+		hp[i] = (uint32_t)(fab_snapshot_port(s, h[i], 1) - s->ports);
+	fabfix_mcast_init(s, FAB_MFT_BLOCK);
+	fabfix_mcast_group(s, bcast, 0xc000, 3 /* 10 Gb/s */, 4 /* 2048 */, sp[0], hp, 8);
+	fab_mcast_sort(s->mcast);
+	fab_mcast_resolve(s);
 	fab_snapshot_index(s);
 	return s;
 }

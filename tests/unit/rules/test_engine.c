@@ -419,6 +419,8 @@ static void test_skips(void **state)
 	s->routing = NULL;
 	fab_pkeys_free(s->pkeys); /* no P_Key tables: partition rules skipped */
 	s->pkeys = NULL;
+	fab_mcast_free(s->mcast); /* no multicast: the mcast rules skipped */
+	s->mcast = NULL;
 	run(NULL, s, NULL, &res);
 	assert_int_equal(s->n_findings, 0);
 	assert_int_equal(res.n_rules, n);
@@ -461,6 +463,8 @@ static void test_rerun(void **state)
 	char first_msgs[16][256];
 
 	s->n_sms = 0;
+	fab_mcast_free(s->mcast); /* host05's MTU would be below the group's too */
+	s->mcast = NULL;
 	port(s, RF_HOST(4), 1)->lid = 0;
 	port(s, RF_HOST(5), 1)->mtu_active = 3;
 	run(NULL, s, NULL, &res);

@@ -129,7 +129,7 @@ static int64_t p_now(void *ctx)
 
 static struct fab_madwin *mk(struct pma *p)
 {
-	struct fab_mad_transport t = { p_send, p_recv, p_now, p, 0 };
+	struct fab_mad_transport t = { .send = p_send, .recv = p_recv, .now_ms = p_now, .ctx = p };
 	struct fab_madwin *mw = NULL;
 
 	assert_int_equal(fab_madwin_new(&t, 16, 50, 2, &mw), 0);

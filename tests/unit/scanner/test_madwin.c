@@ -166,7 +166,7 @@ static void w_done(void *ctx, const struct fab_mad_req *req, int err,
 /* limit: the transport's max_in_flight (0: none) */
 static struct fab_madwin *mk_limit(struct fake *f, int window, int retries, int limit)
 {
-	struct fab_mad_transport t = { f_send, f_recv, f_now, f, limit };
+	struct fab_mad_transport t = { .send = f_send, .recv = f_recv, .now_ms = f_now, .ctx = f, .max_in_flight = limit };
 	struct fab_madwin *mw = NULL;
 
 	assert_int_equal(fab_madwin_new(&t, window, 100, retries, &mw), 0);

@@ -126,7 +126,8 @@ static void test_select(void **state)
 					   "sms", "scan_errors", "findings", "baselines", "systems",
 					   "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
 					   "rdma_devices", "rdma_ports", "rdma_counters", "roce_votes",
-					   "switch_tables", "forwarding" };
+					   "switch_tables", "forwarding", "mcast_groups", "mcast_members",
+					   "mcast_switch_tables", "mcast_forwarding" };
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		char sql[512];
 		snprintf(sql, sizeof(sql), SEL("count(*)") " FROM %s WHERE scan_id = :scan_id OR :baseline_id IS NOT NULL", rel[i]);
@@ -142,6 +143,11 @@ static void test_select(void **state)
 	assert_int_equal(run(db, SEL("owner || ' ' || subtype || ' ' || hex(info)") " FROM lldp_tlvs"
 				 " WHERE scan_id = :scan_id AND subtype = 11 ORDER BY system", NO_HURRY, &r), 0);
 	assert_true(r.n > 0);
+	/* mcast_members reads the ports of the scan's topology through its view */
+	assert_int_equal(run(db, SEL("count(*)") " FROM mcast_members m JOIN mcast_groups g"
+				 " USING (scan_id, mgid) WHERE m.scan_id = :scan_id AND m.node_guid IS NOT NULL"
+				 " AND g.partition = 32767", NO_HURRY, &r), 0);
+	assert_string_equal(r.first[0], "8");
 	assert_int_equal(run(db, SEL("count(*)") " FROM counters WHERE scan_id = :scan_id", NO_HURRY, &r), 0);
 	assert_string_equal(r.first[0], "1344"); /* 32 ports x 21 counters x 2 samples */
 	assert_int_equal(run(db, SEL(":baseline_id"), NO_HURRY, &r), 0);
@@ -242,6 +248,9 @@ static void test_refused(void **state)
 	refused(db, SEL("count(*)") " FROM port_rows", -EPERM, "it reads 'port_rows'");
 	refused(db, SEL("count(*)") " FROM port_counters", -EPERM, "it reads 'port_counters'");
 	refused(db, SEL("count(*)") " FROM eth_port_rows", -EPERM, "it reads 'eth_port_rows'");
+	refused(db, SEL("count(*)") " FROM mcast_member_rows", -EPERM, "it reads 'mcast_member_rows'");
+	refused(db, SEL("mgid") " FROM mcast_group_rows", -EPERM, "it reads 'mcast_group_rows'");
+	refused(db, SEL("port") " FROM mft_table_entries", -EPERM, "it reads 'mft_table_entries'");
 	refused(db, "WITH ports AS (SELECT * FROM port_counters) " SEL("count(*)") " FROM ports",
 		-EPERM, "it reads 'port_counters'");
 	refused(db, SEL("count(*)") " FROM main.port_rows", -EPERM, "it reads 'port_rows'");

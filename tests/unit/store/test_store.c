@@ -299,7 +299,13 @@ static void downgrade(int to)
 		       " ALTER TABLE eth_port_rows DROP COLUMN stats_status;"
 		       " ALTER TABLE eth_port_rows DROP COLUMN module_status;"
 		       " CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;",
-		[13] = "DROP TABLE merge_inputs;"
+		[13] = "DROP VIEW mcast_forwarding; DROP VIEW mcast_switch_tables; DROP VIEW mcast_members;"
+		       " DROP VIEW mcast_groups; DROP TABLE mcast_rate_codes; DROP TABLE scan_mcast;"
+		       " DROP TABLE mft_set_switches; DROP TABLE mft_sets; DROP TABLE mft_table_entries;"
+		       " DROP TABLE mft_tables; DROP TABLE mcast_set_groups; DROP TABLE mcast_group_sets;"
+		       " DROP TABLE mcast_member_rows; DROP TABLE mcast_group_rows;",
+		[14] = "DROP TABLE alerts; DROP TABLE events;",
+		[15] = "DROP TABLE merge_inputs;"
 		       " DROP TRIGGER lldp_tlvs_insert; DROP TRIGGER lldp_tlvs_delete;"
 		       " DROP TRIGGER lldp_tlvs_update; DROP TRIGGER lldp_tlv_owner_copy_rows;"
 		       " DROP TABLE lldp_tlv_owner_copy; DROP VIEW lldp_tlvs;"
@@ -1073,10 +1079,10 @@ static struct fab_snapshot *load_id(int64_t id)
 }
 
 /*
- * Schema 14's RoCE storage (a port's counters one row, TLV sets shared):
+ * Schema 16's RoCE storage (a port's counters one row, TLV sets shared):
  * a scan an older fabsweep wrote (one row per TLV and per counter) is read
- * straight from the file and with SQLite as it is (schema 13; then 12, 11
- * and 10 straight from the file), migrates, and loads as
+ * straight from the file and with SQLite as it is (schema 15; then 14 down
+ * to 10 straight from the file), migrates, and loads as
  * the same model; the public relations give the same rows for it and for
  * the same snapshot written now; UPDATE and DELETE on lldp_tlvs and
  * rdma_counters change exactly the rows named (a TLV set shared by many
@@ -1089,7 +1095,7 @@ static void test_migrate_roce(void **state)
 
 	write_one(fx);
 	char *before = roce_rows(1);
-	/* scan 1 as schema 13 stored it: rows of their own */
+	/* scan 1 as schema 15 stored it: rows of their own */
 	raw_exec("INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
 		 " SELECT p.scan_id, 'port', p.port_idx, p.system, p.ifname, e.oui, e.subtype, e.info"
 		 " FROM eth_port_rows p JOIN lldp_tlv_set_entries e ON e.set_id = p.tlv_set"
@@ -1108,8 +1114,8 @@ static void test_migrate_roce(void **state)
 		 "DELETE FROM rdma_counter_names; DELETE FROM rdma_counter_sets;");
 	char *old_form = roce_rows(1);
 	assert_string_equal(old_form, before);
-	downgrade(13);
-	assert_int_equal(count("PRAGMA user_version"), 13);
+	downgrade(15);
+	assert_int_equal(count("PRAGMA user_version"), 15);
 	/* a merge reads the old file as it is, both ways */
 	struct fab_store_input info;
 	char journal[300];
@@ -1125,7 +1131,7 @@ static void test_migrate_roce(void **state)
 	same_model(s->roce, fx->roce);
 	fab_snapshot_free(s);
 	/* the files of older versions still: a merge reads every host's file as it is */
-	for (int v = 12; v >= 10; v--) {
+	for (int v = 14; v >= 10; v--) {
 		downgrade(v);
 		assert_int_equal(count("PRAGMA user_version"), v);
 		assert_int_equal(fab_store_read_input(NULL, dbpath, &s, &info), 0);
@@ -1151,7 +1157,7 @@ static void test_migrate_roce(void **state)
 	same_model(back->roce, fx->roce);
 	fab_snapshot_free(back);
 
-	/* SQL changes through the views, as on the tables of schema 13 */
+	/* SQL changes through the views, as on the tables of schema 15 */
 	for (int64_t id = 1; id <= 2; id++) {
 		char sql[600];
 		snprintf(sql, sizeof(sql),

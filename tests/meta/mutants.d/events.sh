@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# Mutants of watch's link events and alerts (sourced by tests/meta/mutants.sh;
+# docs/watch.md "Link events", "Alerts"): each breaks what an operator relies
+# on, and tests/integration/test_watch_events.sh, or the unit test named,
+# must notice.
+MUTANTS+=(
+	"events_trap_ignored    integration/test_watch_events          Failed   m_events_trap_ignored"
+	"events_stale_master    integration/test_watch_events          Failed   m_events_stale_master"
+	"events_sm_restart      integration/test_watch_events          Failed   m_events_sm_restart"
+	"events_no_unsubscribe  integration/test_watch_events          Failed   m_events_no_unsubscribe"
+	"events_probe_period    integration/test_watch_events          Failed   m_events_probe_period"
+	"events_link_downed     integration/test_watch_events          Failed   m_events_link_downed"
+	"events_restart_forgets integration/test_watch_events          Failed   m_events_restart_forgets"
+	"events_trap_offset     scanner/test_notice                    Failed   m_events_trap_offset"
+	"alerts_no_end          integration/test_watch_events          Failed   m_alerts_no_end"
+	"alerts_peer_label      integration/test_watch_events          Failed   m_alerts_peer_label"
+	"alerts_lost_when_down  integration/test_watch_events          Failed   m_alerts_lost_when_down"
+	"security_trap_silent   rules/test_fixtures                    Failed   m_security_trap_silent"
+)
+# a trap 128 names a switch and nothing is read (a branch never taken)
+m_events_trap_ignored() { mut pipeline/watch_events.c 's/^\t\tcase 128:$/\t\tcase 0xfffff:/'; }
+# the subscription goes to the SM of the full scan, never to the master the
+# port names now: after a failover the new master is missed
+m_events_stale_master() { mut pipeline/watch_events.c 's/if (fab_watch_master_lid(ws->w, \&lid) || !lid) {/if (1) {/'; }
+# the subscription is not ended when watch stops
+m_events_no_unsubscribe() { mut pipeline/watch_events.c 's/if (ws->w \&\& ws->sub == SUB_OK \&\& fab_watch_subscribe/if (0 \&\& fab_watch_subscribe/'; }
+# --link-probe is ignored: always the default period (a parameter ignored)
+m_events_probe_period() { mut pipeline/watch.c 's/return ws->job->link_probe_ms < 0 ? 0 : ws->job->link_probe_ms;/return 30000;/'; }
+# a LinkDownedCounter that moved in a switch's sum reads nothing
+m_events_link_downed() { mut scanner/watch.c 's/if (wn->have_sum \&\& now.v\[FAB_CTR_LINK_DOWNED\] != wn->sum.v\[FAB_CTR_LINK_DOWNED\]) {/if (0) {/'; }
+# a restarted watch forgets the ports the last one left down
+m_events_restart_forgets() { mut pipeline/watch.c 's/err = fab_rules_hold_restore(ws->hold, s->findings, s->n_findings);/err = 0;/'; }
+# the trap number read two bytes off (a value wrong)
+m_events_trap_offset() { mut scanner/notice.c 's/^#define N_TRAP 4$/#define N_TRAP 6/'; }
+# a cleared finding is posted with an end in the future, as if firing: it
+# only expires (a value wrong)
+m_alerts_no_end() { mut reports/alertmanager.c 's/fab_jw_time(a->ends_ms ? a->ends_ms : now_ms + valid_ms)/fab_jw_time(now_ms + valid_ms)/'; }
+# the peer label names the node itself
+m_alerts_peer_label() { mut reports/alertmanager.c 's/err = set_opt(t, labels, "peer", a->peer);/err = set_opt(t, labels, "peer", a->node_name);/'; }
+# a post that fails counts as delivered: what Alertmanager missed is lost
+m_alerts_lost_when_down() { mut pipeline/watch_alerts.c 's/^\t\terr = fab_alertmanager_post(ws->am_url, body, POST_TIMEOUT_MS);$/\t\tfab_alertmanager_post(ws->am_url, body, POST_TIMEOUT_MS);/'; }
+# sm.security_trap never fires
+m_security_trap_silent() { mut rules/check_events.c 's/^\t\tif (e->kind != FAB_EVENT_NOTICE || e->trap < TRAP_SECURITY_FIRST ||$/\t\tif (1 || e->kind != FAB_EVENT_NOTICE || e->trap < TRAP_SECURITY_FIRST ||/'; }
+# a master SM restarted in place between two sweeps goes unnoticed: the
+# new process knows no subscription and no trap comes (a branch never taken)
+m_events_sm_restart() { mut scanner/watch.c 's/if (now.act_count < was->act_count) {/if (0) {/'; }
