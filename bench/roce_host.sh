@@ -18,7 +18,7 @@
 # (its lldpd socket, that sysfs root) and writes FILE. --pfc4 NIC makes the
 # host advertise PFC on priority 4 on eth<NIC> (a fault; the leaf stays on 3).
 # --ethtool also gives collect each NIC's saved ethtool outputs (collect
-# --ethtool-dir: the real overloaded mlx5's `ethtool -S` of
+# --ethtool-dir: the real healthy ConnectX-4 Lx's `ethtool -S` of
 # fixtures/ethtool, the real QSFP28 dump of fixtures/modules), so the file
 # has NIC counters and modules as a host with ethtool has; without it the
 # veths' own ethtool answers are not read (the sysfs root is the copy).
@@ -144,7 +144,7 @@ if ((ethtool)); then
 	mkdir -p "$work/ethtool"
 	for k in 0 1 2 3 4 5 6 7; do
 		printf 'driver: mlx5_core\n' >"$work/ethtool/eth$k.info"
-		cp "$src/fixtures/ethtool/mlx5_overload_k6.5.stats" "$work/ethtool/eth$k.stats"
+		cp "$src/fixtures/ethtool/mlx5_connectx4lx.stats" "$work/ethtool/eth$k.stats"
 		cp "$src/fixtures/modules/qsfp28_mma1b00_640b.hex" "$work/ethtool/eth$k.module"
 	done
 	etargs=(--ethtool-dir "$work/ethtool")

@@ -3,7 +3,7 @@
  * Private to store/: reading the tables of a finished fabsweep database file
  * straight from the SQLite file format (https://www.sqlite.org/fileformat2.html),
  * without SQLite (dbfile.c). `fabsweep merge` reads thousands of host files
- * once each; opening one with SQLite parses its whole schema (72 objects,
+ * once each; opening one with SQLite parses its whole schema (123 objects,
  * the views most of it), which costs more than everything merge does with
  * the file. This reads only the table b-trees asked for, bounds-checked;
  * anything it does not expect is an error, and the caller then reads the

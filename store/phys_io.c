@@ -375,9 +375,12 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	static const char *const lane_cols[] = {
 		"module_idx", "lane", "rx_power_mw", "tx_power_mw", "tx_bias_ma", "flags", "fabric", NULL,
 	};
-	static const struct fab_rquery mods = { "module_rows", mod_cols, "fabric, module_idx", true };
-	static const struct fab_rquery lanes = { "module_lane_rows", lane_cols,
-						 "fabric, module_idx, lane", true };
+	bool ib = !strcmp(fabric, "ib");
+	/* the fabric's rows only (an InfiniBand scan's load skips a RoCE part's) */
+	const struct fab_rquery mods = { "module_rows", mod_cols, "module_idx", true,
+					 ib ? "fabric = 'ib'" : "fabric = 'eth'" };
+	const struct fab_rquery lanes = { "module_lane_rows", lane_cols, "module_idx, lane", true,
+					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
 			      .port_of = port_of, .owner = owner, .dup = dup };
 	int err = fab_rquery_run(src, &mods, scan, module_row, &x);
@@ -446,7 +449,7 @@ int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t s
 	};
 	/* a rowid table: its rows as written, each port's together (the file
 	 * read directly has them in rowid order; SQLite sorts) */
-	static const struct fab_rquery nics = { "nic_counters", nic_cols, "port_idx, rowid", true };
+	static const struct fab_rquery nics = { "nic_counters", nic_cols, "port_idx, rowid", true, NULL };
 	struct nic_load x = { .r = r, .last_port = FAB_NONE };
 	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce);
 

@@ -79,10 +79,10 @@ static int read_src(const struct fab_rsrc *src, struct fab_snapshot **out, bool 
 						 "label", "host", "source", NULL };
 	static const char *const err_cols[] = { "node_guid", "port_num", "what", "message", NULL };
 	static const char *const node_cols[] = { "scan_id", NULL };
-	static const struct fab_rquery scans = { "scans", scan_cols, "scan_id", false };
-	static const struct fab_rquery errors = { "scan_errors", err_cols, "rowid", true };
+	static const struct fab_rquery scans = { "scans", scan_cols, "scan_id", false, NULL };
+	static const struct fab_rquery errors = { "scan_errors", err_cols, "rowid", true, NULL };
 	/* schema 4 renamed nodes (then a table) to node_rows */
-	struct fab_rquery nodes = { "node_rows", node_cols, "scan_id", true };
+	struct fab_rquery nodes = { "node_rows", node_cols, "scan_id", true, NULL };
 	struct latest x = { .snap = fab_snapshot_new() };
 	bool ib = false;
 	int err;

@@ -397,9 +397,9 @@ static int load_tlvs(struct ld *l)
 {
 	static const char *const set_cols[] = { "set_id", "pos", "oui", "subtype", "info", NULL };
 	static const char *const row_cols[] = { "owner", "owner_idx", "oui", "subtype", "info", NULL };
-	static const struct fab_rquery sets = { "lldp_tlv_set_entries", set_cols, "set_id, pos", false };
+	static const struct fab_rquery sets = { "lldp_tlv_set_entries", set_cols, "set_id, pos", false, NULL };
 	/* schema step 15 -> 16 renamed the table of rows; older files have it as lldp_tlvs */
-	struct fab_rquery rows = { "lldp_tlv_rows", row_cols, "rowid", true };
+	struct fab_rquery rows = { "lldp_tlv_rows", row_cols, "rowid", true, NULL };
 	struct fab_roce *r = l->r;
 	int err;
 
@@ -600,10 +600,10 @@ static int load_rdma(struct ld *l)
 	};
 	static const char *const set_cols[] = { "set_id", "pos", "kind", "counter", NULL };
 	static const char *const ctr_cols[] = { "device_idx", "port_num", "kind", "counter", "value", NULL };
-	static const struct fab_rquery devs = { "rdma_devices", dev_cols, "device_idx", true };
-	static const struct fab_rquery ports = { "rdma_port_rows", port_cols, "device_idx, port_num", true };
-	static const struct fab_rquery sets = { "rdma_counter_names", set_cols, "set_id, pos", false };
-	struct fab_rquery ctrs = { "rdma_counter_rows", ctr_cols, "rowid", true };
+	static const struct fab_rquery devs = { "rdma_devices", dev_cols, "device_idx", true, NULL };
+	static const struct fab_rquery ports = { "rdma_port_rows", port_cols, "device_idx, port_num", true, NULL };
+	static const struct fab_rquery sets = { "rdma_counter_names", set_cols, "set_id, pos", false, NULL };
+	struct fab_rquery ctrs = { "rdma_counter_rows", ctr_cols, "rowid", true, NULL };
 	int err;
 
 	if (!fab_rsrc_has(l->src, ctrs.table, NULL))
@@ -657,10 +657,10 @@ static int load_all(struct ld *l)
 		"cap_enabled", "remote_system_idx", "remote_port_idx", "tlv_set", NULL,
 	};
 	static const char *const link_cols[] = { "a_port_idx", "b_port_idx", "a_heard_b", "b_heard_a", NULL };
-	static const struct fab_rquery systems = { "systems", sys_cols, "system_idx", true };
-	static const struct fab_rquery ports = { "eth_port_rows", port_cols, "port_idx", true };
-	static const struct fab_rquery nbs = { "lldp_neighbors", nb_cols, "neighbor_idx", true };
-	static const struct fab_rquery links = { "eth_links", link_cols, "rowid", true };
+	static const struct fab_rquery systems = { "systems", sys_cols, "system_idx", true, NULL };
+	static const struct fab_rquery ports = { "eth_port_rows", port_cols, "port_idx", true, NULL };
+	static const struct fab_rquery nbs = { "lldp_neighbors", nb_cols, "neighbor_idx", true, NULL };
+	static const struct fab_rquery links = { "eth_links", link_cols, "rowid", true, NULL };
 	int err;
 
 	l->table = 0;
@@ -680,7 +680,7 @@ static int load_all(struct ld *l)
 	if (!l->nb_set && !(l->nb_set = calloc(1, sizeof(*l->nb_set))))
 		return NOMEM();
 	static const char *const in_cols[] = { "file", "mtime_ns", "size", "status", NULL };
-	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true };
+	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true, NULL };
 	if ((err = load_tlvs(l)) || (err = fab_rquery_run(l->src, &links, l->scan, link_row, l)) ||
 	    (err = load_rdma(l)) || (err = fab_roce_load_phys(l->src, l->r, l->scan)))
 		return err;

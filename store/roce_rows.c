@@ -124,8 +124,10 @@ static int run_sql(const struct fab_rsrc *src, const struct fab_rquery *q, int64
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off, "%s%s", i ? ", " : "",
 					fab_rsrc_has(src, q->table, q->cols[i]) ? q->cols[i] : "NULL");
 	if (off < sizeof(sql))
-		off += (size_t)snprintf(sql + off, sizeof(sql) - off, " FROM %s%s ORDER BY %s", q->table,
-					q->by_scan ? " WHERE scan_id=?1" : "", q->order);
+		off += (size_t)snprintf(sql + off, sizeof(sql) - off, " FROM %s%s%s%s ORDER BY %s", q->table,
+					q->by_scan ? " WHERE scan_id=?1" : "",
+					q->by_scan && q->and_where ? " AND " : "",
+					q->by_scan && q->and_where ? q->and_where : "", q->order);
 	if (off >= sizeof(sql))
 		return fab_err(-E2BIG, "a query of %s is too long", q->table);
 	if ((err = fab_sql_scan_query(src->st, sql, scan, &s)))

@@ -39,6 +39,10 @@ struct fab_rquery {
 	const char *const *cols; /* NULL-terminated */
 	const char *order;       /* SQLite's ORDER BY: the table's key order */
 	bool by_scan;            /* only the rows of one scan (WHERE scan_id = ?) */
+	/* SQLite only, with by_scan: a further condition on the key (a
+	 * prefix SQLite can seek by); the callback checks it again for the
+	 * file read directly, which reads every row */
+	const char *and_where;
 };
 
 bool fab_rrow_null(const struct fab_rrow *r, int i);
