@@ -186,7 +186,11 @@ int wev_take(struct wstate *ws, bool *again)
 		case 64:
 		case 65:
 		case 145:
-			*again = true; /* as a sweep that sees the topology change */
+			/* as a sweep that sees the topology change */
+			if (!*again)
+				wpipe_note(ws, false, "trap %u from LID %u (%s): full scan", e->trap, e->lid,
+					   e->detail ? e->detail : "");
+			*again = true;
 			break;
 		}
 	}

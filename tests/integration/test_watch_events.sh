@@ -26,7 +26,15 @@
 #     anything) the link probe (--link-probe 2s) finds a link down within
 #     its period; without the probe either, a LinkDownedCounter that moved
 #     in a switch's AllPortSelect sum has its link states read at once;
-#   - SIGTERM ends the subscription (OpenSM logs its removal).
+#   - SIGTERM ends the subscription (OpenSM logs its removal);
+#   - no SM runs: the subscription gets no answer, said once over a retry,
+#     the link probe reads at the period asked for meanwhile, and the SM
+#     back, the retry subscribes (no full scan needed);
+#   - a host's link unlinked and linked again: OpenSM's own traps 65 and 64
+#     (GID out of / in service, the GID the simulator gives that port, as
+#     OpenSM logs it) each make a full scan at once, after the notice's
+#     arrival, without and with that host; sweeps an hour apart, so none of
+#     them saw the change.
 # The link is picked among those that neither the SM's route to watch nor
 # a trap's way to the SM can all cross (the simulator drops a Report whose
 # route crossed the dead link; a real fabric too: the probe is there for
@@ -292,7 +300,7 @@ OFF=$(stat -c %s "$D/sim/osm2.log")
 fabsim_stop_sm "$D/sim" 2 || exit 1
 FABSIM_OPENSM_ARGS="-D 0x07" fabsim_start_sm "$D/sim" 2 --host host0003 --prio 5 > /dev/null || exit 1
 waits "the restart is seen by the next sweep (ActCount went back)" grep -q "the master SM (.*, LID $SM2LID) restarted: its ActCount went back" "$D/out1c"
-resubscribed() { tail -c "+$((OFF + 1))" "$D/sim/osm2.log" | grep -q "Adding event subscription for port $WPORT"; }
+resubscribed() { tail -c "+$((OFF + 1))" "$D/sim/osm2.log" | grep "Adding event subscription for port $WPORT" > /dev/null; }
 waits "... watch subscribed at the restarted SM" resubscribed
 FULL=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
 read -r L6 P6 S6 Q6 <<< "$(pick_link "$SM2LID" leaf002)" || exit 1
@@ -354,6 +362,96 @@ check "no probe reads" eq "$(q "SELECT count(*) FROM events WHERE scan_id > $B6 
 kill -TERM "$(cat "$D/pid")"
 wait "$WATCH"
 check "third watch: exit 0" eq "$?" 0
+
+# 6. no SA answers (no SM runs: the standby stopped in 2, the master now):
+# watch started with traps on says once that the subscription got no
+# answer, probes the links at the period asked for (not the tenth of it a
+# subscription allows), tries again every 5 s (said once over at least one
+# retry: 7 sweeps, a second apart at least), and subscribes once an SM is
+# master again. (No link goes down here: with no SM the LID routes across it
+# never heal, and the sweep's LIDs that stop answering would find it.)
+fabsim_stop_sm "$D/sim" 2 || exit 1
+run_watch "$D/out4" --link-probe 2s
+NOSA="watch: warning: the SA at LID $SM2LID did not answer to the subscription; the link probe finds links that go down (tried again every 5 s)"
+waits "no SA: watch says so" grep -qF "$NOSA" "$D/out4"
+after_nosa() { sed -n "\|$NOSA|,\$p" "$D/out4" | grep "watch: sweep"; }
+retried() { (($(after_nosa | wc -l) >= 7)); }
+waits "... 7 sweeps after it (a retry due)" retried
+check "... said once" eq "$(grep -c "did not answer to the subscription" "$D/out4")" 1
+# from sweep 1 to 7, 6 s or more, each of the L links read every 2 s: 2 L
+# reads at least (at the tenth of that rate, under L)
+ISL=$(q "SELECT count(*) FROM links k JOIN nodes a ON a.scan_id = k.scan_id AND a.node_guid = k.a_guid
+	JOIN nodes b ON b.scan_id = k.scan_id AND b.node_guid = k.b_guid WHERE k.scan_id = (SELECT max(scan_id)
+	FROM scans WHERE topology_scan_id IS NULL) AND a.node_type = 'switch' AND b.node_type = 'switch'")
+PROBED=$(after_nosa | head -7 | sed -n 's/.*, \([0-9]*\) link states).*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+check "... the probe reads each of the $ISL links at its period ($PROBED reads in 7 sweeps)" \
+	test "$PROBED" -ge "$((2 * ISL))"
+# (its log flushed at each line from now on: 7 reads OpenSM's notices in it)
+sed -i 's/^force_log_flush .*/force_log_flush TRUE/' "$D/sim/sm2/opensm.conf"
+check "OpenSM's log flushed at each line" grep -q '^force_log_flush TRUE' "$D/sim/sm2/opensm.conf"
+FABSIM_OPENSM_ARGS="-D 0x07" fabsim_start_sm "$D/sim" 2 --host host0003 --prio 5 > /dev/null || exit 1
+waits "the SM back: watch subscribes" grep -q "watch: subscribed to the SM's traps at LID $SM2LID " "$D/out4"
+check "... still said once" eq "$(grep -c "did not answer to the subscription" "$D/out4")" 1
+check "... by a retry (no full scan since the first)" eq "$(grep -c "^watch: scan " "$D/out4")" 1
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "watch without an SA: exit 0" eq "$?" 0
+
+# 7. a host's link out and back: OpenSM itself sends trap 65 (its drop
+# manager: GID out of service) and trap 64 (the sweep that finds the port
+# again: in service), naming the port's GID; each makes a full scan at once.
+# Sweeps an hour apart, probe off: no sweep can be what saw the change.
+run_watch "$D/out5" --interval 1h --link-probe off
+waits "a watch sweeping hourly subscribed" grep -q "watch: subscribed to the SM's traps at LID $SM2LID " "$D/out5"
+waits "... its first sweep" at_least "SELECT count(*) FROM scans WHERE topology_scan_id = (SELECT
+	max(scan_id) FROM scans WHERE topology_scan_id IS NULL)" 1
+# host0002's port GUID as the simulator answers it (smpquery)
+HPG=$(fabsim_run "$D/sim" -- smpquery nodeinfo "$H2" 2> /dev/null | sed -n 's/^PortGuid:\.*//p')
+NN=$(q "SELECT count(*) FROM nodes WHERE scan_id = (SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)")
+check "host0002's port GUID (smpquery: $HPG) is the scan's" eq "$HPG" "$(printf '0x%016x' "$(q "SELECT
+	port_guid FROM ports WHERE scan_id = $FULL AND node_guid = '$(guid host0002)' AND port_num = 1")")"
+# gid_scan TRAP SINCE: the full scan that trap made (after SINCE's scan id),
+# stored before the sweep that carries the notice (the first after it)
+gid_scan() {
+	q "SELECT s.scan_id FROM events e JOIN scans w ON w.scan_id = e.scan_id JOIN scans s
+	   ON s.scan_id = w.topology_scan_id WHERE e.scan_id > $2 AND e.kind = 'notice' AND e.trap = $1
+	   AND e.node_guid = '$HPG' AND s.scan_id > $2 AND s.started_at >= e.at"
+}
+has_gid_scan() { [[ -n "$(gid_scan "$@")" ]]; }
+# that port's GID as OpenSM logs it (fe80::2:c901:0:21)
+HGID=fe80::$(printf '%s' "${HPG#0x}" | fold -w4 | sed 's/^0*\(.\)/\1/' | paste -sd: | sed 's/^0://')
+# reported OFFSET TEXT: OpenSM logged that notice for that GID after OFFSET
+# (grep reads it all: grep -q ending early would make tail fail on a broken
+# pipe, and pipefail the whole)
+reported() {
+	tail -c "+$(($1 + 1))" "$D/sim/osm2.log" | grep -F "Reporting Informational Notice \"$2\", GID:$HGID" > /dev/null
+}
+# gid_event TRAP COMMAND OSM-TEXT WORDS NODES HAS: after the console COMMAND,
+# that trap for host0002's port and the full scan it made (NODES nodes,
+# host0002 among them HAS times), as OpenSM logged it and watch printed it
+gid_event() {
+	local trap=$1 cmd=$2 osm=$3 words=$4 nodes=$5 has=$6 off b t f
+	off=$(stat -c %s "$D/sim/osm2.log")
+	b=$(q 'SELECT max(scan_id) FROM scans')
+	t=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+	fabsim_console "$D/sim" "$cmd" > /dev/null || exit 1
+	waits "$cmd: trap $trap for host0002's port ($HPG), then a full scan" has_gid_scan "$trap" "$b"
+	f=$(gid_scan "$trap" "$b")
+	check "... OpenSM reported $osm" reported "$off" "$osm"
+	check "... the notice arrived after the command" eq "$(q "SELECT count(*) FROM events WHERE scan_id > $b
+		AND trap = $trap AND at >= '$t'")" 1
+	check "... printed" has "$D/out5" "watch: trap $trap from LID $SM2LID (port $HPG $words service): full scan"
+	check "... the full scan has $nodes nodes, host0002 $has times" eq "$(q "SELECT count(*),
+		sum(description = 'host0002') FROM nodes WHERE scan_id = $f")" "$nodes|$has"
+	check "... the only full scan since" eq "$(q "SELECT count(*) FROM scans WHERE scan_id > $b
+		AND topology_scan_id IS NULL")" 1
+}
+gid_event 65 'Unlink "host0002"[1]' "GID out of service" "out of" "$((NN - 1))" 0
+gid_event 64 'Link "host0002"[1] "leaf001"[2]' "GID in service" in "$NN" 1
+check "no sweep saw a topology change" lacks "$D/out5" "topology changed"
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "hourly watch: exit 0" eq "$?" 0
 check "integrity" eq "$(q 'PRAGMA integrity_check')" ok
 
 # what made watch scan again, for a failure's reader

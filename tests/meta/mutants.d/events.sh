@@ -12,6 +12,10 @@ MUTANTS+=(
 	"events_link_downed     integration/test_watch_events          Failed   m_events_link_downed"
 	"events_restart_forgets integration/test_watch_events          Failed   m_events_restart_forgets"
 	"events_trap_offset     scanner/test_notice                    Failed   m_events_trap_offset"
+	"events_gid_trap_no_scan integration/test_watch_events         Failed   m_events_gid_trap_no_scan"
+	"events_nosa_said_again integration/test_watch_events          Failed   m_events_nosa_said_again"
+	"events_nosa_probe_slow integration/test_watch_events          Failed   m_events_nosa_probe_slow"
+	"events_nosa_no_retry   integration/test_watch_events          Failed   m_events_nosa_no_retry"
 	"alerts_no_end          integration/test_watch_events          Failed   m_alerts_no_end"
 	"alerts_peer_label      integration/test_watch_events          Failed   m_alerts_peer_label"
 	"alerts_lost_when_down  integration/test_watch_events          Failed   m_alerts_lost_when_down"
@@ -44,3 +48,14 @@ m_security_trap_silent() { mut rules/check_events.c 's/^\t\tif (e->kind != FAB_E
 # a master SM restarted in place between two sweeps goes unnoticed: the
 # new process knows no subscription and no trap comes (a branch never taken)
 m_events_sm_restart() { mut scanner/watch.c 's/if (now.act_count < was->act_count) {/if (0) {/'; }
+# traps 64, 65 and 145 (a port in or out of service, a system image GUID)
+# make no full scan: the topology keeps a host that left (a branch never taken)
+m_events_gid_trap_no_scan() { mut pipeline/watch_events.c 's/^\t\t\t\*again = true;$/\t\t\tbreak;/'; }
+# a subscription that got no answer is said again at every retry
+m_events_nosa_said_again() { mut pipeline/watch_events.c 's/^\t\tif (was != SUB_FAILED || was_lid != lid)$/\t\tif (1)/'; }
+# with no subscription the probe goes at the tenth of its period, as if
+# traps came (a parameter ignored)
+m_events_nosa_probe_slow() { mut pipeline/watch_events.c 's/bool traps = ws->sub == SUB_OK \&\& fab_watch_hears_reports(ws->w);/bool traps = true;/'; }
+# a subscription that got no answer is never tried again (only a full scan
+# would)
+m_events_nosa_no_retry() { mut pipeline/watch_events.c 's/if (ws->events \&\& ws->sub == SUB_FAILED \&\& wpipe_mono_ms() >= ws->sub_retry)/if (0)/'; }
