@@ -140,7 +140,11 @@ const struct fab_cmd fab_commands[] = {
 	  "  --label TEXT         label the snapshot\n"
 	  "  --quiet              print nothing on success\n" },
 	{ "merge", fab_cmd_merge, "assemble collected snapshot files into one fabric-wide snapshot",
-	  "  merge --db DB FILE...  files from 'fabsweep collect' (the latest scan of each)\n"
+	  "  merge --db DB INPUT...  files from 'fabsweep collect' or other merges (the latest scan of\n"
+	  "                       each), directories (their *.db files), '-' (paths on standard input)\n"
+	  "  --list FILE          also the files FILE lists, one path a line (repeatable; '-': stdin)\n"
+	  "  --into DB            incremental: DB's latest merge, and of the inputs only the files\n"
+	  "                       changed since it read them (instead of --db)\n"
 	  "  --ready-dir DIR      also write DIR/<host>.db for every host: what 'ready --local' compares\n"
 	  "                       it with (docs/roce.md, \"Readiness\")\n"
 	  "  --label TEXT         label the snapshot\n"

@@ -53,7 +53,7 @@ void fab_counter_rdma_sample(const struct fab_roce *r, uint32_t port, int64_t at
 	out->sampled_at_ms = at_ms;
 	for (uint32_t k = 0; k < p->ctr_count && p->ctr_first + k < r->n_counters; k++) {
 		const struct fab_rdma_counter *c = &r->counters[p->ctr_first + k];
-		int ctr = c->kind == FAB_RDMA_CTR_PORT ? fab_counter_sysfs_parse(c->name) : -1;
+		int ctr = fab_rdma_counter_kind(c) == FAB_RDMA_CTR_PORT ? fab_counter_sysfs_parse(c->name) : -1;
 
 		if (ctr < 0)
 			continue;

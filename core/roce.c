@@ -98,6 +98,26 @@ static const char *const ctr_kinds[] = {
 };
 static_assert(ARRAY_SIZE(ctr_kinds) == FAB_RDMA_CTR__COUNT, "ctr_kinds");
 
+static const char *const merge_statuses[] = {
+	[FAB_MERGE_MERGED] = "merged",
+	[FAB_MERGE_UNCHANGED] = "unchanged",
+	[FAB_MERGE_FAILED] = "failed",
+};
+static_assert(ARRAY_SIZE(merge_statuses) == FAB_MERGE__COUNT, "merge_statuses");
+
+const char *fab_merge_status_name(unsigned st)
+{
+	return st < FAB_MERGE__COUNT ? merge_statuses[st] : NULL;
+}
+
+int fab_merge_status_parse(const char *s)
+{
+	for (unsigned i = 0; s && i < FAB_MERGE__COUNT; i++)
+		if (!strcmp(s, merge_statuses[i]))
+			return (int)i;
+	return -1;
+}
+
 const char *fab_rdma_ctr_kind_name(unsigned kind)
 {
 	return kind < FAB_RDMA_CTR__COUNT ? ctr_kinds[kind] : NULL;
@@ -137,6 +157,7 @@ static void roce_free_arrays(struct fab_roce *r)
 	free(r->counters);
 	free(r->apps);
 	free(r->tlvs);
+	free(r->inputs);
 	free(r->nic_counters);
 	fab_modules_clear(&r->modules);
 	fab_arena_free(r->arena);
@@ -246,31 +267,58 @@ struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device
 	return p;
 }
 
-int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
-			 const char *name, uint64_t value)
+int fab_roce_add_counters(struct fab_roce *r, uint32_t port_idx, uint32_t n,
+			  const char *const *names, const uint64_t *values)
 {
-	struct fab_rdma_counter *c;
-	const char *n = fab_roce_strdup(r, name);
-
 	assert(port_idx < r->n_rdma_ports);
-	if (!n || !(c = GROW(r, counters, n_counters, cap_counters)))
+	if (!n)
+		return 0;
+	if (RESERVE(r, counters, n_counters, cap_counters, n))
 		return -ENOMEM;
 	struct fab_rdma_port *p = &r->rdma_ports[port_idx];
 	if (!p->ctr_count)
-		p->ctr_first = (uint32_t)(r->n_counters - 1);
-	p->ctr_count++;
-	c->port_idx = port_idx;
-	c->kind = (uint8_t)kind;
-	c->name = n;
-	c->value = value;
+		p->ctr_first = (uint32_t)r->n_counters;
+	for (uint32_t k = 0; k < n; k++) {
+		if (!names[k])
+			return -ENOMEM;
+		r->counters[r->n_counters + k] = (struct fab_rdma_counter){ .name = names[k],
+									     .value = values[k] };
+	}
+	r->n_counters += n;
+	p->ctr_count += n;
 	return 0;
+}
+
+const char *fab_roce_counter_name(struct fab_roce *r, unsigned kind, const char *name)
+{
+	/* interned as kind + 1 (never NUL) and the name; the name is the rest */
+	size_t n = strlen(name ? name : "?");
+	char small[128], *key = n + 2 <= sizeof(small) ? small : malloc(n + 2);
+	const char *s;
+
+	if (!key)
+		return NULL;
+	key[0] = (char)(kind < FAB_RDMA_CTR__COUNT ? kind + 1 : 1);
+	memcpy(key + 1, name ? name : "?", n + 1);
+	s = fab_roce_intern(r, key);
+	if (key != small)
+		free(key);
+	return s ? s + 1 : NULL;
+}
+
+int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
+			 const char *name, uint64_t value)
+{
+	const char *n = fab_roce_counter_name(r, kind, name);
+
+	return fab_roce_add_counters(r, port_idx, 1, &n, &value);
 }
 
 int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr, int prio,
 			     unsigned sample, uint64_t value, int64_t at_ms, const char *source)
 {
 	struct fab_nic_counter *c;
-	const char *src = fab_roce_strdup(r, source);
+	const char *src = fab_roce_intern(r, source); /* a driver's few names, every port */
 
 	assert(port_idx < r->n_eth_ports);
 	if ((source && !src) || !(c = GROW(r, nic_counters, n_nic_counters, cap_nic_counters)))
@@ -346,6 +394,19 @@ int fab_roce_add_tlv(struct fab_roce *r, uint32_t oui, unsigned subtype,
 	t->subtype = (uint8_t)subtype;
 	t->len = (uint16_t)len;
 	t->info = copy;
+	return 0;
+}
+
+int fab_roce_add_input(struct fab_roce *r, const char *file, int64_t mtime_ns, int64_t size,
+		       unsigned status)
+{
+	struct fab_roce_input *in;
+	const char *f = fab_roce_strdup(r, file ? file : "?");
+
+	if (!f || !(in = GROW(r, inputs, n_inputs, cap_inputs)))
+		return -ENOMEM;
+	*in = (struct fab_roce_input){ .file = f, .mtime_ns = mtime_ns, .size = size,
+				       .status = (uint8_t)status };
 	return 0;
 }
 

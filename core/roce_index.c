@@ -11,7 +11,7 @@
 #include "fabsweep/snapshot.h"
 #include "roce_priv.h"
 
-static uint64_t fnv(uint64_t h, const void *p, size_t len)
+uint64_t fab_roce_fnv(uint64_t h, const void *p, size_t len)
 {
 	const unsigned char *b = p;
 
@@ -27,13 +27,13 @@ uint64_t fab_roce_key_hash(unsigned tag, uint32_t num, const char *s, bool fold)
 	uint64_t h = 0xcbf29ce484222325ull;
 	unsigned char c;
 
-	h = fnv(h, &tag, sizeof(tag));
-	h = fnv(h, &num, sizeof(num));
+	h = fab_roce_fnv(h, &tag, sizeof(tag));
+	h = fab_roce_fnv(h, &num, sizeof(num));
 	for (; s && *s; s++) {
 		c = (unsigned char)*s;
 		if (fold && c >= 'A' && c <= 'Z')
 			c = (unsigned char)(c - 'A' + 'a');
-		h = fnv(h, &c, 1);
+		h = fab_roce_fnv(h, &c, 1);
 	}
 	return h;
 }
@@ -100,6 +100,6 @@ uint64_t fab_roce_pair_hash(uint32_t a, uint32_t b)
 	uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	h = fnv(h, &lo, sizeof(lo));
-	return fnv(h, &hi, sizeof(hi));
+	h = fab_roce_fnv(h, &lo, sizeof(lo));
+	return fab_roce_fnv(h, &hi, sizeof(hi));
 }

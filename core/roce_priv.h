@@ -19,6 +19,8 @@ struct fab_roce_hidx {
 /* What a key names: its tag in the hash. */
 enum { K_CHASSIS = 1, K_SYSNAME, K_PORT_ID, K_IFNAME, K_MAC, K_LINK };
 
+/* FNV-1a of len bytes at p, continuing from h. */
+uint64_t fab_roce_fnv(uint64_t h, const void *p, size_t len);
 /* Key: a tag, a number and a string (case-folded when fold). */
 uint64_t fab_roce_key_hash(unsigned tag, uint32_t num, const char *s, bool fold);
 /* An unordered pair of indices (a link's two ends). */
@@ -30,9 +32,12 @@ int fab_roce_hidx_put(struct fab_roce_hidx *x, uint64_t h, uint32_t v);
 uint32_t fab_roce_hidx_get(const struct fab_roce_hidx *x, uint64_t h,
 			   bool (*match)(uint32_t v, const void *ctx), const void *ctx);
 
-/* Merge's index of collected system names, kept with the model across
- * fab_roce_merge() calls and freed with it (core/roce_merge.c). */
+/* Merge's index of collected system names and the pools of shared strings
+ * and ranges, kept with the model across fab_roce_merge() calls and freed
+ * with it (core/roce_merge.c). */
 void fab_roce_names_free(struct fab_roce_names *x);
+/* Drops the index of collected systems (their indices changed). */
+void fab_roce_forget_systems(struct fab_roce *r);
 
 static inline bool fab_roce_streq(const char *a, const char *b)
 {

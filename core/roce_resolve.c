@@ -312,27 +312,196 @@ static bool has_stubs(const struct fab_roce *r)
 	return false;
 }
 
-/* Keeps only collected systems and their own ports: rebuild by merging. */
+/* Moves the counters of the kept RDMA ports (rpmap[i] != FAB_NONE) to the
+ * front, in port order; in place when they are stored in port order (as every
+ * builder appends them), else through a new array. */
+static int compact_counters(struct fab_roce *r, const uint32_t *rpmap, size_t nrp)
+{
+	struct fab_rdma_counter *to = r->counters;
+	size_t at = 0, last_end = 0;
+	bool ordered = true;
+
+	for (size_t i = 0; i < nrp && ordered; i++) {
+		const struct fab_rdma_port *p = &r->rdma_ports[i];
+		if (p->ctr_count && (p->ctr_first < last_end || p->ctr_first > r->n_counters ||
+				     p->ctr_count > r->n_counters - p->ctr_first))
+			ordered = false;
+		else if (p->ctr_count)
+			last_end = p->ctr_first + p->ctr_count;
+	}
+	if (!ordered && !(to = malloc((r->n_counters + 1) * sizeof(*to))))
+		return -ENOMEM;
+	for (size_t i = 0; i < nrp; i++) {
+		struct fab_rdma_port *p = &r->rdma_ports[i];
+		uint32_t n = p->ctr_count;
+
+		if (rpmap[i] == FAB_NONE)
+			continue;
+		if (n > r->n_counters || p->ctr_first > r->n_counters - n)
+			n = 0;
+		if (n)
+			memmove(&to[at], &r->counters[p->ctr_first], n * sizeof(*to));
+		p->ctr_first = (uint32_t)at;
+		p->ctr_count = n;
+		at += n;
+	}
+	if (!ordered) {
+		free(r->counters);
+		r->counters = to;
+		r->cap_counters = r->n_counters + 1;
+	}
+	r->n_counters = at;
+	return 0;
+}
+
+/* The NIC counters and modules of the kept eth ports (pmap[i] != FAB_NONE,
+ * the ports already moved to pmap[i]) renumbered and moved to the front, in
+ * order; a module's lanes stay where they are. */
+static int compact_phys(struct fab_roce *r, const uint32_t *pmap, size_t np)
+{
+	struct fab_nic_counter *to = r->nic_counters;
+	size_t at = 0, last_end = 0, k = 0;
+	bool ordered = true;
+
+	for (size_t i = 0; i < r->n_eth_ports && ordered; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+		if (p->nic_count && (p->nic_first < last_end || p->nic_first > r->n_nic_counters ||
+				     p->nic_count > r->n_nic_counters - p->nic_first))
+			ordered = false;
+		else if (p->nic_count)
+			last_end = p->nic_first + p->nic_count;
+	}
+	if (!ordered && !(to = malloc((r->n_nic_counters + 1) * sizeof(*to))))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		struct fab_eth_port *p = &r->eth_ports[i];
+		uint32_t n = p->nic_count;
+
+		if (n > r->n_nic_counters || p->nic_first > r->n_nic_counters - n)
+			n = 0;
+		if (n)
+			memmove(&to[at], &r->nic_counters[p->nic_first], n * sizeof(*to));
+		for (uint32_t j = 0; j < n; j++)
+			to[at + j].port_idx = (uint32_t)i;
+		p->nic_first = (uint32_t)at;
+		p->nic_count = n;
+		at += n;
+	}
+	if (!ordered) {
+		free(r->nic_counters);
+		r->nic_counters = to;
+		r->cap_nic_counters = r->n_nic_counters + 1;
+	}
+	r->n_nic_counters = at;
+	for (size_t i = 0; i < r->modules.n; i++) {
+		struct fab_module m = r->modules.mods[i];
+		if (m.port_idx >= np || pmap[m.port_idx] == FAB_NONE)
+			continue;
+		m.port_idx = pmap[m.port_idx];
+		r->modules.mods[k++] = m;
+	}
+	r->modules.n = k;
+	return 0;
+}
+
+/*
+ * Keeps only collected systems and their own ports, neighbours, devices,
+ * counters, NIC counters and modules, in place and in order (no copy of the
+ * model: a merge that superseded a system, or a merged model resolved
+ * again, costs one pass).
+ * TLVs and application entries stay where they are; what only dropped
+ * elements referred to is left unused.
+ */
 static int compact(struct fab_roce *r)
 {
-	struct fab_roce *n = fab_roce_new();
-	int err;
+	size_t ns = r->n_systems, np = r->n_eth_ports, nd = r->n_devices, nrp = r->n_rdma_ports, k;
+	uint32_t *smap = malloc((ns + 1) * sizeof(*smap)), *pmap = malloc((np + 1) * sizeof(*pmap));
+	uint32_t *dmap = malloc((nd + 1) * sizeof(*dmap)), *rpmap = malloc((nrp + 1) * sizeof(*rpmap));
+	int err = 0;
 
-	if (!n)
-		return -ENOMEM;
-	if ((err = fab_roce_merge(n, r, NULL, NULL))) {
-		fab_roce_free(n);
-		return err;
+	if (!smap || !pmap || !dmap || !rpmap) {
+		err = -ENOMEM;
+		goto out;
 	}
-	/* r takes n's arrays; n, with r's old ones, is freed (the votes of
-	 * what the part leaves out stay with r) */
-	n->outside = r->outside;
-	r->outside = NULL;
-	struct fab_roce old = *r;
-	*r = *n;
-	*n = old;
-	fab_roce_free(n);
-	return 0;
+	k = 0;
+	for (size_t i = 0; i < ns; i++) {
+		smap[i] = r->systems[i].collected ? (uint32_t)k : FAB_NONE;
+		if (smap[i] != FAB_NONE)
+			r->systems[k++] = r->systems[i];
+	}
+	r->n_systems = k;
+	k = 0;
+	for (size_t i = 0; i < np; i++) {
+		struct fab_eth_port p = r->eth_ports[i];
+		pmap[i] = FAB_NONE;
+		if ((p.flags & FAB_ETH_F_STUB) || p.system_idx >= ns || smap[p.system_idx] == FAB_NONE)
+			continue;
+		p.system_idx = smap[p.system_idx];
+		p.rdma_port_idx = FAB_NONE;
+		pmap[i] = (uint32_t)k;
+		r->eth_ports[k++] = p;
+	}
+	r->n_eth_ports = k;
+	if ((err = compact_phys(r, pmap, np)))
+		goto out;
+	k = 0;
+	for (size_t i = 0; i < r->n_neighbors; i++) {
+		struct fab_lldp_neighbor n = r->neighbors[i];
+		if (n.port_idx >= np || pmap[n.port_idx] == FAB_NONE)
+			continue;
+		n.port_idx = pmap[n.port_idx];
+		n.remote_system_idx = n.remote_port_idx = FAB_NONE;
+		r->neighbors[k++] = n;
+	}
+	r->n_neighbors = k;
+	k = 0;
+	for (size_t i = 0; i < nd; i++) {
+		const struct fab_rdma_device *d = &r->devices[i];
+		dmap[i] = d->system_idx < ns && smap[d->system_idx] != FAB_NONE ? (uint32_t)k++ : FAB_NONE;
+	}
+	k = 0;
+	for (size_t i = 0; i < nrp; i++) {
+		uint32_t d = r->rdma_ports[i].device_idx;
+		rpmap[i] = d < nd && dmap[d] != FAB_NONE ? (uint32_t)k++ : FAB_NONE;
+	}
+	if ((err = compact_counters(r, rpmap, nrp)))
+		goto out;
+	k = 0;
+	for (size_t i = 0; i < nrp; i++) {
+		struct fab_rdma_port p = r->rdma_ports[i];
+		if (rpmap[i] == FAB_NONE)
+			continue;
+		p.device_idx = dmap[p.device_idx];
+		p.eth_port_idx = FAB_NONE;
+		r->rdma_ports[k++] = p;
+	}
+	r->n_rdma_ports = k;
+	k = 0;
+	for (size_t i = 0; i < nd; i++) {
+		struct fab_rdma_device d = r->devices[i];
+		if (dmap[i] == FAB_NONE)
+			continue;
+		d.system_idx = smap[d.system_idx];
+		uint32_t first = FAB_NONE, count = 0;
+		for (uint32_t j = 0; j < d.port_count && d.port_first + j < nrp; j++)
+			if (rpmap[d.port_first + j] != FAB_NONE) {
+				if (first == FAB_NONE)
+					first = rpmap[d.port_first + j];
+				count++;
+			}
+		d.port_first = first == FAB_NONE ? (uint32_t)r->n_rdma_ports : first;
+		d.port_count = count;
+		r->devices[k++] = d;
+	}
+	r->n_devices = k;
+	r->n_links = 0;
+	fab_roce_forget_systems(r);
+out:
+	free(smap);
+	free(pmap);
+	free(dmap);
+	free(rpmap);
+	return err;
 }
 
 int fab_roce_resolve(struct fab_roce *r)

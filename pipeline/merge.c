@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
  * Merge (`fabsweep merge`): assembles snapshot files made by `fabsweep
- * collect` on every host and switch into one snapshot of the whole
- * Ethernet fabric: neighbours resolved into links with both ends, roles
- * inferred, written as one new scan. A file that cannot be read is recorded
- * (scan_errors, what "merge") and the merge goes on; the scan is then
- * partial.
+ * collect` on every host and switch (or by other merges: per rack, then
+ * the racks) into one snapshot of the whole Ethernet fabric: neighbours
+ * resolved into links with both ends, roles inferred, written as one new
+ * scan with the files it was made of (merge_inputs). A file that cannot be
+ * read is recorded (scan_errors, what "merge") and the merge goes on; the
+ * scan is then partial. With `into`, the latest merge in the target is the
+ * start: its systems, and of the inputs only the files that changed since
+ * it read them. Inputs are only read (fab_store_read_input): nothing is
+ * written beside them; the target is created only when there is something
+ * to write.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fabsweep/error.h"
@@ -19,40 +25,51 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "merge_priv.h"
 
-static void missed(struct fab_snapshot *snap, const char *file, const char *msg)
+static void missed(struct fab_snapshot *snap, const char *msg)
 {
-	fab_snapshot_add_error(snap, 0, -1, "merge", "'%s': %s", file, msg);
+	fab_snapshot_add_error(snap, 0, -1, "merge", "%s", msg);
 	snap->status = FAB_SCAN_PARTIAL;
 }
 
-/* Merges one file into snap->roce; 0, or -ENOMEM (everything else is data). */
-static int merge_one(const struct fab_pipeline_merge *job, struct fab_snapshot *snap,
-		     const char *file, struct fab_pipeline_merge_result *res)
+static int64_t mtime_ns(const struct stat *sb)
 {
-	struct fab_store *st = NULL;
+	return (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
+}
+
+/* Merges one file into snap->roce; 0, or -ENOMEM (everything else is data). */
+static int merge_one(const struct fab_pipeline_merge *job, struct fab_store_reader *rd,
+		     struct fab_snapshot *snap, const char *file, struct fab_pipeline_merge_result *res)
+{
 	struct fab_snapshot *sub = NULL;
+	struct fab_store_input info;
 	int err;
 
-	fab_err_clear();
-	if ((err = fab_store_open(file, FAB_STORE_READONLY, &st)) ||
-	    (err = fab_store_load_scan(st, 0, &sub))) {
-		missed(snap, file, fab_errmsg());
-		fab_store_close(st);
-		return err == -ENOMEM ? err : 0;
+	if ((err = fab_store_read_input(rd, file, &sub, &info))) {
+		if (err == -ENOMEM)
+			return err;
+		missed(snap, fab_errmsg());
+		return fab_roce_add_input(snap->roce, file, info.mtime_ns, info.size, FAB_MERGE_FAILED);
 	}
-	fab_store_close(st);
+	int64_t mt = info.mtime_ns, size = info.size;
+	bool ib = info.has_ib, direct = info.direct;
+	res->via_sqlite += !direct;
 	if (!sub->roce || !sub->roce->n_systems) {
-		missed(snap, file, "holds no RoCE data (not made by 'fabsweep collect'?)");
+		char msg[4200];
+		snprintf(msg, sizeof(msg), "'%s' holds no RoCE data: it was not made by 'fabsweep collect'"
+					   " (or a merge); leave it out", file);
+		missed(snap, msg);
 		fab_snapshot_free(sub);
-		return 0;
+		return fab_roce_add_input(snap->roce, file, mt, size, FAB_MERGE_FAILED);
 	}
 	char *msg = NULL;
-	if (sub->n_nodes && job->note &&
-	    asprintf(&msg, "the InfiniBand part of '%s' is not merged", file) >= 0) {
+	if (ib && job->note && asprintf(&msg, "the InfiniBand part of '%s' is not merged", file) >= 0) {
 		job->note(msg, job->note_ctx);
 		free(msg);
 	}
+	/* a merged input keeps its systems' sources (the files they came from) */
+	bool merged = sub->source && !strncmp(sub->source, "merge:", 6);
 	const char *base = strrchr(file, '/');
 	size_t len = strlen(file) + 8, d = 0;
 	char *source = malloc(len);
@@ -61,8 +78,10 @@ static int merge_one(const struct fab_pipeline_merge *job, struct fab_snapshot *
 		return -ENOMEM;
 	}
 	snprintf(source, len, "file:%s", base ? base + 1 : file);
-	err = fab_roce_merge(snap->roce, sub->roce, source, &d);
+	err = fab_roce_merge(snap->roce, sub->roce, merged ? NULL : source, &d);
 	free(source);
+	if (!err)
+		err = fab_roce_add_input(snap->roce, file, mt, size, FAB_MERGE_MERGED);
 	if (!err) {
 		res->dups += d;
 		res->merged++;
@@ -82,17 +101,189 @@ static int merge_one(const struct fab_pipeline_merge *job, struct fab_snapshot *
 	return err;
 }
 
+/* ---- into: the latest merge and what changed since ------------------------- */
+
+/* The base merge's input records by file (an index into base->inputs). */
+struct base {
+	struct fab_snapshot *snap;
+	const struct fab_roce_input **sorted;
+	size_t n;
+};
+
+static int cmp_input(const void *a, const void *b)
+{
+	return strcmp((*(const struct fab_roce_input *const *)a)->file,
+		      (*(const struct fab_roce_input *const *)b)->file);
+}
+
+static const struct fab_roce_input *base_input(const struct base *b, const char *file)
+{
+	size_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(b->sorted[mid]->file, file);
+		if (!c)
+			return b->sorted[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Loads the latest merge of st as the start of snap: its model (moved), its
+ * times, the errors about files it is not going to read again. */
+static int load_base(struct fab_store *st, struct base *b, struct fab_pipeline_merge_result *res)
+{
+	int64_t id;
+	int err;
+
+	if (fab_store_latest_merge(st, &id))
+		return 0; /* none: a full merge */
+	if ((err = fab_store_load_scan(st, id, &b->snap)))
+		return err;
+	res->base_scan = id;
+	const struct fab_roce *r = b->snap->roce;
+	b->n = r ? r->n_inputs : 0;
+	if (b->n && !(b->sorted = malloc(b->n * sizeof(*b->sorted))))
+		return fab_err(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < b->n; i++)
+		b->sorted[i] = &r->inputs[i];
+	qsort(b->sorted, b->n, sizeof(*b->sorted), cmp_input);
+	return 0;
+}
+
+/* Whether a base error is about file (its messages start "'file'" or "file:"). */
+static bool about(const char *msg, const char *file)
+{
+	size_t n = strlen(file);
+
+	if (msg[0] == '\'')
+		return !strncmp(msg + 1, file, n) && msg[n + 1] == '\'';
+	return !strncmp(msg, file, n) && msg[n] == ':';
+}
+
+/* The base's times and its errors about the files not read again
+ * (reread[k]: base input k was). */
+static int start_from_base(struct fab_snapshot *snap, const struct fab_snapshot *bs,
+			   const struct fab_roce_input *carried, size_t n, const bool *reread)
+{
+	int err = 0;
+
+	snap->started_at_ms = bs->started_at_ms;
+	snap->finished_at_ms = bs->finished_at_ms;
+	for (size_t i = 0; !err && i < bs->n_errors; i++) {
+		const struct fab_scan_error *e = &bs->errors[i];
+		bool drop = false;
+		for (size_t k = 0; k < n && !drop; k++)
+			drop = reread[k] && about(e->message, carried[k].file);
+		if (drop)
+			continue;
+		err = fab_snapshot_add_error(snap, e->node_guid, e->port_num, e->what, "%s", e->message);
+		snap->status = FAB_SCAN_PARTIAL;
+	}
+	return err;
+}
+
+/* ---- the merge ------------------------------------------------------------- */
+
+/* The target: opened when it exists (a bad --db fails before any input is
+ * read), else only checked to be creatable: it is created at the end, when
+ * there is something to write. */
+static int open_target(const char *db, struct fab_store **st)
+{
+	struct stat sb;
+	char dir[4096];
+	const char *slash = strrchr(db, '/');
+
+	if (!stat(db, &sb))
+		return fab_store_open(db, FAB_STORE_WRITE, st);
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - db) + (slash == db), db);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (access(dir, W_OK))
+		return fab_err(-errno, "database '%s' cannot be created in '%s' (%s): choose another --db",
+			       db, dir, strerror(errno));
+	return 0;
+}
+
+/* The files to read and the records of what was not read again. */
+static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipeline_merge_result *res,
+			const struct merge_paths *in, struct base *b, struct fab_store_reader *rd)
+{
+	struct fab_snapshot *snap = res->snap;
+	struct fab_roce_input *carried = NULL;
+	size_t n_carried = 0;
+	bool *reread = NULL, *given = NULL;
+	int err = 0;
+
+	if (b->snap && b->snap->roce) {
+		/* the base's model is the start; its input records are rebuilt */
+		fab_roce_free(snap->roce);
+		snap->roce = b->snap->roce;
+		b->snap->roce = NULL;
+		carried = snap->roce->inputs;
+		n_carried = snap->roce->n_inputs;
+		snap->roce->inputs = NULL;
+		snap->roce->n_inputs = snap->roce->cap_inputs = 0;
+	}
+	if (n_carried && (!(reread = calloc(n_carried, 1)) || !(given = calloc(n_carried, 1)))) {
+		err = fab_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < in->n_problems; i++) {
+		char msg[4200];
+		snprintf(msg, sizeof(msg), "directory '%s' holds no *.db file: give the directory the"
+					   " collected files are in", in->problem[i]);
+		missed(snap, msg);
+	}
+	for (size_t i = 0; !err && i < in->n; i++) {
+		const char *file = in->path[i];
+		const struct fab_roce_input *was = b->n ? base_input(b, file) : NULL;
+		struct stat sb;
+
+		if (was)
+			given[was - carried] = true;
+		if (was && was->status != FAB_MERGE_FAILED && !stat(file, &sb) &&
+		    was->mtime_ns == mtime_ns(&sb) && was->size == (int64_t)sb.st_size) {
+			res->unchanged++;
+			err = fab_roce_add_input(snap->roce, file, was->mtime_ns, was->size,
+						 FAB_MERGE_UNCHANGED);
+			continue;
+		}
+		if (was)
+			reread[was - carried] = true;
+		err = merge_one(job, rd, snap, file, res);
+	}
+	/* the base's files not given this time: their systems stay, so do they */
+	for (size_t k = 0; !err && k < n_carried; k++)
+		if (!given[k])
+			err = fab_roce_add_input(snap->roce, carried[k].file, carried[k].mtime_ns,
+						 carried[k].size, carried[k].status);
+	if (!err && b->snap)
+		err = start_from_base(snap, b->snap, carried, n_carried, reread);
+out:
+	free(carried);
+	free(reread);
+	free(given);
+	return err == -ENOMEM ? fab_err(err, "out of memory") : err;
+}
+
 int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		       struct fab_pipeline_merge_result *out)
 {
 	struct fab_pipeline_merge_result res = { 0 };
+	struct merge_paths in = { 0 };
+	struct base b = { 0 };
 	struct fab_store *st = NULL;
+	struct fab_store_reader *rd = NULL;
+	size_t skipped = 0;
 	char host[256] = "";
 	int err;
 
-	/* Open the target first: a bad --db fails before any file is read. */
-	if ((err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
-		goto out;
 	if (!(res.snap = fab_snapshot_new()) || !fab_snapshot_roce(res.snap)) {
 		err = fab_err(-ENOMEM, "out of memory");
 		goto out;
@@ -102,19 +293,30 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 	snap->host = fab_snapshot_strdup(snap, host, SIZE_MAX);
 	snap->label = job->label ? fab_snapshot_strdup(snap, job->label, SIZE_MAX) : NULL;
 	snap->status = FAB_SCAN_COMPLETE;
-	for (size_t i = 0; !err && i < job->n_files; i++)
-		err = merge_one(job, snap, job->files[i], &res);
-	if (err) {
-		err = fab_err(err, "out of memory");
+	if ((err = fab_merge_paths_expand(job, &in, &skipped)))
+		goto out;
+	res.inputs = in.n;
+	if (skipped && job->note)
+		job->note("the target database is among the inputs' directory: left out", job->note_ctx);
+	if (!in.n && !in.n_problems) {
+		err = fab_err(-ENOENT, "no input to merge: give files, directories of *.db files, or a list"
+				       " (--list FILE; '-' reads the paths from standard input)");
 		goto out;
 	}
-	if (!res.merged) {
-		err = fab_err(-ENOENT, "none of the %zu file%s could be merged; nothing was written",
-			      job->n_files, job->n_files == 1 ? "" : "s");
+	if ((err = open_target(job->db, &st)) || (job->into && st && (err = load_base(st, &b, &res))) ||
+	    (err = fab_store_reader_new(&rd)) || (err = merge_inputs(job, &res, &in, &b, rd)))
+		goto out;
+	fab_store_reader_free(rd);
+	rd = NULL;
+	size_t have = res.merged + res.unchanged;
+	if (!have) {
+		err = in.n + in.n_problems == 1
+			      ? fab_err(-ENOENT, "the input could not be merged; nothing was written")
+			      : fab_err(-ENOENT, "none of the %zu inputs could be merged; nothing was written",
+					in.n + in.n_problems);
 		goto out;
 	}
-	snap->source = fab_snapshot_printf(snap, "merge:%zu file%s", res.merged,
-					   res.merged == 1 ? "" : "s");
+	snap->source = fab_snapshot_printf(snap, "merge:%zu file%s", have, have == 1 ? "" : "s");
 	if (!snap->started_at_ms)
 		snap->started_at_ms = fab_now_ms();
 	if (!snap->finished_at_ms)
@@ -123,13 +325,19 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		err = fab_err(err, "out of memory");
 		goto out;
 	}
+	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
+		goto out;
 	if ((err = fab_store_write_scan(st, snap)))
 		goto out;
 	if (job->ready_dir)
 		err = fab_pipeline_ready_extract(snap, job->ready_dir, job->note, job->note_ctx,
 						 &res.extracts);
 out:
+	fab_store_reader_free(rd);
 	fab_store_close(st);
+	fab_merge_paths_free(&in);
+	fab_snapshot_free(b.snap);
+	free(b.sorted);
 	*out = res;
 	return err;
 }

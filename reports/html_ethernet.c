@@ -15,7 +15,55 @@
 #include "fabsweep/snapshot.h"
 #include "html.h"
 
-#define MAX_ETH_ROWS 2000 /* Ethernet links and RDMA devices listed; the XML has them all */
+#define MAX_ETH_ROWS 2000 /* rows of a table; the XML and the database have them all */
+
+/*
+ * The rows a table shows, in order: the rows with findings first (the worst
+ * first, then in table order), then the others in table order, at most
+ * MAX_ETH_ROWS of the n. mark[i]: row i's FAB_MARK. One pass per mark
+ * level, so linear. NULL on ENOMEM.
+ */
+static uint32_t *rows_shown(const uint8_t *mark, size_t n, size_t *shown)
+{
+	uint32_t *rows = malloc((n < MAX_ETH_ROWS ? n : MAX_ETH_ROWS) * sizeof(*rows) + 1);
+	size_t k = 0;
+
+	if (!rows)
+		return NULL;
+	for (int m = FAB_MARK(FAB_SEV_ERROR); m >= FAB_MARK_NONE; m--)
+		for (size_t i = 0; i < n && k < MAX_ETH_ROWS; i++)
+			if (mark[i] == m)
+				rows[k++] = (uint32_t)i;
+	*shown = k;
+	return rows;
+}
+
+/* A count with thousands separators: 131,072. */
+static void count_text(char buf[32], size_t v)
+{
+	char tmp[32];
+	size_t n = (size_t)snprintf(tmp, sizeof(tmp), "%zu", v), o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+/* The table's caption when it does not show every row. */
+static void cap_caption(struct fab_hw *w, size_t shown, size_t n, const char *what)
+{
+	char a[32], b[32];
+
+	if (shown >= n)
+		return;
+	count_text(a, shown);
+	count_text(b, n);
+	fab_hw_fmt(w, "<caption>%s of %s %s (those with findings first); all in the XML report and the"
+		      " database</caption>", a, b, what);
+}
 
 /* PFC priorities a port runs: the NIC's (DCB) when it answered, else what
  * it advertises over LLDP; as in the eth_ports view. false: unknown. */
@@ -42,6 +90,15 @@ static void eth_speed(struct fab_hw *w, int32_t mbps)
 		fab_hw_fmt(w, "%dG", mbps / 1000);
 	else
 		fab_hw_fmt(w, "%dM", mbps);
+}
+
+/* An MTU; 0 is unknown (a stub's: what the neighbour's LLDP does not say). */
+static void eth_mtu(struct fab_hw *w, uint32_t mtu)
+{
+	if (mtu)
+		fab_hw_fmt(w, "%u", mtu);
+	else
+		fab_hw_raw(w, "?");
 }
 
 /* Priorities of a bitmap: "0,3", "none". */
@@ -87,11 +144,26 @@ static void eth_links(struct hr *r)
 		fab_hw_raw(w, "<p class=\"muted\">No Ethernet link: no system heard a neighbour over LLDP.</p>\n");
 		return;
 	}
-	fab_hw_raw(w, "<h3>Links</h3>\n<table class=\"sortable\"><thead><tr><th>End A</th><th>End B</th>"
+	uint8_t *marks = malloc(ro->n_links + 1);
+	uint32_t *rows = NULL;
+	size_t shown = 0;
+	if (marks) {
+		for (size_t i = 0; i < ro->n_links; i++)
+			marks[i] = max8(r->m->eth_mark[ro->links[i].a], r->m->eth_mark[ro->links[i].b]);
+		rows = rows_shown(marks, ro->n_links, &shown);
+	}
+	free(marks);
+	if (!rows) {
+		w->err = -ENOMEM;
+		return;
+	}
+	fab_hw_raw(w, "<h3>Links</h3>\n<table class=\"sortable\">");
+	cap_caption(w, shown, ro->n_links, "links");
+	fab_hw_raw(w, "<thead><tr><th>End A</th><th>End B</th>"
 		      "<th>Speed</th><th class=\"num\">MTU</th><th>PFC priorities</th><th>LLDP heard</th>"
 		      "<th>Finding</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < ro->n_links && i < MAX_ETH_ROWS; i++) {
-		const struct fab_eth_link *l = &ro->links[i];
+	for (size_t k = 0; k < shown; k++) {
+		const struct fab_eth_link *l = &ro->links[rows[k]];
 		const struct fab_eth_port *a = &ro->eth_ports[l->a], *b = &ro->eth_ports[l->b];
 		uint8_t pa = 0, pb = 0;
 		bool ka = eth_pfc(a, &pa), kb = eth_pfc(b, &pb);
@@ -106,10 +178,7 @@ static void eth_links(struct hr *r)
 		fab_hw_raw(w, "</td><td>");
 		BOTH_ENDS(w, a->speed_mbps, b->speed_mbps, a->speed_mbps == b->speed_mbps, eth_speed);
 		fab_hw_raw(w, "</td><td class=\"num\">");
-		if (a->mtu == b->mtu)
-			fab_hw_fmt(w, "%u", a->mtu);
-		else
-			fab_hw_fmt(w, "%u / %u", a->mtu, b->mtu);
+		BOTH_ENDS(w, a->mtu, b->mtu, a->mtu == b->mtu, eth_mtu);
 		fab_hw_raw(w, "</td><td>");
 		BOTH_ENDS(w, a, b, ka == kb && pa == pb, eth_pfc_text);
 		fab_hw_fmt(w, "</td><td>%s</td><td data-v=\"%u\">", heard[l->heard & 3], mk);
@@ -117,9 +186,7 @@ static void eth_links(struct hr *r)
 		fab_hw_raw(w, "</td></tr>\n");
 	}
 	fab_hw_raw(w, "</tbody></table>\n");
-	if (ro->n_links > MAX_ETH_ROWS)
-		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more (the XML report has them all).</p>\n",
-			   ro->n_links - MAX_ETH_ROWS);
+	free(rows);
 }
 
 static void eth_pcie(struct fab_hw *w, unsigned width, double gts)
@@ -139,11 +206,19 @@ static void eth_devices(struct hr *r)
 
 	if (!ro->n_devices)
 		return;
-	fab_hw_raw(w, "<h3>RDMA devices</h3>\n<table class=\"sortable\"><thead><tr><th>System</th>"
+	size_t shown = 0;
+	uint32_t *rows = rows_shown(r->m->dev_mark, ro->n_devices, &shown);
+	if (!rows) {
+		w->err = -ENOMEM;
+		return;
+	}
+	fab_hw_raw(w, "<h3>RDMA devices</h3>\n<table class=\"sortable\">");
+	cap_caption(w, shown, ro->n_devices, "RDMA devices");
+	fab_hw_raw(w, "<thead><tr><th>System</th>"
 		      "<th>Device</th><th>Type</th><th>Firmware</th><th>PCIe link</th><th>PCIe maximum</th>"
-		      "<th>Ports</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < ro->n_devices && i < MAX_ETH_ROWS; i++) {
-		const struct fab_rdma_device *d = &ro->devices[i];
+		      "<th>Ports</th><th>Finding</th></tr></thead><tbody>\n");
+	for (size_t k = 0; k < shown; k++) {
+		const struct fab_rdma_device *d = &ro->devices[rows[k]];
 		bool slow = (d->pcie_max_width && d->pcie_width < d->pcie_max_width) ||
 			    (d->pcie_max_speed_gts > 0 && d->pcie_speed_gts < d->pcie_max_speed_gts);
 
@@ -160,10 +235,10 @@ static void eth_devices(struct hr *r)
 		fab_hw_raw(w, slow ? "</b></td><td>" : "</td><td>");
 		eth_pcie(w, d->pcie_max_width, d->pcie_max_speed_gts);
 		fab_hw_raw(w, "</td><td>");
-		for (uint32_t k = 0; k < d->port_count && d->port_first + k < ro->n_rdma_ports; k++) {
-			const struct fab_rdma_port *p = &ro->rdma_ports[d->port_first + k];
+		for (uint32_t j = 0; j < d->port_count && d->port_first + j < ro->n_rdma_ports; j++) {
+			const struct fab_rdma_port *p = &ro->rdma_ports[d->port_first + j];
 			const char *st = fab_state_name(p->state);
-			fab_hw_fmt(w, "%s%u: %s", k ? "; " : "", p->port_num, st ? st : "?");
+			fab_hw_fmt(w, "%s%u: %s", j ? "; " : "", p->port_num, st ? st : "?");
 			if (p->rate) {
 				fab_hw_raw(w, ", ");
 				fab_hw_text(w, p->rate);
@@ -173,11 +248,12 @@ static void eth_devices(struct hr *r)
 				fab_hw_text(w, p->netdev);
 			}
 		}
+		fab_hw_fmt(w, "</td><td data-v=\"%u\">", r->m->dev_mark[rows[k]]);
+		fab_html_mark_badge(w, r->m->dev_mark[rows[k]]);
 		fab_hw_raw(w, "</td></tr>\n");
 	}
 	fab_hw_raw(w, "</tbody></table>\n");
-	if (ro->n_devices > MAX_ETH_ROWS)
-		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more.</p>\n", ro->n_devices - MAX_ETH_ROWS);
+	free(rows);
 }
 
 /* A bitmap or number the driver may not expose: "?" when unknown. */
@@ -207,13 +283,28 @@ static void eth_congestion(struct hr *r)
 
 	if (!m->n_roce_cc)
 		return;
-	fab_hw_raw(w, "<h3>RoCE congestion control</h3>\n<table class=\"sortable\"><thead><tr>"
+	uint8_t *marks = malloc(m->n_roce_cc + 1);
+	uint32_t *rows = NULL;
+	size_t shown = 0;
+	if (marks) {
+		for (size_t k = 0; k < m->n_roce_cc; k++)
+			marks[k] = m->eth_mark[m->roce_cc[k]];
+		rows = rows_shown(marks, m->n_roce_cc, &shown);
+	}
+	free(marks);
+	if (!rows) {
+		w->err = -ENOMEM;
+		return;
+	}
+	fab_hw_raw(w, "<h3>RoCE congestion control</h3>\n<table class=\"sortable\">");
+	cap_caption(w, shown, m->n_roce_cc, "RoCE NIC ports");
+	fab_hw_raw(w, "<thead><tr>"
 		      "<th>System</th><th>Interface</th><th>RDMA port</th><th>Trust</th>"
 		      "<th>ECN notification point (priorities)</th><th>ECN reaction point, DCQCN (priorities)</th>"
 		      "<th class=\"num\">CNP DSCP</th><th class=\"num\">CNP priority</th>"
 		      "<th>Finding</th></tr></thead><tbody>\n");
-	for (size_t k = 0; k < m->n_roce_cc && k < MAX_ETH_ROWS; k++) {
-		uint32_t i = m->roce_cc[k];
+	for (size_t k = 0; k < shown; k++) {
+		uint32_t i = m->roce_cc[rows[k]];
 		const struct fab_eth_port *p = &ro->eth_ports[i];
 		const struct fab_ecn *e = &p->ecn;
 		const char *trust = fab_trust_name(fab_eth_port_trust(ro, p));
@@ -243,9 +334,7 @@ static void eth_congestion(struct hr *r)
 	fab_hw_raw(w, "</tbody></table>\n<p class=\"muted\">ECN, DCQCN and CNP settings as the NIC's driver "
 		      "exposes them (sysfs <code>ecn/</code>); trust from the NIC's DCB application table "
 		      "(DSCP entries: dscp); ? where unknown.</p>\n");
-	if (m->n_roce_cc > MAX_ETH_ROWS)
-		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more (the XML report has them all).</p>\n",
-			   m->n_roce_cc - MAX_ETH_ROWS);
+	free(rows);
 }
 
 void fab_html_ethernet(struct hr *r)

@@ -336,6 +336,43 @@ static uint32_t lookup_eth(const struct eth_key *keys, size_t n, const char *sys
 	return hit ? hit->port : FAB_NONE;
 }
 
+/* Marks every RDMA device a finding names (system as node, the device or
+ * "device/port" as port: rules/engine.c rule_emit_rdma) and every device
+ * whose RoCE ports' netdevs are marked: sorted keys, as for the ports. */
+static int dev_model(struct fab_report_model *m)
+{
+	const struct fab_roce *r = m->snap->roce;
+	struct eth_key *keys = malloc((r->n_devices + 1) * sizeof(*keys));
+
+	if (!(m->dev_mark = calloc(r->n_devices + 1, 1)) || !keys) {
+		free(keys);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_devices; i++) {
+		const struct fab_rdma_device *d = &r->devices[i];
+		keys[i] = (struct eth_key){ r->systems[d->system_idx].name ? r->systems[d->system_idx].name : "?",
+					    d->name ? d->name : "?", (uint32_t)i };
+		for (uint32_t k = 0; k < d->port_count && d->port_first + k < r->n_rdma_ports; k++) {
+			uint32_t e = r->rdma_ports[d->port_first + k].eth_port_idx;
+			if (e < r->n_eth_ports && m->dev_mark[i] < m->eth_mark[e])
+				m->dev_mark[i] = m->eth_mark[e];
+		}
+	}
+	qsort(keys, r->n_devices, sizeof(*keys), cmp_eth_key);
+	for (size_t i = 0; i < m->snap->n_findings; i++) {
+		const struct fab_finding *f = &m->snap->findings[i];
+		unsigned sev = f->severity < FAB_SEV__COUNT ? f->severity : FAB_SEV_ERROR;
+		char dev[128];
+
+		if (!f->port)
+			continue;
+		snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(f->port, "/"), f->port);
+		mark(m->dev_mark, lookup_eth(keys, r->n_devices, f->node, dev), sev);
+	}
+	free(keys);
+	return 0;
+}
+
 /* Marks every Ethernet port a finding names (as node/port or peer), through
  * a sorted index of (system, ifname): O((ports + findings) log ports). */
 static int eth_model(struct fab_report_model *m)
@@ -365,6 +402,8 @@ static int eth_model(struct fab_report_model *m)
 		mark(m->eth_mark, lookup_eth(keys, r->n_eth_ports, f->peer_node, f->peer_port), sev);
 	}
 	free(keys);
+	if (dev_model(m))
+		return -ENOMEM;
 	for (size_t i = 0; i < r->n_systems; i++)
 		m->n_eth_role[r->systems[i].role < FAB_ROLE__COUNT ? r->systems[i].role
 								 : FAB_ROLE_UNKNOWN]++;
@@ -446,6 +485,7 @@ void fab_report_model_free(struct fab_report_model *m)
 	free(m->tier);
 	free(m->leaf_of);
 	free(m->eth_mark);
+	free(m->dev_mark);
 	free(m->roce_cc);
 	free(m->ber);
 	free(m->ber_at_least);

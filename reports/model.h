@@ -76,6 +76,8 @@ struct fab_report_model {
 	/* Ethernet (snap->roce; all zero/NULL without it) */
 	uint8_t *eth_mark;  /* per eth port: FAB_MARK of findings naming it
 			       (system as node and ifname as port, or as peer) */
+	uint8_t *dev_mark;  /* per RDMA device: of findings naming it (system as
+			       node, device or device/port as port) or its ports' netdevs */
 	size_t n_eth_role[FAB_ROLE__COUNT]; /* systems per role */
 	size_t n_eth_heard_both;            /* links each end hears */
 	/* RoCE NIC ports for the congestion-control listing: eth port indices

@@ -726,9 +726,8 @@ static void write_ethernet(struct pw *w)
 	}
 	family(w, "fabsweep_rdma_port_sysfs_total", "counter",
 	       "An RDMA port counter from sysfs (kind port: counters/, hw: hw_counters/, ext: counters_ext/).");
-	for (size_t i = 0; i < ro->n_counters; i++) {
-		const struct fab_rdma_counter *c = &ro->counters[i];
-		const struct fab_rdma_port *p = &ro->rdma_ports[c->port_idx];
+	for (size_t i = 0; i < ro->n_rdma_ports; i++) {
+		const struct fab_rdma_port *p = &ro->rdma_ports[i];
 		const struct fab_rdma_device *d = &ro->devices[p->device_idx];
 		char num[8];
 
@@ -736,10 +735,13 @@ static void write_ethernet(struct pw *w)
 		l[0] = (struct label){ "system", ro->systems[d->system_idx].name };
 		l[1] = (struct label){ "device", d->name };
 		l[2] = (struct label){ "port", num };
-		const char *kind = fab_rdma_ctr_kind_name(c->kind);
-		l[3] = (struct label){ "kind", kind ? kind : "unknown" };
-		l[4] = (struct label){ "counter", c->name };
-		sample_u64(w, "fabsweep_rdma_port_sysfs_total", l, 5, c->value);
+		for (uint32_t k = 0; k < p->ctr_count && p->ctr_first + k < ro->n_counters; k++) {
+			const struct fab_rdma_counter *c = &ro->counters[p->ctr_first + k];
+			const char *kind = fab_rdma_ctr_kind_name(fab_rdma_counter_kind(c));
+			l[3] = (struct label){ "kind", kind ? kind : "unknown" };
+			l[4] = (struct label){ "counter", c->name };
+			sample_u64(w, "fabsweep_rdma_port_sysfs_total", l, 5, c->value);
+		}
 	}
 }
 

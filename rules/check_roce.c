@@ -512,10 +512,11 @@ static int cmp_ctr_key(const void *x, const void *y)
 	return c;
 }
 
-static struct ctr_key ctr_key_of(const struct fab_roce *r, size_t i)
+/* The key of counter i of RDMA port pi. */
+static struct ctr_key ctr_key_of(const struct fab_roce *r, uint32_t pi, size_t i)
 {
 	const struct fab_rdma_counter *c = &r->counters[i];
-	const struct fab_rdma_port *p = &r->rdma_ports[c->port_idx];
+	const struct fab_rdma_port *p = &r->rdma_ports[pi];
 	const struct fab_rdma_device *d = &r->devices[p->device_idx];
 	const struct fab_roce_system *s = &r->systems[d->system_idx];
 
@@ -551,7 +552,7 @@ static int congestion_port(struct fab_rule_ctx *ctx, uint32_t rp, const struct c
 		if (ci >= r->n_counters || (pi = ctr_param(ctx->rule, r->counters[ci].name)) < 0 ||
 		    (lim = rule_param(ctx, (size_t)pi)) < 0)
 			continue;
-		struct ctr_key key = ctr_key_of(r, ci);
+		struct ctr_key key = ctr_key_of(r, rp, ci);
 		const struct ctr_key *b = bsearch(&key, base, nb, sizeof(*base), cmp_ctr_key);
 		bool reset, sat;
 		if (!b)
@@ -594,11 +595,15 @@ int check_roce_congestion(struct fab_rule_ctx *ctx)
 
 	if (!base)
 		return fab_err(-ENOMEM, "out of memory reading the baseline");
-	for (size_t i = 0; i < br->n_counters; i++)
-		base[i] = ctr_key_of(br, i);
-	qsort(base, br->n_counters, sizeof(*base), cmp_ctr_key);
+	size_t nb = 0;
+	for (uint32_t p = 0; p < br->n_rdma_ports; p++) {
+		const struct fab_rdma_port *q = &br->rdma_ports[p];
+		for (uint32_t k = 0; k < q->ctr_count && q->ctr_first + k < br->n_counters; k++)
+			base[nb++] = ctr_key_of(br, p, q->ctr_first + k);
+	}
+	qsort(base, nb, sizeof(*base), cmp_ctr_key);
 	for (size_t i = 0; !err && i < r->n_rdma_ports; i++)
-		err = congestion_port(ctx, (uint32_t)i, base, br->n_counters, fallback_ms);
+		err = congestion_port(ctx, (uint32_t)i, base, nb, fallback_ms);
 	free(base);
 	return err;
 }

@@ -20,6 +20,7 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "roce_rows.h"
 #include "store_priv.h"
 
 #define NOMEM() fab_err(-ENOMEM, "out of memory loading a snapshot")
@@ -30,9 +31,9 @@ static void bind_real(sqlite3_stmt *s, int i, double v)
 		sqlite3_bind_double(s, i, v);
 }
 
-static double col_real(sqlite3_stmt *s, int i)
+static double row_real(const struct fab_rrow *w, int i)
 {
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+	return fab_rrow_null(w, i) ? NAN : fab_rrow_double(w, i);
 }
 
 /* The columns of module_rows after scan_id, fabric, module_idx and the
@@ -83,36 +84,35 @@ static void bind_module(sqlite3_stmt *s, int i, const struct fab_module *m)
 }
 
 /* MOD_COLS from column i into m (strings into the owner's arena via dup) */
-static void read_module(sqlite3_stmt *s, int i, struct fab_module *m,
-			const char *(*dup)(void *owner, sqlite3_stmt *s, int i), void *owner)
+static void read_module(struct fab_rrow *w, int i, struct fab_module *m,
+			const char *(*dup)(void *owner, struct fab_rrow *w, int i), void *owner)
 {
-	int spec = fab_module_spec_parse(fab_sql_text(s, i));
+	int spec = fab_module_spec_parse(fab_rrow_text(w, i));
 
 	m->spec = (uint8_t)(spec < 0 ? FAB_MODSPEC_UNKNOWN : spec);
-	m->refused = sqlite3_column_int(s, i + 1);
-	m->note = dup(owner, s, i + 2);
-	m->identifier = sqlite3_column_type(s, i + 3) == SQLITE_NULL
-				? -1 : (int16_t)sqlite3_column_int(s, i + 3);
-	m->type = dup(owner, s, i + 4);
-	m->vendor = dup(owner, s, i + 5);
-	m->part_number = dup(owner, s, i + 6);
-	m->serial = dup(owner, s, i + 7);
-	m->revision = dup(owner, s, i + 8);
-	m->date_code = dup(owner, s, i + 9);
-	m->media = dup(owner, s, i + 10);
-	m->length_m = col_real(s, i + 11);
-	m->media_lanes = (uint8_t)sqlite3_column_int(s, i + 12);
-	m->monitors = sqlite3_column_int(s, i + 14);
-	m->flags_valid = sqlite3_column_int(s, i + 15);
-	m->flags = (uint32_t)sqlite3_column_int64(s, i + 16);
-	m->temperature_c = col_real(s, i + 17);
-	m->voltage_v = col_real(s, i + 18);
+	m->refused = (int)fab_rrow_int(w, i + 1);
+	m->note = dup(owner, w, i + 2);
+	m->identifier = fab_rrow_null(w, i + 3) ? -1 : (int16_t)fab_rrow_int(w, i + 3);
+	m->type = dup(owner, w, i + 4);
+	m->vendor = dup(owner, w, i + 5);
+	m->part_number = dup(owner, w, i + 6);
+	m->serial = dup(owner, w, i + 7);
+	m->revision = dup(owner, w, i + 8);
+	m->date_code = dup(owner, w, i + 9);
+	m->media = dup(owner, w, i + 10);
+	m->length_m = row_real(w, i + 11);
+	m->media_lanes = (uint8_t)fab_rrow_int(w, i + 12);
+	m->monitors = (int)fab_rrow_int(w, i + 14);
+	m->flags_valid = (int)fab_rrow_int(w, i + 15);
+	m->flags = (uint32_t)fab_rrow_int(w, i + 16);
+	m->temperature_c = row_real(w, i + 17);
+	m->voltage_v = row_real(w, i + 18);
 	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
 		struct fab_module_limits *l = &m->lim[k];
-		l->hi_alarm = col_real(s, i + 19 + 4 * (int)k);
-		l->lo_alarm = col_real(s, i + 20 + 4 * (int)k);
-		l->hi_warn = col_real(s, i + 21 + 4 * (int)k);
-		l->lo_warn = col_real(s, i + 22 + 4 * (int)k);
+		l->hi_alarm = row_real(w, i + 19 + 4 * (int)k);
+		l->lo_alarm = row_real(w, i + 20 + 4 * (int)k);
+		l->hi_warn = row_real(w, i + 21 + 4 * (int)k);
+		l->lo_warn = row_real(w, i + 22 + 4 * (int)k);
 	}
 }
 
@@ -259,161 +259,211 @@ int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap)
 }
 
 /* ---- loading ----------------------------------------------------------------- */
+/*
+ * Through roce_rows.h: the RoCE part's from the loader's database or from a
+ * merge's input file read directly (roce_load.c), an InfiniBand scan's from
+ * the database.
+ */
 
-static const char *dup_roce(void *owner, sqlite3_stmt *s, int i)
+static const char *dup_roce(void *owner, struct fab_rrow *w, int i)
 {
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? NULL
-							: fab_roce_strdup(owner, fab_sql_text(s, i));
+	return fab_rrow_null(w, i) ? NULL : fab_roce_intern(owner, fab_rrow_text(w, i));
 }
 
-static const char *dup_snap(void *owner, sqlite3_stmt *s, int i)
+static const char *dup_snap(void *owner, struct fab_rrow *w, int i)
 {
-	return sqlite3_column_type(s, i) == SQLITE_NULL
-		       ? NULL : fab_snapshot_strdup(owner, fab_sql_text(s, i), SIZE_MAX);
+	return fab_rrow_null(w, i) ? NULL : fab_snapshot_strdup(owner, fab_rrow_text(w, i), SIZE_MAX);
+}
+
+struct mod_load {
+	const struct fab_rsrc *src;
+	int64_t scan;
+	const char *fabric;
+	struct fab_modules *set;
+	uint32_t (*port_of)(void *owner, struct fab_rrow *w);
+	void *owner;
+	const char *(*dup)(void *owner, struct fab_rrow *w, int i);
+	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
+	size_t n_map;
+};
+
+static int mod_bad(const struct mod_load *x)
+{
+	return fab_err(-EPROTO, "database '%s': scan %lld has an inconsistent module", x->src->path,
+		       (long long)x->scan);
+}
+
+static bool of_fabric(struct fab_rrow *w, int i, const char *fabric)
+{
+	const char *f = fab_rrow_text(w, i);
+
+	return f && !strcmp(f, fabric);
+}
+
+/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS */
+static int module_row(struct fab_rrow *w, void *ctx)
+{
+	struct mod_load *x = ctx;
+	int64_t mi = fab_rrow_int(w, 0), lanes = fab_rrow_int(w, 5 + 13);
+	struct fab_module *m;
+
+	if (!of_fabric(w, 4, x->fabric))
+		return 0;
+	if (mi < 0 || mi > (int64_t)UINT32_MAX - 1 || lanes < 0 || lanes > FAB_MODULE_MAX_LANES)
+		return mod_bad(x);
+	uint32_t port = x->port_of(x->owner, w);
+	if (port == FAB_NONE)
+		return 0;
+	while (x->n_map <= (size_t)mi) {
+		size_t cap = x->n_map ? x->n_map * 2 : 64;
+		uint32_t *p = realloc(x->idx_map, cap * sizeof(*p));
+		if (!p)
+			return NOMEM();
+		for (size_t k = x->n_map; k < cap; k++)
+			p[k] = FAB_NONE;
+		x->idx_map = p;
+		x->n_map = cap;
+	}
+	if (!(m = fab_modules_add(x->set, port, (unsigned)lanes)))
+		return NOMEM();
+	uint32_t lf = m->lane_first;
+	read_module(w, 5, m, x->dup, x->owner);
+	m->lane_first = lf;
+	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
+	return 0;
+}
+
+/* module_idx, lane, rx_power_mw, tx_power_mw, tx_bias_ma, flags, fabric */
+static int lane_row(struct fab_rrow *w, void *ctx)
+{
+	struct mod_load *x = ctx;
+	int64_t mi = fab_rrow_int(w, 0), lane = fab_rrow_int(w, 1);
+
+	if (!of_fabric(w, 6, x->fabric) || mi < 0 || (size_t)mi >= x->n_map ||
+	    x->idx_map[mi] == FAB_NONE)
+		return 0;
+	struct fab_module *m = &x->set->mods[x->idx_map[mi]];
+	struct fab_module_lane *l = fab_module_lanes(x->set, m);
+	if (!l || lane < 1 || lane > m->n_lanes)
+		return 0;
+	l[lane - 1].rx_mw = row_real(w, 2);
+	l[lane - 1].tx_mw = row_real(w, 3);
+	l[lane - 1].bias_ma = row_real(w, 4);
+	l[lane - 1].flags = (uint32_t)fab_rrow_int(w, 5);
+	return 0;
 }
 
 /*
  * The modules of a fabric, scan scan: port_of() gives each row's port
- * (FAB_NONE: not in the snapshot, skipped), then their lanes. idx_map
- * (module_idx -> position in set, FAB_NONE) is built on the way.
+ * (FAB_NONE: not in the snapshot, skipped), then their lanes.
  */
-static int load_modules(struct fab_store *st, int64_t scan, const char *fabric,
-			struct fab_modules *set,
-			uint32_t (*port_of)(void *owner, sqlite3_stmt *s), void *owner,
-			const char *(*dup)(void *owner, sqlite3_stmt *s, int i))
+static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fabric,
+			struct fab_modules *set, uint32_t (*port_of)(void *owner, struct fab_rrow *w),
+			void *owner, const char *(*dup)(void *owner, struct fab_rrow *w, int i))
 {
-	sqlite3_stmt *s = NULL;
-	uint32_t *idx_map = NULL;
-	size_t n_map = 0;
-	int rc, err = fab_store_prepare(st,
-		"SELECT module_idx, node_guid, port_num, eth_port_idx, " MOD_COLS
-		" FROM module_rows WHERE scan_id=?1 AND fabric=?2 ORDER BY module_idx", &s);
+	static const char *const mod_cols[] = {
+		"module_idx", "node_guid", "port_num", "eth_port_idx", "fabric", "spec", "refused",
+		"note", "identifier", "type", "vendor", "part_number", "serial_number", "revision",
+		"date_code", "media", "length_m", "media_lanes", "lanes", "monitors", "flags_valid",
+		"flags", "temperature_c", "voltage_v", "temp_hi_alarm", "temp_lo_alarm",
+		"temp_hi_warn", "temp_lo_warn", "vcc_hi_alarm", "vcc_lo_alarm", "vcc_hi_warn",
+		"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
+		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
+		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
+		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm", NULL,
+	};
+	static const char *const lane_cols[] = {
+		"module_idx", "lane", "rx_power_mw", "tx_power_mw", "tx_bias_ma", "flags", "fabric", NULL,
+	};
+	bool ib = !strcmp(fabric, "ib");
+	/* the fabric's rows only (an InfiniBand scan's load skips a RoCE part's) */
+	const struct fab_rquery mods = { "module_rows", mod_cols, "module_idx", true,
+					 ib ? "fabric = 'ib'" : "fabric = 'eth'" };
+	const struct fab_rquery lanes = { "module_lane_rows", lane_cols, "module_idx, lane", true,
+					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
+	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
+			      .port_of = port_of, .owner = owner, .dup = dup };
+	int err = fab_rquery_run(src, &mods, scan, module_row, &x);
 
-	if (err)
-		return err;
-	sqlite3_bind_int64(s, 1, scan);
-	fab_sql_bind_text(s, 2, fabric);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t mi = sqlite3_column_int64(s, 0);
-		int lanes = sqlite3_column_int(s, 4 + 13);
-		uint32_t port = port_of(owner, s);
-		struct fab_module *m;
-
-		if (mi < 0 || mi > (int64_t)UINT32_MAX - 1 || lanes < 0 || lanes > FAB_MODULE_MAX_LANES) {
-			err = fab_err(-EPROTO, "database '%s': scan %lld has an inconsistent module",
-				      fab_store_path(st), (long long)scan);
-			break;
-		}
-		if (port == FAB_NONE)
-			continue;
-		while (n_map <= (size_t)mi) {
-			size_t cap = n_map ? n_map * 2 : 64;
-			uint32_t *p = realloc(idx_map, cap * sizeof(*p));
-			if (!p) {
-				err = NOMEM();
-				break;
-			}
-			for (size_t k = n_map; k < cap; k++)
-				p[k] = FAB_NONE;
-			idx_map = p;
-			n_map = cap;
-		}
-		if (err || !(m = fab_modules_add(set, port, (unsigned)lanes))) {
-			err = err ? err : NOMEM();
-			break;
-		}
-		uint32_t lf = m->lane_first;
-		read_module(s, 4, m, dup, owner);
-		m->lane_first = lf;
-		idx_map[mi] = (uint32_t)(set->n - 1);
-	}
-	err = fab_sql_done(st, s, rc, err);
-	if (!err && set->n) {
-		err = fab_store_prepare(st,
-			"SELECT module_idx, lane, rx_power_mw, tx_power_mw, tx_bias_ma, flags"
-			" FROM module_lane_rows WHERE scan_id=?1 AND fabric=?2", &s);
-		if (!err) {
-			sqlite3_bind_int64(s, 1, scan);
-			fab_sql_bind_text(s, 2, fabric);
-			while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-				int64_t mi = sqlite3_column_int64(s, 0);
-				int lane = sqlite3_column_int(s, 1);
-				if (mi < 0 || (size_t)mi >= n_map || idx_map[mi] == FAB_NONE)
-					continue;
-				struct fab_module *m = &set->mods[idx_map[mi]];
-				struct fab_module_lane *l = fab_module_lanes(set, m);
-				if (!l || lane < 1 || lane > m->n_lanes)
-					continue;
-				l[lane - 1].rx_mw = col_real(s, 2);
-				l[lane - 1].tx_mw = col_real(s, 3);
-				l[lane - 1].bias_ma = col_real(s, 4);
-				l[lane - 1].flags = (uint32_t)sqlite3_column_int64(s, 5);
-			}
-			err = fab_sql_done(st, s, rc, err);
-		}
-	}
-	free(idx_map);
+	if (!err && set->n)
+		err = fab_rquery_run(src, &lanes, scan, lane_row, &x);
+	free(x.idx_map);
 	return err;
 }
 
-static uint32_t eth_port_of(void *owner, sqlite3_stmt *s)
+static uint32_t eth_port_of(void *owner, struct fab_rrow *w)
 {
 	const struct fab_roce *r = owner;
-	int64_t p = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 3);
+	int64_t p = fab_rrow_null(w, 3) ? -1 : fab_rrow_int(w, 3);
 
 	return p >= 0 && (size_t)p < r->n_eth_ports ? (uint32_t)p : FAB_NONE;
 }
 
-static uint32_t ib_port_of(void *owner, sqlite3_stmt *s)
+static uint32_t ib_port_of(void *owner, struct fab_rrow *w)
 {
 	const struct fab_snapshot *snap = owner;
-	uint32_t n = fab_snapshot_find_node(snap, fab_sql_guid(s, 1));
+	uint64_t guid = 0;
 	const struct fab_port *p;
 
-	if (n == FAB_NONE || !(p = fab_snapshot_port(snap, n, (unsigned)sqlite3_column_int(s, 2))))
+	if (!fab_rrow_null(w, 1))
+		fab_guid_parse(fab_rrow_text(w, 1), &guid);
+	uint32_t n = fab_snapshot_find_node(snap, guid);
+	if (n == FAB_NONE || !(p = fab_snapshot_port(snap, n, (unsigned)fab_rrow_int(w, 2))))
 		return FAB_NONE;
 	return (uint32_t)(p - snap->ports);
 }
 
-static int load_nic_counters(struct fab_store *st, struct fab_roce *r, int64_t scan)
+struct nic_load {
+	struct fab_roce *r;
+	uint32_t last_port;
+	bool regroup; /* rows not in port order: make each port's contiguous after */
+};
+
+/* port_idx, sample, sampled_at, counter, priority, value, source */
+static int nic_row(struct fab_rrow *w, void *ctx)
 {
-	sqlite3_stmt *s;
-	int rc, err = fab_sql_scan_query(st,
-		"SELECT port_idx, sample, sampled_at, counter, priority, value, source"
-		" FROM nic_counters WHERE scan_id=?1 ORDER BY port_idx, rowid", scan, &s);
+	struct nic_load *x = ctx;
+	int64_t p = fab_rrow_int(w, 0), at = 0;
+	int ctr = fab_nic_ctr_parse(fab_rrow_text(w, 3));
+	int prio = fab_rrow_null(w, 4) ? -1 : (int)fab_rrow_int(w, 4);
 
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t p = sqlite3_column_int64(s, 0);
-		int ctr = fab_nic_ctr_parse(fab_sql_text(s, 3));
-		int prio = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 4);
-
-		if (p < 0 || (size_t)p >= r->n_eth_ports || ctr < 0 || prio < -1 || prio > 7)
-			continue; /* a counter this version does not know */
-		if (fab_roce_add_nic_counter(r, (uint32_t)p, (unsigned)ctr, prio,
-					     (unsigned)sqlite3_column_int(s, 1),
-					     (uint64_t)sqlite3_column_int64(s, 5), fab_sql_time(s, 2),
-					     fab_sql_text(s, 6))) {
-			err = NOMEM();
-			break;
-		}
-	}
-	return fab_sql_done(st, s, rc, err);
+	if (p < 0 || (size_t)p >= x->r->n_eth_ports || ctr < 0 || prio < -1 || prio > 7)
+		return 0; /* a counter this version does not know */
+	if (!fab_rrow_null(w, 2))
+		fab_time_parse(fab_rrow_text(w, 2), &at);
+	if (x->last_port != FAB_NONE && (uint32_t)p != x->last_port &&
+	    ((uint32_t)p < x->last_port || x->r->eth_ports[p].nic_count))
+		x->regroup = true;
+	x->last_port = (uint32_t)p;
+	return fab_roce_add_nic_counter(x->r, (uint32_t)p, (unsigned)ctr, prio,
+					(unsigned)fab_rrow_int(w, 1), (uint64_t)fab_rrow_int(w, 5), at,
+					fab_rrow_text(w, 6))
+		       ? NOMEM()
+		       : 0;
 }
 
-int fab_store_load_phys_eth(struct fab_store *st, struct fab_roce *r, int64_t scan)
+int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan)
 {
-	int err = load_modules(st, scan, "eth", &r->modules, eth_port_of, r, dup_roce);
+	static const char *const nic_cols[] = {
+		"port_idx", "sample", "sampled_at", "counter", "priority", "value", "source", NULL,
+	};
+	/* a rowid table: its rows as written, each port's together (the file
+	 * read directly has them in rowid order; SQLite sorts) */
+	static const struct fab_rquery nics = { "nic_counters", nic_cols, "port_idx, rowid", true, NULL };
+	struct nic_load x = { .r = r, .last_port = FAB_NONE };
+	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce);
 
-	return err ? err : load_nic_counters(st, r, scan);
+	if (err || (err = fab_rquery_run(src, &nics, scan, nic_row, &x)))
+		return err;
+	return x.regroup && fab_roce_group_nic_counters(r) ? NOMEM() : 0;
 }
 
 int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap)
 {
 	int64_t scan = snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id;
+	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 	sqlite3_stmt *s;
-	int rc, err = load_modules(st, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap);
+	int rc, err = load_modules(&src, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap);
 
 	if (err || (err = fab_sql_scan_query(st,
 			"SELECT node_guid, port_num, raw_ber, effective_ber, symbol_ber"
@@ -430,10 +480,11 @@ int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap)
 			err = NOMEM();
 			break;
 		}
+		struct fab_rrow w = { .stmt = s };
 		b->port_idx = (uint32_t)(p - snap->ports);
-		b->raw = col_real(s, 2);
-		b->effective = col_real(s, 3);
-		b->symbol = col_real(s, 4);
+		b->raw = row_real(&w, 2);
+		b->effective = row_real(&w, 3);
+		b->symbol = row_real(&w, 4);
 	}
 	return fab_sql_done(st, s, rc, err);
 }

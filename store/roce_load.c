@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Loading the RoCE part of a snapshot, inside the loader's read transaction
- * (store/snapshot_load.c). The 802.1Qaz data is decoded again from the raw
- * TLVs (lldp_tlvs); DCB data from the NIC is read back from its columns.
- * Relations: docs/schema.md, "RoCE and Ethernet".
+ * Loading the RoCE part of a snapshot: inside the loader's read transaction
+ * (store/snapshot_load.c), or from a merge's input file read directly
+ * (roce_file.c); the rows come through roce_rows.h either way. The 802.1Qaz
+ * data is decoded again from the raw TLVs (a set shared by the owners that
+ * have the same ones, decoded once; or rows of their own: older scans, and
+ * owners whose TLVs were changed by SQL); DCB data from the NIC is read back
+ * from its columns; a port's RDMA counters from its row (older scans: one
+ * row per counter). Relations: docs/schema.md, "RoCE and Ethernet".
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,107 +19,156 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "roce_io.h"
+#include "roce_rows.h"
 #include "store_priv.h"
 
 #define NOMEM() fab_err(-ENOMEM, "out of memory loading a snapshot")
 
-static bool col_null(sqlite3_stmt *s, int i)
+/* A set of TLVs or of counter names, as loaded. */
+struct tset {
+	int64_t id;
+	uint32_t first, count; /* TLVs: r->tlvs[first ..]; names: ld->names[first ..] */
+	struct fab_dcbx dcbx;  /* TLVs: decoded once */
+};
+
+#define MEMO_TABLES 8
+#define MEMO_COLS 32
+
+struct ld {
+	const struct fab_rsrc *src;
+	struct fab_roce *r;
+	int64_t scan;
+	int err;
+	/* the shared text each column of each table had in the row before */
+	unsigned table;
+	const char *memo[MEMO_TABLES][MEMO_COLS];
+	/* sets */
+	struct tset *tsets, *csets;
+	size_t n_tsets, cap_tsets, n_csets, cap_csets;
+	const char **names; /* counter names (shared, with their kinds), of every counter set */
+	size_t n_names, cap_names;
+	/* per owner: its TLV set id (0 none) */
+	int64_t *port_set, *nb_set;
+	size_t cap_port_set, cap_nb_set;
+	uint32_t last_ctr_port;
+	uint64_t *vals;
+	size_t cap_vals;
+};
+
+static int gap(struct ld *l, const char *what)
 {
-	return sqlite3_column_type(s, i) == SQLITE_NULL;
+	return fab_err(-EPROTO, "database '%s': scan %lld has inconsistent %s", l->src->path,
+		       (long long)l->scan, what);
 }
 
-static const char *col_dup(struct fab_roce *r, sqlite3_stmt *s, int i)
+static const char *dup_text(struct ld *l, struct fab_rrow *w, int i)
 {
-	return col_null(s, i) ? NULL : fab_roce_strdup(r, fab_sql_text(s, i));
+	return fab_roce_strdup(l->r, fab_rrow_text(w, i));
 }
 
-static int gap(struct fab_store *st, int64_t scan, const char *what)
+/* The same for a text many rows repeat (interface names, states, firmware):
+ * one copy, and no lookup when the row before had the same text there. */
+static const char *shared_text(struct ld *l, struct fab_rrow *w, int i)
 {
-	return fab_err(-EPROTO, "database '%s': scan %lld has inconsistent %s",
-		       fab_store_path(st), (long long)scan, what);
+	const char *t = fab_rrow_text(w, i), **m = &l->memo[l->table][i & (MEMO_COLS - 1)];
+
+	if (!t)
+		return NULL;
+	if (!*m || strcmp(*m, t))
+		*m = fab_roce_intern(l->r, t);
+	return *m;
 }
 
-static void col_caps(sqlite3_stmt *s, int i, bool *has, uint16_t *avail, uint16_t *en)
+static void row_caps(struct fab_rrow *w, int i, bool *has, uint16_t *avail, uint16_t *en)
 {
-	*has = !col_null(s, i + 1);
-	*avail = (uint16_t)sqlite3_column_int(s, i + 1);
-	*en = (uint16_t)sqlite3_column_int(s, i + 2);
+	*has = !fab_rrow_null(w, i + 1);
+	*avail = (uint16_t)fab_rrow_int(w, i + 1);
+	*en = (uint16_t)fab_rrow_int(w, i + 2);
 }
 
-static int load_systems(struct fab_store *st, struct fab_roce *r, int64_t scan)
+static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
-	sqlite3_stmt *s;
-	int rc, err = fab_sql_scan_query(st,
-		"SELECT system_idx, system, chassis_id, chassis_id_subtype, description,"
-		" mgmt_address, role, capabilities, cap_available, cap_enabled, collected,"
-		" lldp, hostname, source, collected_at FROM systems WHERE scan_id=?1"
-		" ORDER BY system_idx", scan, &s);
-
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct fab_roce_system *y;
-
-		if (sqlite3_column_int64(s, 0) != (int64_t)r->n_systems) {
-			err = gap(st, scan, "systems");
-			break;
-		}
-		if (!(y = fab_roce_add_system(r))) {
-			err = NOMEM();
-			break;
-		}
-		y->name = col_dup(r, s, 1);
-		y->chassis_id = col_dup(r, s, 2);
-		y->chassis_id_subtype = col_dup(r, s, 3);
-		y->description = col_dup(r, s, 4);
-		y->mgmt_address = col_dup(r, s, 5);
-		int role = fab_role_parse(fab_sql_text(s, 6));
-		y->role = (uint8_t)(role < 0 ? 0 : role);
-		col_caps(s, 7, &y->has_caps, &y->cap_available, &y->cap_enabled);
-		y->collected = sqlite3_column_int(s, 10);
-		y->lldp = sqlite3_column_int(s, 11);
-		y->hostname = col_dup(r, s, 12);
-		y->source = col_dup(r, s, 13);
-		if (!col_null(s, 14))
-			fab_time_parse(fab_sql_text(s, 14), &y->collected_at_ms);
-	}
-	return fab_sql_done(st, s, rc, err);
+	if (n < *cap)
+		return arr;
+	size_t c = *cap ? *cap * 2 : 64;
+	void *p = realloc(arr, c * elem);
+	if (p)
+		*cap = c;
+	return p;
 }
+
+/* ---- systems ------------------------------------------------------------------ */
+
+static int system_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	struct fab_roce_system *y;
+
+	if (fab_rrow_int(w, 0) != (int64_t)r->n_systems)
+		return gap(l, "systems");
+	if (!(y = fab_roce_add_system(r)))
+		return NOMEM();
+	y->name = dup_text(l, w, 1);
+	y->chassis_id = dup_text(l, w, 2);
+	y->chassis_id_subtype = shared_text(l, w, 3);
+	y->description = shared_text(l, w, 4);
+	y->mgmt_address = dup_text(l, w, 5);
+	int role = fab_role_parse(fab_rrow_text(w, 6));
+	y->role = (uint8_t)(role < 0 ? 0 : role);
+	row_caps(w, 7, &y->has_caps, &y->cap_available, &y->cap_enabled);
+	y->collected = fab_rrow_int(w, 10);
+	y->lldp = fab_rrow_int(w, 11);
+	y->hostname = dup_text(l, w, 12);
+	y->source = dup_text(l, w, 13);
+	if (!fab_rrow_null(w, 14))
+		fab_time_parse(fab_rrow_text(w, 14), &y->collected_at_ms);
+	return 0;
+}
+
+/* ---- Ethernet ports and neighbours ----------------------------------------------- */
 
 /* DCB columns back into a dcbx (pfc at i: enabled, cap, mbc; apps i+3; ets i+4..) */
-static int col_dcb(struct fab_roce *r, sqlite3_stmt *s, int i, struct fab_dcbx *d)
+static int row_dcb(struct ld *l, struct fab_rrow *w, int i, struct fab_dcbx *d)
 {
 	memset(d, 0, sizeof(*d));
-	if (!col_null(s, i)) {
+	if (!fab_rrow_null(w, i)) {
 		d->pfc.valid = true;
-		d->pfc.enabled = (uint8_t)sqlite3_column_int(s, i);
-		d->pfc.cap = (uint8_t)sqlite3_column_int(s, i + 1);
-		d->pfc.mbc = sqlite3_column_int(s, i + 2) != 0;
+		d->pfc.enabled = (uint8_t)fab_rrow_int(w, i);
+		d->pfc.cap = (uint8_t)fab_rrow_int(w, i + 1);
+		d->pfc.mbc = fab_rrow_int(w, i + 2) != 0;
 	}
-	if (!col_null(s, i + 3)) {
+	if (!fab_rrow_null(w, i + 3)) {
 		struct fab_app_entry apps[FAB_DCB_MAX_APPS];
 		size_t n;
-		if (fab_app_parse(fab_sql_text(s, i + 3), apps, FAB_DCB_MAX_APPS, &n) == 0) {
+		if (fab_app_parse(fab_rrow_text(w, i + 3), apps, FAB_DCB_MAX_APPS, &n) == 0) {
 			if (n > FAB_DCB_MAX_APPS)
 				n = FAB_DCB_MAX_APPS;
-			if (fab_roce_add_apps(r, apps, n, &d->app_first))
+			if (fab_roce_add_apps_shared(l->r, apps, (uint32_t)n, &d->app_first))
 				return -ENOMEM;
 			d->app_count = (uint32_t)n;
 			d->app_valid = true;
 		}
 	}
-	if (!col_null(s, i + 6) && fab_sql_prio_list_parse(fab_sql_text(s, i + 6), d->ets.prio_tc) &&
-	    fab_sql_prio_list_parse(fab_sql_text(s, i + 7), d->ets.tc_bw) &&
-	    fab_sql_tsa_parse(fab_sql_text(s, i + 8), d->ets.tsa)) {
-		d->ets.valid = true;
-		d->ets.willing = sqlite3_column_int(s, i + 4) != 0;
-		d->ets.max_tcs = (uint8_t)sqlite3_column_int(s, i + 5);
+	if (!fab_rrow_null(w, i + 6)) {
+		uint8_t prio_tc[FAB_PRIOS], tc_bw[FAB_PRIOS], tsa[FAB_PRIOS];
+		if (fab_sql_prio_list_parse(fab_rrow_text(w, i + 6), prio_tc) &&
+		    fab_sql_prio_list_parse(fab_rrow_text(w, i + 7), tc_bw) &&
+		    fab_sql_tsa_parse(fab_rrow_text(w, i + 8), tsa)) {
+			memcpy(d->ets.prio_tc, prio_tc, sizeof(prio_tc));
+			memcpy(d->ets.tc_bw, tc_bw, sizeof(tc_bw));
+			memcpy(d->ets.tsa, tsa, sizeof(tsa));
+			d->ets.valid = true;
+			d->ets.willing = fab_rrow_int(w, i + 4) != 0;
+			d->ets.max_tcs = (uint8_t)fab_rrow_int(w, i + 5);
+		}
 	}
 	return 0;
 }
 
 /* ECN columns (np, rp, cnp_dscp, cnp_priority at i..); out of range: unknown */
-static void col_ecn(sqlite3_stmt *s, int i, struct fab_ecn *e)
+static void row_ecn(struct fab_rrow *w, int i, struct fab_ecn *e)
 {
 	static const struct { uint8_t flag; int max; } cols[] = {
 		{ FAB_ECN_NP, 255 }, { FAB_ECN_RP, 255 }, { FAB_ECN_CNP_DSCP, 63 },
@@ -126,337 +178,541 @@ static void col_ecn(sqlite3_stmt *s, int i, struct fab_ecn *e)
 
 	memset(e, 0, sizeof(*e));
 	for (int k = 0; k < (int)ARRAY_SIZE(cols); k++) {
-		int64_t v = sqlite3_column_int64(s, i + k);
+		int64_t v = fab_rrow_int(w, i + k);
 
-		if (col_null(s, i + k) || v < 0 || v > cols[k].max)
+		if (fab_rrow_null(w, i + k) || v < 0 || v > cols[k].max)
 			continue;
 		*field[k] = (uint8_t)v;
 		e->known |= cols[k].flag;
 	}
 }
 
-static int load_eth_ports(struct fab_store *st, struct fab_roce *r, int64_t scan)
+static int set_of(int64_t **sets, size_t i, size_t *cap, struct fab_rrow *w, int col)
 {
-	sqlite3_stmt *s;
-	int rc, err = fab_sql_scan_query(st,
-		"SELECT port_idx, system_idx, ifname, mac, mtu, speed_mbps, state, sysfs, lldp,"
-		" stub, port_id, port_id_subtype, port_descr, dcb_status, dcbx_mode,"
-		" dcb_pfc_enabled, dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing,"
-		" dcb_ets_max_tcs, dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa,"
-		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, driver, stats_status,"
-		" module_status FROM eth_port_rows WHERE scan_id=?1 ORDER BY port_idx", scan, &s);
-
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t sys = sqlite3_column_int64(s, 1);
-		struct fab_eth_port *p;
-		struct fab_dcbx dcb;
-
-		if (sqlite3_column_int64(s, 0) != (int64_t)r->n_eth_ports || sys < 0 ||
-		    (size_t)sys >= r->n_systems) {
-			err = gap(st, scan, "Ethernet ports");
-			break;
-		}
-		if (col_dcb(r, s, 15, &dcb) || !(p = fab_roce_add_eth_port(r, (uint32_t)sys))) {
-			err = NOMEM();
-			break;
-		}
-		p->ifname = col_dup(r, s, 2);
-		p->mac = col_dup(r, s, 3);
-		p->mtu = col_null(s, 4) ? 0 : (uint32_t)sqlite3_column_int64(s, 4);
-		p->speed_mbps = col_null(s, 5) ? -1 : sqlite3_column_int(s, 5);
-		p->state = col_dup(r, s, 6);
-		p->flags = (uint8_t)((sqlite3_column_int(s, 7) ? FAB_ETH_F_SYSFS : 0) |
-				     (sqlite3_column_int(s, 8) ? FAB_ETH_F_LLDP : 0) |
-				     (sqlite3_column_int(s, 9) ? FAB_ETH_F_STUB : 0));
-		p->port_id = col_dup(r, s, 10);
-		p->port_id_subtype = col_dup(r, s, 11);
-		p->port_descr = col_dup(r, s, 12);
-		int ds = fab_dcb_status_parse(fab_sql_text(s, 13));
-		p->dcb_status = (uint8_t)(ds < 0 ? FAB_DCB_NOT_QUERIED : ds);
-		p->dcbx_mode = col_null(s, 14) ? -1 : (int16_t)sqlite3_column_int(s, 14);
-		if (p->dcb_status == FAB_DCB_OK)
-			p->dcb = dcb;
-		col_ecn(s, 24, &p->ecn);
-		p->driver = col_dup(r, s, 28);
-		int es = fab_ethtool_status_parse(fab_sql_text(s, 29));
-		p->stats_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
-		es = fab_ethtool_status_parse(fab_sql_text(s, 30));
-		p->module_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
-	}
-	return fab_sql_done(st, s, rc, err);
-}
-
-static int load_neighbors(struct fab_store *st, struct fab_roce *r, int64_t scan)
-{
-	sqlite3_stmt *s;
-	int rc, err = fab_sql_scan_query(st,
-		"SELECT neighbor_idx, port_idx, chassis_id, chassis_id_subtype, neighbor_system,"
-		" neighbor_descr, neighbor_port_id, neighbor_port_id_subtype,"
-		" neighbor_port_descr, mgmt_address, ttl, capabilities, cap_available,"
-		" cap_enabled, remote_system_idx, remote_port_idx FROM lldp_neighbors"
-		" WHERE scan_id=?1 ORDER BY neighbor_idx", scan, &s);
-
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t port = sqlite3_column_int64(s, 1);
-		struct fab_lldp_neighbor *n;
-
-		if (sqlite3_column_int64(s, 0) != (int64_t)r->n_neighbors || port < 0 ||
-		    (size_t)port >= r->n_eth_ports) {
-			err = gap(st, scan, "LLDP neighbours");
-			break;
-		}
-		if (!(n = fab_roce_add_neighbor(r, (uint32_t)port))) {
-			err = NOMEM();
-			break;
-		}
-		n->chassis_id = col_dup(r, s, 2);
-		n->chassis_id_subtype = col_dup(r, s, 3);
-		n->system_name = col_dup(r, s, 4);
-		n->system_descr = col_dup(r, s, 5);
-		n->port_id = col_dup(r, s, 6);
-		n->port_id_subtype = col_dup(r, s, 7);
-		n->port_descr = col_dup(r, s, 8);
-		n->mgmt_address = col_dup(r, s, 9);
-		n->ttl = (uint32_t)sqlite3_column_int64(s, 10);
-		col_caps(s, 11, &n->has_caps, &n->cap_available, &n->cap_enabled);
-		int64_t rs = col_null(s, 14) ? -1 : sqlite3_column_int64(s, 14);
-		int64_t rp = col_null(s, 15) ? -1 : sqlite3_column_int64(s, 15);
-		if (rs >= 0 && (size_t)rs < r->n_systems && rp >= 0 && (size_t)rp < r->n_eth_ports) {
-			n->remote_system_idx = (uint32_t)rs;
-			n->remote_port_idx = (uint32_t)rp;
-		}
-	}
-	return fab_sql_done(st, s, rc, err);
-}
-
-/* Raw TLVs back to their owners (rows of one owner are consecutive), then decode. */
-static int load_tlvs(struct fab_store *st, struct fab_roce *r, int64_t scan)
-{
-	sqlite3_stmt *s;
-	int rc, err = fab_sql_scan_query(st,
-		"SELECT owner, owner_idx, oui, subtype, info FROM lldp_tlvs WHERE scan_id=?1"
-		" ORDER BY rowid", scan, &s);
-
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		bool port = !strcmp(fab_sql_text(s, 0) ? fab_sql_text(s, 0) : "", "port");
-		int64_t idx = sqlite3_column_int64(s, 1);
-		unsigned a, b, c;
-		uint32_t *first, *count;
-
-		if (idx < 0 || (port ? (size_t)idx >= r->n_eth_ports : (size_t)idx >= r->n_neighbors) ||
-		    !fab_sql_text(s, 2) || sscanf(fab_sql_text(s, 2), "%x-%x-%x", &a, &b, &c) != 3) {
-			err = gap(st, scan, "LLDP TLVs");
-			break;
-		}
-		if (port) {
-			first = &r->eth_ports[idx].tlv_first;
-			count = &r->eth_ports[idx].tlv_count;
-		} else {
-			first = &r->neighbors[idx].tlv_first;
-			count = &r->neighbors[idx].tlv_count;
-		}
-		if (!*count)
-			*first = (uint32_t)r->n_tlvs;
-		else if (*first + *count != r->n_tlvs) {
-			err = gap(st, scan, "LLDP TLVs");
-			break;
-		}
-		int len = sqlite3_column_bytes(s, 4);
-		const void *info = sqlite3_column_blob(s, 4);
-		if ((err = fab_roce_add_tlv(r, (a & 0xff) << 16 | (b & 0xff) << 8 | (c & 0xff),
-					    (unsigned)sqlite3_column_int(s, 3),
-					    info ? info : "", info ? (size_t)len : 0))) {
-			err = err == -ENOMEM ? NOMEM() : gap(st, scan, "LLDP TLVs");
-			break;
-		}
-		(*count)++;
-	}
-	if ((err = fab_sql_done(st, s, rc, err)))
-		return err;
-	for (size_t i = 0; i < r->n_eth_ports; i++) {
-		struct fab_dcbx d;
-		if (fab_roce_decode_tlvs(r, r->eth_ports[i].tlv_first, r->eth_ports[i].tlv_count, &d))
+	if (i >= *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		int64_t *p = realloc(*sets, c * sizeof(*p));
+		if (!p)
 			return NOMEM();
+		*sets = p;
+		*cap = c;
+	}
+	(*sets)[i] = fab_rrow_null(w, col) ? 0 : fab_rrow_int(w, col);
+	return 0;
+}
+
+static int port_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	int64_t sys = fab_rrow_int(w, 1);
+	struct fab_eth_port *p;
+	struct fab_dcbx dcb;
+
+	if (fab_rrow_int(w, 0) != (int64_t)r->n_eth_ports || sys < 0 || (size_t)sys >= r->n_systems)
+		return gap(l, "Ethernet ports");
+	if (row_dcb(l, w, 15, &dcb) || set_of(&l->port_set, r->n_eth_ports, &l->cap_port_set, w, 28) ||
+	    !(p = fab_roce_add_eth_port(r, (uint32_t)sys)))
+		return NOMEM();
+	p->ifname = shared_text(l, w, 2);
+	p->mac = dup_text(l, w, 3);
+	p->mtu = fab_rrow_null(w, 4) ? 0 : (uint32_t)fab_rrow_int(w, 4);
+	p->speed_mbps = fab_rrow_null(w, 5) ? -1 : (int32_t)fab_rrow_int(w, 5);
+	p->state = shared_text(l, w, 6);
+	p->flags = (uint8_t)((fab_rrow_int(w, 7) ? FAB_ETH_F_SYSFS : 0) |
+			     (fab_rrow_int(w, 8) ? FAB_ETH_F_LLDP : 0) |
+			     (fab_rrow_int(w, 9) ? FAB_ETH_F_STUB : 0));
+	p->port_id = dup_text(l, w, 10);
+	if (p->port_id && p->mac && !strcmp(p->port_id, p->mac))
+		p->port_id = p->mac;
+	p->port_id_subtype = shared_text(l, w, 11);
+	p->port_descr = shared_text(l, w, 12);
+	int ds = fab_dcb_status_parse(fab_rrow_text(w, 13));
+	p->dcb_status = (uint8_t)(ds < 0 ? FAB_DCB_NOT_QUERIED : ds);
+	p->dcbx_mode = fab_rrow_null(w, 14) ? -1 : (int16_t)fab_rrow_int(w, 14);
+	if (p->dcb_status == FAB_DCB_OK)
+		p->dcb = dcb;
+	row_ecn(w, 24, &p->ecn);
+	p->driver = shared_text(l, w, 29);
+	int es = fab_ethtool_status_parse(fab_rrow_text(w, 30));
+	p->stats_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
+	es = fab_ethtool_status_parse(fab_rrow_text(w, 31));
+	p->module_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
+	return 0;
+}
+
+static int neighbor_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	int64_t port = fab_rrow_int(w, 1);
+	struct fab_lldp_neighbor *n;
+
+	if (fab_rrow_int(w, 0) != (int64_t)r->n_neighbors || port < 0 || (size_t)port >= r->n_eth_ports)
+		return gap(l, "LLDP neighbours");
+	if (set_of(&l->nb_set, r->n_neighbors, &l->cap_nb_set, w, 16) ||
+	    !(n = fab_roce_add_neighbor(r, (uint32_t)port)))
+		return NOMEM();
+	/* what the hosts below a switch hear of it is alike: shared */
+	n->chassis_id = shared_text(l, w, 2);
+	n->chassis_id_subtype = shared_text(l, w, 3);
+	n->system_name = shared_text(l, w, 4);
+	n->system_descr = shared_text(l, w, 5);
+	n->port_id = dup_text(l, w, 6);
+	n->port_id_subtype = shared_text(l, w, 7);
+	n->port_descr = shared_text(l, w, 8);
+	n->mgmt_address = shared_text(l, w, 9);
+	n->ttl = (uint32_t)fab_rrow_int(w, 10);
+	row_caps(w, 11, &n->has_caps, &n->cap_available, &n->cap_enabled);
+	int64_t rs = fab_rrow_null(w, 14) ? -1 : fab_rrow_int(w, 14);
+	int64_t rp = fab_rrow_null(w, 15) ? -1 : fab_rrow_int(w, 15);
+	if (rs >= 0 && (size_t)rs < r->n_systems && rp >= 0 && (size_t)rp < r->n_eth_ports) {
+		n->remote_system_idx = (uint32_t)rs;
+		n->remote_port_idx = (uint32_t)rp;
+	}
+	return 0;
+}
+
+/* ---- TLVs ------------------------------------------------------------------------ */
+
+static int parse_oui(const char *s, uint32_t *out)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 8; i++) {
+		char c = s ? s[i] : 0;
+		if (i == 2 || i == 5) {
+			if (c != '-')
+				return -EINVAL;
+			continue;
+		}
+		int d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+		if (d < 0)
+			return -EINVAL;
+		v = v << 4 | (unsigned)d;
+	}
+	if (s[8])
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* A set's entry (set_id, pos, oui, subtype, info), sets in order. */
+static int tset_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	int64_t id = fab_rrow_int(w, 0), pos = fab_rrow_int(w, 1);
+	uint32_t oui;
+	int len;
+
+	if (!l->n_tsets || l->tsets[l->n_tsets - 1].id != id) {
+		if (pos != 0 || (l->n_tsets && l->tsets[l->n_tsets - 1].id > id))
+			return gap(l, "LLDP TLV sets");
+		struct tset *t = grow(l->tsets, &l->cap_tsets, l->n_tsets, sizeof(*t));
+		if (!t)
+			return NOMEM();
+		l->tsets = t;
+		t[l->n_tsets++] = (struct tset){ .id = id, .first = (uint32_t)r->n_tlvs };
+	}
+	struct tset *t = &l->tsets[l->n_tsets - 1];
+	if (pos != t->count || parse_oui(fab_rrow_text(w, 2), &oui))
+		return gap(l, "LLDP TLV sets");
+	const void *info = fab_rrow_blob(w, 4, &len);
+	int err = fab_roce_add_tlv(r, oui, (unsigned)fab_rrow_int(w, 3), info ? info : "",
+				   info ? (size_t)len : 0);
+	if (err)
+		return err == -ENOMEM ? NOMEM() : gap(l, "LLDP TLV sets");
+	t->count++;
+	return 0;
+}
+
+/* Rows of one owner are consecutive (an older scan's, or an owner whose TLVs
+ * SQL changed: docs/schema.md, lldp_tlvs). */
+static int tlv_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	const char *owner = fab_rrow_text(w, 0);
+	bool port = owner && !strcmp(owner, "port");
+	int64_t idx = fab_rrow_int(w, 1);
+	uint32_t oui, *first, *count;
+	int len;
+
+	if (idx < 0 || (port ? (size_t)idx >= r->n_eth_ports : (size_t)idx >= r->n_neighbors) ||
+	    parse_oui(fab_rrow_text(w, 2), &oui))
+		return gap(l, "LLDP TLVs");
+	if (port) {
+		first = &r->eth_ports[idx].tlv_first;
+		count = &r->eth_ports[idx].tlv_count;
+	} else {
+		first = &r->neighbors[idx].tlv_first;
+		count = &r->neighbors[idx].tlv_count;
+	}
+	if (!*count)
+		*first = (uint32_t)r->n_tlvs;
+	else if (*first + *count != r->n_tlvs)
+		return gap(l, "LLDP TLVs");
+	const void *info = fab_rrow_blob(w, 4, &len);
+	int err = fab_roce_add_tlv(r, oui, (unsigned)fab_rrow_int(w, 3), info ? info : "",
+				   info ? (size_t)len : 0);
+	if (err)
+		return err == -ENOMEM ? NOMEM() : gap(l, "LLDP TLVs");
+	(*count)++;
+	return 0;
+}
+
+static const struct tset *find_set(const struct tset *v, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].id == id ? &v[lo] : NULL;
+}
+
+/* An owner's TLVs and what they advertise: its set's (decoded once), else
+ * its own rows decoded. */
+static int owner_tlvs(struct ld *l, int64_t set, uint32_t *first, uint32_t *count,
+		      struct fab_dcbx *out)
+{
+	if (set) {
+		const struct tset *t = find_set(l->tsets, l->n_tsets, set);
+		if (!t || *count)
+			return gap(l, "LLDP TLV sets");
+		*first = t->first;
+		*count = t->count;
+		*out = t->dcbx;
+		return 0;
+	}
+	return fab_roce_decode_tlvs(l->r, *first, *count, out) ? NOMEM() : 0;
+}
+
+static int load_tlvs(struct ld *l)
+{
+	static const char *const set_cols[] = { "set_id", "pos", "oui", "subtype", "info", NULL };
+	static const char *const row_cols[] = { "owner", "owner_idx", "oui", "subtype", "info", NULL };
+	static const struct fab_rquery sets = { "lldp_tlv_set_entries", set_cols, "set_id, pos", false, NULL };
+	/* schema step 15 -> 16 renamed the table of rows; older files have it as lldp_tlvs */
+	struct fab_rquery rows = { "lldp_tlv_rows", row_cols, "rowid", true, NULL };
+	struct fab_roce *r = l->r;
+	int err;
+
+	if (!fab_rsrc_has(l->src, rows.table, NULL))
+		rows.table = "lldp_tlvs";
+	if ((err = fab_rquery_run(l->src, &sets, l->scan, tset_row, l)) ||
+	    (err = fab_rquery_run(l->src, &rows, l->scan, tlv_row, l)))
+		return err;
+	for (size_t i = 0; i < l->n_tsets; i++)
+		if (fab_roce_decode_tlvs(r, l->tsets[i].first, l->tsets[i].count, &l->tsets[i].dcbx))
+			return NOMEM();
+	for (size_t i = 0; i < r->n_eth_ports; i++) {
+		struct fab_eth_port *p = &r->eth_ports[i];
+		struct fab_dcbx d;
+		if ((err = owner_tlvs(l, l->port_set[i], &p->tlv_first, &p->tlv_count, &d)))
+			return err;
 		r->eth_ports[i].adv = d;
 	}
 	for (size_t i = 0; i < r->n_neighbors; i++) {
+		struct fab_lldp_neighbor *n = &r->neighbors[i];
 		struct fab_dcbx d;
-		if (fab_roce_decode_tlvs(r, r->neighbors[i].tlv_first, r->neighbors[i].tlv_count, &d))
-			return NOMEM();
+		if ((err = owner_tlvs(l, l->nb_set[i], &n->tlv_first, &n->tlv_count, &d)))
+			return err;
 		r->neighbors[i].dcbx = d;
 	}
 	return 0;
 }
 
-static int load_links(struct fab_store *st, struct fab_roce *r, int64_t scan)
+/* ---- links ----------------------------------------------------------------------- */
+
+static int link_row(struct fab_rrow *w, void *ctx)
 {
-	sqlite3_stmt *s;
-	int rc, err = fab_sql_scan_query(st,
-		"SELECT a_port_idx, b_port_idx, a_heard_b, b_heard_a FROM eth_links"
-		" WHERE scan_id=?1 ORDER BY rowid", scan, &s);
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	int64_t a = fab_rrow_int(w, 0), b = fab_rrow_int(w, 1);
 
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t a = sqlite3_column_int64(s, 0), b = sqlite3_column_int64(s, 1);
-
-		if (a < 0 || b < 0 || (size_t)a >= r->n_eth_ports || (size_t)b >= r->n_eth_ports) {
-			err = gap(st, scan, "Ethernet links");
-			break;
-		}
-		struct fab_eth_link *l = fab_roce_add_link(r);
-		if (!l) {
-			err = NOMEM();
-			break;
-		}
-		l->a = (uint32_t)a;
-		l->b = (uint32_t)b;
-		l->heard = (uint8_t)((sqlite3_column_int(s, 2) ? FAB_LINK_A_HEARD_B : 0) |
-				     (sqlite3_column_int(s, 3) ? FAB_LINK_B_HEARD_A : 0));
-	}
-	return fab_sql_done(st, s, rc, err);
+	if (a < 0 || b < 0 || (size_t)a >= r->n_eth_ports || (size_t)b >= r->n_eth_ports)
+		return gap(l, "Ethernet links");
+	struct fab_eth_link *k = fab_roce_add_link(r);
+	if (!k)
+		return NOMEM();
+	k->a = (uint32_t)a;
+	k->b = (uint32_t)b;
+	k->heard = (uint8_t)((fab_rrow_int(w, 2) ? FAB_LINK_A_HEARD_B : 0) |
+			     (fab_rrow_int(w, 3) ? FAB_LINK_B_HEARD_A : 0));
+	return 0;
 }
 
-static int load_rdma(struct fab_store *st, struct fab_roce *r, int64_t scan)
+/* ---- RDMA devices, ports, counters ------------------------------------------------- */
+
+static int device_row(struct fab_rrow *w, void *ctx)
 {
-	sqlite3_stmt *s;
-	int rc, err = fab_sql_scan_query(st,
-		"SELECT device_idx, system_idx, device, node_guid, sys_image_guid, node_desc,"
-		" fw_ver, hca_type, board_id, pci_address, pcie_speed_gts, pcie_width,"
-		" pcie_max_speed_gts, pcie_max_width FROM rdma_devices WHERE scan_id=?1"
-		" ORDER BY device_idx", scan, &s);
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	int64_t sys = fab_rrow_int(w, 1);
+	struct fab_rdma_device *d;
 
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t sys = sqlite3_column_int64(s, 1);
-		struct fab_rdma_device *d;
+	if (fab_rrow_int(w, 0) != (int64_t)r->n_devices || sys < 0 || (size_t)sys >= r->n_systems)
+		return gap(l, "RDMA devices");
+	if (!(d = fab_roce_add_device(r, (uint32_t)sys)))
+		return NOMEM();
+	d->name = shared_text(l, w, 2);
+	if (!fab_rrow_null(w, 3))
+		fab_guid_parse(fab_rrow_text(w, 3), &d->node_guid);
+	if (!fab_rrow_null(w, 4))
+		fab_guid_parse(fab_rrow_text(w, 4), &d->sys_image_guid);
+	d->node_desc = shared_text(l, w, 5);
+	d->fw_ver = shared_text(l, w, 6);
+	d->hca_type = shared_text(l, w, 7);
+	d->board_id = shared_text(l, w, 8);
+	d->pci_address = shared_text(l, w, 9);
+	d->pcie_speed_gts = fab_rrow_double(w, 10);
+	d->pcie_width = (uint8_t)fab_rrow_int(w, 11);
+	d->pcie_max_speed_gts = fab_rrow_double(w, 12);
+	d->pcie_max_width = (uint8_t)fab_rrow_int(w, 13);
+	return 0;
+}
 
-		if (sqlite3_column_int64(s, 0) != (int64_t)r->n_devices || sys < 0 ||
-		    (size_t)sys >= r->n_systems) {
-			err = gap(st, scan, "RDMA devices");
-			break;
-		}
-		if (!(d = fab_roce_add_device(r, (uint32_t)sys))) {
-			err = NOMEM();
-			break;
-		}
-		d->name = col_dup(r, s, 2);
-		if (!col_null(s, 3))
-			fab_guid_parse(fab_sql_text(s, 3), &d->node_guid);
-		if (!col_null(s, 4))
-			fab_guid_parse(fab_sql_text(s, 4), &d->sys_image_guid);
-		d->node_desc = col_dup(r, s, 5);
-		d->fw_ver = col_dup(r, s, 6);
-		d->hca_type = col_dup(r, s, 7);
-		d->board_id = col_dup(r, s, 8);
-		d->pci_address = col_dup(r, s, 9);
-		d->pcie_speed_gts = sqlite3_column_double(s, 10);
-		d->pcie_width = (uint8_t)sqlite3_column_int(s, 11);
-		d->pcie_max_speed_gts = sqlite3_column_double(s, 12);
-		d->pcie_max_width = (uint8_t)sqlite3_column_int(s, 13);
+/* A counter set's name (set_id, pos, kind, counter), sets in order. */
+static int cset_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	int64_t id = fab_rrow_int(w, 0), pos = fab_rrow_int(w, 1);
+
+	if (!l->n_csets || l->csets[l->n_csets - 1].id != id) {
+		if (pos != 0 || (l->n_csets && l->csets[l->n_csets - 1].id > id))
+			return gap(l, "RDMA counter sets");
+		struct tset *t = grow(l->csets, &l->cap_csets, l->n_csets, sizeof(*t));
+		if (!t)
+			return NOMEM();
+		l->csets = t;
+		t[l->n_csets++] = (struct tset){ .id = id, .first = (uint32_t)l->n_names };
 	}
-	if ((err = fab_sql_done(st, s, rc, err)))
-		return err;
+	struct tset *t = &l->csets[l->n_csets - 1];
+	int kind = fab_rdma_ctr_kind_parse(fab_rrow_text(w, 2));
+	const char *name = fab_roce_counter_name(l->r, (unsigned)(kind < 0 ? 0 : kind), fab_rrow_text(w, 3));
+	const char **names = grow(l->names, &l->cap_names, l->n_names, sizeof(*names));
+	if (!names || !name)
+		return NOMEM();
+	l->names = names;
+	if (pos != t->count)
+		return gap(l, "RDMA counter sets");
+	l->names[l->n_names++] = name;
+	t->count++;
+	return 0;
+}
 
-	if ((err = fab_sql_scan_query(st,
-		"SELECT device_idx, port_num, state, phys_state, rate, rate_gbps, link_layer,"
-		" netdev, eth_port_idx FROM rdma_port_rows WHERE scan_id=?1"
-		" ORDER BY device_idx, port_num", scan, &s)))
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t dev = sqlite3_column_int64(s, 0);
-		struct fab_rdma_port *p;
+/* A port's counters from its row: the set's names, the JSON array's values. */
+static int port_counters(struct ld *l, uint32_t pi, int64_t set, const char *json)
+{
+	const struct tset *t = find_set(l->csets, l->n_csets, set);
+	size_t n;
 
-		if (dev < 0 || (size_t)dev >= r->n_devices ||
-		    (r->n_rdma_ports && r->rdma_ports[r->n_rdma_ports - 1].device_idx > dev)) {
-			err = gap(st, scan, "RDMA ports");
-			break;
-		}
-		if (!(p = fab_roce_add_rdma_port(r, (uint32_t)dev))) {
-			err = NOMEM();
-			break;
-		}
-		p->port_num = (uint8_t)sqlite3_column_int(s, 1);
-		int v = fab_state_parse(fab_sql_text(s, 2));
-		p->state = (uint8_t)(v < 0 ? 0 : v);
-		v = fab_phys_state_parse(fab_sql_text(s, 3));
-		p->phys_state = (uint8_t)(v < 0 ? 0 : v);
-		p->rate = col_dup(r, s, 4);
-		p->rate_gbps = sqlite3_column_double(s, 5);
-		p->link_layer = col_dup(r, s, 6);
-		p->netdev = col_dup(r, s, 7);
-		int64_t e = col_null(s, 8) ? -1 : sqlite3_column_int64(s, 8);
-		if (e >= 0 && (size_t)e < r->n_eth_ports) {
-			p->eth_port_idx = (uint32_t)e;
-			r->eth_ports[e].rdma_port_idx = (uint32_t)(r->n_rdma_ports - 1);
-		}
+	if (!t)
+		return gap(l, "RDMA counters");
+	if (t->count > l->cap_vals) {
+		uint64_t *v = realloc(l->vals, t->count * sizeof(*v));
+		if (!v)
+			return NOMEM();
+		l->vals = v;
+		l->cap_vals = t->count;
 	}
-	if ((err = fab_sql_done(st, s, rc, err)))
-		return err;
+	if (fab_roce_parse_values(json, l->vals, t->count, &n) || n != t->count)
+		return gap(l, "RDMA counters");
+	return fab_roce_add_counters(l->r, pi, t->count, &l->names[t->first], l->vals) ? NOMEM() : 0;
+}
 
-	if ((err = fab_sql_scan_query(st,
-		"SELECT device_idx, port_num, kind, counter, value FROM rdma_counters"
-		" WHERE scan_id=?1 ORDER BY rowid", scan, &s)))
-		return err;
-	uint32_t last = FAB_NONE;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t dev = sqlite3_column_int64(s, 0);
-		unsigned num = (unsigned)sqlite3_column_int(s, 1);
-		uint32_t pi = FAB_NONE;
+static int rdma_port_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	int64_t dev = fab_rrow_int(w, 0);
+	struct fab_rdma_port *p;
 
-		if (dev < 0 || (size_t)dev >= r->n_devices) {
-			err = gap(st, scan, "RDMA counters");
-			break;
-		}
-		const struct fab_rdma_device *d = &r->devices[dev];
-		for (uint32_t k = 0; k < d->port_count && pi == FAB_NONE; k++)
-			if (r->rdma_ports[d->port_first + k].port_num == num)
-				pi = d->port_first + k;
-		/* counters of one port are contiguous and ports come in order */
-		if (pi == FAB_NONE || (last != FAB_NONE && pi < last) ||
-		    (pi != last && r->rdma_ports[pi].ctr_count)) {
-			err = gap(st, scan, "RDMA counters");
-			break;
-		}
-		last = pi;
-		int kind = fab_rdma_ctr_kind_parse(fab_sql_text(s, 2));
-		if ((err = fab_roce_add_counter(r, pi, (unsigned)(kind < 0 ? 0 : kind),
-						fab_sql_text(s, 3) ? fab_sql_text(s, 3) : "?",
-						(uint64_t)sqlite3_column_int64(s, 4)))) {
-			err = NOMEM();
-			break;
-		}
+	if (dev < 0 || (size_t)dev >= r->n_devices ||
+	    (r->n_rdma_ports && r->rdma_ports[r->n_rdma_ports - 1].device_idx > dev))
+		return gap(l, "RDMA ports");
+	if (!(p = fab_roce_add_rdma_port(r, (uint32_t)dev)))
+		return NOMEM();
+	p->port_num = (uint8_t)fab_rrow_int(w, 1);
+	int v = fab_state_parse(fab_rrow_text(w, 2));
+	p->state = (uint8_t)(v < 0 ? 0 : v);
+	v = fab_phys_state_parse(fab_rrow_text(w, 3));
+	p->phys_state = (uint8_t)(v < 0 ? 0 : v);
+	p->rate = shared_text(l, w, 4);
+	p->rate_gbps = fab_rrow_double(w, 5);
+	p->link_layer = shared_text(l, w, 6);
+	p->netdev = shared_text(l, w, 7);
+	int64_t e = fab_rrow_null(w, 8) ? -1 : fab_rrow_int(w, 8);
+	uint32_t pi = (uint32_t)(r->n_rdma_ports - 1);
+	if (e >= 0 && (size_t)e < r->n_eth_ports) {
+		p->eth_port_idx = (uint32_t)e;
+		r->eth_ports[e].rdma_port_idx = pi;
 	}
-	return fab_sql_done(st, s, rc, err);
+	if (!fab_rrow_null(w, 9))
+		return port_counters(l, pi, fab_rrow_int(w, 9), fab_rrow_text(w, 10));
+	return 0;
+}
+
+/* One row per counter: scans written before schema 16. */
+static int counter_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	struct fab_roce *r = l->r;
+	int64_t dev = fab_rrow_int(w, 0);
+	unsigned num = (unsigned)fab_rrow_int(w, 1);
+	uint32_t pi = FAB_NONE, last = l->last_ctr_port;
+
+	if (dev < 0 || (size_t)dev >= r->n_devices)
+		return gap(l, "RDMA counters");
+	const struct fab_rdma_device *d = &r->devices[dev];
+	for (uint32_t k = 0; k < d->port_count && pi == FAB_NONE; k++)
+		if (r->rdma_ports[d->port_first + k].port_num == num)
+			pi = d->port_first + k;
+	/* counters of one port are contiguous and ports come in order */
+	if (pi == FAB_NONE || (last != FAB_NONE && pi < last) ||
+	    (pi != last && r->rdma_ports[pi].ctr_count))
+		return gap(l, "RDMA counters");
+	l->last_ctr_port = pi;
+	int kind = fab_rdma_ctr_kind_parse(fab_rrow_text(w, 2));
+	const char *name = fab_rrow_text(w, 3);
+	if (fab_roce_add_counter(r, pi, (unsigned)(kind < 0 ? 0 : kind), name ? name : "?",
+				 (uint64_t)fab_rrow_int(w, 4)))
+		return NOMEM();
+	return 0;
+}
+
+static int load_rdma(struct ld *l)
+{
+	static const char *const dev_cols[] = {
+		"device_idx", "system_idx", "device", "node_guid", "sys_image_guid", "node_desc",
+		"fw_ver", "hca_type", "board_id", "pci_address", "pcie_speed_gts", "pcie_width",
+		"pcie_max_speed_gts", "pcie_max_width", NULL,
+	};
+	static const char *const port_cols[] = {
+		"device_idx", "port_num", "state", "phys_state", "rate", "rate_gbps", "link_layer",
+		"netdev", "eth_port_idx", "counter_set", "counter_values", NULL,
+	};
+	static const char *const set_cols[] = { "set_id", "pos", "kind", "counter", NULL };
+	static const char *const ctr_cols[] = { "device_idx", "port_num", "kind", "counter", "value", NULL };
+	static const struct fab_rquery devs = { "rdma_devices", dev_cols, "device_idx", true, NULL };
+	static const struct fab_rquery ports = { "rdma_port_rows", port_cols, "device_idx, port_num", true, NULL };
+	static const struct fab_rquery sets = { "rdma_counter_names", set_cols, "set_id, pos", false, NULL };
+	struct fab_rquery ctrs = { "rdma_counter_rows", ctr_cols, "rowid", true, NULL };
+	int err;
+
+	if (!fab_rsrc_has(l->src, ctrs.table, NULL))
+		ctrs.table = "rdma_counters";
+	l->last_ctr_port = FAB_NONE;
+	l->table = 3;
+	if ((err = fab_rquery_run(l->src, &devs, l->scan, device_row, l)) ||
+	    (err = fab_rquery_run(l->src, &sets, l->scan, cset_row, l)))
+		return err;
+	l->table = 4;
+	if ((err = fab_rquery_run(l->src, &ports, l->scan, rdma_port_row, l)))
+		return err;
+	return fab_rquery_run(l->src, &ctrs, l->scan, counter_row, l);
+}
+
+/* ---- a merge's inputs -------------------------------------------------------------- */
+
+static int input_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	int st = fab_merge_status_parse(fab_rrow_text(w, 3));
+	int64_t mtime = fab_rrow_null(w, 1) ? -1 : fab_rrow_int(w, 1);
+	int64_t size = fab_rrow_null(w, 2) ? -1 : fab_rrow_int(w, 2);
+
+	if (st < 0)
+		return gap(l, "merge inputs");
+	return fab_roce_add_input(l->r, fab_rrow_text(w, 0), mtime, size, (unsigned)st) ? NOMEM() : 0;
+}
+
+/* ---- the load -------------------------------------------------------------------- */
+
+static int load_all(struct ld *l)
+{
+	static const char *const sys_cols[] = {
+		"system_idx", "system", "chassis_id", "chassis_id_subtype", "description",
+		"mgmt_address", "role", "capabilities", "cap_available", "cap_enabled", "collected",
+		"lldp", "hostname", "source", "collected_at", NULL,
+	};
+	static const char *const port_cols[] = {
+		"port_idx", "system_idx", "ifname", "mac", "mtu", "speed_mbps", "state", "sysfs", "lldp",
+		"stub", "port_id", "port_id_subtype", "port_descr", "dcb_status", "dcbx_mode",
+		"dcb_pfc_enabled", "dcb_pfc_cap", "dcb_pfc_mbc", "dcb_app_entries", "dcb_ets_willing",
+		"dcb_ets_max_tcs", "dcb_ets_prio_tc", "dcb_ets_tc_bw", "dcb_ets_tsa",
+		"ecn_np_enabled", "ecn_rp_enabled", "cnp_dscp", "cnp_priority", "tlv_set", "driver",
+		"stats_status", "module_status", NULL,
+	};
+	static const char *const nb_cols[] = {
+		"neighbor_idx", "port_idx", "chassis_id", "chassis_id_subtype", "neighbor_system",
+		"neighbor_descr", "neighbor_port_id", "neighbor_port_id_subtype",
+		"neighbor_port_descr", "mgmt_address", "ttl", "capabilities", "cap_available",
+		"cap_enabled", "remote_system_idx", "remote_port_idx", "tlv_set", NULL,
+	};
+	static const char *const link_cols[] = { "a_port_idx", "b_port_idx", "a_heard_b", "b_heard_a", NULL };
+	static const struct fab_rquery systems = { "systems", sys_cols, "system_idx", true, NULL };
+	static const struct fab_rquery ports = { "eth_port_rows", port_cols, "port_idx", true, NULL };
+	static const struct fab_rquery nbs = { "lldp_neighbors", nb_cols, "neighbor_idx", true, NULL };
+	static const struct fab_rquery links = { "eth_links", link_cols, "rowid", true, NULL };
+	int err;
+
+	l->table = 0;
+	if ((err = fab_rquery_run(l->src, &systems, l->scan, system_row, l)))
+		return err;
+	if (!l->r->n_systems)
+		return 0; /* no RoCE part */
+	l->table = 1;
+	if ((err = fab_rquery_run(l->src, &ports, l->scan, port_row, l)))
+		return err;
+	l->table = 2;
+	if ((err = fab_rquery_run(l->src, &nbs, l->scan, neighbor_row, l)))
+		return err;
+	/* owners without a row above have no set */
+	if (!l->port_set && !(l->port_set = calloc(1, sizeof(*l->port_set))))
+		return NOMEM();
+	if (!l->nb_set && !(l->nb_set = calloc(1, sizeof(*l->nb_set))))
+		return NOMEM();
+	static const char *const in_cols[] = { "file", "mtime_ns", "size", "status", NULL };
+	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true, NULL };
+	if ((err = load_tlvs(l)) || (err = fab_rquery_run(l->src, &links, l->scan, link_row, l)) ||
+	    (err = load_rdma(l)) || (err = fab_roce_load_phys(l->src, l->r, l->scan)))
+		return err;
+	return fab_rquery_run(l->src, &inputs, l->scan, input_row, l);
+}
+
+int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap)
+{
+	struct ld l = { .src = src, .scan = snap->scan_id };
+	int err;
+
+	if (!(l.r = fab_roce_new()))
+		return NOMEM();
+	err = load_all(&l);
+	free(l.tsets);
+	free(l.csets);
+	free(l.names);
+	free(l.port_set);
+	free(l.nb_set);
+	free(l.vals);
+	if (err || !l.r->n_systems) {
+		fab_roce_free(l.r);
+		return err;
+	}
+	fab_roce_free(snap->roce);
+	snap->roce = l.r;
+	return 0;
 }
 
 int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap)
 {
-	struct fab_roce *r = fab_roce_new();
-	int64_t scan = snap->scan_id;
-	int err;
+	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 
-	if (!r)
-		return NOMEM();
-	if ((err = load_systems(st, r, scan)))
-		goto out;
-	if (!r->n_systems)
-		goto out; /* no RoCE part */
-	if ((err = load_eth_ports(st, r, scan)) || (err = load_neighbors(st, r, scan)) ||
-	    (err = load_tlvs(st, r, scan)) || (err = load_links(st, r, scan)) ||
-	    (err = load_rdma(st, r, scan)) || (err = fab_store_load_phys_eth(st, r, scan)))
-		goto out;
-	fab_roce_free(snap->roce);
-	snap->roce = r;
-	return 0;
-out:
-	fab_roce_free(r);
-	return err;
+	return fab_roce_load(&src, snap);
 }

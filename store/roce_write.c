@@ -5,9 +5,11 @@
  * and Ethernet".
  *
  * 802.1Qaz data is stored twice: decoded into columns for SQL users, and
- * as the raw TLVs (lldp_tlvs), from which loading decodes it again, so a
+ * as the raw TLVs (lldp_tlvs: a set shared by the owners that sent or heard
+ * the same ones, roce_sets.c), from which loading decodes it again, so a
  * loaded snapshot is what the decoders make of the bytes. DCB data from
- * the NIC has no raw form and is read back from its columns.
+ * the NIC has no raw form and is read back from its columns. A port's RDMA
+ * counters are one row (their names a shared set, the values a JSON array).
  */
 #include <errno.h>
 #include <sqlite3.h>
@@ -20,72 +22,127 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "roce_io.h"
 #include "store_priv.h"
 
-static void bind_caps(sqlite3_stmt *s, int i, bool has, unsigned avail, unsigned en)
-{
-	char buf[96];
+/*
+ * The texts of a dcbx (application entries, ETS lists) and of capabilities,
+ * formatted again only when they differ from the row before: a fleet's
+ * ports advertise the same few, and formatting each anew costs more than
+ * the rest of the row. One per column group; bound without a copy.
+ */
+struct dcbx_text {
+	bool set;
+	struct fab_dcbx d;
+	const struct fab_app_entry *apps; /* the entries d's range held */
+	char *app;                        /* NULL: no table */
+	size_t app_cap;
+	char ets[3][64], reco[3][64];
+};
 
+struct caps_text {
+	bool set;
+	unsigned en;
+	char text[96];
+};
+
+struct texts {
+	struct dcbx_text adv, dcb, nb;
+	struct caps_text sys_caps, nb_caps;
+};
+
+static void texts_free(struct texts *t)
+{
+	free(t->adv.app);
+	free(t->dcb.app);
+	free(t->nb.app);
+}
+
+static void bind_caps(sqlite3_stmt *s, int i, struct caps_text *c, bool has, unsigned avail,
+		      unsigned en)
+{
 	if (!has)
 		return;
-	fab_lldp_caps_format(en, buf, sizeof(buf));
-	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+	if (!c->set || c->en != en) {
+		fab_lldp_caps_format(en, c->text, sizeof(c->text));
+		c->en = en;
+		c->set = true;
+	}
+	sqlite3_bind_text(s, i, c->text, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, i + 1, (int)avail);
 	sqlite3_bind_int(s, i + 2, (int)en);
 }
 
-/* Application entries as text; NULL when there was no table. */
-static int bind_apps(sqlite3_stmt *s, int i, const struct fab_roce *r,
-		     const struct fab_dcbx *d)
+static void ets_text(const struct fab_ets *e, char out[3][64])
 {
-	if (!d->app_valid)
-		return 0;
-	if (d->app_first + d->app_count > r->n_apps)
+	fab_sql_prio_list_format(e->prio_tc, out[0], 64);
+	fab_sql_prio_list_format(e->tc_bw, out[1], 64);
+	fab_sql_tsa_format(e->tsa, out[2], 64);
+}
+
+/* t's texts for d (application entries of r); -EINVAL, -ENOMEM. */
+static int dcbx_text(struct dcbx_text *t, const struct fab_roce *r, const struct fab_dcbx *d)
+{
+	if (d->app_valid && (d->app_first > r->n_apps || d->app_count > r->n_apps - d->app_first))
 		return -EINVAL;
 	const struct fab_app_entry *e = d->app_count ? &r->apps[d->app_first] : NULL;
-	size_t need = fab_app_format(e, d->app_count, NULL, 0) + 1;
-	char *buf = malloc(need);
-	if (!buf)
-		return -ENOMEM;
-	fab_app_format(e, d->app_count, buf, need);
-	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
-	free(buf);
+	if (t->set && !memcmp(&t->d, d, sizeof(*d)) && t->apps == e)
+		return 0;
+	t->set = false;
+	if (d->app_valid) {
+		size_t need = fab_app_format(e, d->app_count, NULL, 0) + 1;
+		if (need > t->app_cap) {
+			char *b = realloc(t->app, need);
+			if (!b)
+				return -ENOMEM;
+			t->app = b;
+			t->app_cap = need;
+		}
+		fab_app_format(e, d->app_count, t->app, need);
+	}
+	if (d->ets.valid)
+		ets_text(&d->ets, t->ets);
+	if (d->ets_reco.valid)
+		ets_text(&d->ets_reco, t->reco);
+	memcpy(&t->d, d, sizeof(*d));
+	t->apps = e;
+	t->set = true;
 	return 0;
 }
 
 /* willing, max_tcs, prio_tc, tc_bw, tsa at i.. (willing/max_tcs when cfg) */
-static void bind_ets(sqlite3_stmt *s, int i, const struct fab_ets *e, bool cfg)
+static void bind_ets(sqlite3_stmt *s, int i, const struct fab_ets *e, char text[3][64], bool cfg)
 {
-	char buf[64];
-
 	if (!e->valid)
 		return;
 	if (cfg) {
 		sqlite3_bind_int(s, i++, e->willing);
 		sqlite3_bind_int(s, i++, e->max_tcs);
 	}
-	fab_sql_prio_list_format(e->prio_tc, buf, sizeof(buf));
-	sqlite3_bind_text(s, i++, buf, -1, SQLITE_TRANSIENT);
-	fab_sql_prio_list_format(e->tc_bw, buf, sizeof(buf));
-	sqlite3_bind_text(s, i++, buf, -1, SQLITE_TRANSIENT);
-	fab_sql_tsa_format(e->tsa, buf, sizeof(buf));
-	sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+	for (int k = 0; k < 3; k++)
+		sqlite3_bind_text(s, i + k, text[k], -1, SQLITE_STATIC);
 }
 
 /* 15 columns: pfc (enabled, willing, mbc, cap), apps, ets cfg (5), reco (3), bad */
-static int bind_lldp_dcbx(sqlite3_stmt *s, int i, const struct fab_roce *r,
+static int bind_lldp_dcbx(sqlite3_stmt *s, int i, struct dcbx_text *t, const struct fab_roce *r,
 			  const struct fab_dcbx *d)
 {
+	int err = dcbx_text(t, r, d);
+
+	if (err)
+		return err;
 	if (d->pfc.valid) {
 		sqlite3_bind_int(s, i, d->pfc.enabled);
 		sqlite3_bind_int(s, i + 1, d->pfc.willing);
 		sqlite3_bind_int(s, i + 2, d->pfc.mbc);
 		sqlite3_bind_int(s, i + 3, d->pfc.cap);
 	}
-	bind_ets(s, i + 5, &d->ets, true);
-	bind_ets(s, i + 10, &d->ets_reco, false);
+	if (d->app_valid)
+		sqlite3_bind_text(s, i + 4, t->app, -1, SQLITE_STATIC);
+	bind_ets(s, i + 5, &d->ets, t->ets, true);
+	bind_ets(s, i + 10, &d->ets_reco, t->reco, false);
 	sqlite3_bind_int(s, i + 13, d->bad_tlvs);
-	return bind_apps(s, i + 4, r, d);
+	return 0;
 }
 
 /* 4 columns: ECN np and rp bitmaps, CNP DSCP and priority; NULL unknown */
@@ -101,7 +158,7 @@ static void bind_ecn(sqlite3_stmt *s, int i, const struct fab_ecn *e)
 		sqlite3_bind_int(s, i + 3, e->cnp_prio);
 }
 
-static int write_systems(struct fab_store *st, const struct fab_snapshot *snap)
+static int write_systems(struct fab_store *st, struct texts *tx, const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
@@ -116,17 +173,17 @@ static int write_systems(struct fab_store *st, const struct fab_snapshot *snap)
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
-		fab_sql_bind_text(s, 3, y->name ? y->name : "?");
-		fab_sql_bind_text(s, 4, y->chassis_id);
-		fab_sql_bind_text(s, 5, y->chassis_id_subtype);
-		fab_sql_bind_text(s, 6, y->description);
-		fab_sql_bind_text(s, 7, y->mgmt_address);
-		fab_sql_bind_text(s, 8, fab_role_name(y->role));
-		bind_caps(s, 9, y->has_caps, y->cap_available, y->cap_enabled);
+		fab_sql_bind_static(s, 3, y->name ? y->name : "?");
+		fab_sql_bind_static(s, 4, y->chassis_id);
+		fab_sql_bind_static(s, 5, y->chassis_id_subtype);
+		fab_sql_bind_static(s, 6, y->description);
+		fab_sql_bind_static(s, 7, y->mgmt_address);
+		fab_sql_bind_static(s, 8, fab_role_name(y->role));
+		bind_caps(s, 9, &tx->sys_caps, y->has_caps, y->cap_available, y->cap_enabled);
 		sqlite3_bind_int(s, 12, y->collected);
 		sqlite3_bind_int(s, 13, y->lldp);
-		fab_sql_bind_text(s, 14, y->hostname);
-		fab_sql_bind_text(s, 15, y->source);
+		fab_sql_bind_static(s, 14, y->hostname);
+		fab_sql_bind_static(s, 15, y->source);
 		fab_sql_bind_time(s, 16, y->collected_at_ms);
 		err = fab_sql_step(st, s, "a system");
 	}
@@ -139,7 +196,8 @@ static const char *sysname(const struct fab_roce *r, uint32_t i)
 	return i < r->n_systems && r->systems[i].name ? r->systems[i].name : "?";
 }
 
-static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap)
+static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets, struct texts *tx,
+			   const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
@@ -153,9 +211,9 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 		" dcb_pfc_cap, dcb_pfc_mbc, dcb_app_entries, dcb_ets_willing, dcb_ets_max_tcs,"
 		" dcb_ets_prio_tc, dcb_ets_tc_bw, dcb_ets_tsa, rdma_device, rdma_port,"
 		" ecn_np_enabled, ecn_rp_enabled, cnp_dscp, cnp_priority, trust,"
-		" driver, stats_status, module_status)"
+		" driver, stats_status, module_status, tlv_set)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
 
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
 		const struct fab_eth_port *p = &r->eth_ports[i];
@@ -163,45 +221,52 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
 		sqlite3_bind_int64(s, 3, p->system_idx);
-		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
-		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
-		fab_sql_bind_text(s, 6, p->mac);
+		fab_sql_bind_static(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_static(s, 5, p->ifname ? p->ifname : "?");
+		fab_sql_bind_static(s, 6, p->mac);
 		if (p->mtu)
 			sqlite3_bind_int64(s, 7, p->mtu);
 		if (p->speed_mbps >= 0)
 			sqlite3_bind_int(s, 8, p->speed_mbps);
-		fab_sql_bind_text(s, 9, p->state);
+		fab_sql_bind_static(s, 9, p->state);
 		sqlite3_bind_int(s, 10, !!(p->flags & FAB_ETH_F_SYSFS));
 		sqlite3_bind_int(s, 11, !!(p->flags & FAB_ETH_F_LLDP));
 		sqlite3_bind_int(s, 12, !!(p->flags & FAB_ETH_F_STUB));
-		fab_sql_bind_text(s, 13, p->port_id);
-		fab_sql_bind_text(s, 14, p->port_id_subtype);
-		fab_sql_bind_text(s, 15, p->port_descr);
-		if ((err = bind_lldp_dcbx(s, 16, r, &p->adv)))
+		fab_sql_bind_static(s, 13, p->port_id);
+		fab_sql_bind_static(s, 14, p->port_id_subtype);
+		fab_sql_bind_static(s, 15, p->port_descr);
+		if ((err = bind_lldp_dcbx(s, 16, &tx->adv, r, &p->adv)))
 			break;
-		fab_sql_bind_text(s, 30, fab_dcb_status_name(p->dcb_status));
+		fab_sql_bind_static(s, 30, fab_dcb_status_name(p->dcb_status));
 		if (p->dcbx_mode >= 0)
 			sqlite3_bind_int(s, 31, p->dcbx_mode);
 		if (p->dcb_status == FAB_DCB_OK) {
+			if ((err = dcbx_text(&tx->dcb, r, &p->dcb)))
+				break;
 			if (p->dcb.pfc.valid) {
 				sqlite3_bind_int(s, 32, p->dcb.pfc.enabled);
 				sqlite3_bind_int(s, 33, p->dcb.pfc.cap);
 				sqlite3_bind_int(s, 34, p->dcb.pfc.mbc);
 			}
-			if ((err = bind_apps(s, 35, r, &p->dcb)))
-				break;
-			bind_ets(s, 36, &p->dcb.ets, true);
+			if (p->dcb.app_valid)
+				sqlite3_bind_text(s, 35, tx->dcb.app, -1, SQLITE_STATIC);
+			bind_ets(s, 36, &p->dcb.ets, tx->dcb.ets, true);
 		}
 		if (p->rdma_port_idx < r->n_rdma_ports) {
 			const struct fab_rdma_port *q = &r->rdma_ports[p->rdma_port_idx];
-			fab_sql_bind_text(s, 41, r->devices[q->device_idx].name);
+			fab_sql_bind_static(s, 41, r->devices[q->device_idx].name);
 			sqlite3_bind_int(s, 42, q->port_num);
 		}
 		bind_ecn(s, 43, &p->ecn);
-		fab_sql_bind_text(s, 47, fab_trust_name(fab_eth_port_trust(r, p)));
-		fab_sql_bind_text(s, 48, p->driver);
-		fab_sql_bind_text(s, 49, fab_ethtool_status_name(p->stats_status));
-		fab_sql_bind_text(s, 50, fab_ethtool_status_name(p->module_status));
+		fab_sql_bind_static(s, 47, fab_trust_name(fab_eth_port_trust(r, p)));
+		fab_sql_bind_static(s, 48, p->driver);
+		fab_sql_bind_static(s, 49, fab_ethtool_status_name(p->stats_status));
+		fab_sql_bind_static(s, 50, fab_ethtool_status_name(p->module_status));
+		int64_t set;
+		if ((err = fab_roce_tlv_set(sets, r, p->tlv_first, p->tlv_count, &set)))
+			break;
+		if (set)
+			sqlite3_bind_int64(s, 51, set);
 		err = fab_sql_step(st, s, "an Ethernet port");
 	}
 	if (err == -EINVAL || err == -ENOMEM)
@@ -210,7 +275,8 @@ static int write_eth_ports(struct fab_store *st, const struct fab_snapshot *snap
 	return err;
 }
 
-static int write_neighbors(struct fab_store *st, const struct fab_snapshot *snap)
+static int write_neighbors(struct fab_store *st, struct fab_roce_sets *sets, struct texts *tx,
+			   const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
@@ -222,8 +288,8 @@ static int write_neighbors(struct fab_store *st, const struct fab_snapshot *snap
 		" pfc_enabled, pfc_willing, pfc_mbc, pfc_cap, app_entries, ets_willing,"
 		" ets_max_tcs, ets_prio_tc, ets_tc_bw, ets_tsa, reco_prio_tc, reco_tc_bw,"
 		" reco_tsa, bad_tlvs, neighbor_ifname, neighbor_collected,"
-		" remote_system_idx, remote_port_idx)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		" remote_system_idx, remote_port_idx, tlv_set)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		&s);
 
 	for (size_t i = 0; !err && i < r->n_neighbors; i++) {
@@ -233,27 +299,32 @@ static int write_neighbors(struct fab_store *st, const struct fab_snapshot *snap
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
 		sqlite3_bind_int64(s, 3, n->port_idx);
-		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
-		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
-		fab_sql_bind_text(s, 6, n->chassis_id);
-		fab_sql_bind_text(s, 7, n->chassis_id_subtype);
-		fab_sql_bind_text(s, 8, n->system_name);
-		fab_sql_bind_text(s, 9, n->system_descr);
-		fab_sql_bind_text(s, 10, n->port_id);
-		fab_sql_bind_text(s, 11, n->port_id_subtype);
-		fab_sql_bind_text(s, 12, n->port_descr);
-		fab_sql_bind_text(s, 13, n->mgmt_address);
+		fab_sql_bind_static(s, 4, sysname(r, p->system_idx));
+		fab_sql_bind_static(s, 5, p->ifname ? p->ifname : "?");
+		fab_sql_bind_static(s, 6, n->chassis_id);
+		fab_sql_bind_static(s, 7, n->chassis_id_subtype);
+		fab_sql_bind_static(s, 8, n->system_name);
+		fab_sql_bind_static(s, 9, n->system_descr);
+		fab_sql_bind_static(s, 10, n->port_id);
+		fab_sql_bind_static(s, 11, n->port_id_subtype);
+		fab_sql_bind_static(s, 12, n->port_descr);
+		fab_sql_bind_static(s, 13, n->mgmt_address);
 		sqlite3_bind_int64(s, 14, n->ttl);
-		bind_caps(s, 15, n->has_caps, n->cap_available, n->cap_enabled);
-		if ((err = bind_lldp_dcbx(s, 18, r, &n->dcbx)))
+		bind_caps(s, 15, &tx->nb_caps, n->has_caps, n->cap_available, n->cap_enabled);
+		if ((err = bind_lldp_dcbx(s, 18, &tx->nb, r, &n->dcbx)))
 			break;
 		if (n->remote_port_idx < r->n_eth_ports) {
 			const struct fab_eth_port *q = &r->eth_ports[n->remote_port_idx];
-			fab_sql_bind_text(s, 32, q->ifname);
+			fab_sql_bind_static(s, 32, q->ifname);
 			sqlite3_bind_int(s, 33, r->systems[q->system_idx].collected);
 			sqlite3_bind_int64(s, 34, n->remote_system_idx);
 			sqlite3_bind_int64(s, 35, n->remote_port_idx);
 		}
+		int64_t set;
+		if ((err = fab_roce_tlv_set(sets, r, n->tlv_first, n->tlv_count, &set)))
+			break;
+		if (set)
+			sqlite3_bind_int64(s, 36, set);
 		err = fab_sql_step(st, s, "an LLDP neighbour");
 	}
 	if (err == -EINVAL || err == -ENOMEM)
@@ -275,10 +346,10 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 		const struct fab_eth_port *a = &r->eth_ports[l->a], *b = &r->eth_ports[l->b];
 
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		fab_sql_bind_text(s, 2, sysname(r, a->system_idx));
-		fab_sql_bind_text(s, 3, a->ifname ? a->ifname : "?");
-		fab_sql_bind_text(s, 4, sysname(r, b->system_idx));
-		fab_sql_bind_text(s, 5, b->ifname ? b->ifname : "?");
+		fab_sql_bind_static(s, 2, sysname(r, a->system_idx));
+		fab_sql_bind_static(s, 3, a->ifname ? a->ifname : "?");
+		fab_sql_bind_static(s, 4, sysname(r, b->system_idx));
+		fab_sql_bind_static(s, 5, b->ifname ? b->ifname : "?");
 		sqlite3_bind_int(s, 6, !!(l->heard & FAB_LINK_A_HEARD_B));
 		sqlite3_bind_int(s, 7, !!(l->heard & FAB_LINK_B_HEARD_A));
 		sqlite3_bind_int64(s, 8, l->a);
@@ -289,56 +360,11 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 	return err;
 }
 
-static int write_tlv_range(struct fab_store *st, sqlite3_stmt *s, const struct fab_snapshot *snap,
-			   const char *owner, size_t idx, const struct fab_eth_port *p,
-			   uint32_t first, uint32_t count)
+static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
+		      const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
-	int err = 0;
-
-	for (uint32_t k = first; !err && k < first + count && k < r->n_tlvs; k++) {
-		const struct fab_lldp_tlv *t = &r->tlvs[k];
-		char oui[16];
-
-		snprintf(oui, sizeof(oui), "%02x-%02x-%02x", t->oui >> 16 & 0xff,
-			 t->oui >> 8 & 0xff, t->oui & 0xff);
-		sqlite3_bind_int64(s, 1, snap->scan_id);
-		fab_sql_bind_text(s, 2, owner);
-		sqlite3_bind_int64(s, 3, (int64_t)idx);
-		fab_sql_bind_text(s, 4, sysname(r, p->system_idx));
-		fab_sql_bind_text(s, 5, p->ifname);
-		fab_sql_bind_text(s, 6, oui);
-		sqlite3_bind_int(s, 7, t->subtype);
-		sqlite3_bind_blob(s, 8, t->len ? (const void *)t->info : "", t->len,
-				  SQLITE_TRANSIENT);
-		err = fab_sql_step(st, s, "an LLDP TLV");
-	}
-	return err;
-}
-
-static int write_tlvs(struct fab_store *st, const struct fab_snapshot *snap)
-{
-	const struct fab_roce *r = snap->roce;
-	sqlite3_stmt *s;
-	int err = fab_store_prepare(st,
-		"INSERT INTO lldp_tlvs(scan_id, owner, owner_idx, system, ifname, oui,"
-		" subtype, info) VALUES (?,?,?,?,?,?,?,?)", &s);
-
-	for (size_t i = 0; !err && i < r->n_eth_ports; i++)
-		err = write_tlv_range(st, s, snap, "port", i, &r->eth_ports[i],
-				      r->eth_ports[i].tlv_first, r->eth_ports[i].tlv_count);
-	for (size_t i = 0; !err && i < r->n_neighbors; i++)
-		err = write_tlv_range(st, s, snap, "neighbor", i,
-				      &r->eth_ports[r->neighbors[i].port_idx],
-				      r->neighbors[i].tlv_first, r->neighbors[i].tlv_count);
-	sqlite3_finalize(s);
-	return err;
-}
-
-static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
-{
-	const struct fab_roce *r = snap->roce;
-	sqlite3_stmt *d = NULL, *p = NULL, *c = NULL;
+	sqlite3_stmt *d = NULL, *p = NULL;
 	int err = fab_store_prepare(st,
 		"INSERT INTO rdma_devices(scan_id, device_idx, system_idx, system, device,"
 		" node_guid, sys_image_guid, node_desc, fw_ver, hca_type, board_id,"
@@ -348,12 +374,8 @@ static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
 	if (!err)
 		err = fab_store_prepare(st,
 			"INSERT INTO rdma_port_rows(scan_id, device_idx, port_num, system, device,"
-			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx)"
-			" VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &p);
-	if (!err)
-		err = fab_store_prepare(st,
-			"INSERT INTO rdma_counters(scan_id, device_idx, port_num, system, device,"
-			" kind, counter, value) VALUES (?,?,?,?,?,?,?,?)", &c);
+			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx,"
+			" counter_set, counter_values) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &p);
 	for (size_t i = 0; !err && i < r->n_devices; i++) {
 		const struct fab_rdma_device *v = &r->devices[i];
 		const char *sys = sysname(r, v->system_idx);
@@ -361,15 +383,15 @@ static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
 		sqlite3_bind_int64(d, 1, snap->scan_id);
 		sqlite3_bind_int64(d, 2, (int64_t)i);
 		sqlite3_bind_int64(d, 3, v->system_idx);
-		fab_sql_bind_text(d, 4, sys);
-		fab_sql_bind_text(d, 5, v->name ? v->name : "?");
+		fab_sql_bind_static(d, 4, sys);
+		fab_sql_bind_static(d, 5, v->name ? v->name : "?");
 		fab_sql_bind_guid_opt(d, 6, v->node_guid);
 		fab_sql_bind_guid_opt(d, 7, v->sys_image_guid);
-		fab_sql_bind_text(d, 8, v->node_desc);
-		fab_sql_bind_text(d, 9, v->fw_ver);
-		fab_sql_bind_text(d, 10, v->hca_type);
-		fab_sql_bind_text(d, 11, v->board_id);
-		fab_sql_bind_text(d, 12, v->pci_address);
+		fab_sql_bind_static(d, 8, v->node_desc);
+		fab_sql_bind_static(d, 9, v->fw_ver);
+		fab_sql_bind_static(d, 10, v->hca_type);
+		fab_sql_bind_static(d, 11, v->board_id);
+		fab_sql_bind_static(d, 12, v->pci_address);
 		if (v->pcie_speed_gts > 0)
 			sqlite3_bind_double(d, 13, v->pcie_speed_gts);
 		if (v->pcie_width)
@@ -385,49 +407,81 @@ static int write_rdma(struct fab_store *st, const struct fab_snapshot *snap)
 			sqlite3_bind_int64(p, 1, snap->scan_id);
 			sqlite3_bind_int64(p, 2, (int64_t)i);
 			sqlite3_bind_int(p, 3, q->port_num);
-			fab_sql_bind_text(p, 4, sys);
-			fab_sql_bind_text(p, 5, v->name ? v->name : "?");
-			fab_sql_bind_text(p, 6, fab_state_name(q->state));
-			fab_sql_bind_text(p, 7, fab_phys_state_name(q->phys_state));
-			fab_sql_bind_text(p, 8, q->rate);
+			fab_sql_bind_static(p, 4, sys);
+			fab_sql_bind_static(p, 5, v->name ? v->name : "?");
+			fab_sql_bind_static(p, 6, fab_state_name(q->state));
+			fab_sql_bind_static(p, 7, fab_phys_state_name(q->phys_state));
+			fab_sql_bind_static(p, 8, q->rate);
 			if (q->rate_gbps > 0)
 				sqlite3_bind_double(p, 9, q->rate_gbps);
-			fab_sql_bind_text(p, 10, q->link_layer);
-			fab_sql_bind_text(p, 11, q->netdev);
+			fab_sql_bind_static(p, 10, q->link_layer);
+			fab_sql_bind_static(p, 11, q->netdev);
 			if (q->eth_port_idx != FAB_NONE)
 				sqlite3_bind_int64(p, 12, q->eth_port_idx);
-			err = fab_sql_step(st, p, "an RDMA port");
-			for (uint32_t j = 0; !err && j < q->ctr_count; j++) {
-				const struct fab_rdma_counter *t = &r->counters[q->ctr_first + j];
-
-				sqlite3_bind_int64(c, 1, snap->scan_id);
-				sqlite3_bind_int64(c, 2, (int64_t)i);
-				sqlite3_bind_int(c, 3, q->port_num);
-				fab_sql_bind_text(c, 4, sys);
-				fab_sql_bind_text(c, 5, v->name ? v->name : "?");
-				fab_sql_bind_text(c, 6, fab_rdma_ctr_kind_name(t->kind));
-				fab_sql_bind_text(c, 7, t->name);
-				/* stored as SQLite's signed 64-bit: values >= 2^63 wrap */
-				sqlite3_bind_int64(c, 8, (int64_t)t->value);
-				err = fab_sql_step(st, c, "an RDMA counter");
+			/* the counters: one row, values in the order of their set's names */
+			int64_t set;
+			if ((err = fab_roce_ctr_set(sets, r, q, &set)))
+				break;
+			if (set) {
+				const char *vals = fab_roce_ctr_values(sets, r, q);
+				if (!vals) {
+					err = fab_err(-ENOMEM, "out of memory");
+					break;
+				}
+				sqlite3_bind_int64(p, 13, set);
+				fab_sql_bind_static(p, 14, vals);
 			}
+			err = fab_sql_step(st, p, "an RDMA port");
 		}
 	}
 	sqlite3_finalize(d);
 	sqlite3_finalize(p);
-	sqlite3_finalize(c);
+	return err;
+}
+
+/* The files a merge read (merge_inputs): what the next merge --into compares. */
+static int write_inputs(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce *r = snap->roce;
+	sqlite3_stmt *s;
+	int err;
+
+	if (!r->n_inputs)
+		return 0;
+	if ((err = fab_store_prepare(st, "INSERT OR IGNORE INTO merge_inputs(scan_id, file, mtime_ns,"
+					 " size, status) VALUES (?,?,?,?,?)", &s)))
+		return err;
+	for (size_t i = 0; !err && i < r->n_inputs; i++) {
+		const struct fab_roce_input *in = &r->inputs[i];
+
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		fab_sql_bind_static(s, 2, in->file);
+		if (in->mtime_ns >= 0)
+			sqlite3_bind_int64(s, 3, in->mtime_ns);
+		if (in->size >= 0)
+			sqlite3_bind_int64(s, 4, in->size);
+		fab_sql_bind_static(s, 5, fab_merge_status_name(in->status));
+		err = fab_sql_step(st, s, "a merge input");
+	}
+	sqlite3_finalize(s);
 	return err;
 }
 
 int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap)
 {
+	struct fab_roce_sets *sets = NULL;
+	struct texts tx = { 0 };
 	int err;
 
 	if (!snap->roce)
 		return 0;
-	if ((err = write_systems(st, snap)) || (err = write_eth_ports(st, snap)) ||
-	    (err = write_neighbors(st, snap)) || (err = write_links(st, snap)) ||
-	    (err = write_tlvs(st, snap)) || (err = write_rdma(st, snap)))
+	if ((err = fab_roce_sets_open(st, &sets)))
 		return err;
-	return 0;
+	if (!(err = write_systems(st, &tx, snap)) && !(err = write_eth_ports(st, sets, &tx, snap)) &&
+	    !(err = write_neighbors(st, sets, &tx, snap)) && !(err = write_links(st, snap)) &&
+	    !(err = write_rdma(st, sets, snap)))
+		err = write_inputs(st, snap);
+	fab_roce_sets_close(sets);
+	texts_free(&tx);
+	return err;
 }

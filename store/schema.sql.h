@@ -748,6 +748,102 @@ static const char *const migrations[] = {
 	" severity TEXT NOT NULL, node TEXT, node_name TEXT, port TEXT, peer TEXT,"
 	" subject TEXT, message TEXT, starts_at TEXT NOT NULL, ends_at TEXT,"
 	" sent_at TEXT) WITHOUT ROWID;",
+
+	/* 15 -> 16: RoCE at fleet size (docs/schema.md "RoCE and
+	 * Ethernet"). A port's RDMA counters are one row:
+	 * rdma_port_rows.counter_values, a JSON array in the order of its
+	 * counter set (the names and kinds, stored once for
+	 * every port that has the same ones: rdma_counter_sets,
+	 * rdma_counter_names). A port's or a neighbour record's LLDP TLVs are
+	 * a set stored once (lldp_tlv_sets, lldp_tlv_set_entries) that its row
+	 * names (tlv_set). rdma_counters and lldp_tlvs become views with the
+	 * columns they had; the rows of older scans stay in the renamed tables,
+	 * which the views include. Their INSTEAD OF triggers keep UPDATE and
+	 * DELETE working as on the tables: a changed TLV first gets its
+	 * owner's TLVs copied into lldp_tlv_rows (the owner then names no
+	 * set). merge_inputs: the files a merge read, for incremental merges. */
+	"ALTER TABLE rdma_counters RENAME TO rdma_counter_rows;"
+	"CREATE TABLE rdma_counter_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE rdma_counter_names("
+	" set_id INTEGER NOT NULL, pos INTEGER NOT NULL, kind TEXT NOT NULL, counter TEXT NOT NULL,"
+	" PRIMARY KEY (set_id, pos)) WITHOUT ROWID;"
+	"ALTER TABLE rdma_port_rows ADD COLUMN counter_set INTEGER;"
+	"ALTER TABLE rdma_port_rows ADD COLUMN counter_values TEXT;"
+	"CREATE VIEW rdma_counters AS"
+	" SELECT scan_id, device_idx, port_num, system, device, kind, counter, value"
+	" FROM rdma_counter_rows"
+	" UNION ALL SELECT p.scan_id, p.device_idx, p.port_num, p.system, p.device, n.kind,"
+	" n.counter, v.value FROM rdma_port_rows p"
+	" JOIN rdma_counter_names n ON n.set_id = p.counter_set"
+	" JOIN json_each(p.counter_values) v ON v.key = n.pos;"
+	"CREATE TRIGGER rdma_counters_update INSTEAD OF UPDATE OF value ON rdma_counters BEGIN"
+	" UPDATE rdma_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id"
+	"  AND device_idx = OLD.device_idx AND port_num = OLD.port_num AND kind = OLD.kind"
+	"  AND counter = OLD.counter;"
+	" UPDATE rdma_port_rows SET counter_values = json_replace(counter_values, '$[' ||"
+	"  (SELECT n.pos FROM rdma_counter_names n WHERE n.set_id = rdma_port_rows.counter_set"
+	"   AND n.kind = OLD.kind AND n.counter = OLD.counter) || ']', NEW.value)"
+	"  WHERE scan_id = OLD.scan_id AND device_idx = OLD.device_idx AND port_num = OLD.port_num"
+	"  AND counter_set IS NOT NULL;"
+	" END;"
+
+	"ALTER TABLE lldp_tlvs RENAME TO lldp_tlv_rows;"
+	"CREATE TABLE lldp_tlv_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE lldp_tlv_set_entries("
+	" set_id INTEGER NOT NULL, pos INTEGER NOT NULL, oui TEXT NOT NULL, subtype INTEGER NOT NULL,"
+	" info BLOB, PRIMARY KEY (set_id, pos)) WITHOUT ROWID;"
+	"ALTER TABLE eth_port_rows ADD COLUMN tlv_set INTEGER;"
+	"ALTER TABLE lldp_neighbors ADD COLUMN tlv_set INTEGER;"
+	"CREATE VIEW lldp_tlvs AS"
+	" SELECT scan_id, owner, owner_idx, system, ifname, oui, subtype, info FROM lldp_tlv_rows"
+	" UNION ALL SELECT p.scan_id, 'port', p.port_idx, p.system, p.ifname, e.oui, e.subtype,"
+	" e.info FROM eth_port_rows p JOIN lldp_tlv_set_entries e ON e.set_id = p.tlv_set"
+	" UNION ALL SELECT n.scan_id, 'neighbor', n.neighbor_idx, n.system, n.ifname, e.oui,"
+	" e.subtype, e.info FROM lldp_neighbors n JOIN lldp_tlv_set_entries e ON e.set_id = n.tlv_set;"
+	/* copy an owner's TLVs out of its set into lldp_tlv_rows, once */
+	"CREATE TABLE lldp_tlv_owner_copy(scan_id INTEGER, owner TEXT, owner_idx INTEGER);"
+	"CREATE TRIGGER lldp_tlv_owner_copy_rows AFTER INSERT ON lldp_tlv_owner_copy BEGIN"
+	" INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
+	"  SELECT p.scan_id, 'port', p.port_idx, p.system, p.ifname, e.oui, e.subtype, e.info"
+	"  FROM eth_port_rows p JOIN lldp_tlv_set_entries e ON e.set_id = p.tlv_set"
+	"  WHERE NEW.owner = 'port' AND p.scan_id = NEW.scan_id AND p.port_idx = NEW.owner_idx"
+	"  ORDER BY e.pos;"
+	" INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
+	"  SELECT n.scan_id, 'neighbor', n.neighbor_idx, n.system, n.ifname, e.oui, e.subtype, e.info"
+	"  FROM lldp_neighbors n JOIN lldp_tlv_set_entries e ON e.set_id = n.tlv_set"
+	"  WHERE NEW.owner = 'neighbor' AND n.scan_id = NEW.scan_id AND n.neighbor_idx = NEW.owner_idx"
+	"  ORDER BY e.pos;"
+	" UPDATE eth_port_rows SET tlv_set = NULL WHERE NEW.owner = 'port'"
+	"  AND scan_id = NEW.scan_id AND port_idx = NEW.owner_idx;"
+	" UPDATE lldp_neighbors SET tlv_set = NULL WHERE NEW.owner = 'neighbor'"
+	"  AND scan_id = NEW.scan_id AND neighbor_idx = NEW.owner_idx;"
+	" DELETE FROM lldp_tlv_owner_copy;"
+	" END;"
+	"CREATE TRIGGER lldp_tlvs_update INSTEAD OF UPDATE ON lldp_tlvs BEGIN"
+	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);"
+	" UPDATE lldp_tlv_rows SET owner = NEW.owner, owner_idx = NEW.owner_idx, system = NEW.system,"
+	"  ifname = NEW.ifname, oui = NEW.oui, subtype = NEW.subtype, info = NEW.info"
+	"  WHERE rowid = (SELECT rowid FROM lldp_tlv_rows WHERE scan_id = OLD.scan_id"
+	"   AND owner = OLD.owner AND owner_idx = OLD.owner_idx AND oui = OLD.oui"
+	"   AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);"
+	" END;"
+	"CREATE TRIGGER lldp_tlvs_delete INSTEAD OF DELETE ON lldp_tlvs BEGIN"
+	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);"
+	" DELETE FROM lldp_tlv_rows WHERE rowid = (SELECT rowid FROM lldp_tlv_rows"
+	"  WHERE scan_id = OLD.scan_id AND owner = OLD.owner AND owner_idx = OLD.owner_idx"
+	"  AND oui = OLD.oui AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);"
+	" END;"
+	"CREATE TRIGGER lldp_tlvs_insert INSTEAD OF INSERT ON lldp_tlvs BEGIN"
+	" INSERT INTO lldp_tlv_owner_copy VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx);"
+	" INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
+	"  VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx, NEW.system, NEW.ifname, NEW.oui,"
+	"  NEW.subtype, NEW.info);"
+	" END;"
+
+	"CREATE TABLE merge_inputs("
+	" scan_id INTEGER NOT NULL, file TEXT NOT NULL, mtime_ns INTEGER, size INTEGER,"
+	" status TEXT NOT NULL CHECK (status IN ('merged', 'unchanged', 'failed')),"
+	" PRIMARY KEY (scan_id, file)) WITHOUT ROWID;",
 };
 
 /* The long form of port_counters: one row per counter value. */

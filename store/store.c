@@ -136,7 +136,7 @@ static int check_schema(struct fab_store *st, unsigned flags)
 	if (ver > FAB_SCHEMA_VERSION)
 		return fab_err(-EPROTO, "database '%s' has schema version %lld, newer than this fabsweep understands (%d); upgrade fabsweep",
 			       st->path, (long long)ver, FAB_SCHEMA_VERSION);
-	if (ver < FAB_SCHEMA_VERSION) {
+	if (ver < FAB_SCHEMA_VERSION && !(flags & FAB_STORE_ANY_VERSION)) {
 		if (!(flags & FAB_STORE_WRITE))
 			return fab_err(-EPROTO, "database '%s' has the old schema version %lld; run 'fabsweep db migrate' or any writing command",
 				       st->path, (long long)ver);
@@ -160,6 +160,29 @@ static bool shm_unwritable(const char *path)
 	return access(dir, W_OK) != 0;
 }
 
+/* "file:PATH?immutable=1", the path percent-encoded where a URI needs it. */
+static char *immutable_uri(const char *path)
+{
+	static const char tail[] = "?immutable=1";
+	size_t n = strlen(path);
+	char *u = malloc(5 + 3 * n + sizeof(tail)), *p = u;
+
+	if (!u)
+		return NULL;
+	memcpy(p, "file:", 5);
+	p += 5;
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if (*c == '%' || *c == '?' || *c == '#' || *c <= ' ' || *c >= 0x7f) {
+			snprintf(p, 4, "%%%02X", *c);
+			p += 3;
+		} else {
+			*p++ = (char)*c;
+		}
+	}
+	memcpy(p, tail, sizeof(tail));
+	return u;
+}
+
 int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 {
 	struct fab_store *st;
@@ -173,11 +196,19 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 		free(st);
 		return fab_err(-ENOMEM, "out of memory");
 	}
-	rc = sqlite3_open_v2(path, &st->db,
-			     (flags & FAB_STORE_WRITE)
-				     ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-				     : SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			     NULL);
+	if (!(flags & FAB_STORE_WRITE) && (flags & FAB_STORE_IMMUTABLE)) {
+		char *uri = immutable_uri(path);
+		rc = uri ? sqlite3_open_v2(uri, &st->db,
+					   SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL)
+			 : SQLITE_NOMEM;
+		free(uri);
+	} else {
+		rc = sqlite3_open_v2(path, &st->db,
+				     (flags & FAB_STORE_WRITE)
+					     ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+					     : SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+				     NULL);
+	}
 	if (rc != SQLITE_OK) {
 		err = sql_err(st, rc, "open");
 		goto fail;
@@ -300,6 +331,20 @@ int fab_store_resolve_scan(struct fab_store *st, int64_t id, int64_t *out)
 		return fab_err(-ENOENT, "database '%s' has %s; run 'fabsweep scan' first",
 			       st->path, id == 0 ? "no scans" : "not that many scans");
 	}
+	*out = found;
+	return 0;
+}
+
+int fab_store_latest_merge(struct fab_store *st, int64_t *out)
+{
+	int64_t found = 0;
+	int err = query_int(st, "SELECT scan_id FROM scans WHERE source LIKE 'merge:%'"
+				" ORDER BY scan_id DESC LIMIT 1", &found);
+
+	if (err)
+		return err;
+	if (!found)
+		return fab_err(-ENOENT, "database '%s' holds no merged scan", st->path);
 	*out = found;
 	return 0;
 }

@@ -174,9 +174,8 @@ int fab_store_load_roce_votes(struct fab_store *st, struct fab_snapshot *snap);
 /* Writes snap's InfiniBand modules and BER rows, and its RoCE part's
  * modules and NIC counters, for snap->scan_id. */
 int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap);
-/* Loads a scan's Ethernet modules and NIC counters into r (its eth ports
- * loaded: by fab_store_load_roce). */
-int fab_store_load_phys_eth(struct fab_store *st, struct fab_roce *r, int64_t scan);
+/* A scan's Ethernet modules and NIC counters are loaded with the RoCE part
+ * (fab_roce_load_phys, roce_rows.h). */
 /* Loads snap's InfiniBand modules and BER rows (its nodes and ports loaded
  * and indexed); rows of ports it does not have are skipped (a partial load). */
 int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap);

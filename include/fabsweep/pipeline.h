@@ -525,8 +525,16 @@ int fab_pipeline_collect(const struct fab_pipeline_collect *job, struct fab_snap
 struct fab_pipeline_merge {
 	const char *db;            /* the target database */
 	const char *label;         /* NULL: none */
-	const char *const *files;  /* made by collect */
+	/* inputs: files made by collect (or merges), directories (their *.db
+	 * files), "-" (paths read from list_in, one per line) */
+	const char *const *files;
 	size_t n_files;
+	const char *const *lists;  /* files listing inputs, one path per line; "-": list_in */
+	size_t n_lists;
+	FILE *list_in;             /* what "-" reads (the command line: standard input) */
+	/* incremental: the latest merge in db, and of the inputs only those
+	 * that changed since it read them (merge_inputs) */
+	bool into;
 	const char *ready_dir;     /* NULL, or where to write the hosts' extracts (fab_pipeline_ready_extract) */
 	fab_note_fn note;          /* what is left out of a file (may be NULL) */
 	void *note_ctx;
@@ -534,18 +542,25 @@ struct fab_pipeline_merge {
 
 struct fab_pipeline_merge_result {
 	struct fab_snapshot *snap; /* owned: what was merged, committed on success */
-	size_t merged;             /* files merged */
+	size_t inputs;             /* input files, directories and lists expanded */
+	size_t merged;             /* files read and merged */
+	size_t unchanged;          /* into: files as the base merge read them (not opened) */
 	size_t dups;               /* systems collected more than once (newest kept) */
+	size_t via_sqlite;         /* files read with SQLite, not straight from the file */
+	int64_t base_scan;         /* into: the merge this one built on; 0 none */
 	size_t extracts;           /* readiness extracts written (ready_dir) */
 };
 
 /*
  * `fabsweep merge`: the latest scan of each file into one snapshot of the
  * whole Ethernet fabric: neighbours resolved into links, roles inferred,
- * written to job->db as one new scan. A file that cannot be read is a scan
- * error ("merge") and the merge goes on; the scan is then partial. When no
- * file could be merged: -ENOENT, nothing written, out->snap says why.
- * Free out->snap in any case.
+ * written to job->db as one new scan, with the files it was made of
+ * (merge_inputs). A file that cannot be read is a scan error ("merge",
+ * naming the file and what to do) and the merge goes on; the scan is then
+ * partial. Input files are only read: nothing is written beside them.
+ * -EINVAL: an input is the target itself, or a list cannot be read.
+ * -ENOENT: no input, or none could be merged: nothing written (not even an
+ * empty database), out->snap says why. Free out->snap in any case.
  */
 int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		       struct fab_pipeline_merge_result *out);

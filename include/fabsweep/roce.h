@@ -321,11 +321,37 @@ enum fab_rdma_ctr_kind {
 const char *fab_rdma_ctr_kind_name(unsigned kind);
 int fab_rdma_ctr_kind_parse(const char *s);
 
+/*
+ * One counter of an RDMA port (a port's are r->counters[ctr_first ..
+ * ctr_first + ctr_count)). Its name is shared by every port that has the
+ * counter and carries its kind (fab_rdma_counter_kind): 16 bytes each, as a
+ * fleet holds millions of them (49 per port is usual for mlx5).
+ */
 struct fab_rdma_counter {
-	uint32_t port_idx;
-	uint8_t kind;        /* enum fab_rdma_ctr_kind */
-	const char *name;    /* file name: "np_ecn_marked_roce_packets" */
+	const char *name;    /* file name: "np_ecn_marked_roce_packets" (fab_roce_counter_name) */
 	uint64_t value;
+};
+/* enum fab_rdma_ctr_kind of a counter of a model (stored before its name). */
+static inline unsigned fab_rdma_counter_kind(const struct fab_rdma_counter *c)
+{
+	return (unsigned)(unsigned char)c->name[-1] - 1u;
+}
+
+/* A file a merge read (or found unchanged): the merge_inputs relation. */
+enum fab_merge_status {
+	FAB_MERGE_MERGED = 0,  /* "merged": read and merged into this scan */
+	FAB_MERGE_UNCHANGED,   /* "unchanged": as an earlier merge read it; its systems carried over */
+	FAB_MERGE_FAILED,      /* "failed": could not be merged (scan_errors says why) */
+	FAB_MERGE__COUNT
+};
+const char *fab_merge_status_name(unsigned st);
+int fab_merge_status_parse(const char *s); /* -1 if unknown */
+
+struct fab_roce_input {
+	const char *file;  /* as given */
+	int64_t mtime_ns;  /* when it was last changed, as stat() said then; -1 unknown */
+	int64_t size;      /* bytes; -1 unknown */
+	uint8_t status;    /* enum fab_merge_status */
 };
 
 /*
@@ -397,8 +423,11 @@ struct fab_roce {
 	struct fab_nic_counter *nic_counters;
 	size_t n_nic_counters, cap_nic_counters;
 	struct fab_modules modules; /* the hosts' pluggable modules, by eth port */
+	/* the files a merged model was made of (fabsweep merge) */
+	struct fab_roce_input *inputs;
+	size_t n_inputs, cap_inputs;
 	struct fab_arena *arena;
-	struct fab_roce_names *names; /* private to core/roce.c: merge's index */
+	struct fab_roce_names *names; /* private to core/roce*.c: merge's index, shared pieces */
 	/* The votes of the fabric this part leaves out (a readiness extract);
 	 * NULL for a whole fabric. Owned; kept by fab_roce_resolve(). */
 	struct fab_roce_votes *outside;
@@ -423,9 +452,16 @@ struct fab_eth_link *fab_roce_add_link(struct fab_roce *r);
 struct fab_rdma_device *fab_roce_add_device(struct fab_roce *r, uint32_t system_idx);
 /* Ports must be added right after their device (they are contiguous). */
 struct fab_rdma_port *fab_roce_add_rdma_port(struct fab_roce *r, uint32_t device_idx);
-/* Counters must be added right after their port. name is copied. */
+/* Counters must be added right after their port. The name is copied once
+ * per model and kind (fab_roce_counter_name: every port has the same few). */
 int fab_roce_add_counter(struct fab_roce *r, uint32_t port_idx, unsigned kind,
 			 const char *name, uint64_t value);
+/* The shared name of counter `name` of kind `kind` in r (the kind stored
+ * with it); NULL on ENOMEM. */
+const char *fab_roce_counter_name(struct fab_roce *r, unsigned kind, const char *name);
+/* n counters at once; names from fab_roce_counter_name() of this model. */
+int fab_roce_add_counters(struct fab_roce *r, uint32_t port_idx, uint32_t n,
+			  const char *const *names, const uint64_t *values);
 /* NIC counters must be added right after (and only after) the port's
  * others: they are contiguous per port. source is copied. */
 int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr, int prio,
@@ -441,8 +477,27 @@ int fab_roce_add_apps(struct fab_roce *r, const struct fab_app_entry *e,
 int fab_roce_add_tlv(struct fab_roce *r, uint32_t oui, unsigned subtype,
 		     const uint8_t *info, size_t len);
 
+/* Appends an input record (file copied). */
+int fab_roce_add_input(struct fab_roce *r, const char *file, int64_t mtime_ns, int64_t size,
+		       unsigned status);
+
 /* Copies a string into the model's arena (NULL stays NULL). */
 const char *fab_roce_strdup(struct fab_roce *r, const char *s);
+/*
+ * The same for strings many elements share (interface names, states,
+ * firmware, counter names, what the hosts below a leaf hear of it): one
+ * copy, the same pointer for equal strings. NULL for NULL or on ENOMEM.
+ */
+const char *fab_roce_intern(struct fab_roce *r, const char *s);
+/*
+ * Appends n TLVs (or n application entries) unless the model holds a range
+ * equal to them already; *out_first = where the range starts. Elements may
+ * share a range: a fleet's ports advertise the same few TLVs.
+ */
+int fab_roce_add_tlvs_shared(struct fab_roce *r, const struct fab_lldp_tlv *t, uint32_t n,
+			     uint32_t *out_first);
+int fab_roce_add_apps_shared(struct fab_roce *r, const struct fab_app_entry *e, uint32_t n,
+			     uint32_t *out_first);
 /* Same, for text from the network: made safe with fab_text_sanitize(). */
 const char *fab_roce_strdup_safe(struct fab_roce *r, const char *s);
 
@@ -513,7 +568,8 @@ void fab_roce_assign_roles(struct fab_roce *r);
  * fab_roce_resolve(dst) once everything is merged. source (may be NULL)
  * replaces each copied system's source. A collected system whose name is
  * already collected in dst replaces it when src's copy is newer, else it is
- * skipped; *out_dups (may be NULL) counts those.
+ * skipped; *out_dups (may be NULL) counts those. Linear in the size of src
+ * (a merge of merges costs what its elements cost).
  */
 int fab_roce_merge(struct fab_roce *dst, const struct fab_roce *src,
 		   const char *source, size_t *out_dups);

@@ -21,10 +21,15 @@ enum {
 	 * no -shm beside it), no syncs: the writer syncs the finished file
 	 * once (fab_pipeline_write_file) */
 	FAB_STORE_EXPORT = 1 << 1,
+	/* with READONLY: a file nobody writes any more (SQLite's immutable=1:
+	 * no lock, nothing created beside it, a -wal ignored) */
+	FAB_STORE_IMMUTABLE = 1 << 2,
+	/* with READONLY: an older schema is read as it is (not refused) */
+	FAB_STORE_ANY_VERSION = 1 << 3,
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 15
+#define FAB_SCHEMA_VERSION 16
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 
@@ -68,6 +73,9 @@ int fab_store_write_sweep(struct fab_store *st, struct fab_snapshot *sweep,
  * means that many before the latest (-1 = the one before). *out = the id.
  */
 int fab_store_resolve_scan(struct fab_store *st, int64_t id, int64_t *out);
+
+/* The latest scan `fabsweep merge` wrote (its source "merge:..."); -ENOENT none. */
+int fab_store_latest_merge(struct fab_store *st, int64_t *out);
 
 /* Loads a whole snapshot (findings included). *out owned by the caller. */
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
@@ -125,6 +133,30 @@ struct fab_store_info {
 	int64_t first_scan, last_scan;
 };
 int fab_store_info(struct fab_store *st, struct fab_store_info *out);
+
+/*
+ * Reads files `fabsweep collect` (or a merge) wrote, for `fabsweep merge`:
+ * the latest scan's row (times, status, host, source, label), scan errors
+ * and RoCE part. Nothing is written beside a file (no -wal, no -shm: a
+ * read-only directory works): it is read straight from the SQLite file
+ * format when it can be, else with SQLite opened immutable, or, when a -wal
+ * beside it holds its last transactions, as SQLite reads such a file. Files
+ * of older schema versions are read as they are. Errors name the file and
+ * say what to do. A reader keeps its buffers from file to file.
+ */
+struct fab_store_reader;
+int fab_store_reader_new(struct fab_store_reader **out);
+void fab_store_reader_free(struct fab_store_reader *rd); /* accepts NULL */
+
+struct fab_store_input {
+	bool has_ib;      /* the scan has an InfiniBand part (not read) */
+	bool direct;      /* read straight from the file format, not with SQLite */
+	int64_t mtime_ns; /* the file's, when it was read; -1 unknown */
+	int64_t size;     /* bytes; -1 unknown */
+};
+/* rd may be NULL (a reader for this one file). *out owned by the caller. */
+int fab_store_read_input(struct fab_store_reader *rd, const char *path,
+			 struct fab_snapshot **out, struct fab_store_input *info);
 
 /* Path as opened (borrowed). */
 const char *fab_store_path(const struct fab_store *st);

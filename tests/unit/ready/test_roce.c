@@ -334,8 +334,7 @@ static void link_downed(struct fab_snapshot *s, const char *host, uint64_t v)
 		if (x->system_idx != h)
 			continue;
 		struct fab_rdma_counter *c = &s->roce->counters[s->roce->rdma_ports[x->port_first].ctr_first];
-		c->kind = FAB_RDMA_CTR_PORT;
-		c->name = "link_downed";
+		c->name = fab_roce_counter_name(s->roce, FAB_RDMA_CTR_PORT, "link_downed");
 		c->value = v;
 		return;
 	}

@@ -168,6 +168,71 @@ static void test_ethernet_html(void **state)
 	fab_snapshot_free(s);
 }
 
+/* A fleet's tables: 2,100 hosts, each one link to a stub port of leaf1
+ * (its MTU unknown) and one RDMA device; the last host's link and device
+ * named by findings. Each table shows 2,000 rows, says so, and puts the
+ * rows with findings first; an unknown MTU shows as unknown. */
+static void test_ethernet_html_cap(void **state)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	struct fab_roce *r = fab_snapshot_roce(s);
+	char name[32];
+
+	s->host = "h";
+	s->source = "merge:2100 files";
+	struct fab_roce_system *leaf = fab_roce_add_system(r);
+	leaf->name = "leaf1";
+	leaf->role = FAB_ROLE_LEAF;
+	for (unsigned i = 0; i < 2100; i++) {
+		struct fab_roce_system *h = fab_roce_add_system(r);
+		snprintf(name, sizeof(name), "host%05u", i);
+		h->name = fab_roce_strdup(r, name);
+		h->role = FAB_ROLE_HOST;
+		h->collected = true;
+		uint32_t hp = add_port(r, i + 1, "eth0", 9000, 100000, 0x08);
+		snprintf(name, sizeof(name), "swp%u", i + 1);
+		uint32_t lp = add_port(r, 0, name, 0, -1, 0x08);
+		r->eth_ports[lp].flags = FAB_ETH_F_STUB;
+		struct fab_eth_link *l = fab_roce_add_link(r);
+		*l = (struct fab_eth_link){ hp, lp, FAB_LINK_A_HEARD_B };
+		struct fab_rdma_device *d = fab_roce_add_device(r, i + 1);
+		d->name = "mlx5_0";
+		d->pcie_width = d->pcie_max_width = 16;
+	}
+	struct fab_finding f = { .rule_id = "roce.pfc_mismatch", .severity = FAB_SEV_ERROR,
+				 .node = "host02099", .port = "eth0", .peer_node = "leaf1",
+				 .peer_port = "swp2100", .subject = "host02099/eth0 <-> leaf1/swp2100",
+				 .message = "PFC differs" };
+	struct fab_finding g = { .rule_id = "pcie.degraded", .severity = FAB_SEV_WARNING,
+				 .node = "host02098", .port = "mlx5_0", .subject = "host02098 mlx5_0",
+				 .message = "x8 of x16" };
+	assert_int_equal(fab_snapshot_add_finding(s, &f), 0);
+	assert_int_equal(fab_snapshot_add_finding(s, &g), 0);
+	assert_int_equal(fab_snapshot_index(s), 0);
+	assert_int_equal(fab_report_html(s, NULL, NULL, html), 0);
+	char *page = rfix_slurp(html, NULL);
+	char *links = strstr(page, "<h3>Links</h3>"), *devs = strstr(page, "<h3>RDMA devices</h3>");
+	assert_non_null(links);
+	assert_non_null(devs);
+	assert_non_null(strstr(links, "<caption>2,000 of 2,100 links (those with findings first); all in"
+				      " the XML report and the database</caption>"));
+	/* the last host's link first, then the others in order */
+	char *first = strstr(links, "<tbody>\n<tr><td>");
+	assert_non_null(first);
+	assert_int_equal(strncmp(first, "<tbody>\n<tr><td>host02099/eth0</td><td>leaf1/swp2100</td>", 57), 0);
+	assert_non_null(strstr(first, "</tr>\n<tr><td>host00000/eth0</td>"));
+	assert_non_null(strstr(links, "<td class=\"num\">9000 / ?</td>"));
+	size_t rows = 0;
+	for (char *p = links; p && p < devs; p = strstr(p + 1, "<tr><td>"))
+		rows += p != links;
+	assert_int_equal(rows, 2000);
+	assert_null(strstr(links, "host01999/eth0</td>")); /* the one left out */
+	assert_non_null(strstr(devs, "<caption>2,000 of 2,100 RDMA devices"));
+	assert_non_null(strstr(devs, "<tbody>\n<tr><td>host02098</td><td>mlx5_0</td>"));
+	free(page);
+	fab_snapshot_free(s);
+}
+
 static void test_ethernet_prometheus(void **state)
 {
 	struct fab_snapshot *s = roce_fabric();
@@ -205,6 +270,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ethernet_xml, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ethernet_html, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ethernet_html_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ethernet_prometheus, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

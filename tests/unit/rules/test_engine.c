@@ -381,11 +381,13 @@ static void test_roce_baseline(void **state)
 	assert_int_equal(s->n_findings, 0);
 	/* 100 out-of-sequence packets a second on host2's port, matched by name */
 	struct fab_roce *r = s->roce;
-	for (size_t k = 0; k < r->n_counters; k++)
-		if (!strcmp(r->counters[k].name, "out_of_sequence") &&
-		    !strcmp(r->systems[r->devices[r->rdma_ports[r->counters[k].port_idx].device_idx]
-					       .system_idx].name, "host2"))
-			r->counters[k].value += 360000;
+	for (size_t p = 0; p < r->n_rdma_ports; p++)
+		for (uint32_t k = 0; k < r->rdma_ports[p].ctr_count; k++) {
+			struct fab_rdma_counter *c = &r->counters[r->rdma_ports[p].ctr_first + k];
+			if (!strcmp(c->name, "out_of_sequence") &&
+			    !strcmp(r->systems[r->devices[r->rdma_ports[p].device_idx].system_idx].name, "host2"))
+				c->value += 360000;
+		}
 	run(NULL, s, b, &res);
 	assert_int_equal(s->n_findings, 1);
 	assert_string_equal(s->findings[0].rule_id, "roce.congestion");

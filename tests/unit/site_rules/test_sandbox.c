@@ -135,6 +135,14 @@ static void test_select(void **state)
 			fail_msg("%s: %s", rel[i], fab_errmsg());
 		assert_int_equal(r.n, 1);
 	}
+	/* the values of a port's counters row through the view (json_each inside it) */
+	assert_int_equal(run(db, SEL("counter || '=' || value") " FROM rdma_counters WHERE scan_id = :scan_id"
+				 " AND counter = 'np_cnp_sent' ORDER BY system", NO_HURRY, &r), 0);
+	assert_true(r.n > 0);
+	assert_non_null(strstr(r.first[0], "np_cnp_sent="));
+	assert_int_equal(run(db, SEL("owner || ' ' || subtype || ' ' || hex(info)") " FROM lldp_tlvs"
+				 " WHERE scan_id = :scan_id AND subtype = 11 ORDER BY system", NO_HURRY, &r), 0);
+	assert_true(r.n > 0);
 	/* mcast_members reads the ports of the scan's topology through its view */
 	assert_int_equal(run(db, SEL("count(*)") " FROM mcast_members m JOIN mcast_groups g"
 				 " USING (scan_id, mgid) WHERE m.scan_id = :scan_id AND m.node_guid IS NOT NULL"
@@ -208,6 +216,14 @@ static void test_refused(void **state)
 	refused(db, "PRAGMA user_version", -EPERM, "refused: it runs PRAGMA user_version");
 	refused(db, "PRAGMA query_only = 0", -EPERM, "refused: it runs PRAGMA query_only");
 	refused(db, SEL("name") " FROM pragma_table_info('scans')", -EPERM,
+		"refused: it uses a table-valued function or virtual table");
+	/* rdma_counters reads json_each; a query of one's own does not, even
+	 * when it names itself so (the authorizer cannot tell a CTE from a view) */
+	refused(db, "WITH rdma_counters AS (SELECT value FROM json_each('[1]')) " SEL("value")
+		" FROM rdma_counters", -EPERM, "refused: it uses a table-valued function or virtual table");
+	refused(db, "WITH rdma_counters AS (SELECT name FROM pragma_table_info('scans')) " SEL("name")
+		" FROM rdma_counters", -EPERM, "refused:");
+	refused(db, SEL("value") " FROM json_each('[1]')", -EPERM,
 		"refused: it uses a table-valued function or virtual table");
 	/* extensions and functions that are not harmless */
 	refused(db, SEL("load_extension('/tmp/evil.so')"), -EPERM,

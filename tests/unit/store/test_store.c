@@ -24,6 +24,8 @@
 #include "fabsweep/store_view.h"
 #include "unit/snapfix.h"
 #include "fabfix/fabfix_db.h"
+#include "unit/rules/rulefix.h"
+#include "unit/store/roce_same.h"
 
 static char dbpath[256];
 
@@ -209,8 +211,8 @@ static void raw_exec(const char *sql)
 }
 
 /*
- * Takes the database back to schema version `to`, as an older fabsweep left
- * it: undo[v] reverts migration step v -> v + 1 (store/schema.sql.h). A new
+ * Takes the database back (from the version it has) to schema version `to`,
+ * as an older fabsweep left it: undo[v] reverts migration step v -> v + 1 (store/schema.sql.h). A new
  * step adds its undo here.
  */
 static void downgrade(int to)
@@ -303,11 +305,25 @@ static void downgrade(int to)
 		       " DROP TABLE mft_tables; DROP TABLE mcast_set_groups; DROP TABLE mcast_group_sets;"
 		       " DROP TABLE mcast_member_rows; DROP TABLE mcast_group_rows;",
 		[14] = "DROP TABLE alerts; DROP TABLE events;",
+		[15] = "DROP TABLE merge_inputs;"
+		       " DROP TRIGGER lldp_tlvs_insert; DROP TRIGGER lldp_tlvs_delete;"
+		       " DROP TRIGGER lldp_tlvs_update; DROP TRIGGER lldp_tlv_owner_copy_rows;"
+		       " DROP TABLE lldp_tlv_owner_copy; DROP VIEW lldp_tlvs;"
+		       " ALTER TABLE lldp_neighbors DROP COLUMN tlv_set;"
+		       " ALTER TABLE eth_port_rows DROP COLUMN tlv_set;"
+		       " DROP TABLE lldp_tlv_set_entries; DROP TABLE lldp_tlv_sets;"
+		       " ALTER TABLE lldp_tlv_rows RENAME TO lldp_tlvs;"
+		       " DROP TRIGGER rdma_counters_update; DROP VIEW rdma_counters;"
+		       " ALTER TABLE rdma_port_rows DROP COLUMN counter_values;"
+		       " ALTER TABLE rdma_port_rows DROP COLUMN counter_set;"
+		       " DROP TABLE rdma_counter_names; DROP TABLE rdma_counter_sets;"
+		       " ALTER TABLE rdma_counter_rows RENAME TO rdma_counters;",
 	};
 	char sql[64];
+	int from = (int)count("PRAGMA user_version");
 
 	static_assert(ARRAY_SIZE(undo) == FAB_SCHEMA_VERSION, "an undo per migration step");
-	for (int v = FAB_SCHEMA_VERSION - 1; v >= to && v >= 1; v--)
+	for (int v = from - 1; v >= to && v >= 1; v--)
 		raw_exec(undo[v]);
 	snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", to);
 	raw_exec(sql);
@@ -1010,6 +1026,174 @@ static void test_holds(void **state)
 	fab_rules_hold_free(h);
 }
 
+
+/* Every public RoCE relation of a scan as text, rows sorted, scan_id left out. */
+static char *roce_rows(int64_t scan)
+{
+	static const char *const rel[] = { "systems", "eth_ports", "lldp_neighbors", "eth_links",
+					   "lldp_tlvs", "rdma_devices", "rdma_ports", "rdma_counters" };
+	sqlite3 *db;
+	size_t len = 0, cap = 1 << 16;
+	char *out = malloc(cap);
+
+	assert_int_equal(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+		char sql[2048], cols[1500] = "";
+		sqlite3_stmt *q;
+		size_t off = 0;
+		snprintf(sql, sizeof(sql), "SELECT name FROM pragma_table_info('%s') WHERE name <> 'scan_id'"
+					   " AND name <> 'tlv_set'", rel[i]);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			off += (size_t)snprintf(cols + off, sizeof(cols) - off, "%squote(%s)", off ? "||'|'||" : "",
+						(const char *)sqlite3_column_text(q, 0));
+		sqlite3_finalize(q);
+		snprintf(sql, sizeof(sql), "SELECT '%s|'||%s AS x FROM %s WHERE scan_id = %lld ORDER BY x", rel[i],
+			 cols, rel[i], (long long)scan);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			const char *t = (const char *)sqlite3_column_text(q, 0);
+			size_t n = strlen(t);
+			while (len + n + 2 > cap)
+				out = realloc(out, cap *= 2);
+			memcpy(out + len, t, n);
+			out[len + n] = '\n';
+			len += n + 1;
+		}
+		sqlite3_finalize(q);
+	}
+	out[len] = '\0';
+	sqlite3_close(db);
+	return out;
+}
+
+static struct fab_snapshot *load_id(int64_t id)
+{
+	struct fab_store *st;
+	struct fab_snapshot *s = NULL;
+
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, id, &s), 0);
+	fab_store_close(st);
+	return s;
+}
+
+/*
+ * Schema 16's RoCE storage (a port's counters one row, TLV sets shared):
+ * a scan an older fabsweep wrote (one row per TLV and per counter) is read
+ * straight from the file and with SQLite as it is (schema 15; then 14 down
+ * to 10 straight from the file), migrates, and loads as
+ * the same model; the public relations give the same rows for it and for
+ * the same snapshot written now; UPDATE and DELETE on lldp_tlvs and
+ * rdma_counters change exactly the rows named (a TLV set shared by many
+ * owners stays as it was for the others).
+ */
+static void test_migrate_roce(void **state)
+{
+	struct fab_snapshot *fx = rf_base(0), *s, *back;
+	struct fab_store *st;
+
+	write_one(fx);
+	char *before = roce_rows(1);
+	/* scan 1 as schema 15 stored it: rows of their own */
+	raw_exec("INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
+		 " SELECT p.scan_id, 'port', p.port_idx, p.system, p.ifname, e.oui, e.subtype, e.info"
+		 " FROM eth_port_rows p JOIN lldp_tlv_set_entries e ON e.set_id = p.tlv_set"
+		 " ORDER BY p.port_idx, e.pos;"
+		 "INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
+		 " SELECT n.scan_id, 'neighbor', n.neighbor_idx, n.system, n.ifname, e.oui, e.subtype, e.info"
+		 " FROM lldp_neighbors n JOIN lldp_tlv_set_entries e ON e.set_id = n.tlv_set"
+		 " ORDER BY n.neighbor_idx, e.pos;"
+		 "UPDATE eth_port_rows SET tlv_set = NULL; UPDATE lldp_neighbors SET tlv_set = NULL;"
+		 "INSERT INTO rdma_counter_rows(scan_id, device_idx, port_num, system, device, kind, counter, value)"
+		 " SELECT p.scan_id, p.device_idx, p.port_num, p.system, p.device, n.kind, n.counter, v.value"
+		 " FROM rdma_port_rows p JOIN rdma_counter_names n ON n.set_id = p.counter_set"
+		 " JOIN json_each(p.counter_values) v ON v.key = n.pos ORDER BY p.device_idx, p.port_num, n.pos;"
+		 "UPDATE rdma_port_rows SET counter_set = NULL, counter_values = NULL;"
+		 "DELETE FROM lldp_tlv_set_entries; DELETE FROM lldp_tlv_sets;"
+		 "DELETE FROM rdma_counter_names; DELETE FROM rdma_counter_sets;");
+	char *old_form = roce_rows(1);
+	assert_string_equal(old_form, before);
+	downgrade(15);
+	assert_int_equal(count("PRAGMA user_version"), 15);
+	/* a merge reads the old file as it is, both ways */
+	struct fab_store_input info;
+	char journal[300];
+	assert_int_equal(fab_store_read_input(NULL, dbpath, &s, &info), 0);
+	assert_true(info.direct);
+	same_model(s->roce, fx->roce);
+	fab_snapshot_free(s);
+	snprintf(journal, sizeof(journal), "%s-journal", dbpath);
+	fclose(fopen(journal, "w"));
+	assert_int_equal(fab_store_read_input(NULL, dbpath, &s, &info), 0);
+	unlink(journal);
+	assert_false(info.direct);
+	same_model(s->roce, fx->roce);
+	fab_snapshot_free(s);
+	/* the files of older versions still: a merge reads every host's file as it is */
+	for (int v = 14; v >= 10; v--) {
+		downgrade(v);
+		assert_int_equal(count("PRAGMA user_version"), v);
+		assert_int_equal(fab_store_read_input(NULL, dbpath, &s, &info), 0);
+		assert_true(info.direct);
+		same_model(s->roce, fx->roce);
+		fab_snapshot_free(s);
+	}
+	/* migrated: the same rows, the same model */
+	assert_int_equal(fab_store_open(dbpath, FAB_STORE_WRITE, &st), 0);
+	fab_snapshot_free(fx);
+	fx = rf_base(0);
+	assert_int_equal(fab_store_write_scan(st, fx), 0); /* scan 2: the new form */
+	fab_store_close(st);
+	char *migrated = roce_rows(1), *now = roce_rows(2);
+	assert_string_equal(migrated, before);
+	assert_string_equal(now, before);
+	assert_int_equal(count("SELECT count(*) FROM rdma_counter_rows WHERE scan_id = 2"), 0);
+	assert_int_equal(count("SELECT count(*) FROM lldp_tlv_rows WHERE scan_id = 2"), 0);
+	back = load_id(1);
+	same_model(back->roce, fx->roce);
+	fab_snapshot_free(back);
+	back = load_id(2);
+	same_model(back->roce, fx->roce);
+	fab_snapshot_free(back);
+
+	/* SQL changes through the views, as on the tables of schema 15 */
+	for (int64_t id = 1; id <= 2; id++) {
+		char sql[600];
+		snprintf(sql, sizeof(sql),
+			 "UPDATE rdma_counters SET value = value + 5 WHERE scan_id = %lld AND system = 'host2'"
+			 " AND counter = 'out_of_sequence';"
+			 "UPDATE lldp_tlvs SET info = X'0810' WHERE scan_id = %lld AND subtype = 11"
+			 " AND owner = 'port' AND system = 'host3' AND ifname = 'eth0';"
+			 "DELETE FROM lldp_tlvs WHERE scan_id = %lld AND owner = 'neighbor' AND system = 'host1';",
+			 (long long)id, (long long)id, (long long)id);
+		raw_exec(sql);
+		back = load_id(id);
+		const struct fab_roce *r = back->roce, *x = fx->roce;
+		for (size_t i = 0; i < r->n_counters; i++)
+			assert_int_equal(r->counters[i].value,
+					 x->counters[i].value + (!strcmp(r->counters[i].name, "out_of_sequence") &&
+								 r->rdma_ports[1].ctr_first <= i &&
+								 i < r->rdma_ports[1].ctr_first + r->rdma_ports[1].ctr_count
+							 ? 5 : 0));
+		for (size_t i = 0; i < r->n_eth_ports; i++) {
+			const struct fab_eth_port *p = &r->eth_ports[i];
+			bool h3 = !strcmp(r->systems[p->system_idx].name, "host3") && !strcmp(p->ifname, "eth0");
+			assert_int_equal(p->adv.pfc.enabled, h3 ? 0x10 : x->eth_ports[i].adv.pfc.enabled);
+		}
+		for (size_t i = 0; i < r->n_neighbors; i++) {
+			bool h1 = !strcmp(r->systems[r->eth_ports[r->neighbors[i].port_idx].system_idx].name, "host1");
+			assert_int_equal(r->neighbors[i].tlv_count, h1 ? 0 : x->neighbors[i].tlv_count);
+		}
+		fab_snapshot_free(back);
+	}
+	free(before);
+	free(old_form);
+	free(migrated);
+	free(now);
+	fab_snapshot_free(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1031,6 +1215,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_from_2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_roce, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
