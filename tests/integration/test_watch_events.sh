@@ -113,6 +113,34 @@ run_watch() { # OUT ARGS...: a watch on host0006, the simulator's Report path
 		--db "$D/fab.db" --interval 1s --timeout 1000 --config "$D/conf" "$@" > "$out" 2> "$out.err" &
 	WATCH=$!
 }
+# isl DB: the switch-to-switch links of DB's last full scan; probe_reads:
+# the link states the first 7 of the sweep lines read on stdin read
+isl() {
+	sqlite3 -readonly "$1" "SELECT count(*) FROM links k JOIN nodes a ON a.scan_id = k.scan_id
+		AND a.node_guid = k.a_guid JOIN nodes b ON b.scan_id = k.scan_id AND b.node_guid = k.b_guid
+		WHERE k.scan_id = (SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)
+		AND a.node_type = 'switch' AND b.node_type = 'switch'"
+}
+probe_reads() { head -7 | sed -n 's/.*, \([0-9]*\) link states).*/\1/p' | awk '{ n += $1 } END { print n + 0 }'; }
+# 0. without the Report path's shim, under the simulator, a subscription
+# OpenSM accepts brings no Report (docs/watch.md): watch subscribes but does
+# not count on traps, and probes the links at the period asked for (6 s
+# from sweep 1 to 7, each link every 2 s: 2 reads a link at least; counting
+# on traps, the tenth of that rate: 1 at most)
+fabsim_run "$D/sim" --host host0006 --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/plain.db" \
+	--interval 1s --timeout 1000 --config "$D/conf" --link-probe 2s > "$D/out0" 2> "$D/out0.err" &
+WATCH=$!
+waits "without the shim: subscribed, no Report path said" grep -qx "watch: subscribed to the SM's traps at LID 1" "$D/out0"
+plain_sweeps() { (($(grep -c "watch: sweep" "$D/out0") >= 7)); }
+waits "... 7 sweeps" plain_sweeps
+ISL=$(isl "$D/plain.db")
+PROBED=$(grep "watch: sweep" "$D/out0" | probe_reads)
+check "... the probe reads each of the $ISL links at its period ($PROBED reads in 7 sweeps)" \
+	test "$PROBED" -ge "$((2 * ISL))"
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "... exit 0" eq "$?" 0
+
 run_watch "$D/out" --link-probe 1h --alertmanager "$AM"
 waits "subscribed at the master SM" grep -q "watch: subscribed to the SM's traps at LID 1 (the simulator's Report path)" "$D/out"
 waits "a sweep" at_least 'SELECT count(*) FROM scans WHERE topology_scan_id IS NOT NULL' 1
@@ -381,10 +409,8 @@ waits "... 7 sweeps after it (a retry due)" retried
 check "... said once" eq "$(grep -c "did not answer to the subscription" "$D/out4")" 1
 # from sweep 1 to 7, 6 s or more, each of the L links read every 2 s: 2 L
 # reads at least (at the tenth of that rate, under L)
-ISL=$(q "SELECT count(*) FROM links k JOIN nodes a ON a.scan_id = k.scan_id AND a.node_guid = k.a_guid
-	JOIN nodes b ON b.scan_id = k.scan_id AND b.node_guid = k.b_guid WHERE k.scan_id = (SELECT max(scan_id)
-	FROM scans WHERE topology_scan_id IS NULL) AND a.node_type = 'switch' AND b.node_type = 'switch'")
-PROBED=$(after_nosa | head -7 | sed -n 's/.*, \([0-9]*\) link states).*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+ISL=$(isl "$D/fab.db")
+PROBED=$(after_nosa | probe_reads)
 check "... the probe reads each of the $ISL links at its period ($PROBED reads in 7 sweeps)" \
 	test "$PROBED" -ge "$((2 * ISL))"
 # (its log flushed at each line from now on: 7 reads OpenSM's notices in it)

@@ -16,6 +16,7 @@ MUTANTS+=(
 	"events_nosa_said_again integration/test_watch_events          Failed   m_events_nosa_said_again"
 	"events_nosa_probe_slow integration/test_watch_events          Failed   m_events_nosa_probe_slow"
 	"events_nosa_no_retry   integration/test_watch_events          Failed   m_events_nosa_no_retry"
+	"events_sim_path_trusted integration/test_watch_events         Failed   m_events_sim_path_trusted"
 	"alerts_no_end          integration/test_watch_events          Failed   m_alerts_no_end"
 	"alerts_peer_label      integration/test_watch_events          Failed   m_alerts_peer_label"
 	"alerts_lost_when_down  integration/test_watch_events          Failed   m_alerts_lost_when_down"
@@ -59,3 +60,6 @@ m_events_nosa_probe_slow() { mut pipeline/watch_events.c 's/bool traps = ws->sub
 # a subscription that got no answer is never tried again (only a full scan
 # would)
 m_events_nosa_no_retry() { mut pipeline/watch_events.c 's/if (ws->events \&\& ws->sub == SUB_FAILED \&\& wpipe_mono_ms() >= ws->sub_retry)/if (0)/'; }
+# under the simulator watch counts on Reports without the shim that brings
+# them (tests/tools/fabsim_reports.c), and probes at the tenth of its period
+m_events_sim_path_trusted() { mut scanner/madwin.c 's/return fab_umad_under_sim() \&\& strstr(preload, "fabsim_reports");/return fab_umad_under_sim();/'; }
