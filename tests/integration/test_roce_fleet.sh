@@ -127,7 +127,7 @@ mkdir "$D/out" && chmod 0777 "$D/out"
 cp "$D/c/host00000.db" "$D/c/journal.db" && sqlite3 "$D/c/journal.db" "PRAGMA journal_mode=WAL" >/dev/null &&
 	: >"$D/c/journal.db-journal"
 check "the file SQLite reads is a WAL file" eq "$(od -An -tu1 -j18 -N2 "$D/c/journal.db" | tr -s ' ')" " 2 2"
-chmod 0644 "$D/c/journal.db-journal"
+chmod 0644 "$D/c/journal.db" "$D/c/journal.db-journal" # (cp under umask 077 made it 0600)
 before=$(ls -l --time-style=+%s.%N "$D/c" | md5sum)
 as_nobody "$NOBODY_FABSWEEP" merge --db "$D/out/ro.db" "$D/c" >"$D/ro.out" 2>&1
 rc=$?
