@@ -548,7 +548,7 @@ static int column_def(struct fab_dbtable *t, const char *s, const char *end, boo
 
 	if (c == FAB_DBFILE_MAX_COLS || !next_word(&s, end, w, sizeof(w)) || strlen(w) >= sizeof(t->names[0]))
 		return -EPROTO;
-	snprintf(t->names[c], sizeof(t->names[c]), "%s", w);
+	memcpy(t->names[c], w, strlen(w) + 1); /* its length checked above */
 	t->n_cols++;
 	next_word(&s, end, type, sizeof(type));
 	for (char prev[64] = ""; s < end;) {
