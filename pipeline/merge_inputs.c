@@ -176,7 +176,7 @@ static int add_dir(struct merge_paths *l, const char *dir, size_t *skipped)
 			l->n_problems += !err;
 		}
 	}
-	if (!err)
+	if (!err && n)
 		qsort(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < n; i++) {
 		if (!err && add_path(l, names[i]))
