@@ -20,7 +20,7 @@ m_pkey_limited_slot1() { # [pkey.limited_pair] partition_2..4 ignored
 	mut rules/check_pkey.c 's/for (size_t pi = 0; pi < ctx->rule->n_params; pi++)/for (size_t pi = 0; pi < 1; pi++)/'
 }
 m_pkey_expect_ignored() { # [pkey.default_missing] expect = 2 judges no switch port
-	mut rules/check_pkey.c 's/(sw ? where < 2 : !host_port(s, pi))/(sw ? true : !host_port(s, pi))/'
+	mut rules/check_pkey.c 's/(sw ? where < 2 : !rule_host_port(s, pi))/(sw ? true : !rule_host_port(s, pi))/'
 }
 m_pkey_full_count() { # pkey.limited_pair's evidence: full= says the limited count
 	mut rules/check_pkey.c 's/^\t\t\t    n_lim, n_full);/\t\t\t    n_lim, n_lim);/'
