@@ -40,8 +40,6 @@ int wev_init(struct wstate *ws)
 	const char *v = fab_config_sweep(ws->cfg, FAB_WATCH_EVENTS, NULL);
 
 	ws->events = ws->job->events ? ws->job->events > 0 : !(v && !strcmp(v, "off"));
-	/* docs/watch.md, "The simulator's Report path" (said when subscribed) */
-	ws->sim_path = fab_watch_sim_reports();
 	if (!(ws->pending = fab_snapshot_new()))
 		return fab_err(-ENOMEM, "out of memory");
 	return 0;
@@ -115,7 +113,7 @@ static void subscribe(struct wstate *ws)
 	probe_period(ws);
 	if (was != SUB_OK || was_lid != lid)
 		wpipe_note(ws, false, "subscribed to the SM's traps at LID %u%s", lid,
-			   ws->sim_path ? " (the simulator's Report path)" : "");
+			   fab_watch_sim_reports() ? " (the simulator's Report path)" : "");
 }
 
 int wev_start(struct wstate *ws)

@@ -39,7 +39,7 @@ struct wstate {
 	bool have_prev;
 	struct fab_counter_pairs prom_pairs;
 	/* link events (watch_events.c) */
-	bool events, sim_path;
+	bool events;
 	int64_t link_probe_ms;
 	struct fab_snapshot *pending; /* notices taken, not stored yet (events only) */
 	int sub;                      /* SUB_*: the subscription's state */
