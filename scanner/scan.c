@@ -440,25 +440,18 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	s->sm_act_end = m ? m->act_count : 0;
 	if (have_before && (!m || m->port_guid != before.port_guid)) {
 		const struct fab_sm *was = find_sm(s, before.port_guid);
-		char g[FAB_GUID_STRLEN], g2[FAB_GUID_STRLEN];
+		char g[FAB_GUID_STRLEN], g2[FAB_GUID_STRLEN] = "none";
 
 		s->sm_act_end = 0;
 		fab_guid_format(before.port_guid, g);
-		if (m) {
+		if (m)
 			fab_guid_format(m->port_guid, g2);
-			rc = fab_snapshot_add_error(s, 0, -1, "sminfo",
-				"the master SM changed during the scan, from port %s to "
-				"port %s (LID %u, master): sm_act_start is the first master's "
-				"ActCount, sm_act_end is unknown (0); the subnet was "
-				"reconfigured meanwhile", g, g2, m->lid);
-		} else if (!was || !was->failed) {
-			rc = fab_snapshot_add_error(s, 0, -1, "sminfo",
-				"the master SM (port %s, LID %u) is no longer master at the "
-				"end of the scan and no other SM is: sm_act_start is its "
-				"ActCount at the start, sm_act_end is unknown (0)", g,
-				was ? was->lid : before.lid);
-		}
-		if (rc)
+		if ((m || !was || !was->failed) &&
+		    (rc = fab_snapshot_add_error(s, 0, -1, "sminfo",
+			"the master SM changed during the scan, from port %s to %s%s: "
+			"sm_act_start is the first master's ActCount, sm_act_end is "
+			"unknown (0); the subnet was reconfigured meanwhile", g,
+			m ? "port " : "", g2)))
 			goto out;
 	}
 	finish(s);
