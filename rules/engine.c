@@ -371,7 +371,7 @@ static const char *why_not(unsigned needs, const struct fab_snapshot *s,
 	if ((needs & FAB_NEED_PKEYS) && !fab_pkeys_present(s))
 		return "the snapshot has no P_Key tables (scan --no-pkeys, a file, or an older scan)";
 	if ((needs & FAB_NEED_QOS) && !s->qos)
-		return "the scan did not read the VL tables (its SL2VL samples showed no QoS policy; "
+		return "the scan did not read the VL tables (its SL2VL sample showed no QoS policy; "
 		       "scan --forensic reads them)";
 	if ((needs & FAB_NEED_MODULES) && !s->ib_modules.n && !(have_roce(s) && s->roce->modules.n))
 		return "the snapshot has no modules or cables (collect on RoCE hosts; ibdiagnet --get_cable_info)";

@@ -5,13 +5,15 @@
  * and every VLArbitrationTable (0x18) of the cabled CA ports and switch
  * external ports, into snap->routing->sl2vl and snap->qos.
  *
- * Whether a policy is in use costs two SMPs: the SL2VL table of the
- * scanning CA port and one of the switch it is cabled to (in: the port
- * facing us, out: its first other cabled port). When both are the
- * default (fab_sl2vl_is_default: what OpenSM leaves without -Q) nothing
- * more is read and the scan has no snap->qos: a default scan sends no
- * VLArbitration MAD. With fab_scan_opts.all_qos (--forensic) every table
- * is read whatever the samples say.
+ * Whether a policy is in use costs one SMP: an SL2VL table of the switch
+ * the scanning CA port is cabled to (in: the port facing us, out: its
+ * first other cabled port; the CA port's own table without a switch). When
+ * it is a default (fab_sl2vl_is_default: what OpenSM leaves without -Q)
+ * nothing more is read and the scan has no snap->qos: a default scan sends
+ * no VLArbitration MAD. A policy for CA ports only is not seen this way
+ * (nor one that changes only the arbitration tables): --forensic reads
+ * them. With fab_scan_opts.all_qos (--forensic) every table is read
+ * whatever the sample says.
  *
  * What is read: a CA port's SL2VL table (one MAD, attribute modifier 0:
  * the port the SMP arrives at, through its switch as the P_Key tables
@@ -320,9 +322,10 @@ static int plan_all(struct qscan *c, const bool *want)
 	return 0;
 }
 
-/* The two samples: the scanning CA port's table, and its switch's from the
- * port facing us to its first other cabled port. */
-static int plan_samples(struct qscan *c, const bool *want)
+/* The sample: the SL2VL table of the switch the scanning CA port is cabled
+ * to, from the port facing us to its first other cabled port; the CA
+ * port's own where no switch is there (two CAs cabled back to back). */
+static int plan_sample(struct qscan *c, const bool *want)
 {
 	const struct fab_snapshot *s = c->s;
 	const struct fab_port *me = NULL;
@@ -340,26 +343,22 @@ static int plan_samples(struct qscan *c, const bool *want)
 	}
 	if (!me)
 		return 0;
-	if (!add_node(c, me->node_idx, me)) {
-		c->q[c->n_q].end++;
-		if (add_job(c, (struct qjob){ .q = (uint32_t)c->n_q++, .kind = J_SL2VL, .b = me->port_num }))
-			return -ENOMEM;
-	}
 	const struct fab_port *in = &s->ports[me->remote_idx];
 	const struct fab_node *sw = &s->nodes[in->node_idx];
 	for (uint32_t b = 0; sw->type == FAB_NODE_SWITCH && b < sw->port_count; b++) {
 		const struct fab_port *out = &s->ports[sw->port_first + b];
 		if (out == in || !want[sw->port_first + b])
 			continue;
-		if (!add_node(c, in->node_idx, NULL)) {
-			c->q[c->n_q].end++;
-			if (add_job(c, (struct qjob){ .q = (uint32_t)c->n_q++, .kind = J_SL2VL,
-						      .a = in->port_num, .b = out->port_num }))
-				return -ENOMEM;
-		}
-		break;
+		if (add_node(c, in->node_idx, NULL))
+			break; /* no route to it: the CA port's own */
+		c->q[c->n_q].end++;
+		return add_job(c, (struct qjob){ .q = (uint32_t)c->n_q++, .kind = J_SL2VL,
+						 .a = in->port_num, .b = out->port_num });
 	}
-	return 0;
+	if (add_node(c, me->node_idx, me))
+		return 0;
+	c->q[c->n_q].end++;
+	return add_job(c, (struct qjob){ .q = (uint32_t)c->n_q++, .kind = J_SL2VL, .b = me->port_num });
 }
 
 static int run(struct qscan *c, struct fab_madwin *mw)
@@ -380,7 +379,7 @@ static int run(struct qscan *c, struct fab_madwin *mw)
 	return rc;
 }
 
-/* Whether a table of the samples (from index first on) is not a default. */
+/* Whether a table of the sample (from index first on) is not a default. */
 static bool policy_seen(const struct fab_routing *r, size_t first)
 {
 	for (size_t i = first; i < r->n_sl2vl; i++)
@@ -406,13 +405,13 @@ int fab_scan_qos(struct fab_snapshot *s, const struct wt *w, struct fab_madwin *
 		want[i] = cabled(s, &s->ports[i]);
 	before = c.r->n_sl2vl;
 	if (!reason) {
-		if ((rc = plan_samples(&c, want)))
+		if ((rc = plan_sample(&c, want)))
 			goto out;
 		fab_scan_progress(o, "qos", 0, c.n_job);
 		if ((rc = run(&c, mw)))
 			goto out;
 		if (!policy_seen(c.r, before)) {
-			c.r->n_sl2vl = before; /* a default scan keeps nothing of the samples */
+			c.r->n_sl2vl = before; /* a default scan keeps nothing of the sample */
 			goto out;
 		}
 		reason = FAB_QOS_POLICY;

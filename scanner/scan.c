@@ -232,6 +232,14 @@ static const struct fab_sm *find_master(const struct fab_snapshot *s)
 	return NULL;
 }
 
+static const struct fab_sm *find_sm(const struct fab_snapshot *s, uint64_t port_guid)
+{
+	for (size_t i = 0; i < s->n_sms; i++)
+		if (s->sms[i].port_guid == port_guid)
+			return &s->sms[i];
+	return NULL;
+}
+
 int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 {
 	struct fab_scan_opts o = *opts;
@@ -408,56 +416,43 @@ int fab_scan_ib(const struct fab_scan_opts *opts, struct fab_snapshot *s)
 	}
 	fab_scan_progress(&o, "topology", s->n_nodes, s->n_nodes);
 
-	/* Subnet managers, then counters. */
+	/* Counters, then the subnet managers: the master's SMInfo among them
+	 * is the ActCount at the end (one SMInfo, not two). */
 	phase_done("snapshot", &t0, NULL);
-	rc = fab_scan_sms(s, sm_win, &o);
-	phase_done("sms", &t0, sm_win);
-	if (!rc && !o.no_counters)
+	if (!o.no_counters)
 		rc = fab_scan_counters(s, gmp_win, &o);
 	phase_done("counters", &t0, gmp_win);
+	if (!rc)
+		rc = fab_scan_sms(s, sm_win, &o);
+	phase_done("sms", &t0, sm_win);
 	if (rc) {
 		fab_err(rc, "scan failed: %s", strerror(-rc));
 		goto out;
 	}
 
-	/* The master's ActCount at the end: did it sweep meanwhile? The
-	 * start is the master seen before discovery; if another SM is master
-	 * by the end, the counts are not comparable and the snapshot says so. */
+	/* The master's ActCount at the end (the SMs were read last): did it
+	 * sweep meanwhile? The start is the master seen before discovery; if
+	 * another SM is master by the end, or it is no longer master, the
+	 * counts are not comparable and the snapshot says so. A master that no
+	 * longer answers has its own row already (fab_scan_sms). */
 	const struct fab_sm *m = find_master(s);
-	if (have_before)
-		s->sm_act_start = before.act_count;
-	if (m) {
-		struct fab_sm after;
-		uint64_t start_guid = have_before ? before.port_guid : m->port_guid;
-		uint64_t key = fab_mkeys_lookup(o.mkeys, m->port_guid,
-			m->port_idx < s->n_ports ? s->nodes[s->ports[m->port_idx].node_idx].guid : 0);
-		char g[FAB_GUID_STRLEN], g2[FAB_GUID_STRLEN];
+	s->sm_act_start = have_before ? before.act_count : 0;
+	s->sm_act_end = m ? m->act_count : 0;
+	if (have_before && (!m || m->port_guid != before.port_guid)) {
+		const struct fab_sm *was = find_sm(s, before.port_guid);
+		char g[FAB_GUID_STRLEN], g2[FAB_GUID_STRLEN] = "none";
 
-		if (!have_before)
-			s->sm_act_start = m->act_count;
-		if (fab_scan_sminfo_one(sm_win, m->lid, key, &after) == 0) {
-			s->sm_act_end = after.act_count;
-			if (after.port_guid != start_guid || after.state != 3) {
-				fab_guid_format(start_guid, g);
-				fab_guid_format(after.port_guid, g2);
-				s->sm_act_end = 0;
-				rc = fab_snapshot_add_error(s, 0, -1, "sminfo",
-					"the master SM changed during the scan, from port %s to "
-					"port %s (LID %u, %s): sm_act_start is the first master's "
-					"ActCount, sm_act_end is unknown (0); the subnet was "
-					"reconfigured meanwhile", g, g2, m->lid,
-					after.state == 3 ? "master" : "no longer master");
-				if (rc)
-					goto out;
-			}
-		} else {
-			fab_guid_format(m->port_guid, g);
-			rc = fab_snapshot_add_error(s, 0, -1, "sminfo",
-				"the master SM (port %s, LID %u) did not answer SMInfo at "
-				"the end of the scan; sm_act_end is unknown (0)", g, m->lid);
-			if (rc)
-				goto out;
-		}
+		s->sm_act_end = 0;
+		fab_guid_format(before.port_guid, g);
+		if (m)
+			fab_guid_format(m->port_guid, g2);
+		if ((m || !was || !was->failed) &&
+		    (rc = fab_snapshot_add_error(s, 0, -1, "sminfo",
+			"the master SM changed during the scan, from port %s to %s%s: "
+			"sm_act_start is the first master's ActCount, sm_act_end is "
+			"unknown (0); the subnet was reconfigured meanwhile", g,
+			m ? "port " : "", g2)))
+			goto out;
 	}
 	finish(s);
 out:

@@ -126,12 +126,12 @@ unexplained() {
 	    AND NOT EXISTS (SELECT 1 FROM scan_errors e WHERE e.scan_id = $2 AND e.what IN ('hole', 'smp'))"
 }
 # Waits (bounded) until the scan in pidfile $D/pid has taken its first
-# counter sample and sleeps until the second (--interval): its SMInfo phase
-# is over (debug line) and it sleeps.
+# counter sample and sleeps until the second (--interval): the phase before
+# the counters is over (debug line) and it sleeps.
 wait_interval() {
 	local pid
 	for ((w = 0; w < 1200; w++)); do
-		pid=$(cat "$D/pid" 2>/dev/null) && grep -q '^scan: sms' "$D/debug" 2>/dev/null &&
+		pid=$(cat "$D/pid" 2>/dev/null) && grep -q '^scan: mcast' "$D/debug" 2>/dev/null &&
 			[[ $(cat "/proc/$pid/wchan" 2>/dev/null) == *nanosleep* ]] && return 0
 		sleep 0.05
 	done
@@ -377,10 +377,18 @@ s=$(last)
 read -r st a0 a1 < <(q "SELECT status, sm_act_start, sm_act_end FROM scans WHERE scan_id = $s" | tr '|' ' ')
 echo "SM killed between samples: exit $rc, $st, sm_act_start $a0, sm_act_end $a1, SMs: $(sm_rows "$s"), missed: $(q "SELECT group_concat(what || ifnull('@' || port_num, ''), ' ') FROM scan_errors WHERE scan_id = $s")"
 check "SM killed mid-scan: exit 4, bounded time" test "$rc" = 4 -a "$(ms_since "$t0")" -lt "$HANG_MS"
-check "SM killed mid-scan: the master as it was at the start" eq "$(q "SELECT count(*) FROM sms WHERE scan_id = $s
-	AND state = 'master' AND priority = 10")" 1
-check "SM killed mid-scan: the end-of-scan SMInfo failure is named, sm_act_end unknown (0)" eq \
-	"$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s AND what = 'sminfo' AND node_guid IS NULL")/$a1" "1/0"
+# the SMs are read at the end of the scan: the master no longer answers (the
+# standby may have taken over by then: a master then, and a row saying so)
+sm1_port=$(q "SELECT port_guid FROM sms WHERE scan_id = (SELECT max(scan_id) FROM sms WHERE scan_id < $s
+	AND state = 'master' AND priority = 10) AND state = 'master'")
+now_master=$(q "SELECT count(*) FROM sms WHERE scan_id = $s AND state = 'master'")
+check "SM killed mid-scan: the master's port recorded as not answering (and not as master)" eq "$(q "SELECT count(*) FROM sms
+	WHERE scan_id = $s AND failed AND port_guid = '$sm1_port'")/$(q "SELECT count(*) FROM sms WHERE scan_id = $s
+	AND state = 'master' AND port_guid = '$sm1_port'")" "1/0"
+check "SM killed mid-scan: its SMInfo failure named at its port, sm_act_start taken, sm_act_end unknown (0)" eq \
+	"$(q "SELECT count(*) FROM scan_errors WHERE scan_id = $s AND what = 'sminfo' AND node_guid IS NOT NULL")/$(
+	q "SELECT count(*) FROM scan_errors WHERE scan_id = $s AND what = 'sminfo' AND node_guid IS NULL")/$((a0 > 0))/$a1" \
+	"1/$now_master/1/0"
 check "SM killed mid-scan: counters of every active port" eq "$(q "SELECT count(DISTINCT node_guid || '/' || port_num)
 	FROM counters WHERE scan_id = $s")" "$(q "SELECT count(*) FROM ports WHERE scan_id = $s AND state = 'active'")"
 

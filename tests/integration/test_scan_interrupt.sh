@@ -107,8 +107,8 @@ echo "scan takes ~${scan_ms} ms; $iterations scans killed at random moments ($ea
 # mute it (the message must still reach the real stderr), and during the
 # wait between the two counter samples.
 in_discovery() { [[ /proc/$pid/fd/2 -ef /dev/null ]]; } # a builtin: fast enough to poll
-in_interval() {
-	grep -q '^scan: sms' "$D/err" 2>/dev/null &&
+in_interval() { # the last phase before the counters printed, and asleep
+	grep -q '^scan: mcast' "$D/err" 2>/dev/null &&
 		[[ $(cat "/proc/$pid/wchan" 2>/dev/null) == *nanosleep* ]]
 }
 for sig in TERM INT; do

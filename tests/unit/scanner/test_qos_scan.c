@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The VL and QoS tables a scan reads (scanner/qos.c): two sampled SL2VL
- * tables and nothing more when they are the default; every SL2VL and
- * VLArbitration table of the cabled ports when one is not (a QoS policy)
- * or with all_qos (--forensic); what each MAD asks (attribute modifiers)
+ * The VL and QoS tables a scan reads (scanner/qos.c): one sampled SL2VL
+ * table (the scanning CA's switch's; the CA's own without a switch) and
+ * nothing more when it is the default; every SL2VL and VLArbitration table
+ * of the cabled ports when it is not (a QoS policy) or with all_qos
+ * (--forensic); what each MAD asks (attribute modifiers)
  * and how its answer is stored; a table that does not answer left out and
  * named. On a working topology and a transport that answers at once.
  */
@@ -32,6 +33,8 @@ static const uint8_t policy[8] = { 0x0f, 0x23, 0x45, 0x67, 0x0f, 0x23, 0x45, 0x6
 
 struct fake {
 	bool policy_at_ca;   /* the scanning CA's own table is the policy's */
+	bool policy_at_sw;   /* the tables of the switch one hop away are */
+	int n_sl2vl_ca;      /* SL2VL MADs to the scanning CA itself */
 	uint64_t fail_dr;    /* VLArbitration MADs along this path's last port fail */
 	int n_sl2vl, n_vlarb;
 	uint32_t mods[256];  /* SL2VL modifiers asked of the switch one hop away */
@@ -49,7 +52,9 @@ static int f_send(void *ctx, const uint8_t *mad, const struct fab_mad_req *req, 
 		f->n_sl2vl++;
 		if (req->dr_hops == 1 && f->n_mods < 256)
 			f->mods[f->n_mods++] = req->attr_mod;
-		memcpy(d, req->dr_hops == 0 && f->policy_at_ca ? policy : identity, 8);
+		f->n_sl2vl_ca += req->dr_hops == 0;
+		memcpy(d, (req->dr_hops == 0 && f->policy_at_ca) || (req->dr_hops == 1 && f->policy_at_sw) ?
+			  policy : identity, 8);
 	}
 	if (req->attr_id == IB_ATTR_VL_ARBITRATION) {
 		unsigned block = req->attr_mod >> 16;
@@ -90,9 +95,10 @@ static void set_pi(struct wt *w, uint32_t n, unsigned p, unsigned state, unsigne
  * CA 0x10 (the scanning port, port GUID 0x11) on switch 0x20 port 1, CA
  * 0x30 on its port 2, switch 0x40 port 1 on its port 3 (two hops away),
  * port 4 down. Every port runs VL0-7 with 8-entry arbitration tables but
- * 0x30's, which has none (one VL's worth: nothing to arbitrate).
+ * 0x30's, which has none (one VL's worth: nothing to arbitrate). With
+ * back_to_back, CA 0x10 is cabled to CA 0x30 and the switches to nothing.
  */
-static struct fab_snapshot *scan_qos(struct fake *f, bool all)
+static struct fab_snapshot *scan_qos_on(struct fake *f, bool all, bool back_to_back)
 {
 	struct fab_mad_transport tr = { .send = f_send, .recv = f_recv, .ctx = f };
 	struct fab_snapshot *s = fab_snapshot_new();
@@ -118,15 +124,24 @@ static struct fab_snapshot *scan_qos(struct fake *f, bool all)
 	set_pi(&w, t, 2, FAB_STATE_DOWN, 0, 8);
 	wt_port(&w, a, 1)->guid = 0x11;
 	wt_port(&w, b, 1)->guid = 0x31;
-	wt_cable(&w, sw, 1, a, 1);
-	wt_cable(&w, sw, 2, b, 1);
-	wt_cable(&w, sw, 3, t, 1);
+	if (back_to_back) {
+		wt_cable(&w, a, 1, b, 1);
+	} else {
+		wt_cable(&w, sw, 1, a, 1);
+		wt_cable(&w, sw, 2, b, 1);
+		wt_cable(&w, sw, 3, t, 1);
+	}
 	assert_int_equal(wt_to_snapshot(&w, s), 0);
 	assert_int_equal(fab_madwin_new(&tr, 4, 100, 0, &mw), 0);
 	assert_int_equal(fab_scan_qos(s, &w, mw, &o), 0);
 	fab_madwin_free(mw);
 	wt_free(&w);
 	return s;
+}
+
+static struct fab_snapshot *scan_qos(struct fake *f, bool all)
+{
+	return scan_qos_on(f, all, false);
 }
 
 static uint32_t port_of(const struct fab_snapshot *s, uint64_t guid, unsigned num)
@@ -138,19 +153,62 @@ static uint32_t port_of(const struct fab_snapshot *s, uint64_t guid, unsigned nu
 	return (uint32_t)(p - s->ports);
 }
 
-static void test_default_reads_two(void **state)
+static void test_default_reads_one(void **state)
 {
 	struct fake *f = calloc(1, sizeof(*f));
 	struct fab_snapshot *s;
 
 	(void)state;
 	s = scan_qos(f, false);
-	assert_int_equal(f->n_sl2vl, 2);    /* the scanning CA's and its switch's */
+	assert_int_equal(f->n_sl2vl, 1);    /* its switch's */
+	assert_int_equal(f->n_sl2vl_ca, 0);
 	assert_int_equal(f->n_vlarb, 0);    /* no VLArbitration MAD */
 	assert_int_equal(f->n_mods, 1);
 	assert_int_equal(f->mods[0], 1 << 8 | 2); /* in: the port facing us, out: the next cabled one */
 	assert_null(s->qos);
-	assert_null(s->routing);            /* nothing of the samples kept */
+	assert_null(s->routing);            /* nothing of the sample kept */
+	fab_snapshot_free(s);
+	free(f);
+}
+
+/* A policy on the CA ports only is not seen by the switch's sample (the
+ * documented limit: --forensic reads it). */
+static void test_ca_only_policy_not_seen(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fab_snapshot *s;
+
+	(void)state;
+	f->policy_at_ca = true;
+	s = scan_qos(f, false);
+	assert_int_equal(f->n_sl2vl, 1);
+	assert_int_equal(f->n_vlarb, 0);
+	assert_null(s->qos);
+	fab_snapshot_free(s);
+	free(f);
+}
+
+/* No switch: the scanning CA's own table is the sample; a policy there is
+ * seen and every table read. */
+static void test_back_to_back(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fab_snapshot *s;
+
+	(void)state;
+	s = scan_qos_on(f, false, true);
+	assert_int_equal(f->n_sl2vl, 1);
+	assert_int_equal(f->n_sl2vl_ca, 1);
+	assert_null(s->qos);
+	fab_snapshot_free(s);
+	memset(f, 0, sizeof(*f));
+	f->policy_at_ca = true;
+	s = scan_qos_on(f, false, true);
+	assert_non_null(s->qos);
+	assert_int_equal(s->qos->reason, FAB_QOS_POLICY);
+	assert_int_equal(f->n_sl2vl, 2);    /* the sample, then the other CA's (its own not again) */
+	assert_int_equal(f->n_sl2vl_ca, 1);
+	assert_int_equal(s->routing->n_sl2vl, 2);
 	fab_snapshot_free(s);
 	free(f);
 }
@@ -161,7 +219,7 @@ static void check_all(const struct fake *f, const struct fab_snapshot *s, unsign
 	assert_non_null(s->qos);
 	assert_int_equal(s->qos->reason, reason);
 	/* SL2VL: 2 CA ports; 0x20: in 0-3, out 1-3 (4 is down), in != out: 9;
-	 * 0x40: in 0 -> out 1; each once (the samples are not asked again) */
+	 * 0x40: in 0 -> out 1; each once (the sample is not asked again) */
 	assert_int_equal(f->n_sl2vl, 12);
 	assert_int_equal(s->routing->n_sl2vl, 12);
 	/* VLArbitration: 2 blocks (low, high) of 0x10/1, 0x20/1-3, 0x40/1; 0x30 has none */
@@ -179,6 +237,11 @@ static void check_all(const struct fake *f, const struct fab_snapshot *s, unsign
 	assert_non_null(t);
 	for (unsigned sl = 0; sl < 16; sl++)
 		assert_int_equal(t->vl[sl], f->policy_at_ca ? (sl % 8 == 1 ? 15 : sl % 8) : (sl == 15 ? 7 : sl));
+	/* the sampled switch table, kept with the others */
+	t = fab_routing_sl2vl(s->routing, fab_snapshot_find_node(s, 0x20), 1, 2);
+	assert_non_null(t);
+	for (unsigned sl = 0; sl < 16; sl++)
+		assert_int_equal(t->vl[sl], f->policy_at_sw ? (sl % 8 == 1 ? 15 : sl % 8) : (sl == 15 ? 7 : sl));
 	/* a switch port's arbitration tables, entry by entry */
 	const struct fab_vlarb *v = fab_qos_vlarb(s->qos, port_of(s, 0x20, 3));
 	assert_non_null(v);
@@ -199,7 +262,7 @@ static void test_policy_reads_all(void **state)
 	struct fab_snapshot *s;
 
 	(void)state;
-	f->policy_at_ca = true;
+	f->policy_at_sw = true;
 	s = scan_qos(f, false);
 	check_all(f, s, FAB_QOS_POLICY);
 	assert_int_equal(s->n_errors, 0);
@@ -225,7 +288,7 @@ static void test_unanswered_left_out(void **state)
 	struct fab_snapshot *s;
 
 	(void)state;
-	f->policy_at_ca = true;
+	f->policy_at_sw = true;
 	f->fail_dr = 1; /* switch 0x40's VLArbitration answers with an error */
 	s = scan_qos(f, false);
 	assert_null(fab_qos_vlarb(s->qos, port_of(s, 0x40, 1)));
@@ -246,7 +309,9 @@ static void test_unanswered_left_out(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default_reads_two),
+		cmocka_unit_test(test_default_reads_one),
+		cmocka_unit_test(test_ca_only_policy_not_seen),
+		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_policy_reads_all),
 		cmocka_unit_test(test_forensic_reads_all),
 		cmocka_unit_test(test_unanswered_left_out),
