@@ -141,7 +141,7 @@ void wev_probe_note(struct wstate *ws, const struct fab_watch_result *res)
 			   count(c.base, m, sizeof(m)));
 	else
 		wpipe_note(ws, false, "link probe: each of the %s switch-to-switch links read within "
-			   "%s again: under %g%% of a sweep's %s MADs ([watch] link_probe_share)",
+			   "%s, its period: within %g%% of a sweep's %s MADs ([watch] link_probe_share)",
 			   count(c.links, n, sizeof(n)), secs((double)c.period_ms, b, sizeof(b)),
 			   c.share * 100.0, count(c.base, m, sizeof(m)));
 }
