@@ -638,10 +638,15 @@ out:;
 	const struct fab_madwin_stats *ms = fab_madwin_stats(w->m.mw);
 	res->mads = ms->sent - before.sent;
 	res->failed = ms->failed - before.failed;
-	/* the link probe's cap, for the next sweep: this one's MADs without
-	 * the probe's, nor a first sweep's reads of every switch port */
-	if (!rc && !ws->react && !res->topology_changed && res->mads > res->probe + ws->learnt)
-		w->probe_base = res->mads - res->probe - ws->learnt;
+	/* the link probe's cap: a steady sweep's counter MADs, the fewest of
+	 * this topology's sweeps (one with changes reads more, and would move
+	 * the cap and the period with them), without its port states (the
+	 * probe's slice, the ports known down read again) nor a first sweep's
+	 * reads of every switch port */
+	unsigned long other = res->links + res->probed + ws->learnt;
+	if (!rc && !ws->react && !res->topology_changed && res->mads > other &&
+	    (!w->probe_base || res->mads - other < w->probe_base))
+		w->probe_base = res->mads - other;
 	if (res->topology_changed)
 		w->topo_id = -1; /* the next topology starts afresh */
 	fab_jobq_free(&ws->q);

@@ -112,6 +112,7 @@ int wlinks_adopt(struct fab_watch *w, const struct fab_snapshot *t)
 	w->probe = NULL;
 	w->n_probe = w->probe_next = 0;
 	w->probe_owed = 0;
+	w->probe_base = 0; /* a topology's own sweeps make its cap */
 	w->probe_last = mono_ms();
 	w->n_ports = 0;
 	if (!(w->ports = calloc(t->n_ports + 1, sizeof(*w->ports))))

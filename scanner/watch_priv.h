@@ -67,7 +67,7 @@ struct fab_watch {
 	int64_t probe_last;     /* monotonic ms of the last slice */
 	double probe_owed;      /* reads owed, fractions carried over */
 	double probe_share;     /* a slice at most this share of a sweep's MADs (>= 1: no cap) */
-	unsigned long probe_base; /* the last counter sweep's MADs without the probe's; 0: none */
+	unsigned long probe_base; /* the fewest MADs of this topology's sweeps without PortInfo; 0: none */
 	uint32_t local;         /* the node watch sends from (FAB_NONE: unknown) */
 	bool paths_stale;       /* a port's state changed since the routes were made */
 	/* a run's changes */

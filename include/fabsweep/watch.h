@@ -115,10 +115,12 @@ int fab_watch_set_down(struct fab_watch *w, const uint32_t *ports, size_t n);
  * share of the period since the slice before); 0: no probe. */
 void fab_watch_set_link_probe(struct fab_watch *w, int64_t period_ms);
 /* The probe's cost bound: a sweep's slice is at most max(1, floor(share x
- * M)) links, M the MADs of the last counter sweep without the probe's
- * reads (a topology's first sweep without its reads of every switch port:
- * an ordinary sweep's count); reads owed beyond it carry over, so each link
- * is still read in turn, less often than the period. share >= 1: no cap.
+ * M)) links, M a steady counter sweep's MADs: the fewest of the
+ * topology's sweeps so far, each without its PortInfo reads (the probe's,
+ * the ports known down read again; a topology's first sweep also without
+ * its reads of every switch port); reads owed beyond it carry over, so
+ * each link is still read in turn, less often than the period. share >= 1:
+ * no cap.
  * Default FAB_WATCH_PROBE_SHARE. */
 #define FAB_WATCH_PROBE_SHARE 0.10
 void fab_watch_set_link_probe_share(struct fab_watch *w, double share);
@@ -127,7 +129,7 @@ struct fab_watch_probe_cost {
 	size_t links;        /* the switch-to-switch links it reads (one end each) */
 	int64_t period_ms;   /* the period asked for (0: no probe) */
 	double share;        /* fab_watch_set_link_probe_share */
-	unsigned long base;  /* M: the last counter sweep's MADs without the probe (0: none yet) */
+	unsigned long base;  /* M: a steady counter sweep's MADs without PortInfo (0: none yet) */
 	unsigned long cap;   /* reads a sweep at most; 0: no cap (share >= 1) */
 };
 void fab_watch_link_probe_cost(const struct fab_watch *w, struct fab_watch_probe_cost *out);

@@ -7,14 +7,19 @@
 #   - the default cap (10% of a sweep's MADs) and one from the config file
 #     as a percentage (15%) bite: from sweep 3 on (sweep 2's slice is owed
 #     the time since the first sweep only) each sweep reads exactly
-#     max(1, floor(share x M)) link states, M the sweep before's MADs without
-#     its link reads (for sweep 1: nor its reads of every switch port, what
-#     a first sweep learns), all from watch's own sweep lines; watch says
+#     max(1, floor(share x M)) link states, M the fewest MADs of the sweeps
+#     before without their link reads (for sweep 1: nor its reads of every
+#     switch port, what a first sweep learns), all from watch's own sweep
+#     lines (every sweep sends as many here); watch says
 #     once, after the first sweep, the period the cap makes, computed here
 #     from the switch-to-switch links in the database: links / cap seconds;
 #   - a cap that does not bite (--link-probe-share 50% at a 2 s probe): the
 #     reads are what the period owes, 2 a second from sweep 2 to the last by
 #     the sweeps' own start times in the database, and nothing is said;
+#   - said again only when that period moves by more than a fifth: full
+#     scans of the same fabric say nothing, nor do the sweeps that read more
+#     when a link goes down (the cap comes from the fewest MADs a sweep of
+#     the topology sent), one with a link less (3 s, not 4) says it again;
 #   - --quiet says nothing; bad values are refused with one line.
 # Waits for watch to end (--count), never for fixed times.
 set -uo pipefail
@@ -68,15 +73,16 @@ sweeps() {
 		       print $1, $2, $3, l }'
 }
 # capped NAME SHARE HOSTPORTS: from sweep 3 on, each sweep's link states
-# are max(1, floor(SHARE x M)) of the sweep before's M; prints the first
-# sweep's M (its reads of every switch port taken out)
+# are max(1, floor(SHARE x M)), M the fewest MADs of the sweeps before
+# without their link states; prints the first sweep's M (its reads of every
+# switch port taken out)
 capped() {
 	sweeps "$1" | awk -v f="$2" -v h="$3" '
 		{ n = $1; m = $2 - $4; if (n == 1) { m -= $3 - h; first = m }
-		  if (n >= 3) { cap = int(f * prev + 1e-9); if (cap < 1) cap = 1
-			if ($4 != cap) { printf "  sweep %d: %d link states, want the cap %d (%g of %d)\n", n, $4, cap, f, prev; bad = 1 }
+		  if (n >= 3) { cap = int(f * low + 1e-9); if (cap < 1) cap = 1
+			if ($4 != cap) { printf "  sweep %d: %d link states, want the cap %d (%g of %d)\n", n, $4, cap, f, low; bad = 1 }
 			seen++ }
-		  prev = m }
+		  if (n == 1 || m < low) low = m }
 		END { if (seen < 3) { print "  only " seen " sweeps after the second"; bad = 1 }
 		      if (!bad) print first; exit bad }'
 }
@@ -135,7 +141,45 @@ check "... $READS link reads from sweep 3 on, what the period owes ($OWED)" \
 	awk -v r="$READS" -v o="$OWED" 'BEGIN { exit !(r >= o - 1.5 && r <= o + 1.5) }'
 check "... more than a capped probe would read (10%: $((SWEEPS - 2)))" ge "$READS" $((2 * (SWEEPS - 2) - 1))
 
-# 4. --quiet says nothing
+# 4. said again when the period moves by more than a fifth, not otherwise:
+# a full scan every 3 s (--rescan) of the same fabric says nothing new;
+# a switch-to-switch link unlinked, the next full scan has 3 of them and
+# the period 3 s, not 4 (a quarter less): said again, with the new count
+fulls() { q topo "SELECT count(*) FROM scans WHERE topology_scan_id IS NULL"; }
+isl_last() {
+	q topo "SELECT count(*) FROM links k JOIN nodes a ON a.scan_id = k.scan_id AND a.node_guid = k.a_guid
+		JOIN nodes b ON b.scan_id = k.scan_id AND b.node_guid = k.b_guid
+		WHERE k.scan_id = (SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)
+		AND a.node_type = 'switch' AND b.node_type = 'switch'"
+}
+swept_isl() { # N: the last full scan has N switch-to-switch links and a sweep after it
+	[[ $(isl_last) == "$1" ]] && [[ $(q topo "SELECT count(*) FROM scans WHERE topology_scan_id =
+		(SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL)") -ge 2 ]]
+}
+at_least_fulls() { [[ $(fulls) -ge $1 ]]; }
+fabsim_run "$D/sim" --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/topo.db" --no-events --interval 1s \
+	--timeout 1000 --verify-every 1 --rescan 3s --link-probe 1s > "$D/topo" 2> "$D/topo.err" &
+WATCH=$!
+check "a watch with a full scan every 3 s: three of them" wait_for 60 "three full scans" at_least_fulls 3
+NOTES1=$(grep -c '^watch: link probe:' "$D/topo")
+check "... said once over them (the same fabric, the same period)" eq "$NOTES1" 1
+fabsim_console "$D/sim" 'Unlink "spine002"[1]' > /dev/null || exit 1
+check "... a link unlinked: a full scan with 3 switch-to-switch links, swept" wait_for 60 "a full scan of 3 links" swept_isl 3
+F=$(fulls)
+check "... and the one after it" wait_for 60 "another full scan" at_least_fulls $((F + 1))
+kill -TERM "$(cat "$D/pid")"
+wait "$WATCH"
+check "... exit 0" eq "$?" 0
+M=$(sed -n "s/^watch: link probe: each of the 3 switch-to-switch links .* a sweep's \([0-9]*\) MADs .*/\1/p" "$D/topo" | head -1)
+said_again() {
+	eq "$(grep '^watch: link probe:' "$D/topo" | tail -n +2)" "$(note_of topo 10 "${M:-?}" 3 "1 s")" && return 0
+	grep -v '^watch:   ' "$D/topo" | sed 's/^/    /' | tail -40
+	return 1
+}
+check "... said again, once, for 3 links (3 s, not 4)" said_again
+fabsim_console "$D/sim" 'Link "spine002"[1] "leaf001"[4]' > /dev/null || exit 1
+
+# 5. --quiet says nothing
 SWEEPS=3 watch quiet --link-probe 1s --quiet
 check "--quiet: exit 0" eq "$?" 0
 check "... no note" lacks "$D/quiet" "link probe"

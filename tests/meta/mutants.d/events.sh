@@ -28,6 +28,7 @@ MUTANTS+=(
 	"probe_note_repeated    integration/test_watch_probe_share     Failed   m_probe_note_repeated"
 	"probe_base_first_sweep integration/test_watch_probe_share     Failed   m_probe_base_first_sweep"
 	"probe_share_config     integration/test_watch_probe_share     Failed   m_probe_share_config"
+	"probe_base_last_sweep  integration/test_watch_probe_share     Failed   m_probe_base_last_sweep"
 	"probe_share_option     integration/test_watch_probe_share     Failed   m_probe_share_option"
 )
 # a trap 128 names a switch and nothing is read (a branch never taken)
@@ -87,3 +88,7 @@ m_probe_base_first_sweep() { mut scanner/watch.c 's/^\t\t\tws->learnt += ws->res
 m_probe_share_config() { mut pipeline/watch.c 's/return v \&\& !fab_share_parse(v, \&f) ? f : FAB_WATCH_PROBE_SHARE;/return FAB_WATCH_PROBE_SHARE;/'; }
 # --link-probe-share is ignored: the config's (a parameter ignored)
 m_probe_share_option() { mut pipeline/watch.c 's/^\tif (ws->job->link_probe_share > 0)$/\tif (0)/'; }
+# the cap from the last sweep, not the steadiest: a sweep that read more
+# (a link down: its switch's ports, the details) moves the cap and the
+# period said with it
+m_probe_base_last_sweep() { mut scanner/watch.c 's/^\t    (!w->probe_base || res->mads - other < w->probe_base))$/\t    1)/'; }
