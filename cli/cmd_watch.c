@@ -23,7 +23,7 @@
 static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quiet)
 {
 	enum { O_DB = 256, O_CONFIG, O_HOLD, O_INTERVAL, O_RESCAN, O_COUNT, O_LABEL, O_CA, O_PORT, O_TIMEOUT, O_RETRIES,
-	       O_WINDOW, O_VERIFY, O_QUIET, O_KEEP_RAW, O_PROM, O_AM, O_PROBE, O_NO_EVENTS };
+	       O_WINDOW, O_VERIFY, O_QUIET, O_KEEP_RAW, O_PROM, O_AM, O_PROBE, O_PROBE_SHARE, O_NO_EVENTS };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, O_DB },
 		{ "config", required_argument, NULL, O_CONFIG },
@@ -43,6 +43,7 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 		{ "prometheus", required_argument, NULL, O_PROM },
 		{ "alertmanager", required_argument, NULL, O_AM },
 		{ "link-probe", required_argument, NULL, O_PROBE },
+		{ "link-probe-share", required_argument, NULL, O_PROBE_SHARE },
 		{ "no-events", no_argument, NULL, O_NO_EVENTS },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -82,6 +83,10 @@ static int parse(int argc, char **argv, struct fab_pipeline_watch *a, bool *quie
 			else if (fab_duration_parse(optarg, &ms) || ms < 1000)
 				return fab_cli_usage_error("watch", "--link-probe takes a duration of a second or more, such as 30s, or off, not '%s'", optarg);
 			a->link_probe_ms = ms;
+			break;
+		case O_PROBE_SHARE:
+			if (fab_share_parse(optarg, &a->link_probe_share))
+				return fab_cli_usage_error("watch", "--link-probe-share takes a fraction above 0 and at most 1, such as 0.1, or a percentage such as 10%%, not '%s'", optarg);
 			break;
 		case O_NO_EVENTS: a->events = -1; break;
 		case O_LABEL: a->scan.label = optarg; break;

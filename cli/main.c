@@ -177,6 +177,7 @@ const struct fab_cmd fab_commands[] = {
 	  "  --prometheus FILE    textfile (*.prom) rewritten after every sweep, rates per sweep ([watch] prometheus)\n"
 	  "  --alertmanager URL   post findings raised and cleared to Alertmanager's API v2 ([watch] alertmanager)\n"
 	  "  --link-probe D|off   read every switch-to-switch link at least this often without traps, 10x less with ([watch] link_probe; 30s)\n"
+	  "  --link-probe-share F the probe's reads at most this share of a sweep's MADs, 0.1 or 10%; the period stretches, said ([watch] link_probe_share; 10%)\n"
 	  "  --no-events          do not subscribe to the SM's traps ([watch] events = off)\n"
 	  "  --count N            stop after N sweeps (default: when stopped; SIGTERM commits the sweep in progress)\n"
 	  "  --label TEXT         label the full scans and sweeps (default 'watch')\n"

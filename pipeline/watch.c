@@ -338,6 +338,8 @@ int wpipe_sweep(struct fab_store *st, struct wstate *ws, bool *again,
 	struct fab_watch_event e = { .step = react ? FAB_WATCH_REACTED : FAB_WATCH_SWEPT, .snap = sw,
 				     .res = &res, .topo = topo, .sweep = out->sweeps };
 	emit(job, &e);
+	if (!react)
+		wev_probe_note(ws, &res);
 	if (!err)
 		wal_commit(st, ws, sw, false);
 out:
@@ -393,6 +395,17 @@ static int64_t link_probe(const struct wstate *ws)
 	return v && !fab_duration_parse(v, &ms) ? ms : DEFAULT_LINK_PROBE_MS;
 }
 
+/* [watch] link_probe_share: the job's, else the config's, else 10%. */
+static double link_probe_share(const struct wstate *ws)
+{
+	const char *v = fab_config_sweep(ws->cfg, FAB_WATCH_LINK_PROBE_SHARE, NULL);
+	double f;
+
+	if (ws->job->link_probe_share > 0)
+		return ws->job->link_probe_share;
+	return v && !fab_share_parse(v, &f) ? f : FAB_WATCH_PROBE_SHARE;
+}
+
 /* The ports an earlier watch left down (port.down held until seen Active):
  * held on from when they were first seen down, so that a restart loses
  * nothing (the first full scan has no baseline to raise them again). */
@@ -424,6 +437,7 @@ static int open_port(struct wstate *ws, const struct fab_probe_opts *po, int64_t
 		fab_watch_set_verify_every(ws->w, job->verify_every);
 	fab_watch_set_data_every(ws->w, (unsigned)(interval > 0 && data > interval ? data / interval : 1));
 	fab_watch_set_link_probe(ws->w, ws->link_probe_ms);
+	fab_watch_set_link_probe_share(ws->w, ws->link_probe_share);
 	return wev_start(ws);
 }
 
@@ -447,6 +461,8 @@ int fab_pipeline_watch(const struct fab_pipeline_watch *job, struct fab_pipeline
 	ws.keep_raw_ms = setting(&ws, job->keep_raw_ms, FAB_WATCH_RAW, DEFAULT_KEEP_RAW_MS);
 	ws.prom = job->prometheus ? job->prometheus : fab_config_sweep(ws.cfg, FAB_WATCH_PROMETHEUS, NULL);
 	ws.link_probe_ms = link_probe(&ws);
+	ws.link_probe_share = link_probe_share(&ws);
+	ws.interval_ms = interval;
 	if ((err = fab_rules_hold_new(setting(&ws, job->hold_ms, FAB_WATCH_HOLD, DEFAULT_HOLD_MS),
 				      &ws.hold)) ||
 	    (err = wev_init(&ws)) || (err = wal_init(&ws)))

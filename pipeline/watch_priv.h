@@ -41,6 +41,10 @@ struct wstate {
 	/* link events (watch_events.c) */
 	bool events;
 	int64_t link_probe_ms;
+	double link_probe_share;
+	int64_t interval_ms;          /* from one sweep to the next (0: back to back) */
+	double probe_said_ms;         /* the probe's period watch last said (0: none) */
+	bool probe_said_long;         /* ... stretched by the cap */
 	struct fab_snapshot *pending; /* notices taken, not stored yet (events only) */
 	int sub;                      /* SUB_*: the subscription's state */
 	uint16_t sub_lid;             /* the SA it is (or was last tried) at */
@@ -86,6 +90,9 @@ int wev_take(struct wstate *ws, bool *again);
  * subscription and the alerts that are due. *again: a full scan now. */
 int wev_pause(struct fab_store *st, struct wstate *ws, int64_t until_ms,
 	      struct fab_pipeline_watch_result *out, bool *again);
+/* After a counter sweep: the link probe's period, said when its cost
+ * bound stretches it (and again when that changes by more than a fifth). */
+void wev_probe_note(struct wstate *ws, const struct fab_watch_result *res);
 /* The sweep's events: the notices pending, then the changes the run found. */
 int wev_fill(struct wstate *ws, struct fab_snapshot *sw, const struct fab_watch_result *res);
 

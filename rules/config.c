@@ -155,7 +155,8 @@ int fab_config_site_severity(const struct fab_config *cfg, const char *id, int d
 /* ---- [sweep] and [watch] ------------------------------------------------------ */
 
 enum sweep_kind { SW_DIR, SW_PROM, SW_COUNT, SW_DURATION, SW_FAIL_ON, SW_BASELINE,
-		  SW_TEXT, SW_MAP, SW_SECONDS, SW_DURATION_OFF, SW_ONOFF, SW_URL, SW_PORTS, SW_REQUIRE };
+		  SW_TEXT, SW_MAP, SW_SECONDS, SW_DURATION_OFF, SW_ONOFF, SW_URL, SW_PORTS, SW_REQUIRE,
+		  SW_SHARE };
 
 static const struct {
 	const char *key;
@@ -185,6 +186,8 @@ static const struct {
 				   "an absolute path ending in .prom (the textfile collector reads *.prom)", "watch" },
 	[FAB_WATCH_LINK_PROBE] = { "link_probe", SW_DURATION_OFF,
 				   "a duration of a second or more such as 30s or 2m, or off", "watch" },
+	[FAB_WATCH_LINK_PROBE_SHARE] = { "link_probe_share", SW_SHARE,
+					 "a fraction above 0 and at most 1 such as 0.1, or a percentage such as 10%", "watch" },
 	[FAB_WATCH_EVENTS] = { "events", SW_ONOFF, "on or off", "watch" },
 	[FAB_WATCH_ALERTMANAGER] = { "alertmanager", SW_URL,
 				     "Alertmanager's URL, such as http://localhost:9093", "watch" },
@@ -234,6 +237,31 @@ bool fab_url_ok(const char *url)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			return false;
 	return true;
+}
+
+int fab_share_parse(const char *s, double *out)
+{
+	size_t l = strlen(s);
+	bool pct = l > 1 && s[l - 1] == '%';
+	char *end;
+	double v;
+
+	/* digits and one point only: no sign, space, exponent, inf or nan */
+	if (!l || l > 32 || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	for (size_t i = 0; i < l - pct; i++)
+		if (!isdigit((unsigned char)s[i]) && s[i] != '.')
+			return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end != s + l - pct)
+		return -EINVAL;
+	if (pct)
+		v /= 100.0;
+	if (!(v > 0.0 && v <= 1.0))
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
 bool fab_prom_file_name_ok(const char *path)
@@ -367,6 +395,10 @@ static bool sweep_value_ok(unsigned kind, const char *v)
 		return !strcmp(v, "on") || !strcmp(v, "off");
 	case SW_URL:
 		return fab_url_ok(v);
+	case SW_SHARE: {
+		double f;
+		return fab_share_parse(v, &f) == 0;
+	}
 	case SW_FAIL_ON:
 		return fab_fail_on_parse(v) >= 0;
 	case SW_REQUIRE:

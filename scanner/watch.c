@@ -61,6 +61,7 @@ int fab_watch_open(const struct fab_probe_opts *o, const char *source, struct fa
 	w->mkeys = o->mkeys;
 	w->verify_every = DEFAULT_VERIFY_EVERY;
 	w->data_every = DEFAULT_DATA_EVERY;
+	w->probe_share = FAB_WATCH_PROBE_SHARE;
 	w->topo_id = -1;
 	w->local = FAB_NONE;
 	if ((rc = wevents_open(w))) {
@@ -391,8 +392,13 @@ static void done_sum(struct wsweep *ws, uint32_t ni, int err, const uint8_t *d)
 	if (ws->data)
 		wn->xmit_wait = now.v[FAB_CTR_XMIT_WAIT];
 	if (!wn->have_sum || moved(&wn->sum, &now, fab_counter_error_mask()) || waited ||
-	    any_saturated(&now))
+	    any_saturated(&now)) {
+		unsigned long before = ws->res->ports;
+
 		queue_ports(ws, ni);
+		if (!wn->have_sum) /* learning the sum: not what a sweep costs */
+			ws->learnt += ws->res->ports - before;
+	}
 	/* a link of it went down (and maybe up) since the last sweep: its ports'
 	 * states now, not at the next probe */
 	if (wn->have_sum && now.v[FAB_CTR_LINK_DOWNED] != wn->sum.v[FAB_CTR_LINK_DOWNED]) {
@@ -632,6 +638,15 @@ out:;
 	const struct fab_madwin_stats *ms = fab_madwin_stats(w->m.mw);
 	res->mads = ms->sent - before.sent;
 	res->failed = ms->failed - before.failed;
+	/* the link probe's cap: a steady sweep's counter MADs, the fewest of
+	 * this topology's sweeps (one with changes reads more, and would move
+	 * the cap and the period with them), without its port states (the
+	 * probe's slice, the ports known down read again) nor a first sweep's
+	 * reads of every switch port */
+	unsigned long other = res->links + res->probed + ws->learnt;
+	if (!rc && !ws->react && !res->topology_changed && res->mads > other &&
+	    (!w->probe_base || res->mads - other < w->probe_base))
+		w->probe_base = res->mads - other;
 	if (res->topology_changed)
 		w->topo_id = -1; /* the next topology starts afresh */
 	fab_jobq_free(&ws->q);

@@ -17,6 +17,7 @@
  * going down at one end whose other end was not read is down at both.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -111,6 +112,7 @@ int wlinks_adopt(struct fab_watch *w, const struct fab_snapshot *t)
 	w->probe = NULL;
 	w->n_probe = w->probe_next = 0;
 	w->probe_owed = 0;
+	w->probe_base = 0; /* a topology's own sweeps make its cap */
 	w->probe_last = mono_ms();
 	w->n_ports = 0;
 	if (!(w->ports = calloc(t->n_ports + 1, sizeof(*w->ports))))
@@ -144,6 +146,28 @@ int wlinks_adopt(struct fab_watch *w, const struct fab_snapshot *t)
 void fab_watch_set_link_probe(struct fab_watch *w, int64_t period_ms)
 {
 	w->probe_ms = period_ms > 0 ? period_ms : 0;
+}
+
+void fab_watch_set_link_probe_share(struct fab_watch *w, double share)
+{
+	w->probe_share = share > 0 ? share : FAB_WATCH_PROBE_SHARE;
+}
+
+/* The most links a slice reads: max(1, floor(share x M)); 0: no cap. */
+static size_t probe_cap(const struct fab_watch *w)
+{
+	double c = floor(w->probe_share * (double)w->probe_base + 1e-9);
+
+	if (w->probe_share >= 1.0)
+		return 0;
+	return c >= 1.0 ? (size_t)c : 1;
+}
+
+void fab_watch_link_probe_cost(const struct fab_watch *w, struct fab_watch_probe_cost *out)
+{
+	*out = (struct fab_watch_probe_cost){ .links = w->n_probe, .period_ms = w->probe_ms,
+					      .share = w->probe_share, .base = w->probe_base,
+					      .cap = probe_cap(w) };
 }
 
 static void want(struct fab_watch *w, uint32_t pi, unsigned cause)
@@ -198,12 +222,14 @@ void wlinks_queue(struct wsweep *ws)
 	}
 }
 
-/* The probe's slice of a sweep: the reads owed since the last one. */
+/* The probe's slice of a sweep: the reads owed since the last one, at most
+ * the cap (the rest owed still, each link at most once a sweep). */
 static void probe_slice(struct wsweep *ws)
 {
 	struct fab_watch *w = ws->w;
 	int64_t now = mono_ms();
-	size_t k;
+	size_t k, cap;
+	unsigned long before;
 
 	if (!w->probe_ms || !w->n_probe)
 		return;
@@ -212,11 +238,16 @@ static void probe_slice(struct wsweep *ws)
 	if (w->probe_owed > (double)w->n_probe)
 		w->probe_owed = (double)w->n_probe; /* each at most once a sweep */
 	k = (size_t)w->probe_owed;
+	cap = probe_cap(w);
+	if (cap && k > cap)
+		k = cap; /* the cost bound: the rest carries over */
 	w->probe_owed -= (double)k;
+	before = ws->res->links;
 	for (size_t i = 0; i < k; i++) {
 		ask(ws, w->probe[w->probe_next], FAB_CAUSE_PROBE);
 		w->probe_next = (w->probe_next + 1) % w->n_probe;
 	}
+	ws->res->probe = ws->res->links - before; /* a port asked already is not read twice */
 }
 
 void wlinks_begin(struct wsweep *ws)

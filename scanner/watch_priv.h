@@ -66,6 +66,8 @@ struct fab_watch {
 	int64_t probe_ms;       /* every end read at least this often; 0: no probe */
 	int64_t probe_last;     /* monotonic ms of the last slice */
 	double probe_owed;      /* reads owed, fractions carried over */
+	double probe_share;     /* a slice at most this share of a sweep's MADs (>= 1: no cap) */
+	unsigned long probe_base; /* the fewest MADs of this topology's sweeps without PortInfo; 0: none */
 	uint32_t local;         /* the node watch sends from (FAB_NONE: unknown) */
 	bool paths_stale;       /* a port's state changed since the routes were made */
 	/* a run's changes */
@@ -90,6 +92,7 @@ struct wsweep {
 	uint32_t mask; /* the counters whose moving is a change this sweep */
 	bool data;     /* a data sweep: PortXmitWait moving is a change too */
 	bool react;    /* a trap's run: port reads and their counters only */
+	unsigned long learnt; /* a topology's first sweep: its per-port reads of switches with no sum yet */
 	struct fab_counter_sample *cand; /* changed ports, before NodeInfo confirms them */
 	size_t n_cand, cap_cand;
 	/* the LIDs that did not answer, asked by directed route: what the

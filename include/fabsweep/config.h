@@ -92,6 +92,7 @@ enum fab_sweep_key {
 	FAB_WATCH_RAW,            /* raw sweeps kept this long, older ones rolled up: a duration */
 	FAB_WATCH_PROMETHEUS,     /* the textfile rewritten after every sweep: an absolute *.prom path */
 	FAB_WATCH_LINK_PROBE,     /* every switch-to-switch link read this often: a duration, or off */
+	FAB_WATCH_LINK_PROBE_SHARE, /* the probe's reads per sweep at most this share of the sweep's MADs (fab_share_parse) */
 	FAB_WATCH_EVENTS,         /* subscribe to the SM's traps: on or off */
 	FAB_WATCH_ALERTMANAGER,   /* Alertmanager's base URL: http:// or https:// */
 	FAB_WATCH_ALERT_RESEND,   /* firing alerts posted again this often: a duration */
@@ -129,6 +130,9 @@ bool fab_prom_file_name_ok(const char *path);
 /* Whether url is an http:// or https:// URL with a host part, no spaces or
  * control bytes, at most 1024 bytes ([watch] alertmanager, --alertmanager). */
 bool fab_url_ok(const char *url);
+/* A share: a fraction 0 < F <= 1 ("0.1", "1") or a percentage 0 < P <=
+ * 100 ("10%", "2.5%"). 0 and *out (the fraction), or -EINVAL. */
+int fab_share_parse(const char *s, double *out);
 /* "report_dir", ... (the config keys); NULL when out of range. */
 const char *fab_config_sweep_key_name(unsigned key);
 /* The value as written (borrowed), or NULL when not set; *line_out (may be

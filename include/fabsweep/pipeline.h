@@ -329,6 +329,8 @@ struct fab_pipeline_watch {
 	/* Link events (docs/watch.md): 0 the config's [watch] value, else the default */
 	int64_t link_probe_ms;         /* every switch-to-switch link read this often (30 s);
 					* -1: no probe */
+	double link_probe_share;       /* its reads a sweep at most this share of the
+					* sweep's MADs (0.10; fab_watch_set_link_probe_share) */
 	int events;                    /* subscribe to the SM's traps: 1 yes, -1 no,
 					* 0 [watch] events, else yes */
 	const char *alertmanager;      /* Alertmanager's URL (http://host:9093); NULL:

@@ -57,6 +57,7 @@ struct fab_watch_result {
 	unsigned long verified; /* NodeInfo sent */
 	unsigned long probed;   /* PortInfo of down ports sent */
 	unsigned long links;    /* PortInfo of linked ports sent (probe, traps, LinkDownedCounter) */
+	unsigned long probe;    /* the link probe's slice among links */
 	unsigned long unrouted; /* nodes whose LID did not answer but who did by directed route
 				 * (the SM has not rerouted around a link yet): read next sweep */
 	/* ports whose state differs from the last known (owned by the watch,
@@ -113,6 +114,25 @@ int fab_watch_set_down(struct fab_watch *w, const uint32_t *ports, size_t n);
  * this port) is read at least every period_ms, a slice per sweep (the
  * share of the period since the slice before); 0: no probe. */
 void fab_watch_set_link_probe(struct fab_watch *w, int64_t period_ms);
+/* The probe's cost bound: a sweep's slice is at most max(1, floor(share x
+ * M)) links, M a steady counter sweep's MADs: the fewest of the
+ * topology's sweeps so far, each without its PortInfo reads (the probe's,
+ * the ports known down read again; a topology's first sweep also without
+ * its reads of every switch port); reads owed beyond it carry over, so
+ * each link is still read in turn, less often than the period. share >= 1:
+ * no cap.
+ * Default FAB_WATCH_PROBE_SHARE. */
+#define FAB_WATCH_PROBE_SHARE 0.10
+void fab_watch_set_link_probe_share(struct fab_watch *w, double share);
+/* The probe as it goes: what watch says of its period (docs/watch.md). */
+struct fab_watch_probe_cost {
+	size_t links;        /* the switch-to-switch links it reads (one end each) */
+	int64_t period_ms;   /* the period asked for (0: no probe) */
+	double share;        /* fab_watch_set_link_probe_share */
+	unsigned long base;  /* M: a steady counter sweep's MADs without PortInfo (0: none yet) */
+	unsigned long cap;   /* reads a sweep at most; 0: no cap (share >= 1) */
+};
+void fab_watch_link_probe_cost(const struct fab_watch *w, struct fab_watch_probe_cost *out);
 /* Reads, in the next run, both ends of every link of switch node_idx of
  * topo (a trap named it). 0 or -ENOMEM. */
 int fab_watch_want_switch(struct fab_watch *w, const struct fab_snapshot *topo, uint32_t node_idx);

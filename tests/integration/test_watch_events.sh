@@ -126,9 +126,12 @@ probe_reads() { head -7 | sed -n 's/.*, \([0-9]*\) link states).*/\1/p' | awk '{
 # OpenSM accepts brings no Report (docs/watch.md): watch subscribes but does
 # not count on traps, and probes the links at the period asked for (6 s
 # from sweep 1 to 7, each link every 2 s: 2 reads a link at least; counting
-# on traps, the tenth of that rate: 1 at most)
+# on traps, the tenth of that rate: 1 at most). The probe's cost bound would
+# stretch a 2 s period on this fabric (3 reads a sweep against 10% of some
+# 13 MADs: 1; 6 below and tests/integration/test_watch_probe_share.sh
+# check it): no cap here (--link-probe-share 1), and in 4.
 fabsim_run "$D/sim" --host host0006 --pidfile "$D/pid" -- "$FABSWEEP" watch --db "$D/plain.db" \
-	--interval 1s --timeout 1000 --config "$D/conf" --link-probe 2s > "$D/out0" 2> "$D/out0.err" &
+	--interval 1s --timeout 1000 --config "$D/conf" --link-probe 2s --link-probe-share 1 > "$D/out0" 2> "$D/out0.err" &
 WATCH=$!
 waits "without the shim: subscribed, no Report path said" grep -qx "watch: subscribed to the SM's traps at LID 1" "$D/out0"
 plain_sweeps() { (($(grep -c "watch: sweep" "$D/out0") >= 7)); }
@@ -345,9 +348,10 @@ wait "$WATCH"
 check "watch over the restart: exit 0" eq "$?" 0
 
 # 4. no traps: the link probe alone, within its period
-run_watch "$D/out2" --no-events --link-probe 2s
+run_watch "$D/out2" --no-events --link-probe 2s --link-probe-share 1
 waits "the second watch sweeps" grep -q "watch: sweep 2," "$D/out2"
 check "it did not subscribe" lacks "$D/out2" "subscribed"
+check "... its probe not capped (--link-probe-share 1): nothing said of it" lacks "$D/out2" "link probe:"
 FULL=$(q 'SELECT max(scan_id) FROM scans WHERE topology_scan_id IS NULL')
 read -r L4 P4 S4 Q4 <<< "$(pick_link "$SM2LID" leaf002)" || exit 1
 B5=$(q 'SELECT max(scan_id) FROM scans')
@@ -395,9 +399,10 @@ check "third watch: exit 0" eq "$?" 0
 # 6. no SA answers (no SM runs: the standby stopped in 2, the master now):
 # watch started with traps on says once that the subscription got no
 # answer, probes the links at the period asked for (not the tenth of it a
-# subscription allows), tries again every 5 s (said once over at least one
-# retry: 7 sweeps, a second apart at least), and subscribes once an SM is
-# master again. (No link goes down here: with no SM the LID routes across it
+# subscription allows) as far as its default cost bound lets it (10% of a
+# sweep's MADs: one read a sweep here, said with the period it makes),
+# tries again every 5 s (said once over at least one retry: 7 sweeps, a
+# second apart at least), and subscribes once an SM is master again. (No link goes down here: with no SM the LID routes across it
 # never heal, and the sweep's LIDs that stop answering would find it.)
 fabsim_stop_sm "$D/sim" 2 || exit 1
 run_watch "$D/out4" --link-probe 2s
@@ -407,12 +412,22 @@ after_nosa() { sed -n "\|$NOSA|,\$p" "$D/out4" | grep "watch: sweep"; }
 retried() { (($(after_nosa | wc -l) >= 7)); }
 waits "... 7 sweeps after it (a retry due)" retried
 check "... said once" eq "$(grep -c "did not answer to the subscription" "$D/out4")" 1
-# from sweep 1 to 7, 6 s or more, each of the L links read every 2 s: 2 L
-# reads at least (at the tenth of that rate, under L)
+# the default cap: one read a sweep (10% of under 20 MADs), so each of the
+# L links every L sweeps (L s), not every 2 s: said once; sweeps 3 to 7
+# (sweep 1 owes nothing, and sweep 2 may follow it at once: the
+# subscription's wait took the first interval), one read each, 5 (at the
+# tenth of the period, L x 5 / 20: under 2 for L = 6)
 ISL=$(isl "$D/fab.db")
-PROBED=$(after_nosa | probe_reads)
-check "... the probe reads each of the $ISL links at its period ($PROBED reads in 7 sweeps)" \
-	test "$PROBED" -ge "$((2 * ISL))"
+capped_note() {
+	local n
+	n=$(grep -c '^watch: link probe:' "$D/out4")
+	[[ $n == 1 ]] && grep -qE "^watch: link probe: each of the $ISL switch-to-switch links read within about $ISL s, not 2 s: at most 10% of a sweep's 1?[0-9] MADs \(\[watch\] link_probe_share\)$" "$D/out4" && return 0
+	echo "  said $n times:"; grep '^watch: link probe:' "$D/out4" | sed 's/^/    /'
+	return 1
+}
+check "... the default cap said once: each of the $ISL links within $ISL s, not 2 s" capped_note
+PROBED=$(after_nosa | sed -n 3,7p | probe_reads)
+check "... the probe reads one link a sweep, the cap ($PROBED reads in sweeps 3 to 7)" eq "$PROBED" 5
 # (its log flushed at each line from now on: 7 reads OpenSM's notices in it)
 sed -i 's/^force_log_flush .*/force_log_flush TRUE/' "$D/sim/sm2/opensm.conf"
 check "OpenSM's log flushed at each line" grep -q '^force_log_flush TRUE' "$D/sim/sm2/opensm.conf"

@@ -21,6 +21,15 @@ MUTANTS+=(
 	"alerts_peer_label      integration/test_watch_events          Failed   m_alerts_peer_label"
 	"alerts_lost_when_down  integration/test_watch_events          Failed   m_alerts_lost_when_down"
 	"security_trap_silent   rules/test_fixtures                    Failed   m_security_trap_silent"
+	"probe_cap_ignored      integration/test_watch_probe_share     Failed   m_probe_cap_ignored"
+	"probe_cap_off_by_one   integration/test_watch_probe_share     Failed   m_probe_cap_off_by_one"
+	"probe_cap_nosa         integration/test_watch_events          Failed   m_probe_cap_ignored"
+	"probe_note_silent      integration/test_watch_probe_share     Failed   m_probe_note_silent"
+	"probe_note_repeated    integration/test_watch_probe_share     Failed   m_probe_note_repeated"
+	"probe_base_first_sweep integration/test_watch_probe_share     Failed   m_probe_base_first_sweep"
+	"probe_share_config     integration/test_watch_probe_share     Failed   m_probe_share_config"
+	"probe_base_last_sweep  integration/test_watch_probe_share     Failed   m_probe_base_last_sweep"
+	"probe_share_option     integration/test_watch_probe_share     Failed   m_probe_share_option"
 )
 # a trap 128 names a switch and nothing is read (a branch never taken)
 m_events_trap_ignored() { mut pipeline/watch_events.c 's/^\t\tcase 128:$/\t\tcase 0xfffff:/'; }
@@ -63,3 +72,23 @@ m_events_nosa_no_retry() { mut pipeline/watch_events.c 's/if (ws->events \&\& ws
 # under the simulator watch counts on Reports without the shim that brings
 # them (tests/tools/fabsim_reports.c), and probes at the tenth of its period
 m_events_sim_path_trusted() { mut scanner/madwin.c 's/return fab_umad_under_sim() \&\& strstr(preload, "fabsim_reports");/return fab_umad_under_sim();/'; }
+# the link probe's cost bound (docs/watch.md "The link probe"): the cap is
+# never applied, the probe reads what its period owes (a branch never taken)
+m_probe_cap_ignored() { mut scanner/watch_links.c 's/^\tif (cap \&\& k > cap)$/\tif (0 \&\& cap \&\& k > cap)/'; }
+# the cap one read too many (a value off by one)
+m_probe_cap_off_by_one() { mut scanner/watch_links.c 's/return c >= 1.0 ? (size_t)c : 1;/return c >= 1.0 ? (size_t)c + 1 : 2;/'; }
+# the period the cap makes is never said
+m_probe_note_silent() { mut pipeline/watch_events.c 's/^\tws->probe_said_long = longer;$/\tws->probe_said_long = longer;\n\treturn;/'; }
+# ... said after every sweep, not once (and when it changes)
+m_probe_note_repeated() { mut pipeline/watch_events.c 's/if (longer ? ws->probe_said_long \&\& eff <= 1.2/if (longer ? 0 \&\& eff <= 1.2/'; }
+# a topology's first sweep, which reads every switch port, counts whole as
+# what a sweep costs: the cap after it too high
+m_probe_base_first_sweep() { mut scanner/watch.c 's/^\t\t\tws->learnt += ws->res->ports - before;$/\t\t\t(void)before;/'; }
+# [watch] link_probe_share is ignored: the default (a parameter ignored)
+m_probe_share_config() { mut pipeline/watch.c 's/return v \&\& !fab_share_parse(v, \&f) ? f : FAB_WATCH_PROBE_SHARE;/return FAB_WATCH_PROBE_SHARE;/'; }
+# --link-probe-share is ignored: the config's (a parameter ignored)
+m_probe_share_option() { mut pipeline/watch.c 's/^\tif (ws->job->link_probe_share > 0)$/\tif (0)/'; }
+# the cap from the last sweep, not the steadiest: a sweep that read more
+# (a link down: its switch's ports, the details) moves the cap and the
+# period said with it
+m_probe_base_last_sweep() { mut scanner/watch.c 's/^\t    (!w->probe_base || res->mads - other < w->probe_base))$/\t    1)/'; }

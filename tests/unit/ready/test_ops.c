@@ -80,7 +80,7 @@ static void test_sweep_config(void **state)
 	assert_string_equal(fab_config_sweep(c, FAB_WATCH_RESCAN, NULL), "1h");
 	fab_config_free(c);
 	conf_bad("[watch]\nhold = 2\n", "f.conf:2: 'hold' in [watch] takes a duration such as 10m, 30s or 1h, not '2'");
-	conf_bad("[watch]\nkeep = 3\n", "f.conf:2: unknown key 'keep' in [watch]; known: interval, rescan, hold, data_interval, keep_raw, prometheus, link_probe, events, alertmanager, alert_resend");
+	conf_bad("[watch]\nkeep = 3\n", "f.conf:2: unknown key 'keep' in [watch]; known: interval, rescan, hold, data_interval, keep_raw, prometheus, link_probe, link_probe_share, events, alertmanager, alert_resend");
 	/* link events and alerts (docs/watch.md) */
 	c = conf_ok("[watch]\nlink_probe = off\nevents = off\nalertmanager = http://localhost:9093\n"
 		    "alert_resend = 30s\n");
@@ -89,6 +89,38 @@ static void test_sweep_config(void **state)
 	assert_string_equal(fab_config_sweep(c, FAB_WATCH_ALERTMANAGER, NULL), "http://localhost:9093");
 	fab_config_free(c);
 	conf_bad("[watch]\nlink_probe = 500ms\n", "f.conf:2: 'link_probe' in [watch] takes a duration of a second or more such as 30s or 2m, or off, not '500ms'");
+	/* the probe's cost bound: a fraction or a percentage, above 0, at most all */
+	c = conf_ok("[watch]\nlink_probe_share = 10%\n");
+	assert_string_equal(fab_config_sweep(c, FAB_WATCH_LINK_PROBE_SHARE, &line), "10%");
+	assert_int_equal(line, 2);
+	fab_config_free(c);
+	fab_config_free(conf_ok("[watch]\nlink_probe_share = 0.25\n"));
+	fab_config_free(conf_ok("[watch]\nlink_probe_share = 1\n"));
+	{
+		static const struct {
+			const char *s;
+			double want; /* < 0: refused */
+		} shares[] = { { "0.1", 0.1 }, { "10%", 0.1 }, { "2.5%", 0.025 }, { "1", 1.0 },
+			       { "100%", 1.0 }, { ".5", 0.5 }, { "0", -1 }, { "0%", -1 },
+			       { "1.01", -1 }, { "101%", -1 }, { "-0.1", -1 }, { "+0.1", -1 },
+			       { " 0.1", -1 }, { "0.1 ", -1 }, { "1e-1", -1 }, { "nan", -1 },
+			       { "inf", -1 }, { "%", -1 }, { "10%%", -1 }, { "", -1 },
+			       { "0x0.1", -1 }, { "10 %", -1 } };
+		for (size_t i = 0; i < sizeof(shares) / sizeof(shares[0]); i++) {
+			double f = -2;
+			int rc = fab_share_parse(shares[i].s, &f);
+			if (shares[i].want < 0) {
+				assert_int_equal(rc, -EINVAL);
+				assert_true(f == -2); /* untouched */
+			} else {
+				assert_int_equal(rc, 0);
+				assert_true(f > shares[i].want - 1e-12 && f < shares[i].want + 1e-12);
+			}
+		}
+	}
+	conf_bad("[watch]\nlink_probe_share = 0\n", "f.conf:2: 'link_probe_share' in [watch] takes a fraction above 0 and at most 1 such as 0.1, or a percentage such as 10%, not '0'");
+	conf_bad("[watch]\nlink_probe_share = 150%\n", "f.conf:2: 'link_probe_share' in [watch] takes a fraction above 0 and at most 1 such as 0.1, or a percentage such as 10%, not '150%'");
+	conf_bad("[watch]\nlink_probe_share = 30s\n", "f.conf:2: 'link_probe_share' in [watch] takes a fraction above 0 and at most 1 such as 0.1, or a percentage such as 10%, not '30s'");
 	conf_bad("[watch]\nevents = yes\n", "f.conf:2: 'events' in [watch] takes on or off, not 'yes'");
 	conf_bad("[watch]\nalertmanager = localhost:9093\n", "f.conf:2: 'alertmanager' in [watch] takes Alertmanager's URL, such as http://localhost:9093, not 'localhost:9093'");
 	conf_bad("[watch]\nalertmanager = http://a b\n", "f.conf:2: 'alertmanager' in [watch] takes Alertmanager's URL, such as http://localhost:9093, not 'http://a b'");
