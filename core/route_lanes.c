@@ -173,6 +173,11 @@ struct lanes {
 	size_t *tfirst;    /* per port index: its bits start at tfirst[port], SIZE_MAX: none */
 	size_t *ofirst;    /* per port index: its columns' destinations at tdlid[ofirst[port]] */
 	uint16_t *wq;      /* per port index: columns (q's ports + 1); rows: p's ports + 1 */
+	uint16_t *wp;      /* per port index: its rows (p's ports + 1) */
+	/* per port index: its number, and the number of the port it is cabled
+	 * to (0: none); the hook reads them for every switch of every
+	 * destination, and the ports themselves are many cache lines apart */
+	uint8_t *num, *rnum;
 	uint64_t *tbits;
 	uint16_t *tdlid;
 };
@@ -200,19 +205,26 @@ static int lanes_alloc(struct lanes *L)
 	L->tfirst = malloc((s->n_ports + 1) * sizeof(*L->tfirst));
 	L->ofirst = malloc((s->n_ports + 1) * sizeof(*L->ofirst));
 	L->wq = calloc(s->n_ports + 1, sizeof(*L->wq));
-	if (!L->tfirst || !L->ofirst || !L->wq)
+	L->wp = calloc(s->n_ports + 1, sizeof(*L->wp));
+	L->num = calloc(s->n_ports + 1, 1);
+	L->rnum = calloc(s->n_ports + 1, 1);
+	if (!L->tfirst || !L->ofirst || !L->wq || !L->wp || !L->num || !L->rnum)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n_ports; i++) {
 		const struct fab_port *op = &s->ports[i];
 		L->tfirst[i] = SIZE_MAX;
+		L->num[i] = op->port_num;
+		if (op->remote_idx < s->n_ports)
+			L->rnum[i] = s->ports[op->remote_idx].port_num;
 		if (op->port_num == 0 || op->remote_idx == FAB_NONE || op->remote_idx >= s->n_ports ||
 		    s->nodes[op->node_idx].type != FAB_NODE_SWITCH ||
 		    s->nodes[s->ports[op->remote_idx].node_idx].type != FAB_NODE_SWITCH)
 			continue;
 		L->wq[i] = (uint16_t)(s->nodes[s->ports[op->remote_idx].node_idx].num_ports + 1u);
+		L->wp[i] = (uint16_t)rows_of(L, (uint32_t)i);
 		L->tfirst[i] = bits;
 		L->ofirst[i] = cols;
-		bits += (size_t)rows_of(L, (uint32_t)i) * L->wq[i];
+		bits += (size_t)L->wp[i] * L->wq[i];
 		cols += L->wq[i];
 	}
 	L->tbits = calloc(bits / 64 + 1, sizeof(*L->tbits));
@@ -227,6 +239,9 @@ static void lanes_free(struct lanes *L)
 	free(L->tfirst);
 	free(L->ofirst);
 	free(L->wq);
+	free(L->wp);
+	free(L->num);
+	free(L->rnum);
 	free(L->tbits);
 	free(L->tdlid);
 }
@@ -242,17 +257,19 @@ static bool tbit(const struct lanes *L, uint32_t port, unsigned i, unsigned o2)
  * its channel out of p, o' the next switch's out-port. */
 static void mark(struct lanes *L, const struct fab_route_walk *w, uint32_t p, unsigned i)
 {
-	const struct fab_snapshot *s = L->ix->snap;
 	uint32_t q = w->next[p];
 
 	if (q == FAB_NONE || w->next[q] == FAB_NONE)
 		return;
 	uint32_t c = w->out[p];
-	unsigned o2 = s->ports[w->out[q]].port_num;
-	if (L->tfirst[c] == SIZE_MAX || i >= rows_of(L, c) || o2 >= L->wq[c])
+	unsigned o2 = L->num[w->out[q]];
+	if (L->tfirst[c] == SIZE_MAX || i >= L->wp[c] || o2 >= L->wq[c])
 		return;
 	size_t bit = L->tfirst[c] + (size_t)i * L->wq[c] + o2;
-	L->tbits[bit / 64] |= 1ull << (bit % 64);
+	uint64_t *word = &L->tbits[bit / 64], b = 1ull << (bit % 64);
+	if (*word & b)
+		return; /* had: its column has its destination (a LID is never 0) */
+	*word |= b;
 	if (!L->tdlid[L->ofirst[c] + o2])
 		L->tdlid[L->ofirst[c] + o2] = w->dlid;
 }
@@ -263,7 +280,6 @@ static void collect_triples(void *ctx, const struct fab_route_walk *w, uint32_t 
 {
 	struct lanes *L = ctx;
 	const struct fab_route_index *ix = L->ix;
-	const struct fab_snapshot *s = ix->snap;
 
 	for (uint32_t u = 0; u < ix->n_sw; u++) {
 		if (used[u] != gen || w->next[u] == FAB_NONE)
@@ -273,7 +289,7 @@ static void collect_triples(void *ctx, const struct fab_route_walk *w, uint32_t 
 		if (n_src > 1 || (n_src == 1 && ix->end_list[ix->end_first[u]] != dst))
 			mark(L, w, u, 0);
 		/* u's traffic entering its next switch */
-		mark(L, w, w->next[u], s->ports[s->ports[w->out[u]].remote_idx].port_num);
+		mark(L, w, w->next[u], L->rnum[w->out[u]]);
 	}
 }
 
