@@ -371,9 +371,11 @@ static int reserve_edges(struct cdg_graph *g, size_t *cap, size_t n)
 }
 
 /* The (channel, VL) edges out of local channel c, appended to g (its CSR
- * arrays, keys as nodes) by source key (tmp: a scratch list). */
+ * arrays, keys as nodes) by source key (tmp: a scratch list; row_t1,
+ * row_ok, set and ca_t1 scratch arrays). */
 static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *row_t1, bool *row_ok,
-			 uint64_t *set, struct edges *tmp, struct cdg_graph *g, size_t *cap)
+			 uint64_t *set, uint64_t *ca_t1, struct edges *tmp, struct cdg_graph *g,
+			 size_t *cap)
 {
 	const struct fab_snapshot *s = L->ix->snap;
 	const struct fab_route_index *ix = L->ix;
@@ -384,6 +386,14 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *r
 	unsigned wp = rows_of(L, P), wq = L->wq[P];
 
 	tmp->n = 0;
+	/* the distinct tables of p's own CAs toward o (each enters by its own
+	 * port), looked up once for every column */
+	size_t n_ca = 0;
+	for (uint32_t k = ix->end_first[sw]; k < ix->end_first[sw + 1]; k++) {
+		const struct fab_sl2vl *t = fab_routing_sl2vl(L->r, p, L->rnum[ix->end_list[k]], op->port_num);
+		if (t)
+			add_distinct(ca_t1, &n_ca, packed(t));
+	}
 	/* each in-port's table toward o, where some route entered */
 	for (unsigned i = 1; i < wp; i++) {
 		row_ok[i] = false;
@@ -399,13 +409,9 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *r
 		for (unsigned i = 1; i < wp; i++)
 			if (row_ok[i] && tbit(L, P, i, o2))
 				add_distinct(set, &n_set, row_t1[i]);
-		if (tbit(L, P, 0, o2)) /* p's CAs: each by its own port */
-			for (uint32_t k = ix->end_first[sw]; k < ix->end_first[sw + 1]; k++) {
-				unsigned in = s->ports[s->ports[ix->end_list[k]].remote_idx].port_num;
-				const struct fab_sl2vl *t = fab_routing_sl2vl(L->r, p, in, op->port_num);
-				if (t)
-					add_distinct(set, &n_set, packed(t));
-			}
+		if (tbit(L, P, 0, o2)) /* p's CAs */
+			for (size_t k = 0; k < n_ca; k++)
+				add_distinct(set, &n_set, ca_t1[k]);
 		if (!n_set)
 			continue;
 		const struct fab_port *op2 = fab_snapshot_port(s, q, o2);
@@ -468,16 +474,18 @@ static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 			max_w = s->nodes[n].num_ports + 1u;
 	uint64_t *row_t1 = malloc((max_w + 1) * sizeof(*row_t1));
 	uint64_t *set = malloc((max_w + s->n_ports + 1) * sizeof(*set));
+	uint64_t *ca_t1 = malloc((s->n_ports + 1) * sizeof(*ca_t1));
 	bool *row_ok = malloc(max_w + 1);
 	g.port = malloc((g.n + 1) * sizeof(*g.port));
 	g.first = calloc(g.n + 2, sizeof(*g.first));
-	if (!row_t1 || !set || !row_ok || !g.port || !g.first || reserve_edges(&g, &cap, 1))
+	if (!row_t1 || !set || !ca_t1 || !row_ok || !g.port || !g.first || reserve_edges(&g, &cap, 1))
 		err = -ENOMEM;
 	for (uint32_t c = 0; c < L->n_local && !err; c++)
-		err = channel_edges(L, c, reps, row_t1, row_ok, set, &tmp, &g, &cap);
+		err = channel_edges(L, c, reps, row_t1, row_ok, set, ca_t1, &tmp, &g, &cap);
 	free(tmp.v);
 	free(row_t1);
 	free(set);
+	free(ca_t1);
 	free(row_ok);
 	if (err)
 		goto out;
