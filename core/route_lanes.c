@@ -180,6 +180,7 @@ struct lanes {
 	uint8_t *num, *rnum;
 	uint64_t *tbits;
 	uint16_t *tdlid;
+	size_t *pbit, *pcol; /* the hook's scratch: two per switch */
 };
 
 /* The local channel of the port a switch leaves by, FAB_NONE. */
@@ -208,7 +209,10 @@ static int lanes_alloc(struct lanes *L)
 	L->wp = calloc(s->n_ports + 1, sizeof(*L->wp));
 	L->num = calloc(s->n_ports + 1, 1);
 	L->rnum = calloc(s->n_ports + 1, 1);
-	if (!L->tfirst || !L->ofirst || !L->wq || !L->wp || !L->num || !L->rnum)
+	L->pbit = malloc((2 * L->ix->n_sw + 1) * sizeof(*L->pbit));
+	L->pcol = malloc((2 * L->ix->n_sw + 1) * sizeof(*L->pcol));
+	if (!L->tfirst || !L->ofirst || !L->wq || !L->wp || !L->num || !L->rnum || !L->pbit ||
+	    !L->pcol)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n_ports; i++) {
 		const struct fab_port *op = &s->ports[i];
@@ -242,6 +246,8 @@ static void lanes_free(struct lanes *L)
 	free(L->wp);
 	free(L->num);
 	free(L->rnum);
+	free(L->pbit);
+	free(L->pcol);
 	free(L->tbits);
 	free(L->tdlid);
 }
@@ -253,33 +259,35 @@ static bool tbit(const struct lanes *L, uint32_t port, unsigned i, unsigned o2)
 	return L->tbits[bit / 64] >> (bit % 64) & 1;
 }
 
-/* A route through switch p entered by in-port number i: marks (i, o') of
- * its channel out of p, o' the next switch's out-port. */
-static void mark(struct lanes *L, const struct fab_route_walk *w, uint32_t p, unsigned i)
+/* A route through switch p entered by in-port number i: the bit (i, o') of
+ * its channel out of p, o' the next switch's out-port (*col: its column's
+ * place in tdlid). SIZE_MAX: none. */
+static size_t triple_bit(const struct lanes *L, const struct fab_route_walk *w, uint32_t p,
+			 unsigned i, size_t *col)
 {
 	uint32_t q = w->next[p];
 
 	if (q == FAB_NONE || w->next[q] == FAB_NONE)
-		return;
+		return SIZE_MAX;
 	uint32_t c = w->out[p];
 	unsigned o2 = L->num[w->out[q]];
 	if (L->tfirst[c] == SIZE_MAX || i >= L->wp[c] || o2 >= L->wq[c])
-		return;
-	size_t bit = L->tfirst[c] + (size_t)i * L->wq[c] + o2;
-	uint64_t *word = &L->tbits[bit / 64], b = 1ull << (bit % 64);
-	if (*word & b)
-		return; /* had: its column has its destination (a LID is never 0) */
-	*word |= b;
-	if (!L->tdlid[L->ofirst[c] + o2])
-		L->tdlid[L->ofirst[c] + o2] = w->dlid;
+		return SIZE_MAX;
+	*col = L->ofirst[c] + o2;
+	return L->tfirst[c] + (size_t)i * L->wq[c] + o2;
 }
 
-/* The one-lane pass's hook: the triples of one destination's routes. */
+/* The one-lane pass's hook: the triples of one destination's routes. Their
+ * bits are found first, each word prefetched, then set: the bitmaps are
+ * megabytes (a channel per switch port, 41 x 41 bits each on Selene) and
+ * one miss after the other cost most of the hook. The order of the sets
+ * does not matter (one destination). */
 static void collect_triples(void *ctx, const struct fab_route_walk *w, uint32_t dst,
 			    const uint32_t *used, uint32_t gen)
 {
 	struct lanes *L = ctx;
 	const struct fab_route_index *ix = L->ix;
+	size_t n = 0;
 
 	for (uint32_t u = 0; u < ix->n_sw; u++) {
 		if (used[u] != gen || w->next[u] == FAB_NONE)
@@ -287,9 +295,19 @@ static void collect_triples(void *ctx, const struct fab_route_walk *w, uint32_t 
 		/* u's own CAs (not the destination alone) */
 		uint32_t n_src = ix->end_first[u + 1] - ix->end_first[u];
 		if (n_src > 1 || (n_src == 1 && ix->end_list[ix->end_first[u]] != dst))
-			mark(L, w, u, 0);
+			if ((L->pbit[n] = triple_bit(L, w, u, 0, &L->pcol[n])) != SIZE_MAX)
+				__builtin_prefetch(&L->tbits[L->pbit[n++] / 64], 1);
 		/* u's traffic entering its next switch */
-		mark(L, w, w->next[u], L->rnum[w->out[u]]);
+		if ((L->pbit[n] = triple_bit(L, w, w->next[u], L->rnum[w->out[u]], &L->pcol[n])) != SIZE_MAX)
+			__builtin_prefetch(&L->tbits[L->pbit[n++] / 64], 1);
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint64_t *word = &L->tbits[L->pbit[k] / 64], b = 1ull << (L->pbit[k] % 64);
+		if (*word & b)
+			continue; /* had: its column has its destination (a LID is never 0) */
+		*word |= b;
+		if (!L->tdlid[L->pcol[k]])
+			L->tdlid[L->pcol[k]] = w->dlid;
 	}
 }
 
