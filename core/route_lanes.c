@@ -457,18 +457,22 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *r
 			}
 	}
 	/* by source lane (a counting sort: the targets stay in column order) */
+	size_t at[17] = { 0 };
 	if (reserve_edges(g, cap, tmp->n))
 		return -ENOMEM;
+	for (size_t k = 0; k < tmp->n; k++)
+		at[(tmp->v[k].from & 15) + 1]++;
 	for (unsigned v = 0; v < 16; v++)
-		for (size_t k = 0; k < tmp->n; k++) {
-			const struct ledge *e = &tmp->v[k];
-			if ((e->from & 15) != v)
-				continue;
-			g->first[e->from + 1]++;
-			g->edge[g->n_edges] = e->to;
-			g->edlid[g->n_edges] = e->dlid;
-			g->esl[g->n_edges++] = e->sl;
-		}
+		at[v + 1] += at[v];
+	for (size_t k = 0; k < tmp->n; k++) {
+		const struct ledge *e = &tmp->v[k];
+		size_t to = g->n_edges + at[e->from & 15]++;
+		g->first[e->from + 1]++;
+		g->edge[to] = e->to;
+		g->edlid[to] = e->dlid;
+		g->esl[to] = e->sl;
+	}
+	g->n_edges += tmp->n;
 	return 0;
 }
 
