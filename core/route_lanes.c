@@ -259,6 +259,18 @@ static bool tbit(const struct lanes *L, uint32_t port, unsigned i, unsigned o2)
 	return L->tbits[bit / 64] >> (bit % 64) & 1;
 }
 
+/* Bits from .. from + n - 1 of bits (n at most 64) as one word, the first
+ * the lowest. */
+static uint64_t bits_at(const uint64_t *bits, size_t from, unsigned n)
+{
+	unsigned sh = from % 64;
+	uint64_t w = bits[from / 64] >> sh;
+
+	if (sh && sh + n > 64)
+		w |= bits[from / 64 + 1] << (64 - sh);
+	return n < 64 ? w & ((1ull << n) - 1) : w;
+}
+
 /* A route through switch p entered by in-port number i: the bit (i, o') of
  * its channel out of p, o' the next switch's out-port (*col: its column's
  * place in tdlid). SIZE_MAX: none. */
@@ -389,9 +401,9 @@ static int reserve_edges(struct cdg_graph *g, size_t *cap, size_t n)
 }
 
 /* The (channel, VL) edges out of local channel c, appended to g (its CSR
- * arrays, keys as nodes) by source key (tmp: a scratch list; row_t1,
- * row_ok, set and ca_t1 scratch arrays). */
-static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *row_t1, bool *row_ok,
+ * arrays, keys as nodes) by source key (tmp: a scratch list; cset,
+ * n_cset, set and ca_t1 scratch arrays). */
+static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *cset, size_t *n_cset,
 			 uint64_t *set, uint64_t *ca_t1, struct edges *tmp, struct cdg_graph *g,
 			 size_t *cap)
 {
@@ -412,21 +424,34 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *r
 		if (t)
 			add_distinct(ca_t1, &n_ca, packed(t));
 	}
-	/* each in-port's table toward o, where some route entered */
+	/* per column o2, the distinct tables toward o of the in-ports some
+	 * route entered by (cset[o2 * wp ..], in-port order): row by row, a
+	 * word of bits at a time (most are 0) */
+	memset(n_cset, 0, wq * sizeof(*n_cset));
 	for (unsigned i = 1; i < wp; i++) {
-		row_ok[i] = false;
-		for (unsigned o2 = 1; o2 < wq && !row_ok[i]; o2++)
-			row_ok[i] = tbit(L, P, i, o2);
-		const struct fab_sl2vl *t = row_ok[i] ? fab_routing_sl2vl(L->r, p, i, op->port_num) : NULL;
-		row_ok[i] = t != NULL;
-		row_t1[i] = t ? packed(t) : 0;
+		size_t row = L->tfirst[P] + (size_t)i * wq;
+		const struct fab_sl2vl *t = NULL;
+		uint64_t t1 = 0;
+
+		for (unsigned o0 = 0; o0 < wq; o0 += 64) {
+			uint64_t m = bits_at(L->tbits, row + o0, wq - o0 < 64 ? wq - o0 : 64);
+			if (!o0)
+				m &= ~1ull; /* column 0: no out-port */
+			if (m && !t) {
+				if (!(t = fab_routing_sl2vl(L->r, p, i, op->port_num)))
+					break; /* not held: the row adds nothing */
+				t1 = packed(t);
+			}
+			for (; m; m &= m - 1) {
+				unsigned o2 = o0 + (unsigned)__builtin_ctzll(m);
+				add_distinct(&cset[(size_t)o2 * wp], &n_cset[o2], t1);
+			}
+		}
 	}
 	for (unsigned o2 = 1; o2 < wq; o2++) {
-		size_t n_set = 0;
+		size_t n_set = n_cset[o2];
 
-		for (unsigned i = 1; i < wp; i++)
-			if (row_ok[i] && tbit(L, P, i, o2))
-				add_distinct(set, &n_set, row_t1[i]);
+		memcpy(set, &cset[(size_t)o2 * wp], n_set * sizeof(*set));
 		if (tbit(L, P, 0, o2)) /* p's CAs */
 			for (size_t k = 0; k < n_ca; k++)
 				add_distinct(set, &n_set, ca_t1[k]);
@@ -494,21 +519,21 @@ static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 	for (size_t n = 0; n < s->n_nodes; n++)
 		if (s->nodes[n].num_ports + 1u > max_w)
 			max_w = s->nodes[n].num_ports + 1u;
-	uint64_t *row_t1 = malloc((max_w + 1) * sizeof(*row_t1));
+	uint64_t *cset = malloc((max_w * max_w + 1) * sizeof(*cset));
 	uint64_t *set = malloc((max_w + s->n_ports + 1) * sizeof(*set));
 	uint64_t *ca_t1 = malloc((s->n_ports + 1) * sizeof(*ca_t1));
-	bool *row_ok = malloc(max_w + 1);
+	size_t *n_cset = malloc((max_w + 1) * sizeof(*n_cset));
 	g.port = malloc((g.n + 1) * sizeof(*g.port));
 	g.first = calloc(g.n + 2, sizeof(*g.first));
-	if (!row_t1 || !set || !ca_t1 || !row_ok || !g.port || !g.first || reserve_edges(&g, &cap, 1))
+	if (!cset || !set || !ca_t1 || !n_cset || !g.port || !g.first || reserve_edges(&g, &cap, 1))
 		err = -ENOMEM;
 	for (uint32_t c = 0; c < L->n_local && !err; c++)
-		err = channel_edges(L, c, reps, row_t1, row_ok, set, ca_t1, &tmp, &g, &cap);
+		err = channel_edges(L, c, reps, cset, n_cset, set, ca_t1, &tmp, &g, &cap);
 	free(tmp.v);
-	free(row_t1);
+	free(cset);
 	free(set);
 	free(ca_t1);
-	free(row_ok);
+	free(n_cset);
 	if (err)
 		goto out;
 	for (size_t k = 0; k < g.n; k++) {
