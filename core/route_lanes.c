@@ -334,25 +334,31 @@ static uint64_t packed(const struct fab_sl2vl *t)
 }
 
 /* Service levels of sls whose VL columns differ in some held table from
- * every lower one's: the ones worth a pass. */
+ * every lower one's: the ones worth a pass. One pass over the tables
+ * (a table like the one before it changes nothing): same[s] has bit t when
+ * SLs s and t share a VL in every table. */
 static uint16_t distinct_sls(const struct fab_routing *r, uint16_t sls)
 {
-	uint16_t reps = 0;
+	uint16_t same[FAB_N_SL], reps = 0;
+	const uint8_t *prev = NULL;
 
-	for (unsigned s = 0; s < FAB_N_SL; s++) {
-		if (!(sls >> s & 1))
+	for (unsigned s = 0; s < FAB_N_SL; s++)
+		same[s] = 0xffff;
+	for (size_t i = 0; i < r->n_sl2vl; i++) {
+		const uint8_t *vl = r->sl2vl[i].vl;
+		uint16_t on[16] = { 0 }; /* per VL: the SLs on it */
+
+		if (prev && !memcmp(vl, prev, FAB_N_SL))
 			continue;
-		bool same = false;
-		for (unsigned t = 0; t < s && !same; t++) {
-			if (!(reps >> t & 1))
-				continue;
-			same = true;
-			for (size_t i = 0; i < r->n_sl2vl && same; i++)
-				same = r->sl2vl[i].vl[s] == r->sl2vl[i].vl[t];
-		}
-		if (!same)
-			reps |= (uint16_t)(1u << s);
+		prev = vl;
+		for (unsigned s = 0; s < FAB_N_SL; s++)
+			on[vl[s] & 15] |= (uint16_t)(1u << s);
+		for (unsigned s = 0; s < FAB_N_SL; s++)
+			same[s] &= on[vl[s] & 15];
 	}
+	for (unsigned s = 0; s < FAB_N_SL; s++)
+		if ((sls >> s & 1) && !(same[s] & reps))
+			reps |= (uint16_t)(1u << s);
 	return reps;
 }
 
