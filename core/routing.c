@@ -32,6 +32,7 @@ void fab_routing_free(struct fab_routing *r)
 	free(r->lfts);
 	free(r->sl2vl);
 	free(r->sl2vl_node);
+	free(r->sl2vl_row);
 	fab_arena_free(r->arena);
 	free(r);
 }
@@ -82,27 +83,46 @@ static int cmp_sl2vl(const void *a, const void *b)
 	return kx < ky ? -1 : kx > ky;
 }
 
-/* Per node up to the highest with a table, where its tables start in the
- * sorted r->sl2vl (one more entry: the end). Left out (n_sl2vl_node 0) on
- * ENOMEM or past 2^32 tables: lookups then search the whole array. */
+/* Indexes the sorted r->sl2vl by node and in-port (the rows): node n's
+ * rows are sl2vl_row[sl2vl_node[n] .. sl2vl_node[n + 1]), one per in-port
+ * up to its highest and one more (the end of its tables); row k's tables
+ * are sl2vl[sl2vl_row[k] .. sl2vl_row[k + 1]). O(tables + rows). Left out
+ * (n_sl2vl_node 0) on ENOMEM or past 2^32 tables: lookups then search the
+ * whole array. */
 static void index_sl2vl(struct fab_routing *r)
 {
-	size_t n_nodes = r->n_sl2vl ? r->sl2vl[r->n_sl2vl - 1].node_idx + 1u : 0;
-	uint32_t *first;
+	size_t n = r->n_sl2vl, n_nodes = n ? r->sl2vl[n - 1].node_idx + 1u : 0, rows = 0;
+	uint32_t *node, *row;
 
 	r->n_sl2vl_node = 0;
-	if (!n_nodes || r->n_sl2vl > UINT32_MAX ||
-	    !(first = realloc(r->sl2vl_node, (n_nodes + 1) * sizeof(*first))))
+	if (!n_nodes || n > UINT32_MAX)
 		return;
-	r->sl2vl_node = first;
-	size_t i = 0;
-	for (size_t n = 0; n <= n_nodes; n++) {
-		while (i < r->n_sl2vl && r->sl2vl[i].node_idx < n)
-			i++;
-		first[n] = (uint32_t)i;
+	for (size_t i = 0; i < n; i++)
+		if (i + 1 == n || r->sl2vl[i + 1].node_idx != r->sl2vl[i].node_idx)
+			rows += r->sl2vl[i].in + 2u; /* the node's last table: its highest in-port */
+	if (!(node = realloc(r->sl2vl_node, (n_nodes + 1) * sizeof(*node))))
+		return;
+	r->sl2vl_node = node;
+	if (!(row = realloc(r->sl2vl_row, rows * sizeof(*row))))
+		return;
+	r->sl2vl_row = row;
+	size_t k = 0, i = 0;
+	for (size_t v = 0; v < n_nodes; v++) {
+		size_t j = i;
+
+		node[v] = (uint32_t)k;
+		while (j < n && r->sl2vl[j].node_idx == v)
+			j++;
+		for (unsigned in = 0; j > i && in <= r->sl2vl[j - 1].in + 1u; in++) {
+			while (i < j && r->sl2vl[i].in < in)
+				i++;
+			row[k++] = (uint32_t)i;
+		}
+		i = j;
 	}
+	node[n_nodes] = (uint32_t)k;
 	r->n_sl2vl_node = n_nodes + 1;
-	r->sl2vl_indexed = r->n_sl2vl;
+	r->sl2vl_indexed = n;
 }
 
 /* Orders r->sl2vl by node, keeping the order within each node (a counting
@@ -168,12 +188,16 @@ const struct fab_sl2vl *fab_routing_sl2vl(const struct fab_routing *r, uint32_t 
 	uint64_t k = sl2vl_key(node_idx, in, out);
 	size_t lo = 0, hi = r ? r->n_sl2vl : 0;
 
-	/* the node's own tables when indexed (a few hundred, not a million) */
+	/* indexed: the tables of the node and in-port only (a few dozen, not
+	 * a million) */
 	if (r && r->n_sl2vl_node && r->n_sl2vl == r->sl2vl_indexed) {
 		if (node_idx >= r->n_sl2vl_node - 1)
 			return NULL;
-		lo = r->sl2vl_node[node_idx];
-		hi = r->sl2vl_node[node_idx + 1];
+		size_t b = r->sl2vl_node[node_idx], e = r->sl2vl_node[node_idx + 1];
+		if (in + 1u >= e - b)
+			return NULL; /* past its highest in-port (or it has none) */
+		lo = r->sl2vl_row[b + in];
+		hi = r->sl2vl_row[b + in + 1];
 	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
