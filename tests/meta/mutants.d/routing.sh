@@ -69,7 +69,7 @@ m_sl2vl_content_in_port() { mut store/sl2vl_io.c 's/^\t\t\tt->in = c\[at + 8\];/
 # a content cut short loaded as fewer tables
 m_sl2vl_content_damage_ok() { mut store/sl2vl_io.c 's/^\t\tif (len % TAB_KEY)$/\t\tlen -= len % TAB_KEY;\n\t\tif (0)/'; }
 # a row of triple bits that straddles two words loses the second word's
-m_lanes_word_straddle() { mut core/route_lanes.c 's/^\t\tw |= bits\[from \/ 64 + 1\] << (64 - sh);/\t\t;/'; }
+m_lanes_word_straddle() { mut core/route_lanes.c 's/^\t\tw |= bits\[from \/ 64 + 1\] << (64 - sh);/\t\tw |= 0;/'; }
 # the tables of a channel's own CAs never added to a column
 m_lanes_ca_tables_dropped() { mut core/route_lanes.c 's/^\t\t\t\tadd_distinct(set, \&n_set, ca_t1\[k\]);/\t\t\t\t;/'; }
 # two SLs taken for the same when one table maps them alike (not every one)

@@ -17,27 +17,34 @@
 
 #define N_RING 5
 
-/* r1..r5 (nodes 0..4): port 1 a host, port 2 the next switch, port 3 the
- * previous one; h1..h5 (nodes 5..9). Routed min-hop. */
-static struct fab_snapshot *ring(void)
+/* r1..rn (nodes 0..n-1, n_ports each): port 1 a host, port next the next
+ * switch, port prev the previous one; h1..hn (nodes n..2n-1). Routed
+ * min-hop. */
+static struct fab_snapshot *ring_of(unsigned n, unsigned n_ports, unsigned next, unsigned prev)
 {
 	struct fab_snapshot *s = fab_snapshot_new();
 	char name[16];
 
-	for (unsigned i = 0; i < N_RING; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "r%u", i + 1);
-		snapfix_node(s, FAB_NODE_SWITCH, 0x100 + i, name, 8);
+		snapfix_node(s, FAB_NODE_SWITCH, 0x100 + i, name, n_ports);
 	}
-	for (unsigned i = 0; i < N_RING; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "h%u", i + 1);
 		uint32_t h = snapfix_node(s, FAB_NODE_CA, 0x1000 + 16 * i, name, 1);
 		snapfix_link(s, i, 1, h, 1, FAB_WIDTH_4X, FAB_SPEED_HDR);
 	}
-	for (unsigned i = 0; i < N_RING; i++)
-		snapfix_link(s, i, 2, (i + 1) % N_RING, 3, FAB_WIDTH_4X, FAB_SPEED_HDR);
+	for (unsigned i = 0; i < n; i++)
+		snapfix_link(s, i, next, (i + 1) % n, prev, FAB_WIDTH_4X, FAB_SPEED_HDR);
 	assert_int_equal(fab_snapshot_index(s), 0);
 	assert_int_equal(fabfix_route_minhop(s), 0);
 	return s;
+}
+
+/* Five switches, port 2 the next switch, port 3 the previous one, 8 ports. */
+static struct fab_snapshot *ring(void)
+{
+	return ring_of(N_RING, 8, 2, 3);
 }
 
 /* Every table the analysis wants, all SLs on VL vl. */
@@ -197,6 +204,38 @@ static void test_default_tables_keep_the_loops(void **state)
 	fab_snapshot_free(s);
 }
 
+/* The same loops however wide the switches and wherever their ring ports:
+ * the triples of a channel's in-port are read a word of bits at a time,
+ * and these rows start anywhere in a word (and past 64 columns, take two).
+ * Seven switches (routes of three hops: some enter a switch from the ring
+ * and leave its next one by the ring); traffic going round moves to VL 1
+ * (the hosts' stays on VL 0): the loops are on VL 1, through the rows of
+ * the ring's in-ports only. */
+static void test_wide_switches(void **state)
+{
+	(void)state;
+	for (unsigned w = 4; w <= 80; w++) {
+		struct fab_snapshot *s = ring_of(7, w, w - 1, w);
+
+		add_wanted(s, 0);
+		for (unsigned i = 0; i < 7; i++)
+			for (unsigned sl = 0; sl < FAB_N_SL; sl++) {
+				set_vl(s, i, w, w - 1, sl, 1);
+				set_vl(s, i, w - 1, w, sl, 1);
+			}
+		struct fab_cdg g = lanes(s, 0x7fff);
+		assert_int_equal(g.n_cycles, 2);
+		for (size_t i = 0; i < 2; i++) {
+			assert_int_equal(g.cycles[i].lanes, FAB_CDG_LANES);
+			assert_int_equal(g.cycles[i].n_chan, 7);
+			for (size_t k = 0; k < 7; k++)
+				assert_int_equal(g.cycles[i].vl[k], 1);
+		}
+		fab_cdg_free(&g);
+		fab_snapshot_free(s);
+	}
+}
+
 /* ibsim's default tables: SL s on VL s. Each SL loops on its own lane:
  * one finding per one-lane set still, its lanes summed up. */
 static void test_each_sl_its_lane(void **state)
@@ -321,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_ends_by_lid),
 		cmocka_unit_test(test_one_lane_without_tables),
 		cmocka_unit_test(test_default_tables_keep_the_loops),
+		cmocka_unit_test(test_wide_switches),
 		cmocka_unit_test(test_each_sl_its_lane),
 		cmocka_unit_test(test_dateline),
 		cmocka_unit_test(test_service_levels),
