@@ -170,10 +170,7 @@ struct lanes {
 	uint32_t *local;   /* per channel of st->g: its local number, FAB_NONE */
 	uint32_t *lport;   /* local number -> the channel's port index */
 	size_t n_local;
-	size_t *tfirst;    /* per port index: its bits start at tfirst[port], SIZE_MAX: none */
-	size_t *ofirst;    /* per port index: its columns' destinations at tdlid[ofirst[port]] */
-	uint16_t *wq;      /* per port index: columns (q's ports + 1); rows: p's ports + 1 */
-	uint16_t *wp;      /* per port index: its rows (p's ports + 1) */
+	struct lport *pi;  /* per port index: its channel's place in the bitmaps */
 	/* per port index: its number, and the number of the port it is cabled
 	 * to (0: none); the hook reads them for every switch of every
 	 * destination, and the ports themselves are many cache lines apart */
@@ -181,6 +178,14 @@ struct lanes {
 	uint64_t *tbits;
 	uint16_t *tdlid;
 	size_t *pbit, *pcol; /* the hook's scratch: two per switch */
+};
+
+/* A channel's place in the bitmaps (one struct: the hook reads all of it
+ * for every switch of every destination). */
+struct lport {
+	size_t tfirst;   /* its bits start at tbits' bit tfirst, SIZE_MAX: none */
+	uint32_t ofirst; /* its columns' destinations at tdlid[ofirst] */
+	uint16_t wp, wq; /* rows (p's ports + 1), columns (q's ports + 1) */
 };
 
 /* The local channel of the port a switch leaves by, FAB_NONE. */
@@ -203,20 +208,16 @@ static int lanes_alloc(struct lanes *L)
 	const struct fab_snapshot *s = L->ix->snap;
 	size_t bits = 0, cols = 0;
 
-	L->tfirst = malloc((s->n_ports + 1) * sizeof(*L->tfirst));
-	L->ofirst = malloc((s->n_ports + 1) * sizeof(*L->ofirst));
-	L->wq = calloc(s->n_ports + 1, sizeof(*L->wq));
-	L->wp = calloc(s->n_ports + 1, sizeof(*L->wp));
+	L->pi = calloc(s->n_ports + 1, sizeof(*L->pi));
 	L->num = calloc(s->n_ports + 1, 1);
 	L->rnum = calloc(s->n_ports + 1, 1);
 	L->pbit = malloc((2 * L->ix->n_sw + 1) * sizeof(*L->pbit));
 	L->pcol = malloc((2 * L->ix->n_sw + 1) * sizeof(*L->pcol));
-	if (!L->tfirst || !L->ofirst || !L->wq || !L->wp || !L->num || !L->rnum || !L->pbit ||
-	    !L->pcol)
+	if (!L->pi || !L->num || !L->rnum || !L->pbit || !L->pcol)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n_ports; i++) {
 		const struct fab_port *op = &s->ports[i];
-		L->tfirst[i] = SIZE_MAX;
+		L->pi[i].tfirst = SIZE_MAX;
 		L->num[i] = op->port_num;
 		if (op->remote_idx < s->n_ports)
 			L->rnum[i] = s->ports[op->remote_idx].port_num;
@@ -224,12 +225,15 @@ static int lanes_alloc(struct lanes *L)
 		    s->nodes[op->node_idx].type != FAB_NODE_SWITCH ||
 		    s->nodes[s->ports[op->remote_idx].node_idx].type != FAB_NODE_SWITCH)
 			continue;
-		L->wq[i] = (uint16_t)(s->nodes[s->ports[op->remote_idx].node_idx].num_ports + 1u);
-		L->wp[i] = (uint16_t)rows_of(L, (uint32_t)i);
-		L->tfirst[i] = bits;
-		L->ofirst[i] = cols;
-		bits += (size_t)L->wp[i] * L->wq[i];
-		cols += L->wq[i];
+		struct lport *x = &L->pi[i];
+		x->wq = (uint16_t)(s->nodes[s->ports[op->remote_idx].node_idx].num_ports + 1u);
+		x->wp = (uint16_t)rows_of(L, (uint32_t)i);
+		x->tfirst = bits;
+		x->ofirst = (uint32_t)cols;
+		bits += (size_t)x->wp * x->wq;
+		cols += x->wq;
+		if (cols > UINT32_MAX)
+			return -EOVERFLOW;
 	}
 	L->tbits = calloc(bits / 64 + 1, sizeof(*L->tbits));
 	L->tdlid = calloc(cols + 1, sizeof(*L->tdlid));
@@ -240,10 +244,7 @@ static void lanes_free(struct lanes *L)
 {
 	free(L->local);
 	free(L->lport);
-	free(L->tfirst);
-	free(L->ofirst);
-	free(L->wq);
-	free(L->wp);
+	free(L->pi);
 	free(L->num);
 	free(L->rnum);
 	free(L->pbit);
@@ -254,7 +255,7 @@ static void lanes_free(struct lanes *L)
 
 static bool tbit(const struct lanes *L, uint32_t port, unsigned i, unsigned o2)
 {
-	size_t bit = L->tfirst[port] + (size_t)i * L->wq[port] + o2;
+	size_t bit = L->pi[port].tfirst + (size_t)i * L->pi[port].wq + o2;
 
 	return L->tbits[bit / 64] >> (bit % 64) & 1;
 }
@@ -283,10 +284,11 @@ static size_t triple_bit(const struct lanes *L, const struct fab_route_walk *w, 
 		return SIZE_MAX;
 	uint32_t c = w->out[p];
 	unsigned o2 = L->num[w->out[q]];
-	if (L->tfirst[c] == SIZE_MAX || i >= L->wp[c] || o2 >= L->wq[c])
+	const struct lport *x = &L->pi[c];
+	if (x->tfirst == SIZE_MAX || i >= x->wp || o2 >= x->wq)
 		return SIZE_MAX;
-	*col = L->ofirst[c] + o2;
-	return L->tfirst[c] + (size_t)i * L->wq[c] + o2;
+	*col = x->ofirst + o2;
+	return x->tfirst + (size_t)i * x->wq + o2;
 }
 
 /* The one-lane pass's hook: the triples of one destination's routes. Their
@@ -419,7 +421,7 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *c
 	const struct fab_port *op = &s->ports[P];
 	const struct fab_port *ip = &s->ports[op->remote_idx]; /* where c arrives at q */
 	uint32_t p = op->node_idx, q = ip->node_idx, sw = ix->node_sw[p], comp = L->st->comp[L->st->chan[P]];
-	unsigned wp = rows_of(L, P), wq = L->wq[P];
+	unsigned wp = rows_of(L, P), wq = L->pi[P].wq;
 
 	tmp->n = 0;
 	/* the distinct tables of p's own CAs toward o (each enters by its own
@@ -435,7 +437,7 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *c
 	 * word of bits at a time (most are 0) */
 	memset(n_cset, 0, wq * sizeof(*n_cset));
 	for (unsigned i = 1; i < wp; i++) {
-		size_t row = L->tfirst[P] + (size_t)i * wq;
+		size_t row = L->pi[P].tfirst + (size_t)i * wq;
 		const struct fab_sl2vl *t = NULL;
 		uint64_t t1 = 0;
 
@@ -484,7 +486,7 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *c
 				if (!e)
 					return -ENOMEM;
 				*e = (struct ledge){ c << 4 | v, c2 << 4 | v2,
-						     L->tdlid[L->ofirst[P] + o2], (uint8_t)sl };
+						     L->tdlid[L->pi[P].ofirst + o2], (uint8_t)sl };
 			}
 	}
 	/* by source lane (a counting sort: the targets stay in column order) */
