@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,10 +120,18 @@ out:
  * out_port, vls) to snap's; rows of nodes not in the snapshot are skipped. */
 static int add_tables(struct fab_store *st, struct fab_snapshot *snap, sqlite3_stmt *s)
 {
+	char last[32]; /* the row before's GUID ("": none): a node's rows come together */
+	uint32_t node = FAB_NONE;
 	int rc, err = 0;
 
+	last[0] = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t node = fab_snapshot_find_node(snap, fab_sql_guid(s, 0));
+		const char *g = (const char *)sqlite3_column_text(s, 0);
+
+		if (!g || !*g || strcmp(g, last)) { /* parsed and looked up once per node */
+			node = fab_snapshot_find_node(snap, fab_sql_guid(s, 0));
+			snprintf(last, sizeof(last), "%s", g && strlen(g) < sizeof(last) ? g : "");
+		}
 		int in = sqlite3_column_int(s, 1), out = sqlite3_column_int(s, 2);
 		const uint8_t *vls = sqlite3_column_blob(s, 3);
 
@@ -147,55 +156,8 @@ static int add_tables(struct fab_store *st, struct fab_snapshot *snap, sqlite3_s
 	return err;
 }
 
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
-
-/* Appends the tables of the set's content (TAB_KEY bytes a table, in GUID
- * and port order: what sl2vl_set_tables holds row by row) to snap's; tables
- * of nodes not in the snapshot are skipped. */
-static int add_content(struct fab_store *st, struct fab_snapshot *snap, sqlite3_stmt *s)
-{
-	int rc = sqlite3_step(s), err = 0;
-
-	if (rc == SQLITE_ROW) {
-		const uint8_t *c = sqlite3_column_blob(s, 0);
-		size_t len = (size_t)sqlite3_column_bytes(s, 0);
-		uint64_t guid = 0;
-		uint32_t node = FAB_NONE;
-
-		if (len % TAB_KEY)
-			return fab_err(-EIO, "the SL2VL tables stored in '%s' are damaged", fab_store_path(st));
-		for (size_t at = 0; c && at < len; at += TAB_KEY) {
-			if (!at || get_le(c + at, 8) != guid) /* a node's tables are together */
-				node = fab_snapshot_find_node(snap, guid = get_le(c + at, 8));
-			if (node == FAB_NONE)
-				continue;
-			struct fab_sl2vl *t = fab_routing_add_sl2vl(snap->routing);
-			if (!t)
-				return fab_err(-ENOMEM, "out of memory");
-			t->node_idx = node;
-			t->in = c[at + 8];
-			t->out = c[at + 9];
-			for (unsigned sl = 0; sl < FAB_N_SL; sl++)
-				t->vl[sl] = c[at + 10 + sl] & 15;
-		}
-	} else if (rc != SQLITE_DONE) {
-		err = fab_err(-EIO, "database '%s': read %s: %s", fab_store_path(st), WHAT,
-			      sqlite3_errmsg(st->db));
-	}
-	return err;
-}
-
 /*
- * A whole snapshot reads its scan's set as one blob, its content: on
- * Selene's fabric-wide credit loop, 711,000 tables read row by row cost a
- * fifth of `check` (the SQL view sl2vl reads the rows). A view (whole: the
+ * A whole snapshot reads its scan's set in one query. A view (whole: the
  * nodes loaded whole, as `route` and `ready` load a path's switches) asks
  * for those switches only, through the primary key: a fabric-wide credit
  * loop's set holds hundreds of thousands of tables, and walking them all to
@@ -210,7 +172,8 @@ int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const 
 				 whole ? "SELECT t.node_guid, t.in_port, t.out_port, t.vls"
 					 " FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
 					 " WHERE r.scan_id = ?1 AND t.node_guid = ?2"
-				       : "SELECT c.content FROM scan_sl2vl r JOIN sl2vl_sets c USING (set_id)"
+				       : "SELECT t.node_guid, t.in_port, t.out_port, t.vls"
+					 " FROM scan_sl2vl r JOIN sl2vl_set_tables t USING (set_id)"
 					 " WHERE r.scan_id = ?1",
 				 snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id, &s);
 	if (err)
@@ -218,7 +181,7 @@ int fab_store_load_sl2vl(struct fab_store *st, struct fab_snapshot *snap, const 
 	if (!snap->routing && !fab_snapshot_routing(snap))
 		err = fab_err(-ENOMEM, "out of memory");
 	else if (!whole) {
-		err = add_content(st, snap, s);
+		err = add_tables(st, snap, s);
 	} else {
 		for (size_t i = 0; i < snap->n_nodes && !err; i++) {
 			if (!whole[i] || snap->nodes[i].type != FAB_NODE_SWITCH)

@@ -40,16 +40,15 @@ m_unreachable_65_links_ok() {
 	mut core/route_walk.c 's/if (w->hops\[t\] + 1 >= FAB_ROUTE_MAX_HOPS) {/if (w->hops[t] + 1 > FAB_ROUTE_MAX_HOPS) {/'
 }
 
-# The SL2VL tables' order and index (core/routing.c), their load from the
-# set's content (store/sl2vl_io.c) and the per-lane pass's shortcuts
+# The SL2VL tables' order and index (core/routing.c), their load
+# (store/sl2vl_io.c) and the per-lane pass's shortcuts
 # (core/route_lanes.c).
 MUTANTS+=(
 	"sl2vl_row_last_missed    core/test_routing_sl2vl  Failed  m_sl2vl_row_last_missed"
 	"sl2vl_top_in_missed      core/test_routing_sl2vl  Failed  m_sl2vl_top_in_missed"
 	"sl2vl_stale_index        core/test_routing_sl2vl  Failed  m_sl2vl_stale_index"
 	"sl2vl_node_order_flipped core/test_routing_sl2vl  Failed  m_sl2vl_node_order_flipped"
-	"sl2vl_content_in_port    store/test_sl2vl         Failed  m_sl2vl_content_in_port"
-	"sl2vl_content_damage_ok  store/test_sl2vl         Failed  m_sl2vl_content_damage_ok"
+	"sl2vl_guid_kept          store/test_sl2vl         Failed  m_sl2vl_guid_kept"
 	"lanes_word_straddle      core/test_route_lanes    Failed  m_lanes_word_straddle"
 	"lanes_ca_tables_dropped  core/test_route_lanes    Failed  m_lanes_ca_tables_dropped"
 	"lanes_sls_one_pass_off   core/test_route_lanes    Failed  m_lanes_sls_one_pass_off"
@@ -64,10 +63,8 @@ m_sl2vl_stale_index() { mut core/routing.c 's/if (r \&\& r->n_sl2vl_node \&\& r-
 m_sl2vl_node_order_flipped() {
 	mut core/routing.c 's/^\t\tv\[at\[r->sl2vl\[i\].node_idx\]++\] = r->sl2vl\[i\];/\t\tv[at[r->sl2vl[r->n_sl2vl - 1 - i].node_idx]++] = r->sl2vl[r->n_sl2vl - 1 - i];/'
 }
-# the content's in-port read from the out-port's byte
-m_sl2vl_content_in_port() { mut store/sl2vl_io.c 's/^\t\t\tt->in = c\[at + 8\];/\t\t\tt->in = c[at + 9];/'; }
-# a content cut short loaded as fewer tables
-m_sl2vl_content_damage_ok() { mut store/sl2vl_io.c 's/^\t\tif (len % TAB_KEY)$/\t\tlen -= len % TAB_KEY;\n\t\tif (0)/'; }
+# the loader keeps the first row's node for every row after it
+m_sl2vl_guid_kept() { mut store/sl2vl_io.c 's/if (!g || !\*g || strcmp(g, last)) {/if (!g || !*g || !*last) {/'; }
 # a row of triple bits that straddles two words loses the second word's
 m_lanes_word_straddle() { mut core/route_lanes.c 's/^\t\tw |= bits\[from \/ 64 + 1\] << (64 - sh);/\t\tw |= 0;/'; }
 # the tables of a channel's own CAs never added to a column
