@@ -515,15 +515,71 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *c
  * order straight into the CSR arrays (on Selene's fabric-wide loop 4.4
  * million of them; a list of edges sorted afterwards cost twice the memory
  * and a third of the rule's time in page faults). */
+/* The one SL -> VL mapping of every table held (a QoS policy set alike on
+ * every port), NULL when they differ. */
+static const uint8_t *one_mapping(const struct fab_routing *r)
+{
+	for (size_t i = 1; i < r->n_sl2vl; i++)
+		if (memcmp(r->sl2vl[i].vl, r->sl2vl[0].vl, FAB_N_SL))
+			return NULL;
+	return r->n_sl2vl ? r->sl2vl[0].vl : NULL;
+}
+
+/* Appends to lc a copy of each of its first n cycles, on lane vl with
+ * service level sl at every channel. 0 or -ENOMEM. */
+static int copy_cycles(struct fab_cdg *lc, size_t n, uint8_t vl, uint8_t sl)
+{
+	struct fab_cdg_cycle *v = realloc(lc->cycles, (lc->n_cycles + n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	lc->cycles = v;
+	for (size_t i = 0; i < n; i++) {
+		const struct fab_cdg_cycle *from = &v[i];
+		struct fab_cdg_cycle *to = &v[lc->n_cycles++];
+
+		*to = *from;
+		to->chan = malloc(from->n_chan * sizeof(*to->chan) + 1);
+		to->vl = malloc(from->n_chan + 1);
+		to->sl = malloc(from->n_chan + 1);
+		if (!to->chan || !to->vl || !to->sl)
+			return -ENOMEM; /* lc's to free */
+		memcpy(to->chan, from->chan, from->n_chan * sizeof(*to->chan));
+		memset(to->vl, vl, from->n_chan);
+		memset(to->sl, sl, from->n_chan);
+	}
+	return 0;
+}
+
 static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 {
 	const struct fab_snapshot *s = L->ix->snap;
-	uint16_t reps = distinct_sls(L->r, sls);
+	uint16_t reps = distinct_sls(L->r, sls), also = 0;
 	struct edges tmp = { 0 };
 	struct cdg_graph g = { .n = L->n_local * 16 };
 	size_t max_w = 1, cap = 0;
 	int err = 0;
 
+	/*
+	 * Every table alike (one mapping m, as a QoS policy set on every port
+	 * makes them): each edge is (c, m[s]) -> (c', m[s]), s a
+	 * representative SL (one per lane: the lowest of those on it), so
+	 * the graph is one copy per lane of the same graph, its edges in the
+	 * same order, each copy's SL its lane's representative. The graph is
+	 * built for one lane only (on Selene 8 times fewer edges), and its
+	 * cycles copied to the other lanes: Tarjan finds the same cycles
+	 * in each copy (the copies are disjoint, their roots and edges in the
+	 * same order), and once sorted (by channel, then lane) they stand in
+	 * the order the whole graph's would.
+	 */
+	const uint8_t *m = one_mapping(L->r);
+	if (m) {
+		for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+			if ((reps >> sl & 1) && (m[sl] & 15) < FAB_VL_DROP)
+				also |= (uint16_t)(1u << sl);
+		reps = (uint16_t)(also & (0u - also)); /* the lowest */
+		also &= (uint16_t)~reps;
+	}
 	for (size_t n = 0; n < s->n_nodes; n++)
 		if (s->nodes[n].num_ports + 1u > max_w)
 			max_w = s->nodes[n].num_ports + 1u;
@@ -562,6 +618,10 @@ static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 		}
 		c->lanes = FAB_CDG_LANES;
 	}
+	size_t n_first = lc->n_cycles; /* the first lane's */
+	for (unsigned sl = 0; sl < FAB_N_SL && !err; sl++)
+		if (also >> sl & 1)
+			err = copy_cycles(lc, n_first, m[sl] & 15, (uint8_t)sl);
 out:
 	cdg_graph_free(&g);
 	return err;

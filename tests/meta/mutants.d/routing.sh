@@ -52,6 +52,9 @@ MUTANTS+=(
 	"lanes_word_straddle      core/test_route_lanes    Failed  m_lanes_word_straddle"
 	"lanes_ca_tables_dropped  core/test_route_lanes    Failed  m_lanes_ca_tables_dropped"
 	"lanes_sls_one_pass_off   core/test_route_lanes    Failed  m_lanes_sls_one_pass_off"
+	"lanes_alike_when_not     core/test_route_lanes    Failed  m_lanes_alike_when_not"
+	"lanes_copies_skipped     core/test_route_lanes    Failed  m_lanes_copies_skipped"
+	"lanes_copy_sl_lost       core/test_route_lanes    Failed  m_lanes_copy_sl_lost"
 )
 # a row's last table outside its range
 m_sl2vl_row_last_missed() { mut core/routing.c 's/^\t\thi = r->sl2vl_row\[b + in + 1\];/\t\thi = r->sl2vl_row[b + in + 1] - 1;/'; }
@@ -71,3 +74,9 @@ m_lanes_word_straddle() { mut core/route_lanes.c 's/^\t\tw |= bits\[from \/ 64 +
 m_lanes_ca_tables_dropped() { mut core/route_lanes.c 's/^\t\t\t\tadd_distinct(set, \&n_set, ca_t1\[k\]);/\t\t\t\t;/'; }
 # two SLs taken for the same when one table maps them alike (not every one)
 m_lanes_sls_one_pass_off() { mut core/route_lanes.c 's/^\t\tif (prev \&\& !memcmp(vl, prev, FAB_N_SL))$/\t\tif (prev)/'; }
+# tables that differ taken for one mapping (the one-lane graph copied)
+m_lanes_alike_when_not() { mut core/route_lanes.c 's/^\t\tif (memcmp(r->sl2vl\[i\].vl, r->sl2vl\[0\].vl, FAB_N_SL))$/\t\tif (0 \&\& memcmp(r->sl2vl[i].vl, r->sl2vl[0].vl, FAB_N_SL))/'; }
+# one mapping: the other lanes' copies of the cycles never made
+m_lanes_copies_skipped() { mut core/route_lanes.c 's/^\t\tif (also >> sl \& 1)$/\t\tif (also >> sl \& 0)/'; }
+# one mapping: a copy's service levels all 0, not its lane's
+m_lanes_copy_sl_lost() { mut core/route_lanes.c 's/^\t\tmemset(to->sl, sl, from->n_chan);/\t\tmemset(to->sl, 0, from->n_chan);/'; }

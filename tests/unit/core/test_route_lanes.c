@@ -353,6 +353,66 @@ static void test_a_table_missing(void **state)
 	fab_snapshot_free(s);
 }
 
+/* Gives every table SL s -> vl[s] (the VL numbers shifted by shift, mod 8
+ * below 8: the same SLs share a lane). */
+static void map_all(struct fab_snapshot *s, const uint8_t *vl, unsigned shift)
+{
+	for (size_t i = 0; i < s->routing->n_sl2vl; i++)
+		for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+			s->routing->sl2vl[i].vl[sl] = vl[sl] < 8 ? (uint8_t)((vl[sl] + shift) % 8) : vl[sl];
+}
+
+/* Every table alike: the graph of one lane, its cycles copied to the others,
+ * says what the graph of every lane says. The reference is the same fabric
+ * with one table more (a pair no route takes) mapping the SLs to other lanes
+ * alike (the same SLs share one): the whole graph is built then, and its
+ * cycles must be the same, field by field. */
+static void test_one_mapping(void **state)
+{
+	static const uint8_t vl[FAB_N_SL] = { 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 15, 15, 5, 15 };
+	struct fab_snapshot *a = ring(), *b = ring();
+
+	(void)state;
+	add_wanted(a, 0);
+	add_wanted(b, 0);
+	map_all(a, vl, 0);
+	struct fab_sl2vl *t = fab_routing_add_sl2vl(b->routing);
+	assert_non_null(t);
+	*t = (struct fab_sl2vl){ .node_idx = 0, .in = 7, .out = 6 };
+	fab_routing_sort_sl2vl(b->routing);
+	map_all(b, vl, 0);
+	t = (struct fab_sl2vl *)fab_routing_sl2vl(b->routing, 0, 7, 6);
+	for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+		t->vl[sl] = vl[sl] < 8 ? (uint8_t)((vl[sl] + 3) % 8) : vl[sl];
+
+	for (unsigned pass = 0; pass < 2; pass++) {
+		uint16_t sls = pass ? 0x0ff2 : 0x7fff;
+		struct fab_cdg x = lanes(a, sls), y = lanes(b, sls);
+
+		assert_int_equal(x.n_cycles, y.n_cycles);
+		assert_int_equal(x.n_cycles, 2);
+		for (size_t i = 0; i < x.n_cycles; i++) {
+			const struct fab_cdg_cycle *c = &x.cycles[i], *d = &y.cycles[i];
+			assert_int_equal(c->lanes, FAB_CDG_LANES);
+			assert_int_equal(c->lanes, d->lanes);
+			assert_int_equal(c->n_chan, d->n_chan);
+			assert_int_equal(c->scc_size, d->scc_size);
+			assert_int_equal(c->scc_deps, d->scc_deps);
+			assert_int_equal(c->dlid, d->dlid);
+			assert_int_equal(c->vl_mask, d->vl_mask);
+			assert_memory_equal(c->chan, d->chan, c->n_chan * sizeof(*c->chan));
+			assert_memory_equal(c->vl, d->vl, c->n_chan);
+			assert_memory_equal(c->sl, d->sl, c->n_chan);
+		}
+		/* SLs 0-11 and 14 on lanes 0-7 (all of them: 0xff); SLs 1, 4-11 on 0-7 too */
+		assert_int_equal(x.cycles[0].vl_mask, 0xff);
+		fab_cdg_free(&x);
+		fab_cdg_free(&y);
+	}
+	fab_snapshot_free(a);
+	fab_snapshot_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_dateline),
 		cmocka_unit_test(test_service_levels),
 		cmocka_unit_test(test_a_table_missing),
+		cmocka_unit_test(test_one_mapping),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
