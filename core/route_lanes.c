@@ -525,61 +525,65 @@ static const uint8_t *one_mapping(const struct fab_routing *r)
 	return r->n_sl2vl ? r->sl2vl[0].vl : NULL;
 }
 
-/* Appends to lc a copy of each of its first n cycles, on lane vl with
- * service level sl at every channel. 0 or -ENOMEM. */
-static int copy_cycles(struct fab_cdg *lc, size_t n, uint8_t vl, uint8_t sl)
+/* Appends to lc (cap: its capacity) a copy of one-lane cycle from, on lane
+ * vl with service level sl at every channel. 0 or -ENOMEM. */
+static int copy_cycle(struct fab_cdg *lc, size_t *cap, const struct fab_cdg_cycle *from, uint8_t vl,
+		      uint8_t sl)
 {
-	struct fab_cdg_cycle *v = realloc(lc->cycles, (lc->n_cycles + n + 1) * sizeof(*v));
+	struct fab_cdg_cycle *to = fab_array_grow((void **)&lc->cycles, &lc->n_cycles, cap, sizeof(*to));
 
-	if (!v)
+	if (!to)
 		return -ENOMEM;
-	lc->cycles = v;
-	for (size_t i = 0; i < n; i++) {
-		const struct fab_cdg_cycle *from = &v[i];
-		struct fab_cdg_cycle *to = &v[lc->n_cycles++];
-
-		*to = *from;
-		to->chan = malloc(from->n_chan * sizeof(*to->chan) + 1);
-		to->vl = malloc(from->n_chan + 1);
-		to->sl = malloc(from->n_chan + 1);
-		if (!to->chan || !to->vl || !to->sl)
-			return -ENOMEM; /* lc's to free */
-		memcpy(to->chan, from->chan, from->n_chan * sizeof(*to->chan));
-		memset(to->vl, vl, from->n_chan);
-		memset(to->sl, sl, from->n_chan);
-	}
+	*to = (struct fab_cdg_cycle){ .n_chan = from->n_chan, .scc_size = from->scc_size,
+				      .scc_deps = from->scc_deps, .dlid = from->dlid,
+				      .lanes = FAB_CDG_LANES };
+	to->chan = malloc(from->n_chan * sizeof(*to->chan) + 1);
+	to->vl = malloc(from->n_chan + 1);
+	to->sl = malloc(from->n_chan + 1);
+	if (!to->chan || !to->vl || !to->sl)
+		return -ENOMEM; /* lc's to free */
+	memcpy(to->chan, from->chan, from->n_chan * sizeof(*to->chan));
+	memset(to->vl, vl, from->n_chan);
+	memset(to->sl, sl, from->n_chan);
 	return 0;
+}
+
+/*
+ * Every table alike (one mapping m, as a QoS policy set alike on every
+ * port makes them): the lane cycles without the (channel, VL) graph. Its
+ * edges are then (c, m[s]) -> (c', m[s]), s a representative SL (one per
+ * lane: the lowest of those on it), for every one-lane dependency c -> c'
+ * of a set judged by lane (a triple (i, c, o') is set by exactly the
+ * routes, so the destinations, that set the dependency: a switch a route
+ * enters from another is on the used paths as a source switch is), in the
+ * same order (the next switch's out-port's). So the graph is one copy of
+ * the one-lane graph per lane, and Tarjan finds in each copy the set's
+ * one-lane cycle (the same channels, first edge, set size and
+ * dependencies), on that lane with its SL. The triples are not collected
+ * at all. by_lane: per one-lane set, 1 when judged by lane.
+ */
+static int alike_cycles(const struct cdg_one_lane *st, const uint8_t *by_lane, const uint8_t *m,
+			uint16_t reps, struct fab_cdg *lc)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < st->cdg.n_cycles && !err; i++)
+		for (unsigned sl = 0; sl < FAB_N_SL && !err && by_lane[st->cycle_comp[i]]; sl++)
+			if ((reps >> sl & 1) && (m[sl] & 15) < FAB_VL_DROP)
+				err = copy_cycle(lc, &cap, &st->cdg.cycles[i], m[sl] & 15, (uint8_t)sl);
+	return err;
 }
 
 static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 {
 	const struct fab_snapshot *s = L->ix->snap;
-	uint16_t reps = distinct_sls(L->r, sls), also = 0;
+	uint16_t reps = distinct_sls(L->r, sls);
 	struct edges tmp = { 0 };
 	struct cdg_graph g = { .n = L->n_local * 16 };
 	size_t max_w = 1, cap = 0;
 	int err = 0;
 
-	/*
-	 * Every table alike (one mapping m, as a QoS policy set on every port
-	 * makes them): each edge is (c, m[s]) -> (c', m[s]), s a
-	 * representative SL (one per lane: the lowest of those on it), so
-	 * the graph is one copy per lane of the same graph, its edges in the
-	 * same order, each copy's SL its lane's representative. The graph is
-	 * built for one lane only (on Selene 8 times fewer edges), and its
-	 * cycles copied to the other lanes: Tarjan finds the same cycles
-	 * in each copy (the copies are disjoint, their roots and edges in the
-	 * same order), and once sorted (by channel, then lane) they stand in
-	 * the order the whole graph's would.
-	 */
-	const uint8_t *m = one_mapping(L->r);
-	if (m) {
-		for (unsigned sl = 0; sl < FAB_N_SL; sl++)
-			if ((reps >> sl & 1) && (m[sl] & 15) < FAB_VL_DROP)
-				also |= (uint16_t)(1u << sl);
-		reps = (uint16_t)(also & (0u - also)); /* the lowest */
-		also &= (uint16_t)~reps;
-	}
 	for (size_t n = 0; n < s->n_nodes; n++)
 		if (s->nodes[n].num_ports + 1u > max_w)
 			max_w = s->nodes[n].num_ports + 1u;
@@ -618,10 +622,6 @@ static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 		}
 		c->lanes = FAB_CDG_LANES;
 	}
-	size_t n_first = lc->n_cycles; /* the first lane's */
-	for (unsigned sl = 0; sl < FAB_N_SL && !err; sl++)
-		if (also >> sl & 1)
-			err = copy_cycles(lc, n_first, m[sl] & 15, (uint8_t)sl);
 out:
 	cdg_graph_free(&g);
 	return err;
@@ -669,10 +669,13 @@ int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fa
 
 	memset(out, 0, sizeof(*out));
 	/* the triples are collected in the one-lane pass when lanes can be
-	 * judged at all (the snapshot holds tables) */
+	 * judged at all (the snapshot holds tables), and the tables differ
+	 * (alike_cycles needs none; below 2^27 ports every channel of a set
+	 * judged by lane is numbered) */
 	bool any = r && r->n_sl2vl;
-	if ((any && (err = lanes_alloc(&L))) ||
-	    (err = cdg_one_lane(ix, &st, any ? collect_triples : NULL, &L))) {
+	const uint8_t *m = any && ix->snap->n_ports < (1u << 27) ? one_mapping(r) : NULL;
+	if ((any && !m && (err = lanes_alloc(&L))) ||
+	    (err = cdg_one_lane(ix, &st, any && !m ? collect_triples : NULL, &L))) {
 		lanes_free(&L);
 		return err;
 	}
@@ -699,7 +702,12 @@ int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fa
 		if (L.local[k] != FAB_NONE)
 			L.lport[L.n_local++] = st.g.port[k];
 	}
-	if (L.n_local) {
+	if (L.n_local && m) {
+		for (size_t c = 0; c <= st.g.n; c++) /* now: per set, judged by lane */
+			cyclic[c] = cyclic[c] && ms.n_needed[c] && !ms.n_missing[c];
+		if ((err = alike_cycles(&st, cyclic, m, distinct_sls(r, sls), &lc)))
+			goto out;
+	} else if (L.n_local) {
 		if ((err = lane_cycles(&L, sls, &lc)))
 			goto out;
 	}

@@ -53,7 +53,8 @@ MUTANTS+=(
 	"lanes_ca_tables_dropped  core/test_route_lanes    Failed  m_lanes_ca_tables_dropped"
 	"lanes_sls_one_pass_off   core/test_route_lanes    Failed  m_lanes_sls_one_pass_off"
 	"lanes_alike_when_not     core/test_route_lanes    Failed  m_lanes_alike_when_not"
-	"lanes_copies_skipped     core/test_route_lanes    Failed  m_lanes_copies_skipped"
+	"lanes_alike_drop_kept    core/test_route_lanes    Failed  m_lanes_alike_drop_kept"
+	"lanes_alike_all_sets     core/test_route_lanes    Failed  m_lanes_alike_all_sets"
 	"lanes_copy_sl_lost       core/test_route_lanes    Failed  m_lanes_copy_sl_lost"
 )
 # a row's last table outside its range
@@ -76,7 +77,9 @@ m_lanes_ca_tables_dropped() { mut core/route_lanes.c 's/^\t\t\t\tadd_distinct(se
 m_lanes_sls_one_pass_off() { mut core/route_lanes.c 's/^\t\tif (prev \&\& !memcmp(vl, prev, FAB_N_SL))$/\t\tif (prev)/'; }
 # tables that differ taken for one mapping (the one-lane graph copied)
 m_lanes_alike_when_not() { mut core/route_lanes.c 's/^\t\tif (memcmp(r->sl2vl\[i\].vl, r->sl2vl\[0\].vl, FAB_N_SL))$/\t\tif (0 \&\& memcmp(r->sl2vl[i].vl, r->sl2vl[0].vl, FAB_N_SL))/'; }
-# one mapping: the other lanes' copies of the cycles never made
-m_lanes_copies_skipped() { mut core/route_lanes.c 's/^\t\tif (also >> sl \& 1)$/\t\tif (also >> sl \& 0)/'; }
+# one mapping: SLs mapped to VL 15 (dropped) given a lane's cycle
+m_lanes_alike_drop_kept() { mut core/route_lanes.c 's/if ((reps >> sl \& 1) \&\& (m\[sl\] \& 15) < FAB_VL_DROP)$/if ((reps >> sl \& 1) \&\& (m[sl] \& 15) <= FAB_VL_DROP)/'; }
+# one mapping: a set that lacks a table judged by lane all the same
+m_lanes_alike_all_sets() { mut core/route_lanes.c 's/^\t\t\tcyclic\[c\] = cyclic\[c\] \&\& ms.n_needed\[c\] \&\& !ms.n_missing\[c\];/\t\t\t;/'; }
 # one mapping: a copy's service levels all 0, not its lane's
 m_lanes_copy_sl_lost() { mut core/route_lanes.c 's/^\t\tmemset(to->sl, sl, from->n_chan);/\t\tmemset(to->sl, 0, from->n_chan);/'; }

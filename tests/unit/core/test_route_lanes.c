@@ -353,6 +353,33 @@ static void test_a_table_missing(void **state)
 	fab_snapshot_free(s);
 }
 
+/* Every table alike but one missing: its loop stays on one lane (the
+ * table counted missing), the other is judged by lane. */
+static void test_alike_a_table_missing(void **state)
+{
+	struct fab_snapshot *s = ring();
+	struct fab_routing *r;
+
+	(void)state;
+	add_wanted(s, 0);
+	r = s->routing;
+	const struct fab_sl2vl *t = fab_routing_sl2vl(r, 2, 3, 2); /* clockwise */
+	assert_non_null(t);
+	size_t i = (size_t)(t - r->sl2vl);
+	memmove(&r->sl2vl[i], &r->sl2vl[i + 1], (r->n_sl2vl - i - 1) * sizeof(*r->sl2vl));
+	r->n_sl2vl--;
+	struct fab_cdg g = lanes(s, 0x7fff);
+	assert_int_equal(g.n_cycles, 2);
+	unsigned one = g.cycles[0].lanes == FAB_CDG_ONE_LANE ? 0 : 1;
+	assert_int_equal(g.cycles[one].lanes, FAB_CDG_ONE_LANE);
+	assert_int_equal(g.cycles[one].lanes_missing, 1);
+	assert_int_equal(s->ports[g.cycles[one].chan[0]].port_num, 2);
+	assert_int_equal(g.cycles[1 - one].lanes, FAB_CDG_LANES);
+	assert_int_equal(g.cycles[1 - one].vl_mask, 1);
+	fab_cdg_free(&g);
+	fab_snapshot_free(s);
+}
+
 /* Gives every table SL s -> vl[s] (the VL numbers shifted by shift, mod 8
  * below 8: the same SLs share a lane). */
 static void map_all(struct fab_snapshot *s, const uint8_t *vl, unsigned shift)
@@ -426,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_service_levels),
 		cmocka_unit_test(test_a_table_missing),
 		cmocka_unit_test(test_one_mapping),
+		cmocka_unit_test(test_alike_a_table_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
