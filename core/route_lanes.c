@@ -19,7 +19,10 @@
  * distinct one is taken once. All service levels' edges form one graph (a
  * lane's buffers are shared by every SL mapped to it); its cycles are
  * found as the one-lane ones are. O(destinations x switches + channels x
- * in-ports x out-ports + edges), no hashing.
+ * in-ports x out-ports + edges), no hashing. When every table held maps
+ * the SLs alike (a QoS policy set the same on every port), that graph is a
+ * copy of the one-lane graph per lane: the one-lane cycles, copied to each
+ * lane, are its cycles, and no triple is collected (alike_cycles).
  */
 #include <errno.h>
 #include <stdlib.h>

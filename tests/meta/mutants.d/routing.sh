@@ -82,4 +82,4 @@ m_lanes_alike_drop_kept() { mut core/route_lanes.c 's/if ((reps >> sl \& 1) \&\&
 # one mapping: a set that lacks a table judged by lane all the same
 m_lanes_alike_all_sets() { mut core/route_lanes.c 's/^\t\t\tcyclic\[c\] = cyclic\[c\] \&\& ms.n_needed\[c\] \&\& !ms.n_missing\[c\];/\t\t\t;/'; }
 # one mapping: a copy's service levels all 0, not its lane's
-m_lanes_copy_sl_lost() { mut core/route_lanes.c 's/^\t\tmemset(to->sl, sl, from->n_chan);/\t\tmemset(to->sl, 0, from->n_chan);/'; }
+m_lanes_copy_sl_lost() { mut core/route_lanes.c 's/^\tmemset(to->sl, sl, from->n_chan);/\tmemset(to->sl, 0, from->n_chan);/'; }
