@@ -108,15 +108,17 @@ static void index_sl2vl(struct fab_routing *r)
 	r->sl2vl_row = row;
 	size_t k = 0, i = 0;
 	for (size_t v = 0; v < n_nodes; v++) {
-		size_t j = i;
+		size_t j = i; /* node v's tables: [i, j) */
 
 		node[v] = (uint32_t)k;
 		while (j < n && r->sl2vl[j].node_idx == v)
 			j++;
-		for (unsigned in = 0; j > i && in <= r->sl2vl[j - 1].in + 1u; in++) {
+		if (j == i)
+			continue; /* none: no row */
+		for (unsigned in = 0, top = r->sl2vl[j - 1].in; in <= top + 1u; in++) {
 			while (i < j && r->sl2vl[i].in < in)
 				i++;
-			row[k++] = (uint32_t)i;
+			row[k++] = (uint32_t)i; /* in = top + 1: j, the end */
 		}
 		i = j;
 	}
