@@ -19,7 +19,10 @@
  * distinct one is taken once. All service levels' edges form one graph (a
  * lane's buffers are shared by every SL mapped to it); its cycles are
  * found as the one-lane ones are. O(destinations x switches + channels x
- * in-ports x out-ports + edges), no hashing.
+ * in-ports x out-ports + edges), no hashing. When every table held maps
+ * the SLs alike (a QoS policy set the same on every port), that graph is a
+ * copy of the one-lane graph per lane: the one-lane cycles, copied to each
+ * lane, are its cycles, and no triple is collected (alike_cycles).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -170,11 +173,22 @@ struct lanes {
 	uint32_t *local;   /* per channel of st->g: its local number, FAB_NONE */
 	uint32_t *lport;   /* local number -> the channel's port index */
 	size_t n_local;
-	size_t *tfirst;    /* per port index: its bits start at tfirst[port], SIZE_MAX: none */
-	size_t *ofirst;    /* per port index: its columns' destinations at tdlid[ofirst[port]] */
-	uint16_t *wq;      /* per port index: columns (q's ports + 1); rows: p's ports + 1 */
+	struct lport *pi;  /* per port index: its channel's place in the bitmaps */
+	/* per port index: its number, and the number of the port it is cabled
+	 * to (0: none); the hook reads them for every switch of every
+	 * destination, and the ports themselves are many cache lines apart */
+	uint8_t *num, *rnum;
 	uint64_t *tbits;
 	uint16_t *tdlid;
+	size_t *pbit, *pcol; /* the hook's scratch: two per switch */
+};
+
+/* A channel's place in the bitmaps (one struct: the hook reads all of it
+ * for every switch of every destination). */
+struct lport {
+	size_t tfirst;   /* its bits start at tbits' bit tfirst, SIZE_MAX: none */
+	uint32_t ofirst; /* its columns' destinations at tdlid[ofirst] */
+	uint16_t wp, wq; /* rows (p's ports + 1), columns (q's ports + 1) */
 };
 
 /* The local channel of the port a switch leaves by, FAB_NONE. */
@@ -197,23 +211,32 @@ static int lanes_alloc(struct lanes *L)
 	const struct fab_snapshot *s = L->ix->snap;
 	size_t bits = 0, cols = 0;
 
-	L->tfirst = malloc((s->n_ports + 1) * sizeof(*L->tfirst));
-	L->ofirst = malloc((s->n_ports + 1) * sizeof(*L->ofirst));
-	L->wq = calloc(s->n_ports + 1, sizeof(*L->wq));
-	if (!L->tfirst || !L->ofirst || !L->wq)
+	L->pi = calloc(s->n_ports + 1, sizeof(*L->pi));
+	L->num = calloc(s->n_ports + 1, 1);
+	L->rnum = calloc(s->n_ports + 1, 1);
+	L->pbit = malloc((2 * L->ix->n_sw + 1) * sizeof(*L->pbit));
+	L->pcol = malloc((2 * L->ix->n_sw + 1) * sizeof(*L->pcol));
+	if (!L->pi || !L->num || !L->rnum || !L->pbit || !L->pcol)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n_ports; i++) {
 		const struct fab_port *op = &s->ports[i];
-		L->tfirst[i] = SIZE_MAX;
+		L->pi[i].tfirst = SIZE_MAX;
+		L->num[i] = op->port_num;
+		if (op->remote_idx < s->n_ports)
+			L->rnum[i] = s->ports[op->remote_idx].port_num;
 		if (op->port_num == 0 || op->remote_idx == FAB_NONE || op->remote_idx >= s->n_ports ||
 		    s->nodes[op->node_idx].type != FAB_NODE_SWITCH ||
 		    s->nodes[s->ports[op->remote_idx].node_idx].type != FAB_NODE_SWITCH)
 			continue;
-		L->wq[i] = (uint16_t)(s->nodes[s->ports[op->remote_idx].node_idx].num_ports + 1u);
-		L->tfirst[i] = bits;
-		L->ofirst[i] = cols;
-		bits += (size_t)rows_of(L, (uint32_t)i) * L->wq[i];
-		cols += L->wq[i];
+		struct lport *x = &L->pi[i];
+		x->wq = (uint16_t)(s->nodes[s->ports[op->remote_idx].node_idx].num_ports + 1u);
+		x->wp = (uint16_t)rows_of(L, (uint32_t)i);
+		x->tfirst = bits;
+		x->ofirst = (uint32_t)cols;
+		bits += (size_t)x->wp * x->wq;
+		cols += x->wq;
+		if (cols > UINT32_MAX)
+			return -EOVERFLOW;
 	}
 	L->tbits = calloc(bits / 64 + 1, sizeof(*L->tbits));
 	L->tdlid = calloc(cols + 1, sizeof(*L->tdlid));
@@ -224,46 +247,64 @@ static void lanes_free(struct lanes *L)
 {
 	free(L->local);
 	free(L->lport);
-	free(L->tfirst);
-	free(L->ofirst);
-	free(L->wq);
+	free(L->pi);
+	free(L->num);
+	free(L->rnum);
+	free(L->pbit);
+	free(L->pcol);
 	free(L->tbits);
 	free(L->tdlid);
 }
 
 static bool tbit(const struct lanes *L, uint32_t port, unsigned i, unsigned o2)
 {
-	size_t bit = L->tfirst[port] + (size_t)i * L->wq[port] + o2;
+	size_t bit = L->pi[port].tfirst + (size_t)i * L->pi[port].wq + o2;
 
 	return L->tbits[bit / 64] >> (bit % 64) & 1;
 }
 
-/* A route through switch p entered by in-port number i: marks (i, o') of
- * its channel out of p, o' the next switch's out-port. */
-static void mark(struct lanes *L, const struct fab_route_walk *w, uint32_t p, unsigned i)
+/* Bits from .. from + n - 1 of bits (n at most 64) as one word, the first
+ * the lowest. */
+static uint64_t bits_at(const uint64_t *bits, size_t from, unsigned n)
 {
-	const struct fab_snapshot *s = L->ix->snap;
+	unsigned sh = from % 64;
+	uint64_t w = bits[from / 64] >> sh;
+
+	if (sh && sh + n > 64)
+		w |= bits[from / 64 + 1] << (64 - sh);
+	return n < 64 ? w & ((1ull << n) - 1) : w;
+}
+
+/* A route through switch p entered by in-port number i: the bit (i, o') of
+ * its channel out of p, o' the next switch's out-port (*col: its column's
+ * place in tdlid). SIZE_MAX: none. */
+static size_t triple_bit(const struct lanes *L, const struct fab_route_walk *w, uint32_t p,
+			 unsigned i, size_t *col)
+{
 	uint32_t q = w->next[p];
 
 	if (q == FAB_NONE || w->next[q] == FAB_NONE)
-		return;
+		return SIZE_MAX;
 	uint32_t c = w->out[p];
-	unsigned o2 = s->ports[w->out[q]].port_num;
-	if (L->tfirst[c] == SIZE_MAX || i >= rows_of(L, c) || o2 >= L->wq[c])
-		return;
-	size_t bit = L->tfirst[c] + (size_t)i * L->wq[c] + o2;
-	L->tbits[bit / 64] |= 1ull << (bit % 64);
-	if (!L->tdlid[L->ofirst[c] + o2])
-		L->tdlid[L->ofirst[c] + o2] = w->dlid;
+	unsigned o2 = L->num[w->out[q]];
+	const struct lport *x = &L->pi[c];
+	if (x->tfirst == SIZE_MAX || i >= x->wp || o2 >= x->wq)
+		return SIZE_MAX;
+	*col = x->ofirst + o2;
+	return x->tfirst + (size_t)i * x->wq + o2;
 }
 
-/* The one-lane pass's hook: the triples of one destination's routes. */
+/* The one-lane pass's hook: the triples of one destination's routes. Their
+ * bits are found first, each word prefetched, then set: the bitmaps are
+ * megabytes (a channel per switch port, 41 x 41 bits each on Selene) and
+ * one miss after the other cost most of the hook. The order of the sets
+ * does not matter (one destination). */
 static void collect_triples(void *ctx, const struct fab_route_walk *w, uint32_t dst,
 			    const uint32_t *used, uint32_t gen)
 {
 	struct lanes *L = ctx;
 	const struct fab_route_index *ix = L->ix;
-	const struct fab_snapshot *s = ix->snap;
+	size_t n = 0;
 
 	for (uint32_t u = 0; u < ix->n_sw; u++) {
 		if (used[u] != gen || w->next[u] == FAB_NONE)
@@ -271,9 +312,19 @@ static void collect_triples(void *ctx, const struct fab_route_walk *w, uint32_t 
 		/* u's own CAs (not the destination alone) */
 		uint32_t n_src = ix->end_first[u + 1] - ix->end_first[u];
 		if (n_src > 1 || (n_src == 1 && ix->end_list[ix->end_first[u]] != dst))
-			mark(L, w, u, 0);
+			if ((L->pbit[n] = triple_bit(L, w, u, 0, &L->pcol[n])) != SIZE_MAX)
+				__builtin_prefetch(&L->tbits[L->pbit[n++] / 64], 1);
 		/* u's traffic entering its next switch */
-		mark(L, w, w->next[u], s->ports[s->ports[w->out[u]].remote_idx].port_num);
+		if ((L->pbit[n] = triple_bit(L, w, w->next[u], L->rnum[w->out[u]], &L->pcol[n])) != SIZE_MAX)
+			__builtin_prefetch(&L->tbits[L->pbit[n++] / 64], 1);
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint64_t *word = &L->tbits[L->pbit[k] / 64], b = 1ull << (L->pbit[k] % 64);
+		if (*word & b)
+			continue; /* had: its column has its destination (a LID is never 0) */
+		*word |= b;
+		if (!L->tdlid[L->pcol[k]])
+			L->tdlid[L->pcol[k]] = w->dlid;
 	}
 }
 
@@ -288,25 +339,31 @@ static uint64_t packed(const struct fab_sl2vl *t)
 }
 
 /* Service levels of sls whose VL columns differ in some held table from
- * every lower one's: the ones worth a pass. */
+ * every lower one's: the ones worth a pass. One pass over the tables
+ * (a table like the one before it changes nothing): same[s] has bit t when
+ * SLs s and t share a VL in every table. */
 static uint16_t distinct_sls(const struct fab_routing *r, uint16_t sls)
 {
-	uint16_t reps = 0;
+	uint16_t same[FAB_N_SL], reps = 0;
+	const uint8_t *prev = NULL;
 
-	for (unsigned s = 0; s < FAB_N_SL; s++) {
-		if (!(sls >> s & 1))
+	for (unsigned s = 0; s < FAB_N_SL; s++)
+		same[s] = 0xffff;
+	for (size_t i = 0; i < r->n_sl2vl; i++) {
+		const uint8_t *vl = r->sl2vl[i].vl;
+		uint16_t on[16] = { 0 }; /* per VL: the SLs on it */
+
+		if (prev && !memcmp(vl, prev, FAB_N_SL))
 			continue;
-		bool same = false;
-		for (unsigned t = 0; t < s && !same; t++) {
-			if (!(reps >> t & 1))
-				continue;
-			same = true;
-			for (size_t i = 0; i < r->n_sl2vl && same; i++)
-				same = r->sl2vl[i].vl[s] == r->sl2vl[i].vl[t];
-		}
-		if (!same)
-			reps |= (uint16_t)(1u << s);
+		prev = vl;
+		for (unsigned s = 0; s < FAB_N_SL; s++)
+			on[vl[s] & 15] |= (uint16_t)(1u << s);
+		for (unsigned s = 0; s < FAB_N_SL; s++)
+			same[s] &= on[vl[s] & 15];
 	}
+	for (unsigned s = 0; s < FAB_N_SL; s++)
+		if ((sls >> s & 1) && !(same[s] & reps))
+			reps |= (uint16_t)(1u << s);
 	return reps;
 }
 
@@ -355,9 +412,11 @@ static int reserve_edges(struct cdg_graph *g, size_t *cap, size_t n)
 }
 
 /* The (channel, VL) edges out of local channel c, appended to g (its CSR
- * arrays, keys as nodes) by source key (tmp: a scratch list). */
-static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *row_t1, bool *row_ok,
-			 uint64_t *set, struct edges *tmp, struct cdg_graph *g, size_t *cap)
+ * arrays, keys as nodes) by source key (tmp: a scratch list; cset,
+ * n_cset, set and ca_t1 scratch arrays). */
+static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *cset, size_t *n_cset,
+			 uint64_t *set, uint64_t *ca_t1, struct edges *tmp, struct cdg_graph *g,
+			 size_t *cap)
 {
 	const struct fab_snapshot *s = L->ix->snap;
 	const struct fab_route_index *ix = L->ix;
@@ -365,31 +424,48 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *r
 	const struct fab_port *op = &s->ports[P];
 	const struct fab_port *ip = &s->ports[op->remote_idx]; /* where c arrives at q */
 	uint32_t p = op->node_idx, q = ip->node_idx, sw = ix->node_sw[p], comp = L->st->comp[L->st->chan[P]];
-	unsigned wp = rows_of(L, P), wq = L->wq[P];
+	unsigned wp = rows_of(L, P), wq = L->pi[P].wq;
 
 	tmp->n = 0;
-	/* each in-port's table toward o, where some route entered */
+	/* the distinct tables of p's own CAs toward o (each enters by its own
+	 * port), looked up once for every column */
+	size_t n_ca = 0;
+	for (uint32_t k = ix->end_first[sw]; k < ix->end_first[sw + 1]; k++) {
+		const struct fab_sl2vl *t = fab_routing_sl2vl(L->r, p, L->rnum[ix->end_list[k]], op->port_num);
+		if (t)
+			add_distinct(ca_t1, &n_ca, packed(t));
+	}
+	/* per column o2, the distinct tables toward o of the in-ports some
+	 * route entered by (cset[o2 * wp ..], in-port order): row by row, a
+	 * word of bits at a time (most are 0) */
+	memset(n_cset, 0, wq * sizeof(*n_cset));
 	for (unsigned i = 1; i < wp; i++) {
-		row_ok[i] = false;
-		for (unsigned o2 = 1; o2 < wq && !row_ok[i]; o2++)
-			row_ok[i] = tbit(L, P, i, o2);
-		const struct fab_sl2vl *t = row_ok[i] ? fab_routing_sl2vl(L->r, p, i, op->port_num) : NULL;
-		row_ok[i] = t != NULL;
-		row_t1[i] = t ? packed(t) : 0;
+		size_t row = L->pi[P].tfirst + (size_t)i * wq;
+		const struct fab_sl2vl *t = NULL;
+		uint64_t t1 = 0;
+
+		for (unsigned o0 = 0; o0 < wq; o0 += 64) {
+			uint64_t m = bits_at(L->tbits, row + o0, wq - o0 < 64 ? wq - o0 : 64);
+			if (!o0)
+				m &= ~1ull; /* column 0: no out-port */
+			if (m && !t) {
+				if (!(t = fab_routing_sl2vl(L->r, p, i, op->port_num)))
+					break; /* not held: the row adds nothing */
+				t1 = packed(t);
+			}
+			for (; m; m &= m - 1) {
+				unsigned o2 = o0 + (unsigned)__builtin_ctzll(m);
+				add_distinct(&cset[(size_t)o2 * wp], &n_cset[o2], t1);
+			}
+		}
 	}
 	for (unsigned o2 = 1; o2 < wq; o2++) {
-		size_t n_set = 0;
+		size_t n_set = n_cset[o2];
 
-		for (unsigned i = 1; i < wp; i++)
-			if (row_ok[i] && tbit(L, P, i, o2))
-				add_distinct(set, &n_set, row_t1[i]);
-		if (tbit(L, P, 0, o2)) /* p's CAs: each by its own port */
-			for (uint32_t k = ix->end_first[sw]; k < ix->end_first[sw + 1]; k++) {
-				unsigned in = s->ports[s->ports[ix->end_list[k]].remote_idx].port_num;
-				const struct fab_sl2vl *t = fab_routing_sl2vl(L->r, p, in, op->port_num);
-				if (t)
-					add_distinct(set, &n_set, packed(t));
-			}
+		memcpy(set, &cset[(size_t)o2 * wp], n_set * sizeof(*set));
+		if (tbit(L, P, 0, o2)) /* p's CAs */
+			for (size_t k = 0; k < n_ca; k++)
+				add_distinct(set, &n_set, ca_t1[k]);
 		if (!n_set)
 			continue;
 		const struct fab_port *op2 = fab_snapshot_port(s, q, o2);
@@ -413,22 +489,26 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *r
 				if (!e)
 					return -ENOMEM;
 				*e = (struct ledge){ c << 4 | v, c2 << 4 | v2,
-						     L->tdlid[L->ofirst[P] + o2], (uint8_t)sl };
+						     L->tdlid[L->pi[P].ofirst + o2], (uint8_t)sl };
 			}
 	}
 	/* by source lane (a counting sort: the targets stay in column order) */
+	size_t at[17] = { 0 };
 	if (reserve_edges(g, cap, tmp->n))
 		return -ENOMEM;
+	for (size_t k = 0; k < tmp->n; k++)
+		at[(tmp->v[k].from & 15) + 1]++;
 	for (unsigned v = 0; v < 16; v++)
-		for (size_t k = 0; k < tmp->n; k++) {
-			const struct ledge *e = &tmp->v[k];
-			if ((e->from & 15) != v)
-				continue;
-			g->first[e->from + 1]++;
-			g->edge[g->n_edges] = e->to;
-			g->edlid[g->n_edges] = e->dlid;
-			g->esl[g->n_edges++] = e->sl;
-		}
+		at[v + 1] += at[v];
+	for (size_t k = 0; k < tmp->n; k++) {
+		const struct ledge *e = &tmp->v[k];
+		size_t to = g->n_edges + at[e->from & 15]++;
+		g->first[e->from + 1]++;
+		g->edge[to] = e->to;
+		g->edlid[to] = e->dlid;
+		g->esl[to] = e->sl;
+	}
+	g->n_edges += tmp->n;
 	return 0;
 }
 
@@ -438,6 +518,66 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *r
  * order straight into the CSR arrays (on Selene's fabric-wide loop 4.4
  * million of them; a list of edges sorted afterwards cost twice the memory
  * and a third of the rule's time in page faults). */
+/* The one SL -> VL mapping of every table held (a QoS policy set alike on
+ * every port), NULL when they differ. */
+static const uint8_t *one_mapping(const struct fab_routing *r)
+{
+	for (size_t i = 1; i < r->n_sl2vl; i++)
+		if (memcmp(r->sl2vl[i].vl, r->sl2vl[0].vl, FAB_N_SL))
+			return NULL;
+	return r->n_sl2vl ? r->sl2vl[0].vl : NULL;
+}
+
+/* Appends to lc (cap: its capacity) a copy of one-lane cycle from, on lane
+ * vl with service level sl at every channel. 0 or -ENOMEM. */
+static int copy_cycle(struct fab_cdg *lc, size_t *cap, const struct fab_cdg_cycle *from, uint8_t vl,
+		      uint8_t sl)
+{
+	struct fab_cdg_cycle *to = fab_array_grow((void **)&lc->cycles, &lc->n_cycles, cap, sizeof(*to));
+
+	if (!to)
+		return -ENOMEM;
+	*to = (struct fab_cdg_cycle){ .n_chan = from->n_chan, .scc_size = from->scc_size,
+				      .scc_deps = from->scc_deps, .dlid = from->dlid,
+				      .lanes = FAB_CDG_LANES };
+	to->chan = malloc(from->n_chan * sizeof(*to->chan) + 1);
+	to->vl = malloc(from->n_chan + 1);
+	to->sl = malloc(from->n_chan + 1);
+	if (!to->chan || !to->vl || !to->sl)
+		return -ENOMEM; /* lc's to free */
+	memcpy(to->chan, from->chan, from->n_chan * sizeof(*to->chan));
+	memset(to->vl, vl, from->n_chan);
+	memset(to->sl, sl, from->n_chan);
+	return 0;
+}
+
+/*
+ * Every table alike (one mapping m, as a QoS policy set alike on every
+ * port makes them): the lane cycles without the (channel, VL) graph. Its
+ * edges are then (c, m[s]) -> (c', m[s]), s a representative SL (one per
+ * lane: the lowest of those on it), for every one-lane dependency c -> c'
+ * of a set judged by lane (a triple (i, c, o') is set by exactly the
+ * routes, so the destinations, that set the dependency: a switch a route
+ * enters from another is on the used paths as a source switch is), in the
+ * same order (the next switch's out-port's). So the graph is one copy of
+ * the one-lane graph per lane, and Tarjan finds in each copy the set's
+ * one-lane cycle (the same channels, first edge, set size and
+ * dependencies), on that lane with its SL. The triples are not collected
+ * at all. by_lane: per one-lane set, 1 when judged by lane.
+ */
+static int alike_cycles(const struct cdg_one_lane *st, const uint8_t *by_lane, const uint8_t *m,
+			uint16_t reps, struct fab_cdg *lc)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < st->cdg.n_cycles && !err; i++)
+		for (unsigned sl = 0; sl < FAB_N_SL && !err && by_lane[st->cycle_comp[i]]; sl++)
+			if ((reps >> sl & 1) && (m[sl] & 15) < FAB_VL_DROP)
+				err = copy_cycle(lc, &cap, &st->cdg.cycles[i], m[sl] & 15, (uint8_t)sl);
+	return err;
+}
+
 static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 {
 	const struct fab_snapshot *s = L->ix->snap;
@@ -450,19 +590,21 @@ static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 	for (size_t n = 0; n < s->n_nodes; n++)
 		if (s->nodes[n].num_ports + 1u > max_w)
 			max_w = s->nodes[n].num_ports + 1u;
-	uint64_t *row_t1 = malloc((max_w + 1) * sizeof(*row_t1));
+	uint64_t *cset = malloc((max_w * max_w + 1) * sizeof(*cset));
 	uint64_t *set = malloc((max_w + s->n_ports + 1) * sizeof(*set));
-	bool *row_ok = malloc(max_w + 1);
+	uint64_t *ca_t1 = malloc((s->n_ports + 1) * sizeof(*ca_t1));
+	size_t *n_cset = malloc((max_w + 1) * sizeof(*n_cset));
 	g.port = malloc((g.n + 1) * sizeof(*g.port));
 	g.first = calloc(g.n + 2, sizeof(*g.first));
-	if (!row_t1 || !set || !row_ok || !g.port || !g.first || reserve_edges(&g, &cap, 1))
+	if (!cset || !set || !ca_t1 || !n_cset || !g.port || !g.first || reserve_edges(&g, &cap, 1))
 		err = -ENOMEM;
 	for (uint32_t c = 0; c < L->n_local && !err; c++)
-		err = channel_edges(L, c, reps, row_t1, row_ok, set, &tmp, &g, &cap);
+		err = channel_edges(L, c, reps, cset, n_cset, set, ca_t1, &tmp, &g, &cap);
 	free(tmp.v);
-	free(row_t1);
+	free(cset);
 	free(set);
-	free(row_ok);
+	free(ca_t1);
+	free(n_cset);
 	if (err)
 		goto out;
 	for (size_t k = 0; k < g.n; k++) {
@@ -530,10 +672,13 @@ int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fa
 
 	memset(out, 0, sizeof(*out));
 	/* the triples are collected in the one-lane pass when lanes can be
-	 * judged at all (the snapshot holds tables) */
+	 * judged at all (the snapshot holds tables), and the tables differ
+	 * (alike_cycles needs none; below 2^27 ports every channel of a set
+	 * judged by lane is numbered) */
 	bool any = r && r->n_sl2vl;
-	if ((any && (err = lanes_alloc(&L))) ||
-	    (err = cdg_one_lane(ix, &st, any ? collect_triples : NULL, &L))) {
+	const uint8_t *m = any && ix->snap->n_ports < (1u << 27) ? one_mapping(r) : NULL;
+	if ((any && !m && (err = lanes_alloc(&L))) ||
+	    (err = cdg_one_lane(ix, &st, any && !m ? collect_triples : NULL, &L))) {
 		lanes_free(&L);
 		return err;
 	}
@@ -560,7 +705,12 @@ int fab_cdg_find_lanes(const struct fab_route_index *ix, uint16_t sls, struct fa
 		if (L.local[k] != FAB_NONE)
 			L.lport[L.n_local++] = st.g.port[k];
 	}
-	if (L.n_local) {
+	if (L.n_local && m) {
+		for (size_t c = 0; c <= st.g.n; c++) /* now: per set, judged by lane */
+			cyclic[c] = cyclic[c] && ms.n_needed[c] && !ms.n_missing[c];
+		if ((err = alike_cycles(&st, cyclic, m, distinct_sls(r, sls), &lc)))
+			goto out;
+	} else if (L.n_local) {
 		if ((err = lane_cycles(&L, sls, &lc)))
 			goto out;
 	}

@@ -143,14 +143,25 @@ static uint16_t sls_judged(const struct fab_rule_ctx *ctx)
 			  fab_qos_sls_in_use(ctx->snap));
 }
 
+/* The in-port of the table before: the tables come by switch and in-port,
+ * so each in-port is looked up once (a fabric's tables are a million). */
+struct in_seen {
+	uint32_t node; /* FAB_NONE: none yet */
+	unsigned in;
+	bool ok;       /* 0, or a port that is up */
+};
+
 /* The port (index) a table's packets leave by, FAB_NONE when the table
  * does not count: that port or its in-port (not 0) is not up. */
-static uint32_t out_port(const struct fab_snapshot *s, const struct fab_sl2vl *t)
+static uint32_t out_port(const struct fab_snapshot *s, const struct fab_sl2vl *t, struct in_seen *c)
 {
-	const struct fab_port *in = t->in ? fab_snapshot_port(s, t->node_idx, t->in) : NULL;
+	if (t->node_idx != c->node || t->in != c->in) {
+		const struct fab_port *in = t->in ? fab_snapshot_port(s, t->node_idx, t->in) : NULL;
+		*c = (struct in_seen){ t->node_idx, t->in, !t->in || (in && up(in)) };
+	}
 	const struct fab_port *out = fab_snapshot_port(s, t->node_idx, t->out);
 
-	if (!out || !t->out || !up(out) || (t->in && (!in || !up(in))))
+	if (!out || !t->out || !up(out) || !c->ok)
 		return FAB_NONE;
 	return (uint32_t)(out - s->ports);
 }
@@ -175,9 +186,10 @@ int check_vl_sl_dropped(struct fab_rule_ctx *ctx)
 		return 0;
 	if (!(d = calloc(s->n_ports + 1, sizeof(*d))))
 		return fab_err(-ENOMEM, "out of memory checking SL2VL tables");
+	struct in_seen seen = { .node = FAB_NONE };
 	for (size_t i = 0; i < r->n_sl2vl; i++) {
 		const struct fab_sl2vl *t = &r->sl2vl[i];
-		uint32_t pi = t->node_idx < s->n_nodes ? out_port(s, t) : FAB_NONE;
+		uint32_t pi = t->node_idx < s->n_nodes ? out_port(s, t, &seen) : FAB_NONE;
 		unsigned vls = pi == FAB_NONE ? 0 : fab_vls_count(s->ports[pi].op_vls);
 		uint16_t bad = 0;
 
@@ -261,18 +273,36 @@ int check_vl_starved(struct fab_rule_ctx *ctx)
 		free(by);
 		return fab_err(-ENOMEM, "out of memory checking VL arbitration");
 	}
+	/* a table's VLs reached and by which SLs: worked out again only when
+	 * its VLs or its port's differ from the table before's */
+	struct in_seen seen = { .node = FAB_NONE };
+	const uint8_t *last = NULL;
+	unsigned last_vls = 0;
+	uint16_t t_reached = 0, t_by[FAB_N_SL];
 	for (size_t i = 0; i < r->n_sl2vl; i++) {
 		const struct fab_sl2vl *t = &r->sl2vl[i];
-		uint32_t pi = t->node_idx < s->n_nodes ? out_port(s, t) : FAB_NONE;
+		uint32_t pi = t->node_idx < s->n_nodes ? out_port(s, t, &seen) : FAB_NONE;
 		unsigned vls = pi == FAB_NONE ? 0 : fab_vls_count(s->ports[pi].op_vls);
 
-		for (unsigned sl = 0; vls && sl < FAB_N_SL; sl++) {
-			unsigned vl = t->vl[sl];
-			if (!(judged >> sl & 1) || vl >= vls || vl == FAB_VL_DROP)
-				continue; /* dropped, not starved: vl.sl_dropped's */
-			reached[pi] |= (uint16_t)(1u << vl);
-			by[(size_t)pi * FAB_N_SL + vl] |= (uint16_t)(1u << sl);
+		if (!vls)
+			continue;
+		if (!last || vls != last_vls || memcmp(t->vl, last, FAB_N_SL)) {
+			last = t->vl;
+			last_vls = vls;
+			t_reached = 0;
+			memset(t_by, 0, sizeof(t_by));
+			for (unsigned sl = 0; sl < FAB_N_SL; sl++) {
+				unsigned vl = t->vl[sl];
+				if (!(judged >> sl & 1) || vl >= vls || vl == FAB_VL_DROP)
+					continue; /* dropped, not starved: vl.sl_dropped's */
+				t_reached |= (uint16_t)(1u << vl);
+				t_by[vl] |= (uint16_t)(1u << sl);
+			}
 		}
+		reached[pi] |= t_reached;
+		for (unsigned vl = 0; vl < FAB_N_SL; vl++)
+			if (t_reached >> vl & 1)
+				by[(size_t)pi * FAB_N_SL + vl] |= t_by[vl];
 	}
 	for (size_t i = 0; i < s->qos->n_vlarb && !err; i++) {
 		const struct fab_vlarb *v = &s->qos->vlarb[i];

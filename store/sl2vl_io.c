@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,10 +120,18 @@ out:
  * out_port, vls) to snap's; rows of nodes not in the snapshot are skipped. */
 static int add_tables(struct fab_store *st, struct fab_snapshot *snap, sqlite3_stmt *s)
 {
+	char last[32]; /* the row before's GUID ("": none): a node's rows come together */
+	uint32_t node = FAB_NONE;
 	int rc, err = 0;
 
+	last[0] = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t node = fab_snapshot_find_node(snap, fab_sql_guid(s, 0));
+		const char *g = (const char *)sqlite3_column_text(s, 0);
+
+		if (!g || !*g || strcmp(g, last)) { /* parsed and looked up once per node */
+			node = fab_snapshot_find_node(snap, fab_sql_guid(s, 0));
+			snprintf(last, sizeof(last), "%s", g && strlen(g) < sizeof(last) ? g : "");
+		}
 		int in = sqlite3_column_int(s, 1), out = sqlite3_column_int(s, 2);
 		const uint8_t *vls = sqlite3_column_blob(s, 3);
 

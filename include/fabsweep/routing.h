@@ -93,6 +93,13 @@ struct fab_routing {
 	 * fab_routing_sort_sl2vl ran */
 	struct fab_sl2vl *sl2vl;
 	size_t n_sl2vl, cap_sl2vl;
+	/* Built by fab_routing_sort_sl2vl (core/routing.c index_sl2vl): per
+	 * node (n_sl2vl_node - 1 of them) where its rows start in sl2vl_row,
+	 * per row (a node's in-port) where its tables start in sl2vl;
+	 * fab_routing_sl2vl searches a row only. Used while n_sl2vl is still
+	 * sl2vl_indexed; an append clears it (n_sl2vl_node 0). */
+	uint32_t *sl2vl_node, *sl2vl_row;
+	size_t n_sl2vl_node, sl2vl_indexed;
 	/* The scan's one-lane loops wanted this many SL2VL tables, more than
 	 * fab_scan_opts.sl2vl_max, so none was read (0: not so). In memory
 	 * only: the scan's note says it; routing.credit_loop's evidence
@@ -114,9 +121,11 @@ struct fab_lft *fab_routing_add(struct fab_routing *r);
 uint8_t *fab_routing_alloc(struct fab_routing *r, size_t n, uint8_t fill);
 /* Appends a zeroed SL2VL table; NULL on ENOMEM. Sort when done. */
 struct fab_sl2vl *fab_routing_add_sl2vl(struct fab_routing *r);
-/* Sorts r->sl2vl by (node_idx, in, out) and drops repeated pairs (the first stays). */
+/* Sorts r->sl2vl by (node_idx, in, out) (skipped when already so), drops
+ * repeated pairs (the first stays) and indexes them by node. */
 void fab_routing_sort_sl2vl(struct fab_routing *r);
-/* The SL2VL table of (switch node_idx, in, out), NULL when not read. O(log n). */
+/* The SL2VL table of (switch node_idx, in, out), NULL when not read. O(log of the
+ * node's tables from in) once sorted, O(log n) before. */
 const struct fab_sl2vl *fab_routing_sl2vl(const struct fab_routing *r, uint32_t node_idx,
 					  unsigned in, unsigned out);
 /* The table of a switch (node index), NULL when the snapshot has none. O(log n). */

@@ -39,3 +39,47 @@ m_routing_rules_skipped() {
 m_unreachable_65_links_ok() {
 	mut core/route_walk.c 's/if (w->hops\[t\] + 1 >= FAB_ROUTE_MAX_HOPS) {/if (w->hops[t] + 1 > FAB_ROUTE_MAX_HOPS) {/'
 }
+
+# The SL2VL tables' order and index (core/routing.c), their load
+# (store/sl2vl_io.c) and the per-lane pass's shortcuts
+# (core/route_lanes.c).
+MUTANTS+=(
+	"sl2vl_row_last_missed    core/test_routing_sl2vl  Failed  m_sl2vl_row_last_missed"
+	"sl2vl_top_in_missed      core/test_routing_sl2vl  Failed  m_sl2vl_top_in_missed"
+	"sl2vl_stale_index        core/test_routing_sl2vl  Failed  m_sl2vl_stale_index"
+	"sl2vl_node_order_flipped core/test_routing_sl2vl  Failed  m_sl2vl_node_order_flipped"
+	"sl2vl_guid_kept          store/test_sl2vl         Failed  m_sl2vl_guid_kept"
+	"lanes_word_straddle      core/test_route_lanes    Failed  m_lanes_word_straddle"
+	"lanes_ca_tables_dropped  core/test_route_lanes    Failed  m_lanes_ca_tables_dropped"
+	"lanes_sls_one_pass_off   core/test_route_lanes    Failed  m_lanes_sls_one_pass_off"
+	"lanes_alike_when_not     core/test_route_lanes    Failed  m_lanes_alike_when_not"
+	"lanes_alike_drop_kept    core/test_route_lanes    Failed  m_lanes_alike_drop_kept"
+	"lanes_alike_all_sets     core/test_route_lanes    Failed  m_lanes_alike_all_sets"
+	"lanes_copy_sl_lost       core/test_route_lanes    Failed  m_lanes_copy_sl_lost"
+)
+# a row's last table outside its range
+m_sl2vl_row_last_missed() { mut core/routing.c 's/^\t\thi = r->sl2vl_row\[b + in + 1\];/\t\thi = r->sl2vl_row[b + in + 1] - 1;/'; }
+# a node's highest in-port taken for past its rows
+m_sl2vl_top_in_missed() { mut core/routing.c 's/^\t\tif (in + 1u >= e - b)$/\t\tif (in + 2u >= e - b)/'; }
+# the index used after the tables changed behind it
+m_sl2vl_stale_index() { mut core/routing.c 's/if (r \&\& r->n_sl2vl_node \&\& r->n_sl2vl == r->sl2vl_indexed) {/if (r \&\& r->n_sl2vl_node) {/'; }
+# the sort by node keeps a node's tables in reverse order (repeats: the last kept)
+m_sl2vl_node_order_flipped() {
+	mut core/routing.c 's/^\t\tv\[at\[r->sl2vl\[i\].node_idx\]++\] = r->sl2vl\[i\];/\t\tv[at[r->sl2vl[r->n_sl2vl - 1 - i].node_idx]++] = r->sl2vl[r->n_sl2vl - 1 - i];/'
+}
+# the loader keeps the first row's node for every row after it
+m_sl2vl_guid_kept() { mut store/sl2vl_io.c 's/if (!g || !\*g || strcmp(g, last)) {/if (!g || !*g || !*last) {/'; }
+# a row of triple bits that straddles two words loses the second word's
+m_lanes_word_straddle() { mut core/route_lanes.c 's/^\t\tw |= bits\[from \/ 64 + 1\] << (64 - sh);/\t\tw |= 0;/'; }
+# the tables of a channel's own CAs never added to a column
+m_lanes_ca_tables_dropped() { mut core/route_lanes.c 's/^\t\t\t\tadd_distinct(set, \&n_set, ca_t1\[k\]);/\t\t\t\t;/'; }
+# two SLs taken for the same when one table maps them alike (not every one)
+m_lanes_sls_one_pass_off() { mut core/route_lanes.c 's/^\t\tif (prev \&\& !memcmp(vl, prev, FAB_N_SL))$/\t\tif (prev)/'; }
+# tables that differ taken for one mapping (the one-lane graph copied)
+m_lanes_alike_when_not() { mut core/route_lanes.c 's/^\t\tif (memcmp(r->sl2vl\[i\].vl, r->sl2vl\[0\].vl, FAB_N_SL))$/\t\tif (0 \&\& memcmp(r->sl2vl[i].vl, r->sl2vl[0].vl, FAB_N_SL))/'; }
+# one mapping: SLs mapped to VL 15 (dropped) given a lane's cycle
+m_lanes_alike_drop_kept() { mut core/route_lanes.c 's/if ((reps >> sl \& 1) \&\& (m\[sl\] \& 15) < FAB_VL_DROP)$/if ((reps >> sl \& 1) \&\& (m[sl] \& 15) <= FAB_VL_DROP)/'; }
+# one mapping: a set that lacks a table judged by lane all the same
+m_lanes_alike_all_sets() { mut core/route_lanes.c 's/^\t\t\tcyclic\[c\] = cyclic\[c\] \&\& ms.n_needed\[c\] \&\& !ms.n_missing\[c\];/\t\t\t;/'; }
+# one mapping: a copy's service levels all 0, not its lane's
+m_lanes_copy_sl_lost() { mut core/route_lanes.c 's/^\tmemset(to->sl, sl, from->n_chan);/\tmemset(to->sl, 0, from->n_chan);/'; }

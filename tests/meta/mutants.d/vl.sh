@@ -34,7 +34,7 @@ m_vl_min_tier_ignored() { # [vl.op_vls_mismatch] min_tier_links ignored
 	mut rules/check_vl.c 's/^\t\tif (total\[t\] < min_links)$/\t\tif (0)/'
 }
 m_vl_in_port_down() { # a table of a Down in-port counted
-	mut rules/check_vl.c 's/ || (t->in \&\& (!in || !up(in))))$/)/'
+	mut rules/check_vl.c 's/ t->in, !t->in || (in \&\& up(in)) };$/ t->in, true };/'
 }
 m_vl_high_ignored() { # the high-priority table's weights ignored
 	mut core/qos.c 's/^\tfor (unsigned i = 0; i < v->n_high; i++)$/\tfor (unsigned i = 0; i < 0; i++)/'

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * SL2VL tables in the store (store/sl2vl_io.c): written content-addressed,
- * read back equal, deduplicated across unchanged scans, what the public
- * view sl2vl says, pruned with the scans; a scan that read none stores
+ * read back equal (the same tables as the view's rows), deduplicated
+ * across unchanged scans, what the public view sl2vl says, pruned with the scans; a scan that read none stores
  * none; a version 8 database migrates with its scans readable.
  */
 #include <setjmp.h>
@@ -116,6 +116,20 @@ static void test_sl2vl(void **state)
 	assert_int_equal(count("SELECT count(DISTINCT set_id) FROM scan_sl2vl"), 2);
 	assert_int_equal(sl2vl_rows(), 2 * (1 + 3));
 
+	/* a whole snapshot loads the same tables as the view's rows (each VL
+	 * weighted by its place, summed) */
+	back = load(4);
+	int64_t sum = 0;
+	for (size_t i = 0; i < back->routing->n_sl2vl; i++) {
+		const struct fab_sl2vl *t = &back->routing->sl2vl[i];
+		for (unsigned sl = 0; sl < FAB_N_SL; sl++)
+			sum += (int64_t)(1000 * t->node_idx + 50 * t->in + 17 * t->out + sl + 1) * t->vl[sl];
+	}
+	assert_int_equal(back->routing->n_sl2vl * FAB_N_SL,
+			 count("SELECT count(*) FROM sl2vl WHERE scan_id = 4"));
+	assert_int_equal(sum, count("SELECT sum((1000 * n.node_idx + 50 * in_port + 17 * out_port + sl + 1) * vl)"
+				    " FROM sl2vl v JOIN nodes n USING (scan_id, node_guid) WHERE v.scan_id = 4"));
+	fab_snapshot_free(back);
 	/* pruning all but the last scan drops the first set */
 	struct fab_prune_opts po = { .keep = 1, .no_vacuum = true };
 	struct fab_prune_result pr;
