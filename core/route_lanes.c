@@ -512,12 +512,6 @@ static int channel_edges(struct lanes *L, uint32_t c, uint16_t reps, uint64_t *c
 	return 0;
 }
 
-/* The (channel, VL) graph of the triples, its cycles into lc (decoded: chan
- * a port index, vl and sl set). Its nodes are the keys (local channel << 4
- * | VL) themselves, isolated ones included: the edges are appended in key
- * order straight into the CSR arrays (on Selene's fabric-wide loop 4.4
- * million of them; a list of edges sorted afterwards cost twice the memory
- * and a third of the rule's time in page faults). */
 /* The one SL -> VL mapping of every table held (a QoS policy set alike on
  * every port), NULL when they differ. */
 static const uint8_t *one_mapping(const struct fab_routing *r)
@@ -578,6 +572,12 @@ static int alike_cycles(const struct cdg_one_lane *st, const uint8_t *by_lane, c
 	return err;
 }
 
+/* The (channel, VL) graph of the triples, its cycles into lc (decoded: chan
+ * a port index, vl and sl set). Its nodes are the keys (local channel << 4
+ * | VL) themselves, isolated ones included: the edges are appended in key
+ * order straight into the CSR arrays (on Selene's fabric-wide loop 4.4
+ * million of them; a list of edges sorted afterwards cost twice the memory
+ * and a third of the rule's time in page faults). */
 static int lane_cycles(struct lanes *L, uint16_t sls, struct fab_cdg *lc)
 {
 	const struct fab_snapshot *s = L->ix->snap;
