@@ -379,7 +379,7 @@ int fab_site_rules_parse(const char *text, size_t len, const char *path,
 			 struct fab_site_rules **out)
 {
 	struct fab_site_rules *rs = calloc(1, sizeof(*rs));
-	struct fab_site_rule *r;
+	struct fab_site_rule *r = NULL;
 	int err;
 
 	if (!rs)
@@ -522,7 +522,7 @@ int fab_site_rules_load(const char *dir, struct fab_site_rules **out)
 	if ((err = list_dir(dir, &names, &n)))
 		goto fail;
 	for (size_t i = 0; i < n && !err; i++) {
-		struct fab_site_rule *r;
+		struct fab_site_rule *r = NULL;
 
 		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir,
 				     dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]) >= sizeof(path))

@@ -511,7 +511,7 @@ static void ctr_done(void *ctx, const struct fab_mad_req *req, int err,
 	unsigned kind = CJ_KIND(req->cookie);
 	uint32_t idx = CJ_IDX(req->cookie);
 	const uint8_t *d = resp ? resp + FAB_MAD_DATA_OFFS : NULL;
-	char why[96], msg[192];
+	char why[96], msg[256];
 
 	c->done++;
 	if (c->o->progress && (c->done % 2048) == 0)

@@ -30,7 +30,7 @@ static void put(const char *d, const char *name, const void *data, size_t len)
 	char path[PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", d, name);
+	assert_true((size_t)snprintf(path, sizeof(path), "%s/%s", d, name) < sizeof(path));
 	assert_non_null(f = fopen(path, "wb"));
 	assert_int_equal(fwrite(data, 1, len, f), len);
 	fclose(f);

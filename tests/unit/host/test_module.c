@@ -27,7 +27,7 @@
 
 static int load_dump(const char *rel, uint8_t *raw, size_t *len, struct fab_eeprom *e)
 {
-	size_t tl;
+	size_t tl = 0;
 	char *t = mfix_slurp(rel, &tl);
 	int err;
 
