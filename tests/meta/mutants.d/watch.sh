@@ -19,7 +19,7 @@ m_watch_no_rates() { mut pipeline/watch.c 's/^\tws->have_prev = true;$/\tws->hav
 m_watch_rates_zero() { mut pipeline/watch.c 's/^\t\t\tp->earlier\[i\] = \&ws->prev\[i\];$/\t\t\tp->earlier[i] = \&ws->cur[i];/'; }
 # a switch whose sum is saturated is not read port by port: a change of a
 # counter its sum cannot show any more is never found
-m_watch_saturated_sum() { mut scanner/watch.c 's/^\t    any_saturated(\&now))$/\t    (0 \&\& any_saturated(\&now)))/'; }
+m_watch_saturated_sum() { mut scanner/watch.c 's/^\t    any_saturated(\&now)) {$/\t    (0 \&\& any_saturated(\&now))) {/'; }
 # --prometheus FILE is ignored (only [watch] prometheus counts)
 m_watch_prom_option() {
 	mut pipeline/watch.c 's/ws.prom = job->prometheus ? job->prometheus : fab_config_sweep/ws.prom = fab_config_sweep/'
