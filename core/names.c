@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +381,21 @@ int fab_guid_parse(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+const char *fab_count_format(uint64_t n, char buf[FAB_COUNT_STRLEN])
+{
+	char d[21];
+	int l = snprintf(d, sizeof(d), "%" PRIu64, n);
+	size_t o = 0;
+
+	for (int i = 0; i < l; i++) {
+		if (i && (l - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 void fab_time_format(int64_t ms, char buf[FAB_TIME_STRLEN])

@@ -76,22 +76,6 @@ static void probe_period(struct wstate *ws)
 	fab_watch_set_link_probe(ws->w, traps ? ws->link_probe_ms * PROBE_WITH_TRAPS : ws->link_probe_ms);
 }
 
-/* n with thousands separated by commas, into buf. */
-static const char *count(unsigned long n, char *buf, size_t cap)
-{
-	char d[32];
-	int l = snprintf(d, sizeof(d), "%lu", n);
-	size_t o = 0;
-
-	for (int i = 0; i < l && o + 2 < cap; i++) {
-		if (i && (l - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = d[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 /* ms as seconds: whole ones, else (under 10 s) to a tenth. */
 static const char *secs(double ms, char *buf, size_t cap)
 {
@@ -107,7 +91,7 @@ static const char *secs(double ms, char *buf, size_t cap)
 void wev_probe_note(struct wstate *ws, const struct fab_watch_result *res)
 {
 	struct fab_watch_probe_cost c;
-	char n[32], m[32], a[32], b[32];
+	char n[FAB_COUNT_STRLEN], m[FAB_COUNT_STRLEN], a[32], b[32];
 	double iv, eff;
 	bool longer;
 
@@ -124,26 +108,23 @@ void wev_probe_note(struct wstate *ws, const struct fab_watch_result *res)
 	if (c.cap && (double)c.links * iv / (double)c.period_ms > (double)c.cap)
 		eff = (double)c.links * iv / (double)c.cap;
 	longer = eff > (double)c.period_ms;
-	if (longer ? ws->probe_said_long && eff <= 1.2 * ws->probe_said_ms &&
-			     eff >= 0.8 * ws->probe_said_ms
-		   : !ws->probe_said_long) {
-		if (!ws->probe_said_long)
-			ws->probe_said_ms = eff;
+	/* said already: the period as asked, or a stretched one within a fifth */
+	if (longer == ws->probe_said_long &&
+	    (!longer || (eff >= 0.8 * ws->probe_said_ms && eff <= 1.2 * ws->probe_said_ms)))
 		return;
-	}
 	ws->probe_said_ms = eff;
 	ws->probe_said_long = longer;
 	if (longer)
 		wpipe_note(ws, false, "link probe: each of the %s switch-to-switch links read within "
 			   "about %s, not %s: at most %g%% of a sweep's %s MADs ([watch] "
-			   "link_probe_share)", count(c.links, n, sizeof(n)), secs(eff, a, sizeof(a)),
+			   "link_probe_share)", fab_count_format(c.links, n), secs(eff, a, sizeof(a)),
 			   secs((double)c.period_ms, b, sizeof(b)), c.share * 100.0,
-			   count(c.base, m, sizeof(m)));
+			   fab_count_format(c.base, m));
 	else
 		wpipe_note(ws, false, "link probe: each of the %s switch-to-switch links read within "
 			   "%s, its period: within %g%% of a sweep's %s MADs ([watch] link_probe_share)",
-			   count(c.links, n, sizeof(n)), secs((double)c.period_ms, b, sizeof(b)),
-			   c.share * 100.0, count(c.base, m, sizeof(m)));
+			   fab_count_format(c.links, n), secs((double)c.period_ms, b, sizeof(b)),
+			   c.share * 100.0, fab_count_format(c.base, m));
 }
 
 static void subscribe(struct wstate *ws)

@@ -38,31 +38,15 @@ static uint32_t *rows_shown(const uint8_t *mark, size_t n, size_t *shown)
 	return rows;
 }
 
-/* A count with thousands separators: 131,072. */
-static void count_text(char buf[32], size_t v)
-{
-	char tmp[32];
-	size_t n = (size_t)snprintf(tmp, sizeof(tmp), "%zu", v), o = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-}
-
 /* The table's caption when it does not show every row. */
 static void cap_caption(struct fab_hw *w, size_t shown, size_t n, const char *what)
 {
-	char a[32], b[32];
+	char a[FAB_COUNT_STRLEN], b[FAB_COUNT_STRLEN];
 
 	if (shown >= n)
 		return;
-	count_text(a, shown);
-	count_text(b, n);
 	fab_hw_fmt(w, "<caption>%s of %s %s (those with findings first); all in the XML report and the"
-		      " database</caption>", a, b, what);
+		      " database</caption>", fab_count_format(shown, a), fab_count_format(n, b), what);
 }
 
 /* PFC priorities a port runs: the NIC's (DCB) when it answered, else what

@@ -75,6 +75,10 @@ void fab_guid_format(uint64_t guid, char buf[FAB_GUID_STRLEN]);
 /* Accepts 0x-prefixed or bare hex; 0 on success. */
 int fab_guid_parse(const char *s, uint64_t *out);
 
+#define FAB_COUNT_STRLEN 28 /* "18,446,744,073,709,551,615" + NUL */
+/* A count with thousands separators: "131,072". Returns buf. */
+const char *fab_count_format(uint64_t n, char buf[FAB_COUNT_STRLEN]);
+
 #define FAB_TIME_STRLEN 25 /* "2026-12-01T02:53:55.123Z" */
 void fab_time_format(int64_t ms, char buf[FAB_TIME_STRLEN]);
 /* Parses what fab_time_format writes (milliseconds optional); 0 on success. */

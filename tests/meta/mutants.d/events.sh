@@ -80,7 +80,7 @@ m_probe_cap_off_by_one() { mut scanner/watch_links.c 's/return c >= 1.0 ? (size_
 # the period the cap makes is never said
 m_probe_note_silent() { mut pipeline/watch_events.c 's/^\tws->probe_said_long = longer;$/\tws->probe_said_long = longer;\n\treturn;/'; }
 # ... said after every sweep, not once (and when it changes)
-m_probe_note_repeated() { mut pipeline/watch_events.c 's/if (longer ? ws->probe_said_long \&\& eff <= 1.2/if (longer ? 0 \&\& eff <= 1.2/'; }
+m_probe_note_repeated() { mut pipeline/watch_events.c 's/(!longer || (eff >= 0.8 \* ws->probe_said_ms/(!longer || (0 \&\& eff >= 0.8 * ws->probe_said_ms/'; }
 # a topology's first sweep, which reads every switch port, counts whole as
 # what a sweep costs: the cap after it too high
 m_probe_base_first_sweep() { mut scanner/watch.c 's/^\t\t\tws->learnt += ws->res->ports - before;$/\t\t\t(void)before;/'; }

@@ -16,6 +16,7 @@ MUTANTS+=(
 	"fleet_modules_unindexed roce/test_model              Failed  m_fleet_modules_unindexed"
 	"fleet_relative_kept     pipeline/test_merge          Failed  m_fleet_relative_kept"
 	"fleet_page_off_by_one   store/test_roce_input        Failed  m_fleet_page_off_by_one"
+	"count_format_pairs     reports/test_ethernet                  Failed   m_count_format_pairs"
 )
 # a host collected twice: the older view is kept
 m_fleet_older_wins() {
@@ -49,3 +50,6 @@ m_fleet_modules_unindexed() { mut core/roce_merge.c 's/^\tif (r->modules.n) {$/\
 m_fleet_relative_kept() { mut pipeline/merge_inputs.c "s/if (given\[0\] != '\/' \&\& l->cwd\[0\]) {/if (0) {/"; }
 # the file format reader's pages one page off
 m_fleet_page_off_by_one() { mut store/dbfile.c 's/return f->img + (size_t)(pgno - 1) \* f->page_size;/return f->img + (size_t)pgno * f->page_size;/'; }
+m_count_format_pairs() { # fab_count_format groups digits by two (the HTML captions and watch's probe note use it)
+	mut core/names.c '/^const char \*fab_count_format/,/^}/ s/(l - i) % 3 == 0/(l - i) % 2 == 0/'
+}
