@@ -13,7 +13,8 @@
 #     files with NIC counters and modules (roce_host.sh --ethtool), in
 #     directories of their own;
 #   - a re-merge after 200 hosts were collected again: `merge --into` here,
-#     a flat merge of every file with main;
+#     a flat merge of every file with main; and `merge --into` when no file
+#     changed since;
 #   - a merge of 16 per-rack merges of HOSTS/16 hosts each, beside the flat
 #     merge (the racks' merges themselves are the work spread over machines).
 # Needs root (namespaces) and about 2 x 5 GB under WORK, kept between runs
@@ -133,6 +134,7 @@ again() { # the next 200 hosts, collected an hour later
 		--time $((T0 + round * 3600000)) --out "$WORK/inc" >/dev/null
 }
 measure new_into 'again' "$FABSWEEP" merge --quiet --into "$WORK/inc.db" "$WORK/inc"
+measure new_same : "$FABSWEEP" merge --quiet --into "$WORK/inc.db" "$WORK/inc" # no file changed since
 measure old_again 'again; fresh old_inc.db' "$OLD" merge --quiet --db "$WORK/old_inc.db" "$WORK"/inc/*.db
 rm -f "$WORK"/inc/*-wal "$WORK"/inc/*-shm
 
@@ -160,6 +162,7 @@ row "check" new_check old_check
 row "report --html --xml" new_report old_report
 row1 "report --html" new_report_html
 row "200 hosts collected again: merge --into / a flat merge" new_into old_again
+row1 "no host collected again: merge --into" new_same
 printf '%-52s %s  flat merge here: %s s, ratio %s\n' "merge of 16 rack merges" "$(one new_racks)" "${SEC[new_merge]}" \
 	"$(ratio "${SEC[new_racks]}" "${SEC[new_merge]}")"
 printf '%-52s %6s s (16 merges of %d files, one after the other)\n' "  the rack merges themselves" "$RACKS" "$per"

@@ -8,7 +8,8 @@
  * read is recorded (scan_errors, what "merge") and the merge goes on; the
  * scan is then partial. With `into`, the latest merge in the target is the
  * start: its systems, and of the inputs only the files that changed since
- * it read them. Inputs are only read (fab_store_read_input): nothing is
+ * it read them; when none changed, nothing is written (the latest merge
+ * is still the fabric as the files say). Inputs are only read (fab_store_read_input): nothing is
  * written beside them; the target is created only when there is something
  * to write.
  */
@@ -36,6 +37,16 @@ static void missed(struct fab_snapshot *snap, const char *msg)
 static int64_t mtime_ns(const struct stat *sb)
 {
 	return (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
+}
+
+/* Whether file is as an earlier merge read it (was, its record there): the
+ * same modification time and size; a file that failed is read again. */
+static bool as_read(const struct fab_roce_input *was, const char *file)
+{
+	struct stat sb;
+
+	return was->status != FAB_MERGE_FAILED && !stat(file, &sb) && was->mtime_ns == mtime_ns(&sb) &&
+	       was->size == (int64_t)sb.st_size;
 }
 
 /* Merges one file into snap->roce; 0, or -ENOMEM (everything else is data). */
@@ -133,15 +144,13 @@ static const struct fab_roce_input *base_input(const struct base *b, const char 
 	return NULL;
 }
 
-/* Loads the latest merge of st as the start of snap: its model (moved), its
- * times, the errors about files it is not going to read again. */
-static int load_base(struct fab_store *st, struct base *b, struct fab_pipeline_merge_result *res)
+/* Loads merge id of st, the start of the new one: its model (moved later),
+ * its times, the errors about files it is not going to read again. */
+static int load_base(struct fab_store *st, int64_t id, struct base *b,
+		     struct fab_pipeline_merge_result *res)
 {
-	int64_t id;
 	int err;
 
-	if (fab_store_latest_merge(st, &id))
-		return 0; /* none: a full merge */
 	if ((err = fab_store_load_scan(st, id, &b->snap)))
 		return err;
 	res->base_scan = id;
@@ -185,6 +194,83 @@ static int start_from_base(struct fab_snapshot *snap, const struct fab_snapshot 
 		snap->status = FAB_SCAN_PARTIAL;
 	}
 	return err;
+}
+
+/* ---- into, when nothing changed ------------------------------------------ */
+
+/* The inputs given, in strcmp order, against the base's records of them. */
+struct same {
+	const char **given;
+	size_t n, next;
+	bool same;
+};
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int same_input(const struct fab_roce_input *was, void *ctx)
+{
+	struct same *x = ctx;
+
+	while (x->next < x->n) {
+		int c = strcmp(x->given[x->next], was->file);
+		if (c > 0)
+			return 0; /* a file of the base not given: its systems stay */
+		if (c < 0) {
+			x->same = false; /* given, not in the base: new */
+			return 1;
+		}
+		x->next++;
+		x->same = as_read(was, was->file);
+		return !x->same;
+	}
+	return 1; /* every input given is accounted for */
+}
+
+/*
+ * Whether a merge --into of in would write the base merge again: every
+ * input given is a file the base read (or found unchanged) and is as it
+ * was then (modification time and size). Files of the base not given keep
+ * their systems either way; a file that failed is always read again.
+ */
+static int nothing_changed(struct fab_store *st, int64_t base, const struct merge_paths *in, bool *out)
+{
+	struct same x = { .n = in->n, .same = true };
+	int err;
+
+	*out = false;
+	if (in->n_problems || !in->n)
+		return 0;
+	if (!(x.given = malloc(in->n * sizeof(*x.given))))
+		return fab_err(-ENOMEM, "out of memory");
+	memcpy(x.given, in->path, in->n * sizeof(*x.given));
+	qsort(x.given, x.n, sizeof(*x.given), cmp_path);
+	err = fab_store_merge_inputs(st, base, same_input, &x);
+	*out = err >= 0 && x.same && x.next == x.n;
+	free(x.given);
+	return err < 0 ? err : 0;
+}
+
+/* The base as this merge's result, nothing written; its readiness extracts
+ * when asked (they are the base's own). */
+static int keep_base(const struct fab_pipeline_merge *job, struct fab_store *st, int64_t base,
+		     struct fab_pipeline_merge_result *res)
+{
+	int err;
+
+	fab_snapshot_free(res->snap);
+	res->snap = NULL;
+	res->base_scan = base;
+	res->unchanged = res->inputs;
+	res->same = true;
+	if (!job->ready_dir)
+		return fab_store_load_header(st, base, &res->snap);
+	if ((err = fab_store_load_scan(st, base, &res->snap)))
+		return err;
+	return fab_pipeline_ready_extract(res->snap, job->ready_dir, job->note, job->note_ctx,
+					  &res->extracts);
 }
 
 /* ---- the merge ------------------------------------------------------------- */
@@ -243,12 +329,10 @@ static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipelin
 	for (size_t i = 0; !err && i < in->n; i++) {
 		const char *file = in->path[i];
 		const struct fab_roce_input *was = b->n ? base_input(b, file) : NULL;
-		struct stat sb;
 
 		if (was)
 			given[was - carried] = true;
-		if (was && was->status != FAB_MERGE_FAILED && !stat(file, &sb) &&
-		    was->mtime_ns == mtime_ns(&sb) && was->size == (int64_t)sb.st_size) {
+		if (was && as_read(was, file)) {
 			res->unchanged++;
 			err = fab_roce_add_input(snap->roce, file, was->mtime_ns, was->size,
 						 FAB_MERGE_UNCHANGED);
@@ -303,8 +387,22 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 				       " (--list FILE; '-' reads the paths from standard input)");
 		goto out;
 	}
-	if ((err = open_target(job->db, &st)) || (job->into && st && (err = load_base(st, &b, &res))) ||
-	    (err = fab_store_reader_new(&rd)) || (err = merge_inputs(job, &res, &in, &b, rd)))
+	if ((err = open_target(job->db, &st)))
+		goto out;
+	/* into: the latest merge is the start (none: a full merge); when no
+	 * input changed since, it is the answer (unless a label asks for a
+	 * scan of its own) */
+	int64_t base = 0;
+	bool same = false;
+	if (job->into && st && fab_store_latest_merge(st, &base))
+		base = 0;
+	if (base && !job->label && ((err = nothing_changed(st, base, &in, &same)) || same)) {
+		if (!err)
+			err = keep_base(job, st, base, &res);
+		goto out;
+	}
+	if ((base && (err = load_base(st, base, &b, &res))) || (err = fab_store_reader_new(&rd)) ||
+	    (err = merge_inputs(job, &res, &in, &b, rd)))
 		goto out;
 	fab_store_reader_free(rd);
 	rd = NULL;

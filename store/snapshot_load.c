@@ -823,6 +823,11 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id, struct fab_snapsh
 		    out);
 }
 
+int fab_store_load_header(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
+{
+	return load(st, scan_id, FAB_LOAD_ERRORS | FAB_LOAD_NO_SAMPLES, out);
+}
+
 int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
 {
 	return load(st, scan_id, FAB_LOAD_ROCE | FAB_LOAD_NO_SAMPLES, out);

@@ -16,6 +16,7 @@
 #include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
+#include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "schema.sql.h"
@@ -347,6 +348,29 @@ int fab_store_latest_merge(struct fab_store *st, int64_t *out)
 		return fab_err(-ENOENT, "database '%s' holds no merged scan", st->path);
 	*out = found;
 	return 0;
+}
+
+int fab_store_merge_inputs(struct fab_store *st, int64_t scan_id,
+			   int (*fn)(const struct fab_roce_input *in, void *ctx), void *ctx)
+{
+	sqlite3_stmt *s;
+	int rc, err;
+
+	if ((err = fab_sql_scan_query(st, "SELECT file, mtime_ns, size, status FROM merge_inputs"
+					  " WHERE scan_id = ?1 ORDER BY file", scan_id, &s)))
+		return err;
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int status = fab_merge_status_parse(fab_sql_text(s, 3));
+		struct fab_roce_input in = {
+			.file = fab_sql_text(s, 0),
+			.mtime_ns = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 1),
+			.size = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 2),
+			.status = (uint8_t)(status < 0 ? FAB_MERGE_FAILED : status),
+		};
+		if (in.file)
+			err = fn(&in, ctx);
+	}
+	return fab_sql_done(st, s, rc, err);
 }
 
 int fab_store_list_scans(struct fab_store *st,

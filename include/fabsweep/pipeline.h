@@ -550,6 +550,9 @@ struct fab_pipeline_merge_result {
 	size_t dups;               /* systems collected more than once (newest kept) */
 	size_t via_sqlite;         /* files read with SQLite, not straight from the file */
 	int64_t base_scan;         /* into: the merge this one built on; 0 none */
+	bool same;                 /* into: no input changed since base_scan: nothing
+				    * written, snap is base_scan's row and scan errors
+				    * (all of it with ready_dir) */
 	size_t extracts;           /* readiness extracts written (ready_dir) */
 };
 

@@ -77,9 +77,19 @@ int fab_store_resolve_scan(struct fab_store *st, int64_t id, int64_t *out);
 /* The latest scan `fabsweep merge` wrote (its source "merge:..."); -ENOENT none. */
 int fab_store_latest_merge(struct fab_store *st, int64_t *out);
 
+struct fab_roce_input;
+/* The files merge scan_id read or carried over (merge_inputs), in strcmp
+ * order of their paths: fn for each (its strings valid during the call);
+ * stops early when fn returns non-zero, which is then returned. */
+int fab_store_merge_inputs(struct fab_store *st, int64_t scan_id,
+			   int (*fn)(const struct fab_roce_input *in, void *ctx), void *ctx);
+
 /* Loads a whole snapshot (findings included). *out owned by the caller. */
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 			struct fab_snapshot **out);
+
+/* Loads the scan row and its scan errors, no more. *out owned by the caller. */
+int fab_store_load_header(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);
 
 /*
  * Loads the scan row and the RoCE part (with the votes of what it leaves

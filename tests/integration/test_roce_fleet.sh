@@ -189,11 +189,38 @@ check "merge --into: the hosts collected again have their newer collection" eq \
 dump "$D/inc.db" noidx >"$D/inc.dump" # the hosts read again come last: positions differ
 dump "$D/full.db" noidx >"$D/full.dump"
 check "merge --into gives what a full merge of the same files gives" eq "$(diff "$D/full.dump" "$D/inc.dump" | head -5)" ""
+# nothing changed: nothing read, nothing written; the latest merge is still the fabric
+mkdir "$D/rd"
+"$FABSWEEP" merge --into "$D/inc.db" "$D/inc" --ready-dir "$D/rd" >"$D/same.out" 2>&1
+check "merge --into, no file changed: exit 0, says so" eq "$?|$(grep -c \
+	"scan 2: no file changed since that merge read them ($N files); nothing written" "$D/same.out")" "0|1"
+check "... no scan written" eq "$(q "$D/inc.db" "SELECT max(scan_id) FROM scans")" 2
+check "... the readiness extracts of scan 2 written all the same" eq \
+	"$(grep -c "readiness extracts: $N in $D/rd" "$D/same.out")|$(ls "$D/rd" | grep -c '\.db$')" "1|$N"
 rm "$D/inc/host00020.db"
 "$FABSWEEP" merge --into "$D/inc.db" "$D/inc" >"$D/inc2.out" 2>&1
-check "merge --into with a file gone: nothing read, its host kept" eq \
-	"$(grep -c "merged 0 of $((N - 1)) files ($((N - 1)) unchanged since scan 2)" "$D/inc2.out")|$(q "$D/inc.db" \
-		"SELECT count(*) FROM systems WHERE scan_id = 3 AND system = 'host00020'")" "1|1"
+check "merge --into with a file gone: nothing read or written, its host kept" eq \
+	"$(grep -c "scan 2: no file changed since that merge read them ($((N - 1)) files)" "$D/inc2.out")|$(q "$D/inc.db" \
+		"SELECT max(scan_id), sum(system = 'host00020') FROM systems WHERE scan_id = 2")" "1|2|1"
+"$FABSWEEP" merge --into "$D/inc.db" "$D/inc" --label "after maintenance" >"$D/inc3.out" 2>&1
+check "merge --into, no file changed, a label: a scan of its own, the same fabric" eq \
+	"$(grep -c "merged 0 of $((N - 1)) files ($((N - 1)) unchanged since scan 2)" "$D/inc3.out")|$(q "$D/inc.db" \
+		"SELECT label, count(*) FROM systems JOIN scans USING (scan_id) WHERE scan_id = 3")" \
+	"1|after maintenance|$(q "$D/inc.db" "SELECT count(*) FROM systems WHERE scan_id = 2")"
+mkdir "$D/new" "$D/empty_in"
+"$CLONE" --template "$D/host.db" --first $N --hosts 1 --per-leaf $PER --time $((T0 + 240000)) --out "$D/new" ||
+	{ echo "FAIL: roce_clone"; exit 1; }
+mv "$D/new/host$(printf %05d $N).db" "$D/inc/host00005x.db" # a new host, its file named among the others
+"$FABSWEEP" merge --into "$D/inc.db" "$D/inc" >"$D/inc5.out" 2>&1
+check "merge --into, a new file among the others: read, a new scan" eq \
+	"$(grep -c "scan 4: merged 1 of $N files ($((N - 1)) unchanged since scan 3)" "$D/inc5.out")" 1
+"$FABSWEEP" merge --into "$D/inc.db" "$D/inc" "$D/empty_in" >"$D/inc6.out" 2>&1
+check "merge --into, no file changed but a directory without *.db: a partial scan that says so" eq \
+	"$?|$(q "$D/inc.db" "SELECT count(*) FROM scan_errors WHERE scan_id = 5 AND message LIKE '%empty_in%'")" "4|1"
+touch "$D/inc/host00007.db" # written again (the same bytes): a newer modification time
+"$FABSWEEP" merge --into "$D/inc.db" "$D/inc" >"$D/inc4.out" 2>&1
+check "merge --into, a file written again: read again, a new scan" eq \
+	"$(grep -c "scan 6: merged 1 of $N files ($((N - 1)) unchanged since scan 5)" "$D/inc4.out")" 1
 
 # ---- the rules and the HTML report at scale
 "$FABSWEEP" check --db "$D/flat.db" >"$D/check.out" 2>&1

@@ -17,6 +17,11 @@ MUTANTS+=(
 	"fleet_relative_kept     pipeline/test_merge          Failed  m_fleet_relative_kept"
 	"fleet_page_off_by_one   store/test_roce_input        Failed  m_fleet_page_off_by_one"
 	"count_format_pairs     reports/test_ethernet                  Failed   m_count_format_pairs"
+	"fleet_same_new_skipped  integration/test_roce_fleet  Failed  m_fleet_same_new_skipped"
+	"fleet_same_label        integration/test_roce_fleet  Failed  m_fleet_same_label"
+	"fleet_same_problems     integration/test_roce_fleet  Failed  m_fleet_same_problems"
+	"fleet_same_no_extracts  integration/test_roce_fleet  Failed  m_fleet_same_no_extracts"
+	"fleet_same_never        integration/test_roce_fleet  Failed  m_fleet_same_never"
 )
 # a host collected twice: the older view is kept
 m_fleet_older_wins() {
@@ -32,8 +37,18 @@ m_fleet_not_immutable() {
 }
 # merge --into takes every file the last merge read as unchanged
 m_fleet_into_all_kept() {
-	mut pipeline/merge.c 's/was->mtime_ns == mtime_ns(\&sb) \&\& was->size == (int64_t)sb.st_size) {/sb.st_size >= 0) {/'
+	mut pipeline/merge.c 's/return was->status != FAB_MERGE_FAILED \&\& !stat(file, \&sb) \&\& was->mtime_ns == mtime_ns(\&sb) \&\&/return !stat(file, \&sb) || 1 ||/'
 }
+# merge --into, nothing else changed: a new file among the others is not seen, nothing written
+m_fleet_same_new_skipped() { mut pipeline/merge.c 's/x->same = false; \/\* given, not in the base: new \*\//x->next++; continue;/'; }
+# merge --into --label with nothing changed writes no scan of its own
+m_fleet_same_label() { mut pipeline/merge.c 's/if (base \&\& !job->label \&\& /if (base \&\& /'; }
+# merge --into, nothing changed, a directory without *.db: not recorded
+m_fleet_same_problems() { mut pipeline/merge.c 's/if (in->n_problems || !in->n)/if (!in->n)/'; }
+# merge --into, nothing changed, --ready-dir: no extracts written
+m_fleet_same_no_extracts() { mut pipeline/merge.c 's/if (!job->ready_dir)$/if (1)/'; }
+# merge --into writes the same merge again when nothing changed
+m_fleet_same_never() { mut pipeline/merge.c 's/\*out = err >= 0 \&\& x.same \&\& x.next == x.n;/*out = false;/'; }
 # a port's counter values stored one place off their names
 m_fleet_values_shifted() {
 	mut store/roce_sets.c 's/n += put_i64(s + n, (int64_t)r->counters\[p->ctr_first + k\].value);/n += put_i64(s + n, (int64_t)r->counters[p->ctr_first + (k + 1) % p->ctr_count].value);/'

@@ -233,18 +233,30 @@ static void test_into(void **state)
 	assert_int_equal(merged(&job, &res), 2); /* no merge there yet: a full one */
 	assert_int_equal(res.base_scan, 0);
 	fab_snapshot_free(res.snap);
+	/* nothing changed: nothing read or written, the answer is scan 1 */
 	assert_int_equal(merged(&job, &res), 0);
 	assert_int_equal(res.unchanged, 2);
 	assert_int_equal(res.base_scan, 1);
+	assert_true(res.same);
+	assert_int_equal(res.snap->scan_id, 1);
+	assert_null(res.snap->roce);
+	fab_snapshot_free(res.snap);
+	/* ... unless a label asks for a scan of its own: the same fabric */
+	job.label = "again";
+	assert_int_equal(merged(&job, &res), 0);
+	assert_false(res.same);
+	assert_int_equal(res.snap->scan_id, 2);
 	assert_int_equal(res.snap->roce->n_inputs, 2);
 	assert_int_equal(res.snap->roce->inputs[0].status, FAB_MERGE_UNCHANGED);
 	fab_snapshot_free(res.snap);
+	job.label = NULL;
 	/* b collected again: read again, and only it */
 	struct utimbuf later = { .actime = time(NULL) + 60, .modtime = time(NULL) + 60 };
 	assert_int_equal(utime(b, &later), 0);
 	assert_int_equal(merged(&job, &res), 1);
 	assert_int_equal(res.unchanged, 1);
 	assert_int_equal(res.base_scan, 2);
+	assert_false(res.same);
 	fab_snapshot_free(res.snap);
 	/* the same file named from another directory, relatively: the same
 	 * input (recorded absolute), not read again */
@@ -258,14 +270,20 @@ static void test_into(void **state)
 	job.files = rel_files;
 	assert_int_equal(merged(&job, &res), 0);
 	assert_int_equal(res.unchanged, 2);
+	assert_true(res.same);
+	assert_int_equal(res.base_scan, 3);
 	assert_int_equal(chdir(cwd), 0);
-	assert_string_equal(res.snap->roce->inputs[1].file, b);
 	fab_snapshot_free(res.snap);
 	job.files = files;
-	/* a not given: its system and record stay */
+	/* a not given: nothing changed either; in a labelled scan its system
+	 * and record stay */
 	const char *only_b[] = { b };
 	job.files = only_b;
 	job.n_files = 1;
+	assert_int_equal(merged(&job, &res), 0);
+	assert_true(res.same);
+	fab_snapshot_free(res.snap);
+	job.label = "without a";
 	assert_int_equal(merged(&job, &res), 0);
 	assert_int_equal(res.unchanged, 1);
 	assert_int_equal(res.snap->roce->n_inputs, 2);
