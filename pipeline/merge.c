@@ -24,6 +24,8 @@
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/roce_delta.h"
+#include <time.h>
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "merge_priv.h"
@@ -117,6 +119,7 @@ static int merge_one(const struct fab_pipeline_merge *job, struct fab_store_read
 /* The base merge's input records by file (an index into base->inputs). */
 struct base {
 	struct fab_snapshot *snap;
+	struct fab_roce_mark *mark;
 	const struct fab_roce_input **sorted;
 	size_t n;
 };
@@ -311,6 +314,8 @@ static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipelin
 		fab_roce_free(snap->roce);
 		snap->roce = b->snap->roce;
 		b->snap->roce = NULL;
+		if (getenv("FAB_DELTA_DEBUG") && (err = fab_roce_mark_base(snap->roce, NULL, NULL, &b->mark)))
+			goto out;
 		carried = snap->roce->inputs;
 		n_carried = snap->roce->n_inputs;
 		snap->roce->inputs = NULL;
@@ -423,6 +428,27 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		err = fab_err(err, "out of memory");
 		goto out;
 	}
+	if (b.mark) {
+		struct fab_roce_delta *dl = NULL;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		err = fab_roce_delta_plan(snap->roce, b.mark, 1.0, &dl);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		size_t w = 0, ws = 0;
+		for (size_t i = 0; dl && i < dl->n_write; i++) {
+			w += dl->write[i];
+			ws += dl->write[i] && !snap->roce->systems[i].collected;
+		}
+		fprintf(stderr, "delta: %zu of %zu systems written (%zu stubs), %zu hidden, %.1f ms\n", w,
+			snap->roce->n_systems, ws, dl ? dl->n_hidden : 0,
+			(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+		for (size_t i = 0, k = 0; dl && i < dl->n_write && k < 5; i++)
+			if (dl->write[i] && !snap->roce->systems[i].collected && ++k)
+				fprintf(stderr, "  written stub %s\n", snap->roce->systems[i].name);
+		fab_roce_delta_free(dl);
+		if (err)
+			goto out;
+	}
 	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
 		goto out;
 	if ((err = fab_store_write_scan(st, snap)))
@@ -435,6 +461,7 @@ out:
 	fab_store_close(st);
 	fab_merge_paths_free(&in);
 	fab_snapshot_free(b.snap);
+	fab_roce_mark_free(b.mark);
 	free(b.sorted);
 	*out = res;
 	return err;
