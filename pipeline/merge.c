@@ -25,7 +25,6 @@
 #include "fabsweep/pipeline.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/roce_delta.h"
-#include <time.h>
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "merge_priv.h"
@@ -119,6 +118,8 @@ static int merge_one(const struct fab_pipeline_merge *job, struct fab_store_read
 /* The base merge's input records by file (an index into base->inputs). */
 struct base {
 	struct fab_snapshot *snap;
+	int64_t id;              /* its scan */
+	int64_t keyframe;        /* the whole merge a delta of it would change */
 	struct fab_roce_mark *mark;
 	const struct fab_roce_input **sorted;
 	size_t n;
@@ -156,7 +157,7 @@ static int load_base(struct fab_store *st, int64_t id, struct base *b,
 
 	if ((err = fab_store_load_scan(st, id, &b->snap)))
 		return err;
-	res->base_scan = id;
+	res->base_scan = b->id = id;
 	const struct fab_roce *r = b->snap->roce;
 	b->n = r ? r->n_inputs : 0;
 	if (b->n && !(b->sorted = malloc(b->n * sizeof(*b->sorted))))
@@ -164,6 +165,46 @@ static int load_base(struct fab_store *st, int64_t id, struct base *b,
 	for (size_t i = 0; i < b->n; i++)
 		b->sorted[i] = &r->inputs[i];
 	qsort(b->sorted, b->n, sizeof(*b->sorted), cmp_input);
+	return 0;
+}
+
+/* The share of a fabric's systems above which a merge --into is written
+ * whole (the next keyframe) rather than as a delta on the last one: a
+ * delta's rows are read with its keyframe's, so a delta much larger than
+ * that costs every later load. */
+#define DELTA_MAX_SHARE 0.25
+
+/* Before files are merged into the base model r: what a delta needs to
+ * know of it (core/roce_delta.c). A base that is itself a delta keeps its
+ * keyframe and its stored indices. */
+static int mark_base(struct base *b, struct fab_roce *r)
+{
+	struct fab_roce_delta *was = r->delta;
+	int err;
+
+	r->delta = NULL;
+	b->keyframe = was ? was->base_scan : b->id;
+	err = fab_roce_mark_base(r, was, was ? was->write : NULL, &b->mark);
+	fab_roce_delta_free(was);
+	return err ? fab_err(err, "out of memory") : 0;
+}
+
+/* After resolving r: a delta on the keyframe, when it is worth one and the
+ * keyframe can carry one (fab_store_keyframe_ok). */
+static int plan_delta(struct base *b, struct fab_store *st, struct fab_roce *r)
+{
+	bool ok;
+	int err;
+
+	/* the physical layer's rows are written whole (not yet by delta) */
+	if (r->n_nic_counters || r->modules.n)
+		return 0;
+	if ((err = fab_store_keyframe_ok(st, b->keyframe, &ok)) || !ok)
+		return err;
+	if ((err = fab_roce_delta_plan(r, b->mark, DELTA_MAX_SHARE, &r->delta)))
+		return fab_err(err, "out of memory");
+	if (r->delta)
+		r->delta->base_scan = b->keyframe;
 	return 0;
 }
 
@@ -177,15 +218,18 @@ static bool about(const char *msg, const char *file)
 	return !strncmp(msg, file, n) && msg[n] == ':';
 }
 
-/* The base's times and its errors about the files not read again
+/* The base's times with the files', and its errors about the files not read again
  * (reread[k]: base input k was). */
 static int start_from_base(struct fab_snapshot *snap, const struct fab_snapshot *bs,
 			   const struct fab_roce_input *carried, size_t n, const bool *reread)
 {
 	int err = 0;
 
-	snap->started_at_ms = bs->started_at_ms;
-	snap->finished_at_ms = bs->finished_at_ms;
+	/* the base's span and the files read now: from the earliest to the latest */
+	if (!snap->started_at_ms || (bs->started_at_ms && bs->started_at_ms < snap->started_at_ms))
+		snap->started_at_ms = bs->started_at_ms;
+	if (bs->finished_at_ms > snap->finished_at_ms)
+		snap->finished_at_ms = bs->finished_at_ms;
 	for (size_t i = 0; !err && i < bs->n_errors; i++) {
 		const struct fab_scan_error *e = &bs->errors[i];
 		bool drop = false;
@@ -314,7 +358,7 @@ static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipelin
 		fab_roce_free(snap->roce);
 		snap->roce = b->snap->roce;
 		b->snap->roce = NULL;
-		if (getenv("FAB_DELTA_DEBUG") && (err = fab_roce_mark_base(snap->roce, NULL, NULL, &b->mark)))
+		if ((err = mark_base(b, snap->roce)))
 			goto out;
 		carried = snap->roce->inputs;
 		n_carried = snap->roce->n_inputs;
@@ -428,27 +472,8 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		err = fab_err(err, "out of memory");
 		goto out;
 	}
-	if (b.mark) {
-		struct fab_roce_delta *dl = NULL;
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		err = fab_roce_delta_plan(snap->roce, b.mark, 1.0, &dl);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		size_t w = 0, ws = 0;
-		for (size_t i = 0; dl && i < dl->n_write; i++) {
-			w += dl->write[i];
-			ws += dl->write[i] && !snap->roce->systems[i].collected;
-		}
-		fprintf(stderr, "delta: %zu of %zu systems written (%zu stubs), %zu hidden, %.1f ms\n", w,
-			snap->roce->n_systems, ws, dl ? dl->n_hidden : 0,
-			(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
-		for (size_t i = 0, k = 0; dl && i < dl->n_write && k < 5; i++)
-			if (dl->write[i] && !snap->roce->systems[i].collected && ++k)
-				fprintf(stderr, "  written stub %s\n", snap->roce->systems[i].name);
-		fab_roce_delta_free(dl);
-		if (err)
-			goto out;
-	}
+	if (b.mark && (err = plan_delta(&b, st, snap->roce)))
+		goto out;
 	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
 		goto out;
 	if ((err = fab_store_write_scan(st, snap)))

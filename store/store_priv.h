@@ -159,6 +159,10 @@ bool fab_sql_tsa_parse(const char *s, uint8_t v[8]);
 struct fab_snapshot;
 struct fab_roce;
 int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
+/* Whether the rows of system sys of r stand as r's keyframe has them: r is
+ * written as a delta that does not write sys (store/roce_write.c). */
+struct fab_roce;
+bool fab_roce_kept(const struct fab_roce *r, uint32_t sys);
 /* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
  * scan has none). */
 int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap);

@@ -431,6 +431,9 @@ struct fab_roce {
 	/* The votes of the fabric this part leaves out (a readiness extract);
 	 * NULL for a whole fabric. Owned; kept by fab_roce_resolve(). */
 	struct fab_roce_votes *outside;
+	/* merge --into: written as a delta on its keyframe (fabsweep/roce_delta.h);
+	 * NULL: written whole. Owned. */
+	struct fab_roce_delta *delta;
 };
 
 /* A new empty model (owned by the caller) or NULL on ENOMEM. */

@@ -29,7 +29,7 @@ enum {
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 16
+#define FAB_SCHEMA_VERSION 17
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 
@@ -76,6 +76,12 @@ int fab_store_resolve_scan(struct fab_store *st, int64_t id, int64_t *out);
 
 /* The latest scan `fabsweep merge` wrote (its source "merge:..."); -ENOENT none. */
 int fab_store_latest_merge(struct fab_store *st, int64_t *out);
+
+/* Whether merge scan_id can be the keyframe of a delta (docs/schema.md,
+ * "RoCE deltas"): a whole merge whose rows are all in the form this
+ * version writes (none kept one per counter or per TLV: older scans, or
+ * rows SQL changed). 0 or a negative errno with the message set. */
+int fab_store_keyframe_ok(struct fab_store *st, int64_t scan_id, bool *ok);
 
 struct fab_roce_input;
 /* The files merge scan_id read or carried over (merge_inputs), in strcmp
