@@ -189,6 +189,11 @@ check "merge --into: the hosts collected again have their newer collection" eq \
 dump "$D/inc.db" noidx >"$D/inc.dump" # the hosts read again come last: positions differ
 dump "$D/full.db" noidx >"$D/full.dump"
 check "merge --into gives what a full merge of the same files gives" eq "$(diff "$D/full.dump" "$D/inc.dump" | head -5)" ""
+check "... stored as a delta on scan 1: the rows of the 3 hosts read again, nothing else" eq \
+	"$(q "$D/inc.db" "SELECT roce_base_scan_id, (SELECT count(*) FROM system_rows WHERE scan_id = 2),
+		(SELECT group_concat(system_idx) FROM roce_hidden WHERE scan_id = 2),
+		(SELECT count(*) FROM eth_port_rows WHERE scan_id = 2) FROM scans WHERE scan_id = 2")" \
+	"1|3|10,11,12|$((3 * NICS))"
 # nothing changed: nothing read, nothing written; the latest merge is still the fabric
 mkdir "$D/rd"
 "$FABSWEEP" merge --into "$D/inc.db" "$D/inc" --ready-dir "$D/rd" >"$D/same.out" 2>&1
@@ -221,6 +226,40 @@ touch "$D/inc/host00007.db" # written again (the same bytes): a newer modificati
 "$FABSWEEP" merge --into "$D/inc.db" "$D/inc" >"$D/inc4.out" 2>&1
 check "merge --into, a file written again: read again, a new scan" eq \
 	"$(grep -c "scan 6: merged 1 of $N files ($((N - 1)) unchanged since scan 5)" "$D/inc4.out")" 1
+
+# ---- deltas: every change a delta must carry, against a full merge of the same files
+cp -l "$D/c/host00020.db" "$D/inc/" # back, as scan 1 read it: unchanged, so a full merge has it too
+"$CLONE" --template "$D/host.db" --first 30 --hosts 1 --per-leaf $((PER * 2)) --time $((T0 + 300000)) \
+	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; } # host 30 cabled to other leaves
+"$CLONE" --template "$D/fault.db" --first 40 --hosts 1 --per-leaf $PER --time $((T0 + 300000)) \
+	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; } # host 40 with the PFC fault now
+"$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
+rm -f "$D/full.db" && "$FABSWEEP" merge --quiet --db "$D/full.db" "$D/inc"
+dump "$D/inc.db" noidx >"$D/inc.dump"
+dump "$D/full.db" noidx >"$D/full.dump"
+check "a host cabled elsewhere, one changed, after 5 merges: the delta gives what a full merge gives" eq \
+	"$(diff "$D/full.dump" "$D/inc.dump" | head -5)" ""
+check "... a delta on scan 1 that writes host 30 and the stub leaves it left or joined" eq \
+	"$(q "$D/inc.db" "SELECT s.roce_base_scan_id, sum(r.system = 'host00030'), sum(r.system LIKE 'leaf%') > 0
+		FROM scans s JOIN system_rows r USING (scan_id) WHERE s.scan_id = 7")" "1|1|1"
+serious() { # the warnings and errors check finds in the latest scan of $1: rule node port
+	"$FABSWEEP" check --db "$1" --json 2>/dev/null | python3 -c 'import json, sys
+for f in sorted({(f["rule"], f.get("node"), f.get("port")) for f in json.load(sys.stdin)["findings"]
+                 if f["severity"] in ("warning", "error")}):
+    print(*f)'
+}
+serious "$D/full.db" >"$D/full.found"
+check "... check on the delta finds what it finds on the full merge, host 40's fault among it" eq \
+	"$(serious "$D/inc.db" | diff - "$D/full.found")|$(grep -c '^roce.pfc_disabled host00040 eth7$' "$D/full.found")" "|1"
+"$FABSWEEP" db prune --db "$D/inc.db" --keep 1 >/dev/null 2>&1
+check "prune --keep 1 keeps the delta's keyframe, and the delta whole" eq \
+	"$(q "$D/inc.db" "SELECT group_concat(scan_id) FROM scans")|$(dump "$D/inc.db" noidx | diff - "$D/inc.dump" | head -3)" "1,7|"
+"$CLONE" --template "$D/host.db" --first 0 --hosts $((N * 6 / 10)) --per-leaf $PER --time $((T0 + 360000)) \
+	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; }
+"$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
+check "60% of the hosts read again: a whole merge (the next keyframe)" eq \
+	"$(q "$D/inc.db" "SELECT roce_base_scan_id IS NULL, (SELECT count(*) FROM system_rows r WHERE r.scan_id = s.scan_id)
+		FROM scans s WHERE scan_id = 8")" "1|$(q "$D/full.db" "SELECT count(*) FROM systems")"
 
 # ---- the rules and the HTML report at scale
 "$FABSWEEP" check --db "$D/flat.db" >"$D/check.out" 2>&1
