@@ -55,14 +55,31 @@ struct fab_roce_mark {
 
 enum { E_SYS, E_PORT, E_NB, E_DEV, E_MOD };
 
+/* The hashes here are compared within one process only: a word at a time
+ * (a fleet's plan hashes a few million names and numbers). */
 static uint64_t mix(uint64_t h, uint64_t v)
 {
-	return fab_roce_fnv(h, &v, sizeof(v));
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+static uint64_t bytes_hash(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t v;
+
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&v, b, 8);
+		h = mix(h, v);
+	}
+	v = 0;
+	memcpy(&v, b, n);
+	return mix(h, v ^ (uint64_t)n << 56);
 }
 
 static uint64_t str_hash(uint64_t h, const char *s)
 {
-	return s ? fab_roce_fnv(h, s, strlen(s) + 1) : mix(h, 0x9e3779b97f4a7c15ull);
+	return s ? bytes_hash(h, s, strlen(s)) : mix(h, 0x5bd1e9955bd1e995ull);
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -72,9 +89,7 @@ static bool str_eq(const char *a, const char *b)
 
 static uint64_t key_hash(unsigned tag, uint32_t owner, const char *s, const char *s2)
 {
-	uint64_t h = fab_roce_key_hash(tag, owner, s, false);
-
-	return s2 ? str_hash(h, s2) : h;
+	return str_hash(str_hash(mix((uint64_t)tag << 32 | owner, 0xcbf29ce484222325ull), s), s2);
 }
 
 struct find {
@@ -201,12 +216,12 @@ static uint32_t id_of(const uint32_t *ids, size_t n, uint32_t pos)
 
 static uint64_t dcbx_hash(uint64_t h, const struct fab_roce *r, const struct fab_dcbx *d)
 {
-	h = fab_roce_fnv(h, &d->pfc, sizeof(d->pfc));
-	h = fab_roce_fnv(h, &d->ets, sizeof(d->ets));
-	h = fab_roce_fnv(h, &d->ets_reco, sizeof(d->ets_reco));
+	h = bytes_hash(h, &d->pfc, sizeof(d->pfc));
+	h = bytes_hash(h, &d->ets, sizeof(d->ets));
+	h = bytes_hash(h, &d->ets_reco, sizeof(d->ets_reco));
 	h = mix(h, (uint64_t)d->app_valid << 8 | d->bad_tlvs);
 	if (d->app_valid && d->app_count <= r->n_apps && d->app_first <= r->n_apps - d->app_count)
-		h = fab_roce_fnv(h, &r->apps[d->app_first], d->app_count * sizeof(*r->apps));
+		h = bytes_hash(h, &r->apps[d->app_first], d->app_count * sizeof(*r->apps));
 	return h;
 }
 
@@ -216,7 +231,7 @@ static uint64_t tlvs_hash(uint64_t h, const struct fab_roce *r, uint32_t first, 
 	for (uint32_t k = 0; k < count && first + k < r->n_tlvs; k++) {
 		const struct fab_lldp_tlv *t = &r->tlvs[first + k];
 		h = mix(h, (uint64_t)t->oui << 24 | (uint64_t)t->subtype << 16 | t->len);
-		h = fab_roce_fnv(h, t->info, t->len);
+		h = bytes_hash(h, t->info, t->len);
 	}
 	return h;
 }
@@ -328,9 +343,7 @@ void fab_roce_mark_free(struct fab_roce_mark *m)
 
 static uint64_t ptr_hash(const void *p)
 {
-	uintptr_t u = (uintptr_t)p;
-
-	return fab_roce_fnv(0xcbf29ce484222325ull, &u, sizeof(u));
+	return mix(0xcbf29ce484222325ull, (uint64_t)(uintptr_t)p);
 }
 
 static int alloc_set(struct mset *set, size_t n)
