@@ -50,6 +50,8 @@ struct fab_roce_mark {
 	size_t n_sys;
 	struct mset sys_keys, ports, nbs, devs, mods;
 	struct fab_roce_hidx names; /* collected base systems' name pointers -> position */
+	uint32_t *was_hidden;       /* what a base that is a delta hid: hidden still */
+	size_t n_was_hidden;
 	uint32_t end[5];            /* one after the largest stored index: sys, port, nb, dev, mod */
 };
 
@@ -337,6 +339,7 @@ void fab_roce_mark_free(struct fab_roce_mark *m)
 		fab_roce_hidx_free(&sets[i]->ix);
 	}
 	fab_roce_hidx_free(&m->names);
+	free(m->was_hidden);
 	free(m->sys);
 	free(m);
 }
@@ -377,6 +380,12 @@ int fab_roce_mark_base(const struct fab_roce *b, const struct fab_roce_delta *st
 	    view_init(&v, b, ss, ps, ns))
 		goto out;
 	m->n_sys = b->n_systems;
+	if (stored && stored->n_hidden) {
+		if (!(m->was_hidden = malloc(stored->n_hidden * sizeof(*m->was_hidden))))
+			goto out;
+		memcpy(m->was_hidden, stored->hidden, stored->n_hidden * sizeof(*m->was_hidden));
+		m->n_was_hidden = stored->n_hidden;
+	}
 	err = 0;
 	for (size_t i = 0; !err && i < b->n_systems; i++) {
 		const struct fab_roce_system *y = &b->systems[i];
@@ -594,7 +603,9 @@ static int judge(struct planner *x, size_t *n_written)
 			kept[b] = true;
 	}
 	view_free(&v);
-	size_t n = 0;
+	/* the keyframe's systems not kept: those of the base not kept, and
+	 * those a base delta hid (they are not in the base at all) */
+	size_t n = m->n_was_hidden;
 	for (size_t b = 0; b < m->n_sys; b++)
 		n += !kept[b];
 	if (!(d->hidden = malloc((n + 1) * sizeof(*d->hidden)))) {
@@ -604,7 +615,14 @@ static int judge(struct planner *x, size_t *n_written)
 	for (size_t b = 0; b < m->n_sys; b++)
 		if (!kept[b])
 			d->hidden[d->n_hidden++] = m->sys[b].id;
+	for (size_t k = 0; k < m->n_was_hidden; k++)
+		d->hidden[d->n_hidden++] = m->was_hidden[k];
 	qsort(d->hidden, d->n_hidden, sizeof(*d->hidden), cmp_u32);
+	size_t u = 0; /* each once (a system a base delta wrote is in both) */
+	for (size_t k = 0; k < d->n_hidden; k++)
+		if (!u || d->hidden[k] != d->hidden[u - 1])
+			d->hidden[u++] = d->hidden[k];
+	d->n_hidden = u;
 	free(kept);
 	return 0;
 }

@@ -251,15 +251,28 @@ for f in sorted({(f["rule"], f.get("node"), f.get("port")) for f in json.load(sy
 serious "$D/full.db" >"$D/full.found"
 check "... check on the delta finds what it finds on the full merge, host 40's fault among it" eq \
 	"$(serious "$D/inc.db" | diff - "$D/full.found")|$(grep -c '^roce.pfc_disabled host00040 eth7$' "$D/full.found")" "|1"
+# the 8 hosts below leaves 48..55 cabled elsewhere: those stub leaves are gone
+"$CLONE" --template "$D/host.db" --first 48 --hosts $PER --per-leaf $((PER * 2)) --time $((T0 + 320000)) \
+	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; }
+"$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
+touch "$D/inc/host00060.db" # then another delta on the same keyframe
+"$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
+rm -f "$D/full.db" && "$FABSWEEP" merge --quiet --db "$D/full.db" "$D/inc"
+dump "$D/inc.db" noidx >"$D/inc.dump"
+dump "$D/full.db" noidx >"$D/full.dump"
+check "stub leaves no host hears any more: gone, and still gone in the next delta" eq \
+	"$(diff "$D/full.dump" "$D/inc.dump" | head -5)|$(q "$D/inc.db" "SELECT count(*) FROM systems
+		WHERE scan_id = 9 AND system IN ('leaf0048', 'leaf0055')")|$(q "$D/inc.db" \
+		"SELECT roce_base_scan_id FROM scans WHERE scan_id = 9")" "|0|1"
 "$FABSWEEP" db prune --db "$D/inc.db" --keep 1 >/dev/null 2>&1
 check "prune --keep 1 keeps the delta's keyframe, and the delta whole" eq \
-	"$(q "$D/inc.db" "SELECT group_concat(scan_id) FROM scans")|$(dump "$D/inc.db" noidx | diff - "$D/inc.dump" | head -3)" "1,7|"
+	"$(q "$D/inc.db" "SELECT group_concat(scan_id) FROM scans")|$(dump "$D/inc.db" noidx | diff - "$D/inc.dump" | head -3)" "1,9|"
 "$CLONE" --template "$D/host.db" --first 0 --hosts $((N * 6 / 10)) --per-leaf $PER --time $((T0 + 360000)) \
 	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; }
 "$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
 check "60% of the hosts read again: a whole merge (the next keyframe)" eq \
 	"$(q "$D/inc.db" "SELECT roce_base_scan_id IS NULL, (SELECT count(*) FROM system_rows r WHERE r.scan_id = s.scan_id)
-		FROM scans s WHERE scan_id = 8")" "1|$(q "$D/full.db" "SELECT count(*) FROM systems")"
+		= (SELECT count(*) FROM systems y WHERE y.scan_id = s.scan_id) FROM scans s WHERE scan_id = 10")" "1|1"
 
 # ---- the rules and the HTML report at scale
 "$FABSWEEP" check --db "$D/flat.db" >"$D/check.out" 2>&1

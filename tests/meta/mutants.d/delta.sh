@@ -13,6 +13,7 @@ MUTANTS+=(
 	"delta_view_hidden       integration/test_roce_fleet  Failed  m_delta_view_hidden"
 	"delta_prune_keyframe    integration/test_roce_fleet  Failed  m_delta_prune_keyframe"
 	"delta_links_all         integration/test_roce_fleet  Failed  m_delta_links_all"
+	"delta_hidden_lost       integration/test_roce_fleet  Failed  m_delta_hidden_lost"
 )
 # a file read again taken for the base's system: its new view is not written
 m_delta_reread_kept() { mut core/roce_delta.c 's/return k->m->sys\[v\].name == k->name;/return true;/'; }
@@ -34,3 +35,5 @@ m_delta_view_hidden() { mut store/schema.sql.h 's/"(NOT v.base OR NOT EXISTS (SE
 m_delta_prune_keyframe() { mut store/prune.c 's/"   OR w.roce_base_scan_id = s.scan_id)"/"   OR 0)"/'; }
 # a delta writes every link, also those of systems it keeps
 m_delta_links_all() { mut store/roce_write.c 's/if (fab_roce_kept(r, a->system_idx)) \/\* a link is its a side.s \*\//if (0)/'; }
+# what a base delta hid (a stub leaf nobody hears any more) shows again in the next delta
+m_delta_hidden_lost() { mut core/roce_delta.c 's/d->hidden\[d->n_hidden++\] = m->was_hidden\[k\];/(void)k;/'; }
