@@ -264,6 +264,9 @@ check "stub leaves no host hears any more: gone, and still gone in the next delt
 	"$(diff "$D/full.dump" "$D/inc.dump" | head -5)|$(q "$D/inc.db" "SELECT count(*) FROM systems
 		WHERE scan_id = 9 AND system IN ('leaf0048', 'leaf0055')")|$(q "$D/inc.db" \
 		"SELECT roce_base_scan_id FROM scans WHERE scan_id = 9")" "|0|1"
+"$FABSWEEP" merge --quiet --db "$D/of_delta.db" "$D/inc.db"
+check "a merge whose input is a delta: what the delta shows" eq \
+	"$(dump "$D/of_delta.db" noidx | diff - "$D/inc.dump" | head -3)" ""
 "$FABSWEEP" db prune --db "$D/inc.db" --keep 1 >/dev/null 2>&1
 check "prune --keep 1 keeps the delta's keyframe, and the delta whole" eq \
 	"$(q "$D/inc.db" "SELECT group_concat(scan_id) FROM scans")|$(dump "$D/inc.db" noidx | diff - "$D/inc.dump" | head -3)" "1,9|"
