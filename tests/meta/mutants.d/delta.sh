@@ -3,10 +3,10 @@
 # on its keyframe: the plan (core/roce_delta.c), the writer, the loader, the
 # views, prune. Sourced by tests/meta/mutants.sh.
 MUTANTS+=(
-	"delta_reread_kept       integration/test_roce_fleet  Failed  m_delta_reread_kept"
-	"delta_stub_ports        integration/test_roce_fleet  Failed  m_delta_stub_ports"
+	"delta_reread_kept       roce/test_delta              Failed  m_delta_reread_kept"
+	"delta_stub_ports        roce/test_delta              Failed  m_delta_stub_ports"
 	"delta_from_delta        integration/test_roce_fleet  Failed  m_delta_from_delta"
-	"delta_derived_ignored   integration/test_roce_fleet  Failed  m_delta_derived_ignored"
+	"delta_derived_ignored   roce/test_delta              Failed  m_delta_derived_ignored"
 	"delta_not_hidden        integration/test_roce_fleet  Failed  m_delta_not_hidden"
 	"delta_share_ignored     integration/test_roce_fleet  Failed  m_delta_share_ignored"
 	"delta_load_hidden       integration/test_roce_fleet  Failed  m_delta_load_hidden"
@@ -16,7 +16,7 @@ MUTANTS+=(
 	"delta_hidden_lost       integration/test_roce_fleet  Failed  m_delta_hidden_lost"
 )
 # a file read again taken for the base's system: its new view is not written
-m_delta_reread_kept() { mut core/roce_delta.c 's/return k->m->sys\[v\].name == k->name;/return true;/'; }
+m_delta_reread_kept() { mut core/roce_delta.c 's/(!y->collected || from_base(m, y)) \&\&/(!y->collected || 1) \&\&/'; }
 # a stub's ports left out of what it derives: a leaf that hears something else keeps its old ports
 m_delta_stub_ports() { mut core/roce_delta.c 's/for (uint32_t k = v->off\[0\]\[s\]; k < v->off\[0\]\[s + 1\]; k++)/for (uint32_t k = v->off[0][s]; k < v->off[0][s]; k++)/'; }
 # the systems the base's delta wrote taken for the keyframe's: the next delta drops them
