@@ -874,9 +874,19 @@ static int load_all(struct ld *l)
 static int base_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
+	int64_t id = fab_rrow_int(w, 0);
 
-	if (fab_rrow_int(w, 0) == l->scan && !fab_rrow_null(w, 1))
+	if (id == l->scan && !fab_rrow_null(w, 1))
 		l->base = fab_rrow_int(w, 1);
+	return 0;
+}
+
+static int keyframe_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+
+	if (fab_rrow_int(w, 0) == l->base)
+		l->in_base = true; /* found (reset before the rows are read) */
 	return 0;
 }
 
@@ -911,6 +921,13 @@ static int load_delta(struct ld *l)
 		return err;
 	if (l->base == l->scan)
 		return gap(l, "keyframe");
+	if ((err = fab_rquery_run(l->src, &scans, l->scan, keyframe_row, l)))
+		return err;
+	if (!l->in_base)
+		return fab_err(-EPROTO, "database '%s': scan %lld builds on scan %lld, which is not there"
+					" (deleted by hand?): it cannot be read", l->src->path,
+			       (long long)l->scan, (long long)l->base);
+	l->in_base = false;
 	return fab_rquery_run(l->src, &hid, l->scan, hidden_row, l);
 }
 

@@ -270,6 +270,10 @@ check "a merge whose input is a delta: what the delta shows" eq \
 "$FABSWEEP" db prune --db "$D/inc.db" --keep 1 >/dev/null 2>&1
 check "prune --keep 1 keeps the delta's keyframe, and the delta whole" eq \
 	"$(q "$D/inc.db" "SELECT group_concat(scan_id) FROM scans")|$(dump "$D/inc.db" noidx | diff - "$D/inc.dump" | head -3)" "1,9|"
+cp "$D/inc.db" "$D/broken.db" && sqlite3 "$D/broken.db" "DELETE FROM scans WHERE scan_id = 1"
+"$FABSWEEP" check --db "$D/broken.db" >/dev/null 2>"$D/broken.err"
+check "a delta whose keyframe was deleted by hand: refused, saying so" eq "$?|$(grep -c \
+	"scan 9 builds on scan 1, which is not there (deleted by hand?): it cannot be read" "$D/broken.err")" "3|1"
 "$CLONE" --template "$D/host.db" --first 0 --hosts $((N * 6 / 10)) --per-leaf $PER --time $((T0 + 360000)) \
 	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; }
 "$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
