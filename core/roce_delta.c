@@ -20,14 +20,13 @@
 #include "fabsweep/snapshot.h"
 #include "roce_priv.h"
 
-enum { K_DSYS = 40, K_DSTUB, K_DPORT, K_DNB, K_DDEV, K_DMOD, K_DNAME };
+enum { K_DSYS = 40, K_DSTUB };
 
-/* A base element: its key and stored index. */
+/* A base system's key and stored index. */
 struct mkey {
 	uint64_t h;
-	uint32_t owner; /* stored index of what it belongs to (system, port) */
 	const char *s, *s2;
-	uint32_t id;  /* its stored index (a neighbour record: s2 is NULL, s its ordinal's text) */
+	uint32_t id;  /* its stored index */
 	uint32_t pos; /* its position in the base model */
 };
 
@@ -37,18 +36,32 @@ struct mset {
 	struct fab_roce_hidx ix; /* key hash -> k[] position */
 };
 
+/* A base element of a system: its key and stored index. */
+struct melem {
+	const char *s, *s2; /* a port's interface name and port id, a device's name */
+	uint32_t a, b;      /* a record's port (stored) and place among its records; a module's port */
+	uint32_t id;
+};
+
+/* The base's elements of one kind by system, in model order:
+ * e[off[s] .. off[s + 1]) are base system s's. */
+struct mlist {
+	struct melem *e;
+	uint32_t *off;
+};
+
 struct msys {
 	const char *name; /* the string itself (a collected system's: see from_base) */
 	uint32_t id;
 	uint64_t derived;
-	uint32_t n_ports, n_nbs, n_devs, n_mods;
 	bool from_delta;
 };
 
 struct fab_roce_mark {
 	struct msys *sys; /* by base position */
 	size_t n_sys;
-	struct mset sys_keys, ports, nbs, devs, mods;
+	struct mset sys_keys;
+	struct mlist el[4];         /* ports, records, devices, modules */
 	struct fab_roce_hidx names; /* collected base systems' name pointers -> position */
 	uint32_t *was_hidden;       /* what a base that is a delta hid: hidden still */
 	size_t n_was_hidden;
@@ -105,7 +118,7 @@ static bool match_key(uint32_t v, const void *ctx)
 	const struct find *f = ctx;
 	const struct mkey *k = &f->set->k[v];
 
-	return k->owner == f->owner && str_eq(k->s, f->s) && str_eq(k->s2, f->s2);
+	return str_eq(k->s, f->s) && str_eq(k->s2, f->s2);
 }
 
 static int put_key(struct mset *set, unsigned tag, uint32_t owner, const char *s, const char *s2,
@@ -114,7 +127,6 @@ static int put_key(struct mset *set, unsigned tag, uint32_t owner, const char *s
 	struct mkey *k = &set->k[set->n];
 
 	k->h = key_hash(tag, owner, s, s2);
-	k->owner = owner;
 	k->s = s;
 	k->s2 = s2;
 	k->id = id;
@@ -139,12 +151,14 @@ static const struct mkey *get_key(const struct mset *set, unsigned tag, uint32_t
 struct view {
 	const struct fab_roce *r;
 	const uint32_t *sys, *port, *nb; /* NULL: positions */
-	uint32_t *off[3], *list[3];      /* ports, neighbour records, links */
+	uint32_t *off[5], *list[5];      /* V_PORT .. V_MOD */
 };
+
+enum { V_PORT, V_NB, V_DEV, V_MOD, V_LINK }; /* V_PORT..V_MOD: as mark.el[] */
 
 static void view_free(struct view *v)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		free(v->off[i]);
 		free(v->list[i]);
 	}
@@ -158,6 +172,18 @@ static uint32_t port_system(const struct fab_roce *r, size_t i)
 static uint32_t nb_system(const struct fab_roce *r, size_t i)
 {
 	uint32_t p = r->neighbors[i].port_idx;
+
+	return p < r->n_eth_ports ? r->eth_ports[p].system_idx : FAB_NONE;
+}
+
+static uint32_t dev_system(const struct fab_roce *r, size_t i)
+{
+	return r->devices[i].system_idx;
+}
+
+static uint32_t mod_system(const struct fab_roce *r, size_t i)
+{
+	uint32_t p = r->modules.mods[i].port_idx;
 
 	return p < r->n_eth_ports ? r->eth_ports[p].system_idx : FAB_NONE;
 }
@@ -200,9 +226,11 @@ static int view_init(struct view *v, const struct fab_roce *r, const uint32_t *s
 		     const uint32_t *port, const uint32_t *nb)
 {
 	*v = (struct view){ .r = r, .sys = sys, .port = port, .nb = nb };
-	if (csr(r, r->n_eth_ports, port_system, &v->off[0], &v->list[0]) ||
-	    csr(r, r->n_neighbors, nb_system, &v->off[1], &v->list[1]) ||
-	    csr(r, r->n_links, link_owner, &v->off[2], &v->list[2])) {
+	if (csr(r, r->n_eth_ports, port_system, &v->off[V_PORT], &v->list[V_PORT]) ||
+	    csr(r, r->n_neighbors, nb_system, &v->off[V_NB], &v->list[V_NB]) ||
+	    csr(r, r->n_devices, dev_system, &v->off[V_DEV], &v->list[V_DEV]) ||
+	    csr(r, r->modules.n, mod_system, &v->off[V_MOD], &v->list[V_MOD]) ||
+	    csr(r, r->n_links, link_owner, &v->off[V_LINK], &v->list[V_LINK])) {
 		view_free(v);
 		return -ENOMEM;
 	}
@@ -265,8 +293,8 @@ static uint64_t derived(const struct view *v, uint32_t s)
 	const struct fab_roce_system *y = &r->systems[s];
 	uint64_t h = mix(0xcbf29ce484222325ull, y->role), sum = 0;
 
-	for (uint32_t k = v->off[1][s]; k < v->off[1][s + 1]; k++) {
-		uint32_t i = v->list[1][k];
+	for (uint32_t k = v->off[V_NB][s]; k < v->off[V_NB][s + 1]; k++) {
+		uint32_t i = v->list[V_NB][k];
 		const struct fab_lldp_neighbor *n = &r->neighbors[i];
 		uint64_t e = mix(0x84222325cbf29ce4ull, id_of(v->nb, r->n_neighbors, i));
 		e = mix(e, id_of(v->port, r->n_eth_ports, n->port_idx));
@@ -279,8 +307,8 @@ static uint64_t derived(const struct view *v, uint32_t s)
 		}
 		sum += e;
 	}
-	for (uint32_t k = v->off[2][s]; k < v->off[2][s + 1]; k++) {
-		const struct fab_eth_link *l = &r->links[v->list[2][k]];
+	for (uint32_t k = v->off[V_LINK][s]; k < v->off[V_LINK][s + 1]; k++) {
+		const struct fab_eth_link *l = &r->links[v->list[V_LINK][k]];
 		const struct fab_eth_port *b = &r->eth_ports[l->b];
 		uint64_t e = mix(0x1b3cbf29ce484222ull, id_of(v->port, r->n_eth_ports, l->a));
 		e = mix(mix(e, id_of(v->port, r->n_eth_ports, l->b)), l->heard);
@@ -292,8 +320,8 @@ static uint64_t derived(const struct view *v, uint32_t s)
 		h = str_hash(str_hash(str_hash(h, y->name), y->chassis_id), y->chassis_id_subtype);
 		h = str_hash(str_hash(h, y->description), y->mgmt_address);
 		h = mix(h, (uint64_t)y->has_caps << 32 | (uint64_t)y->cap_available << 16 | y->cap_enabled);
-		for (uint32_t k = v->off[0][s]; k < v->off[0][s + 1]; k++)
-			sum += stub_port_hash(v, v->list[0][k]);
+		for (uint32_t k = v->off[V_PORT][s]; k < v->off[V_PORT][s + 1]; k++)
+			sum += stub_port_hash(v, v->list[V_PORT][k]);
 	}
 	return mix(h, sum);
 }
@@ -312,13 +340,6 @@ static const char *sys_key(const struct fab_roce_system *y, unsigned *tag, const
 	return y->chassis_id;
 }
 
-/* A neighbour record's key text: its place among its port's records. */
-static const char *ordinal(uint32_t k)
-{
-	static const char *const small[] = { "0", "1", "2", "3", "4", "5", "6", "7" };
-
-	return k < 8 ? small[k] : "8+";
-}
 
 static uint32_t mod_port(const struct fab_roce *r, size_t i)
 {
@@ -327,16 +348,57 @@ static uint32_t mod_port(const struct fab_roce *r, size_t i)
 	return p < r->n_eth_ports ? p : FAB_NONE;
 }
 
+/*
+ * Element j of system s of kind k in view v, as a key: a port by interface
+ * name and port id, a record by its port (stored) and place among the
+ * port's records (seen[] counts them, by port position), a device by name,
+ * a module by its port (stored).
+ */
+static struct melem elem_key(const struct view *v, int k, uint32_t i, const uint32_t *port_ids,
+			     uint32_t *seen)
+{
+	const struct fab_roce *r = v->r;
+	struct melem e = { 0 };
+
+	switch (k) {
+	case V_PORT:
+		e.s = r->eth_ports[i].ifname;
+		e.s2 = r->eth_ports[i].port_id;
+		break;
+	case V_NB: {
+		uint32_t p = r->neighbors[i].port_idx;
+		e.a = p < r->n_eth_ports ? id_of(port_ids, r->n_eth_ports, p) : FAB_NONE;
+		e.b = p < r->n_eth_ports ? seen[p]++ : 0;
+		break;
+	}
+	case V_DEV:
+		e.s = r->devices[i].name;
+		break;
+	default: {
+		uint32_t p = mod_port(r, i);
+		e.a = p == FAB_NONE ? FAB_NONE : id_of(port_ids, r->n_eth_ports, p);
+		break;
+	}
+	}
+	return e;
+}
+
+static bool elem_eq(const struct melem *x, const struct melem *y)
+{
+	return x->a == y->a && x->b == y->b && str_eq(x->s, y->s) && str_eq(x->s2, y->s2);
+}
+
 /* ---- marking the base ----------------------------------------------------- */
 
 void fab_roce_mark_free(struct fab_roce_mark *m)
 {
 	if (!m)
 		return;
-	struct mset *sets[] = { &m->sys_keys, &m->ports, &m->nbs, &m->devs, &m->mods };
-	for (size_t i = 0; i < sizeof(sets) / sizeof(*sets); i++) {
-		free(sets[i]->k);
-		fab_roce_hidx_free(&sets[i]->ix);
+	free(m->sys_keys.k);
+	fab_roce_hidx_free(&m->sys_keys.ix);
+	for (int k = 0; k < 4; k++) {
+		free(m->el[k].e);
+		free(m->el[k].off);
 	}
 	fab_roce_hidx_free(&m->names);
 	free(m->was_hidden);
@@ -349,11 +411,6 @@ static uint64_t ptr_hash(const void *p)
 	return mix(0xcbf29ce484222325ull, (uint64_t)(uintptr_t)p);
 }
 
-static int alloc_set(struct mset *set, size_t n)
-{
-	set->k = malloc((n + 1) * sizeof(*set->k));
-	return set->k ? 0 : -ENOMEM;
-}
 
 static void bump(uint32_t *end, uint32_t id)
 {
@@ -365,19 +422,18 @@ int fab_roce_mark_base(const struct fab_roce *b, const struct fab_roce_delta *st
 		       const bool *from_delta, struct fab_roce_mark **out)
 {
 	struct fab_roce_mark *m = calloc(1, sizeof(*m));
-	const uint32_t *ps = stored ? stored->port : NULL, *ss = stored ? stored->sys : NULL;
-	const uint32_t *ns = stored ? stored->nb : NULL, *ds = stored ? stored->dev : NULL;
-	const uint32_t *ms = stored ? stored->mod : NULL;
+	const uint32_t *ss = stored ? stored->sys : NULL, *ps = stored ? stored->port : NULL;
+	const uint32_t *ids[4] = { ps, stored ? stored->nb : NULL, stored ? stored->dev : NULL,
+				   stored ? stored->mod : NULL };
+	const size_t n[4] = { b->n_eth_ports, b->n_neighbors, b->n_devices, b->modules.n };
 	uint32_t *seen = NULL;
 	struct view v = { 0 };
 	int err = -ENOMEM;
 
 	*out = NULL;
 	if (!m || !(m->sys = calloc(b->n_systems + 1, sizeof(*m->sys))) ||
-	    alloc_set(&m->sys_keys, b->n_systems) || alloc_set(&m->ports, b->n_eth_ports) ||
-	    alloc_set(&m->nbs, b->n_neighbors) || alloc_set(&m->devs, b->n_devices) ||
-	    alloc_set(&m->mods, b->modules.n) || !(seen = calloc(b->n_eth_ports + 1, sizeof(*seen))) ||
-	    view_init(&v, b, ss, ps, ns))
+	    !(m->sys_keys.k = malloc((b->n_systems + 1) * sizeof(*m->sys_keys.k))) ||
+	    !(seen = calloc(b->n_eth_ports + 1, sizeof(*seen))) || view_init(&v, b, ss, ps, ids[1]))
 		goto out;
 	m->n_sys = b->n_systems;
 	if (stored && stored->n_hidden) {
@@ -385,6 +441,20 @@ int fab_roce_mark_base(const struct fab_roce *b, const struct fab_roce_delta *st
 			goto out;
 		memcpy(m->was_hidden, stored->hidden, stored->n_hidden * sizeof(*m->was_hidden));
 		m->n_was_hidden = stored->n_hidden;
+	}
+	/* each kind's elements by system, as the view orders them */
+	for (int k = 0; k < 4; k++) {
+		struct mlist *l = &m->el[k];
+		if (!(l->e = malloc((n[k] + 1) * sizeof(*l->e))) ||
+		    !(l->off = malloc((b->n_systems + 1) * sizeof(*l->off))))
+			goto out;
+		memcpy(l->off, v.off[k], (b->n_systems + 1) * sizeof(*l->off));
+		for (uint32_t x = 0; x < v.off[k][b->n_systems]; x++) {
+			uint32_t i = v.list[k][x];
+			l->e[x] = elem_key(&v, k, i, ps, seen);
+			l->e[x].id = id_of(ids[k], n[k], i);
+			bump(&m->end[E_PORT + k], l->e[x].id);
+		}
 	}
 	err = 0;
 	for (size_t i = 0; !err && i < b->n_systems; i++) {
@@ -401,41 +471,6 @@ int fab_roce_mark_base(const struct fab_roce *b, const struct fab_roce_delta *st
 		err = put_key(&m->sys_keys, tag, 0, s, s2, id, (uint32_t)i);
 		if (!err && y->collected)
 			err = fab_roce_hidx_put(&m->names, ptr_hash(y->name), (uint32_t)i);
-	}
-	for (size_t i = 0; !err && i < b->n_eth_ports; i++) {
-		const struct fab_eth_port *p = &b->eth_ports[i];
-		uint32_t id = id_of(ps, b->n_eth_ports, (uint32_t)i);
-		if (p->system_idx < b->n_systems)
-			m->sys[p->system_idx].n_ports++;
-		bump(&m->end[E_PORT], id);
-		err = put_key(&m->ports, K_DPORT, id_of(ss, b->n_systems, p->system_idx), p->ifname,
-			      p->port_id, id, (uint32_t)i);
-	}
-	for (size_t i = 0; !err && i < b->n_neighbors; i++) {
-		const struct fab_lldp_neighbor *n = &b->neighbors[i];
-		uint32_t id = id_of(ns, b->n_neighbors, (uint32_t)i), s = nb_system(b, i);
-		if (s < b->n_systems)
-			m->sys[s].n_nbs++;
-		bump(&m->end[E_NB], id);
-		if (n->port_idx < b->n_eth_ports)
-			err = put_key(&m->nbs, K_DNB, id_of(ps, b->n_eth_ports, n->port_idx),
-				      ordinal(seen[n->port_idx]++), NULL, id, (uint32_t)i);
-	}
-	for (size_t i = 0; !err && i < b->n_devices; i++) {
-		const struct fab_rdma_device *d = &b->devices[i];
-		uint32_t id = id_of(ds, b->n_devices, (uint32_t)i);
-		if (d->system_idx < b->n_systems)
-			m->sys[d->system_idx].n_devs++;
-		bump(&m->end[E_DEV], id);
-		err = put_key(&m->devs, K_DDEV, id_of(ss, b->n_systems, d->system_idx), d->name, NULL, id,
-			      (uint32_t)i);
-	}
-	for (size_t i = 0; !err && i < b->modules.n; i++) {
-		uint32_t id = id_of(ms, b->modules.n, (uint32_t)i), p = mod_port(b, i);
-		if (p != FAB_NONE && b->eth_ports[p].system_idx < b->n_systems)
-			m->sys[b->eth_ports[p].system_idx].n_mods++;
-		bump(&m->end[E_MOD], id);
-		err = put_key(&m->mods, K_DMOD, id_of(ps, b->n_eth_ports, p), NULL, NULL, id, (uint32_t)i);
 	}
 out:
 	view_free(&v);
@@ -490,76 +525,75 @@ struct planner {
 	const struct fab_roce *r;
 	const struct fab_roce_mark *m;
 	struct fab_roce_delta *d;
+	struct view v;      /* the merged model's elements by system */
 	uint32_t end[5];
-	bool *taken[5];     /* by base key entry: matched already */
+	bool *taken[5];     /* by base element (mark.sys_keys.k, mark.el[]): matched already */
 	uint32_t *base_pos; /* by system position: the base system matched, FAB_NONE */
-	bool *fresh;        /* by system position: one of its elements is new */
-	uint32_t *count[4]; /* by system position: ports, records, devices, modules */
+	bool *fresh;        /* by system position: an element new or gone */
 };
 
-/* The stored index of an element with base entry k (NULL: none), its
- * system at position s: the base's, unless another element took it. */
-static uint32_t assign(struct planner *x, int e, const struct mset *set, const struct mkey *k,
-		       uint32_t s)
+/* The base element of list l's range [lo, hi) equal to key, not taken: the
+ * one at lo + j first (the same place: the usual case), FAB_NONE if none. */
+static uint32_t match_elem(const struct mlist *l, const bool *taken, uint32_t lo, uint32_t hi, uint32_t j,
+			   const struct melem *key)
 {
-	if (k && !x->taken[e][k - set->k]) {
-		x->taken[e][k - set->k] = true;
-		return k->id;
-	}
-	if (s != FAB_NONE && s < x->r->n_systems)
-		x->fresh[s] = true;
-	return x->end[e]++;
+	if (lo + j < hi && !taken[lo + j] && elem_eq(&l->e[lo + j], key))
+		return lo + j;
+	for (uint32_t t = lo; t < hi; t++)
+		if (!taken[t] && elem_eq(&l->e[t], key))
+			return t;
+	return FAB_NONE;
 }
 
+/* Stored indices: a system by its key, its elements by theirs among its
+ * base system's (no base system: all new). */
 static int assign_all(struct planner *x)
 {
 	const struct fab_roce *r = x->r;
 	const struct fab_roce_mark *m = x->m;
 	struct fab_roce_delta *d = x->d;
+	const struct view *v = &x->v;
+	uint32_t *out[4] = { d->port, d->nb, d->dev, d->mod };
 	uint32_t *seen = calloc(r->n_eth_ports + 1, sizeof(*seen));
+	size_t ns = r->n_systems;
 
 	if (!seen)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->n_systems; i++) {
+	for (size_t i = 0; i < ns; i++) {
 		unsigned tag;
 		const char *s2, *s = sys_key(&r->systems[i], &tag, &s2);
 		const struct mkey *k = get_key(&m->sys_keys, tag, 0, s, s2);
-		bool had = k && !x->taken[E_SYS][k - m->sys_keys.k];
-		d->sys[i] = assign(x, E_SYS, &m->sys_keys, k, FAB_NONE);
-		x->base_pos[i] = had ? k->pos : FAB_NONE;
+		if (k && !x->taken[E_SYS][k - m->sys_keys.k]) {
+			x->taken[E_SYS][k - m->sys_keys.k] = true;
+			d->sys[i] = k->id;
+			x->base_pos[i] = k->pos;
+		} else {
+			d->sys[i] = x->end[E_SYS]++;
+			x->base_pos[i] = FAB_NONE;
+		}
 	}
-	for (size_t i = 0; i < r->n_eth_ports; i++) {
-		const struct fab_eth_port *p = &r->eth_ports[i];
-		uint32_t s = p->system_idx < r->n_systems ? p->system_idx : FAB_NONE;
-		const struct mkey *k = s == FAB_NONE ? NULL
-				       : get_key(&m->ports, K_DPORT, d->sys[s], p->ifname, p->port_id);
-		d->port[i] = assign(x, E_PORT, &m->ports, k, s);
-		if (s != FAB_NONE)
-			x->count[0][s]++;
-	}
-	for (size_t i = 0; i < r->n_neighbors; i++) {
-		uint32_t p = r->neighbors[i].port_idx, s = nb_system(r, i);
-		const struct mkey *k = p < r->n_eth_ports
-					       ? get_key(&m->nbs, K_DNB, d->port[p], ordinal(seen[p]++), NULL)
-					       : NULL;
-		d->nb[i] = assign(x, E_NB, &m->nbs, k, s);
-		if (s < r->n_systems)
-			x->count[1][s]++;
-	}
-	for (size_t i = 0; i < r->n_devices; i++) {
-		const struct fab_rdma_device *v = &r->devices[i];
-		uint32_t s = v->system_idx < r->n_systems ? v->system_idx : FAB_NONE;
-		const struct mkey *k = s == FAB_NONE ? NULL : get_key(&m->devs, K_DDEV, d->sys[s], v->name, NULL);
-		d->dev[i] = assign(x, E_DEV, &m->devs, k, s);
-		if (s != FAB_NONE)
-			x->count[2][s]++;
-	}
-	for (size_t i = 0; i < r->modules.n; i++) {
-		uint32_t p = mod_port(r, i), s = p == FAB_NONE ? FAB_NONE : r->eth_ports[p].system_idx;
-		const struct mkey *k = p == FAB_NONE ? NULL : get_key(&m->mods, K_DMOD, d->port[p], NULL, NULL);
-		d->mod[i] = assign(x, E_MOD, &m->mods, k, s);
-		if (s < r->n_systems)
-			x->count[3][s]++;
+	for (int k = 0; k < 4; k++) { /* ports first: records and modules are keyed by them */
+		const struct mlist *l = &m->el[k];
+		for (size_t i = 0; i <= ns; i++) { /* ns: elements of no system */
+			uint32_t b = i < ns ? x->base_pos[i] : FAB_NONE;
+			uint32_t lo = b == FAB_NONE ? 0 : l->off[b], hi = b == FAB_NONE ? 0 : l->off[b + 1];
+			uint32_t first = v->off[k][i], n = v->off[k][i + 1] - first;
+			if (i < ns && n != hi - lo)
+				x->fresh[i] = true;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t e = v->list[k][first + j];
+				struct melem key = elem_key(v, k, e, d->port, seen);
+				uint32_t t = match_elem(l, x->taken[E_PORT + k], lo, hi, j, &key);
+				if (t != FAB_NONE) {
+					x->taken[E_PORT + k][t] = true;
+					out[k][e] = l->e[t].id;
+				} else {
+					if (i < ns)
+						x->fresh[i] = true;
+					out[k][e] = x->end[E_PORT + k]++;
+				}
+			}
+		}
 	}
 	free(seen);
 	return 0;
@@ -579,30 +613,21 @@ static int judge(struct planner *x, size_t *n_written)
 	const struct fab_roce_mark *m = x->m;
 	struct fab_roce_delta *d = x->d;
 	bool *kept = calloc(m->n_sys + 1, sizeof(*kept));
-	struct view v;
-	int err;
 
 	if (!kept)
 		return -ENOMEM;
-	if ((err = view_init(&v, r, d->sys, d->port, d->nb))) {
-		free(kept);
-		return err;
-	}
 	*n_written = 0;
 	for (size_t i = 0; i < r->n_systems; i++) {
 		const struct fab_roce_system *y = &r->systems[i];
 		uint32_t b = x->base_pos[i];
 		const struct msys *was = b == FAB_NONE ? NULL : &m->sys[b];
 		bool same = was && !was->from_delta && !x->fresh[i] && (!y->collected || from_base(m, y)) &&
-			    x->count[0][i] == was->n_ports && x->count[1][i] == was->n_nbs &&
-			    x->count[2][i] == was->n_devs && x->count[3][i] == was->n_mods &&
-			    derived(&v, (uint32_t)i) == was->derived;
+			    derived(&x->v, (uint32_t)i) == was->derived;
 		d->write[i] = !same;
 		*n_written += !same;
 		if (same)
 			kept[b] = true;
 	}
-	view_free(&v);
 	/* the keyframe's systems not kept: those of the base not kept, and
 	 * those a base delta hid (they are not in the base at all) */
 	size_t n = m->n_was_hidden;
@@ -632,7 +657,8 @@ int fab_roce_delta_plan(const struct fab_roce *r, const struct fab_roce_mark *m,
 {
 	struct fab_roce_delta *d = calloc(1, sizeof(*d));
 	struct planner x = { .r = r, .m = m, .d = d };
-	const struct mset *sets[5] = { &m->sys_keys, &m->ports, &m->nbs, &m->devs, &m->mods };
+	const size_t n_base[5] = { m->sys_keys.n, m->el[0].off[m->n_sys], m->el[1].off[m->n_sys],
+				   m->el[2].off[m->n_sys], m->el[3].off[m->n_sys] };
 	size_t written = 0;
 	int err = -ENOMEM;
 
@@ -648,11 +674,13 @@ int fab_roce_delta_plan(const struct fab_roce *r, const struct fab_roce_mark *m,
 	    !(x.fresh = calloc(r->n_systems + 1, sizeof(*x.fresh))))
 		goto out;
 	for (int e = 0; e < 5; e++)
-		if (!(x.taken[e] = calloc(sets[e]->n + 1, sizeof(*x.taken[e]))))
+		if (!(x.taken[e] = calloc(n_base[e] + 1, sizeof(*x.taken[e]))))
 			goto out;
-	for (int c = 0; c < 4; c++)
-		if (!(x.count[c] = calloc(r->n_systems + 1, sizeof(*x.count[c]))))
-			goto out;
+	if (view_init(&x.v, r, NULL, NULL, NULL))
+		goto out;
+	x.v.sys = d->sys; /* filled in by assign_all, read by judge */
+	x.v.port = d->port;
+	x.v.nb = d->nb;
 	d->n_sys = r->n_systems;
 	d->n_port = r->n_eth_ports;
 	d->n_nb = r->n_neighbors;
@@ -671,8 +699,7 @@ out:
 	fab_roce_delta_free(d);
 	for (int e = 0; e < 5; e++)
 		free(x.taken[e]);
-	for (int c = 0; c < 4; c++)
-		free(x.count[c]);
+	view_free(&x.v);
 	free(x.base_pos);
 	free(x.fresh);
 	return err;

@@ -522,6 +522,7 @@ static int copy_device(struct copier *c, uint32_t i, uint32_t di)
 		q->eth_port_idx = FAB_NONE;
 		q->ctr_first = cf;
 		q->ctr_count = 0;
+		q->ctr_json = NULL; /* the source database's: not copied */
 		q->rate = SHARED(c, p->rate);
 		q->link_layer = SHARED(c, p->link_layer);
 		q->netdev = SHARED(c, p->netdev);

@@ -150,12 +150,13 @@ static const struct fab_roce_input *base_input(const struct base *b, const char 
 
 /* Loads merge id of st, the start of the new one: its model (moved later),
  * its times, the errors about files it is not going to read again. */
-static int load_base(struct fab_store *st, int64_t id, struct base *b,
+static int load_base(struct fab_store *st, int64_t id, const char *ready_dir, struct base *b,
 		     struct fab_pipeline_merge_result *res)
 {
 	int err;
 
-	if ((err = fab_store_load_scan(st, id, &b->snap)))
+	/* the counters as stored, unless the extracts need them read */
+	if ((err = ready_dir ? fab_store_load_scan(st, id, &b->snap) : fab_store_load_merge_base(st, id, &b->snap)))
 		return err;
 	res->base_scan = b->id = id;
 	const struct fab_roce *r = b->snap->roce;
@@ -450,7 +451,7 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 			err = keep_base(job, st, base, &res);
 		goto out;
 	}
-	if ((base && (err = load_base(st, base, &b, &res))) || (err = fab_store_reader_new(&rd)) ||
+	if ((base && (err = load_base(st, base, job->ready_dir, &b, &res))) || (err = fab_store_reader_new(&rd)) ||
 	    (err = merge_inputs(job, &res, &in, &b, rd)))
 		goto out;
 	fab_store_reader_free(rd);

@@ -62,6 +62,7 @@ struct ld {
 	int64_t *port_set, *nb_set;
 	size_t cap_port_set, cap_nb_set;
 	uint32_t last_ctr_port;
+	bool raw; /* RDMA counters kept as stored (fab_rdma_port.ctr_json) */
 	uint64_t *vals;
 	size_t cap_vals;
 	/* A delta scan (docs/schema.md, "RoCE deltas"): each table's rows of
@@ -730,9 +731,15 @@ static int rdma_port_row(struct fab_rrow *w, void *ctx)
 		p->eth_port_idx = (uint32_t)e;
 		r->eth_ports[e].rdma_port_idx = pi;
 	}
-	if (!fab_rrow_null(w, 9))
-		return port_counters(l, pi, fab_rrow_int(w, 9), fab_rrow_text(w, 10));
-	return 0;
+	if (fab_rrow_null(w, 9))
+		return 0;
+	if (l->raw) {
+		p->ctr_set = fab_rrow_int(w, 9);
+		if (!(p->ctr_json = fab_roce_strdup(r, fab_rrow_text(w, 10))))
+			return NOMEM();
+		return 0;
+	}
+	return port_counters(l, pi, fab_rrow_int(w, 9), fab_rrow_text(w, 10));
 }
 
 /* One row per counter: scans written before schema 16. */
@@ -967,9 +974,9 @@ static int keep_delta(struct ld *l)
 	return 0;
 }
 
-int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap)
+int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool raw)
 {
-	struct ld l = { .src = src, .scan = snap->scan_id };
+	struct ld l = { .src = src, .scan = snap->scan_id, .raw = raw };
 	int err;
 
 	if (!(l.r = fab_roce_new()))
@@ -1002,9 +1009,9 @@ int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap)
 	return 0;
 }
 
-int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap)
+int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap, bool raw)
 {
 	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 
-	return fab_roce_load(&src, snap);
+	return fab_roce_load(&src, snap, raw);
 }

@@ -450,11 +450,15 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 			fab_sql_bind_static(p, 11, q->netdev);
 			if (q->eth_port_idx != FAB_NONE)
 				sqlite3_bind_int64(p, 12, PORT_ID(r, q->eth_port_idx));
-			/* the counters: one row, values in the order of their set's names */
+			/* the counters: one row, values in the order of their set's names
+			 * (as they were loaded from this database, or made here) */
 			int64_t set;
-			if ((err = fab_roce_ctr_set(sets, r, q, &set)))
+			if (q->ctr_json) {
+				sqlite3_bind_int64(p, 13, q->ctr_set);
+				fab_sql_bind_static(p, 14, q->ctr_json);
+			} else if ((err = fab_roce_ctr_set(sets, r, q, &set))) {
 				break;
-			if (set) {
+			} else if (set) {
 				const char *vals = fab_roce_ctr_values(sets, r, q);
 				if (!vals) {
 					err = fab_err(-ENOMEM, "out of memory");

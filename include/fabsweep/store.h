@@ -94,6 +94,13 @@ int fab_store_merge_inputs(struct fab_store *st, int64_t scan_id,
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 			struct fab_snapshot **out);
 
+/*
+ * What merge --into starts from: the scan row, scan errors and RoCE part,
+ * the RDMA counters as stored (fab_rdma_port.ctr_json: a model only this
+ * database may be written from). *out owned by the caller.
+ */
+int fab_store_load_merge_base(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);
+
 /* Loads the scan row and its scan errors, no more. *out owned by the caller. */
 int fab_store_load_header(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);
 
