@@ -102,14 +102,13 @@ static bool str_eq(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-static uint64_t key_hash(unsigned tag, uint32_t owner, const char *s, const char *s2)
+static uint64_t key_hash(unsigned tag, const char *s, const char *s2)
 {
-	return str_hash(str_hash(mix((uint64_t)tag << 32 | owner, 0xcbf29ce484222325ull), s), s2);
+	return str_hash(str_hash(mix(tag, 0xcbf29ce484222325ull), s), s2);
 }
 
 struct find {
 	const struct mset *set;
-	uint32_t owner;
 	const char *s, *s2;
 };
 
@@ -121,12 +120,12 @@ static bool match_key(uint32_t v, const void *ctx)
 	return str_eq(k->s, f->s) && str_eq(k->s2, f->s2);
 }
 
-static int put_key(struct mset *set, unsigned tag, uint32_t owner, const char *s, const char *s2,
-		   uint32_t id, uint32_t pos)
+static int put_key(struct mset *set, unsigned tag, const char *s, const char *s2, uint32_t id,
+		   uint32_t pos)
 {
 	struct mkey *k = &set->k[set->n];
 
-	k->h = key_hash(tag, owner, s, s2);
+	k->h = key_hash(tag, s, s2);
 	k->s = s;
 	k->s2 = s2;
 	k->id = id;
@@ -134,12 +133,11 @@ static int put_key(struct mset *set, unsigned tag, uint32_t owner, const char *s
 	return fab_roce_hidx_put(&set->ix, k->h, (uint32_t)set->n++);
 }
 
-/* The base element with this key (its entry), NULL if none. */
-static const struct mkey *get_key(const struct mset *set, unsigned tag, uint32_t owner, const char *s,
-				  const char *s2)
+/* The base system with this key (its entry), NULL if none. */
+static const struct mkey *get_key(const struct mset *set, unsigned tag, const char *s, const char *s2)
 {
-	struct find f = { set, owner, s, s2 };
-	uint32_t v = fab_roce_hidx_get(&set->ix, key_hash(tag, owner, s, s2), match_key, &f);
+	struct find f = { set, s, s2 };
+	uint32_t v = fab_roce_hidx_get(&set->ix, key_hash(tag, s, s2), match_key, &f);
 
 	return v == FAB_NONE ? NULL : &set->k[v];
 }
@@ -468,7 +466,7 @@ int fab_roce_mark_base(const struct fab_roce *b, const struct fab_roce_delta *st
 		m->sys[i].from_delta = from_delta && from_delta[i];
 		m->sys[i].derived = derived(&v, (uint32_t)i);
 		bump(&m->end[E_SYS], id);
-		err = put_key(&m->sys_keys, tag, 0, s, s2, id, (uint32_t)i);
+		err = put_key(&m->sys_keys, tag, s, s2, id, (uint32_t)i);
 		if (!err && y->collected)
 			err = fab_roce_hidx_put(&m->names, ptr_hash(y->name), (uint32_t)i);
 	}
@@ -562,7 +560,7 @@ static int assign_all(struct planner *x)
 	for (size_t i = 0; i < ns; i++) {
 		unsigned tag;
 		const char *s2, *s = sys_key(&r->systems[i], &tag, &s2);
-		const struct mkey *k = get_key(&m->sys_keys, tag, 0, s, s2);
+		const struct mkey *k = get_key(&m->sys_keys, tag, s, s2);
 		if (k && !x->taken[E_SYS][k - m->sys_keys.k]) {
 			x->taken[E_SYS][k - m->sys_keys.k] = true;
 			d->sys[i] = k->id;
