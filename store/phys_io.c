@@ -8,6 +8,7 @@
  * transactions. A double that is NAN (unknown) or infinite is NULL.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "roce_io.h"
 #include "roce_rows.h"
 #include "store_priv.h"
 
@@ -141,12 +143,96 @@ static int write_lanes(struct fab_store *st, sqlite3_stmt *s, int64_t scan, cons
 	return err;
 }
 
+/* A growing text. */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+static bool text_room(struct text *t, size_t n)
+{
+	if (t->len + n + 1 <= t->cap)
+		return true;
+	size_t cap = t->cap ? t->cap : 512;
+	while (cap < t->len + n + 1)
+		cap *= 2;
+	char *p = realloc(t->s, cap);
+	if (!p)
+		return false;
+	t->s = p;
+	t->cap = cap;
+	return true;
+}
+
+/* A double as JSON: the shortest decimal that reads back as the same
+ * double, always with a '.' or an exponent (SQLite then reads it as REAL,
+ * as the lane rows stored it); null for NAN or infinite (NULL). */
+static void text_real(struct text *t, double v)
+{
+	char *p = t->s + t->len;
+
+	if (!isfinite(v)) {
+		memcpy(p, "null", 4);
+		t->len += 4;
+		return;
+	}
+	int n = 0;
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(p, 32, "%.*g", prec, v);
+		if (strtod(p, NULL) == v)
+			break;
+	}
+	if (!strpbrk(p, ".en")) {
+		memcpy(p + n, ".0", 3);
+		n += 2;
+	}
+	t->len += (size_t)n;
+}
+
+/* A module's lanes as its row keeps them (schema 17: lane_values), per lane
+ * [lane, rx_power_mw, rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma,
+ * flags]; NULL (no text) without lanes. */
+static const char *lane_values(struct text *t, const struct fab_modules *set,
+			       const struct fab_module *m)
+{
+	const struct fab_module_lane *l = fab_module_lanes(set, m);
+
+	if (!l || !m->n_lanes)
+		return NULL;
+	t->len = 0;
+	if (!text_room(t, 1 + (size_t)m->n_lanes * (5 * 32 + 2 * 24 + 10)))
+		return NULL;
+	t->s[t->len++] = '[';
+	for (unsigned k = 0; k < m->n_lanes; k++) {
+		t->len += (size_t)snprintf(t->s + t->len, 24, "%s[%u,", k ? "," : "", l[k].lane);
+		text_real(t, l[k].rx_mw);
+		t->s[t->len++] = ',';
+		text_real(t, fab_mw_to_dbm(l[k].rx_mw));
+		t->s[t->len++] = ',';
+		text_real(t, l[k].tx_mw);
+		t->s[t->len++] = ',';
+		text_real(t, fab_mw_to_dbm(l[k].tx_mw));
+		t->s[t->len++] = ',';
+		text_real(t, l[k].bias_ma);
+		if (m->flags_valid)
+			t->len += (size_t)snprintf(t->s + t->len, 24, ",%lld]", (long long)l[k].flags);
+		else
+			t->len += (size_t)snprintf(t->s + t->len, 24, ",null]");
+	}
+	t->s[t->len++] = ']';
+	t->s[t->len] = '\0';
+	return t->s;
+}
+
+/* InfiniBand modules' lanes are rows of module_lane_rows, Ethernet ones'
+ * their row's lane_values. */
 static int write_modules(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *mod,
 			 sqlite3_stmt *lane, bool eth)
 {
 	const struct fab_roce *r = snap->roce;
 	const struct fab_modules *set = eth ? &r->modules : &snap->ib_modules;
 	const char *fabric = eth ? "eth" : "ib";
+	struct text t = { 0 };
 	int err = 0;
 
 	for (size_t i = 0; !err && i < set->n; i++) {
@@ -166,41 +252,73 @@ static int write_modules(struct fab_store *st, const struct fab_snapshot *snap, 
 			fab_sql_bind_guid(mod, 4, snap->nodes[p->node_idx].guid);
 			sqlite3_bind_int(mod, 5, p->port_num);
 		} else {
-			return fab_err(-EINVAL, "snapshot has a module of port %u, which it lacks",
-				       m->port_idx);
+			err = fab_err(-EINVAL, "snapshot has a module of port %u, which it lacks",
+				      m->port_idx);
+			break;
 		}
 		bind_module(mod, 9, m);
+		if (eth && fab_module_lanes(set, m) && m->n_lanes) {
+			const char *v = lane_values(&t, set, m);
+			if (!v) {
+				err = fab_err(-ENOMEM, "out of memory");
+				break;
+			}
+			sqlite3_bind_text(mod, 9 + MOD_NCOLS, v, (int)t.len, SQLITE_STATIC);
+		}
 		err = fab_sql_step(st, mod, "a module");
-		if (!err)
+		if (!err && !eth)
 			err = write_lanes(st, lane, snap->scan_id, fabric, i, set, m);
 	}
+	free(t.s);
 	return err;
 }
 
+/*
+ * The NIC counters: a row per run (nic_counter_ports; consecutive counters
+ * of one port and sample read at one time), its values a JSON array in the
+ * order of the run's counter set.
+ */
 static int write_nic_counters(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *s)
 {
 	const struct fab_roce *r = snap->roce;
-	int err = 0;
+	struct fab_roce_sets *sets = NULL;
+	uint32_t *runs = calloc(r->n_eth_ports + 1, sizeof(*runs));
+	int err = runs ? fab_roce_sets_open(st, &sets) : fab_err(-ENOMEM, "out of memory");
 
-	for (size_t i = 0; !err && i < r->n_nic_counters; i++) {
+	for (size_t i = 0, j; !err && i < r->n_nic_counters; i = j) {
 		const struct fab_nic_counter *c = &r->nic_counters[i];
+		for (j = i + 1; j < r->n_nic_counters && r->nic_counters[j].port_idx == c->port_idx &&
+				r->nic_counters[j].sample == c->sample &&
+				r->nic_counters[j].at_ms == c->at_ms;
+		     j++)
+			;
+		if (c->port_idx >= r->n_eth_ports) {
+			err = fab_err(-EINVAL, "snapshot has a NIC counter of a port it lacks");
+			break;
+		}
 		const struct fab_eth_port *p = &r->eth_ports[c->port_idx];
-
+		int64_t set;
+		const char *vals;
+		if ((err = fab_nic_ctr_set(sets, r, i, j - i, &set)))
+			break;
+		if (!(vals = fab_nic_ctr_values(sets, r, i, j - i))) {
+			err = fab_err(-ENOMEM, "out of memory");
+			break;
+		}
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, c->port_idx);
-		fab_sql_bind_text(s, 3, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
-		fab_sql_bind_text(s, 4, p->ifname ? p->ifname : "?");
-		sqlite3_bind_int(s, 5, c->sample);
+		sqlite3_bind_int64(s, 3, runs[c->port_idx]++);
+		fab_sql_bind_text(s, 4, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
+		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
+		sqlite3_bind_int(s, 6, c->sample);
 		if (c->at_ms)
-			fab_sql_bind_time(s, 6, c->at_ms);
-		fab_sql_bind_text(s, 7, fab_nic_ctr_name(c->ctr));
-		if (c->prio >= 0)
-			sqlite3_bind_int(s, 8, c->prio);
-		/* stored as SQLite's signed 64-bit: values >= 2^63 wrap */
-		sqlite3_bind_int64(s, 9, (int64_t)c->value);
-		fab_sql_bind_text(s, 10, c->source);
-		err = fab_sql_step(st, s, "a NIC counter");
+			fab_sql_bind_time(s, 7, c->at_ms);
+		sqlite3_bind_int64(s, 8, set);
+		sqlite3_bind_text(s, 9, vals, -1, SQLITE_STATIC);
+		err = fab_sql_step(st, s, "a port's NIC counters");
 	}
+	fab_roce_sets_close(sets);
+	free(runs);
 	return err;
 }
 
@@ -229,13 +347,13 @@ int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap)
 {
 	static const char *const sql[] = {
 		"INSERT INTO module_rows(scan_id, fabric, module_idx, node_guid, port_num, system,"
-		" ifname, eth_port_idx, " MOD_COLS ") VALUES (?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		" ifname, eth_port_idx, " MOD_COLS ", lane_values) VALUES (?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		"INSERT INTO module_lane_rows(scan_id, fabric, module_idx, lane, rx_power_mw,"
 		" rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?)",
-		"INSERT INTO nic_counters(scan_id, port_idx, system, ifname, sample, sampled_at,"
-		" counter, priority, value, source) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		"INSERT INTO nic_counter_ports(scan_id, port_idx, run, system, ifname, sample,"
+		" sampled_at, counter_set, counter_values) VALUES (?,?,?,?,?,?,?,?,?)",
 		"INSERT INTO port_ber_rows(scan_id, node_guid, port_num, raw_ber, effective_ber,"
 		" symbol_ber) VALUES (?,?,?,?,?,?)",
 	};
@@ -287,6 +405,8 @@ struct mod_load {
 	size_t n_map;
 };
 
+static int parse_lanes(const char *s, struct fab_module_lane *l, unsigned n);
+
 static int mod_bad(const struct mod_load *x)
 {
 	return fab_err(-EPROTO, "database '%s': scan %lld has an inconsistent module", x->src->path,
@@ -300,7 +420,75 @@ static bool of_fabric(struct fab_rrow *w, int i, const char *fabric)
 	return f && !strcmp(f, fabric);
 }
 
-/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS */
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+		s++;
+	return s;
+}
+
+/* A JSON number or null (NAN) at *s; false when it is neither. */
+static bool json_real(const char **s, double *v)
+{
+	const char *p = skip_space(*s);
+	char *end;
+
+	if (!strncmp(p, "null", 4)) {
+		*v = NAN;
+		*s = p + 4;
+		return true;
+	}
+	if (!(*p == '-' || (*p >= '0' && *p <= '9')))
+		return false;
+	*v = strtod(p, &end);
+	if (end == p)
+		return false;
+	*s = end;
+	return true;
+}
+
+static bool json_char(const char **s, char c)
+{
+	const char *p = skip_space(*s);
+
+	if (*p != c)
+		return false;
+	*s = p + 1;
+	return true;
+}
+
+/*
+ * A module's lane_values (schema 17; write_modules() above says the form)
+ * into its n lanes, each by its number: 0, or -EINVAL when it is not such
+ * an array. The decibels are the milliwatts' (fab_mw_to_dbm): not read.
+ */
+static int parse_lanes(const char *s, struct fab_module_lane *l, unsigned n)
+{
+	if (!s || !json_char(&s, '['))
+		return -EINVAL;
+	if (json_char(&s, ']'))
+		return *skip_space(s) ? -EINVAL : 0;
+	do {
+		double v[7];
+		if (!json_char(&s, '['))
+			return -EINVAL;
+		for (int k = 0; k < 7; k++)
+			if ((k && !json_char(&s, ',')) || !json_real(&s, &v[k]))
+				return -EINVAL;
+		if (!json_char(&s, ']'))
+			return -EINVAL;
+		if (!(v[0] >= 1 && v[0] <= n) || !l)
+			continue; /* a lane the module does not have, as lane_row() */
+		struct fab_module_lane *e = &l[(unsigned)v[0] - 1];
+		e->rx_mw = v[1];
+		e->tx_mw = v[3];
+		e->bias_ma = v[5];
+		e->flags = isnan(v[6]) ? 0 : (uint32_t)(int64_t)v[6];
+	} while (json_char(&s, ','));
+	return json_char(&s, ']') && !*skip_space(s) ? 0 : -EINVAL;
+}
+
+/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS, lane_values */
 static int module_row(struct fab_rrow *w, void *ctx)
 {
 	struct mod_load *x = ctx;
@@ -330,6 +518,9 @@ static int module_row(struct fab_rrow *w, void *ctx)
 	read_module(w, 5, m, x->dup, x->owner);
 	m->lane_first = lf;
 	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
+	if (!fab_rrow_null(w, 5 + MOD_NCOLS) &&
+	    parse_lanes(fab_rrow_text(w, 5 + MOD_NCOLS), fab_module_lanes(x->set, m), m->n_lanes))
+		return mod_bad(x);
 	return 0;
 }
 
@@ -370,7 +561,8 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 		"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
 		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
 		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
-		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm", NULL,
+		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm",
+		"lane_values", NULL,
 	};
 	static const char *const lane_cols[] = {
 		"module_idx", "lane", "rx_power_mw", "tx_power_mw", "tx_bias_ma", "flags", "fabric", NULL,
@@ -413,33 +605,153 @@ static uint32_t ib_port_of(void *owner, struct fab_rrow *w)
 	return (uint32_t)(p - snap->ports);
 }
 
+/* A NIC counter set's names: nic_counter_names rows [first, first + count). */
+struct nic_set {
+	int64_t id;
+	uint32_t first, count;
+};
+
+struct nic_name {
+	int ctr; /* enum fab_nic_ctr; -1: one this version does not know */
+	int prio;
+	const char *source; /* interned in the model */
+};
+
 struct nic_load {
 	struct fab_roce *r;
+	const char *path;
 	uint32_t last_port;
 	bool regroup; /* rows not in port order: make each port's contiguous after */
+	struct nic_set *sets;
+	size_t n_sets, cap_sets;
+	struct nic_name *names;
+	size_t n_names, cap_names;
+	uint64_t *vals;
+	size_t cap_vals;
 };
+
+static int nic_bad(const struct nic_load *x, int64_t scan)
+{
+	return fab_err(-EPROTO, "database '%s': scan %lld has inconsistent NIC counters", x->path,
+		       (long long)scan);
+}
+
+/* The port of a row (port_idx at column i): whether its counters come in
+ * order; FAB_NONE for a port this scan lacks. */
+static uint32_t nic_port(struct nic_load *x, int64_t p)
+{
+	if (p < 0 || (size_t)p >= x->r->n_eth_ports)
+		return FAB_NONE;
+	if (x->last_port != FAB_NONE && (uint32_t)p != x->last_port &&
+	    ((uint32_t)p < x->last_port || x->r->eth_ports[p].nic_count))
+		x->regroup = true;
+	x->last_port = (uint32_t)p;
+	return (uint32_t)p;
+}
 
 /* port_idx, sample, sampled_at, counter, priority, value, source */
 static int nic_row(struct fab_rrow *w, void *ctx)
 {
 	struct nic_load *x = ctx;
-	int64_t p = fab_rrow_int(w, 0), at = 0;
+	int64_t at = 0;
 	int ctr = fab_nic_ctr_parse(fab_rrow_text(w, 3));
 	int prio = fab_rrow_null(w, 4) ? -1 : (int)fab_rrow_int(w, 4);
 
-	if (p < 0 || (size_t)p >= x->r->n_eth_ports || ctr < 0 || prio < -1 || prio > 7)
+	if (ctr < 0 || prio < -1 || prio > 7)
 		return 0; /* a counter this version does not know */
+	uint32_t p = nic_port(x, fab_rrow_int(w, 0));
+	if (p == FAB_NONE)
+		return 0;
 	if (!fab_rrow_null(w, 2))
 		fab_time_parse(fab_rrow_text(w, 2), &at);
-	if (x->last_port != FAB_NONE && (uint32_t)p != x->last_port &&
-	    ((uint32_t)p < x->last_port || x->r->eth_ports[p].nic_count))
-		x->regroup = true;
-	x->last_port = (uint32_t)p;
-	return fab_roce_add_nic_counter(x->r, (uint32_t)p, (unsigned)ctr, prio,
+	return fab_roce_add_nic_counter(x->r, p, (unsigned)ctr, prio,
 					(unsigned)fab_rrow_int(w, 1), (uint64_t)fab_rrow_int(w, 5), at,
 					fab_rrow_text(w, 6))
 		       ? NOMEM()
 		       : 0;
+}
+
+/* A set's name (set_id, pos, counter, priority, source), sets in order. */
+static int nic_name_row(struct fab_rrow *w, void *ctx)
+{
+	struct nic_load *x = ctx;
+	int64_t id = fab_rrow_int(w, 0), pos = fab_rrow_int(w, 1);
+
+	if (!x->n_sets || x->sets[x->n_sets - 1].id != id) {
+		if (pos != 0 || (x->n_sets && x->sets[x->n_sets - 1].id > id))
+			return nic_bad(x, 0);
+		struct nic_set *t = fab_array_grow((void **)&x->sets, &x->n_sets, &x->cap_sets,
+						   sizeof(*t));
+		if (!t)
+			return NOMEM();
+		*t = (struct nic_set){ .id = id, .first = (uint32_t)x->n_names };
+	}
+	struct nic_set *t = &x->sets[x->n_sets - 1];
+	if (pos != t->count)
+		return nic_bad(x, 0);
+	struct nic_name *n = fab_array_grow((void **)&x->names, &x->n_names, &x->cap_names, sizeof(*n));
+	if (!n)
+		return NOMEM();
+	int prio = fab_rrow_null(w, 3) ? -1 : (int)fab_rrow_int(w, 3);
+	const char *src = fab_rrow_text(w, 4);
+	n->ctr = fab_nic_ctr_parse(fab_rrow_text(w, 2));
+	if (prio < -1 || prio > 7)
+		n->ctr = -1; /* a priority this version does not know: as nic_row() */
+	n->prio = prio;
+	n->source = src ? fab_roce_intern(x->r, src) : NULL;
+	if (src && !n->source)
+		return NOMEM();
+	t->count++;
+	return 0;
+}
+
+static const struct nic_set *nic_find_set(const struct nic_load *x, int64_t id)
+{
+	size_t lo = 0, hi = x->n_sets;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (x->sets[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n_sets && x->sets[lo].id == id ? &x->sets[lo] : NULL;
+}
+
+/* A run of a port's counters (port_idx, sample, sampled_at, counter_set,
+ * counter_values, scan_id): the set's names, the JSON array's values. */
+static int nic_run_row(struct fab_rrow *w, void *ctx)
+{
+	struct nic_load *x = ctx;
+	const struct nic_set *t = nic_find_set(x, fab_rrow_int(w, 3));
+	int64_t at = 0;
+	size_t n;
+
+	if (!t)
+		return nic_bad(x, fab_rrow_int(w, 5));
+	if (t->count > x->cap_vals) {
+		uint64_t *v = realloc(x->vals, t->count * sizeof(*v));
+		if (!v)
+			return NOMEM();
+		x->vals = v;
+		x->cap_vals = t->count;
+	}
+	if (fab_roce_parse_values(fab_rrow_text(w, 4), x->vals, t->count, &n) || n != t->count)
+		return nic_bad(x, fab_rrow_int(w, 5));
+	uint32_t p = nic_port(x, fab_rrow_int(w, 0));
+	if (p == FAB_NONE)
+		return 0;
+	if (!fab_rrow_null(w, 2))
+		fab_time_parse(fab_rrow_text(w, 2), &at);
+	unsigned sample = (unsigned)fab_rrow_int(w, 1);
+	for (uint32_t k = 0; k < t->count; k++) {
+		const struct nic_name *m = &x->names[t->first + k];
+		if (m->ctr >= 0 && fab_roce_add_nic_counter(x->r, p, (unsigned)m->ctr, m->prio, sample,
+							    x->vals[k], at, m->source))
+			return NOMEM();
+	}
+	return 0;
 }
 
 int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan)
@@ -447,13 +759,30 @@ int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t s
 	static const char *const nic_cols[] = {
 		"port_idx", "sample", "sampled_at", "counter", "priority", "value", "source", NULL,
 	};
+	static const char *const name_cols[] = { "set_id", "pos", "counter", "priority", "source", NULL };
+	static const char *const run_cols[] = {
+		"port_idx", "sample", "sampled_at", "counter_set", "counter_values", "scan_id", NULL,
+	};
+	static const struct fab_rquery names = { "nic_counter_names", name_cols, "set_id, pos", false, NULL };
+	static const struct fab_rquery runs = { "nic_counter_ports", run_cols, "port_idx, run", true, NULL };
 	/* a rowid table: its rows as written, each port's together (the file
-	 * read directly has them in rowid order; SQLite sorts) */
-	static const struct fab_rquery nics = { "nic_counters", nic_cols, "port_idx, rowid", true, NULL };
-	struct nic_load x = { .r = r, .last_port = FAB_NONE };
+	 * read directly has them in rowid order; SQLite sorts). Schema 17
+	 * renamed it; a file of 16 or older has it as nic_counters. */
+	struct fab_rquery rows = { "nic_counter_rows", nic_cols, "port_idx, rowid", true, NULL };
+	struct nic_load x = { .r = r, .path = src->path, .last_port = FAB_NONE };
 	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce);
 
-	if (err || (err = fab_rquery_run(src, &nics, scan, nic_row, &x)))
+	if (!fab_rsrc_has(src, rows.table, NULL))
+		rows.table = "nic_counters";
+	if (!err && fab_rsrc_has(src, runs.table, NULL) &&
+	    !(err = fab_rquery_run(src, &names, scan, nic_name_row, &x)))
+		err = fab_rquery_run(src, &runs, scan, nic_run_row, &x);
+	if (!err)
+		err = fab_rquery_run(src, &rows, scan, nic_row, &x);
+	free(x.sets);
+	free(x.names);
+	free(x.vals);
+	if (err)
 		return err;
 	return x.regroup && fab_roce_group_nic_counters(r) ? NOMEM() : 0;
 }

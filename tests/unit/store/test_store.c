@@ -318,6 +318,18 @@ static void downgrade(int to)
 		       " ALTER TABLE rdma_port_rows DROP COLUMN counter_set;"
 		       " DROP TABLE rdma_counter_names; DROP TABLE rdma_counter_sets;"
 		       " ALTER TABLE rdma_counter_rows RENAME TO rdma_counters;",
+		[16] = "DROP VIEW module_lanes; ALTER TABLE module_rows DROP COLUMN lane_values;"
+		       " CREATE VIEW module_lanes AS SELECT m.scan_id, m.fabric, m.module_idx,"
+		       " m.node_guid, m.port_num, m.system, m.ifname, m.serial_number, l.lane, l.rx_power_mw,"
+		       " l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm, l.tx_bias_ma, l.flags"
+		       " FROM modules m JOIN scans s ON s.scan_id = m.scan_id"
+		       " JOIN module_lane_rows l ON l.fabric = m.fabric AND l.module_idx = m.module_idx"
+		       "  AND l.scan_id = CASE m.fabric WHEN 'ib' THEN coalesce(s.topology_scan_id, s.scan_id)"
+		       "  ELSE s.scan_id END;"
+		       " DROP TRIGGER nic_counters_delete; DROP TRIGGER nic_counters_update;"
+		       " DROP TRIGGER nic_counters_insert; DROP VIEW nic_counters;"
+		       " DROP TABLE nic_counter_ports; DROP TABLE nic_counter_names; DROP TABLE nic_counter_sets;"
+		       " ALTER TABLE nic_counter_rows RENAME TO nic_counters;",
 	};
 	char sql[64];
 	int from = (int)count("PRAGMA user_version");
