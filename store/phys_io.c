@@ -447,6 +447,22 @@ static bool json_real(const char **s, double *v)
 	return true;
 }
 
+/* Steps over a JSON number or null at *s (the decibels, not read). */
+static bool json_skip(const char **s)
+{
+	const char *p = skip_space(*s), *q = p;
+
+	if (!strncmp(p, "null", 4)) {
+		*s = p + 4;
+		return true;
+	}
+	while ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' || *q == '.' || *q == 'e' ||
+	       *q == 'E')
+		q++;
+	*s = q;
+	return q > p;
+}
+
 static bool json_char(const char **s, char c)
 {
 	const char *p = skip_space(*s);
@@ -473,7 +489,8 @@ static int parse_lanes(const char *s, struct fab_module_lane *l, unsigned n)
 		if (!json_char(&s, '['))
 			return -EINVAL;
 		for (int k = 0; k < 7; k++)
-			if ((k && !json_char(&s, ',')) || !json_real(&s, &v[k]))
+			if ((k && !json_char(&s, ',')) ||
+			    !(k == 2 || k == 4 ? json_skip(&s) : json_real(&s, &v[k])))
 				return -EINVAL;
 		if (!json_char(&s, ']'))
 			return -EINVAL;
@@ -611,11 +628,6 @@ struct nic_set {
 	uint32_t first, count;
 };
 
-struct nic_name {
-	int ctr; /* enum fab_nic_ctr; -1: one this version does not know */
-	int prio;
-	const char *source; /* interned in the model */
-};
 
 struct nic_load {
 	struct fab_roce *r;
@@ -624,7 +636,7 @@ struct nic_load {
 	bool regroup; /* rows not in port order: make each port's contiguous after */
 	struct nic_set *sets;
 	size_t n_sets, cap_sets;
-	struct nic_name *names;
+	struct fab_nic_counter *names; /* ctr, prio, source (interned in r) */
 	size_t n_names, cap_names;
 	uint64_t *vals;
 	size_t cap_vals;
@@ -689,15 +701,17 @@ static int nic_name_row(struct fab_rrow *w, void *ctx)
 	struct nic_set *t = &x->sets[x->n_sets - 1];
 	if (pos != t->count)
 		return nic_bad(x, 0);
-	struct nic_name *n = fab_array_grow((void **)&x->names, &x->n_names, &x->cap_names, sizeof(*n));
+	struct fab_nic_counter *n = fab_array_grow((void **)&x->names, &x->n_names, &x->cap_names,
+						   sizeof(*n));
 	if (!n)
 		return NOMEM();
 	int prio = fab_rrow_null(w, 3) ? -1 : (int)fab_rrow_int(w, 3);
+	int ctr = fab_nic_ctr_parse(fab_rrow_text(w, 2));
+	/* a counter or priority this version does not know: left out, as nic_row() */
+	n->ctr = (uint8_t)(ctr < 0 || prio < -1 || prio > 7 ? FAB_NIC__COUNT : ctr);
+	n->prio = (int8_t)prio;
+	/* (a file's texts share one buffer: the source is read last) */
 	const char *src = fab_rrow_text(w, 4);
-	n->ctr = fab_nic_ctr_parse(fab_rrow_text(w, 2));
-	if (prio < -1 || prio > 7)
-		n->ctr = -1; /* a priority this version does not know: as nic_row() */
-	n->prio = prio;
 	n->source = src ? fab_roce_intern(x->r, src) : NULL;
 	if (src && !n->source)
 		return NOMEM();
@@ -744,14 +758,10 @@ static int nic_run_row(struct fab_rrow *w, void *ctx)
 		return 0;
 	if (!fab_rrow_null(w, 2))
 		fab_time_parse(fab_rrow_text(w, 2), &at);
-	unsigned sample = (unsigned)fab_rrow_int(w, 1);
-	for (uint32_t k = 0; k < t->count; k++) {
-		const struct nic_name *m = &x->names[t->first + k];
-		if (m->ctr >= 0 && fab_roce_add_nic_counter(x->r, p, (unsigned)m->ctr, m->prio, sample,
-							    x->vals[k], at, m->source))
-			return NOMEM();
-	}
-	return 0;
+	return fab_roce_add_nic_counters(x->r, p, (unsigned)fab_rrow_int(w, 1), at, t->count,
+					 &x->names[t->first], x->vals)
+		       ? NOMEM()
+		       : 0;
 }
 
 int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan)
