@@ -85,23 +85,42 @@ static void bind_module(sqlite3_stmt *s, int i, const struct fab_module *m)
 	}
 }
 
-/* MOD_COLS from column i into m (strings into the owner's arena via dup) */
-static void read_module(struct fab_rrow *w, int i, struct fab_module *m,
-			const char *(*dup)(void *owner, struct fab_rrow *w, int i), void *owner)
+/* The texts of the previous module read, by column: a fleet's modules say
+ * the same vendor, part number, ... one after the other. */
+struct mod_texts {
+	const char *(*dup)(void *owner, struct fab_rrow *w, int i);
+	void *owner;
+	const char *last[8];
+};
+
+/* Text column i as the previous module's (slot) when equal, else dup's. */
+static const char *mod_text(struct mod_texts *t, struct fab_rrow *w, int i, int slot)
+{
+	const char *s = fab_rrow_text(w, i), *last = t->last[slot];
+
+	if (!s)
+		return NULL;
+	if (last && !strcmp(last, s))
+		return last;
+	return t->last[slot] = t->dup(t->owner, w, i);
+}
+
+/* MOD_COLS from column i into m (strings into the owner's arena via t->dup) */
+static void read_module(struct fab_rrow *w, int i, struct fab_module *m, struct mod_texts *t)
 {
 	int spec = fab_module_spec_parse(fab_rrow_text(w, i));
 
 	m->spec = (uint8_t)(spec < 0 ? FAB_MODSPEC_UNKNOWN : spec);
 	m->refused = (int)fab_rrow_int(w, i + 1);
-	m->note = dup(owner, w, i + 2);
+	m->note = mod_text(t, w, i + 2, 0);
 	m->identifier = fab_rrow_null(w, i + 3) ? -1 : (int16_t)fab_rrow_int(w, i + 3);
-	m->type = dup(owner, w, i + 4);
-	m->vendor = dup(owner, w, i + 5);
-	m->part_number = dup(owner, w, i + 6);
-	m->serial = dup(owner, w, i + 7);
-	m->revision = dup(owner, w, i + 8);
-	m->date_code = dup(owner, w, i + 9);
-	m->media = dup(owner, w, i + 10);
+	m->type = mod_text(t, w, i + 4, 1);
+	m->vendor = mod_text(t, w, i + 5, 2);
+	m->part_number = mod_text(t, w, i + 6, 3);
+	m->serial = mod_text(t, w, i + 7, 4);
+	m->revision = mod_text(t, w, i + 8, 5);
+	m->date_code = mod_text(t, w, i + 9, 6);
+	m->media = mod_text(t, w, i + 10, 7);
 	m->length_m = row_real(w, i + 11);
 	m->media_lanes = (uint8_t)fab_rrow_int(w, i + 12);
 	m->monitors = (int)fab_rrow_int(w, i + 14);
@@ -400,7 +419,7 @@ struct mod_load {
 	struct fab_modules *set;
 	uint32_t (*port_of)(void *owner, struct fab_rrow *w);
 	void *owner;
-	const char *(*dup)(void *owner, struct fab_rrow *w, int i);
+	struct mod_texts texts;
 	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
 	size_t n_map;
 };
@@ -532,7 +551,7 @@ static int module_row(struct fab_rrow *w, void *ctx)
 	if (!(m = fab_modules_add(x->set, port, (unsigned)lanes)))
 		return NOMEM();
 	uint32_t lf = m->lane_first;
-	read_module(w, 5, m, x->dup, x->owner);
+	read_module(w, 5, m, &x->texts);
 	m->lane_first = lf;
 	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
 	if (!fab_rrow_null(w, 5 + MOD_NCOLS) &&
@@ -591,7 +610,8 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	const struct fab_rquery lanes = { "module_lane_rows", lane_cols, "module_idx, lane", true,
 					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
-			      .port_of = port_of, .owner = owner, .dup = dup };
+			      .port_of = port_of, .owner = owner,
+			      .texts = { .dup = dup, .owner = owner } };
 	int err = fab_rquery_run(src, &mods, scan, module_row, &x);
 
 	if (!err && set->n)
