@@ -184,8 +184,10 @@ static bool text_room(struct text *t, size_t n)
 }
 
 /* A double as JSON: the shortest decimal that reads back as the same
- * double, always with a '.' or an exponent (SQLite then reads it as REAL,
- * as the lane rows stored it); null for NAN or infinite (NULL). */
+ * double; null for NAN or infinite (NULL). (A whole number reads as an
+ * INTEGER from json_each; module_lanes gives it as REAL all the same: a
+ * UNION ALL view's columns have its first SELECT's affinity, here the
+ * REAL columns of module_lane_rows.) */
 static void text_real(struct text *t, double v)
 {
 	char *p = t->s + t->len;
@@ -200,10 +202,6 @@ static void text_real(struct text *t, double v)
 		n = snprintf(p, 32, "%.*g", prec, v);
 		if (strtod(p, NULL) == v)
 			break;
-	}
-	if (!strpbrk(p, ".en")) {
-		memcpy(p + n, ".0", 3);
-		n += 2;
 	}
 	t->len += (size_t)n;
 }

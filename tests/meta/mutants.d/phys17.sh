@@ -11,9 +11,9 @@ MUTANTS+=(
 	"phys17_lanes_view_json_gone store/test_phys_store Failed  m_phys17_lanes_view_json_gone"
 	"phys17_old_file_unread     store/test_phys_store  Failed  m_phys17_old_file_unread"
 	"phys17_lane_rx_is_tx       store/test_phys_store  Failed  m_phys17_lane_rx_is_tx"
-	"phys17_lane_real_as_int    store/test_phys_store  Failed  m_phys17_lane_real_as_int"
 	"phys17_update_json_missed  store/test_phys_store  Failed  m_phys17_update_json_missed"
-	"phys17_nic_two_unseen      rules/test_fixtures    Failed  m_phys17_nic_two_unseen"
+	"phys17_nic_two_unseen      roce/test_nic_view     Failed  m_phys17_nic_two_unseen"
+	"phys17_nic_cells_unsorted  roce/test_nic_view     Failed  m_phys17_nic_cells_unsorted"
 )
 # a run's counter values stored one place off their names
 m_phys17_nic_values_shifted() {
@@ -37,11 +37,11 @@ m_phys17_old_file_unread() {
 }
 # a lane's receive power read from its transmit power
 m_phys17_lane_rx_is_tx() { mut store/phys_io.c 's/^\t\te->rx_mw = v\[1\];$/\t\te->rx_mw = v[3];/'; }
-# a whole number of milliwatts written as a JSON integer: the view gives INTEGER, not REAL
-m_phys17_lane_real_as_int() { mut store/phys_io.c 's/^\tif (!strpbrk(p, ".en")) {$/\tif (0) {/'; }
 # UPDATE through nic_counters changes the long form only
 m_phys17_update_json_missed() {
 	mut store/schema.sql.h 's/^\t"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n"$/\t"  AND 0 AND EXISTS (SELECT 1 FROM nic_counter_names n"/'
 }
 # a port's two samples not seen as two: its increases are the baseline's or none
 m_phys17_nic_two_unseen() { mut core/nic_counter.c 's/^\t\tout->two = out->first\[c\]\[s\] != out->last\[c\]\[s\];$/\t\tout->two = false;/'; }
+# a port's cells in the order it read them: the seconds between readings are another counter's
+m_phys17_nic_cells_unsorted() { mut core/nic_counter.c 's/^\t\t\twhile (i \&\& out->cell\[i - 1\] > cell) {$/\t\t\twhile (0) {/'; }

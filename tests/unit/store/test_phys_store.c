@@ -496,11 +496,56 @@ static void test_sql_through_view(void **state)
 	fab_snapshot_free(fx);
 }
 
+/* Runs of the same length with other names, priorities or sources get
+ * sets of their own; equal ones share one. */
+static void test_sets_by_content(void **state)
+{
+	static const struct {
+		const char *host;
+		unsigned ctr;
+		int prio;
+		const char *src;
+	} runs[] = {
+		{ "h1", FAB_NIC_RX_PAUSE, 3, "mlx5_core:rx_prio3_pause" },
+		{ "h2", FAB_NIC_RX_PAUSE, 4, "mlx5_core:rx_prio4_pause" },
+		{ "h3", FAB_NIC_TX_PAUSE, 3, "mlx5_core:tx_prio3_pause" },
+		{ "h4", FAB_NIC_RX_PAUSE, 3, "ice:rx_priority_3_xon.nic" },
+		{ "h5", FAB_NIC_RX_PAUSE, 3, "mlx5_core:rx_prio3_pause" },
+	};
+	struct fab_snapshot *s = fab_snapshot_new(), *back;
+	struct fab_roce *r = fab_snapshot_roce(s);
+
+	(void)state;
+	s->started_at_ms = T0;
+	s->status = FAB_SCAN_COMPLETE;
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		uint32_t p = mfix_host(r, runs[i].host);
+		assert_int_equal(fab_roce_add_nic_counter(r, p, runs[i].ctr, runs[i].prio, 0, 10 + i, T0,
+							  runs[i].src), 0);
+		assert_int_equal(fab_roce_add_nic_counter(r, p, FAB_NIC_TX_FRAMES, -1, 0, 20 + i, T0,
+							  "mlx5_core:tx_packets_phy"), 0);
+	}
+	fabfix_db_write(dbpath, s);
+	assert_int_equal(count("SELECT count(*) FROM nic_counter_sets"), 4);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		char sql[300];
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM nic_counters WHERE system = '%s'"
+					   " AND counter = '%s' AND priority = %d AND source = '%s' AND value = %zu",
+			 runs[i].host, fab_nic_ctr_name(runs[i].ctr), runs[i].prio, runs[i].src, 10 + i);
+		assert_int_equal(count(sql), 1);
+	}
+	back = load_id(1);
+	same_model(back->roce, r);
+	fab_snapshot_free(back);
+	fab_snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_views_and_migration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sql_through_view, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sets_by_content, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
