@@ -42,6 +42,6 @@ m_phys17_update_json_missed() {
 	mut store/schema.sql.h 's/^\t"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n"$/\t"  AND 0 AND EXISTS (SELECT 1 FROM nic_counter_names n"/'
 }
 # a port's two samples not seen as two: its increases are the baseline's or none
-m_phys17_nic_two_unseen() { mut core/nic_counter.c 's/^\t\tout->two = out->first\[c\]\[s\] != out->last\[c\]\[s\];$/\t\tout->two = false;/'; }
+m_phys17_nic_two_unseen() { mut core/nic_counter.c 's/^\t\tout->two = out->first\[i\] != out->last\[i\];$/\t\tout->two = false;/'; }
 # a port's cells in the order it read them: the seconds between readings are another counter's
-m_phys17_nic_cells_unsorted() { mut core/nic_counter.c 's/^\t\t\twhile (i \&\& out->cell\[i - 1\] > cell) {$/\t\t\twhile (0) {/'; }
+m_phys17_nic_cells_unsorted() { mut core/nic_counter.c 's/^\t\t\twhile (j \&\& out->cell\[j - 1\] > cell) {$/\t\t\twhile (0) {/'; }
