@@ -241,52 +241,181 @@ static const char *lane_values(struct text *t, const struct fab_modules *set,
 	return t->s;
 }
 
-/* InfiniBand modules' lanes are rows of module_lane_rows, Ethernet ones'
- * their row's lane_values. */
-static int write_modules(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *mod,
-			 sqlite3_stmt *lane, bool eth)
+/* An InfiniBand fabric's modules: a row each with all its columns, their
+ * lanes rows of module_lane_rows. */
+static int write_ib_modules(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *mod,
+			    sqlite3_stmt *lane)
 {
-	const struct fab_roce *r = snap->roce;
-	const struct fab_modules *set = eth ? &r->modules : &snap->ib_modules;
-	const char *fabric = eth ? "eth" : "ib";
-	struct text t = { 0 };
+	const struct fab_modules *set = &snap->ib_modules;
 	int err = 0;
 
 	for (size_t i = 0; !err && i < set->n; i++) {
 		const struct fab_module *m = &set->mods[i];
 
+		if (m->port_idx >= snap->n_ports)
+			return fab_err(-EINVAL, "snapshot has a module of port %u, which it lacks",
+				       m->port_idx);
+		const struct fab_port *p = &snap->ports[m->port_idx];
 		sqlite3_bind_int64(mod, 1, snap->scan_id);
-		fab_sql_bind_text(mod, 2, fabric);
+		fab_sql_bind_text(mod, 2, "ib");
 		sqlite3_bind_int64(mod, 3, (int64_t)i);
-		if (eth && m->port_idx < r->n_eth_ports) {
-			const struct fab_eth_port *p = &r->eth_ports[m->port_idx];
-			fab_sql_bind_text(mod, 6, p->system_idx < r->n_systems
-							  ? r->systems[p->system_idx].name : "?");
-			fab_sql_bind_text(mod, 7, p->ifname ? p->ifname : "?");
-			sqlite3_bind_int64(mod, 8, m->port_idx);
-		} else if (!eth && m->port_idx < snap->n_ports) {
-			const struct fab_port *p = &snap->ports[m->port_idx];
-			fab_sql_bind_guid(mod, 4, snap->nodes[p->node_idx].guid);
-			sqlite3_bind_int(mod, 5, p->port_num);
-		} else {
+		fab_sql_bind_guid(mod, 4, snap->nodes[p->node_idx].guid);
+		sqlite3_bind_int(mod, 5, p->port_num);
+		bind_module(mod, 9, m);
+		err = fab_sql_step(st, mod, "a module");
+		if (!err)
+			err = write_lanes(st, lane, snap->scan_id, "ib", i, set, m);
+	}
+	return err;
+}
+
+static void put_bytes(struct text *t, const void *p, size_t n)
+{
+	memcpy(t->s + t->len, p, n);
+	t->len += n;
+}
+
+static bool put_str(struct text *t, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!text_room(t, n + 2))
+		return false;
+	t->s[t->len++] = s ? 1 : 0;
+	put_bytes(t, s ? s : "", n + 1);
+	return true;
+}
+
+static void put_real(struct text *t, double v)
+{
+	bool known = isfinite(v);
+
+	t->s[t->len++] = known;
+	if (known)
+		put_bytes(t, &v, sizeof(v));
+}
+
+/* What m shares with every module of its kind (module_descs' columns), as
+ * the bytes that identify it; NULL on ENOMEM. */
+static const char *desc_key(struct text *t, const struct fab_module *m)
+{
+	const char *const str[] = { fab_module_spec_name(m->spec), m->type, m->vendor, m->part_number,
+				    m->revision, m->date_code, m->media };
+
+	t->len = 0;
+	if (!text_room(t, 8 + (1 + FAB_MON__COUNT * 4) * 9))
+		return NULL;
+	int16_t id = m->identifier;
+	put_bytes(t, &id, sizeof(id));
+	t->s[t->len++] = (char)m->media_lanes;
+	put_real(t, m->length_m);
+	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+		put_real(t, m->lim[k].hi_alarm);
+		put_real(t, m->lim[k].lo_alarm);
+		put_real(t, m->lim[k].hi_warn);
+		put_real(t, m->lim[k].lo_warn);
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(str); k++)
+		if (!put_str(t, str[k]))
+			return NULL;
+	return t->s;
+}
+
+/* module_descs' columns after desc_id (fresh rows), in this order */
+#define DESC_SET \
+	"spec=?2, identifier=?3, type=?4, vendor=?5, part_number=?6, revision=?7, date_code=?8," \
+	" media=?9, length_m=?10, media_lanes=?11, temp_hi_alarm=?12, temp_lo_alarm=?13," \
+	" temp_hi_warn=?14, temp_lo_warn=?15, vcc_hi_alarm=?16, vcc_lo_alarm=?17, vcc_hi_warn=?18," \
+	" vcc_lo_warn=?19, bias_hi_alarm_ma=?20, bias_lo_alarm_ma=?21, bias_hi_warn_ma=?22," \
+	" bias_lo_warn_ma=?23, tx_power_hi_alarm_dbm=?24, tx_power_lo_alarm_dbm=?25," \
+	" tx_power_hi_warn_dbm=?26, tx_power_lo_warn_dbm=?27, rx_power_hi_alarm_dbm=?28," \
+	" rx_power_lo_alarm_dbm=?29, rx_power_hi_warn_dbm=?30, rx_power_lo_warn_dbm=?31"
+
+static int fill_desc(struct fab_store *st, sqlite3_stmt *s, int64_t id, const struct fab_module *m)
+{
+	sqlite3_bind_int64(s, 1, id);
+	fab_sql_bind_text(s, 2, fab_module_spec_name(m->spec));
+	if (m->identifier >= 0)
+		sqlite3_bind_int(s, 3, m->identifier);
+	fab_sql_bind_text(s, 4, m->type);
+	fab_sql_bind_text(s, 5, m->vendor);
+	fab_sql_bind_text(s, 6, m->part_number);
+	fab_sql_bind_text(s, 7, m->revision);
+	fab_sql_bind_text(s, 8, m->date_code);
+	fab_sql_bind_text(s, 9, m->media);
+	bind_real(s, 10, m->length_m);
+	if (m->media_lanes)
+		sqlite3_bind_int(s, 11, m->media_lanes);
+	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+		const struct fab_module_limits *l = &m->lim[k];
+		bind_real(s, 12 + 4 * (int)k, l->hi_alarm);
+		bind_real(s, 13 + 4 * (int)k, l->lo_alarm);
+		bind_real(s, 14 + 4 * (int)k, l->hi_warn);
+		bind_real(s, 15 + 4 * (int)k, l->lo_warn);
+	}
+	return fab_sql_step(st, s, "a module description");
+}
+
+/*
+ * A RoCE part's modules (schema 17): a row each with what is its own
+ * (serial number, note, live values, lanes as lane_values), naming the
+ * description it shares with every module of its kind (module_descs,
+ * stored once).
+ */
+static int write_eth_modules(struct fab_store *st, struct fab_roce_sets *sets,
+			     const struct fab_snapshot *snap, sqlite3_stmt *mod, sqlite3_stmt *desc)
+{
+	const struct fab_roce *r = snap->roce;
+	const struct fab_modules *set = &r->modules;
+	struct text t = { 0 }, k = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; !err && i < set->n; i++) {
+		const struct fab_module *m = &set->mods[i];
+		int64_t id;
+		bool fresh;
+
+		if (m->port_idx >= r->n_eth_ports) {
 			err = fab_err(-EINVAL, "snapshot has a module of port %u, which it lacks",
 				      m->port_idx);
 			break;
 		}
-		bind_module(mod, 9, m);
-		if (eth && fab_module_lanes(set, m) && m->n_lanes) {
+		if (!desc_key(&k, m)) {
+			err = fab_err(-ENOMEM, "out of memory");
+			break;
+		}
+		if ((err = fab_module_desc_id(sets, k.s, k.len, &id, &fresh)) ||
+		    (fresh && (err = fill_desc(st, desc, id, m))))
+			break;
+		const struct fab_eth_port *p = &r->eth_ports[m->port_idx];
+		sqlite3_bind_int64(mod, 1, snap->scan_id);
+		sqlite3_bind_int64(mod, 2, (int64_t)i);
+		fab_sql_bind_text(mod, 3, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
+		fab_sql_bind_text(mod, 4, p->ifname ? p->ifname : "?");
+		sqlite3_bind_int64(mod, 5, m->port_idx);
+		sqlite3_bind_int(mod, 6, m->refused);
+		fab_sql_bind_text(mod, 7, m->note);
+		fab_sql_bind_text(mod, 8, m->serial);
+		sqlite3_bind_int(mod, 9, m->n_lanes);
+		sqlite3_bind_int(mod, 10, m->monitors);
+		sqlite3_bind_int(mod, 11, m->flags_valid);
+		if (m->flags_valid)
+			sqlite3_bind_int64(mod, 12, m->flags);
+		bind_real(mod, 13, m->temperature_c);
+		bind_real(mod, 14, m->voltage_v);
+		if (fab_module_lanes(set, m) && m->n_lanes) {
 			const char *v = lane_values(&t, set, m);
 			if (!v) {
 				err = fab_err(-ENOMEM, "out of memory");
 				break;
 			}
-			sqlite3_bind_text(mod, 9 + MOD_NCOLS, v, (int)t.len, SQLITE_STATIC);
+			sqlite3_bind_text(mod, 15, v, (int)t.len, SQLITE_STATIC);
 		}
+		sqlite3_bind_int64(mod, 16, id);
 		err = fab_sql_step(st, mod, "a module");
-		if (!err && !eth)
-			err = write_lanes(st, lane, snap->scan_id, fabric, i, set, m);
 	}
 	free(t.s);
+	free(k.s);
 	return err;
 }
 
@@ -295,12 +424,12 @@ static int write_modules(struct fab_store *st, const struct fab_snapshot *snap, 
  * of one port and sample read at one time), its values a JSON array in the
  * order of the run's counter set.
  */
-static int write_nic_counters(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *s)
+static int write_nic_counters(struct fab_store *st, struct fab_roce_sets *sets,
+			      const struct fab_snapshot *snap, sqlite3_stmt *s)
 {
 	const struct fab_roce *r = snap->roce;
-	struct fab_roce_sets *sets = NULL;
 	uint32_t *runs = calloc(r->n_eth_ports + 1, sizeof(*runs));
-	int err = runs ? fab_roce_sets_open(st, &sets) : fab_err(-ENOMEM, "out of memory");
+	int err = runs ? 0 : fab_err(-ENOMEM, "out of memory");
 
 	for (size_t i = 0, j; !err && i < r->n_nic_counters; i = j) {
 		const struct fab_nic_counter *c = &r->nic_counters[i];
@@ -334,7 +463,6 @@ static int write_nic_counters(struct fab_store *st, const struct fab_snapshot *s
 		sqlite3_bind_text(s, 9, vals, -1, SQLITE_STATIC);
 		err = fab_sql_step(st, s, "a port's NIC counters");
 	}
-	fab_roce_sets_close(sets);
 	free(runs);
 	return err;
 }
@@ -364,8 +492,8 @@ int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap)
 {
 	static const char *const sql[] = {
 		"INSERT INTO module_rows(scan_id, fabric, module_idx, node_guid, port_num, system,"
-		" ifname, eth_port_idx, " MOD_COLS ", lane_values) VALUES (?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		" ifname, eth_port_idx, " MOD_COLS ") VALUES (?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		"INSERT INTO module_lane_rows(scan_id, fabric, module_idx, lane, rx_power_mw,"
 		" rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -373,8 +501,14 @@ int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap)
 		" sampled_at, counter_set, counter_values) VALUES (?,?,?,?,?,?,?,?,?)",
 		"INSERT INTO port_ber_rows(scan_id, node_guid, port_num, raw_ber, effective_ber,"
 		" symbol_ber) VALUES (?,?,?,?,?,?)",
+		"INSERT INTO module_rows(scan_id, fabric, module_idx, system, ifname, eth_port_idx,"
+		" refused, note, serial_number, lanes, monitors, flags_valid, flags, temperature_c,"
+		" voltage_v, lane_values, desc_id) VALUES (?1,'eth',?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,"
+		"?12,?13,?14,?15,?16)",
+		"UPDATE module_descs SET " DESC_SET " WHERE desc_id = ?1",
 	};
 	sqlite3_stmt *s[ARRAY_SIZE(sql)] = { 0 };
+	struct fab_roce_sets *sets = NULL;
 	bool eth = snap->roce && (snap->roce->modules.n || snap->roce->n_nic_counters);
 	int err;
 
@@ -382,13 +516,17 @@ int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap)
 		return 0;
 	if ((err = fab_sql_prepare_all(st, sql, ARRAY_SIZE(sql), s)))
 		return err;
-	err = write_modules(st, snap, s[0], s[1], false);
+	if (eth)
+		err = fab_roce_sets_open(st, &sets);
+	if (!err)
+		err = write_ib_modules(st, snap, s[0], s[1]);
 	if (!err && eth)
-		err = write_modules(st, snap, s[0], s[1], true);
+		err = write_eth_modules(st, sets, snap, s[4], s[5]);
 	if (!err && eth)
-		err = write_nic_counters(st, snap, s[2]);
+		err = write_nic_counters(st, sets, snap, s[2]);
 	if (!err)
 		err = write_ber(st, snap, s[3]);
+	fab_roce_sets_close(sets);
 	fab_sql_finalize_all(s, ARRAY_SIZE(s));
 	return err;
 }
@@ -420,7 +558,89 @@ struct mod_load {
 	struct mod_texts texts;
 	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
 	size_t n_map;
+	/* module_descs (schema 17) in id order: what they say, in a module */
+	struct mod_desc {
+		int64_t id;
+		struct fab_module m;
+	} *descs;
+	size_t n_descs, cap_descs;
 };
+
+static int mod_bad(const struct mod_load *x);
+
+/* desc_id, spec, identifier, type, vendor, part_number, revision, date_code,
+ * media, length_m, media_lanes, the thresholds (DESC_SET's order) */
+static int desc_row(struct fab_rrow *w, void *ctx)
+{
+	struct mod_load *x = ctx;
+	int64_t id = fab_rrow_int(w, 0);
+
+	if (x->n_descs && x->descs[x->n_descs - 1].id >= id)
+		return mod_bad(x);
+	struct mod_desc *d = fab_array_grow((void **)&x->descs, &x->n_descs, &x->cap_descs, sizeof(*d));
+	if (!d)
+		return NOMEM();
+	d->id = id;
+	struct fab_module *m = &d->m;
+	int spec = fab_module_spec_parse(fab_rrow_text(w, 1));
+	m->spec = (uint8_t)(spec < 0 ? FAB_MODSPEC_UNKNOWN : spec);
+	m->identifier = fab_rrow_null(w, 2) ? -1 : (int16_t)fab_rrow_int(w, 2);
+	m->type = mod_text(&x->texts, w, 3, 1);
+	m->vendor = mod_text(&x->texts, w, 4, 2);
+	m->part_number = mod_text(&x->texts, w, 5, 3);
+	m->revision = mod_text(&x->texts, w, 6, 5);
+	m->date_code = mod_text(&x->texts, w, 7, 6);
+	m->media = mod_text(&x->texts, w, 8, 7);
+	m->length_m = row_real(w, 9);
+	m->media_lanes = (uint8_t)fab_rrow_int(w, 10);
+	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+		struct fab_module_limits *l = &m->lim[k];
+		l->hi_alarm = row_real(w, 11 + 4 * (int)k);
+		l->lo_alarm = row_real(w, 12 + 4 * (int)k);
+		l->hi_warn = row_real(w, 13 + 4 * (int)k);
+		l->lo_warn = row_real(w, 14 + 4 * (int)k);
+	}
+	return 0;
+}
+
+static const struct mod_desc *find_desc(const struct mod_load *x, int64_t id)
+{
+	size_t lo = 0, hi = x->n_descs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (x->descs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n_descs && x->descs[lo].id == id ? &x->descs[lo] : NULL;
+}
+
+/* A module of a description (MOD_COLS from column i: only its own). */
+static void read_module_of(struct fab_rrow *w, int i, struct fab_module *m, const struct mod_desc *d,
+			   struct mod_texts *t)
+{
+	m->spec = d->m.spec;
+	m->identifier = d->m.identifier;
+	m->type = d->m.type;
+	m->vendor = d->m.vendor;
+	m->part_number = d->m.part_number;
+	m->revision = d->m.revision;
+	m->date_code = d->m.date_code;
+	m->media = d->m.media;
+	m->length_m = d->m.length_m;
+	m->media_lanes = d->m.media_lanes;
+	memcpy(m->lim, d->m.lim, sizeof(m->lim));
+	m->refused = (int)fab_rrow_int(w, i + 1);
+	m->note = mod_text(t, w, i + 2, 0);
+	m->serial = mod_text(t, w, i + 7, 4);
+	m->monitors = (int)fab_rrow_int(w, i + 14);
+	m->flags_valid = (int)fab_rrow_int(w, i + 15);
+	m->flags = (uint32_t)fab_rrow_int(w, i + 16);
+	m->temperature_c = row_real(w, i + 17);
+	m->voltage_v = row_real(w, i + 18);
+}
 
 static int parse_lanes(const char *s, struct fab_module_lane *l, unsigned n);
 
@@ -549,7 +769,14 @@ static int module_row(struct fab_rrow *w, void *ctx)
 	if (!(m = fab_modules_add(x->set, port, (unsigned)lanes)))
 		return NOMEM();
 	uint32_t lf = m->lane_first;
-	read_module(w, 5, m, &x->texts);
+	if (fab_rrow_null(w, 6 + MOD_NCOLS)) {
+		read_module(w, 5, m, &x->texts);
+	} else {
+		const struct mod_desc *d = find_desc(x, fab_rrow_int(w, 6 + MOD_NCOLS));
+		if (!d)
+			return mod_bad(x);
+		read_module_of(w, 5, m, d, &x->texts);
+	}
 	m->lane_first = lf;
 	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
 	if (!fab_rrow_null(w, 5 + MOD_NCOLS) &&
@@ -596,8 +823,18 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
 		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
 		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm",
-		"lane_values", NULL,
+		"lane_values", "desc_id", NULL,
 	};
+	static const char *const desc_cols[] = {
+		"desc_id", "spec", "identifier", "type", "vendor", "part_number", "revision",
+		"date_code", "media", "length_m", "media_lanes", "temp_hi_alarm", "temp_lo_alarm",
+		"temp_hi_warn", "temp_lo_warn", "vcc_hi_alarm", "vcc_lo_alarm", "vcc_hi_warn",
+		"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
+		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
+		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
+		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm", NULL,
+	};
+	static const struct fab_rquery descs = { "module_descs", desc_cols, "desc_id", false, NULL };
 	static const char *const lane_cols[] = {
 		"module_idx", "lane", "rx_power_mw", "tx_power_mw", "tx_bias_ma", "flags", "fabric", NULL,
 	};
@@ -610,11 +847,15 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
 			      .port_of = port_of, .owner = owner,
 			      .texts = { .dup = dup, .owner = owner } };
-	int err = fab_rquery_run(src, &mods, scan, module_row, &x);
+	/* the descriptions only a RoCE part's modules name */
+	int err = ib ? 0 : fab_rquery_run(src, &descs, scan, desc_row, &x);
 
+	if (!err)
+		err = fab_rquery_run(src, &mods, scan, module_row, &x);
 	if (!err && set->n)
 		err = fab_rquery_run(src, &lanes, scan, lane_row, &x);
 	free(x.idx_map);
+	free(x.descs);
 	return err;
 }
 

@@ -37,13 +37,13 @@ struct seen_table {
 
 enum {
 	S_TLV_INS, S_TLV_GET, S_TLV_ENTRY, S_CTR_INS, S_CTR_GET, S_CTR_NAME,
-	S_NIC_INS, S_NIC_GET, S_NIC_NAME, S__COUNT
+	S_NIC_INS, S_NIC_GET, S_NIC_NAME, S_MOD_INS, S_MOD_GET, S__COUNT
 };
 
 struct fab_roce_sets {
 	struct fab_store *st;
 	sqlite3_stmt *s[S__COUNT];
-	struct seen_table tlv, ctr, nic;
+	struct seen_table tlv, ctr, nic, mod;
 	uint8_t *buf;
 	size_t len, cap;
 	/* the previous port's counters (their shared names, which carry their
@@ -152,6 +152,8 @@ int fab_roce_sets_open(struct fab_store *st, struct fab_roce_sets **out)
 		[S_NIC_GET] = "SELECT set_id FROM nic_counter_sets WHERE content = ?1",
 		[S_NIC_NAME] = "INSERT INTO nic_counter_names(set_id, pos, counter, priority, source)"
 			       " VALUES (?,?,?,?,?)",
+		[S_MOD_INS] = "INSERT OR IGNORE INTO module_descs(content) VALUES (?1)",
+		[S_MOD_GET] = "SELECT desc_id FROM module_descs WHERE content = ?1",
 	};
 	struct fab_roce_sets *x = calloc(1, sizeof(*x));
 	int err;
@@ -175,6 +177,7 @@ void fab_roce_sets_close(struct fab_roce_sets *x)
 	seen_free(&x->tlv);
 	seen_free(&x->ctr);
 	seen_free(&x->nic);
+	seen_free(&x->mod);
 	free(x->buf);
 	free(x->last_name);
 	free(x);
@@ -443,6 +446,26 @@ const char *fab_nic_ctr_values(struct fab_roce_sets *x, const struct fab_roce *r
 	s[n++] = ']';
 	s[n] = '\0';
 	return s;
+}
+
+int fab_module_desc_id(struct fab_roce_sets *x, const void *key, size_t len, int64_t *out,
+		       bool *fresh)
+{
+	uint64_t h = hash_bytes(key, len);
+	const struct seen *s = seen_find(&x->mod, h, key, len);
+	int err;
+
+	*fresh = false;
+	if (s) {
+		*out = s->id;
+		return 0;
+	}
+	if ((err = fab_sql_intern(x->st, x->s[S_MOD_INS], x->s[S_MOD_GET], "module descriptions", key,
+				  len, out, fresh)))
+		return err;
+	if ((err = seen_add(&x->mod, h, key, len, *out)))
+		return fab_err(err, "out of memory");
+	return 0;
 }
 
 /* ---- loading ---------------------------------------------------------------- */

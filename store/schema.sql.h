@@ -42,6 +42,23 @@
 	" m.rx_power_lo_alarm_dbm, m.rx_power_hi_warn_dbm," \
 	" m.rx_power_lo_warn_dbm"
 
+/* MODULE_COLS of a module stored with a shared description (schema 17:
+ * module_descs d), the rest from its module_rows row m. */
+#define MODULE_DESC_COLS \
+	"m.fabric, m.module_idx, m.node_guid, m.port_num, m.system," \
+	" m.ifname, d.spec, m.refused, m.note, d.identifier, d.type," \
+	" d.vendor, d.part_number, m.serial_number, d.revision," \
+	" d.date_code, d.media, d.length_m, d.media_lanes, m.lanes," \
+	" m.monitors, m.flags_valid, m.flags, m.temperature_c, m.voltage_v," \
+	" d.temp_hi_alarm, d.temp_lo_alarm, d.temp_hi_warn, d.temp_lo_warn," \
+	" d.vcc_hi_alarm, d.vcc_lo_alarm, d.vcc_hi_warn, d.vcc_lo_warn," \
+	" d.bias_hi_alarm_ma, d.bias_lo_alarm_ma, d.bias_hi_warn_ma," \
+	" d.bias_lo_warn_ma, d.tx_power_hi_alarm_dbm," \
+	" d.tx_power_lo_alarm_dbm, d.tx_power_hi_warn_dbm," \
+	" d.tx_power_lo_warn_dbm, d.rx_power_hi_alarm_dbm," \
+	" d.rx_power_lo_alarm_dbm, d.rx_power_hi_warn_dbm," \
+	" d.rx_power_lo_warn_dbm"
+
 /* Every byte value in order: instr(FAB_SQL_BYTES, substr(blob, i, 1)) - 1
  * is the number byte i of a blob holds. */
 #define FAB_SQL_BYTES \
@@ -853,8 +870,12 @@ static const char *const migrations[] = {
 	 * once for every run that has the same ones: nic_counter_sets,
 	 * nic_counter_names). An Ethernet module's lanes are a JSON array in
 	 * its module_rows row (lane_values: per lane [lane, rx_power_mw,
-	 * rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags]);
-	 * InfiniBand modules keep module_lane_rows. nic_counters becomes a view
+	 * rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags]), and
+	 * what a fleet's modules of one kind share (spec, identifier, type,
+	 * vendor, part number, revision, date code, media, length, media
+	 * lanes, thresholds) is stored once (module_descs) and named by the
+	 * row (desc_id); the modules view reads it there. InfiniBand modules
+	 * keep module_lane_rows and their own columns. nic_counters becomes a view
 	 * with the columns it had, the rows of older scans in the renamed table
 	 * nic_counter_rows, which it includes (INSERT, UPDATE of value and
 	 * DELETE through it still work); module_lanes includes both forms. */
@@ -916,7 +937,26 @@ static const char *const migrations[] = {
 	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source);"
 	" END;"
 	"ALTER TABLE module_rows ADD COLUMN lane_values TEXT;"
+	"ALTER TABLE module_rows ADD COLUMN desc_id INTEGER;"
+	"CREATE TABLE module_descs(desc_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE,"
+	" spec TEXT, identifier INTEGER, type TEXT, vendor TEXT, part_number TEXT, revision TEXT,"
+	" date_code TEXT, media TEXT, length_m REAL, media_lanes INTEGER,"
+	" temp_hi_alarm REAL, temp_lo_alarm REAL, temp_hi_warn REAL, temp_lo_warn REAL,"
+	" vcc_hi_alarm REAL, vcc_lo_alarm REAL, vcc_hi_warn REAL, vcc_lo_warn REAL,"
+	" bias_hi_alarm_ma REAL, bias_lo_alarm_ma REAL, bias_hi_warn_ma REAL, bias_lo_warn_ma REAL,"
+	" tx_power_hi_alarm_dbm REAL, tx_power_lo_alarm_dbm REAL, tx_power_hi_warn_dbm REAL,"
+	" tx_power_lo_warn_dbm REAL,"
+	" rx_power_hi_alarm_dbm REAL, rx_power_lo_alarm_dbm REAL, rx_power_hi_warn_dbm REAL,"
+	" rx_power_lo_warn_dbm REAL);"
 	"DROP VIEW module_lanes;"
+	"DROP VIEW modules;"
+	"CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS
+	" FROM scans s JOIN module_rows m ON m.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  AND m.fabric = 'ib'"
+	" UNION ALL SELECT m.scan_id, " MODULE_COLS " FROM module_rows m"
+	"  WHERE m.fabric = 'eth' AND m.desc_id IS NULL"
+	" UNION ALL SELECT m.scan_id, " MODULE_DESC_COLS " FROM module_rows m"
+	"  JOIN module_descs d ON d.desc_id = m.desc_id WHERE m.fabric = 'eth';"
 	"CREATE VIEW module_lanes AS SELECT m.scan_id, m.fabric, m.module_idx,"
 	" m.node_guid, m.port_num, m.system, m.ifname, m.serial_number, l.lane, l.rx_power_mw,"
 	" l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm, l.tx_bias_ma, l.flags"

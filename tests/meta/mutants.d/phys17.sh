@@ -12,6 +12,8 @@ MUTANTS+=(
 	"phys17_old_file_unread     store/test_phys_store  Failed  m_phys17_old_file_unread"
 	"phys17_lane_rx_is_tx       store/test_phys_store  Failed  m_phys17_lane_rx_is_tx"
 	"phys17_update_json_missed  store/test_phys_store  Failed  m_phys17_update_json_missed"
+	"phys17_desc_view_gone      store/test_phys_store  Failed  m_phys17_desc_view_gone"
+	"phys17_desc_key_no_vendor  store/test_phys_store  Failed  m_phys17_desc_key_no_vendor"
 	"phys17_nic_two_unseen      roce/test_nic_view     Failed  m_phys17_nic_two_unseen"
 	"phys17_nic_cells_unsorted  roce/test_nic_view     Failed  m_phys17_nic_cells_unsorted"
 )
@@ -45,3 +47,11 @@ m_phys17_update_json_missed() {
 m_phys17_nic_two_unseen() { mut core/nic_counter.c 's/^\t\tout->two = out->first\[i\] != out->last\[i\];$/\t\tout->two = false;/'; }
 # a port's cells in the order it read them: the seconds between readings are another counter's
 m_phys17_nic_cells_unsorted() { mut core/nic_counter.c 's/^\t\t\twhile (j \&\& out->cell\[j - 1\] > cell) {$/\t\t\twhile (0) {/'; }
+# the modules view leaves out the modules stored with a shared description
+m_phys17_desc_view_gone() {
+	mut store/schema.sql.h "s/^\t\"  JOIN module_descs d ON d.desc_id = m.desc_id WHERE m.fabric = 'eth';\"$/\t\"  JOIN module_descs d ON d.desc_id = m.desc_id WHERE 0;\"/"
+}
+# a description's key leaves out the vendor: modules of two vendors share one
+m_phys17_desc_key_no_vendor() {
+	mut store/phys_io.c 's/^\tconst char \*const str\[\] = { fab_module_spec_name(m->spec), m->type, m->vendor, m->part_number,$/\tconst char *const str[] = { fab_module_spec_name(m->spec), m->type, NULL, m->part_number,/'
+}

@@ -37,6 +37,32 @@
 #include "unit/modfix.h"
 #include "unit/store/roce_same.h"
 
+/* The modules view's columns after its scan_id as schema step 12 -> 13 made
+ * them (store/schema.sql.h MODULE_COLS): to undo step 16 -> 17. */
+#define MODULE_COLS_V13 \
+	"m.fabric, m.module_idx, m.node_guid, m.port_num, m.system," \
+	" m.ifname, m.spec, m.refused, m.note, m.identifier, m.type," \
+	" m.vendor, m.part_number, m.serial_number, m.revision," \
+	" m.date_code, m.media, m.length_m, m.media_lanes, m.lanes," \
+	" m.monitors, m.flags_valid, m.flags, m.temperature_c, m.voltage_v," \
+	" m.temp_hi_alarm, m.temp_lo_alarm, m.temp_hi_warn, m.temp_lo_warn," \
+	" m.vcc_hi_alarm, m.vcc_lo_alarm, m.vcc_hi_warn, m.vcc_lo_warn," \
+	" m.bias_hi_alarm_ma, m.bias_lo_alarm_ma, m.bias_hi_warn_ma," \
+	" m.bias_lo_warn_ma, m.tx_power_hi_alarm_dbm," \
+	" m.tx_power_lo_alarm_dbm, m.tx_power_hi_warn_dbm," \
+	" m.tx_power_lo_warn_dbm, m.rx_power_hi_alarm_dbm," \
+	" m.rx_power_lo_alarm_dbm, m.rx_power_hi_warn_dbm," \
+	" m.rx_power_lo_warn_dbm"
+
+/* module_descs' columns after desc_id (store/schema.sql.h, step 16 -> 17) */
+#define DESC_COLS \
+	"spec, identifier, type, vendor, part_number, revision, date_code, media, length_m," \
+	" media_lanes, temp_hi_alarm, temp_lo_alarm, temp_hi_warn, temp_lo_warn, vcc_hi_alarm," \
+	" vcc_lo_alarm, vcc_hi_warn, vcc_lo_warn, bias_hi_alarm_ma, bias_lo_alarm_ma," \
+	" bias_hi_warn_ma, bias_lo_warn_ma, tx_power_hi_alarm_dbm, tx_power_lo_alarm_dbm," \
+	" tx_power_hi_warn_dbm, tx_power_lo_warn_dbm, rx_power_hi_alarm_dbm," \
+	" rx_power_lo_alarm_dbm, rx_power_hi_warn_dbm, rx_power_lo_warn_dbm"
+
 #define T0 1700000000000LL /* 2023-11-14T22:13:20.000Z */
 
 static char dbpath[600], journal[700];
@@ -285,6 +311,15 @@ static char *phys_rows(int64_t scan)
 		"||quote(rx_power_mw)||'|'||quote(rx_power_dbm)||'|'||quote(tx_power_mw)||'|'"
 		"||quote(tx_power_dbm)||'|'||quote(tx_bias_ma)||'|'||quote(flags) AS x"
 		" FROM module_lanes WHERE scan_id = ?1 ORDER BY x",
+		"SELECT 'm|'||quote(fabric)||'|'||module_idx||'|'||quote(system)||'|'||quote(ifname)||'|'"
+		"||quote(spec)||'|'||refused||'|'||quote(note)||'|'||quote(identifier)||'|'||quote(type)||'|'"
+		"||quote(vendor)||'|'||quote(part_number)||'|'||quote(serial_number)||'|'||quote(revision)"
+		"||'|'||quote(date_code)||'|'||quote(media)||'|'||quote(length_m)||'|'||quote(media_lanes)"
+		"||'|'||lanes||'|'||monitors||'|'||flags_valid||'|'||quote(flags)||'|'||quote(temperature_c)"
+		"||'|'||quote(voltage_v)||'|'||quote(temp_hi_alarm)||'|'||quote(temp_lo_warn)||'|'"
+		"||quote(vcc_hi_warn)||'|'||quote(bias_lo_alarm_ma)||'|'||quote(tx_power_hi_alarm_dbm)||'|'"
+		"||quote(rx_power_lo_warn_dbm)||'|'||quote(rx_power_hi_warn_dbm)||'|'||quote(node_guid)"
+		" AS x FROM modules WHERE scan_id = ?1 ORDER BY x",
 		"SELECT 't|'||typeof(value)||typeof(priority)||typeof(sample) AS x FROM nic_counters"
 		" WHERE scan_id = ?1 GROUP BY x ORDER BY x",
 		"SELECT 'u|'||typeof(rx_power_mw)||typeof(rx_power_dbm)||typeof(tx_bias_ma)"
@@ -350,7 +385,12 @@ static void read_both_ways(const struct fab_roce *want)
 
 /* Schema 17 undone (what test_store.c's downgrade does for this step). */
 static const char undo_17[] =
-	"DROP VIEW module_lanes; ALTER TABLE module_rows DROP COLUMN lane_values;"
+	"DROP VIEW module_lanes; DROP VIEW modules; ALTER TABLE module_rows DROP COLUMN lane_values;"
+	" ALTER TABLE module_rows DROP COLUMN desc_id; DROP TABLE module_descs;"
+	" CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS_V13
+	" FROM scans s JOIN module_rows m ON m.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  AND m.fabric = 'ib'"
+	" UNION ALL SELECT m.scan_id, " MODULE_COLS_V13 " FROM module_rows m WHERE m.fabric = 'eth';"
 	" CREATE VIEW module_lanes AS SELECT m.scan_id, m.fabric, m.module_idx,"
 	" m.node_guid, m.port_num, m.system, m.ifname, m.serial_number, l.lane, l.rx_power_mw,"
 	" l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm, l.tx_bias_ma, l.flags"
@@ -397,7 +437,10 @@ static void test_views_and_migration(void **state)
 		 "DELETE FROM nic_counter_ports; DELETE FROM nic_counter_names; DELETE FROM nic_counter_sets;"
 		 "INSERT INTO module_lane_rows SELECT scan_id, fabric, module_idx, lane, rx_power_mw,"
 		 " rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags FROM module_lanes;"
-		 "UPDATE module_rows SET lane_values = NULL;");
+		 "UPDATE module_rows SET lane_values = NULL;"
+		 "UPDATE module_rows SET (" DESC_COLS ") = (SELECT " DESC_COLS " FROM module_descs d"
+		 " WHERE d.desc_id = module_rows.desc_id), desc_id = NULL WHERE desc_id IS NOT NULL;"
+		 "DELETE FROM module_descs;");
 	char *old_form = phys_rows(1);
 	assert_string_equal(old_form, before);
 	raw_exec(undo_17);
@@ -525,8 +568,22 @@ static void test_sets_by_content(void **state)
 		assert_int_equal(fab_roce_add_nic_counter(r, p, FAB_NIC_TX_FRAMES, -1, 0, 20 + i, T0,
 							  "mlx5_core:tx_packets_phy"), 0);
 	}
+	/* modules alike but for the vendor (h2's), or but for the serial (h3's) */
+	for (uint32_t p = 0; p < 3; p++) {
+		struct fab_module *m = fab_modules_add(&r->modules, p, 1);
+		assert_non_null(m);
+		m->vendor = fab_roce_strdup(r, p == 1 ? "FINISAR" : "AVAGO");
+		m->part_number = fab_roce_strdup(r, "AFBR-79EQDZ");
+		m->serial = fab_roce_strdup(r, p == 2 ? "SN2" : "SN1");
+		m->lim[FAB_MON_TEMP].hi_alarm = 75.0;
+	}
 	fabfix_db_write(dbpath, s);
 	assert_int_equal(count("SELECT count(*) FROM nic_counter_sets"), 4);
+	assert_int_equal(count("SELECT count(*) FROM module_descs"), 2);
+	assert_int_equal(count("SELECT count(*) FROM modules WHERE system = 'h2' AND vendor = 'FINISAR'"
+			       " AND serial_number = 'SN1' AND temp_hi_alarm = 75.0"), 1);
+	assert_int_equal(count("SELECT count(*) FROM modules WHERE system IN ('h1', 'h3') AND vendor = 'AVAGO'"
+			       " AND part_number = 'AFBR-79EQDZ' AND temp_hi_alarm = 75.0"), 2);
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		char sql[300];
 		snprintf(sql, sizeof(sql), "SELECT count(*) FROM nic_counters WHERE system = '%s'"
