@@ -907,6 +907,11 @@ static int nic_bad(const struct nic_load *x, int64_t scan)
 		       (long long)scan);
 }
 
+static int nic_sets_bad(const struct nic_load *x)
+{
+	return fab_err(-EPROTO, "database '%s' has an inconsistent NIC counter set", x->path);
+}
+
 /* The port of a row (port_idx at column i): whether its counters come in
  * order; FAB_NONE for a port this scan lacks. */
 static uint32_t nic_port(struct nic_load *x, int64_t p)
@@ -950,7 +955,7 @@ static int nic_name_row(struct fab_rrow *w, void *ctx)
 
 	if (!x->n_sets || x->sets[x->n_sets - 1].id != id) {
 		if (pos != 0 || (x->n_sets && x->sets[x->n_sets - 1].id > id))
-			return nic_bad(x, 0);
+			return nic_sets_bad(x);
 		struct nic_set *t = fab_array_grow((void **)&x->sets, &x->n_sets, &x->cap_sets,
 						   sizeof(*t));
 		if (!t)
@@ -959,7 +964,7 @@ static int nic_name_row(struct fab_rrow *w, void *ctx)
 	}
 	struct nic_set *t = &x->sets[x->n_sets - 1];
 	if (pos != t->count)
-		return nic_bad(x, 0);
+		return nic_sets_bad(x);
 	struct fab_nic_counter *n = fab_array_grow((void **)&x->names, &x->n_names, &x->cap_names,
 						   sizeof(*n));
 	if (!n)
