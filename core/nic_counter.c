@@ -225,28 +225,52 @@ static uint32_t base_find(const struct fab_nic_base *b, const char *sys, const c
 	return FAB_NONE;
 }
 
-/* The latest and first readings of a port's counters, per counter and slot. */
+/* The first and latest readings of a port's counters, per cell (counter
+ * and slot: c * FAB_NIC_SLOTS + slot) it has: at[cell] - 1 indexes first,
+ * last and cell (0: none), the cells in ascending order. */
 struct readings {
-	const struct fab_nic_counter *first[FAB_NIC__COUNT][FAB_NIC_SLOTS];
-	const struct fab_nic_counter *last[FAB_NIC__COUNT][FAB_NIC_SLOTS];
+	uint8_t at[FAB_NIC__COUNT * FAB_NIC_SLOTS];
+	const struct fab_nic_counter *first[FAB_NIC__COUNT * FAB_NIC_SLOTS];
+	const struct fab_nic_counter *last[FAB_NIC__COUNT * FAB_NIC_SLOTS];
+	uint16_t cell[FAB_NIC__COUNT * FAB_NIC_SLOTS];
+	unsigned n_cells;
+	bool two; /* some cell has two readings of different samples */
 };
 
 static void read_port(const struct fab_roce *r, uint32_t port, struct readings *out)
 {
 	const struct fab_eth_port *p = &r->eth_ports[port];
 
-	memset(out, 0, sizeof(*out));
+	memset(out->at, 0, sizeof(out->at));
+	out->n_cells = 0;
+	out->two = false;
 	for (uint32_t k = 0; k < p->nic_count && p->nic_first + k < r->n_nic_counters; k++) {
 		const struct fab_nic_counter *c = &r->nic_counters[p->nic_first + k];
 		unsigned slot = (unsigned)(c->prio + 1);
 
 		if (c->ctr >= FAB_NIC__COUNT || slot >= FAB_NIC_SLOTS)
 			continue;
-		if (!out->first[c->ctr][slot] || c->sample < out->first[c->ctr][slot]->sample)
-			out->first[c->ctr][slot] = c;
-		if (!out->last[c->ctr][slot] || c->sample > out->last[c->ctr][slot]->sample)
-			out->last[c->ctr][slot] = c;
+		unsigned cell = c->ctr * FAB_NIC_SLOTS + slot, i = out->at[cell];
+		if (!i) {
+			/* a new cell (a port has a few dozen): its readings at
+			 * the end, its number kept in ascending order */
+			i = out->at[cell] = (uint8_t)++out->n_cells;
+			out->first[i - 1] = out->last[i - 1] = c;
+			unsigned j = i - 1;
+			while (j && out->cell[j - 1] > cell) {
+				out->cell[j] = out->cell[j - 1];
+				j--;
+			}
+			out->cell[j] = (uint16_t)cell;
+			continue;
+		}
+		if (c->sample < out->first[i - 1]->sample)
+			out->first[i - 1] = c;
+		if (c->sample > out->last[i - 1]->sample)
+			out->last[i - 1] = c;
 	}
+	for (unsigned i = 0; i < out->n_cells && !out->two; i++)
+		out->two = out->first[i] != out->last[i];
 }
 
 void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_base *base,
@@ -254,44 +278,43 @@ void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_
 {
 	struct readings now, then;
 	const struct fab_eth_port *p = &r->eth_ports[port];
+	const struct readings *earlier = NULL;
 	bool from_base = false;
 
 	memset(v, 0, sizeof(*v));
 	read_port(r, port, &now);
 	/* the port's own first sample when it has two, else the baseline's port */
-	bool two = false;
-	for (unsigned c = 0; c < FAB_NIC__COUNT && !two; c++)
-		for (unsigned s = 0; s < FAB_NIC_SLOTS && !two; s++)
-			two = now.first[c][s] && now.first[c][s] != now.last[c][s];
-	memset(&then, 0, sizeof(then));
+	bool two = now.two;
 	if (two) {
-		memcpy(then.last, now.first, sizeof(then.last));
+		earlier = &now;
 	} else if (base && base->r) {
 		uint32_t bp = base_find(base, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : NULL,
 					p->ifname);
 		if (bp != FAB_NONE) {
 			read_port(base->r, bp, &then);
+			earlier = &then;
 			from_base = true;
 		}
 	}
-	for (unsigned c = 0; c < FAB_NIC__COUNT; c++) {
-		for (unsigned s = 0; s < FAB_NIC_SLOTS; s++) {
-			const struct fab_nic_counter *l = now.last[c][s], *e = then.last[c][s];
-			bool reset, sat;
+	/* the cells in ascending order: the first with a later reading gives secs */
+	for (unsigned i = 0; i < now.n_cells; i++) {
+		unsigned cell = now.cell[i], c = cell / FAB_NIC_SLOTS, s = cell % FAB_NIC_SLOTS;
+		unsigned k = now.at[cell] - 1u, ek = earlier ? earlier->at[cell] : 0;
+		const struct fab_nic_counter *l = now.last[k], *e = NULL;
+		bool reset, sat;
 
-			if (!l)
-				continue;
-			v->have[c][s] = true;
-			v->value[c][s] = l->value;
-			if (!e || (two && e == l))
-				continue;
-			v->inc[c][s] = fab_counter_grew(e->value, l->value, 64, &reset, &sat);
-			v->reset[c][s] = reset;
-			v->have_inc[c][s] = true;
-			v->any_inc = true;
-			if (!v->secs && l->at_ms > e->at_ms)
-				v->secs = (double)(l->at_ms - e->at_ms) / 1000.0;
-		}
+		if (ek)
+			e = two ? earlier->first[ek - 1] : earlier->last[ek - 1];
+		v->have[c][s] = true;
+		v->value[c][s] = l->value;
+		if (!e || (two && e == l))
+			continue;
+		v->inc[c][s] = fab_counter_grew(e->value, l->value, 64, &reset, &sat);
+		v->reset[c][s] = reset;
+		v->have_inc[c][s] = true;
+		v->any_inc = true;
+		if (!v->secs && l->at_ms > e->at_ms)
+			v->secs = (double)(l->at_ms - e->at_ms) / 1000.0;
 	}
 	v->baseline = from_base && v->any_inc;
 }

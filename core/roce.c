@@ -14,6 +14,7 @@
 
 #include "arena.h"
 #include "fabsweep/names.h"
+#include "fabsweep/counter.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/roce_delta.h"
 #include "fabsweep/snapshot.h"
@@ -336,6 +337,32 @@ int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr
 	c->value = value;
 	c->at_ms = at_ms;
 	c->source = src;
+	return 0;
+}
+
+int fab_roce_add_nic_counters(struct fab_roce *r, uint32_t port_idx, unsigned sample, int64_t at_ms,
+			      size_t n, const struct fab_nic_counter *names, const uint64_t *values)
+{
+	size_t k = 0;
+
+	assert(port_idx < r->n_eth_ports);
+	if (RESERVE(r, nic_counters, n_nic_counters, cap_nic_counters, n))
+		return -ENOMEM;
+	struct fab_eth_port *p = &r->eth_ports[port_idx];
+	for (size_t i = 0; i < n; i++) {
+		if (names[i].ctr >= FAB_NIC__COUNT)
+			continue; /* a counter this version does not know */
+		struct fab_nic_counter *c = &r->nic_counters[r->n_nic_counters + k++];
+		*c = names[i];
+		c->port_idx = port_idx;
+		c->sample = (uint8_t)sample;
+		c->value = values[i];
+		c->at_ms = at_ms;
+	}
+	if (k && !p->nic_count)
+		p->nic_first = (uint32_t)r->n_nic_counters;
+	p->nic_count += (uint32_t)k;
+	r->n_nic_counters += k;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
  * transactions. A double that is NAN (unknown) or infinite is NULL.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "roce_io.h"
 #include "roce_rows.h"
 #include "store_priv.h"
 
@@ -83,23 +85,42 @@ static void bind_module(sqlite3_stmt *s, int i, const struct fab_module *m)
 	}
 }
 
-/* MOD_COLS from column i into m (strings into the owner's arena via dup) */
-static void read_module(struct fab_rrow *w, int i, struct fab_module *m,
-			const char *(*dup)(void *owner, struct fab_rrow *w, int i), void *owner)
+/* The texts of the previous module read, by column: a fleet's modules say
+ * the same vendor, part number, ... one after the other. */
+struct mod_texts {
+	const char *(*dup)(void *owner, struct fab_rrow *w, int i);
+	void *owner;
+	const char *last[8];
+};
+
+/* Text column i as the previous module's (slot) when equal, else dup's. */
+static const char *mod_text(struct mod_texts *t, struct fab_rrow *w, int i, int slot)
+{
+	const char *s = fab_rrow_text(w, i), *last = t->last[slot];
+
+	if (!s)
+		return NULL;
+	if (last && !strcmp(last, s))
+		return last;
+	return t->last[slot] = t->dup(t->owner, w, i);
+}
+
+/* MOD_COLS from column i into m (strings into the owner's arena via t->dup) */
+static void read_module(struct fab_rrow *w, int i, struct fab_module *m, struct mod_texts *t)
 {
 	int spec = fab_module_spec_parse(fab_rrow_text(w, i));
 
 	m->spec = (uint8_t)(spec < 0 ? FAB_MODSPEC_UNKNOWN : spec);
 	m->refused = (int)fab_rrow_int(w, i + 1);
-	m->note = dup(owner, w, i + 2);
+	m->note = mod_text(t, w, i + 2, 0);
 	m->identifier = fab_rrow_null(w, i + 3) ? -1 : (int16_t)fab_rrow_int(w, i + 3);
-	m->type = dup(owner, w, i + 4);
-	m->vendor = dup(owner, w, i + 5);
-	m->part_number = dup(owner, w, i + 6);
-	m->serial = dup(owner, w, i + 7);
-	m->revision = dup(owner, w, i + 8);
-	m->date_code = dup(owner, w, i + 9);
-	m->media = dup(owner, w, i + 10);
+	m->type = mod_text(t, w, i + 4, 1);
+	m->vendor = mod_text(t, w, i + 5, 2);
+	m->part_number = mod_text(t, w, i + 6, 3);
+	m->serial = mod_text(t, w, i + 7, 4);
+	m->revision = mod_text(t, w, i + 8, 5);
+	m->date_code = mod_text(t, w, i + 9, 6);
+	m->media = mod_text(t, w, i + 10, 7);
 	m->length_m = row_real(w, i + 11);
 	m->media_lanes = (uint8_t)fab_rrow_int(w, i + 12);
 	m->monitors = (int)fab_rrow_int(w, i + 14);
@@ -141,66 +162,308 @@ static int write_lanes(struct fab_store *st, sqlite3_stmt *s, int64_t scan, cons
 	return err;
 }
 
-static int write_modules(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *mod,
-			 sqlite3_stmt *lane, bool eth)
+/* A growing text. */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+static bool text_room(struct text *t, size_t n)
 {
-	const struct fab_roce *r = snap->roce;
-	const struct fab_modules *set = eth ? &r->modules : &snap->ib_modules;
-	const char *fabric = eth ? "eth" : "ib";
+	if (t->len + n + 1 <= t->cap)
+		return true;
+	size_t cap = t->cap ? t->cap : 512;
+	while (cap < t->len + n + 1)
+		cap *= 2;
+	char *p = realloc(t->s, cap);
+	if (!p)
+		return false;
+	t->s = p;
+	t->cap = cap;
+	return true;
+}
+
+/* A double as JSON: the shortest decimal that reads back as the same
+ * double; null for NAN or infinite (NULL). (A whole number reads as an
+ * INTEGER from json_each; module_lanes gives it as REAL all the same: a
+ * UNION ALL view's columns have its first SELECT's affinity, here the
+ * REAL columns of module_lane_rows.) */
+static void text_real(struct text *t, double v)
+{
+	char *p = t->s + t->len;
+
+	if (!isfinite(v)) {
+		memcpy(p, "null", 4);
+		t->len += 4;
+		return;
+	}
+	int n = 0;
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(p, 32, "%.*g", prec, v);
+		if (strtod(p, NULL) == v)
+			break;
+	}
+	t->len += (size_t)n;
+}
+
+/* A module's lanes as its row keeps them (schema 17: lane_values), per lane
+ * [lane, rx_power_mw, rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma,
+ * flags]; NULL (no text) without lanes. */
+static const char *lane_values(struct text *t, const struct fab_modules *set,
+			       const struct fab_module *m)
+{
+	const struct fab_module_lane *l = fab_module_lanes(set, m);
+
+	if (!l || !m->n_lanes)
+		return NULL;
+	t->len = 0;
+	if (!text_room(t, 1 + (size_t)m->n_lanes * (5 * 32 + 2 * 24 + 10)))
+		return NULL;
+	t->s[t->len++] = '[';
+	for (unsigned k = 0; k < m->n_lanes; k++) {
+		t->len += (size_t)snprintf(t->s + t->len, 24, "%s[%u,", k ? "," : "", l[k].lane);
+		text_real(t, l[k].rx_mw);
+		t->s[t->len++] = ',';
+		text_real(t, fab_mw_to_dbm(l[k].rx_mw));
+		t->s[t->len++] = ',';
+		text_real(t, l[k].tx_mw);
+		t->s[t->len++] = ',';
+		text_real(t, fab_mw_to_dbm(l[k].tx_mw));
+		t->s[t->len++] = ',';
+		text_real(t, l[k].bias_ma);
+		if (m->flags_valid)
+			t->len += (size_t)snprintf(t->s + t->len, 24, ",%lld]", (long long)l[k].flags);
+		else
+			t->len += (size_t)snprintf(t->s + t->len, 24, ",null]");
+	}
+	t->s[t->len++] = ']';
+	t->s[t->len] = '\0';
+	return t->s;
+}
+
+/* An InfiniBand fabric's modules: a row each with all its columns, their
+ * lanes rows of module_lane_rows. */
+static int write_ib_modules(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *mod,
+			    sqlite3_stmt *lane)
+{
+	const struct fab_modules *set = &snap->ib_modules;
 	int err = 0;
 
 	for (size_t i = 0; !err && i < set->n; i++) {
 		const struct fab_module *m = &set->mods[i];
 
-		sqlite3_bind_int64(mod, 1, snap->scan_id);
-		fab_sql_bind_text(mod, 2, fabric);
-		sqlite3_bind_int64(mod, 3, (int64_t)i);
-		if (eth && m->port_idx < r->n_eth_ports) {
-			const struct fab_eth_port *p = &r->eth_ports[m->port_idx];
-			fab_sql_bind_text(mod, 6, p->system_idx < r->n_systems
-							  ? r->systems[p->system_idx].name : "?");
-			fab_sql_bind_text(mod, 7, p->ifname ? p->ifname : "?");
-			sqlite3_bind_int64(mod, 8, m->port_idx);
-		} else if (!eth && m->port_idx < snap->n_ports) {
-			const struct fab_port *p = &snap->ports[m->port_idx];
-			fab_sql_bind_guid(mod, 4, snap->nodes[p->node_idx].guid);
-			sqlite3_bind_int(mod, 5, p->port_num);
-		} else {
+		if (m->port_idx >= snap->n_ports)
 			return fab_err(-EINVAL, "snapshot has a module of port %u, which it lacks",
 				       m->port_idx);
-		}
+		const struct fab_port *p = &snap->ports[m->port_idx];
+		sqlite3_bind_int64(mod, 1, snap->scan_id);
+		fab_sql_bind_text(mod, 2, "ib");
+		sqlite3_bind_int64(mod, 3, (int64_t)i);
+		fab_sql_bind_guid(mod, 4, snap->nodes[p->node_idx].guid);
+		sqlite3_bind_int(mod, 5, p->port_num);
 		bind_module(mod, 9, m);
 		err = fab_sql_step(st, mod, "a module");
 		if (!err)
-			err = write_lanes(st, lane, snap->scan_id, fabric, i, set, m);
+			err = write_lanes(st, lane, snap->scan_id, "ib", i, set, m);
 	}
 	return err;
 }
 
-static int write_nic_counters(struct fab_store *st, const struct fab_snapshot *snap, sqlite3_stmt *s)
+static void put_bytes(struct text *t, const void *p, size_t n)
+{
+	memcpy(t->s + t->len, p, n);
+	t->len += n;
+}
+
+static bool put_str(struct text *t, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!text_room(t, n + 2))
+		return false;
+	t->s[t->len++] = s ? 1 : 0;
+	put_bytes(t, s ? s : "", n + 1);
+	return true;
+}
+
+static void put_real(struct text *t, double v)
+{
+	bool known = isfinite(v);
+
+	t->s[t->len++] = known;
+	if (known)
+		put_bytes(t, &v, sizeof(v));
+}
+
+/* What m shares with every module of its kind (module_descs' columns), as
+ * the bytes that identify it; NULL on ENOMEM. */
+static const char *desc_key(struct text *t, const struct fab_module *m)
+{
+	const char *const str[] = { fab_module_spec_name(m->spec), m->type, m->vendor, m->part_number,
+				    m->revision, m->date_code, m->media };
+
+	t->len = 0;
+	if (!text_room(t, 8 + (1 + FAB_MON__COUNT * 4) * 9))
+		return NULL;
+	int16_t id = m->identifier;
+	put_bytes(t, &id, sizeof(id));
+	t->s[t->len++] = (char)m->media_lanes;
+	put_real(t, m->length_m);
+	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+		put_real(t, m->lim[k].hi_alarm);
+		put_real(t, m->lim[k].lo_alarm);
+		put_real(t, m->lim[k].hi_warn);
+		put_real(t, m->lim[k].lo_warn);
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(str); k++)
+		if (!put_str(t, str[k]))
+			return NULL;
+	return t->s;
+}
+
+/* module_descs' columns after desc_id (fresh rows), in this order */
+#define DESC_SET \
+	"spec=?2, identifier=?3, type=?4, vendor=?5, part_number=?6, revision=?7, date_code=?8," \
+	" media=?9, length_m=?10, media_lanes=?11, temp_hi_alarm=?12, temp_lo_alarm=?13," \
+	" temp_hi_warn=?14, temp_lo_warn=?15, vcc_hi_alarm=?16, vcc_lo_alarm=?17, vcc_hi_warn=?18," \
+	" vcc_lo_warn=?19, bias_hi_alarm_ma=?20, bias_lo_alarm_ma=?21, bias_hi_warn_ma=?22," \
+	" bias_lo_warn_ma=?23, tx_power_hi_alarm_dbm=?24, tx_power_lo_alarm_dbm=?25," \
+	" tx_power_hi_warn_dbm=?26, tx_power_lo_warn_dbm=?27, rx_power_hi_alarm_dbm=?28," \
+	" rx_power_lo_alarm_dbm=?29, rx_power_hi_warn_dbm=?30, rx_power_lo_warn_dbm=?31"
+
+static int fill_desc(struct fab_store *st, sqlite3_stmt *s, int64_t id, const struct fab_module *m)
+{
+	sqlite3_bind_int64(s, 1, id);
+	fab_sql_bind_text(s, 2, fab_module_spec_name(m->spec));
+	if (m->identifier >= 0)
+		sqlite3_bind_int(s, 3, m->identifier);
+	fab_sql_bind_text(s, 4, m->type);
+	fab_sql_bind_text(s, 5, m->vendor);
+	fab_sql_bind_text(s, 6, m->part_number);
+	fab_sql_bind_text(s, 7, m->revision);
+	fab_sql_bind_text(s, 8, m->date_code);
+	fab_sql_bind_text(s, 9, m->media);
+	bind_real(s, 10, m->length_m);
+	if (m->media_lanes)
+		sqlite3_bind_int(s, 11, m->media_lanes);
+	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+		const struct fab_module_limits *l = &m->lim[k];
+		bind_real(s, 12 + 4 * (int)k, l->hi_alarm);
+		bind_real(s, 13 + 4 * (int)k, l->lo_alarm);
+		bind_real(s, 14 + 4 * (int)k, l->hi_warn);
+		bind_real(s, 15 + 4 * (int)k, l->lo_warn);
+	}
+	return fab_sql_step(st, s, "a module description");
+}
+
+/*
+ * A RoCE part's modules (schema 17): a row each with what is its own
+ * (serial number, note, live values, lanes as lane_values), naming the
+ * description it shares with every module of its kind (module_descs,
+ * stored once).
+ */
+static int write_eth_modules(struct fab_store *st, struct fab_roce_sets *sets,
+			     const struct fab_snapshot *snap, sqlite3_stmt *mod, sqlite3_stmt *desc)
 {
 	const struct fab_roce *r = snap->roce;
+	const struct fab_modules *set = &r->modules;
+	struct text t = { 0 }, k = { 0 };
 	int err = 0;
 
-	for (size_t i = 0; !err && i < r->n_nic_counters; i++) {
-		const struct fab_nic_counter *c = &r->nic_counters[i];
-		const struct fab_eth_port *p = &r->eth_ports[c->port_idx];
+	for (size_t i = 0; !err && i < set->n; i++) {
+		const struct fab_module *m = &set->mods[i];
+		int64_t id;
+		bool fresh;
 
+		if (m->port_idx >= r->n_eth_ports) {
+			err = fab_err(-EINVAL, "snapshot has a module of port %u, which it lacks",
+				      m->port_idx);
+			break;
+		}
+		if (!desc_key(&k, m)) {
+			err = fab_err(-ENOMEM, "out of memory");
+			break;
+		}
+		if ((err = fab_module_desc_id(sets, k.s, k.len, &id, &fresh)) ||
+		    (fresh && (err = fill_desc(st, desc, id, m))))
+			break;
+		const struct fab_eth_port *p = &r->eth_ports[m->port_idx];
+		sqlite3_bind_int64(mod, 1, snap->scan_id);
+		sqlite3_bind_int64(mod, 2, (int64_t)i);
+		fab_sql_bind_text(mod, 3, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
+		fab_sql_bind_text(mod, 4, p->ifname ? p->ifname : "?");
+		sqlite3_bind_int64(mod, 5, m->port_idx);
+		sqlite3_bind_int(mod, 6, m->refused);
+		fab_sql_bind_text(mod, 7, m->note);
+		fab_sql_bind_text(mod, 8, m->serial);
+		sqlite3_bind_int(mod, 9, m->n_lanes);
+		sqlite3_bind_int(mod, 10, m->monitors);
+		sqlite3_bind_int(mod, 11, m->flags_valid);
+		if (m->flags_valid)
+			sqlite3_bind_int64(mod, 12, m->flags);
+		bind_real(mod, 13, m->temperature_c);
+		bind_real(mod, 14, m->voltage_v);
+		if (fab_module_lanes(set, m) && m->n_lanes) {
+			const char *v = lane_values(&t, set, m);
+			if (!v) {
+				err = fab_err(-ENOMEM, "out of memory");
+				break;
+			}
+			sqlite3_bind_text(mod, 15, v, (int)t.len, SQLITE_STATIC);
+		}
+		sqlite3_bind_int64(mod, 16, id);
+		err = fab_sql_step(st, mod, "a module");
+	}
+	free(t.s);
+	free(k.s);
+	return err;
+}
+
+/*
+ * The NIC counters: a row per run (nic_counter_ports; consecutive counters
+ * of one port and sample read at one time), its values a JSON array in the
+ * order of the run's counter set.
+ */
+static int write_nic_counters(struct fab_store *st, struct fab_roce_sets *sets,
+			      const struct fab_snapshot *snap, sqlite3_stmt *s)
+{
+	const struct fab_roce *r = snap->roce;
+	uint32_t *runs = calloc(r->n_eth_ports + 1, sizeof(*runs));
+	int err = runs ? 0 : fab_err(-ENOMEM, "out of memory");
+
+	for (size_t i = 0, j; !err && i < r->n_nic_counters; i = j) {
+		const struct fab_nic_counter *c = &r->nic_counters[i];
+		for (j = i + 1; j < r->n_nic_counters && r->nic_counters[j].port_idx == c->port_idx &&
+				r->nic_counters[j].sample == c->sample &&
+				r->nic_counters[j].at_ms == c->at_ms;
+		     j++)
+			;
+		if (c->port_idx >= r->n_eth_ports) {
+			err = fab_err(-EINVAL, "snapshot has a NIC counter of a port it lacks");
+			break;
+		}
+		const struct fab_eth_port *p = &r->eth_ports[c->port_idx];
+		int64_t set;
+		const char *vals;
+		if ((err = fab_nic_ctr_set(sets, r, i, j - i, &set)))
+			break;
+		if (!(vals = fab_nic_ctr_values(sets, r, i, j - i))) {
+			err = fab_err(-ENOMEM, "out of memory");
+			break;
+		}
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		sqlite3_bind_int64(s, 2, c->port_idx);
-		fab_sql_bind_text(s, 3, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
-		fab_sql_bind_text(s, 4, p->ifname ? p->ifname : "?");
-		sqlite3_bind_int(s, 5, c->sample);
+		sqlite3_bind_int64(s, 3, runs[c->port_idx]++);
+		fab_sql_bind_text(s, 4, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
+		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
+		sqlite3_bind_int(s, 6, c->sample);
 		if (c->at_ms)
-			fab_sql_bind_time(s, 6, c->at_ms);
-		fab_sql_bind_text(s, 7, fab_nic_ctr_name(c->ctr));
-		if (c->prio >= 0)
-			sqlite3_bind_int(s, 8, c->prio);
-		/* stored as SQLite's signed 64-bit: values >= 2^63 wrap */
-		sqlite3_bind_int64(s, 9, (int64_t)c->value);
-		fab_sql_bind_text(s, 10, c->source);
-		err = fab_sql_step(st, s, "a NIC counter");
+			fab_sql_bind_time(s, 7, c->at_ms);
+		sqlite3_bind_int64(s, 8, set);
+		sqlite3_bind_text(s, 9, vals, -1, SQLITE_STATIC);
+		err = fab_sql_step(st, s, "a port's NIC counters");
 	}
+	free(runs);
 	return err;
 }
 
@@ -234,12 +497,18 @@ int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap)
 		"INSERT INTO module_lane_rows(scan_id, fabric, module_idx, lane, rx_power_mw,"
 		" rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?)",
-		"INSERT INTO nic_counters(scan_id, port_idx, system, ifname, sample, sampled_at,"
-		" counter, priority, value, source) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		"INSERT INTO nic_counter_ports(scan_id, port_idx, run, system, ifname, sample,"
+		" sampled_at, counter_set, counter_values) VALUES (?,?,?,?,?,?,?,?,?)",
 		"INSERT INTO port_ber_rows(scan_id, node_guid, port_num, raw_ber, effective_ber,"
 		" symbol_ber) VALUES (?,?,?,?,?,?)",
+		"INSERT INTO module_rows(scan_id, fabric, module_idx, system, ifname, eth_port_idx,"
+		" refused, note, serial_number, lanes, monitors, flags_valid, flags, temperature_c,"
+		" voltage_v, lane_values, desc_id) VALUES (?1,'eth',?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,"
+		"?12,?13,?14,?15,?16)",
+		"UPDATE module_descs SET " DESC_SET " WHERE desc_id = ?1",
 	};
 	sqlite3_stmt *s[ARRAY_SIZE(sql)] = { 0 };
+	struct fab_roce_sets *sets = NULL;
 	bool eth = snap->roce && (snap->roce->modules.n || snap->roce->n_nic_counters);
 	int err;
 
@@ -247,13 +516,17 @@ int fab_store_write_phys(struct fab_store *st, const struct fab_snapshot *snap)
 		return 0;
 	if ((err = fab_sql_prepare_all(st, sql, ARRAY_SIZE(sql), s)))
 		return err;
-	err = write_modules(st, snap, s[0], s[1], false);
+	if (eth)
+		err = fab_roce_sets_open(st, &sets);
+	if (!err)
+		err = write_ib_modules(st, snap, s[0], s[1]);
 	if (!err && eth)
-		err = write_modules(st, snap, s[0], s[1], true);
+		err = write_eth_modules(st, sets, snap, s[4], s[5]);
 	if (!err && eth)
-		err = write_nic_counters(st, snap, s[2]);
+		err = write_nic_counters(st, sets, snap, s[2]);
 	if (!err)
 		err = write_ber(st, snap, s[3]);
+	fab_roce_sets_close(sets);
 	fab_sql_finalize_all(s, ARRAY_SIZE(s));
 	return err;
 }
@@ -282,10 +555,94 @@ struct mod_load {
 	struct fab_modules *set;
 	uint32_t (*port_of)(void *owner, struct fab_rrow *w);
 	void *owner;
-	const char *(*dup)(void *owner, struct fab_rrow *w, int i);
+	struct mod_texts texts;
 	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
 	size_t n_map;
+	/* module_descs (schema 17) in id order: what they say, in a module */
+	struct mod_desc {
+		int64_t id;
+		struct fab_module m;
+	} *descs;
+	size_t n_descs, cap_descs;
 };
+
+static int mod_bad(const struct mod_load *x);
+
+/* desc_id, spec, identifier, type, vendor, part_number, revision, date_code,
+ * media, length_m, media_lanes, the thresholds (DESC_SET's order) */
+static int desc_row(struct fab_rrow *w, void *ctx)
+{
+	struct mod_load *x = ctx;
+	int64_t id = fab_rrow_int(w, 0);
+
+	if (x->n_descs && x->descs[x->n_descs - 1].id >= id)
+		return mod_bad(x);
+	struct mod_desc *d = fab_array_grow((void **)&x->descs, &x->n_descs, &x->cap_descs, sizeof(*d));
+	if (!d)
+		return NOMEM();
+	d->id = id;
+	struct fab_module *m = &d->m;
+	int spec = fab_module_spec_parse(fab_rrow_text(w, 1));
+	m->spec = (uint8_t)(spec < 0 ? FAB_MODSPEC_UNKNOWN : spec);
+	m->identifier = fab_rrow_null(w, 2) ? -1 : (int16_t)fab_rrow_int(w, 2);
+	m->type = mod_text(&x->texts, w, 3, 1);
+	m->vendor = mod_text(&x->texts, w, 4, 2);
+	m->part_number = mod_text(&x->texts, w, 5, 3);
+	m->revision = mod_text(&x->texts, w, 6, 5);
+	m->date_code = mod_text(&x->texts, w, 7, 6);
+	m->media = mod_text(&x->texts, w, 8, 7);
+	m->length_m = row_real(w, 9);
+	m->media_lanes = (uint8_t)fab_rrow_int(w, 10);
+	for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+		struct fab_module_limits *l = &m->lim[k];
+		l->hi_alarm = row_real(w, 11 + 4 * (int)k);
+		l->lo_alarm = row_real(w, 12 + 4 * (int)k);
+		l->hi_warn = row_real(w, 13 + 4 * (int)k);
+		l->lo_warn = row_real(w, 14 + 4 * (int)k);
+	}
+	return 0;
+}
+
+static const struct mod_desc *find_desc(const struct mod_load *x, int64_t id)
+{
+	size_t lo = 0, hi = x->n_descs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (x->descs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n_descs && x->descs[lo].id == id ? &x->descs[lo] : NULL;
+}
+
+/* A module of a description (MOD_COLS from column i: only its own). */
+static void read_module_of(struct fab_rrow *w, int i, struct fab_module *m, const struct mod_desc *d,
+			   struct mod_texts *t)
+{
+	m->spec = d->m.spec;
+	m->identifier = d->m.identifier;
+	m->type = d->m.type;
+	m->vendor = d->m.vendor;
+	m->part_number = d->m.part_number;
+	m->revision = d->m.revision;
+	m->date_code = d->m.date_code;
+	m->media = d->m.media;
+	m->length_m = d->m.length_m;
+	m->media_lanes = d->m.media_lanes;
+	memcpy(m->lim, d->m.lim, sizeof(m->lim));
+	m->refused = (int)fab_rrow_int(w, i + 1);
+	m->note = mod_text(t, w, i + 2, 0);
+	m->serial = mod_text(t, w, i + 7, 4);
+	m->monitors = (int)fab_rrow_int(w, i + 14);
+	m->flags_valid = (int)fab_rrow_int(w, i + 15);
+	m->flags = (uint32_t)fab_rrow_int(w, i + 16);
+	m->temperature_c = row_real(w, i + 17);
+	m->voltage_v = row_real(w, i + 18);
+}
+
+static int parse_lanes(const char *s, struct fab_module_lane *l, unsigned n);
 
 static int mod_bad(const struct mod_load *x)
 {
@@ -300,7 +657,92 @@ static bool of_fabric(struct fab_rrow *w, int i, const char *fabric)
 	return f && !strcmp(f, fabric);
 }
 
-/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS */
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+		s++;
+	return s;
+}
+
+/* A JSON number or null (NAN) at *s; false when it is neither. */
+static bool json_real(const char **s, double *v)
+{
+	const char *p = skip_space(*s);
+	char *end;
+
+	if (!strncmp(p, "null", 4)) {
+		*v = NAN;
+		*s = p + 4;
+		return true;
+	}
+	if (!(*p == '-' || (*p >= '0' && *p <= '9')))
+		return false;
+	*v = strtod(p, &end);
+	if (end == p)
+		return false;
+	*s = end;
+	return true;
+}
+
+/* Steps over a JSON number or null at *s (the decibels, not read). */
+static bool json_skip(const char **s)
+{
+	const char *p = skip_space(*s), *q = p;
+
+	if (!strncmp(p, "null", 4)) {
+		*s = p + 4;
+		return true;
+	}
+	while ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' || *q == '.' || *q == 'e' ||
+	       *q == 'E')
+		q++;
+	*s = q;
+	return q > p;
+}
+
+static bool json_char(const char **s, char c)
+{
+	const char *p = skip_space(*s);
+
+	if (*p != c)
+		return false;
+	*s = p + 1;
+	return true;
+}
+
+/*
+ * A module's lane_values (schema 17; write_modules() above says the form)
+ * into its n lanes, each by its number: 0, or -EINVAL when it is not such
+ * an array. The decibels are the milliwatts' (fab_mw_to_dbm): not read.
+ */
+static int parse_lanes(const char *s, struct fab_module_lane *l, unsigned n)
+{
+	if (!s || !json_char(&s, '['))
+		return -EINVAL;
+	if (json_char(&s, ']'))
+		return *skip_space(s) ? -EINVAL : 0;
+	do {
+		double v[7];
+		if (!json_char(&s, '['))
+			return -EINVAL;
+		for (int k = 0; k < 7; k++)
+			if ((k && !json_char(&s, ',')) ||
+			    !(k == 2 || k == 4 ? json_skip(&s) : json_real(&s, &v[k])))
+				return -EINVAL;
+		if (!json_char(&s, ']'))
+			return -EINVAL;
+		if (!(v[0] >= 1 && v[0] <= n) || !l)
+			continue; /* a lane the module does not have, as lane_row() */
+		struct fab_module_lane *e = &l[(unsigned)v[0] - 1];
+		e->rx_mw = v[1];
+		e->tx_mw = v[3];
+		e->bias_ma = v[5];
+		e->flags = isnan(v[6]) ? 0 : (uint32_t)(int64_t)v[6];
+	} while (json_char(&s, ','));
+	return json_char(&s, ']') && !*skip_space(s) ? 0 : -EINVAL;
+}
+
+/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS, lane_values */
 static int module_row(struct fab_rrow *w, void *ctx)
 {
 	struct mod_load *x = ctx;
@@ -327,9 +769,19 @@ static int module_row(struct fab_rrow *w, void *ctx)
 	if (!(m = fab_modules_add(x->set, port, (unsigned)lanes)))
 		return NOMEM();
 	uint32_t lf = m->lane_first;
-	read_module(w, 5, m, x->dup, x->owner);
+	if (fab_rrow_null(w, 6 + MOD_NCOLS)) {
+		read_module(w, 5, m, &x->texts);
+	} else {
+		const struct mod_desc *d = find_desc(x, fab_rrow_int(w, 6 + MOD_NCOLS));
+		if (!d)
+			return mod_bad(x);
+		read_module_of(w, 5, m, d, &x->texts);
+	}
 	m->lane_first = lf;
 	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
+	if (!fab_rrow_null(w, 5 + MOD_NCOLS) &&
+	    parse_lanes(fab_rrow_text(w, 5 + MOD_NCOLS), fab_module_lanes(x->set, m), m->n_lanes))
+		return mod_bad(x);
 	return 0;
 }
 
@@ -370,8 +822,19 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 		"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
 		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
 		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
+		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm",
+		"lane_values", "desc_id", NULL,
+	};
+	static const char *const desc_cols[] = {
+		"desc_id", "spec", "identifier", "type", "vendor", "part_number", "revision",
+		"date_code", "media", "length_m", "media_lanes", "temp_hi_alarm", "temp_lo_alarm",
+		"temp_hi_warn", "temp_lo_warn", "vcc_hi_alarm", "vcc_lo_alarm", "vcc_hi_warn",
+		"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
+		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
+		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
 		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm", NULL,
 	};
+	static const struct fab_rquery descs = { "module_descs", desc_cols, "desc_id", false, NULL };
 	static const char *const lane_cols[] = {
 		"module_idx", "lane", "rx_power_mw", "tx_power_mw", "tx_bias_ma", "flags", "fabric", NULL,
 	};
@@ -382,12 +845,17 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	const struct fab_rquery lanes = { "module_lane_rows", lane_cols, "module_idx, lane", true,
 					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
-			      .port_of = port_of, .owner = owner, .dup = dup };
-	int err = fab_rquery_run(src, &mods, scan, module_row, &x);
+			      .port_of = port_of, .owner = owner,
+			      .texts = { .dup = dup, .owner = owner } };
+	/* the descriptions only a RoCE part's modules name */
+	int err = ib ? 0 : fab_rquery_run(src, &descs, scan, desc_row, &x);
 
+	if (!err)
+		err = fab_rquery_run(src, &mods, scan, module_row, &x);
 	if (!err && set->n)
 		err = fab_rquery_run(src, &lanes, scan, lane_row, &x);
 	free(x.idx_map);
+	free(x.descs);
 	return err;
 }
 
@@ -413,31 +881,149 @@ static uint32_t ib_port_of(void *owner, struct fab_rrow *w)
 	return (uint32_t)(p - snap->ports);
 }
 
+/* A NIC counter set's names: nic_counter_names rows [first, first + count). */
+struct nic_set {
+	int64_t id;
+	uint32_t first, count;
+};
+
+
 struct nic_load {
 	struct fab_roce *r;
+	const char *path;
 	uint32_t last_port;
 	bool regroup; /* rows not in port order: make each port's contiguous after */
+	struct nic_set *sets;
+	size_t n_sets, cap_sets;
+	struct fab_nic_counter *names; /* ctr, prio, source (interned in r) */
+	size_t n_names, cap_names;
+	uint64_t *vals;
+	size_t cap_vals;
 };
+
+static int nic_bad(const struct nic_load *x, int64_t scan)
+{
+	return fab_err(-EPROTO, "database '%s': scan %lld has inconsistent NIC counters", x->path,
+		       (long long)scan);
+}
+
+static int nic_sets_bad(const struct nic_load *x)
+{
+	return fab_err(-EPROTO, "database '%s' has an inconsistent NIC counter set", x->path);
+}
+
+/* The port of a row (port_idx at column i): whether its counters come in
+ * order; FAB_NONE for a port this scan lacks. */
+static uint32_t nic_port(struct nic_load *x, int64_t p)
+{
+	if (p < 0 || (size_t)p >= x->r->n_eth_ports)
+		return FAB_NONE;
+	if (x->last_port != FAB_NONE && (uint32_t)p != x->last_port &&
+	    ((uint32_t)p < x->last_port || x->r->eth_ports[p].nic_count))
+		x->regroup = true;
+	x->last_port = (uint32_t)p;
+	return (uint32_t)p;
+}
 
 /* port_idx, sample, sampled_at, counter, priority, value, source */
 static int nic_row(struct fab_rrow *w, void *ctx)
 {
 	struct nic_load *x = ctx;
-	int64_t p = fab_rrow_int(w, 0), at = 0;
+	int64_t at = 0;
 	int ctr = fab_nic_ctr_parse(fab_rrow_text(w, 3));
 	int prio = fab_rrow_null(w, 4) ? -1 : (int)fab_rrow_int(w, 4);
 
-	if (p < 0 || (size_t)p >= x->r->n_eth_ports || ctr < 0 || prio < -1 || prio > 7)
+	if (ctr < 0 || prio < -1 || prio > 7)
 		return 0; /* a counter this version does not know */
+	uint32_t p = nic_port(x, fab_rrow_int(w, 0));
+	if (p == FAB_NONE)
+		return 0;
 	if (!fab_rrow_null(w, 2))
 		fab_time_parse(fab_rrow_text(w, 2), &at);
-	if (x->last_port != FAB_NONE && (uint32_t)p != x->last_port &&
-	    ((uint32_t)p < x->last_port || x->r->eth_ports[p].nic_count))
-		x->regroup = true;
-	x->last_port = (uint32_t)p;
-	return fab_roce_add_nic_counter(x->r, (uint32_t)p, (unsigned)ctr, prio,
+	return fab_roce_add_nic_counter(x->r, p, (unsigned)ctr, prio,
 					(unsigned)fab_rrow_int(w, 1), (uint64_t)fab_rrow_int(w, 5), at,
 					fab_rrow_text(w, 6))
+		       ? NOMEM()
+		       : 0;
+}
+
+/* A set's name (set_id, pos, counter, priority, source), sets in order. */
+static int nic_name_row(struct fab_rrow *w, void *ctx)
+{
+	struct nic_load *x = ctx;
+	int64_t id = fab_rrow_int(w, 0), pos = fab_rrow_int(w, 1);
+
+	if (!x->n_sets || x->sets[x->n_sets - 1].id != id) {
+		if (pos != 0 || (x->n_sets && x->sets[x->n_sets - 1].id > id))
+			return nic_sets_bad(x);
+		struct nic_set *t = fab_array_grow((void **)&x->sets, &x->n_sets, &x->cap_sets,
+						   sizeof(*t));
+		if (!t)
+			return NOMEM();
+		*t = (struct nic_set){ .id = id, .first = (uint32_t)x->n_names };
+	}
+	struct nic_set *t = &x->sets[x->n_sets - 1];
+	if (pos != t->count)
+		return nic_sets_bad(x);
+	struct fab_nic_counter *n = fab_array_grow((void **)&x->names, &x->n_names, &x->cap_names,
+						   sizeof(*n));
+	if (!n)
+		return NOMEM();
+	int prio = fab_rrow_null(w, 3) ? -1 : (int)fab_rrow_int(w, 3);
+	int ctr = fab_nic_ctr_parse(fab_rrow_text(w, 2));
+	/* a counter or priority this version does not know: left out, as nic_row() */
+	n->ctr = (uint8_t)(ctr < 0 || prio < -1 || prio > 7 ? FAB_NIC__COUNT : ctr);
+	n->prio = (int8_t)prio;
+	/* (a file's texts share one buffer: the source is read last) */
+	const char *src = fab_rrow_text(w, 4);
+	n->source = src ? fab_roce_intern(x->r, src) : NULL;
+	if (src && !n->source)
+		return NOMEM();
+	t->count++;
+	return 0;
+}
+
+static const struct nic_set *nic_find_set(const struct nic_load *x, int64_t id)
+{
+	size_t lo = 0, hi = x->n_sets;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (x->sets[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n_sets && x->sets[lo].id == id ? &x->sets[lo] : NULL;
+}
+
+/* A run of a port's counters (port_idx, sample, sampled_at, counter_set,
+ * counter_values, scan_id): the set's names, the JSON array's values. */
+static int nic_run_row(struct fab_rrow *w, void *ctx)
+{
+	struct nic_load *x = ctx;
+	const struct nic_set *t = nic_find_set(x, fab_rrow_int(w, 3));
+	int64_t at = 0;
+	size_t n;
+
+	if (!t)
+		return nic_bad(x, fab_rrow_int(w, 5));
+	if (t->count > x->cap_vals) {
+		uint64_t *v = realloc(x->vals, t->count * sizeof(*v));
+		if (!v)
+			return NOMEM();
+		x->vals = v;
+		x->cap_vals = t->count;
+	}
+	if (fab_roce_parse_values(fab_rrow_text(w, 4), x->vals, t->count, &n) || n != t->count)
+		return nic_bad(x, fab_rrow_int(w, 5));
+	uint32_t p = nic_port(x, fab_rrow_int(w, 0));
+	if (p == FAB_NONE)
+		return 0;
+	if (!fab_rrow_null(w, 2))
+		fab_time_parse(fab_rrow_text(w, 2), &at);
+	return fab_roce_add_nic_counters(x->r, p, (unsigned)fab_rrow_int(w, 1), at, t->count,
+					 &x->names[t->first], x->vals)
 		       ? NOMEM()
 		       : 0;
 }
@@ -447,13 +1033,30 @@ int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t s
 	static const char *const nic_cols[] = {
 		"port_idx", "sample", "sampled_at", "counter", "priority", "value", "source", NULL,
 	};
+	static const char *const name_cols[] = { "set_id", "pos", "counter", "priority", "source", NULL };
+	static const char *const run_cols[] = {
+		"port_idx", "sample", "sampled_at", "counter_set", "counter_values", "scan_id", NULL,
+	};
+	static const struct fab_rquery names = { "nic_counter_names", name_cols, "set_id, pos", false, NULL };
+	static const struct fab_rquery runs = { "nic_counter_ports", run_cols, "port_idx, run", true, NULL };
 	/* a rowid table: its rows as written, each port's together (the file
-	 * read directly has them in rowid order; SQLite sorts) */
-	static const struct fab_rquery nics = { "nic_counters", nic_cols, "port_idx, rowid", true, NULL };
-	struct nic_load x = { .r = r, .last_port = FAB_NONE };
+	 * read directly has them in rowid order; SQLite sorts). Schema 17
+	 * renamed it; a file of 16 or older has it as nic_counters. */
+	struct fab_rquery rows = { "nic_counter_rows", nic_cols, "port_idx, rowid", true, NULL };
+	struct nic_load x = { .r = r, .path = src->path, .last_port = FAB_NONE };
 	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce);
 
-	if (err || (err = fab_rquery_run(src, &nics, scan, nic_row, &x)))
+	if (!fab_rsrc_has(src, rows.table, NULL))
+		rows.table = "nic_counters";
+	if (!err && fab_rsrc_has(src, runs.table, NULL) &&
+	    !(err = fab_rquery_run(src, &names, scan, nic_name_row, &x)))
+		err = fab_rquery_run(src, &runs, scan, nic_run_row, &x);
+	if (!err)
+		err = fab_rquery_run(src, &rows, scan, nic_row, &x);
+	free(x.sets);
+	free(x.names);
+	free(x.vals);
+	if (err)
 		return err;
 	return x.regroup && fab_roce_group_nic_counters(r) ? NOMEM() : 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/counter.h"
 #include "fabsweep/error.h"
 #include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
@@ -34,12 +35,15 @@ struct seen_table {
 	size_t n, cap; /* cap: a power of two; v[i].key NULL: empty */
 };
 
-enum { S_TLV_INS, S_TLV_GET, S_TLV_ENTRY, S_CTR_INS, S_CTR_GET, S_CTR_NAME, S__COUNT };
+enum {
+	S_TLV_INS, S_TLV_GET, S_TLV_ENTRY, S_CTR_INS, S_CTR_GET, S_CTR_NAME,
+	S_NIC_INS, S_NIC_GET, S_NIC_NAME, S_MOD_INS, S_MOD_GET, S__COUNT
+};
 
 struct fab_roce_sets {
 	struct fab_store *st;
 	sqlite3_stmt *s[S__COUNT];
-	struct seen_table tlv, ctr;
+	struct seen_table tlv, ctr, nic, mod;
 	uint8_t *buf;
 	size_t len, cap;
 	/* the previous port's counters (their shared names, which carry their
@@ -48,6 +52,12 @@ struct fab_roce_sets {
 	const char **last_name;
 	uint32_t last_n, last_cap;
 	int64_t last_id;
+	/* the previous run of NIC counters and its set: runs of a fleet's
+	 * ports name the same counters, priorities and sources in order */
+	const struct fab_roce *nic_r;
+	const struct fab_nic_counter *nic_last;
+	size_t nic_n;
+	int64_t nic_id;
 };
 
 static void seen_free(struct seen_table *t)
@@ -138,6 +148,12 @@ int fab_roce_sets_open(struct fab_store *st, struct fab_roce_sets **out)
 		[S_CTR_GET] = "SELECT set_id FROM rdma_counter_sets WHERE content = ?1",
 		[S_CTR_NAME] = "INSERT INTO rdma_counter_names(set_id, pos, kind, counter)"
 			       " VALUES (?,?,?,?)",
+		[S_NIC_INS] = "INSERT OR IGNORE INTO nic_counter_sets(content) VALUES (?1)",
+		[S_NIC_GET] = "SELECT set_id FROM nic_counter_sets WHERE content = ?1",
+		[S_NIC_NAME] = "INSERT INTO nic_counter_names(set_id, pos, counter, priority, source)"
+			       " VALUES (?,?,?,?,?)",
+		[S_MOD_INS] = "INSERT OR IGNORE INTO module_descs(content) VALUES (?1)",
+		[S_MOD_GET] = "SELECT desc_id FROM module_descs WHERE content = ?1",
 	};
 	struct fab_roce_sets *x = calloc(1, sizeof(*x));
 	int err;
@@ -160,6 +176,8 @@ void fab_roce_sets_close(struct fab_roce_sets *x)
 	fab_sql_finalize_all(x->s, S__COUNT);
 	seen_free(&x->tlv);
 	seen_free(&x->ctr);
+	seen_free(&x->nic);
+	seen_free(&x->mod);
 	free(x->buf);
 	free(x->last_name);
 	free(x);
@@ -330,6 +348,124 @@ const char *fab_roce_ctr_values(struct fab_roce_sets *x, const struct fab_roce *
 	s[n++] = ']';
 	s[n] = '\0';
 	return s;
+}
+
+/* Whether two runs of NIC counters name the same counters in order (the
+ * sources are interned in their model: one pointer per text). */
+static bool same_nic_names(const struct fab_nic_counter *a, const struct fab_nic_counter *b, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (a[k].ctr != b[k].ctr || a[k].prio != b[k].prio || a[k].source != b[k].source)
+			return false;
+	return true;
+}
+
+int fab_nic_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r, size_t first, size_t count,
+		    int64_t *out)
+{
+	const struct fab_nic_counter *c0 = &r->nic_counters[first];
+	int err = 0;
+
+	*out = 0;
+	if (!count || first > r->n_nic_counters || count > r->n_nic_counters - first)
+		return 0;
+	if (x->nic_r == r && x->nic_n == count && same_nic_names(c0, x->nic_last, count)) {
+		*out = x->nic_id;
+		return 0;
+	}
+	/* the content: "counter\tpriority\tsource\n" per counter, in the run's order */
+	x->len = 0;
+	for (size_t k = 0; !err && k < count; k++) {
+		const struct fab_nic_counter *c = &c0[k];
+		const char *name = fab_nic_ctr_name(c->ctr);
+		char prio[8];
+		int n = snprintf(prio, sizeof(prio), "\t%d\t%c", c->prio, c->source ? 's' : '-');
+		if (!(err = put(x, name ? name : "?", strlen(name ? name : "?"))) &&
+		    !(err = put(x, prio, (size_t)n)) &&
+		    !(err = put(x, c->source ? c->source : "", c->source ? strlen(c->source) : 0)))
+			err = put(x, "\n", 1);
+	}
+	if (err)
+		return fab_err(-ENOMEM, "out of memory");
+	uint64_t h = hash_bytes(x->buf, x->len);
+	const struct seen *s = seen_find(&x->nic, h, x->buf, x->len);
+	int64_t id;
+	if (s) {
+		id = s->id;
+	} else {
+		bool fresh;
+		if ((err = fab_sql_intern(x->st, x->s[S_NIC_INS], x->s[S_NIC_GET], "NIC counter sets",
+					  x->buf, x->len, &id, &fresh)))
+			return err;
+		for (size_t k = 0; fresh && !err && k < count; k++) {
+			const struct fab_nic_counter *c = &c0[k];
+			sqlite3_stmt *e = x->s[S_NIC_NAME];
+
+			sqlite3_bind_int64(e, 1, id);
+			sqlite3_bind_int(e, 2, (int)k);
+			fab_sql_bind_text(e, 3, fab_nic_ctr_name(c->ctr));
+			if (c->prio >= 0)
+				sqlite3_bind_int(e, 4, c->prio);
+			fab_sql_bind_text(e, 5, c->source);
+			err = fab_sql_step(x->st, e, "a NIC counter name");
+		}
+		if (!err && (err = seen_add(&x->nic, h, x->buf, x->len, id)))
+			err = fab_err(err, "out of memory");
+		if (err)
+			return err;
+	}
+	x->nic_r = r;
+	x->nic_last = c0;
+	x->nic_n = count;
+	x->nic_id = id;
+	*out = id;
+	return 0;
+}
+
+const char *fab_nic_ctr_values(struct fab_roce_sets *x, const struct fab_roce *r, size_t first,
+			       size_t count)
+{
+	size_t need = 3 + count * 21;
+
+	if (need > x->cap) {
+		uint8_t *b = realloc(x->buf, need);
+		if (!b)
+			return NULL;
+		x->buf = b;
+		x->cap = need;
+	}
+	char *s = (char *)x->buf;
+	size_t n = 0;
+	s[n++] = '[';
+	for (size_t k = 0; k < count; k++) {
+		if (k)
+			s[n++] = ',';
+		/* stored as SQLite's signed 64-bit, as the rows were: >= 2^63 wraps */
+		n += put_i64(s + n, (int64_t)r->nic_counters[first + k].value);
+	}
+	s[n++] = ']';
+	s[n] = '\0';
+	return s;
+}
+
+int fab_module_desc_id(struct fab_roce_sets *x, const void *key, size_t len, int64_t *out,
+		       bool *fresh)
+{
+	uint64_t h = hash_bytes(key, len);
+	const struct seen *s = seen_find(&x->mod, h, key, len);
+	int err;
+
+	*fresh = false;
+	if (s) {
+		*out = s->id;
+		return 0;
+	}
+	if ((err = fab_sql_intern(x->st, x->s[S_MOD_INS], x->s[S_MOD_GET], "module descriptions", key,
+				  len, out, fresh)))
+		return err;
+	if ((err = seen_add(&x->mod, h, key, len, *out)))
+		return fab_err(err, "out of memory");
+	return 0;
 }
 
 /* ---- loading ---------------------------------------------------------------- */

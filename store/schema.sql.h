@@ -42,7 +42,7 @@
 	" m.rx_power_lo_alarm_dbm, m.rx_power_hi_warn_dbm," \
 	" m.rx_power_lo_warn_dbm"
 
-/* Schema step 16 -> 17 (RoCE deltas): whether a row of part v (a row of
+/* Schema step 17 -> 18 (RoCE deltas): whether a row of part v (a row of
  * roce_scan_parts) owned by system SYS is in v's scan: always its own
  * scan's, a keyframe's unless the delta hides SYS. */
 #define ROCE_VISIBLE(SYS) \
@@ -62,6 +62,23 @@
 	" UPDATE " TABLE " SET " SET " WHERE scan_id = OLD.scan_id AND " KEY "; END;" \
 	"CREATE TRIGGER " VIEW "_delete INSTEAD OF DELETE ON " VIEW " BEGIN" \
 	" DELETE FROM " TABLE " WHERE scan_id = OLD.scan_id AND " KEY "; END;"
+
+/* MODULE_COLS of a module stored with a shared description (schema 17:
+ * module_descs d), the rest from its module_rows row m. */
+#define MODULE_DESC_COLS \
+	"m.fabric, m.module_idx, m.node_guid, m.port_num, m.system," \
+	" m.ifname, d.spec, m.refused, m.note, d.identifier, d.type," \
+	" d.vendor, d.part_number, m.serial_number, d.revision," \
+	" d.date_code, d.media, d.length_m, d.media_lanes, m.lanes," \
+	" m.monitors, m.flags_valid, m.flags, m.temperature_c, m.voltage_v," \
+	" d.temp_hi_alarm, d.temp_lo_alarm, d.temp_hi_warn, d.temp_lo_warn," \
+	" d.vcc_hi_alarm, d.vcc_lo_alarm, d.vcc_hi_warn, d.vcc_lo_warn," \
+	" d.bias_hi_alarm_ma, d.bias_lo_alarm_ma, d.bias_hi_warn_ma," \
+	" d.bias_lo_warn_ma, d.tx_power_hi_alarm_dbm," \
+	" d.tx_power_lo_alarm_dbm, d.tx_power_hi_warn_dbm," \
+	" d.tx_power_lo_warn_dbm, d.rx_power_hi_alarm_dbm," \
+	" d.rx_power_lo_alarm_dbm, d.rx_power_hi_warn_dbm," \
+	" d.rx_power_lo_warn_dbm"
 
 /* Every byte value in order: instr(FAB_SQL_BYTES, substr(blob, i, 1)) - 1
  * is the number byte i of a blob holds. */
@@ -866,7 +883,117 @@ static const char *const migrations[] = {
 	" status TEXT NOT NULL CHECK (status IN ('merged', 'unchanged', 'failed')),"
 	" PRIMARY KEY (scan_id, file)) WITHOUT ROWID;",
 
-	/* 16 -> 17: merge --into as a delta on its keyframe (docs/schema.md
+	/* 16 -> 17: the physical layer at fleet size (docs/schema.md
+	 * "Physical layer"). A port's NIC counters are one row per run (the
+	 * counters of one sample read at one time, in the order they were
+	 * read): nic_counter_ports.counter_values, a JSON array in the order of
+	 * its counter set (the counter names, priorities and sources, stored
+	 * once for every run that has the same ones: nic_counter_sets,
+	 * nic_counter_names). An Ethernet module's lanes are a JSON array in
+	 * its module_rows row (lane_values: per lane [lane, rx_power_mw,
+	 * rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags]), and
+	 * what a fleet's modules of one kind share (spec, identifier, type,
+	 * vendor, part number, revision, date code, media, length, media
+	 * lanes, thresholds) is stored once (module_descs) and named by the
+	 * row (desc_id); the modules view reads it there. InfiniBand modules
+	 * keep module_lane_rows and their own columns. nic_counters becomes a view
+	 * with the columns it had, the rows of older scans in the renamed table
+	 * nic_counter_rows, which it includes (INSERT, UPDATE of value and
+	 * DELETE through it still work); module_lanes includes both forms. */
+	"ALTER TABLE nic_counters RENAME TO nic_counter_rows;"
+	"CREATE TABLE nic_counter_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE nic_counter_names("
+	" set_id INTEGER NOT NULL, pos INTEGER NOT NULL, counter TEXT NOT NULL, priority INTEGER,"
+	" source TEXT, PRIMARY KEY (set_id, pos)) WITHOUT ROWID;"
+	"CREATE TABLE nic_counter_ports("
+	" scan_id INTEGER NOT NULL, port_idx INTEGER NOT NULL, run INTEGER NOT NULL,"
+	" system TEXT NOT NULL, ifname TEXT NOT NULL, sample INTEGER NOT NULL, sampled_at TEXT,"
+	" counter_set INTEGER NOT NULL, counter_values TEXT NOT NULL,"
+	" PRIMARY KEY (scan_id, port_idx, run)) WITHOUT ROWID;"
+	"CREATE VIEW nic_counters AS"
+	" SELECT scan_id, port_idx, system, ifname, sample, sampled_at, counter, priority, value, source"
+	" FROM nic_counter_rows"
+	" UNION ALL SELECT p.scan_id, p.port_idx, p.system, p.ifname, p.sample, p.sampled_at,"
+	" n.counter, n.priority, v.value, n.source FROM nic_counter_ports p"
+	" JOIN nic_counter_names n ON n.set_id = p.counter_set"
+	" JOIN json_each(p.counter_values) v ON v.key = n.pos;"
+	"CREATE TRIGGER nic_counters_insert INSTEAD OF INSERT ON nic_counters BEGIN"
+	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at,"
+	"  counter, priority, value, source) VALUES (NEW.scan_id, NEW.port_idx, NEW.system,"
+	"  NEW.ifname, NEW.sample, NEW.sampled_at, NEW.counter, NEW.priority, NEW.value, NEW.source);"
+	" END;"
+	"CREATE TRIGGER nic_counters_update INSTEAD OF UPDATE OF value ON nic_counters BEGIN"
+	" UPDATE nic_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id"
+	"  AND port_idx = OLD.port_idx AND sample = OLD.sample AND counter = OLD.counter"
+	"  AND priority IS OLD.priority AND source IS OLD.source;"
+	" UPDATE nic_counter_ports SET counter_values = json_replace(counter_values, '$[' ||"
+	"  (SELECT n.pos FROM nic_counter_names n WHERE n.set_id = nic_counter_ports.counter_set"
+	"   AND n.counter = OLD.counter AND n.priority IS OLD.priority AND n.source IS OLD.source)"
+	"  || ']', NEW.value)"
+	"  WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx AND sample = OLD.sample"
+	"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n"
+	"   WHERE n.set_id = nic_counter_ports.counter_set AND n.counter = OLD.counter"
+	"   AND n.priority IS OLD.priority AND n.source IS OLD.source);"
+	" END;"
+	"CREATE TRIGGER nic_counters_delete INSTEAD OF DELETE ON nic_counters BEGIN"
+	" DELETE FROM nic_counter_rows WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx"
+	"  AND sample = OLD.sample AND counter = OLD.counter AND priority IS OLD.priority"
+	"  AND source IS OLD.source;"
+	/* a run that loses a counter: its rows out of the set, that one left out */
+	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at,"
+	"  counter, priority, value, source)"
+	"  SELECT p.scan_id, p.port_idx, p.system, p.ifname, p.sample, p.sampled_at, n.counter,"
+	"  n.priority, v.value, n.source FROM nic_counter_ports p"
+	"  JOIN nic_counter_names n ON n.set_id = p.counter_set"
+	"  JOIN json_each(p.counter_values) v ON v.key = n.pos"
+	"  WHERE p.scan_id = OLD.scan_id AND p.port_idx = OLD.port_idx AND p.sample = OLD.sample"
+	"  AND p.sampled_at IS OLD.sampled_at AND NOT (n.counter = OLD.counter"
+	"  AND n.priority IS OLD.priority AND n.source IS OLD.source)"
+	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = p.counter_set"
+	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source)"
+	"  ORDER BY p.run, n.pos;"
+	" DELETE FROM nic_counter_ports WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx"
+	"  AND sample = OLD.sample AND sampled_at IS OLD.sampled_at"
+	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = nic_counter_ports.counter_set"
+	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source);"
+	" END;"
+	"ALTER TABLE module_rows ADD COLUMN lane_values TEXT;"
+	"ALTER TABLE module_rows ADD COLUMN desc_id INTEGER;"
+	"CREATE TABLE module_descs(desc_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE,"
+	" spec TEXT, identifier INTEGER, type TEXT, vendor TEXT, part_number TEXT, revision TEXT,"
+	" date_code TEXT, media TEXT, length_m REAL, media_lanes INTEGER,"
+	" temp_hi_alarm REAL, temp_lo_alarm REAL, temp_hi_warn REAL, temp_lo_warn REAL,"
+	" vcc_hi_alarm REAL, vcc_lo_alarm REAL, vcc_hi_warn REAL, vcc_lo_warn REAL,"
+	" bias_hi_alarm_ma REAL, bias_lo_alarm_ma REAL, bias_hi_warn_ma REAL, bias_lo_warn_ma REAL,"
+	" tx_power_hi_alarm_dbm REAL, tx_power_lo_alarm_dbm REAL, tx_power_hi_warn_dbm REAL,"
+	" tx_power_lo_warn_dbm REAL,"
+	" rx_power_hi_alarm_dbm REAL, rx_power_lo_alarm_dbm REAL, rx_power_hi_warn_dbm REAL,"
+	" rx_power_lo_warn_dbm REAL);"
+	"DROP VIEW module_lanes;"
+	"DROP VIEW modules;"
+	"CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS
+	" FROM scans s JOIN module_rows m ON m.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  AND m.fabric = 'ib'"
+	" UNION ALL SELECT m.scan_id, " MODULE_COLS " FROM module_rows m"
+	"  WHERE m.fabric = 'eth' AND m.desc_id IS NULL"
+	" UNION ALL SELECT m.scan_id, " MODULE_DESC_COLS " FROM module_rows m"
+	"  JOIN module_descs d ON d.desc_id = m.desc_id WHERE m.fabric = 'eth';"
+	"CREATE VIEW module_lanes AS SELECT m.scan_id, m.fabric, m.module_idx,"
+	" m.node_guid, m.port_num, m.system, m.ifname, m.serial_number, l.lane, l.rx_power_mw,"
+	" l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm, l.tx_bias_ma, l.flags"
+	" FROM modules m JOIN scans s ON s.scan_id = m.scan_id"
+	" JOIN module_lane_rows l ON l.fabric = m.fabric AND l.module_idx = m.module_idx"
+	"  AND l.scan_id = CASE m.fabric WHEN 'ib' THEN coalesce(s.topology_scan_id, s.scan_id)"
+	"  ELSE s.scan_id END"
+	" UNION ALL SELECT m.scan_id, m.fabric, m.module_idx, m.node_guid, m.port_num, m.system,"
+	" m.ifname, m.serial_number, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),"
+	" json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'),"
+	" json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'),"
+	" json_extract(j.value, '$[6]')"
+	" FROM module_rows m JOIN scans s ON s.scan_id = m.scan_id"
+	" JOIN json_each(m.lane_values) j WHERE m.fabric = 'eth';",
+
+	/* 17 -> 18: merge --into as a delta on its keyframe (docs/schema.md
 	 * "RoCE deltas"; core/roce_delta.c). A delta scan names the whole
 	 * merge it changes (scans.roce_base_scan_id) and the systems of it
 	 * that it replaces or drops (roce_hidden); it holds the rows of the

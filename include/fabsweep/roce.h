@@ -474,6 +474,11 @@ int fab_roce_add_counters(struct fab_roce *r, uint32_t port_idx, uint32_t n,
  * others: they are contiguous per port. source is copied. */
 int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr, int prio,
 			     unsigned sample, uint64_t value, int64_t at_ms, const char *source);
+/* n of them at once, of one sample read at at_ms: names[i]'s counter,
+ * priority and source (interned in r: fab_roce_intern()) with values[i];
+ * names whose ctr is not a known one (>= FAB_NIC__COUNT) are left out. */
+int fab_roce_add_nic_counters(struct fab_roce *r, uint32_t port_idx, unsigned sample, int64_t at_ms,
+			      size_t n, const struct fab_nic_counter *names, const uint64_t *values);
 /* Makes each port's NIC counters contiguous again (stable: in the order
  * they were added) after counters of several ports were interleaved (a
  * second sample of every port). 0 or -ENOMEM. */

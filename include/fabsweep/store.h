@@ -29,7 +29,7 @@ enum {
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 17
+#define FAB_SCHEMA_VERSION 18
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -47,6 +48,77 @@ static inline void same_dcbx(const struct fab_roce *x, const struct fab_dcbx *a,
 	if (a->app_count)
 		assert_memory_equal(&x->apps[a->app_first], &y->apps[b->app_first],
 				    a->app_count * sizeof(struct fab_app_entry));
+}
+
+/* Two doubles the same, NAN as NAN. */
+static inline void same_real(double a, double b)
+{
+	if (!(a == b || (isnan(a) && isnan(b))))
+		fail_msg("%.17g != %.17g", a, b);
+}
+
+/* The physical layer of two models: each port's NIC counters in order
+ * (their ports made contiguous by then), the modules with their lanes. */
+static inline void same_phys(const struct fab_roce *x, const struct fab_roce *y)
+{
+	assert_int_equal(x->n_nic_counters, y->n_nic_counters);
+	for (size_t i = 0; i < x->n_eth_ports; i++) {
+		const struct fab_eth_port *a = &x->eth_ports[i], *b = &y->eth_ports[i];
+		assert_int_equal(a->nic_count, b->nic_count);
+		for (uint32_t k = 0; k < a->nic_count; k++) {
+			const struct fab_nic_counter *c = &x->nic_counters[a->nic_first + k];
+			const struct fab_nic_counter *d = &y->nic_counters[b->nic_first + k];
+			assert_int_equal(c->port_idx, i);
+			assert_int_equal(d->port_idx, i);
+			assert_int_equal(c->ctr, d->ctr);
+			assert_int_equal(c->prio, d->prio);
+			assert_int_equal(c->sample, d->sample);
+			assert_int_equal(c->value, d->value);
+			assert_int_equal(c->at_ms, d->at_ms);
+			SAME_STR(c->source, d->source);
+		}
+	}
+	assert_int_equal(x->modules.n, y->modules.n);
+	for (size_t i = 0; i < x->modules.n; i++) {
+		const struct fab_module *a = &x->modules.mods[i], *b = &y->modules.mods[i];
+		assert_int_equal(a->port_idx, b->port_idx);
+		assert_int_equal(a->spec, b->spec);
+		assert_int_equal(a->refused, b->refused);
+		assert_int_equal(a->monitors, b->monitors);
+		assert_int_equal(a->flags_valid, b->flags_valid);
+		assert_int_equal(a->identifier, b->identifier);
+		assert_int_equal(a->media_lanes, b->media_lanes);
+		assert_int_equal(a->n_lanes, b->n_lanes);
+		SAME_STR(a->type, b->type);
+		SAME_STR(a->vendor, b->vendor);
+		SAME_STR(a->part_number, b->part_number);
+		SAME_STR(a->serial, b->serial);
+		SAME_STR(a->revision, b->revision);
+		SAME_STR(a->date_code, b->date_code);
+		SAME_STR(a->media, b->media);
+		SAME_STR(a->note, b->note);
+		same_real(a->length_m, b->length_m);
+		same_real(a->temperature_c, b->temperature_c);
+		same_real(a->voltage_v, b->voltage_v);
+		for (unsigned k = 0; k < FAB_MON__COUNT; k++) {
+			same_real(a->lim[k].hi_alarm, b->lim[k].hi_alarm);
+			same_real(a->lim[k].lo_alarm, b->lim[k].lo_alarm);
+			same_real(a->lim[k].hi_warn, b->lim[k].hi_warn);
+			same_real(a->lim[k].lo_warn, b->lim[k].lo_warn);
+		}
+		if (a->flags_valid)
+			assert_int_equal(a->flags, b->flags);
+		const struct fab_module_lane *la = fab_module_lanes(&x->modules, a);
+		const struct fab_module_lane *lb = fab_module_lanes(&y->modules, b);
+		for (unsigned k = 0; la && lb && k < a->n_lanes; k++) {
+			assert_int_equal(la[k].lane, lb[k].lane);
+			same_real(la[k].rx_mw, lb[k].rx_mw);
+			same_real(la[k].tx_mw, lb[k].tx_mw);
+			same_real(la[k].bias_ma, lb[k].bias_ma);
+			if (a->flags_valid)
+				assert_int_equal(la[k].flags, lb[k].flags);
+		}
+	}
 }
 
 /* Every element of two models, strings by content. */
@@ -155,5 +227,6 @@ static inline void same_model(const struct fab_roce *x, const struct fab_roce *y
 		assert_int_equal(x->inputs[i].mtime_ns, y->inputs[i].mtime_ns);
 		assert_int_equal(x->inputs[i].status, y->inputs[i].status);
 	}
+	same_phys(x, y);
 }
 

@@ -26,6 +26,10 @@
 #include "fabfix/fabfix_db.h"
 #include "unit/rules/rulefix.h"
 #include "unit/store/roce_same.h"
+#include "unit/store/schema_undo.h"
+
+/* The modules view's columns after its scan_id as schema step 12 -> 13 made
+ * them (store/schema.sql.h MODULE_COLS): to undo step 16 -> 17. */
 
 static char dbpath[256];
 
@@ -318,27 +322,8 @@ static void downgrade(int to)
 		       " ALTER TABLE rdma_port_rows DROP COLUMN counter_set;"
 		       " DROP TABLE rdma_counter_names; DROP TABLE rdma_counter_sets;"
 		       " ALTER TABLE rdma_counter_rows RENAME TO rdma_counters;",
-		/* the views of step 16 as far as the undo of 15 and the loader need them */
-		[16] = "DROP VIEW lldp_tlvs; DROP VIEW rdma_counters; DROP VIEW rdma_ports;"
-		       " DROP VIEW eth_ports; DROP VIEW systems; DROP VIEW lldp_neighbors;"
-		       " DROP VIEW eth_links; DROP VIEW rdma_devices; DROP VIEW roce_scan_parts;"
-		       " DROP TABLE roce_hidden; ALTER TABLE scans DROP COLUMN roce_base_scan_id;"
-		       " ALTER TABLE system_rows RENAME TO systems;"
-		       " ALTER TABLE lldp_neighbor_rows RENAME TO lldp_neighbors;"
-		       " ALTER TABLE eth_link_rows RENAME TO eth_links;"
-		       " ALTER TABLE rdma_device_rows RENAME TO rdma_devices;"
-		       " CREATE VIEW eth_ports AS SELECT scan_id, system, ifname FROM eth_port_rows;"
-		       " CREATE VIEW rdma_ports AS SELECT p.scan_id, p.system FROM rdma_port_rows p"
-		       " JOIN rdma_devices d USING (scan_id, device_idx);"
-		       " CREATE VIEW rdma_counters AS SELECT scan_id, device_idx, port_num, system, device,"
-		       " kind, counter, value FROM rdma_counter_rows;"
-		       " CREATE TRIGGER rdma_counters_update INSTEAD OF UPDATE OF value ON rdma_counters"
-		       " BEGIN SELECT 1; END;"
-		       " CREATE VIEW lldp_tlvs AS SELECT scan_id, owner, owner_idx, system, ifname, oui,"
-		       " subtype, info FROM lldp_tlv_rows;"
-		       " CREATE TRIGGER lldp_tlvs_update INSTEAD OF UPDATE ON lldp_tlvs BEGIN SELECT 1; END;"
-		       " CREATE TRIGGER lldp_tlvs_delete INSTEAD OF DELETE ON lldp_tlvs BEGIN SELECT 1; END;"
-		       " CREATE TRIGGER lldp_tlvs_insert INSTEAD OF INSERT ON lldp_tlvs BEGIN SELECT 1; END;",
+		[16] = UNDO_STEP_17,
+		[17] = UNDO_STEP_18,
 	};
 	char sql[64];
 	int from = (int)count("PRAGMA user_version");
