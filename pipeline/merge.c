@@ -176,32 +176,29 @@ static int load_base(struct fab_store *st, int64_t id, const char *ready_dir, st
 #define DELTA_MAX_SHARE 0.25
 
 /* Before files are merged into the base model r: what a delta needs to
- * know of it (core/roce_delta.c). A base that is itself a delta keeps its
+ * know of it (core/roce_delta.c), when its keyframe can carry one
+ * (fab_store_keyframe_ok). A base that is itself a delta keeps its
  * keyframe and its stored indices. */
-static int mark_base(struct base *b, struct fab_roce *r)
+static int mark_base(struct base *b, struct fab_store *st, struct fab_roce *r)
 {
 	struct fab_roce_delta *was = r->delta;
+	bool ok;
 	int err;
 
 	r->delta = NULL;
 	b->keyframe = was ? was->base_scan : b->id;
-	err = fab_roce_mark_base(r, was, was ? was->write : NULL, &b->mark);
+	if (!(err = fab_store_keyframe_ok(st, b->keyframe, &ok)) && ok &&
+	    (err = fab_roce_mark_base(r, was, was ? was->write : NULL, &b->mark)))
+		err = fab_err(err, "out of memory");
 	fab_roce_delta_free(was);
-	return err ? fab_err(err, "out of memory") : 0;
+	return err;
 }
 
-/* After resolving r: a delta on the keyframe, when it is worth one and the
- * keyframe can carry one (fab_store_keyframe_ok). */
-static int plan_delta(struct base *b, struct fab_store *st, struct fab_roce *r)
+/* After resolving r: a delta on the keyframe, when it is worth one. */
+static int plan_delta(struct base *b, struct fab_roce *r)
 {
-	bool ok;
 	int err;
 
-	/* the physical layer's rows are written whole (not yet by delta) */
-	if (r->n_nic_counters || r->modules.n)
-		return 0;
-	if ((err = fab_store_keyframe_ok(st, b->keyframe, &ok)) || !ok)
-		return err;
 	if ((err = fab_roce_delta_plan(r, b->mark, DELTA_MAX_SHARE, &r->delta)))
 		return fab_err(err, "out of memory");
 	if (r->delta)
@@ -346,7 +343,8 @@ static int open_target(const char *db, struct fab_store **st)
 
 /* The files to read and the records of what was not read again. */
 static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipeline_merge_result *res,
-			const struct merge_paths *in, struct base *b, struct fab_store_reader *rd)
+			const struct merge_paths *in, struct base *b, struct fab_store *st,
+			struct fab_store_reader *rd)
 {
 	struct fab_snapshot *snap = res->snap;
 	struct fab_roce_input *carried = NULL;
@@ -359,7 +357,7 @@ static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipelin
 		fab_roce_free(snap->roce);
 		snap->roce = b->snap->roce;
 		b->snap->roce = NULL;
-		if ((err = mark_base(b, snap->roce)))
+		if ((err = mark_base(b, st, snap->roce)))
 			goto out;
 		carried = snap->roce->inputs;
 		n_carried = snap->roce->n_inputs;
@@ -452,7 +450,7 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		goto out;
 	}
 	if ((base && (err = load_base(st, base, job->ready_dir, &b, &res))) || (err = fab_store_reader_new(&rd)) ||
-	    (err = merge_inputs(job, &res, &in, &b, rd)))
+	    (err = merge_inputs(job, &res, &in, &b, st, rd)))
 		goto out;
 	fab_store_reader_free(rd);
 	rd = NULL;
@@ -473,7 +471,7 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		err = fab_err(err, "out of memory");
 		goto out;
 	}
-	if (b.mark && (err = plan_delta(&b, st, snap->roce)))
+	if (b.mark && (err = plan_delta(&b, snap->roce)))
 		goto out;
 	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
 		goto out;

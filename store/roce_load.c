@@ -80,6 +80,8 @@ struct ld {
 	 * stored index, and which systems are the delta's own rows */
 	uint32_t *ids[4];
 	size_t cap_ids[4];
+	uint32_t *mod_ids; /* by module position (fab_roce_load_phys tells them) */
+	size_t cap_mod_ids;
 	bool *own;
 	size_t cap_own;
 };
@@ -538,6 +540,46 @@ static int owner_tlvs(struct ld *l, int64_t set, uint32_t *first, uint32_t *coun
 	return fab_roce_decode_tlvs(l->r, *first, *count, out) ? NOMEM() : 0;
 }
 
+/* A delta's physical-layer rows (fab_roce_place): a keyframe row's port
+ * left out when the delta hides its system. */
+static uint32_t place_port(void *ctx, int64_t stored)
+{
+	struct ld *l = ctx;
+
+	if (l->in_base) {
+		uint32_t sys = map_get(&l->kown[O_PORT], stored);
+		if (sys == FAB_NONE || is_hidden(l, sys))
+			return FAB_NONE;
+	}
+	return map_get(&l->map[M_PORT], stored);
+}
+
+static int place_module(void *ctx, int64_t stored, uint32_t pos)
+{
+	struct ld *l = ctx;
+	uint32_t *ids = grow(l->mod_ids, &l->cap_mod_ids, pos, sizeof(*ids));
+
+	if (!ids)
+		return -ENOMEM;
+	l->mod_ids = ids;
+	ids[pos] = (uint32_t)stored;
+	return 0;
+}
+
+/* The physical layer's rows: for a delta, its keyframe's first. */
+static int load_phys(struct ld *l)
+{
+	const struct fab_roce_place place = { place_port, place_module, l };
+	int err = 0;
+
+	if (!l->base)
+		return fab_roce_load_phys(l->src, l->r, l->scan, NULL);
+	l->in_base = true;
+	err = fab_roce_load_phys(l->src, l->r, l->base, &place);
+	l->in_base = false;
+	return err ? err : fab_roce_load_phys(l->src, l->r, l->scan, &place);
+}
+
 /* Runs q for the scan: for a delta, its keyframe's rows first. */
 static int run(struct ld *l, const struct fab_rquery *q, int (*fn)(struct fab_rrow *, void *))
 {
@@ -873,7 +915,7 @@ static int load_all(struct ld *l)
 	static const char *const in_cols[] = { "file", "mtime_ns", "size", "status", NULL };
 	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true, NULL };
 	if ((err = load_tlvs(l)) || (err = run(l, &links, link_row)) ||
-	    (err = load_rdma(l)) || (err = fab_roce_load_phys(l->src, l->r, l->scan)))
+	    (err = load_rdma(l)) || (err = load_phys(l)))
 		return err;
 	return fab_rquery_run(l->src, &inputs, l->scan, input_row, l);
 }
@@ -959,6 +1001,11 @@ static int keep_delta(struct ld *l)
 	d->n_port = r->n_eth_ports;
 	d->n_nb = r->n_neighbors;
 	d->n_dev = r->n_devices;
+	d->n_mod = r->modules.n;
+	if (!(d->mod = malloc((d->n_mod + 1) * sizeof(*d->mod))))
+		return NOMEM();
+	if (d->n_mod)
+		memcpy(d->mod, l->mod_ids, d->n_mod * sizeof(*d->mod));
 	for (int k = 0; k < 4; k++) {
 		if (!(*to[k] = malloc((n[k] + 1) * sizeof(uint32_t))))
 			return NOMEM();
@@ -989,6 +1036,7 @@ int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool ra
 	free(l.hidden);
 	for (int k = 0; k < 4; k++)
 		free(l.ids[k]);
+	free(l.mod_ids);
 	free(l.own);
 	for (int k = 0; k < 4; k++)
 		free(l.map[k].v);

@@ -174,6 +174,16 @@ static int64_t stored(const uint32_t *ids, uint32_t pos)
 #define NB_ID(r, i) stored((r)->delta ? (r)->delta->nb : NULL, (i))
 #define DEV_ID(r, i) stored((r)->delta ? (r)->delta->dev : NULL, (i))
 
+int64_t fab_roce_port_id(const struct fab_roce *r, uint32_t pos)
+{
+	return PORT_ID(r, pos);
+}
+
+int64_t fab_roce_module_id(const struct fab_roce *r, uint32_t pos)
+{
+	return stored(r->delta ? r->delta->mod : NULL, pos);
+}
+
 /* Whether the rows of system sys stand as the keyframe has them. */
 bool fab_roce_kept(const struct fab_roce *r, uint32_t sys)
 {

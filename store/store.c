@@ -360,8 +360,8 @@ int fab_store_keyframe_ok(struct fab_store *st, int64_t scan_id, bool *ok)
 		 "SELECT (SELECT roce_base_scan_id IS NOT NULL FROM scans WHERE scan_id = %lld)"
 		 " OR EXISTS (SELECT 1 FROM lldp_tlv_rows WHERE scan_id = %lld)"
 		 " OR EXISTS (SELECT 1 FROM rdma_counter_rows WHERE scan_id = %lld)"
-		 " OR EXISTS (SELECT 1 FROM nic_counters WHERE scan_id = %lld)"
-		 " OR EXISTS (SELECT 1 FROM module_rows WHERE scan_id = %lld AND fabric = 'eth')",
+		 " OR EXISTS (SELECT 1 FROM nic_counter_rows WHERE scan_id = %lld)"
+		 " OR EXISTS (SELECT 1 FROM module_lane_rows WHERE scan_id = %lld AND fabric = 'eth')",
 		 (long long)scan_id, (long long)scan_id, (long long)scan_id, (long long)scan_id,
 		 (long long)scan_id);
 	if ((err = query_int(st, sql, &bad)))

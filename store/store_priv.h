@@ -164,6 +164,10 @@ int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap);
  * written as a delta that does not write sys (store/roce_write.c). */
 struct fab_roce;
 bool fab_roce_kept(const struct fab_roce *r, uint32_t sys);
+/* The stored index of r's Ethernet port (module) at position pos: pos,
+ * or its delta's (store/roce_write.c). */
+int64_t fab_roce_port_id(const struct fab_roce *r, uint32_t pos);
+int64_t fab_roce_module_id(const struct fab_roce *r, uint32_t pos);
 /* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
  * scan has none). */
 /* raw: the RDMA counters as stored, not parsed (fab_rdma_port.ctr_json) */

@@ -79,7 +79,7 @@ int fab_store_latest_merge(struct fab_store *st, int64_t *out);
 
 /* Whether merge scan_id can be the keyframe of a delta (docs/schema.md,
  * "RoCE deltas"): a whole merge whose rows are all in the form this
- * version writes (none kept one per counter or per TLV: older scans, or
+ * version writes (none kept one per counter, lane or TLV: older scans, or
  * rows SQL changed). 0 or a negative errno with the message set. */
 int fab_store_keyframe_ok(struct fab_store *st, int64_t scan_id, bool *ok);
 

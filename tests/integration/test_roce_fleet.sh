@@ -69,7 +69,8 @@ check "nothing written beside the inputs" eq "$(ls "$D/c" | grep -vc '^host[0-9]
 # with "noidx", the positions (*_idx) too: the rows by content.
 dump() {
 	local db=$1 t
-	for t in systems eth_ports lldp_neighbors eth_links lldp_tlvs rdma_devices rdma_ports rdma_counters; do
+	for t in systems eth_ports lldp_neighbors eth_links lldp_tlvs rdma_devices rdma_ports rdma_counters \
+		nic_counters modules module_lanes; do
 		python3 - "$db" "$t" "${2:-}" <<'EOF'
 import sqlite3, sys
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
@@ -280,6 +281,32 @@ check "a delta whose keyframe was deleted by hand: refused, saying so" eq "$?|$(
 check "60% of the hosts read again: a whole merge (the next keyframe)" eq \
 	"$(q "$D/inc.db" "SELECT roce_base_scan_id IS NULL, (SELECT count(*) FROM system_rows r WHERE r.scan_id = s.scan_id)
 		= (SELECT count(*) FROM systems y WHERE y.scan_id = s.scan_id) FROM scans s WHERE scan_id = 10")" "1|1"
+
+# ---- deltas with the physical layer: NIC counters and a module per port (collect with ethtool)
+FABSWEEP=$FABSWEEP bash "$SRCDIR/bench/roce_host.sh" --out "$D/eth-host.db" --ethtool ||
+	{ echo "FAIL: bench/roce_host.sh --ethtool"; exit 1; }
+mkdir "$D/eth"
+"$CLONE" --template "$D/eth-host.db" --out "$D/eth" --hosts 64 --per-leaf $PER --time $T0 ||
+	{ echo "FAIL: roce_clone"; exit 1; }
+"$FABSWEEP" merge --quiet --into "$D/eth.db" "$D/eth"
+"$CLONE" --template "$D/eth-host.db" --first 5 --hosts 2 --per-leaf $((PER * 2)) --time $((T0 + 60000)) \
+	--out "$D/eth" || { echo "FAIL: roce_clone"; exit 1; } # two hosts collected again, cabled elsewhere
+"$FABSWEEP" merge --quiet --into "$D/eth.db" "$D/eth"
+"$FABSWEEP" merge --quiet --db "$D/eth-full.db" "$D/eth"
+dump "$D/eth.db" noidx >"$D/eth.dump"
+dump "$D/eth-full.db" noidx >"$D/eth-full.dump"
+check "with NIC counters and modules: the delta gives what a full merge gives, theirs included" eq \
+	"$(diff "$D/eth-full.dump" "$D/eth.dump" | head -5)|$(grep -c '^nic_counters ' "$D/eth.dump")|$(grep -c \
+		'^module_lanes ' "$D/eth.dump")" "|$(grep -c '^nic_counters ' "$D/eth-full.dump")|$((64 * NICS * 4))"
+check "... a delta: the two hosts' counters and modules written, not the others'" eq \
+	"$(q "$D/eth.db" "SELECT (SELECT roce_base_scan_id FROM scans WHERE scan_id = 2),
+		(SELECT count(DISTINCT system) FROM nic_counter_ports WHERE scan_id = 2),
+		(SELECT count(*) FROM module_rows WHERE scan_id = 2)")" "1|2|$((2 * NICS))"
+touch "$D/eth/host00010.db" # the next delta starts from this one as loaded
+"$FABSWEEP" merge --quiet --into "$D/eth.db" "$D/eth"
+check "... and the next delta, made from it as loaded, too" eq \
+	"$(dump "$D/eth.db" noidx | diff "$D/eth-full.dump" - | head -5)|$(q "$D/eth.db" \
+		"SELECT roce_base_scan_id FROM scans WHERE scan_id = 3")" "|1"
 
 # ---- the rules and the HTML report at scale
 "$FABSWEEP" check --db "$D/flat.db" >"$D/check.out" 2>&1

@@ -14,6 +14,11 @@ MUTANTS+=(
 	"delta_prune_keyframe    integration/test_roce_fleet  Failed  m_delta_prune_keyframe"
 	"delta_links_all         integration/test_roce_fleet  Failed  m_delta_links_all"
 	"delta_hidden_lost       integration/test_roce_fleet  Failed  m_delta_hidden_lost"
+	"delta_nic_all           integration/test_roce_fleet  Failed  m_delta_nic_all"
+	"delta_modules_all       integration/test_roce_fleet  Failed  m_delta_modules_all"
+	"delta_phys_hidden       integration/test_roce_fleet  Failed  m_delta_phys_hidden"
+	"delta_module_ids        integration/test_roce_fleet  Failed  m_delta_module_ids"
+	"delta_raw_counters      integration/test_roce_fleet  Failed  m_delta_raw_counters"
 )
 # a file read again taken for the base's system: its new view is not written
 m_delta_reread_kept() { mut core/roce_delta.c 's/(!y->collected || from_base(m, y)) \&\&/(!y->collected || 1) \&\&/'; }
@@ -37,3 +42,13 @@ m_delta_prune_keyframe() { mut store/prune.c 's/"   OR w.roce_base_scan_id = s.s
 m_delta_links_all() { mut store/roce_write.c 's/if (fab_roce_kept(r, a->system_idx)) \/\* a link is its a side.s \*\//if (0)/'; }
 # what a base delta hid (a stub leaf nobody hears any more) shows again in the next delta
 m_delta_hidden_lost() { mut core/roce_delta.c 's/d->hidden\[d->n_hidden++\] = m->was_hidden\[k\];/(void)k;/'; }
+# a delta writes every port's NIC counters, also those of systems it keeps
+m_delta_nic_all() { mut store/phys_io.c 's/if (fab_roce_kept(r, p->system_idx)) \/\* a delta.s keyframe holds them \*\//if (0)/'; }
+# a delta writes every module, also those of systems it keeps
+m_delta_modules_all() { mut store/phys_io.c 's/if (fab_roce_kept(r, p->system_idx)) \/\* a delta.s keyframe holds it \*\//if (0)/'; }
+# the loader keeps the keyframe's NIC counters and modules of hidden systems
+m_delta_phys_hidden() { mut store/roce_load.c '/^static uint32_t place_port/,/^}/s/is_hidden(l, sys)/0/'; }
+# a loaded delta's modules keep positions, not their stored indices: the next delta misplaces them
+m_delta_module_ids() { mut store/roce_load.c 's/\tids\[pos\] = (uint32_t)stored;/\tids[pos] = pos;/'; }
+# a merge --into base's counters written as if parsed: its ports lose them
+m_delta_raw_counters() { mut store/roce_write.c 's/\t\t\tif (q->ctr_json) {/\t\t\tif (0) {/'; }

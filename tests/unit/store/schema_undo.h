@@ -25,7 +25,8 @@
 
 /* 17 -> 16: the physical layer's fleet storage */
 #define UNDO_STEP_17 \
-	"DROP VIEW module_lanes; DROP VIEW modules; ALTER TABLE module_rows DROP COLUMN lane_values;" \
+	"DROP VIEW IF EXISTS module_lanes; DROP VIEW IF EXISTS modules;" \
+	" ALTER TABLE module_rows DROP COLUMN lane_values;" \
 	" ALTER TABLE module_rows DROP COLUMN desc_id; DROP TABLE module_descs;" \
 	" CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS_V13 \
 	" FROM scans s JOIN module_rows m ON m.scan_id = coalesce(s.topology_scan_id, s.scan_id)" \
@@ -38,15 +39,16 @@
 	" JOIN module_lane_rows l ON l.fabric = m.fabric AND l.module_idx = m.module_idx" \
 	"  AND l.scan_id = CASE m.fabric WHEN 'ib' THEN coalesce(s.topology_scan_id, s.scan_id)" \
 	"  ELSE s.scan_id END;" \
-	" DROP TRIGGER nic_counters_delete; DROP TRIGGER nic_counters_update;" \
-	" DROP TRIGGER nic_counters_insert; DROP VIEW nic_counters;" \
+	" DROP TRIGGER IF EXISTS nic_counters_delete; DROP TRIGGER IF EXISTS nic_counters_update;" \
+	" DROP TRIGGER IF EXISTS nic_counters_insert; DROP VIEW IF EXISTS nic_counters;" \
 	" DROP TABLE nic_counter_ports; DROP TABLE nic_counter_names; DROP TABLE nic_counter_sets;" \
 	" ALTER TABLE nic_counter_rows RENAME TO nic_counters;"
 
 /* 18 -> 17: RoCE deltas (the views of step 17 as far as the undo of 15 and
- * the loader need them) */
+ * the loader need them; the physical layer's left to the undo of 17) */
 #define UNDO_STEP_18 \
-	"DROP VIEW lldp_tlvs; DROP VIEW rdma_counters; DROP VIEW rdma_ports;" \
+	"DROP VIEW nic_counters; DROP VIEW module_lanes; DROP VIEW modules;" \
+	" DROP VIEW lldp_tlvs; DROP VIEW rdma_counters; DROP VIEW rdma_ports;" \
 	" DROP VIEW eth_ports; DROP VIEW systems; DROP VIEW lldp_neighbors;" \
 	" DROP VIEW eth_links; DROP VIEW rdma_devices; DROP VIEW roce_scan_parts;" \
 	" DROP TABLE roce_hidden; ALTER TABLE scans DROP COLUMN roce_base_scan_id;" \
