@@ -84,6 +84,15 @@ for r in sorted(map(repr, rows)):
 EOF
 	done
 }
+# Positions (*_idx) of scan $2 in $1 that name more than one row (a delta
+# shares them with its keyframe: none may be given twice)
+twice() {
+	q "$1" "SELECT (SELECT count(*) - count(DISTINCT system_idx) FROM systems WHERE scan_id = $2)
+		+ (SELECT count(*) - count(DISTINCT port_idx) FROM eth_ports WHERE scan_id = $2)
+		+ (SELECT count(*) - count(DISTINCT neighbor_idx) FROM lldp_neighbors WHERE scan_id = $2)
+		+ (SELECT count(*) - count(DISTINCT device_idx) FROM rdma_devices WHERE scan_id = $2)
+		+ (SELECT count(*) - count(DISTINCT module_idx) FROM modules WHERE scan_id = $2 AND fabric = 'eth')"
+}
 dump "$D/flat.db" >"$D/flat.dump"
 check "the dump of the flat merge has every relation" ge "$(cut -d' ' -f1 "$D/flat.dump" | sort -u | wc -l)" 8
 
@@ -261,6 +270,7 @@ touch "$D/inc/host00060.db" # then another delta on the same keyframe
 rm -f "$D/full.db" && "$FABSWEEP" merge --quiet --db "$D/full.db" "$D/inc"
 dump "$D/inc.db" noidx >"$D/inc.dump"
 dump "$D/full.db" noidx >"$D/full.dump"
+check "... each of the delta's positions (*_idx) names one row" eq "$(twice "$D/inc.db" 9)" 0
 check "stub leaves no host hears any more: gone, and still gone in the next delta" eq \
 	"$(diff "$D/full.dump" "$D/inc.dump" | head -5)|$(q "$D/inc.db" "SELECT count(*) FROM systems
 		WHERE scan_id = 9 AND system IN ('leaf0048', 'leaf0055')")|$(q "$D/inc.db" \
@@ -307,6 +317,7 @@ touch "$D/eth/host00010.db" # the next delta starts from this one as loaded
 check "... and the next delta, made from it as loaded, too" eq \
 	"$(dump "$D/eth.db" noidx | diff "$D/eth-full.dump" - | head -5)|$(q "$D/eth.db" \
 		"SELECT roce_base_scan_id FROM scans WHERE scan_id = 3")" "|1"
+check "... each of its positions (*_idx) names one row, as in a whole scan" eq "$(twice "$D/eth.db" 3)" 0
 
 # ---- the rules and the HTML report at scale
 "$FABSWEEP" check --db "$D/flat.db" >"$D/check.out" 2>&1
