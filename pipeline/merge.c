@@ -9,7 +9,9 @@
  * scan is then partial. With `into`, the latest merge in the target is the
  * start: its systems, and of the inputs only the files that changed since
  * it read them; when none changed, nothing is written (the latest merge
- * is still the fabric as the files say). Inputs are only read (fab_store_read_input): nothing is
+ * is still the fabric as the files say); else the merge is written as a
+ * delta on the last whole merge when few systems changed (core/roce_delta.c,
+ * docs/schema.md "RoCE deltas"). Inputs are only read (fab_store_read_input): nothing is
  * written beside them; the target is created only when there is something
  * to write.
  */
