@@ -193,42 +193,16 @@ static uint32_t link_owner(const struct fab_roce *r, size_t i)
 	return a < r->n_eth_ports ? r->eth_ports[a].system_idx : FAB_NONE;
 }
 
-/* Elements 0..n-1 by their owner system: list[off[s] .. off[s + 1]). */
-static int csr(const struct fab_roce *r, size_t n, uint32_t (*owner)(const struct fab_roce *, size_t),
-	       uint32_t **off, uint32_t **list)
-{
-	size_t ns = r->n_systems;
-	uint32_t *o = calloc(ns + 3, sizeof(*o)), *l = malloc((n + 1) * sizeof(*l));
-
-	if (!o || !l) {
-		free(o);
-		free(l);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t s = owner(r, i);
-		o[(s < ns ? s : ns) + 2]++;
-	}
-	for (size_t s = 0; s < ns + 1; s++)
-		o[s + 2] += o[s + 1];
-	for (size_t i = 0; i < n; i++) {
-		uint32_t s = owner(r, i);
-		l[o[(s < ns ? s : ns) + 1]++] = (uint32_t)i;
-	}
-	*off = o;
-	*list = l;
-	return 0;
-}
 
 static int view_init(struct view *v, const struct fab_roce *r, const uint32_t *sys,
 		     const uint32_t *port, const uint32_t *nb)
 {
 	*v = (struct view){ .r = r, .sys = sys, .port = port, .nb = nb };
-	if (csr(r, r->n_eth_ports, port_system, &v->off[V_PORT], &v->list[V_PORT]) ||
-	    csr(r, r->n_neighbors, nb_system, &v->off[V_NB], &v->list[V_NB]) ||
-	    csr(r, r->n_devices, dev_system, &v->off[V_DEV], &v->list[V_DEV]) ||
-	    csr(r, r->modules.n, mod_system, &v->off[V_MOD], &v->list[V_MOD]) ||
-	    csr(r, r->n_links, link_owner, &v->off[V_LINK], &v->list[V_LINK])) {
+	if (fab_roce_csr(r, r->n_eth_ports, port_system, &v->off[V_PORT], &v->list[V_PORT]) ||
+	    fab_roce_csr(r, r->n_neighbors, nb_system, &v->off[V_NB], &v->list[V_NB]) ||
+	    fab_roce_csr(r, r->n_devices, dev_system, &v->off[V_DEV], &v->list[V_DEV]) ||
+	    fab_roce_csr(r, r->modules.n, mod_system, &v->off[V_MOD], &v->list[V_MOD]) ||
+	    fab_roce_csr(r, r->n_links, link_owner, &v->off[V_LINK], &v->list[V_LINK])) {
 		view_free(v);
 		return -ENOMEM;
 	}

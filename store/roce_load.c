@@ -62,7 +62,7 @@ struct ld {
 	int64_t *port_set, *nb_set;
 	size_t cap_port_set, cap_nb_set;
 	uint32_t last_ctr_port;
-	bool raw; /* RDMA counters kept as stored (fab_rdma_port.ctr_json) */
+	bool raw; /* RDMA counters kept as stored (fab_rdma_port.ctr_scan) */
 	uint64_t *vals;
 	size_t cap_vals;
 	/* A delta scan (docs/schema.md, "RoCE deltas"): each table's rows of
@@ -744,7 +744,7 @@ static int rdma_port_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
 	struct fab_roce *r = l->r;
-	int64_t dev = fab_rrow_int(w, 0);
+	int64_t dev = fab_rrow_int(w, 0), stored = dev;
 	struct fab_rdma_port *p;
 
 	if (l->in_base) {
@@ -775,10 +775,9 @@ static int rdma_port_row(struct fab_rrow *w, void *ctx)
 	}
 	if (fab_rrow_null(w, 9))
 		return 0;
-	if (l->raw) {
-		p->ctr_set = fab_rrow_int(w, 9);
-		if (!(p->ctr_json = fab_roce_strdup(r, fab_rrow_text(w, 10))))
-			return NOMEM();
+	if (l->raw) { /* where they are (their text is not even fetched) */
+		p->ctr_scan = l->in_base ? l->base : l->scan;
+		p->ctr_dev = (uint32_t)stored;
 		return 0;
 	}
 	return port_counters(l, pi, fab_rrow_int(w, 9), fab_rrow_text(w, 10));

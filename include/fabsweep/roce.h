@@ -310,11 +310,12 @@ struct fab_rdma_port {
 	const char *netdev;  /* the netdev of a RoCE port, NULL if none */
 	uint32_t eth_port_idx; /* FAB_NONE unless netdev is in eth_ports */
 	uint32_t ctr_first, ctr_count; /* contiguous in counters */
-	/* Or the counters as the store holds them, not read into counters: a
-	 * merge --into base's (store/roce_load.c), written back as they are
-	 * to the same database (their set ctr_set is that database's). */
-	const char *ctr_json;
-	int64_t ctr_set;
+	/* Or its counters left where the store holds them, not read: a merge
+	 * --into base's (store/roce_load.c), in the row of scan ctr_scan,
+	 * device ctr_dev and this port_num, copied from there when the port
+	 * is written again to the same database. ctr_scan 0: none. */
+	int64_t ctr_scan;
+	uint32_t ctr_dev;
 };
 
 enum fab_rdma_ctr_kind {

@@ -96,8 +96,8 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 
 /*
  * What merge --into starts from: the scan row, scan errors and RoCE part,
- * the RDMA counters as stored (fab_rdma_port.ctr_json: a model only this
- * database may be written from). *out owned by the caller.
+ * the RDMA counters left where they are (fab_rdma_port.ctr_scan: a model
+ * only this database may be written from). *out owned by the caller.
  */
 int fab_store_load_merge_base(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);
 

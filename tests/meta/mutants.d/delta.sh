@@ -51,4 +51,4 @@ m_delta_phys_hidden() { mut store/roce_load.c '/^static uint32_t place_port/,/^}
 # a loaded delta's modules keep positions, not their stored indices: the next delta misplaces them
 m_delta_module_ids() { mut store/roce_load.c 's/\tids\[pos\] = (uint32_t)stored;/\tids[pos] = pos;/'; }
 # a merge --into base's counters written as if parsed: its ports lose them
-m_delta_raw_counters() { mut store/roce_write.c 's/\t\t\tif (q->ctr_json) {/\t\t\tif (0) {/'; }
+m_delta_raw_counters() { mut store/roce_write.c 's/\t\t\tsqlite3_stmt \*s = q->ctr_scan ? kept : p;/\t\t\tsqlite3_stmt *s = p;/'; }
