@@ -193,7 +193,6 @@ static uint32_t link_owner(const struct fab_roce *r, size_t i)
 	return a < r->n_eth_ports ? r->eth_ports[a].system_idx : FAB_NONE;
 }
 
-
 static int view_init(struct view *v, const struct fab_roce *r, const uint32_t *sys,
 		     const uint32_t *port, const uint32_t *nb)
 {
@@ -312,7 +311,6 @@ static const char *sys_key(const struct fab_roce_system *y, unsigned *tag, const
 	return y->chassis_id;
 }
 
-
 static uint32_t mod_port(const struct fab_roce *r, size_t i)
 {
 	uint32_t p = r->modules.mods[i].port_idx;
@@ -321,10 +319,10 @@ static uint32_t mod_port(const struct fab_roce *r, size_t i)
 }
 
 /*
- * Element j of system s of kind k in view v, as a key: a port by interface
- * name and port id, a record by its port (stored) and place among the
- * port's records (seen[] counts them, by port position), a device by name,
- * a module by its port (stored).
+ * Element i of kind k of view v as a key within its system: a port by
+ * interface name and port id, a record by its port (stored) and place
+ * among the port's records (seen[] counts them, by port position), a
+ * device by name, a module by its port (stored).
  */
 static struct melem elem_key(const struct view *v, int k, uint32_t i, const uint32_t *port_ids,
 			     uint32_t *seen)

@@ -217,7 +217,6 @@ static void row_caps(struct fab_rrow *w, int i, bool *has, uint16_t *avail, uint
 	*en = (uint16_t)fab_rrow_int(w, i + 2);
 }
 
-
 /* ---- systems ------------------------------------------------------------------ */
 
 static int system_row(struct fab_rrow *w, void *ctx)
@@ -225,7 +224,6 @@ static int system_row(struct fab_rrow *w, void *ctx)
 	struct ld *l = ctx;
 	struct fab_roce *r = l->r;
 	struct fab_roce_system *y;
-
 	int64_t id = fab_rrow_int(w, 0);
 	bool skip;
 	int err;
