@@ -16,6 +16,7 @@
 #include "fabsweep/names.h"
 #include "fabsweep/counter.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/roce_delta.h"
 #include "fabsweep/snapshot.h"
 #include "roce_priv.h"
 
@@ -164,6 +165,7 @@ static void roce_free_arrays(struct fab_roce *r)
 	fab_arena_free(r->arena);
 	fab_roce_names_free(r->names);
 	fab_roce_votes_free(r->outside);
+	fab_roce_delta_free(r->delta);
 }
 
 void fab_roce_free(struct fab_roce *r)

@@ -2,12 +2,14 @@
 /*
  * A small index for the RoCE model's resolution and merge: 64-bit hashes
  * (FNV-1a) of keys to element indices, open addressing; the caller's match
- * function settles collisions.
+ * function settles collisions. And the model's elements bucketed by system
+ * (fab_roce_csr), which merge and the delta plan share.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabsweep/roce.h"
 #include "fabsweep/snapshot.h"
 #include "roce_priv.h"
 
@@ -102,4 +104,30 @@ uint64_t fab_roce_pair_hash(uint32_t a, uint32_t b)
 
 	h = fab_roce_fnv(h, &lo, sizeof(lo));
 	return fab_roce_fnv(h, &hi, sizeof(hi));
+}
+
+int fab_roce_csr(const struct fab_roce *r, size_t n, fab_roce_owner_fn owner, uint32_t **off,
+		 uint32_t **list)
+{
+	size_t ns = r->n_systems;
+	uint32_t *o = calloc(ns + 3, sizeof(*o)), *l = malloc((n + 1) * sizeof(*l));
+
+	if (!o || !l) {
+		free(o);
+		free(l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = owner(r, i);
+		o[(s < ns ? s : ns) + 2]++;
+	}
+	for (size_t s = 0; s < ns + 1; s++)
+		o[s + 2] += o[s + 1];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = owner(r, i);
+		l[o[(s < ns ? s : ns) + 1]++] = (uint32_t)i;
+	}
+	*off = o;
+	*list = l;
+	return 0;
 }

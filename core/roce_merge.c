@@ -230,9 +230,6 @@ void fab_roce_sysindex_free(struct fab_roce_sysindex *ix)
 	free(ix);
 }
 
-/* An element's system, FAB_NONE when it is left out. */
-typedef uint32_t (*owner_fn)(const struct fab_roce *r, size_t i);
-
 static uint32_t port_owner(const struct fab_roce *r, size_t i)
 {
 	const struct fab_eth_port *p = &r->eth_ports[i];
@@ -252,34 +249,6 @@ static uint32_t dev_owner(const struct fab_roce *r, size_t i)
 	return r->devices[i].system_idx;
 }
 
-/* Counting sort of n elements by owner into *off and *list. */
-static int csr(const struct fab_roce *r, size_t n, owner_fn owner, uint32_t **off,
-	       uint32_t **list)
-{
-	size_t ns = r->n_systems;
-	uint32_t *o = calloc(ns + 2, sizeof(*o)), *l = malloc((n + 1) * sizeof(*l));
-
-	if (!o || !l) {
-		free(o);
-		free(l);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t s = owner(r, i);
-		if (s < ns)
-			o[s + 2]++;
-	}
-	for (size_t k = 0; k < ns; k++)
-		o[k + 2] += o[k + 1];
-	for (size_t i = 0; i < n; i++) {
-		uint32_t s = owner(r, i);
-		if (s < ns)
-			l[o[s + 1]++] = (uint32_t)i;
-	}
-	*off = o; /* the fill moved each start one place down: o[k] .. o[k + 1] */
-	*list = l;
-	return 0;
-}
 
 int fab_roce_sysindex_build(const struct fab_roce *r, struct fab_roce_sysindex **out)
 {
@@ -289,9 +258,9 @@ int fab_roce_sysindex_build(const struct fab_roce *r, struct fab_roce_sysindex *
 	if (!ix)
 		return -ENOMEM;
 	ix->n_systems = r->n_systems;
-	if ((err = csr(r, r->n_eth_ports, port_owner, &ix->port_off, &ix->ports)) ||
-	    (err = csr(r, r->n_neighbors, nb_owner, &ix->nb_off, &ix->nbs)) ||
-	    (err = csr(r, r->n_devices, dev_owner, &ix->dev_off, &ix->devs)) ||
+	if ((err = fab_roce_csr(r, r->n_eth_ports, port_owner, &ix->port_off, &ix->ports)) ||
+	    (err = fab_roce_csr(r, r->n_neighbors, nb_owner, &ix->nb_off, &ix->nbs)) ||
+	    (err = fab_roce_csr(r, r->n_devices, dev_owner, &ix->dev_off, &ix->devs)) ||
 	    !(ix->rank = malloc((r->n_eth_ports + 1) * sizeof(*ix->rank)))) {
 		fab_roce_sysindex_free(ix);
 		return -ENOMEM;
@@ -522,6 +491,7 @@ static int copy_device(struct copier *c, uint32_t i, uint32_t di)
 		q->eth_port_idx = FAB_NONE;
 		q->ctr_first = cf;
 		q->ctr_count = 0;
+		q->ctr_scan = 0; /* the source database's: not copied */
 		q->rate = SHARED(c, p->rate);
 		q->link_layer = SHARED(c, p->link_layer);
 		q->netdev = SHARED(c, p->netdev);

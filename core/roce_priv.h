@@ -32,6 +32,14 @@ int fab_roce_hidx_put(struct fab_roce_hidx *x, uint64_t h, uint32_t v);
 uint32_t fab_roce_hidx_get(const struct fab_roce_hidx *x, uint64_t h,
 			   bool (*match)(uint32_t v, const void *ctx), const void *ctx);
 
+/* An element's system (FAB_NONE or out of range: none). */
+typedef uint32_t (*fab_roce_owner_fn)(const struct fab_roce *r, size_t i);
+/* Elements 0..n-1 of r by their system, a counting sort: system s's are
+ * list[off[s] .. off[s + 1]), those of none list[off[ns] .. off[ns + 1])
+ * (ns = r->n_systems). *off and *list owned by the caller; 0 or -ENOMEM. */
+int fab_roce_csr(const struct fab_roce *r, size_t n, fab_roce_owner_fn owner, uint32_t **off,
+		 uint32_t **list);
+
 /* Merge's index of collected system names and the pools of shared strings
  * and ranges, kept with the model across fab_roce_merge() calls and freed
  * with it (core/roce_merge.c). */

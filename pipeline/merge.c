@@ -9,7 +9,9 @@
  * scan is then partial. With `into`, the latest merge in the target is the
  * start: its systems, and of the inputs only the files that changed since
  * it read them; when none changed, nothing is written (the latest merge
- * is still the fabric as the files say). Inputs are only read (fab_store_read_input): nothing is
+ * is still the fabric as the files say); else the merge is written as a
+ * delta on the last whole merge when few systems changed (core/roce_delta.c,
+ * docs/schema.md "RoCE deltas"). Inputs are only read (fab_store_read_input): nothing is
  * written beside them; the target is created only when there is something
  * to write.
  */
@@ -24,6 +26,7 @@
 #include "fabsweep/names.h"
 #include "fabsweep/pipeline.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/roce_delta.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "merge_priv.h"
@@ -117,6 +120,9 @@ static int merge_one(const struct fab_pipeline_merge *job, struct fab_store_read
 /* The base merge's input records by file (an index into base->inputs). */
 struct base {
 	struct fab_snapshot *snap;
+	int64_t id;              /* its scan */
+	int64_t keyframe;        /* the whole merge a delta of it would change */
+	struct fab_roce_mark *mark;
 	const struct fab_roce_input **sorted;
 	size_t n;
 };
@@ -146,14 +152,15 @@ static const struct fab_roce_input *base_input(const struct base *b, const char 
 
 /* Loads merge id of st, the start of the new one: its model (moved later),
  * its times, the errors about files it is not going to read again. */
-static int load_base(struct fab_store *st, int64_t id, struct base *b,
+static int load_base(struct fab_store *st, int64_t id, const char *ready_dir, struct base *b,
 		     struct fab_pipeline_merge_result *res)
 {
 	int err;
 
-	if ((err = fab_store_load_scan(st, id, &b->snap)))
+	/* the counters as stored, unless the extracts need them read */
+	if ((err = ready_dir ? fab_store_load_scan(st, id, &b->snap) : fab_store_load_merge_base(st, id, &b->snap)))
 		return err;
-	res->base_scan = id;
+	res->base_scan = b->id = id;
 	const struct fab_roce *r = b->snap->roce;
 	b->n = r ? r->n_inputs : 0;
 	if (b->n && !(b->sorted = malloc(b->n * sizeof(*b->sorted))))
@@ -161,6 +168,43 @@ static int load_base(struct fab_store *st, int64_t id, struct base *b,
 	for (size_t i = 0; i < b->n; i++)
 		b->sorted[i] = &r->inputs[i];
 	qsort(b->sorted, b->n, sizeof(*b->sorted), cmp_input);
+	return 0;
+}
+
+/* The share of a fabric's systems above which a merge --into is written
+ * whole (the next keyframe) rather than as a delta on the last one: a
+ * delta's rows are read with its keyframe's, so a delta much larger than
+ * that costs every later load. */
+#define DELTA_MAX_SHARE 0.25
+
+/* Before files are merged into the base model r: what a delta needs to
+ * know of it (core/roce_delta.c), when its keyframe can carry one
+ * (fab_store_keyframe_ok). A base that is itself a delta keeps its
+ * keyframe and its stored indices. */
+static int mark_base(struct base *b, struct fab_store *st, struct fab_roce *r)
+{
+	struct fab_roce_delta *was = r->delta;
+	bool ok;
+	int err;
+
+	r->delta = NULL;
+	b->keyframe = was ? was->base_scan : b->id;
+	if (!(err = fab_store_keyframe_ok(st, b->keyframe, &ok)) && ok &&
+	    (err = fab_roce_mark_base(r, was, was ? was->write : NULL, &b->mark)))
+		err = fab_err(err, "out of memory");
+	fab_roce_delta_free(was);
+	return err;
+}
+
+/* After resolving r: a delta on the keyframe, when it is worth one. */
+static int plan_delta(struct base *b, struct fab_roce *r)
+{
+	int err;
+
+	if ((err = fab_roce_delta_plan(r, b->mark, DELTA_MAX_SHARE, &r->delta)))
+		return fab_err(err, "out of memory");
+	if (r->delta)
+		r->delta->base_scan = b->keyframe;
 	return 0;
 }
 
@@ -174,15 +218,18 @@ static bool about(const char *msg, const char *file)
 	return !strncmp(msg, file, n) && msg[n] == ':';
 }
 
-/* The base's times and its errors about the files not read again
+/* The base's times with the files', and its errors about the files not read again
  * (reread[k]: base input k was). */
 static int start_from_base(struct fab_snapshot *snap, const struct fab_snapshot *bs,
 			   const struct fab_roce_input *carried, size_t n, const bool *reread)
 {
 	int err = 0;
 
-	snap->started_at_ms = bs->started_at_ms;
-	snap->finished_at_ms = bs->finished_at_ms;
+	/* the base's span and the files read now: from the earliest to the latest */
+	if (!snap->started_at_ms || (bs->started_at_ms && bs->started_at_ms < snap->started_at_ms))
+		snap->started_at_ms = bs->started_at_ms;
+	if (bs->finished_at_ms > snap->finished_at_ms)
+		snap->finished_at_ms = bs->finished_at_ms;
 	for (size_t i = 0; !err && i < bs->n_errors; i++) {
 		const struct fab_scan_error *e = &bs->errors[i];
 		bool drop = false;
@@ -298,7 +345,8 @@ static int open_target(const char *db, struct fab_store **st)
 
 /* The files to read and the records of what was not read again. */
 static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipeline_merge_result *res,
-			const struct merge_paths *in, struct base *b, struct fab_store_reader *rd)
+			const struct merge_paths *in, struct base *b, struct fab_store *st,
+			struct fab_store_reader *rd)
 {
 	struct fab_snapshot *snap = res->snap;
 	struct fab_roce_input *carried = NULL;
@@ -311,6 +359,8 @@ static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipelin
 		fab_roce_free(snap->roce);
 		snap->roce = b->snap->roce;
 		b->snap->roce = NULL;
+		if ((err = mark_base(b, st, snap->roce)))
+			goto out;
 		carried = snap->roce->inputs;
 		n_carried = snap->roce->n_inputs;
 		snap->roce->inputs = NULL;
@@ -401,8 +451,8 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 			err = keep_base(job, st, base, &res);
 		goto out;
 	}
-	if ((base && (err = load_base(st, base, &b, &res))) || (err = fab_store_reader_new(&rd)) ||
-	    (err = merge_inputs(job, &res, &in, &b, rd)))
+	if ((base && (err = load_base(st, base, job->ready_dir, &b, &res))) || (err = fab_store_reader_new(&rd)) ||
+	    (err = merge_inputs(job, &res, &in, &b, st, rd)))
 		goto out;
 	fab_store_reader_free(rd);
 	rd = NULL;
@@ -423,6 +473,8 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		err = fab_err(err, "out of memory");
 		goto out;
 	}
+	if (b.mark && (err = plan_delta(&b, snap->roce)))
+		goto out;
 	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
 		goto out;
 	if ((err = fab_store_write_scan(st, snap)))
@@ -435,6 +487,7 @@ out:
 	fab_store_close(st);
 	fab_merge_paths_free(&in);
 	fab_snapshot_free(b.snap);
+	fab_roce_mark_free(b.mark);
 	free(b.sorted);
 	*out = res;
 	return err;

@@ -380,6 +380,9 @@ static int write_eth_modules(struct fab_store *st, struct fab_roce_sets *sets,
 				      m->port_idx);
 			break;
 		}
+		const struct fab_eth_port *p = &r->eth_ports[m->port_idx];
+		if (fab_roce_kept(r, p->system_idx)) /* a delta's keyframe holds it */
+			continue;
 		if (!desc_key(&k, m)) {
 			err = fab_err(-ENOMEM, "out of memory");
 			break;
@@ -387,12 +390,11 @@ static int write_eth_modules(struct fab_store *st, struct fab_roce_sets *sets,
 		if ((err = fab_module_desc_id(sets, k.s, k.len, &id, &fresh)) ||
 		    (fresh && (err = fill_desc(st, desc, id, m))))
 			break;
-		const struct fab_eth_port *p = &r->eth_ports[m->port_idx];
 		sqlite3_bind_int64(mod, 1, snap->scan_id);
-		sqlite3_bind_int64(mod, 2, (int64_t)i);
+		sqlite3_bind_int64(mod, 2, fab_roce_module_id(r, (uint32_t)i));
 		fab_sql_bind_text(mod, 3, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
 		fab_sql_bind_text(mod, 4, p->ifname ? p->ifname : "?");
-		sqlite3_bind_int64(mod, 5, m->port_idx);
+		sqlite3_bind_int64(mod, 5, fab_roce_port_id(r, m->port_idx));
 		sqlite3_bind_int(mod, 6, m->refused);
 		fab_sql_bind_text(mod, 7, m->note);
 		fab_sql_bind_text(mod, 8, m->serial);
@@ -445,6 +447,8 @@ static int write_nic_counters(struct fab_store *st, struct fab_roce_sets *sets,
 		const struct fab_eth_port *p = &r->eth_ports[c->port_idx];
 		int64_t set;
 		const char *vals;
+		if (fab_roce_kept(r, p->system_idx)) /* a delta's keyframe holds them */
+			continue;
 		if ((err = fab_nic_ctr_set(sets, r, i, j - i, &set)))
 			break;
 		if (!(vals = fab_nic_ctr_values(sets, r, i, j - i))) {
@@ -452,7 +456,7 @@ static int write_nic_counters(struct fab_store *st, struct fab_roce_sets *sets,
 			break;
 		}
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		sqlite3_bind_int64(s, 2, c->port_idx);
+		sqlite3_bind_int64(s, 2, fab_roce_port_id(r, c->port_idx));
 		sqlite3_bind_int64(s, 3, runs[c->port_idx]++);
 		fab_sql_bind_text(s, 4, p->system_idx < r->n_systems ? r->systems[p->system_idx].name : "?");
 		fab_sql_bind_text(s, 5, p->ifname ? p->ifname : "?");
@@ -557,6 +561,7 @@ struct mod_load {
 	void *owner;
 	struct mod_texts texts;
 	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
+	const struct fab_roce_place *place; /* a delta's rows: NULL for a whole scan */
 	size_t n_map;
 	/* module_descs (schema 17) in id order: what they say, in a module */
 	struct mod_desc {
@@ -753,7 +758,8 @@ static int module_row(struct fab_rrow *w, void *ctx)
 		return 0;
 	if (mi < 0 || mi > (int64_t)UINT32_MAX - 1 || lanes < 0 || lanes > FAB_MODULE_MAX_LANES)
 		return mod_bad(x);
-	uint32_t port = x->port_of(x->owner, w);
+	uint32_t port = x->place ? x->place->port(x->place->ctx, fab_rrow_null(w, 3) ? -1 : fab_rrow_int(w, 3))
+				 : x->port_of(x->owner, w);
 	if (port == FAB_NONE)
 		return 0;
 	while (x->n_map <= (size_t)mi) {
@@ -779,6 +785,8 @@ static int module_row(struct fab_rrow *w, void *ctx)
 	}
 	m->lane_first = lf;
 	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
+	if (x->place && x->place->module(x->place->ctx, mi, (uint32_t)(x->set->n - 1)))
+		return NOMEM();
 	if (!fab_rrow_null(w, 5 + MOD_NCOLS) &&
 	    parse_lanes(fab_rrow_text(w, 5 + MOD_NCOLS), fab_module_lanes(x->set, m), m->n_lanes))
 		return mod_bad(x);
@@ -811,7 +819,8 @@ static int lane_row(struct fab_rrow *w, void *ctx)
  */
 static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fabric,
 			struct fab_modules *set, uint32_t (*port_of)(void *owner, struct fab_rrow *w),
-			void *owner, const char *(*dup)(void *owner, struct fab_rrow *w, int i))
+			void *owner, const char *(*dup)(void *owner, struct fab_rrow *w, int i),
+			const struct fab_roce_place *place)
 {
 	static const char *const mod_cols[] = {
 		"module_idx", "node_guid", "port_num", "eth_port_idx", "fabric", "spec", "refused",
@@ -845,14 +854,14 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	const struct fab_rquery lanes = { "module_lane_rows", lane_cols, "module_idx, lane", true,
 					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
-			      .port_of = port_of, .owner = owner,
+			      .port_of = port_of, .owner = owner, .place = place,
 			      .texts = { .dup = dup, .owner = owner } };
 	/* the descriptions only a RoCE part's modules name */
 	int err = ib ? 0 : fab_rquery_run(src, &descs, scan, desc_row, &x);
 
 	if (!err)
 		err = fab_rquery_run(src, &mods, scan, module_row, &x);
-	if (!err && set->n)
+	if (!err && x.n_map) /* the lanes of this scan's modules */
 		err = fab_rquery_run(src, &lanes, scan, lane_row, &x);
 	free(x.idx_map);
 	free(x.descs);
@@ -890,6 +899,7 @@ struct nic_set {
 
 struct nic_load {
 	struct fab_roce *r;
+	const struct fab_roce_place *place; /* a delta's rows: NULL for a whole scan */
 	const char *path;
 	uint32_t last_port;
 	bool regroup; /* rows not in port order: make each port's contiguous after */
@@ -916,6 +926,8 @@ static int nic_sets_bad(const struct nic_load *x)
  * order; FAB_NONE for a port this scan lacks. */
 static uint32_t nic_port(struct nic_load *x, int64_t p)
 {
+	if (x->place && (p = x->place->port(x->place->ctx, p)) == FAB_NONE)
+		return FAB_NONE;
 	if (p < 0 || (size_t)p >= x->r->n_eth_ports)
 		return FAB_NONE;
 	if (x->last_port != FAB_NONE && (uint32_t)p != x->last_port &&
@@ -1028,7 +1040,8 @@ static int nic_run_row(struct fab_rrow *w, void *ctx)
 		       : 0;
 }
 
-int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan)
+int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan,
+		       const struct fab_roce_place *place)
 {
 	static const char *const nic_cols[] = {
 		"port_idx", "sample", "sampled_at", "counter", "priority", "value", "source", NULL,
@@ -1043,8 +1056,8 @@ int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t s
 	 * read directly has them in rowid order; SQLite sorts). Schema 17
 	 * renamed it; a file of 16 or older has it as nic_counters. */
 	struct fab_rquery rows = { "nic_counter_rows", nic_cols, "port_idx, rowid", true, NULL };
-	struct nic_load x = { .r = r, .path = src->path, .last_port = FAB_NONE };
-	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce);
+	struct nic_load x = { .r = r, .path = src->path, .last_port = FAB_NONE, .place = place };
+	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce, place);
 
 	if (!fab_rsrc_has(src, rows.table, NULL))
 		rows.table = "nic_counters";
@@ -1066,7 +1079,7 @@ int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap)
 	int64_t scan = snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id;
 	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 	sqlite3_stmt *s;
-	int rc, err = load_modules(&src, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap);
+	int rc, err = load_modules(&src, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap, NULL);
 
 	if (err || (err = fab_sql_scan_query(st,
 			"SELECT node_guid, port_num, raw_ber, effective_ber, symbol_ber"

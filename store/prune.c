@@ -342,12 +342,15 @@ static int select_scans(struct fab_store *st, const struct fab_prune_opts *o,
 	/* ?1 keep (0: no rule), ?2 cutoff time. The newest scan always stays.
 	 * A watch sweep's counters build on the sweeps before it back to its
 	 * topology scan (docs/watch.md): such a chain goes as a whole, when
-	 * the rules keep none of its scans, and a baseline in it keeps it all. */
+	 * the rules keep none of its scans, and a baseline in it keeps it all.
+	 * A RoCE delta builds on its keyframe only (docs/schema.md, "RoCE
+	 * deltas"): a keyframe stays while a delta on it stays. */
 	char sql[2048];
 	snprintf(sql, sizeof(sql),
 		 "SELECT s.scan_id, s.started_at, s.label, %s FROM scans s"
 		 " WHERE NOT EXISTS (SELECT 1 FROM scans w"
-		 "  WHERE coalesce(w.topology_scan_id, w.scan_id) = coalesce(s.topology_scan_id, s.scan_id)"
+		 "  WHERE (coalesce(w.topology_scan_id, w.scan_id) = coalesce(s.topology_scan_id, s.scan_id)"
+		 "   OR w.roce_base_scan_id = s.scan_id)"
 		 "  AND (w.scan_id = (SELECT max(scan_id) FROM scans)"
 		 "   OR (?1 <> 0 AND w.scan_id IN"
 		 "    (SELECT scan_id FROM scans ORDER BY scan_id DESC LIMIT ?1))"

@@ -100,7 +100,7 @@ static int read_src(const struct fab_rsrc *src, struct fab_snapshot **out, bool 
 	}
 	if ((err = fab_rquery_run(src, &errors, x.id, error_row, x.snap)) ||
 	    ((err = fab_rquery_run(src, &nodes, x.id, any_row, &ib)) && err != 1) ||
-	    (err = fab_roce_load(src, x.snap)))
+	    (err = fab_roce_load(src, x.snap, false)))
 		goto out;
 	err = 0;
 	if (has_ib)

@@ -17,6 +17,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/roce_delta.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "roce_io.h"
@@ -30,6 +31,15 @@ struct tset {
 	int64_t id;
 	uint32_t first, count; /* TLVs: r->tlvs[first ..]; names: ld->names[first ..] */
 	struct fab_dcbx dcbx;  /* TLVs: decoded once */
+};
+
+enum { M_SYS, M_PORT, M_NB, M_DEV };    /* map[] */
+enum { O_PORT, O_NB, O_DEV };           /* kown[] */
+
+/* A stored index's value (FAB_NONE: none): an array indexed by it. */
+struct idmap {
+	uint32_t *v;
+	size_t n;
 };
 
 #define MEMO_TABLES 8
@@ -52,14 +62,134 @@ struct ld {
 	int64_t *port_set, *nb_set;
 	size_t cap_port_set, cap_nb_set;
 	uint32_t last_ctr_port;
+	bool raw; /* RDMA counters kept as stored (fab_rdma_port.ctr_scan) */
 	uint64_t *vals;
 	size_t cap_vals;
+	/* A delta scan (docs/schema.md, "RoCE deltas"): each table's rows of
+	 * its keyframe (base) but those of the systems it hides, then its own.
+	 * Stored indices are then not positions: map[] takes a stored index
+	 * to its position in the model, by kind; kown[] the keyframe's port,
+	 * record and device to its system (stored), to leave out what a
+	 * hidden system owns. */
+	int64_t base;
+	bool in_base;
+	int64_t *hidden; /* stored system indices, ascending */
+	size_t n_hidden, cap_hidden;
+	struct idmap map[4], kown[3];
+	/* what the model records of it (r->delta): by position, each element's
+	 * stored index, and which systems are the delta's own rows */
+	uint32_t *ids[4];
+	size_t cap_ids[4];
+	uint32_t *mod_ids; /* by module position (fab_roce_load_phys tells them) */
+	size_t cap_mod_ids;
+	bool *own;
+	size_t cap_own;
 };
+
+static int map_put(struct idmap *m, int64_t id, uint32_t v)
+{
+	if (id < 0 || id >= (int64_t)UINT32_MAX)
+		return -EINVAL;
+	if ((size_t)id >= m->n) {
+		size_t n = m->n ? m->n : 256;
+		while (n <= (size_t)id)
+			n *= 2;
+		uint32_t *p = realloc(m->v, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		for (size_t k = m->n; k < n; k++)
+			p[k] = FAB_NONE;
+		m->v = p;
+		m->n = n;
+	}
+	m->v[id] = v;
+	return 0;
+}
+
+static uint32_t map_get(const struct idmap *m, int64_t id)
+{
+	return id >= 0 && (size_t)id < m->n ? m->v[id] : FAB_NONE;
+}
 
 static int gap(struct ld *l, const char *what)
 {
 	return fab_err(-EPROTO, "database '%s': scan %lld has inconsistent %s", l->src->path,
 		       (long long)l->scan, what);
+}
+
+static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return arr;
+	size_t c = *cap ? *cap * 2 : 64;
+	void *p = realloc(arr, c * elem);
+	if (p)
+		*cap = c;
+	return p;
+}
+
+static bool is_hidden(const struct ld *l, int64_t sys)
+{
+	size_t lo = 0, hi = l->n_hidden;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->hidden[mid] < sys)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n_hidden && l->hidden[lo] == sys;
+}
+
+/* The position of an element of kind k at stored index id (a whole scan:
+ * the index itself, when below n), -1 when there is none. */
+static int64_t pos_of(const struct ld *l, int k, int64_t id, size_t n)
+{
+	if (!l->base)
+		return id >= 0 && (size_t)id < n ? id : -1;
+	uint32_t v = map_get(&l->map[k], id);
+	return v == FAB_NONE ? -1 : (int64_t)v;
+}
+
+/* Whether a keyframe row owned by keyframe system sys (stored) is left
+ * out: the delta hides that system. Records in kown[o] (o >= 0) that
+ * element id belongs to sys. */
+static int skip_base(struct ld *l, int o, int64_t id, int64_t sys, bool *skip)
+{
+	*skip = false;
+	if (!l->in_base)
+		return 0;
+	if (o >= 0 && map_put(&l->kown[o], id, sys < 0 ? FAB_NONE : (uint32_t)sys))
+		return NOMEM();
+	*skip = is_hidden(l, sys);
+	return 0;
+}
+
+/* An element's stored index recorded at position pos (a delta scan), or
+ * checked to be its position (a whole scan). */
+static int place(struct ld *l, int k, int64_t id, size_t pos, const char *what)
+{
+	if (!l->base)
+		return id == (int64_t)pos ? 0 : gap(l, what);
+	if (map_get(&l->map[k], id) != FAB_NONE && !l->in_base)
+		return gap(l, what); /* a delta's own row twice */
+	int err = map_put(&l->map[k], id, (uint32_t)pos);
+	if (err)
+		return err == -ENOMEM ? NOMEM() : gap(l, what);
+	uint32_t *ids = grow(l->ids[k], &l->cap_ids[k], pos, sizeof(*ids));
+	if (!ids)
+		return NOMEM();
+	l->ids[k] = ids;
+	ids[pos] = (uint32_t)id;
+	if (k == M_SYS) {
+		bool *own = grow(l->own, &l->cap_own, pos, sizeof(*own));
+		if (!own)
+			return NOMEM();
+		l->own = own;
+		own[pos] = !l->in_base;
+	}
+	return 0;
 }
 
 static const char *dup_text(struct ld *l, struct fab_rrow *w, int i)
@@ -87,17 +217,6 @@ static void row_caps(struct fab_rrow *w, int i, bool *has, uint16_t *avail, uint
 	*en = (uint16_t)fab_rrow_int(w, i + 2);
 }
 
-static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return arr;
-	size_t c = *cap ? *cap * 2 : 64;
-	void *p = realloc(arr, c * elem);
-	if (p)
-		*cap = c;
-	return p;
-}
-
 /* ---- systems ------------------------------------------------------------------ */
 
 static int system_row(struct fab_rrow *w, void *ctx)
@@ -105,9 +224,14 @@ static int system_row(struct fab_rrow *w, void *ctx)
 	struct ld *l = ctx;
 	struct fab_roce *r = l->r;
 	struct fab_roce_system *y;
+	int64_t id = fab_rrow_int(w, 0);
+	bool skip;
+	int err;
 
-	if (fab_rrow_int(w, 0) != (int64_t)r->n_systems)
-		return gap(l, "systems");
+	if ((err = skip_base(l, -1, id, id, &skip)) || skip)
+		return err;
+	if ((err = place(l, M_SYS, id, r->n_systems, "systems")))
+		return err;
 	if (!(y = fab_roce_add_system(r)))
 		return NOMEM();
 	y->name = dup_text(l, w, 1);
@@ -205,12 +329,18 @@ static int port_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
 	struct fab_roce *r = l->r;
-	int64_t sys = fab_rrow_int(w, 1);
+	int64_t id = fab_rrow_int(w, 0), sys = fab_rrow_int(w, 1);
 	struct fab_eth_port *p;
 	struct fab_dcbx dcb;
+	bool skip;
+	int err;
 
-	if (fab_rrow_int(w, 0) != (int64_t)r->n_eth_ports || sys < 0 || (size_t)sys >= r->n_systems)
+	if ((err = skip_base(l, O_PORT, id, sys, &skip)) || skip)
+		return err;
+	if ((sys = pos_of(l, M_SYS, sys, r->n_systems)) < 0)
 		return gap(l, "Ethernet ports");
+	if ((err = place(l, M_PORT, id, r->n_eth_ports, "Ethernet ports")))
+		return err;
 	if (row_dcb(l, w, 15, &dcb) || set_of(&l->port_set, r->n_eth_ports, &l->cap_port_set, w, 28) ||
 	    !(p = fab_roce_add_eth_port(r, (uint32_t)sys)))
 		return NOMEM();
@@ -245,11 +375,20 @@ static int neighbor_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
 	struct fab_roce *r = l->r;
-	int64_t port = fab_rrow_int(w, 1);
+	int64_t id = fab_rrow_int(w, 0), port = fab_rrow_int(w, 1);
 	struct fab_lldp_neighbor *n;
+	bool skip;
+	int err;
 
-	if (fab_rrow_int(w, 0) != (int64_t)r->n_neighbors || port < 0 || (size_t)port >= r->n_eth_ports)
+	if (l->in_base) {
+		uint32_t sys = map_get(&l->kown[O_PORT], port);
+		if ((err = skip_base(l, O_NB, id, sys == FAB_NONE ? -1 : (int64_t)sys, &skip)) || skip)
+			return err;
+	}
+	if ((port = pos_of(l, M_PORT, port, r->n_eth_ports)) < 0)
 		return gap(l, "LLDP neighbours");
+	if ((err = place(l, M_NB, id, r->n_neighbors, "LLDP neighbours")))
+		return err;
 	if (set_of(&l->nb_set, r->n_neighbors, &l->cap_nb_set, w, 16) ||
 	    !(n = fab_roce_add_neighbor(r, (uint32_t)port)))
 		return NOMEM();
@@ -264,8 +403,8 @@ static int neighbor_row(struct fab_rrow *w, void *ctx)
 	n->mgmt_address = shared_text(l, w, 9);
 	n->ttl = (uint32_t)fab_rrow_int(w, 10);
 	row_caps(w, 11, &n->has_caps, &n->cap_available, &n->cap_enabled);
-	int64_t rs = fab_rrow_null(w, 14) ? -1 : fab_rrow_int(w, 14);
-	int64_t rp = fab_rrow_null(w, 15) ? -1 : fab_rrow_int(w, 15);
+	int64_t rs = fab_rrow_null(w, 14) ? -1 : pos_of(l, M_SYS, fab_rrow_int(w, 14), r->n_systems);
+	int64_t rp = fab_rrow_null(w, 15) ? -1 : pos_of(l, M_PORT, fab_rrow_int(w, 15), r->n_eth_ports);
 	if (rs >= 0 && (size_t)rs < r->n_systems && rp >= 0 && (size_t)rp < r->n_eth_ports) {
 		n->remote_system_idx = (uint32_t)rs;
 		n->remote_port_idx = (uint32_t)rp;
@@ -339,6 +478,12 @@ static int tlv_row(struct fab_rrow *w, void *ctx)
 	uint32_t oui, *first, *count;
 	int len;
 
+	if (l->in_base) {
+		uint32_t sys = map_get(&l->kown[port ? O_PORT : O_NB], idx);
+		if (sys == FAB_NONE || is_hidden(l, sys))
+			return 0;
+	}
+	idx = pos_of(l, port ? M_PORT : M_NB, idx, port ? r->n_eth_ports : r->n_neighbors);
 	if (idx < 0 || (port ? (size_t)idx >= r->n_eth_ports : (size_t)idx >= r->n_neighbors) ||
 	    parse_oui(fab_rrow_text(w, 2), &oui))
 		return gap(l, "LLDP TLVs");
@@ -393,6 +538,59 @@ static int owner_tlvs(struct ld *l, int64_t set, uint32_t *first, uint32_t *coun
 	return fab_roce_decode_tlvs(l->r, *first, *count, out) ? NOMEM() : 0;
 }
 
+/* A delta's physical-layer rows (fab_roce_place): a keyframe row's port
+ * left out when the delta hides its system. */
+static uint32_t place_port(void *ctx, int64_t stored)
+{
+	struct ld *l = ctx;
+
+	if (l->in_base) {
+		uint32_t sys = map_get(&l->kown[O_PORT], stored);
+		if (sys == FAB_NONE || is_hidden(l, sys))
+			return FAB_NONE;
+	}
+	return map_get(&l->map[M_PORT], stored);
+}
+
+static int place_module(void *ctx, int64_t stored, uint32_t pos)
+{
+	struct ld *l = ctx;
+	uint32_t *ids = grow(l->mod_ids, &l->cap_mod_ids, pos, sizeof(*ids));
+
+	if (!ids)
+		return -ENOMEM;
+	l->mod_ids = ids;
+	ids[pos] = (uint32_t)stored;
+	return 0;
+}
+
+/* The physical layer's rows: for a delta, its keyframe's first. */
+static int load_phys(struct ld *l)
+{
+	const struct fab_roce_place place = { place_port, place_module, l };
+	int err = 0;
+
+	if (!l->base)
+		return fab_roce_load_phys(l->src, l->r, l->scan, NULL);
+	l->in_base = true;
+	err = fab_roce_load_phys(l->src, l->r, l->base, &place);
+	l->in_base = false;
+	return err ? err : fab_roce_load_phys(l->src, l->r, l->scan, &place);
+}
+
+/* Runs q for the scan: for a delta, its keyframe's rows first. */
+static int run(struct ld *l, const struct fab_rquery *q, int (*fn)(struct fab_rrow *, void *))
+{
+	int err = 0;
+
+	if (l->base) {
+		l->in_base = true;
+		err = fab_rquery_run(l->src, q, l->base, fn, l);
+		l->in_base = false;
+	}
+	return err ? err : fab_rquery_run(l->src, q, l->scan, fn, l);
+}
+
 static int load_tlvs(struct ld *l)
 {
 	static const char *const set_cols[] = { "set_id", "pos", "oui", "subtype", "info", NULL };
@@ -406,7 +604,7 @@ static int load_tlvs(struct ld *l)
 	if (!fab_rsrc_has(l->src, rows.table, NULL))
 		rows.table = "lldp_tlvs";
 	if ((err = fab_rquery_run(l->src, &sets, l->scan, tset_row, l)) ||
-	    (err = fab_rquery_run(l->src, &rows, l->scan, tlv_row, l)))
+	    (err = run(l, &rows, tlv_row)))
 		return err;
 	for (size_t i = 0; i < l->n_tsets; i++)
 		if (fab_roce_decode_tlvs(r, l->tsets[i].first, l->tsets[i].count, &l->tsets[i].dcbx))
@@ -436,7 +634,14 @@ static int link_row(struct fab_rrow *w, void *ctx)
 	struct fab_roce *r = l->r;
 	int64_t a = fab_rrow_int(w, 0), b = fab_rrow_int(w, 1);
 
-	if (a < 0 || b < 0 || (size_t)a >= r->n_eth_ports || (size_t)b >= r->n_eth_ports)
+	if (l->in_base) { /* a link is its a side's */
+		uint32_t sys = map_get(&l->kown[O_PORT], a);
+		if (sys == FAB_NONE || is_hidden(l, sys))
+			return 0;
+	}
+	a = pos_of(l, M_PORT, a, r->n_eth_ports);
+	b = pos_of(l, M_PORT, b, r->n_eth_ports);
+	if (a < 0 || b < 0)
 		return gap(l, "Ethernet links");
 	struct fab_eth_link *k = fab_roce_add_link(r);
 	if (!k)
@@ -454,11 +659,17 @@ static int device_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
 	struct fab_roce *r = l->r;
-	int64_t sys = fab_rrow_int(w, 1);
+	int64_t id = fab_rrow_int(w, 0), sys = fab_rrow_int(w, 1);
 	struct fab_rdma_device *d;
+	bool skip;
+	int err;
 
-	if (fab_rrow_int(w, 0) != (int64_t)r->n_devices || sys < 0 || (size_t)sys >= r->n_systems)
+	if ((err = skip_base(l, O_DEV, id, sys, &skip)) || skip)
+		return err;
+	if ((sys = pos_of(l, M_SYS, sys, r->n_systems)) < 0)
 		return gap(l, "RDMA devices");
+	if ((err = place(l, M_DEV, id, r->n_devices, "RDMA devices")))
+		return err;
 	if (!(d = fab_roce_add_device(r, (uint32_t)sys)))
 		return NOMEM();
 	d->name = shared_text(l, w, 2);
@@ -531,10 +742,16 @@ static int rdma_port_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
 	struct fab_roce *r = l->r;
-	int64_t dev = fab_rrow_int(w, 0);
+	int64_t dev = fab_rrow_int(w, 0), stored = dev;
 	struct fab_rdma_port *p;
 
-	if (dev < 0 || (size_t)dev >= r->n_devices ||
+	if (l->in_base) {
+		uint32_t sys = map_get(&l->kown[O_DEV], dev);
+		if (sys == FAB_NONE || is_hidden(l, sys))
+			return 0;
+	}
+	dev = pos_of(l, M_DEV, dev, r->n_devices);
+	if (dev < 0 ||
 	    (r->n_rdma_ports && r->rdma_ports[r->n_rdma_ports - 1].device_idx > dev))
 		return gap(l, "RDMA ports");
 	if (!(p = fab_roce_add_rdma_port(r, (uint32_t)dev)))
@@ -548,15 +765,20 @@ static int rdma_port_row(struct fab_rrow *w, void *ctx)
 	p->rate_gbps = fab_rrow_double(w, 5);
 	p->link_layer = shared_text(l, w, 6);
 	p->netdev = shared_text(l, w, 7);
-	int64_t e = fab_rrow_null(w, 8) ? -1 : fab_rrow_int(w, 8);
+	int64_t e = fab_rrow_null(w, 8) ? -1 : pos_of(l, M_PORT, fab_rrow_int(w, 8), r->n_eth_ports);
 	uint32_t pi = (uint32_t)(r->n_rdma_ports - 1);
 	if (e >= 0 && (size_t)e < r->n_eth_ports) {
 		p->eth_port_idx = (uint32_t)e;
 		r->eth_ports[e].rdma_port_idx = pi;
 	}
-	if (!fab_rrow_null(w, 9))
-		return port_counters(l, pi, fab_rrow_int(w, 9), fab_rrow_text(w, 10));
-	return 0;
+	if (fab_rrow_null(w, 9))
+		return 0;
+	if (l->raw) { /* where they are (their text is not even fetched) */
+		p->ctr_scan = l->in_base ? l->base : l->scan;
+		p->ctr_dev = (uint32_t)stored;
+		return 0;
+	}
+	return port_counters(l, pi, fab_rrow_int(w, 9), fab_rrow_text(w, 10));
 }
 
 /* One row per counter: scans written before schema 16. */
@@ -568,8 +790,8 @@ static int counter_row(struct fab_rrow *w, void *ctx)
 	unsigned num = (unsigned)fab_rrow_int(w, 1);
 	uint32_t pi = FAB_NONE, last = l->last_ctr_port;
 
-	if (dev < 0 || (size_t)dev >= r->n_devices)
-		return gap(l, "RDMA counters");
+	if (l->base || dev < 0 || (size_t)dev >= r->n_devices)
+		return gap(l, "RDMA counters"); /* a keyframe has none (fab_store_write_roce) */
 	const struct fab_rdma_device *d = &r->devices[dev];
 	for (uint32_t k = 0; k < d->port_count && pi == FAB_NONE; k++)
 		if (r->rdma_ports[d->port_first + k].port_num == num)
@@ -600,7 +822,7 @@ static int load_rdma(struct ld *l)
 	};
 	static const char *const set_cols[] = { "set_id", "pos", "kind", "counter", NULL };
 	static const char *const ctr_cols[] = { "device_idx", "port_num", "kind", "counter", "value", NULL };
-	static const struct fab_rquery devs = { "rdma_devices", dev_cols, "device_idx", true, NULL };
+	struct fab_rquery devs = { "rdma_device_rows", dev_cols, "device_idx", true, NULL };
 	static const struct fab_rquery ports = { "rdma_port_rows", port_cols, "device_idx, port_num", true, NULL };
 	static const struct fab_rquery sets = { "rdma_counter_names", set_cols, "set_id, pos", false, NULL };
 	struct fab_rquery ctrs = { "rdma_counter_rows", ctr_cols, "rowid", true, NULL };
@@ -608,15 +830,17 @@ static int load_rdma(struct ld *l)
 
 	if (!fab_rsrc_has(l->src, ctrs.table, NULL))
 		ctrs.table = "rdma_counters";
+	if (!fab_rsrc_has(l->src, devs.table, NULL))
+		devs.table = "rdma_devices"; /* before schema 17 */
 	l->last_ctr_port = FAB_NONE;
 	l->table = 3;
-	if ((err = fab_rquery_run(l->src, &devs, l->scan, device_row, l)) ||
+	if ((err = run(l, &devs, device_row)) ||
 	    (err = fab_rquery_run(l->src, &sets, l->scan, cset_row, l)))
 		return err;
 	l->table = 4;
-	if ((err = fab_rquery_run(l->src, &ports, l->scan, rdma_port_row, l)))
+	if ((err = run(l, &ports, rdma_port_row)))
 		return err;
-	return fab_rquery_run(l->src, &ctrs, l->scan, counter_row, l);
+	return run(l, &ctrs, counter_row);
 }
 
 /* ---- a merge's inputs -------------------------------------------------------------- */
@@ -657,22 +881,28 @@ static int load_all(struct ld *l)
 		"cap_enabled", "remote_system_idx", "remote_port_idx", "tlv_set", NULL,
 	};
 	static const char *const link_cols[] = { "a_port_idx", "b_port_idx", "a_heard_b", "b_heard_a", NULL };
-	static const struct fab_rquery systems = { "systems", sys_cols, "system_idx", true, NULL };
+	struct fab_rquery systems = { "system_rows", sys_cols, "system_idx", true, NULL };
 	static const struct fab_rquery ports = { "eth_port_rows", port_cols, "port_idx", true, NULL };
-	static const struct fab_rquery nbs = { "lldp_neighbors", nb_cols, "neighbor_idx", true, NULL };
-	static const struct fab_rquery links = { "eth_links", link_cols, "rowid", true, NULL };
+	struct fab_rquery nbs = { "lldp_neighbor_rows", nb_cols, "neighbor_idx", true, NULL };
+	struct fab_rquery links = { "eth_link_rows", link_cols, "rowid", true, NULL };
 	int err;
 
+	if (!fab_rsrc_has(l->src, systems.table, NULL)) { /* before schema 17: tables by these names */
+		systems.table = "systems";
+		nbs.table = "lldp_neighbors";
+		links.table = "eth_links";
+	}
+
 	l->table = 0;
-	if ((err = fab_rquery_run(l->src, &systems, l->scan, system_row, l)))
+	if ((err = run(l, &systems, system_row)))
 		return err;
 	if (!l->r->n_systems)
 		return 0; /* no RoCE part */
 	l->table = 1;
-	if ((err = fab_rquery_run(l->src, &ports, l->scan, port_row, l)))
+	if ((err = run(l, &ports, port_row)))
 		return err;
 	l->table = 2;
-	if ((err = fab_rquery_run(l->src, &nbs, l->scan, neighbor_row, l)))
+	if ((err = run(l, &nbs, neighbor_row)))
 		return err;
 	/* owners without a row above have no set */
 	if (!l->port_set && !(l->port_set = calloc(1, sizeof(*l->port_set))))
@@ -681,20 +911,134 @@ static int load_all(struct ld *l)
 		return NOMEM();
 	static const char *const in_cols[] = { "file", "mtime_ns", "size", "status", NULL };
 	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true, NULL };
-	if ((err = load_tlvs(l)) || (err = fab_rquery_run(l->src, &links, l->scan, link_row, l)) ||
-	    (err = load_rdma(l)) || (err = fab_roce_load_phys(l->src, l->r, l->scan)))
+	if ((err = load_tlvs(l)) || (err = run(l, &links, link_row)) ||
+	    (err = load_rdma(l)) || (err = load_phys(l)))
 		return err;
 	return fab_rquery_run(l->src, &inputs, l->scan, input_row, l);
 }
 
-int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap)
+static int base_row(struct fab_rrow *w, void *ctx)
 {
-	struct ld l = { .src = src, .scan = snap->scan_id };
+	struct ld *l = ctx;
+	int64_t id = fab_rrow_int(w, 0);
+
+	if (id == l->scan && !fab_rrow_null(w, 1))
+		l->base = fab_rrow_int(w, 1);
+	return 0;
+}
+
+static int keyframe_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+
+	if (fab_rrow_int(w, 0) == l->base)
+		l->in_base = true; /* found (reset before the rows are read) */
+	return 0;
+}
+
+static int hidden_row(struct fab_rrow *w, void *ctx)
+{
+	struct ld *l = ctx;
+	int64_t *h = grow(l->hidden, &l->cap_hidden, l->n_hidden, sizeof(*h));
+
+	if (!h)
+		return NOMEM();
+	l->hidden = h;
+	h[l->n_hidden] = fab_rrow_int(w, 0);
+	if (l->n_hidden && h[l->n_hidden] <= h[l->n_hidden - 1])
+		return gap(l, "hidden systems");
+	l->n_hidden++;
+	return 0;
+}
+
+/* A delta scan's keyframe and the systems it hides (l->base stays 0 for a
+ * whole scan, and for a database older than deltas). */
+static int load_delta(struct ld *l)
+{
+	static const char *const scan_cols[] = { "scan_id", "roce_base_scan_id", NULL };
+	static const char *const hid_cols[] = { "system_idx", NULL };
+	static const struct fab_rquery scans = { "scans", scan_cols, "scan_id", false, NULL };
+	static const struct fab_rquery hid = { "roce_hidden", hid_cols, "system_idx", true, NULL };
+	int err;
+
+	if (!fab_rsrc_has(l->src, "scans", "roce_base_scan_id"))
+		return 0;
+	if ((err = fab_rquery_run(l->src, &scans, l->scan, base_row, l)) || !l->base)
+		return err;
+	if (l->base == l->scan)
+		return gap(l, "keyframe");
+	if ((err = fab_rquery_run(l->src, &scans, l->scan, keyframe_row, l)))
+		return err;
+	if (!l->in_base)
+		return fab_err(-EPROTO, "database '%s': scan %lld builds on scan %lld, which is not there"
+					" (deleted by hand?): it cannot be read", l->src->path,
+			       (long long)l->scan, (long long)l->base);
+	l->in_base = false;
+	return fab_rquery_run(l->src, &hid, l->scan, hidden_row, l);
+}
+
+/* A delta's model records where its elements are stored (r->delta): what
+ * merge --into builds the next delta with. */
+static int keep_delta(struct ld *l)
+{
+	struct fab_roce *r = l->r;
+	struct fab_roce_delta *d = calloc(1, sizeof(*d));
+	size_t n[4] = { r->n_systems, r->n_eth_ports, r->n_neighbors, r->n_devices };
+	uint32_t **to[4];
+
+	if (!d)
+		return NOMEM();
+	r->delta = d;
+	to[M_SYS] = &d->sys;
+	to[M_PORT] = &d->port;
+	to[M_NB] = &d->nb;
+	to[M_DEV] = &d->dev;
+	d->base_scan = l->base;
+	d->n_sys = d->n_write = r->n_systems;
+	d->n_port = r->n_eth_ports;
+	d->n_nb = r->n_neighbors;
+	d->n_dev = r->n_devices;
+	d->n_mod = r->modules.n;
+	if (!(d->mod = malloc((d->n_mod + 1) * sizeof(*d->mod))))
+		return NOMEM();
+	if (d->n_mod)
+		memcpy(d->mod, l->mod_ids, d->n_mod * sizeof(*d->mod));
+	for (int k = 0; k < 4; k++) {
+		if (!(*to[k] = malloc((n[k] + 1) * sizeof(uint32_t))))
+			return NOMEM();
+		if (n[k])
+			memcpy(*to[k], l->ids[k], n[k] * sizeof(uint32_t));
+	}
+	if (!(d->write = malloc(r->n_systems + 1)) || !(d->hidden = malloc((l->n_hidden + 1) * sizeof(*d->hidden))))
+		return NOMEM();
+	memcpy(d->write, l->own, r->n_systems);
+	for (size_t i = 0; i < l->n_hidden; i++)
+		d->hidden[i] = (uint32_t)l->hidden[i];
+	d->n_hidden = l->n_hidden;
+	return 0;
+}
+
+int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool raw)
+{
+	struct ld l = { .src = src, .scan = snap->scan_id, .raw = raw };
 	int err;
 
 	if (!(l.r = fab_roce_new()))
 		return NOMEM();
-	err = load_all(&l);
+	err = load_delta(&l);
+	if (!err)
+		err = load_all(&l);
+	if (!err && l.base && l.r->n_systems)
+		err = keep_delta(&l);
+	free(l.hidden);
+	for (int k = 0; k < 4; k++)
+		free(l.ids[k]);
+	free(l.mod_ids);
+	free(l.own);
+	for (int k = 0; k < 4; k++)
+		free(l.map[k].v);
+	for (int k = 0; k < 3; k++)
+		free(l.kown[k].v);
 	free(l.tsets);
 	free(l.csets);
 	free(l.names);
@@ -710,9 +1054,9 @@ int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap)
 	return 0;
 }
 
-int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap)
+int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap, bool raw)
 {
 	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 
-	return fab_roce_load(&src, snap);
+	return fab_roce_load(&src, snap, raw);
 }

@@ -61,8 +61,18 @@ int fab_rquery_run(const struct fab_rsrc *src, const struct fab_rquery *q, int64
 bool fab_rsrc_has(const struct fab_rsrc *src, const char *table, const char *col);
 
 /* The RoCE part of scan from src into snap->roce (roce_load.c). */
-int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap);
+/* raw: the RDMA counters as stored (fab_rdma_port.ctr_scan) */
+int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool raw);
 /* A scan's Ethernet modules and NIC counters into r, its eth ports loaded
  * (phys_io.c). */
 struct fab_roce;
-int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan);
+/* Where a delta's rows go (roce_load.c): a stored port index to its
+ * position, FAB_NONE for a row left out (its keyframe's, of a system it
+ * hides); each module's stored index told. NULL for a whole scan. */
+struct fab_roce_place {
+	uint32_t (*port)(void *ctx, int64_t stored);
+	int (*module)(void *ctx, int64_t stored, uint32_t pos);
+	void *ctx;
+};
+int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan,
+		       const struct fab_roce_place *place);

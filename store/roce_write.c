@@ -20,6 +20,7 @@
 #include "fabsweep/error.h"
 #include "fabsweep/names.h"
 #include "fabsweep/roce.h"
+#include "fabsweep/roce_delta.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
 #include "roce_io.h"
@@ -158,12 +159,43 @@ static void bind_ecn(sqlite3_stmt *s, int i, const struct fab_ecn *e)
 		sqlite3_bind_int(s, i + 3, e->cnp_prio);
 }
 
+/*
+ * A model is written whole, or as a delta on its keyframe (r->delta,
+ * fabsweep/roce_delta.h): then only the rows of the systems it writes, each
+ * element under its stored index, not its position.
+ */
+static int64_t stored(const uint32_t *ids, uint32_t pos)
+{
+	return ids ? (int64_t)ids[pos] : (int64_t)pos;
+}
+
+#define SYS_ID(r, i) stored((r)->delta ? (r)->delta->sys : NULL, (i))
+#define PORT_ID(r, i) stored((r)->delta ? (r)->delta->port : NULL, (i))
+#define NB_ID(r, i) stored((r)->delta ? (r)->delta->nb : NULL, (i))
+#define DEV_ID(r, i) stored((r)->delta ? (r)->delta->dev : NULL, (i))
+
+int64_t fab_roce_port_id(const struct fab_roce *r, uint32_t pos)
+{
+	return PORT_ID(r, pos);
+}
+
+int64_t fab_roce_module_id(const struct fab_roce *r, uint32_t pos)
+{
+	return stored(r->delta ? r->delta->mod : NULL, pos);
+}
+
+/* Whether the rows of system sys stand as the keyframe has them. */
+bool fab_roce_kept(const struct fab_roce *r, uint32_t sys)
+{
+	return r->delta && sys < r->delta->n_write && !r->delta->write[sys];
+}
+
 static int write_systems(struct fab_store *st, struct texts *tx, const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
 	int err = fab_store_prepare(st,
-		"INSERT INTO systems(scan_id, system_idx, system, chassis_id,"
+		"INSERT INTO system_rows(scan_id, system_idx, system, chassis_id,"
 		" chassis_id_subtype, description, mgmt_address, role, capabilities,"
 		" cap_available, cap_enabled, collected, lldp, hostname, source, collected_at)"
 		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s);
@@ -171,8 +203,10 @@ static int write_systems(struct fab_store *st, struct texts *tx, const struct fa
 	for (size_t i = 0; !err && i < r->n_systems; i++) {
 		const struct fab_roce_system *y = &r->systems[i];
 
+		if (fab_roce_kept(r, (uint32_t)i))
+			continue;
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		sqlite3_bind_int64(s, 2, (int64_t)i);
+		sqlite3_bind_int64(s, 2, SYS_ID(r, (uint32_t)i));
 		fab_sql_bind_static(s, 3, y->name ? y->name : "?");
 		fab_sql_bind_static(s, 4, y->chassis_id);
 		fab_sql_bind_static(s, 5, y->chassis_id_subtype);
@@ -218,9 +252,11 @@ static int write_eth_ports(struct fab_store *st, struct fab_roce_sets *sets, str
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
 		const struct fab_eth_port *p = &r->eth_ports[i];
 
+		if (fab_roce_kept(r, p->system_idx))
+			continue;
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		sqlite3_bind_int64(s, 2, (int64_t)i);
-		sqlite3_bind_int64(s, 3, p->system_idx);
+		sqlite3_bind_int64(s, 2, PORT_ID(r, (uint32_t)i));
+		sqlite3_bind_int64(s, 3, SYS_ID(r, p->system_idx));
 		fab_sql_bind_static(s, 4, sysname(r, p->system_idx));
 		fab_sql_bind_static(s, 5, p->ifname ? p->ifname : "?");
 		fab_sql_bind_static(s, 6, p->mac);
@@ -281,7 +317,7 @@ static int write_neighbors(struct fab_store *st, struct fab_roce_sets *sets, str
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
 	int err = fab_store_prepare(st,
-		"INSERT INTO lldp_neighbors(scan_id, neighbor_idx, port_idx, system, ifname,"
+		"INSERT INTO lldp_neighbor_rows(scan_id, neighbor_idx, port_idx, system, ifname,"
 		" chassis_id, chassis_id_subtype, neighbor_system, neighbor_descr,"
 		" neighbor_port_id, neighbor_port_id_subtype, neighbor_port_descr,"
 		" mgmt_address, ttl, capabilities, cap_available, cap_enabled,"
@@ -296,9 +332,11 @@ static int write_neighbors(struct fab_store *st, struct fab_roce_sets *sets, str
 		const struct fab_lldp_neighbor *n = &r->neighbors[i];
 		const struct fab_eth_port *p = &r->eth_ports[n->port_idx];
 
+		if (fab_roce_kept(r, p->system_idx))
+			continue;
 		sqlite3_bind_int64(s, 1, snap->scan_id);
-		sqlite3_bind_int64(s, 2, (int64_t)i);
-		sqlite3_bind_int64(s, 3, n->port_idx);
+		sqlite3_bind_int64(s, 2, NB_ID(r, (uint32_t)i));
+		sqlite3_bind_int64(s, 3, PORT_ID(r, n->port_idx));
 		fab_sql_bind_static(s, 4, sysname(r, p->system_idx));
 		fab_sql_bind_static(s, 5, p->ifname ? p->ifname : "?");
 		fab_sql_bind_static(s, 6, n->chassis_id);
@@ -317,8 +355,8 @@ static int write_neighbors(struct fab_store *st, struct fab_roce_sets *sets, str
 			const struct fab_eth_port *q = &r->eth_ports[n->remote_port_idx];
 			fab_sql_bind_static(s, 32, q->ifname);
 			sqlite3_bind_int(s, 33, r->systems[q->system_idx].collected);
-			sqlite3_bind_int64(s, 34, n->remote_system_idx);
-			sqlite3_bind_int64(s, 35, n->remote_port_idx);
+			sqlite3_bind_int64(s, 34, SYS_ID(r, n->remote_system_idx));
+			sqlite3_bind_int64(s, 35, PORT_ID(r, n->remote_port_idx));
 		}
 		int64_t set;
 		if ((err = fab_roce_tlv_set(sets, r, n->tlv_first, n->tlv_count, &set)))
@@ -338,13 +376,15 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 	const struct fab_roce *r = snap->roce;
 	sqlite3_stmt *s;
 	int err = fab_store_prepare(st,
-		"INSERT INTO eth_links(scan_id, a_system, a_ifname, b_system, b_ifname,"
+		"INSERT INTO eth_link_rows(scan_id, a_system, a_ifname, b_system, b_ifname,"
 		" a_heard_b, b_heard_a, a_port_idx, b_port_idx) VALUES (?,?,?,?,?,?,?,?,?)", &s);
 
 	for (size_t i = 0; !err && i < r->n_links; i++) {
 		const struct fab_eth_link *l = &r->links[i];
 		const struct fab_eth_port *a = &r->eth_ports[l->a], *b = &r->eth_ports[l->b];
 
+		if (fab_roce_kept(r, a->system_idx)) /* a link is its a side's */
+			continue;
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		fab_sql_bind_static(s, 2, sysname(r, a->system_idx));
 		fab_sql_bind_static(s, 3, a->ifname ? a->ifname : "?");
@@ -352,8 +392,8 @@ static int write_links(struct fab_store *st, const struct fab_snapshot *snap)
 		fab_sql_bind_static(s, 5, b->ifname ? b->ifname : "?");
 		sqlite3_bind_int(s, 6, !!(l->heard & FAB_LINK_A_HEARD_B));
 		sqlite3_bind_int(s, 7, !!(l->heard & FAB_LINK_B_HEARD_A));
-		sqlite3_bind_int64(s, 8, l->a);
-		sqlite3_bind_int64(s, 9, l->b);
+		sqlite3_bind_int64(s, 8, PORT_ID(r, l->a));
+		sqlite3_bind_int64(s, 9, PORT_ID(r, l->b));
 		err = fab_sql_step(st, s, "an Ethernet link");
 	}
 	sqlite3_finalize(s);
@@ -364,9 +404,9 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 		      const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
-	sqlite3_stmt *d = NULL, *p = NULL;
+	sqlite3_stmt *d = NULL, *p = NULL, *kept = NULL;
 	int err = fab_store_prepare(st,
-		"INSERT INTO rdma_devices(scan_id, device_idx, system_idx, system, device,"
+		"INSERT INTO rdma_device_rows(scan_id, device_idx, system_idx, system, device,"
 		" node_guid, sys_image_guid, node_desc, fw_ver, hca_type, board_id,"
 		" pci_address, pcie_speed_gts, pcie_width, pcie_max_speed_gts,"
 		" pcie_max_width) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &d);
@@ -376,13 +416,25 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 			"INSERT INTO rdma_port_rows(scan_id, device_idx, port_num, system, device,"
 			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx,"
 			" counter_set, counter_values) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &p);
+	/* a port whose counters are still where they were loaded from: copied */
+	if (!err)
+		err = fab_store_prepare(st,
+			"INSERT INTO rdma_port_rows(scan_id, device_idx, port_num, system, device,"
+			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx,"
+			" counter_set, counter_values) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+			" (SELECT counter_set FROM rdma_port_rows WHERE scan_id = ?13 AND device_idx = ?14"
+			"  AND port_num = ?3),"
+			" (SELECT counter_values FROM rdma_port_rows WHERE scan_id = ?13 AND device_idx = ?14"
+			"  AND port_num = ?3))", &kept);
 	for (size_t i = 0; !err && i < r->n_devices; i++) {
 		const struct fab_rdma_device *v = &r->devices[i];
 		const char *sys = sysname(r, v->system_idx);
 
+		if (fab_roce_kept(r, v->system_idx))
+			continue;
 		sqlite3_bind_int64(d, 1, snap->scan_id);
-		sqlite3_bind_int64(d, 2, (int64_t)i);
-		sqlite3_bind_int64(d, 3, v->system_idx);
+		sqlite3_bind_int64(d, 2, DEV_ID(r, (uint32_t)i));
+		sqlite3_bind_int64(d, 3, SYS_ID(r, v->system_idx));
 		fab_sql_bind_static(d, 4, sys);
 		fab_sql_bind_static(d, 5, v->name ? v->name : "?");
 		fab_sql_bind_guid_opt(d, 6, v->node_guid);
@@ -403,39 +455,45 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 		err = fab_sql_step(st, d, "an RDMA device");
 		for (uint32_t k = 0; !err && k < v->port_count; k++) {
 			const struct fab_rdma_port *q = &r->rdma_ports[v->port_first + k];
+			sqlite3_stmt *s = q->ctr_scan ? kept : p;
 
-			sqlite3_bind_int64(p, 1, snap->scan_id);
-			sqlite3_bind_int64(p, 2, (int64_t)i);
-			sqlite3_bind_int(p, 3, q->port_num);
-			fab_sql_bind_static(p, 4, sys);
-			fab_sql_bind_static(p, 5, v->name ? v->name : "?");
-			fab_sql_bind_static(p, 6, fab_state_name(q->state));
-			fab_sql_bind_static(p, 7, fab_phys_state_name(q->phys_state));
-			fab_sql_bind_static(p, 8, q->rate);
+			sqlite3_bind_int64(s, 1, snap->scan_id);
+			sqlite3_bind_int64(s, 2, DEV_ID(r, (uint32_t)i));
+			sqlite3_bind_int(s, 3, q->port_num);
+			fab_sql_bind_static(s, 4, sys);
+			fab_sql_bind_static(s, 5, v->name ? v->name : "?");
+			fab_sql_bind_static(s, 6, fab_state_name(q->state));
+			fab_sql_bind_static(s, 7, fab_phys_state_name(q->phys_state));
+			fab_sql_bind_static(s, 8, q->rate);
 			if (q->rate_gbps > 0)
-				sqlite3_bind_double(p, 9, q->rate_gbps);
-			fab_sql_bind_static(p, 10, q->link_layer);
-			fab_sql_bind_static(p, 11, q->netdev);
+				sqlite3_bind_double(s, 9, q->rate_gbps);
+			fab_sql_bind_static(s, 10, q->link_layer);
+			fab_sql_bind_static(s, 11, q->netdev);
 			if (q->eth_port_idx != FAB_NONE)
-				sqlite3_bind_int64(p, 12, q->eth_port_idx);
-			/* the counters: one row, values in the order of their set's names */
+				sqlite3_bind_int64(s, 12, PORT_ID(r, q->eth_port_idx));
+			/* the counters: one row, values in the order of their set's
+			 * names (made here, or copied from the row loaded) */
 			int64_t set;
-			if ((err = fab_roce_ctr_set(sets, r, q, &set)))
+			if (q->ctr_scan) {
+				sqlite3_bind_int64(s, 13, q->ctr_scan);
+				sqlite3_bind_int64(s, 14, q->ctr_dev);
+			} else if ((err = fab_roce_ctr_set(sets, r, q, &set))) {
 				break;
-			if (set) {
+			} else if (set) {
 				const char *vals = fab_roce_ctr_values(sets, r, q);
 				if (!vals) {
 					err = fab_err(-ENOMEM, "out of memory");
 					break;
 				}
-				sqlite3_bind_int64(p, 13, set);
-				fab_sql_bind_static(p, 14, vals);
+				sqlite3_bind_int64(s, 13, set);
+				fab_sql_bind_static(s, 14, vals);
 			}
-			err = fab_sql_step(st, p, "an RDMA port");
+			err = fab_sql_step(st, s, "an RDMA port");
 		}
 	}
 	sqlite3_finalize(d);
 	sqlite3_finalize(p);
+	sqlite3_finalize(kept);
 	return err;
 }
 
@@ -467,6 +525,30 @@ static int write_inputs(struct fab_store *st, const struct fab_snapshot *snap)
 	return err;
 }
 
+/* A delta's keyframe and the keyframe's systems it hides. */
+static int write_delta(struct fab_store *st, const struct fab_snapshot *snap)
+{
+	const struct fab_roce_delta *d = snap->roce->delta;
+	sqlite3_stmt *s;
+	int err;
+
+	if ((err = fab_store_prepare(st, "UPDATE scans SET roce_base_scan_id = ?1 WHERE scan_id = ?2", &s)))
+		return err;
+	sqlite3_bind_int64(s, 1, d->base_scan);
+	sqlite3_bind_int64(s, 2, snap->scan_id);
+	err = fab_sql_step(st, s, "the scan's keyframe");
+	sqlite3_finalize(s);
+	if (err || (err = fab_store_prepare(st, "INSERT INTO roce_hidden(scan_id, system_idx) VALUES (?,?)", &s)))
+		return err;
+	for (size_t i = 0; !err && i < d->n_hidden; i++) {
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, d->hidden[i]);
+		err = fab_sql_step(st, s, "a hidden system");
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
 int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap)
 {
 	struct fab_roce_sets *sets = NULL;
@@ -475,6 +557,8 @@ int fab_store_write_roce(struct fab_store *st, const struct fab_snapshot *snap)
 
 	if (!snap->roce)
 		return 0;
+	if (snap->roce->delta && (err = write_delta(st, snap)))
+		return err;
 	if ((err = fab_roce_sets_open(st, &sets)))
 		return err;
 	if (!(err = write_systems(st, &tx, snap)) && !(err = write_eth_ports(st, sets, &tx, snap)) &&

@@ -42,6 +42,27 @@
 	" m.rx_power_lo_alarm_dbm, m.rx_power_hi_warn_dbm," \
 	" m.rx_power_lo_warn_dbm"
 
+/* Schema step 17 -> 18 (RoCE deltas): whether a row of part v (a row of
+ * roce_scan_parts) owned by system SYS is in v's scan: always its own
+ * scan's, a keyframe's unless the delta hides SYS. */
+#define ROCE_VISIBLE(SYS) \
+	"(NOT v.base OR NOT EXISTS (SELECT 1 FROM roce_hidden h" \
+	" WHERE h.scan_id = v.scan_id AND h.system_idx = " SYS "))"
+/* the system of a port (of a device) of a part's rows */
+#define ROCE_PORT_SYSTEM(SCAN, PORT) \
+	"(SELECT o.system_idx FROM eth_port_rows o WHERE o.scan_id = " SCAN \
+	" AND o.port_idx = " PORT ")"
+#define ROCE_DEVICE_SYSTEM(SCAN, DEV) \
+	"(SELECT o.system_idx FROM rdma_device_rows o WHERE o.scan_id = " SCAN \
+	" AND o.device_idx = " DEV ")"
+/* UPDATE and DELETE through VIEW, on the rows of TABLE of the scan whose
+ * key is KEY (OLD's): SET assigns every column but scan_id. */
+#define ROCE_ROWS_TRIGGERS(VIEW, TABLE, KEY, SET) \
+	"CREATE TRIGGER " VIEW "_update INSTEAD OF UPDATE ON " VIEW " BEGIN" \
+	" UPDATE " TABLE " SET " SET " WHERE scan_id = OLD.scan_id AND " KEY "; END;" \
+	"CREATE TRIGGER " VIEW "_delete INSTEAD OF DELETE ON " VIEW " BEGIN" \
+	" DELETE FROM " TABLE " WHERE scan_id = OLD.scan_id AND " KEY "; END;"
+
 /* MODULE_COLS of a module stored with a shared description (schema 17:
  * module_descs d), the rest from its module_rows row m. */
 #define MODULE_DESC_COLS \
@@ -971,6 +992,250 @@ static const char *const migrations[] = {
 	" json_extract(j.value, '$[6]')"
 	" FROM module_rows m JOIN scans s ON s.scan_id = m.scan_id"
 	" JOIN json_each(m.lane_values) j WHERE m.fabric = 'eth';",
+
+	/* 17 -> 18: merge --into as a delta on its keyframe (docs/schema.md
+	 * "RoCE deltas"; core/roce_delta.c). A delta scan names the whole
+	 * merge it changes (scans.roce_base_scan_id) and the systems of it
+	 * that it replaces or drops (roce_hidden); it holds the rows of the
+	 * systems that differ, with the keyframe's indices for what is still
+	 * there. The RoCE relations of a delta are its rows and its
+	 * keyframe's rows of the systems it does not hide. */
+	"ALTER TABLE scans ADD COLUMN roce_base_scan_id INTEGER;"
+	"CREATE TABLE roce_hidden(scan_id INTEGER NOT NULL, system_idx INTEGER NOT NULL,"
+	" PRIMARY KEY (scan_id, system_idx)) WITHOUT ROWID;"
+	/* the scans whose RoCE rows a scan is made of: its own, and a delta's
+	 * keyframe's (base = 1: less the systems it hides) */
+	"CREATE VIEW roce_scan_parts AS SELECT scan_id, scan_id AS part_scan_id, 0 AS base FROM scans"
+	" UNION ALL SELECT scan_id, roce_base_scan_id, 1 FROM scans WHERE roce_base_scan_id IS NOT NULL;"
+	"ALTER TABLE systems RENAME TO system_rows;"
+	"ALTER TABLE lldp_neighbors RENAME TO lldp_neighbor_rows;"
+	"ALTER TABLE eth_links RENAME TO eth_link_rows;"
+	"ALTER TABLE rdma_devices RENAME TO rdma_device_rows;"
+	"DROP VIEW eth_ports; DROP VIEW rdma_ports; DROP VIEW rdma_counters; DROP VIEW lldp_tlvs;"
+	"CREATE VIEW systems AS SELECT v.scan_id AS scan_id, r.system_idx, r.system, r.chassis_id,"
+	" r.chassis_id_subtype, r.description, r.mgmt_address, r.role, r.capabilities,"
+	" r.cap_available, r.cap_enabled, r.collected, r.lldp, r.hostname, r.source, r.collected_at"
+	" FROM roce_scan_parts v JOIN system_rows r ON r.scan_id = v.part_scan_id"
+	" WHERE " ROCE_VISIBLE("r.system_idx") ";"
+	"CREATE VIEW eth_ports AS SELECT v.scan_id AS scan_id, p.system, p.ifname, p.mac, p.mtu,"
+	" p.speed_mbps, p.state, p.rdma_device, p.rdma_port,"
+	" CASE WHEN p.dcb_status = 'ok' AND p.dcb_pfc_enabled IS NOT NULL"
+	"  THEN p.dcb_pfc_enabled ELSE p.lldp_pfc_enabled END AS pfc_enabled,"
+	" p.lldp_pfc_willing AS pfc_willing, p.dcb_status,"
+	" CASE WHEN p.dcb_status = 'ok' AND p.dcb_pfc_enabled IS NOT NULL THEN 'dcb'"
+	"  WHEN p.lldp_pfc_enabled IS NOT NULL THEN 'lldp' END AS pfc_source,"
+	" CASE WHEN p.dcb_status = 'ok' AND p.dcb_app_entries IS NOT NULL"
+	"  THEN p.dcb_app_entries ELSE p.lldp_app_entries END AS app_entries,"
+	" p.sysfs, p.lldp, p.stub, p.port_id, p.port_id_subtype, p.port_descr,"
+	" p.lldp_pfc_enabled, p.lldp_pfc_willing, p.lldp_pfc_mbc, p.lldp_pfc_cap,"
+	" p.lldp_app_entries, p.lldp_ets_willing, p.lldp_ets_max_tcs, p.lldp_ets_prio_tc,"
+	" p.lldp_ets_tc_bw, p.lldp_ets_tsa, p.lldp_reco_prio_tc, p.lldp_reco_tc_bw,"
+	" p.lldp_reco_tsa, p.lldp_bad_tlvs, p.dcbx_mode, p.dcb_pfc_enabled, p.dcb_pfc_cap,"
+	" p.dcb_pfc_mbc, p.dcb_app_entries, p.dcb_ets_willing, p.dcb_ets_max_tcs,"
+	" p.dcb_ets_prio_tc, p.dcb_ets_tc_bw, p.dcb_ets_tsa, p.port_idx, p.system_idx,"
+	" p.ecn_np_enabled, p.ecn_rp_enabled, p.cnp_dscp, p.cnp_priority, p.trust,"
+	" p.driver, p.stats_status, p.module_status"
+	" FROM roce_scan_parts v JOIN eth_port_rows p ON p.scan_id = v.part_scan_id"
+	" WHERE " ROCE_VISIBLE("p.system_idx") ";"
+	"CREATE VIEW lldp_neighbors AS SELECT v.scan_id AS scan_id, n.neighbor_idx, n.port_idx,"
+	" n.system, n.ifname, n.chassis_id, n.chassis_id_subtype, n.neighbor_system,"
+	" n.neighbor_descr, n.neighbor_port_id, n.neighbor_port_id_subtype, n.neighbor_port_descr,"
+	" n.mgmt_address, n.ttl, n.capabilities, n.cap_available, n.cap_enabled, n.pfc_enabled,"
+	" n.pfc_willing, n.pfc_mbc, n.pfc_cap, n.app_entries, n.ets_willing, n.ets_max_tcs,"
+	" n.ets_prio_tc, n.ets_tc_bw, n.ets_tsa, n.reco_prio_tc, n.reco_tc_bw, n.reco_tsa,"
+	" n.bad_tlvs, n.neighbor_ifname, n.neighbor_collected, n.remote_system_idx,"
+	" n.remote_port_idx, n.tlv_set"
+	" FROM roce_scan_parts v JOIN lldp_neighbor_rows n ON n.scan_id = v.part_scan_id"
+	" WHERE " ROCE_VISIBLE(ROCE_PORT_SYSTEM("n.scan_id", "n.port_idx")) ";"
+	"CREATE VIEW eth_links AS SELECT v.scan_id AS scan_id, l.a_system, l.a_ifname, l.b_system,"
+	" l.b_ifname, l.a_heard_b, l.b_heard_a, l.a_port_idx, l.b_port_idx"
+	" FROM roce_scan_parts v JOIN eth_link_rows l ON l.scan_id = v.part_scan_id"
+	" WHERE " ROCE_VISIBLE(ROCE_PORT_SYSTEM("l.scan_id", "l.a_port_idx")) ";"
+	"CREATE VIEW rdma_devices AS SELECT v.scan_id AS scan_id, d.device_idx, d.system_idx,"
+	" d.system, d.device, d.node_guid, d.sys_image_guid, d.node_desc, d.fw_ver, d.hca_type,"
+	" d.board_id, d.pci_address, d.pcie_speed_gts, d.pcie_width, d.pcie_max_speed_gts,"
+	" d.pcie_max_width"
+	" FROM roce_scan_parts v JOIN rdma_device_rows d ON d.scan_id = v.part_scan_id"
+	" WHERE " ROCE_VISIBLE("d.system_idx") ";"
+	"CREATE VIEW rdma_ports AS SELECT v.scan_id AS scan_id, p.system, p.device,"
+	" p.port_num, p.state, p.phys_state, p.rate, p.rate_gbps, p.link_layer,"
+	" p.netdev, d.node_guid, d.fw_ver, d.pci_address, d.pcie_speed_gts,"
+	" d.pcie_width, d.pcie_max_speed_gts, d.pcie_max_width"
+	" FROM roce_scan_parts v JOIN rdma_port_rows p ON p.scan_id = v.part_scan_id"
+	" JOIN rdma_device_rows d ON d.scan_id = p.scan_id AND d.device_idx = p.device_idx"
+	" WHERE " ROCE_VISIBLE("d.system_idx") ";"
+	"CREATE VIEW rdma_counters AS"
+	" SELECT scan_id, device_idx, port_num, system, device, kind, counter, value"
+	" FROM rdma_counter_rows"
+	" UNION ALL SELECT v.scan_id, p.device_idx, p.port_num, p.system, p.device, n.kind,"
+	" n.counter, j.value FROM roce_scan_parts v JOIN rdma_port_rows p ON p.scan_id = v.part_scan_id"
+	" JOIN rdma_counter_names n ON n.set_id = p.counter_set"
+	" JOIN json_each(p.counter_values) j ON j.key = n.pos"
+	" WHERE " ROCE_VISIBLE(ROCE_DEVICE_SYSTEM("p.scan_id", "p.device_idx")) ";"
+	"CREATE VIEW lldp_tlvs AS"
+	" SELECT scan_id, owner, owner_idx, system, ifname, oui, subtype, info FROM lldp_tlv_rows"
+	" UNION ALL SELECT v.scan_id, 'port', p.port_idx, p.system, p.ifname, e.oui, e.subtype,"
+	" e.info FROM roce_scan_parts v JOIN eth_port_rows p ON p.scan_id = v.part_scan_id"
+	" JOIN lldp_tlv_set_entries e ON e.set_id = p.tlv_set"
+	" WHERE " ROCE_VISIBLE("p.system_idx")
+	" UNION ALL SELECT v.scan_id, 'neighbor', n.neighbor_idx, n.system, n.ifname, e.oui,"
+	" e.subtype, e.info FROM roce_scan_parts v JOIN lldp_neighbor_rows n ON n.scan_id = v.part_scan_id"
+	" JOIN lldp_tlv_set_entries e ON e.set_id = n.tlv_set"
+	" WHERE " ROCE_VISIBLE(ROCE_PORT_SYSTEM("n.scan_id", "n.port_idx")) ";"
+	/* the triggers of the views made again, as step 16 made them */
+	"CREATE TRIGGER rdma_counters_update INSTEAD OF UPDATE OF value ON rdma_counters BEGIN"
+	" UPDATE rdma_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id"
+	"  AND device_idx = OLD.device_idx AND port_num = OLD.port_num AND kind = OLD.kind"
+	"  AND counter = OLD.counter;"
+	" UPDATE rdma_port_rows SET counter_values = json_replace(counter_values, '$[' ||"
+	"  (SELECT n.pos FROM rdma_counter_names n WHERE n.set_id = rdma_port_rows.counter_set"
+	"   AND n.kind = OLD.kind AND n.counter = OLD.counter) || ']', NEW.value)"
+	"  WHERE scan_id = OLD.scan_id AND device_idx = OLD.device_idx AND port_num = OLD.port_num"
+	"  AND counter_set IS NOT NULL;"
+	" END;"
+	"CREATE TRIGGER lldp_tlvs_update INSTEAD OF UPDATE ON lldp_tlvs BEGIN"
+	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);"
+	" UPDATE lldp_tlv_rows SET owner = NEW.owner, owner_idx = NEW.owner_idx, system = NEW.system,"
+	"  ifname = NEW.ifname, oui = NEW.oui, subtype = NEW.subtype, info = NEW.info"
+	"  WHERE rowid = (SELECT rowid FROM lldp_tlv_rows WHERE scan_id = OLD.scan_id"
+	"   AND owner = OLD.owner AND owner_idx = OLD.owner_idx AND oui = OLD.oui"
+	"   AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);"
+	" END;"
+	"CREATE TRIGGER lldp_tlvs_delete INSTEAD OF DELETE ON lldp_tlvs BEGIN"
+	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);"
+	" DELETE FROM lldp_tlv_rows WHERE rowid = (SELECT rowid FROM lldp_tlv_rows"
+	"  WHERE scan_id = OLD.scan_id AND owner = OLD.owner AND owner_idx = OLD.owner_idx"
+	"  AND oui = OLD.oui AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);"
+	" END;"
+	"CREATE TRIGGER lldp_tlvs_insert INSTEAD OF INSERT ON lldp_tlvs BEGIN"
+	" INSERT INTO lldp_tlv_owner_copy VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx);"
+	" INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
+	"  VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx, NEW.system, NEW.ifname, NEW.oui,"
+	"  NEW.subtype, NEW.info);"
+	" END;"
+	/* UPDATE and DELETE on the four that were tables act on the scan's own
+	 * rows (a delta's inherited rows are its keyframe's, changed there) */
+	ROCE_ROWS_TRIGGERS("systems", "system_rows", "system_idx = OLD.system_idx",
+			   "system_idx = NEW.system_idx, system = NEW.system, chassis_id = NEW.chassis_id,"
+			   " chassis_id_subtype = NEW.chassis_id_subtype, description = NEW.description,"
+			   " mgmt_address = NEW.mgmt_address, role = NEW.role,"
+			   " capabilities = NEW.capabilities, cap_available = NEW.cap_available,"
+			   " cap_enabled = NEW.cap_enabled, collected = NEW.collected, lldp = NEW.lldp,"
+			   " hostname = NEW.hostname, source = NEW.source, collected_at = NEW.collected_at")
+	ROCE_ROWS_TRIGGERS("rdma_devices", "rdma_device_rows", "device_idx = OLD.device_idx",
+			   "device_idx = NEW.device_idx, system_idx = NEW.system_idx, system = NEW.system, device = NEW.device, node_guid = NEW.node_guid,"
+			   " sys_image_guid = NEW.sys_image_guid, node_desc = NEW.node_desc,"
+			   " fw_ver = NEW.fw_ver, hca_type = NEW.hca_type, board_id = NEW.board_id,"
+			   " pci_address = NEW.pci_address, pcie_speed_gts = NEW.pcie_speed_gts,"
+			   " pcie_width = NEW.pcie_width, pcie_max_speed_gts = NEW.pcie_max_speed_gts,"
+			   " pcie_max_width = NEW.pcie_max_width")
+	ROCE_ROWS_TRIGGERS("lldp_neighbors", "lldp_neighbor_rows", "neighbor_idx = OLD.neighbor_idx",
+			   "neighbor_idx = NEW.neighbor_idx, port_idx = NEW.port_idx, system = NEW.system, ifname = NEW.ifname, chassis_id = NEW.chassis_id,"
+			   " chassis_id_subtype = NEW.chassis_id_subtype,"
+			   " neighbor_system = NEW.neighbor_system, neighbor_descr = NEW.neighbor_descr,"
+			   " neighbor_port_id = NEW.neighbor_port_id,"
+			   " neighbor_port_id_subtype = NEW.neighbor_port_id_subtype,"
+			   " neighbor_port_descr = NEW.neighbor_port_descr,"
+			   " mgmt_address = NEW.mgmt_address, ttl = NEW.ttl,"
+			   " capabilities = NEW.capabilities, cap_available = NEW.cap_available,"
+			   " cap_enabled = NEW.cap_enabled, pfc_enabled = NEW.pfc_enabled,"
+			   " pfc_willing = NEW.pfc_willing, pfc_mbc = NEW.pfc_mbc, pfc_cap = NEW.pfc_cap,"
+			   " app_entries = NEW.app_entries, ets_willing = NEW.ets_willing,"
+			   " ets_max_tcs = NEW.ets_max_tcs, ets_prio_tc = NEW.ets_prio_tc,"
+			   " ets_tc_bw = NEW.ets_tc_bw, ets_tsa = NEW.ets_tsa,"
+			   " reco_prio_tc = NEW.reco_prio_tc, reco_tc_bw = NEW.reco_tc_bw,"
+			   " reco_tsa = NEW.reco_tsa, bad_tlvs = NEW.bad_tlvs,"
+			   " neighbor_ifname = NEW.neighbor_ifname,"
+			   " neighbor_collected = NEW.neighbor_collected,"
+			   " remote_system_idx = NEW.remote_system_idx,"
+			   " remote_port_idx = NEW.remote_port_idx, tlv_set = NEW.tlv_set")
+	ROCE_ROWS_TRIGGERS("eth_links", "eth_link_rows",
+			   "a_port_idx = OLD.a_port_idx AND b_port_idx = OLD.b_port_idx",
+			   "a_port_idx = NEW.a_port_idx, b_port_idx = NEW.b_port_idx,"
+			   " a_system = NEW.a_system, a_ifname = NEW.a_ifname, b_system = NEW.b_system,"
+			   " b_ifname = NEW.b_ifname, a_heard_b = NEW.a_heard_b,"
+			   " b_heard_a = NEW.b_heard_a")
+	/* the physical layer's Ethernet rows too (schema 17's views, a delta's
+	 * keyframe rows of the systems it does not hide; a keyframe holds them
+	 * in schema 17's form: fab_store_keyframe_ok) */
+	"DROP VIEW nic_counters;"
+	"CREATE VIEW nic_counters AS"
+	" SELECT scan_id, port_idx, system, ifname, sample, sampled_at, counter, priority, value, source"
+	" FROM nic_counter_rows"
+	" UNION ALL SELECT v.scan_id, p.port_idx, p.system, p.ifname, p.sample, p.sampled_at,"
+	" n.counter, n.priority, j.value, n.source"
+	" FROM roce_scan_parts v JOIN nic_counter_ports p ON p.scan_id = v.part_scan_id"
+	" JOIN nic_counter_names n ON n.set_id = p.counter_set"
+	" JOIN json_each(p.counter_values) j ON j.key = n.pos"
+	" WHERE " ROCE_VISIBLE(ROCE_PORT_SYSTEM("p.scan_id", "p.port_idx")) ";"
+	"CREATE TRIGGER nic_counters_insert INSTEAD OF INSERT ON nic_counters BEGIN"
+	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at,"
+	"  counter, priority, value, source) VALUES (NEW.scan_id, NEW.port_idx, NEW.system,"
+	"  NEW.ifname, NEW.sample, NEW.sampled_at, NEW.counter, NEW.priority, NEW.value, NEW.source);"
+	" END;"
+	"CREATE TRIGGER nic_counters_update INSTEAD OF UPDATE OF value ON nic_counters BEGIN"
+	" UPDATE nic_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id"
+	"  AND port_idx = OLD.port_idx AND sample = OLD.sample AND counter = OLD.counter"
+	"  AND priority IS OLD.priority AND source IS OLD.source;"
+	" UPDATE nic_counter_ports SET counter_values = json_replace(counter_values, '$[' ||"
+	"  (SELECT n.pos FROM nic_counter_names n WHERE n.set_id = nic_counter_ports.counter_set"
+	"   AND n.counter = OLD.counter AND n.priority IS OLD.priority AND n.source IS OLD.source)"
+	"  || ']', NEW.value)"
+	"  WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx AND sample = OLD.sample"
+	"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n"
+	"   WHERE n.set_id = nic_counter_ports.counter_set AND n.counter = OLD.counter"
+	"   AND n.priority IS OLD.priority AND n.source IS OLD.source);"
+	" END;"
+	"CREATE TRIGGER nic_counters_delete INSTEAD OF DELETE ON nic_counters BEGIN"
+	" DELETE FROM nic_counter_rows WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx"
+	"  AND sample = OLD.sample AND counter = OLD.counter AND priority IS OLD.priority"
+	"  AND source IS OLD.source;"
+	/* a run that loses a counter: its rows out of the set, that one left out */
+	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at,"
+	"  counter, priority, value, source)"
+	"  SELECT p.scan_id, p.port_idx, p.system, p.ifname, p.sample, p.sampled_at, n.counter,"
+	"  n.priority, v.value, n.source FROM nic_counter_ports p"
+	"  JOIN nic_counter_names n ON n.set_id = p.counter_set"
+	"  JOIN json_each(p.counter_values) v ON v.key = n.pos"
+	"  WHERE p.scan_id = OLD.scan_id AND p.port_idx = OLD.port_idx AND p.sample = OLD.sample"
+	"  AND p.sampled_at IS OLD.sampled_at AND NOT (n.counter = OLD.counter"
+	"  AND n.priority IS OLD.priority AND n.source IS OLD.source)"
+	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = p.counter_set"
+	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source)"
+	"  ORDER BY p.run, n.pos;"
+	" DELETE FROM nic_counter_ports WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx"
+	"  AND sample = OLD.sample AND sampled_at IS OLD.sampled_at"
+	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = nic_counter_ports.counter_set"
+	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source);"
+	" END;"
+	"DROP VIEW module_lanes;"
+	"DROP VIEW modules;"
+	"CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS
+	" FROM scans s JOIN module_rows m ON m.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
+	"  AND m.fabric = 'ib'"
+	" UNION ALL SELECT v.scan_id, " MODULE_COLS
+	" FROM roce_scan_parts v JOIN module_rows m ON m.scan_id = v.part_scan_id"
+	"  WHERE m.fabric = 'eth' AND m.desc_id IS NULL"
+	"  AND " ROCE_VISIBLE(ROCE_PORT_SYSTEM("m.scan_id", "m.eth_port_idx"))
+	" UNION ALL SELECT v.scan_id, " MODULE_DESC_COLS
+	" FROM roce_scan_parts v JOIN module_rows m ON m.scan_id = v.part_scan_id"
+	"  JOIN module_descs d ON d.desc_id = m.desc_id WHERE m.fabric = 'eth'"
+	"  AND " ROCE_VISIBLE(ROCE_PORT_SYSTEM("m.scan_id", "m.eth_port_idx")) ";"
+	"CREATE VIEW module_lanes AS SELECT m.scan_id, m.fabric, m.module_idx,"
+	" m.node_guid, m.port_num, m.system, m.ifname, m.serial_number, l.lane, l.rx_power_mw,"
+	" l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm, l.tx_bias_ma, l.flags"
+	" FROM modules m JOIN scans s ON s.scan_id = m.scan_id"
+	" JOIN module_lane_rows l ON l.fabric = m.fabric AND l.module_idx = m.module_idx"
+	"  AND l.scan_id = CASE m.fabric WHEN 'ib' THEN coalesce(s.topology_scan_id, s.scan_id)"
+	"  ELSE s.scan_id END"
+	" UNION ALL SELECT v.scan_id, m.fabric, m.module_idx, m.node_guid, m.port_num, m.system,"
+	" m.ifname, m.serial_number, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),"
+	" json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'),"
+	" json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'),"
+	" json_extract(j.value, '$[6]')"
+	" FROM roce_scan_parts v JOIN module_rows m ON m.scan_id = v.part_scan_id"
+	" JOIN json_each(m.lane_values) j WHERE m.fabric = 'eth'"
+	" AND " ROCE_VISIBLE(ROCE_PORT_SYSTEM("m.scan_id", "m.eth_port_idx")) ";",
 };
 
 /* The long form of port_counters: one row per counter value. */

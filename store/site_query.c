@@ -57,6 +57,7 @@ static const char *const public_relations[] = {
 	/* RoCE and Ethernet */
 	"systems", "eth_ports", "lldp_neighbors", "eth_links", "lldp_tlvs",
 	"rdma_devices", "rdma_ports", "rdma_counters", "roce_votes", "merge_inputs",
+	"roce_scan_parts", "roce_hidden",
 	/* forwarding tables */
 	"switch_tables", "forwarding", "lft_entries", "port_pkey_tables", "port_partitions",
 	/* multicast */
@@ -87,6 +88,17 @@ static const struct {
 	{ "findings", "checks" },
 	{ "eth_ports", "eth_port_rows" },
 	{ "rdma_ports", "rdma_port_rows" },
+	/* schema 17: the four RoCE tables became views (a delta's rows are its
+	 * keyframe's too); each reads a port's or device's system */
+	{ "systems", "system_rows" },
+	{ "lldp_neighbors", "lldp_neighbor_rows" },
+	{ "lldp_neighbors", "eth_port_rows" },
+	{ "eth_links", "eth_link_rows" },
+	{ "eth_links", "eth_port_rows" },
+	{ "rdma_devices", "rdma_device_rows" },
+	{ "rdma_ports", "rdma_device_rows" },
+	{ "rdma_counters", "rdma_device_rows" },
+	{ "lldp_tlvs", "lldp_neighbor_rows" },
 	{ "lldp_tlvs", "lldp_tlv_rows" },
 	{ "lldp_tlvs", "lldp_tlv_set_entries" },
 	{ "lldp_tlvs", "eth_port_rows" },

@@ -350,6 +350,26 @@ int fab_store_latest_merge(struct fab_store *st, int64_t *out)
 	return 0;
 }
 
+int fab_store_keyframe_ok(struct fab_store *st, int64_t scan_id, bool *ok)
+{
+	char sql[512];
+	int64_t bad = 1;
+	int err;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT (SELECT roce_base_scan_id IS NOT NULL FROM scans WHERE scan_id = %lld)"
+		 " OR EXISTS (SELECT 1 FROM lldp_tlv_rows WHERE scan_id = %lld)"
+		 " OR EXISTS (SELECT 1 FROM rdma_counter_rows WHERE scan_id = %lld)"
+		 " OR EXISTS (SELECT 1 FROM nic_counter_rows WHERE scan_id = %lld)"
+		 " OR EXISTS (SELECT 1 FROM module_lane_rows WHERE scan_id = %lld AND fabric = 'eth')",
+		 (long long)scan_id, (long long)scan_id, (long long)scan_id, (long long)scan_id,
+		 (long long)scan_id);
+	if ((err = query_int(st, sql, &bad)))
+		return err;
+	*ok = !bad;
+	return 0;
+}
+
 int fab_store_merge_inputs(struct fab_store *st, int64_t scan_id,
 			   int (*fn)(const struct fab_roce_input *in, void *ctx), void *ctx)
 {

@@ -310,6 +310,12 @@ struct fab_rdma_port {
 	const char *netdev;  /* the netdev of a RoCE port, NULL if none */
 	uint32_t eth_port_idx; /* FAB_NONE unless netdev is in eth_ports */
 	uint32_t ctr_first, ctr_count; /* contiguous in counters */
+	/* Or its counters left where the store holds them, not read: a merge
+	 * --into base's (store/roce_load.c), in the row of scan ctr_scan,
+	 * device ctr_dev and this port_num, copied from there when the port
+	 * is written again to the same database. ctr_scan 0: none. */
+	int64_t ctr_scan;
+	uint32_t ctr_dev;
 };
 
 enum fab_rdma_ctr_kind {
@@ -431,6 +437,9 @@ struct fab_roce {
 	/* The votes of the fabric this part leaves out (a readiness extract);
 	 * NULL for a whole fabric. Owned; kept by fab_roce_resolve(). */
 	struct fab_roce_votes *outside;
+	/* merge --into: written as a delta on its keyframe (fabsweep/roce_delta.h);
+	 * NULL: written whole. Owned. */
+	struct fab_roce_delta *delta;
 };
 
 /* A new empty model (owned by the caller) or NULL on ENOMEM. */

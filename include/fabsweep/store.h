@@ -29,7 +29,7 @@ enum {
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 17
+#define FAB_SCHEMA_VERSION 18
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 
@@ -77,6 +77,12 @@ int fab_store_resolve_scan(struct fab_store *st, int64_t id, int64_t *out);
 /* The latest scan `fabsweep merge` wrote (its source "merge:..."); -ENOENT none. */
 int fab_store_latest_merge(struct fab_store *st, int64_t *out);
 
+/* Whether merge scan_id can be the keyframe of a delta (docs/schema.md,
+ * "RoCE deltas"): a whole merge whose rows are all in the form this
+ * version writes (none kept one per counter, lane or TLV: older scans, or
+ * rows SQL changed). 0 or a negative errno with the message set. */
+int fab_store_keyframe_ok(struct fab_store *st, int64_t scan_id, bool *ok);
+
 struct fab_roce_input;
 /* The files merge scan_id read or carried over (merge_inputs), in strcmp
  * order of their paths: fn for each (its strings valid during the call);
@@ -87,6 +93,13 @@ int fab_store_merge_inputs(struct fab_store *st, int64_t scan_id,
 /* Loads a whole snapshot (findings included). *out owned by the caller. */
 int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 			struct fab_snapshot **out);
+
+/*
+ * What merge --into starts from: the scan row, scan errors and RoCE part,
+ * the RDMA counters left where they are (fab_rdma_port.ctr_scan: a model
+ * only this database may be written from). *out owned by the caller.
+ */
+int fab_store_load_merge_base(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);
 
 /* Loads the scan row and its scan errors, no more. *out owned by the caller. */
 int fab_store_load_header(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);

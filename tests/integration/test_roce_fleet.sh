@@ -69,7 +69,8 @@ check "nothing written beside the inputs" eq "$(ls "$D/c" | grep -vc '^host[0-9]
 # with "noidx", the positions (*_idx) too: the rows by content.
 dump() {
 	local db=$1 t
-	for t in systems eth_ports lldp_neighbors eth_links lldp_tlvs rdma_devices rdma_ports rdma_counters; do
+	for t in systems eth_ports lldp_neighbors eth_links lldp_tlvs rdma_devices rdma_ports rdma_counters \
+		nic_counters modules module_lanes; do
 		python3 - "$db" "$t" "${2:-}" <<'EOF'
 import sqlite3, sys
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
@@ -82,6 +83,15 @@ for r in sorted(map(repr, rows)):
     print(t, r)
 EOF
 	done
+}
+# Positions (*_idx) of scan $2 in $1 that name more than one row (a delta
+# shares them with its keyframe: none may be given twice)
+twice() {
+	q "$1" "SELECT (SELECT count(*) - count(DISTINCT system_idx) FROM systems WHERE scan_id = $2)
+		+ (SELECT count(*) - count(DISTINCT port_idx) FROM eth_ports WHERE scan_id = $2)
+		+ (SELECT count(*) - count(DISTINCT neighbor_idx) FROM lldp_neighbors WHERE scan_id = $2)
+		+ (SELECT count(*) - count(DISTINCT device_idx) FROM rdma_devices WHERE scan_id = $2)
+		+ (SELECT count(*) - count(DISTINCT module_idx) FROM modules WHERE scan_id = $2 AND fabric = 'eth')"
 }
 dump "$D/flat.db" >"$D/flat.dump"
 check "the dump of the flat merge has every relation" ge "$(cut -d' ' -f1 "$D/flat.dump" | sort -u | wc -l)" 8
@@ -189,6 +199,11 @@ check "merge --into: the hosts collected again have their newer collection" eq \
 dump "$D/inc.db" noidx >"$D/inc.dump" # the hosts read again come last: positions differ
 dump "$D/full.db" noidx >"$D/full.dump"
 check "merge --into gives what a full merge of the same files gives" eq "$(diff "$D/full.dump" "$D/inc.dump" | head -5)" ""
+check "... stored as a delta on scan 1: the rows of the 3 hosts read again, nothing else" eq \
+	"$(q "$D/inc.db" "SELECT roce_base_scan_id, (SELECT count(*) FROM system_rows WHERE scan_id = 2),
+		(SELECT group_concat(system_idx) FROM roce_hidden WHERE scan_id = 2),
+		(SELECT count(*) FROM eth_port_rows WHERE scan_id = 2) FROM scans WHERE scan_id = 2")" \
+	"1|3|10,11,12|$((3 * NICS))"
 # nothing changed: nothing read, nothing written; the latest merge is still the fabric
 mkdir "$D/rd"
 "$FABSWEEP" merge --into "$D/inc.db" "$D/inc" --ready-dir "$D/rd" >"$D/same.out" 2>&1
@@ -221,6 +236,88 @@ touch "$D/inc/host00007.db" # written again (the same bytes): a newer modificati
 "$FABSWEEP" merge --into "$D/inc.db" "$D/inc" >"$D/inc4.out" 2>&1
 check "merge --into, a file written again: read again, a new scan" eq \
 	"$(grep -c "scan 6: merged 1 of $N files ($((N - 1)) unchanged since scan 5)" "$D/inc4.out")" 1
+
+# ---- deltas: every change a delta must carry, against a full merge of the same files
+cp -l "$D/c/host00020.db" "$D/inc/" # back, as scan 1 read it: unchanged, so a full merge has it too
+"$CLONE" --template "$D/host.db" --first 30 --hosts 1 --per-leaf $((PER * 2)) --time $((T0 + 300000)) \
+	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; } # host 30 cabled to other leaves
+"$CLONE" --template "$D/fault.db" --first 40 --hosts 1 --per-leaf $PER --time $((T0 + 300000)) \
+	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; } # host 40 with the PFC fault now
+"$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
+rm -f "$D/full.db" && "$FABSWEEP" merge --quiet --db "$D/full.db" "$D/inc"
+dump "$D/inc.db" noidx >"$D/inc.dump"
+dump "$D/full.db" noidx >"$D/full.dump"
+check "a host cabled elsewhere, one changed, after 5 merges: the delta gives what a full merge gives" eq \
+	"$(diff "$D/full.dump" "$D/inc.dump" | head -5)" ""
+check "... a delta on scan 1 that writes host 30 and the stub leaves it left or joined" eq \
+	"$(q "$D/inc.db" "SELECT s.roce_base_scan_id, sum(r.system = 'host00030'), sum(r.system LIKE 'leaf%') > 0
+		FROM scans s JOIN system_rows r USING (scan_id) WHERE s.scan_id = 7")" "1|1|1"
+serious() { # the warnings and errors check finds in the latest scan of $1: rule node port
+	"$FABSWEEP" check --db "$1" --json 2>/dev/null | python3 -c 'import json, sys
+for f in sorted({(f["rule"], f.get("node"), f.get("port")) for f in json.load(sys.stdin)["findings"]
+                 if f["severity"] in ("warning", "error")}):
+    print(*f)'
+}
+serious "$D/full.db" >"$D/full.found"
+check "... check on the delta finds what it finds on the full merge, host 40's fault among it" eq \
+	"$(serious "$D/inc.db" | diff - "$D/full.found")|$(grep -c '^roce.pfc_disabled host00040 eth7$' "$D/full.found")" "|1"
+# the 8 hosts below leaves 48..55 cabled elsewhere: those stub leaves are gone
+"$CLONE" --template "$D/host.db" --first 48 --hosts $PER --per-leaf $((PER * 2)) --time $((T0 + 320000)) \
+	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; }
+"$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
+touch "$D/inc/host00060.db" # then another delta on the same keyframe
+"$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
+rm -f "$D/full.db" && "$FABSWEEP" merge --quiet --db "$D/full.db" "$D/inc"
+dump "$D/inc.db" noidx >"$D/inc.dump"
+dump "$D/full.db" noidx >"$D/full.dump"
+check "... each of the delta's positions (*_idx) names one row" eq "$(twice "$D/inc.db" 9)" 0
+check "stub leaves no host hears any more: gone, and still gone in the next delta" eq \
+	"$(diff "$D/full.dump" "$D/inc.dump" | head -5)|$(q "$D/inc.db" "SELECT count(*) FROM systems
+		WHERE scan_id = 9 AND system IN ('leaf0048', 'leaf0055')")|$(q "$D/inc.db" \
+		"SELECT roce_base_scan_id FROM scans WHERE scan_id = 9")" "|0|1"
+"$FABSWEEP" merge --quiet --db "$D/of_delta.db" "$D/inc.db"
+check "a merge whose input is a delta: what the delta shows" eq \
+	"$(dump "$D/of_delta.db" noidx | diff - "$D/inc.dump" | head -3)" ""
+"$FABSWEEP" db prune --db "$D/inc.db" --keep 1 >/dev/null 2>&1
+check "prune --keep 1 keeps the delta's keyframe, and the delta whole" eq \
+	"$(q "$D/inc.db" "SELECT group_concat(scan_id) FROM scans")|$(dump "$D/inc.db" noidx | diff - "$D/inc.dump" | head -3)" "1,9|"
+cp "$D/inc.db" "$D/broken.db" && sqlite3 "$D/broken.db" "DELETE FROM scans WHERE scan_id = 1"
+"$FABSWEEP" check --db "$D/broken.db" >/dev/null 2>"$D/broken.err"
+check "a delta whose keyframe was deleted by hand: refused, saying so" eq "$?|$(grep -c \
+	"scan 9 builds on scan 1, which is not there (deleted by hand?): it cannot be read" "$D/broken.err")" "3|1"
+"$CLONE" --template "$D/host.db" --first 0 --hosts $((N * 6 / 10)) --per-leaf $PER --time $((T0 + 360000)) \
+	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; }
+"$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"
+check "60% of the hosts read again: a whole merge (the next keyframe)" eq \
+	"$(q "$D/inc.db" "SELECT roce_base_scan_id IS NULL, (SELECT count(*) FROM system_rows r WHERE r.scan_id = s.scan_id)
+		= (SELECT count(*) FROM systems y WHERE y.scan_id = s.scan_id) FROM scans s WHERE scan_id = 10")" "1|1"
+
+# ---- deltas with the physical layer: NIC counters and a module per port (collect with ethtool)
+FABSWEEP=$FABSWEEP bash "$SRCDIR/bench/roce_host.sh" --out "$D/eth-host.db" --ethtool ||
+	{ echo "FAIL: bench/roce_host.sh --ethtool"; exit 1; }
+mkdir "$D/eth"
+"$CLONE" --template "$D/eth-host.db" --out "$D/eth" --hosts 64 --per-leaf $PER --time $T0 ||
+	{ echo "FAIL: roce_clone"; exit 1; }
+"$FABSWEEP" merge --quiet --into "$D/eth.db" "$D/eth"
+"$CLONE" --template "$D/eth-host.db" --first 5 --hosts 2 --per-leaf $((PER * 2)) --time $((T0 + 60000)) \
+	--out "$D/eth" || { echo "FAIL: roce_clone"; exit 1; } # two hosts collected again, cabled elsewhere
+"$FABSWEEP" merge --quiet --into "$D/eth.db" "$D/eth"
+"$FABSWEEP" merge --quiet --db "$D/eth-full.db" "$D/eth"
+dump "$D/eth.db" noidx >"$D/eth.dump"
+dump "$D/eth-full.db" noidx >"$D/eth-full.dump"
+check "with NIC counters and modules: the delta gives what a full merge gives, theirs included" eq \
+	"$(diff "$D/eth-full.dump" "$D/eth.dump" | head -5)|$(grep -c '^nic_counters ' "$D/eth.dump")|$(grep -c \
+		'^module_lanes ' "$D/eth.dump")" "|$(grep -c '^nic_counters ' "$D/eth-full.dump")|$((64 * NICS * 4))"
+check "... a delta: the two hosts' counters and modules written, not the others'" eq \
+	"$(q "$D/eth.db" "SELECT (SELECT roce_base_scan_id FROM scans WHERE scan_id = 2),
+		(SELECT count(DISTINCT system) FROM nic_counter_ports WHERE scan_id = 2),
+		(SELECT count(*) FROM module_rows WHERE scan_id = 2)")" "1|2|$((2 * NICS))"
+touch "$D/eth/host00010.db" # the next delta starts from this one as loaded
+"$FABSWEEP" merge --quiet --into "$D/eth.db" "$D/eth"
+check "... and the next delta, made from it as loaded, too" eq \
+	"$(dump "$D/eth.db" noidx | diff "$D/eth-full.dump" - | head -5)|$(q "$D/eth.db" \
+		"SELECT roce_base_scan_id FROM scans WHERE scan_id = 3")" "|1"
+check "... each of its positions (*_idx) names one row, as in a whole scan" eq "$(twice "$D/eth.db" 3)" 0
 
 # ---- the rules and the HTML report at scale
 "$FABSWEEP" check --db "$D/flat.db" >"$D/check.out" 2>&1

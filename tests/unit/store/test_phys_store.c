@@ -36,24 +36,10 @@
 #include "fabsweep/store.h"
 #include "unit/modfix.h"
 #include "unit/store/roce_same.h"
+#include "unit/store/schema_undo.h"
 
 /* The modules view's columns after its scan_id as schema step 12 -> 13 made
  * them (store/schema.sql.h MODULE_COLS): to undo step 16 -> 17. */
-#define MODULE_COLS_V13 \
-	"m.fabric, m.module_idx, m.node_guid, m.port_num, m.system," \
-	" m.ifname, m.spec, m.refused, m.note, m.identifier, m.type," \
-	" m.vendor, m.part_number, m.serial_number, m.revision," \
-	" m.date_code, m.media, m.length_m, m.media_lanes, m.lanes," \
-	" m.monitors, m.flags_valid, m.flags, m.temperature_c, m.voltage_v," \
-	" m.temp_hi_alarm, m.temp_lo_alarm, m.temp_hi_warn, m.temp_lo_warn," \
-	" m.vcc_hi_alarm, m.vcc_lo_alarm, m.vcc_hi_warn, m.vcc_lo_warn," \
-	" m.bias_hi_alarm_ma, m.bias_lo_alarm_ma, m.bias_hi_warn_ma," \
-	" m.bias_lo_warn_ma, m.tx_power_hi_alarm_dbm," \
-	" m.tx_power_lo_alarm_dbm, m.tx_power_hi_warn_dbm," \
-	" m.tx_power_lo_warn_dbm, m.rx_power_hi_alarm_dbm," \
-	" m.rx_power_lo_alarm_dbm, m.rx_power_hi_warn_dbm," \
-	" m.rx_power_lo_warn_dbm"
-
 /* module_descs' columns after desc_id (store/schema.sql.h, step 16 -> 17) */
 #define DESC_COLS \
 	"spec, identifier, type, vendor, part_number, revision, date_code, media, length_m," \
@@ -383,26 +369,8 @@ static void read_both_ways(const struct fab_roce *want)
 	fab_snapshot_free(s);
 }
 
-/* Schema 17 undone (what test_store.c's downgrade does for this step). */
-static const char undo_17[] =
-	"DROP VIEW module_lanes; DROP VIEW modules; ALTER TABLE module_rows DROP COLUMN lane_values;"
-	" ALTER TABLE module_rows DROP COLUMN desc_id; DROP TABLE module_descs;"
-	" CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS_V13
-	" FROM scans s JOIN module_rows m ON m.scan_id = coalesce(s.topology_scan_id, s.scan_id)"
-	"  AND m.fabric = 'ib'"
-	" UNION ALL SELECT m.scan_id, " MODULE_COLS_V13 " FROM module_rows m WHERE m.fabric = 'eth';"
-	" CREATE VIEW module_lanes AS SELECT m.scan_id, m.fabric, m.module_idx,"
-	" m.node_guid, m.port_num, m.system, m.ifname, m.serial_number, l.lane, l.rx_power_mw,"
-	" l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm, l.tx_bias_ma, l.flags"
-	" FROM modules m JOIN scans s ON s.scan_id = m.scan_id"
-	" JOIN module_lane_rows l ON l.fabric = m.fabric AND l.module_idx = m.module_idx"
-	"  AND l.scan_id = CASE m.fabric WHEN 'ib' THEN coalesce(s.topology_scan_id, s.scan_id)"
-	"  ELSE s.scan_id END;"
-	" DROP TRIGGER nic_counters_delete; DROP TRIGGER nic_counters_update;"
-	" DROP TRIGGER nic_counters_insert; DROP VIEW nic_counters;"
-	" DROP TABLE nic_counter_ports; DROP TABLE nic_counter_names; DROP TABLE nic_counter_sets;"
-	" ALTER TABLE nic_counter_rows RENAME TO nic_counters;"
-	" PRAGMA user_version = 16;";
+/* Schemas 18 and 17 undone (what test_store.c's downgrade does for them). */
+static const char undo_17[] = UNDO_STEP_18 " " UNDO_STEP_17 " PRAGMA user_version = 16;";
 
 static void test_views_and_migration(void **state)
 {

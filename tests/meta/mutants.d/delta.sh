@@ -1,0 +1,54 @@
+# shellcheck shell=bash
+# RoCE deltas (docs/schema.md "RoCE deltas"): merge --into written as a delta
+# on its keyframe: the plan (core/roce_delta.c), the writer, the loader, the
+# views, prune. Sourced by tests/meta/mutants.sh.
+MUTANTS+=(
+	"delta_reread_kept       roce/test_delta              Failed  m_delta_reread_kept"
+	"delta_stub_ports        roce/test_delta              Failed  m_delta_stub_ports"
+	"delta_from_delta        integration/test_roce_fleet  Failed  m_delta_from_delta"
+	"delta_derived_ignored   roce/test_delta              Failed  m_delta_derived_ignored"
+	"delta_not_hidden        integration/test_roce_fleet  Failed  m_delta_not_hidden"
+	"delta_share_ignored     integration/test_roce_fleet  Failed  m_delta_share_ignored"
+	"delta_load_hidden       integration/test_roce_fleet  Failed  m_delta_load_hidden"
+	"delta_view_hidden       integration/test_roce_fleet  Failed  m_delta_view_hidden"
+	"delta_prune_keyframe    integration/test_roce_fleet  Failed  m_delta_prune_keyframe"
+	"delta_links_all         integration/test_roce_fleet  Failed  m_delta_links_all"
+	"delta_hidden_lost       integration/test_roce_fleet  Failed  m_delta_hidden_lost"
+	"delta_nic_all           integration/test_roce_fleet  Failed  m_delta_nic_all"
+	"delta_modules_all       integration/test_roce_fleet  Failed  m_delta_modules_all"
+	"delta_phys_hidden       integration/test_roce_fleet  Failed  m_delta_phys_hidden"
+	"delta_module_ids        integration/test_roce_fleet  Failed  m_delta_module_ids"
+	"delta_raw_counters      integration/test_roce_fleet  Failed  m_delta_raw_counters"
+)
+# a file read again taken for the base's system: its new view is not written
+m_delta_reread_kept() { mut core/roce_delta.c 's/(!y->collected || from_base(m, y)) \&\&/(!y->collected || 1) \&\&/'; }
+# a stub's ports left out of what it derives: a leaf that hears something else keeps its old ports
+m_delta_stub_ports() { mut core/roce_delta.c 's/for (uint32_t k = v->off\[0\]\[s\]; k < v->off\[0\]\[s + 1\]; k++)/for (uint32_t k = v->off[0][s]; k < v->off[0][s]; k++)/'; }
+# the systems the base's delta wrote taken for the keyframe's: the next delta drops them
+m_delta_from_delta() { mut core/roce_delta.c 's/bool same = was \&\& !was->from_delta \&\& /bool same = was \&\& /'; }
+# what a system derives from the others not compared: a host whose leaf changed keeps its old links
+m_delta_derived_ignored() { mut core/roce_delta.c 's/derived(\&v, (uint32_t)i) == was->derived;/1;/'; }
+# the keyframe's systems a delta replaces are not hidden: each shows twice
+m_delta_not_hidden() { mut core/roce_delta.c 's/d->hidden\[d->n_hidden++\] = m->sys\[b\].id;/(void)b;/'; }
+# no limit to a delta's share: a merge that changes most of the fabric is a delta too
+m_delta_share_ignored() { mut core/roce_delta.c 's/if ((double)written > max_share \* (double)r->n_systems) {/if (0) {/'; }
+# the loader keeps the keyframe's rows of hidden systems
+m_delta_load_hidden() { mut store/roce_load.c 's/\*skip = is_hidden(l, sys);/*skip = false;/'; }
+# the views show the keyframe's hidden systems
+m_delta_view_hidden() { mut store/schema.sql.h 's/"(NOT v.base OR NOT EXISTS (SELECT 1 FROM roce_hidden h"/"(1 OR NOT EXISTS (SELECT 1 FROM roce_hidden h"/'; }
+# prune drops a keyframe a kept delta builds on
+m_delta_prune_keyframe() { mut store/prune.c 's/"   OR w.roce_base_scan_id = s.scan_id)"/"   OR 0)"/'; }
+# a delta writes every link, also those of systems it keeps
+m_delta_links_all() { mut store/roce_write.c 's/if (fab_roce_kept(r, a->system_idx)) \/\* a link is its a side.s \*\//if (0)/'; }
+# what a base delta hid (a stub leaf nobody hears any more) shows again in the next delta
+m_delta_hidden_lost() { mut core/roce_delta.c 's/d->hidden\[d->n_hidden++\] = m->was_hidden\[k\];/(void)k;/'; }
+# a delta writes every port's NIC counters, also those of systems it keeps
+m_delta_nic_all() { mut store/phys_io.c 's/if (fab_roce_kept(r, p->system_idx)) \/\* a delta.s keyframe holds them \*\//if (0)/'; }
+# a delta writes every module, also those of systems it keeps
+m_delta_modules_all() { mut store/phys_io.c 's/if (fab_roce_kept(r, p->system_idx)) \/\* a delta.s keyframe holds it \*\//if (0)/'; }
+# the loader keeps the keyframe's NIC counters and modules of hidden systems
+m_delta_phys_hidden() { mut store/roce_load.c '/^static uint32_t place_port/,/^}/s/is_hidden(l, sys)/0/'; }
+# a loaded delta's modules keep positions, not their stored indices: the next delta misplaces them
+m_delta_module_ids() { mut store/roce_load.c 's/\tids\[pos\] = (uint32_t)stored;/\tids[pos] = pos;/'; }
+# a merge --into base's counters written as if parsed: its ports lose them
+m_delta_raw_counters() { mut store/roce_write.c 's/\t\t\tsqlite3_stmt \*s = q->ctr_scan ? kept : p;/\t\t\tsqlite3_stmt *s = p;/'; }
