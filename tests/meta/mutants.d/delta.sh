@@ -23,11 +23,11 @@ MUTANTS+=(
 # a file read again taken for the base's system: its new view is not written
 m_delta_reread_kept() { mut core/roce_delta.c 's/(!y->collected || from_base(m, y)) \&\&/(!y->collected || 1) \&\&/'; }
 # a stub's ports left out of what it derives: a leaf that hears something else keeps its old ports
-m_delta_stub_ports() { mut core/roce_delta.c 's/for (uint32_t k = v->off\[0\]\[s\]; k < v->off\[0\]\[s + 1\]; k++)/for (uint32_t k = v->off[0][s]; k < v->off[0][s]; k++)/'; }
+m_delta_stub_ports() { mut core/roce_delta.c 's/\t\t\tsum += stub_port_hash(v, v->list\[V_PORT\]\[k\]);/\t\t\t;/'; }
 # the systems the base's delta wrote taken for the keyframe's: the next delta drops them
 m_delta_from_delta() { mut core/roce_delta.c 's/bool same = was \&\& !was->from_delta \&\& /bool same = was \&\& /'; }
 # what a system derives from the others not compared: a host whose leaf changed keeps its old links
-m_delta_derived_ignored() { mut core/roce_delta.c 's/derived(\&v, (uint32_t)i) == was->derived;/1;/'; }
+m_delta_derived_ignored() { mut core/roce_delta.c 's/derived(\&x->v, (uint32_t)i) == was->derived;/1;/'; }
 # the keyframe's systems a delta replaces are not hidden: each shows twice
 m_delta_not_hidden() { mut core/roce_delta.c 's/d->hidden\[d->n_hidden++\] = m->sys\[b\].id;/(void)b;/'; }
 # no limit to a delta's share: a merge that changes most of the fabric is a delta too
