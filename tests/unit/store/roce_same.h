@@ -10,7 +10,40 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <sqlite3.h>
+#include <stdlib.h>
+
 #include "fabsweep/roce.h"
+#include "fabsweep/snapshot.h"
+#include "fabsweep/store.h"
+
+/* Appends the first column of every row of query s (prepared and bound) to
+ * the text *out, a line each (*len used of *cap, grown as needed). */
+static inline void rows_append(sqlite3_stmt *s, char **out, size_t *len, size_t *cap)
+{
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(s, 0);
+		size_t n = strlen(t);
+		while (*len + n + 2 > *cap)
+			assert_non_null(*out = realloc(*out, *cap *= 2));
+		memcpy(*out + *len, t, n);
+		(*out)[*len + n] = '\n';
+		*len += n + 1;
+		(*out)[*len] = '\0';
+	}
+}
+
+/* Scan id of the database at path, loaded whole. */
+static inline struct fab_snapshot *load_scan_at(const char *path, int64_t id)
+{
+	struct fab_store *st;
+	struct fab_snapshot *s = NULL;
+
+	assert_int_equal(fab_store_open(path, FAB_STORE_READONLY, &st), 0);
+	assert_int_equal(fab_store_load_scan(st, id, &s), 0);
+	fab_store_close(st);
+	return s;
+}
 
 static inline bool seq(const char *a, const char *b)
 {

@@ -317,35 +317,21 @@ static char *phys_rows(int64_t scan)
 
 	assert_non_null(out);
 	assert_int_equal(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	out[0] = '\0';
 	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
 		sqlite3_stmt *s;
 		assert_int_equal(sqlite3_prepare_v2(db, sql[i], -1, &s, NULL), SQLITE_OK);
 		sqlite3_bind_int64(s, 1, scan);
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			const char *t = (const char *)sqlite3_column_text(s, 0);
-			size_t n = strlen(t);
-			while (len + n + 2 > cap)
-				assert_non_null(out = realloc(out, cap *= 2));
-			memcpy(out + len, t, n);
-			out[len + n] = '\n';
-			len += n + 1;
-		}
+		rows_append(s, &out, &len, &cap);
 		sqlite3_finalize(s);
 	}
-	out[len] = '\0';
 	sqlite3_close(db);
 	return out;
 }
 
 static struct fab_snapshot *load_id(int64_t id)
 {
-	struct fab_store *st;
-	struct fab_snapshot *s = NULL;
-
-	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
-	assert_int_equal(fab_store_load_scan(st, id, &s), 0);
-	fab_store_close(st);
-	return s;
+	return load_scan_at(dbpath, id);
 }
 
 /* The file read as a merge reads its inputs: straight from the file, then

@@ -1042,6 +1042,8 @@ static char *roce_rows(int64_t scan)
 	size_t len = 0, cap = 1 << 16;
 	char *out = malloc(cap);
 
+	assert_non_null(out);
+	out[0] = '\0';
 	assert_int_equal(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
 		char sql[2048], cols[1500] = "";
@@ -1057,31 +1059,16 @@ static char *roce_rows(int64_t scan)
 		snprintf(sql, sizeof(sql), "SELECT '%s|'||%s AS x FROM %s WHERE scan_id = %lld ORDER BY x", rel[i],
 			 cols, rel[i], (long long)scan);
 		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
-		while (sqlite3_step(q) == SQLITE_ROW) {
-			const char *t = (const char *)sqlite3_column_text(q, 0);
-			size_t n = strlen(t);
-			while (len + n + 2 > cap)
-				out = realloc(out, cap *= 2);
-			memcpy(out + len, t, n);
-			out[len + n] = '\n';
-			len += n + 1;
-		}
+		rows_append(q, &out, &len, &cap);
 		sqlite3_finalize(q);
 	}
-	out[len] = '\0';
 	sqlite3_close(db);
 	return out;
 }
 
 static struct fab_snapshot *load_id(int64_t id)
 {
-	struct fab_store *st;
-	struct fab_snapshot *s = NULL;
-
-	assert_int_equal(fab_store_open(dbpath, FAB_STORE_READONLY, &st), 0);
-	assert_int_equal(fab_store_load_scan(st, id, &s), 0);
-	fab_store_close(st);
-	return s;
+	return load_scan_at(dbpath, id);
 }
 
 /*
