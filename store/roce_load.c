@@ -86,9 +86,14 @@ struct ld {
 	size_t cap_own;
 };
 
+/* A delta's stored indices stay below this: each names an element of a
+ * fabric (a few million at most), and the maps are arrays indexed by them,
+ * so a file that says otherwise is refused, not allocated for. */
+#define MAX_STORED_IDX (1 << 26)
+
 static int map_put(struct idmap *m, int64_t id, uint32_t v)
 {
-	if (id < 0 || id >= (int64_t)UINT32_MAX)
+	if (id < 0 || id >= MAX_STORED_IDX)
 		return -EINVAL;
 	if ((size_t)id >= m->n) {
 		size_t n = m->n ? m->n : 256;
@@ -157,11 +162,13 @@ static int64_t pos_of(const struct ld *l, int k, int64_t id, size_t n)
  * element id belongs to sys. */
 static int skip_base(struct ld *l, int o, int64_t id, int64_t sys, bool *skip)
 {
+	int err;
+
 	*skip = false;
 	if (!l->in_base)
 		return 0;
-	if (o >= 0 && map_put(&l->kown[o], id, sys < 0 ? FAB_NONE : (uint32_t)sys))
-		return NOMEM();
+	if (o >= 0 && (err = map_put(&l->kown[o], id, sys < 0 ? FAB_NONE : (uint32_t)sys)))
+		return err == -ENOMEM ? NOMEM() : gap(l, "indices");
 	*skip = is_hidden(l, sys);
 	return 0;
 }
