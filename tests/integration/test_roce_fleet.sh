@@ -285,6 +285,11 @@ cp "$D/inc.db" "$D/broken.db" && sqlite3 "$D/broken.db" "DELETE FROM scans WHERE
 "$FABSWEEP" check --db "$D/broken.db" >/dev/null 2>"$D/broken.err"
 check "a delta whose keyframe was deleted by hand: refused, saying so" eq "$?|$(grep -c \
 	"scan 9 builds on scan 1, which is not there (deleted by hand?): it cannot be read" "$D/broken.err")" "3|1"
+cp "$D/inc.db" "$D/huge.db" && sqlite3 "$D/huge.db" "UPDATE eth_port_rows SET port_idx = 100000000
+	WHERE scan_id = 9 AND port_idx = (SELECT min(port_idx) FROM eth_port_rows WHERE scan_id = 9)"
+"$FABSWEEP" check --db "$D/huge.db" >/dev/null 2>"$D/huge.err"
+check "a delta that names a position beyond any fabric: refused as inconsistent" eq "$?|$(grep -c \
+	"scan 9 has inconsistent Ethernet ports" "$D/huge.err")" "3|1"
 "$CLONE" --template "$D/host.db" --first 0 --hosts $((N * 6 / 10)) --per-leaf $PER --time $((T0 + 360000)) \
 	--out "$D/inc" || { echo "FAIL: roce_clone"; exit 1; }
 "$FABSWEEP" merge --quiet --into "$D/inc.db" "$D/inc"

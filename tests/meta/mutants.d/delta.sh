@@ -19,6 +19,7 @@ MUTANTS+=(
 	"delta_phys_hidden       integration/test_roce_fleet  Failed  m_delta_phys_hidden"
 	"delta_module_ids        integration/test_roce_fleet  Failed  m_delta_module_ids"
 	"delta_raw_counters      integration/test_roce_fleet  Failed  m_delta_raw_counters"
+	"delta_idx_unbounded     integration/test_roce_fleet  Failed  m_delta_idx_unbounded"
 )
 # a file read again taken for the base's system: its new view is not written
 m_delta_reread_kept() { mut core/roce_delta.c 's/(!y->collected || from_base(m, y)) \&\&/(!y->collected || 1) \&\&/'; }
@@ -52,3 +53,5 @@ m_delta_phys_hidden() { mut store/roce_load.c '/^static uint32_t place_port/,/^}
 m_delta_module_ids() { mut store/roce_load.c 's/\tids\[pos\] = (uint32_t)stored;/\tids[pos] = pos;/'; }
 # a merge --into base's counters written as if parsed: its ports lose them
 m_delta_raw_counters() { mut store/roce_write.c 's/\t\t\tsqlite3_stmt \*s = q->ctr_scan ? kept : p;/\t\t\tsqlite3_stmt *s = p;/'; }
+# a delta's stored index taken at any size: an array that large is allocated for it
+m_delta_idx_unbounded() { mut store/roce_load.c 's/#define MAX_STORED_IDX (1 << 26)/#define MAX_STORED_IDX INT64_MAX/'; }
