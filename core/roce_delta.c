@@ -24,7 +24,6 @@ enum { K_DSYS = 40, K_DSTUB };
 
 /* A base system's key and stored index. */
 struct mkey {
-	uint64_t h;
 	const char *s, *s2;
 	uint32_t id;  /* its stored index */
 	uint32_t pos; /* its position in the base model */
@@ -124,13 +123,13 @@ static int put_key(struct mset *set, unsigned tag, const char *s, const char *s2
 		   uint32_t pos)
 {
 	struct mkey *k = &set->k[set->n];
+	uint64_t h = key_hash(tag, s, s2);
 
-	k->h = key_hash(tag, s, s2);
 	k->s = s;
 	k->s2 = s2;
 	k->id = id;
 	k->pos = pos;
-	return fab_roce_hidx_put(&set->ix, k->h, (uint32_t)set->n++);
+	return fab_roce_hidx_put(&set->ix, h, (uint32_t)set->n++);
 }
 
 /* The base system with this key (its entry), NULL if none. */
@@ -652,11 +651,6 @@ int fab_roce_delta_plan(const struct fab_roce *r, const struct fab_roce_mark *m,
 	x.v.port = d->port;
 	x.v.nb = d->nb;
 	d->n_sys = r->n_systems;
-	d->n_port = r->n_eth_ports;
-	d->n_nb = r->n_neighbors;
-	d->n_dev = r->n_devices;
-	d->n_mod = r->modules.n;
-	d->n_write = r->n_systems;
 	if ((err = assign_all(&x)) || (err = judge(&x, &written)))
 		goto out;
 	if ((double)written > max_share * (double)r->n_systems) {

@@ -1001,15 +1001,11 @@ static int keep_delta(struct ld *l)
 	to[M_NB] = &d->nb;
 	to[M_DEV] = &d->dev;
 	d->base_scan = l->base;
-	d->n_sys = d->n_write = r->n_systems;
-	d->n_port = r->n_eth_ports;
-	d->n_nb = r->n_neighbors;
-	d->n_dev = r->n_devices;
-	d->n_mod = r->modules.n;
-	if (!(d->mod = malloc((d->n_mod + 1) * sizeof(*d->mod))))
+	d->n_sys = r->n_systems;
+	if (!(d->mod = malloc((r->modules.n + 1) * sizeof(*d->mod))))
 		return NOMEM();
-	if (d->n_mod)
-		memcpy(d->mod, l->mod_ids, d->n_mod * sizeof(*d->mod));
+	if (r->modules.n)
+		memcpy(d->mod, l->mod_ids, r->modules.n * sizeof(*d->mod));
 	for (int k = 0; k < 4; k++) {
 		if (!(*to[k] = malloc((n[k] + 1) * sizeof(uint32_t))))
 			return NOMEM();

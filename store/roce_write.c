@@ -187,7 +187,7 @@ int64_t fab_roce_module_id(const struct fab_roce *r, uint32_t pos)
 /* Whether the rows of system sys stand as the keyframe has them. */
 bool fab_roce_kept(const struct fab_roce *r, uint32_t sys)
 {
-	return r->delta && sys < r->delta->n_write && !r->delta->write[sys];
+	return r->delta && sys < r->delta->n_sys && !r->delta->write[sys];
 }
 
 static int write_systems(struct fab_store *st, struct texts *tx, const struct fab_snapshot *snap)

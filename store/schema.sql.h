@@ -85,6 +85,93 @@
 #define FAB_SQL_BYTES \
 	"X'000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF'"
 
+/* The INSTEAD OF triggers of views that later steps make again (dropping a
+ * view drops its triggers): rdma_counters and lldp_tlvs (step 15 -> 16),
+ * nic_counters (16 -> 17); the RoCE deltas' step makes all three again. */
+#define TRIGGER_RDMA_COUNTERS_UPDATE \
+	"CREATE TRIGGER rdma_counters_update INSTEAD OF UPDATE OF value ON rdma_counters BEGIN" \
+	" UPDATE rdma_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id" \
+	"  AND device_idx = OLD.device_idx AND port_num = OLD.port_num AND kind = OLD.kind" \
+	"  AND counter = OLD.counter;" \
+	" UPDATE rdma_port_rows SET counter_values = json_replace(counter_values, '$[' ||" \
+	"  (SELECT n.pos FROM rdma_counter_names n WHERE n.set_id = rdma_port_rows.counter_set" \
+	"   AND n.kind = OLD.kind AND n.counter = OLD.counter) || ']', NEW.value)" \
+	"  WHERE scan_id = OLD.scan_id AND device_idx = OLD.device_idx AND port_num = OLD.port_num" \
+	"  AND counter_set IS NOT NULL;" \
+	" END;"
+
+#define TRIGGER_LLDP_TLVS_UPDATE \
+	"CREATE TRIGGER lldp_tlvs_update INSTEAD OF UPDATE ON lldp_tlvs BEGIN" \
+	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);" \
+	" UPDATE lldp_tlv_rows SET owner = NEW.owner, owner_idx = NEW.owner_idx, system = NEW.system," \
+	"  ifname = NEW.ifname, oui = NEW.oui, subtype = NEW.subtype, info = NEW.info" \
+	"  WHERE rowid = (SELECT rowid FROM lldp_tlv_rows WHERE scan_id = OLD.scan_id" \
+	"   AND owner = OLD.owner AND owner_idx = OLD.owner_idx AND oui = OLD.oui" \
+	"   AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);" \
+	" END;"
+
+#define TRIGGER_LLDP_TLVS_DELETE \
+	"CREATE TRIGGER lldp_tlvs_delete INSTEAD OF DELETE ON lldp_tlvs BEGIN" \
+	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);" \
+	" DELETE FROM lldp_tlv_rows WHERE rowid = (SELECT rowid FROM lldp_tlv_rows" \
+	"  WHERE scan_id = OLD.scan_id AND owner = OLD.owner AND owner_idx = OLD.owner_idx" \
+	"  AND oui = OLD.oui AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);" \
+	" END;"
+
+#define TRIGGER_LLDP_TLVS_INSERT \
+	"CREATE TRIGGER lldp_tlvs_insert INSTEAD OF INSERT ON lldp_tlvs BEGIN" \
+	" INSERT INTO lldp_tlv_owner_copy VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx);" \
+	" INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)" \
+	"  VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx, NEW.system, NEW.ifname, NEW.oui," \
+	"  NEW.subtype, NEW.info);" \
+	" END;"
+
+#define TRIGGER_NIC_COUNTERS_INSERT \
+	"CREATE TRIGGER nic_counters_insert INSTEAD OF INSERT ON nic_counters BEGIN" \
+	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at," \
+	"  counter, priority, value, source) VALUES (NEW.scan_id, NEW.port_idx, NEW.system," \
+	"  NEW.ifname, NEW.sample, NEW.sampled_at, NEW.counter, NEW.priority, NEW.value, NEW.source);" \
+	" END;"
+
+#define TRIGGER_NIC_COUNTERS_UPDATE \
+	"CREATE TRIGGER nic_counters_update INSTEAD OF UPDATE OF value ON nic_counters BEGIN" \
+	" UPDATE nic_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id" \
+	"  AND port_idx = OLD.port_idx AND sample = OLD.sample AND counter = OLD.counter" \
+	"  AND priority IS OLD.priority AND source IS OLD.source;" \
+	" UPDATE nic_counter_ports SET counter_values = json_replace(counter_values, '$[' ||" \
+	"  (SELECT n.pos FROM nic_counter_names n WHERE n.set_id = nic_counter_ports.counter_set" \
+	"   AND n.counter = OLD.counter AND n.priority IS OLD.priority AND n.source IS OLD.source)" \
+	"  || ']', NEW.value)" \
+	"  WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx AND sample = OLD.sample" \
+	"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n" \
+	"   WHERE n.set_id = nic_counter_ports.counter_set AND n.counter = OLD.counter" \
+	"   AND n.priority IS OLD.priority AND n.source IS OLD.source);" \
+	" END;"
+
+#define TRIGGER_NIC_COUNTERS_DELETE \
+	"CREATE TRIGGER nic_counters_delete INSTEAD OF DELETE ON nic_counters BEGIN" \
+	" DELETE FROM nic_counter_rows WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx" \
+	"  AND sample = OLD.sample AND counter = OLD.counter AND priority IS OLD.priority" \
+	"  AND source IS OLD.source;" \
+	/* a run that loses a counter: its rows out of the set, that one left out */ \
+	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at," \
+	"  counter, priority, value, source)" \
+	"  SELECT p.scan_id, p.port_idx, p.system, p.ifname, p.sample, p.sampled_at, n.counter," \
+	"  n.priority, v.value, n.source FROM nic_counter_ports p" \
+	"  JOIN nic_counter_names n ON n.set_id = p.counter_set" \
+	"  JOIN json_each(p.counter_values) v ON v.key = n.pos" \
+	"  WHERE p.scan_id = OLD.scan_id AND p.port_idx = OLD.port_idx AND p.sample = OLD.sample" \
+	"  AND p.sampled_at IS OLD.sampled_at AND NOT (n.counter = OLD.counter" \
+	"  AND n.priority IS OLD.priority AND n.source IS OLD.source)" \
+	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = p.counter_set" \
+	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source)" \
+	"  ORDER BY p.run, n.pos;" \
+	" DELETE FROM nic_counter_ports WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx" \
+	"  AND sample = OLD.sample AND sampled_at IS OLD.sampled_at" \
+	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = nic_counter_ports.counter_set" \
+	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source);" \
+	" END;"
+
 static const char *const migrations[] = {
 	/* 0 -> 1: the first schema. */
 	"CREATE TABLE scans("
@@ -814,16 +901,7 @@ static const char *const migrations[] = {
 	" n.counter, v.value FROM rdma_port_rows p"
 	" JOIN rdma_counter_names n ON n.set_id = p.counter_set"
 	" JOIN json_each(p.counter_values) v ON v.key = n.pos;"
-	"CREATE TRIGGER rdma_counters_update INSTEAD OF UPDATE OF value ON rdma_counters BEGIN"
-	" UPDATE rdma_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id"
-	"  AND device_idx = OLD.device_idx AND port_num = OLD.port_num AND kind = OLD.kind"
-	"  AND counter = OLD.counter;"
-	" UPDATE rdma_port_rows SET counter_values = json_replace(counter_values, '$[' ||"
-	"  (SELECT n.pos FROM rdma_counter_names n WHERE n.set_id = rdma_port_rows.counter_set"
-	"   AND n.kind = OLD.kind AND n.counter = OLD.counter) || ']', NEW.value)"
-	"  WHERE scan_id = OLD.scan_id AND device_idx = OLD.device_idx AND port_num = OLD.port_num"
-	"  AND counter_set IS NOT NULL;"
-	" END;"
+	TRIGGER_RDMA_COUNTERS_UPDATE
 
 	"ALTER TABLE lldp_tlvs RENAME TO lldp_tlv_rows;"
 	"CREATE TABLE lldp_tlv_sets(set_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE);"
@@ -857,26 +935,9 @@ static const char *const migrations[] = {
 	"  AND scan_id = NEW.scan_id AND neighbor_idx = NEW.owner_idx;"
 	" DELETE FROM lldp_tlv_owner_copy;"
 	" END;"
-	"CREATE TRIGGER lldp_tlvs_update INSTEAD OF UPDATE ON lldp_tlvs BEGIN"
-	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);"
-	" UPDATE lldp_tlv_rows SET owner = NEW.owner, owner_idx = NEW.owner_idx, system = NEW.system,"
-	"  ifname = NEW.ifname, oui = NEW.oui, subtype = NEW.subtype, info = NEW.info"
-	"  WHERE rowid = (SELECT rowid FROM lldp_tlv_rows WHERE scan_id = OLD.scan_id"
-	"   AND owner = OLD.owner AND owner_idx = OLD.owner_idx AND oui = OLD.oui"
-	"   AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);"
-	" END;"
-	"CREATE TRIGGER lldp_tlvs_delete INSTEAD OF DELETE ON lldp_tlvs BEGIN"
-	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);"
-	" DELETE FROM lldp_tlv_rows WHERE rowid = (SELECT rowid FROM lldp_tlv_rows"
-	"  WHERE scan_id = OLD.scan_id AND owner = OLD.owner AND owner_idx = OLD.owner_idx"
-	"  AND oui = OLD.oui AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);"
-	" END;"
-	"CREATE TRIGGER lldp_tlvs_insert INSTEAD OF INSERT ON lldp_tlvs BEGIN"
-	" INSERT INTO lldp_tlv_owner_copy VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx);"
-	" INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
-	"  VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx, NEW.system, NEW.ifname, NEW.oui,"
-	"  NEW.subtype, NEW.info);"
-	" END;"
+	TRIGGER_LLDP_TLVS_UPDATE
+	TRIGGER_LLDP_TLVS_DELETE
+	TRIGGER_LLDP_TLVS_INSERT
 
 	"CREATE TABLE merge_inputs("
 	" scan_id INTEGER NOT NULL, file TEXT NOT NULL, mtime_ns INTEGER, size INTEGER,"
@@ -917,46 +978,9 @@ static const char *const migrations[] = {
 	" n.counter, n.priority, v.value, n.source FROM nic_counter_ports p"
 	" JOIN nic_counter_names n ON n.set_id = p.counter_set"
 	" JOIN json_each(p.counter_values) v ON v.key = n.pos;"
-	"CREATE TRIGGER nic_counters_insert INSTEAD OF INSERT ON nic_counters BEGIN"
-	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at,"
-	"  counter, priority, value, source) VALUES (NEW.scan_id, NEW.port_idx, NEW.system,"
-	"  NEW.ifname, NEW.sample, NEW.sampled_at, NEW.counter, NEW.priority, NEW.value, NEW.source);"
-	" END;"
-	"CREATE TRIGGER nic_counters_update INSTEAD OF UPDATE OF value ON nic_counters BEGIN"
-	" UPDATE nic_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id"
-	"  AND port_idx = OLD.port_idx AND sample = OLD.sample AND counter = OLD.counter"
-	"  AND priority IS OLD.priority AND source IS OLD.source;"
-	" UPDATE nic_counter_ports SET counter_values = json_replace(counter_values, '$[' ||"
-	"  (SELECT n.pos FROM nic_counter_names n WHERE n.set_id = nic_counter_ports.counter_set"
-	"   AND n.counter = OLD.counter AND n.priority IS OLD.priority AND n.source IS OLD.source)"
-	"  || ']', NEW.value)"
-	"  WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx AND sample = OLD.sample"
-	"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n"
-	"   WHERE n.set_id = nic_counter_ports.counter_set AND n.counter = OLD.counter"
-	"   AND n.priority IS OLD.priority AND n.source IS OLD.source);"
-	" END;"
-	"CREATE TRIGGER nic_counters_delete INSTEAD OF DELETE ON nic_counters BEGIN"
-	" DELETE FROM nic_counter_rows WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx"
-	"  AND sample = OLD.sample AND counter = OLD.counter AND priority IS OLD.priority"
-	"  AND source IS OLD.source;"
-	/* a run that loses a counter: its rows out of the set, that one left out */
-	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at,"
-	"  counter, priority, value, source)"
-	"  SELECT p.scan_id, p.port_idx, p.system, p.ifname, p.sample, p.sampled_at, n.counter,"
-	"  n.priority, v.value, n.source FROM nic_counter_ports p"
-	"  JOIN nic_counter_names n ON n.set_id = p.counter_set"
-	"  JOIN json_each(p.counter_values) v ON v.key = n.pos"
-	"  WHERE p.scan_id = OLD.scan_id AND p.port_idx = OLD.port_idx AND p.sample = OLD.sample"
-	"  AND p.sampled_at IS OLD.sampled_at AND NOT (n.counter = OLD.counter"
-	"  AND n.priority IS OLD.priority AND n.source IS OLD.source)"
-	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = p.counter_set"
-	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source)"
-	"  ORDER BY p.run, n.pos;"
-	" DELETE FROM nic_counter_ports WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx"
-	"  AND sample = OLD.sample AND sampled_at IS OLD.sampled_at"
-	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = nic_counter_ports.counter_set"
-	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source);"
-	" END;"
+	TRIGGER_NIC_COUNTERS_INSERT
+	TRIGGER_NIC_COUNTERS_UPDATE
+	TRIGGER_NIC_COUNTERS_DELETE
 	"ALTER TABLE module_rows ADD COLUMN lane_values TEXT;"
 	"ALTER TABLE module_rows ADD COLUMN desc_id INTEGER;"
 	"CREATE TABLE module_descs(desc_id INTEGER PRIMARY KEY, content BLOB NOT NULL UNIQUE,"
@@ -1083,36 +1107,10 @@ static const char *const migrations[] = {
 	" JOIN lldp_tlv_set_entries e ON e.set_id = n.tlv_set"
 	" WHERE " ROCE_VISIBLE(ROCE_PORT_SYSTEM("n.scan_id", "n.port_idx")) ";"
 	/* the triggers of the views made again, as step 16 made them */
-	"CREATE TRIGGER rdma_counters_update INSTEAD OF UPDATE OF value ON rdma_counters BEGIN"
-	" UPDATE rdma_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id"
-	"  AND device_idx = OLD.device_idx AND port_num = OLD.port_num AND kind = OLD.kind"
-	"  AND counter = OLD.counter;"
-	" UPDATE rdma_port_rows SET counter_values = json_replace(counter_values, '$[' ||"
-	"  (SELECT n.pos FROM rdma_counter_names n WHERE n.set_id = rdma_port_rows.counter_set"
-	"   AND n.kind = OLD.kind AND n.counter = OLD.counter) || ']', NEW.value)"
-	"  WHERE scan_id = OLD.scan_id AND device_idx = OLD.device_idx AND port_num = OLD.port_num"
-	"  AND counter_set IS NOT NULL;"
-	" END;"
-	"CREATE TRIGGER lldp_tlvs_update INSTEAD OF UPDATE ON lldp_tlvs BEGIN"
-	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);"
-	" UPDATE lldp_tlv_rows SET owner = NEW.owner, owner_idx = NEW.owner_idx, system = NEW.system,"
-	"  ifname = NEW.ifname, oui = NEW.oui, subtype = NEW.subtype, info = NEW.info"
-	"  WHERE rowid = (SELECT rowid FROM lldp_tlv_rows WHERE scan_id = OLD.scan_id"
-	"   AND owner = OLD.owner AND owner_idx = OLD.owner_idx AND oui = OLD.oui"
-	"   AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);"
-	" END;"
-	"CREATE TRIGGER lldp_tlvs_delete INSTEAD OF DELETE ON lldp_tlvs BEGIN"
-	" INSERT INTO lldp_tlv_owner_copy VALUES (OLD.scan_id, OLD.owner, OLD.owner_idx);"
-	" DELETE FROM lldp_tlv_rows WHERE rowid = (SELECT rowid FROM lldp_tlv_rows"
-	"  WHERE scan_id = OLD.scan_id AND owner = OLD.owner AND owner_idx = OLD.owner_idx"
-	"  AND oui = OLD.oui AND subtype = OLD.subtype AND info IS OLD.info ORDER BY rowid LIMIT 1);"
-	" END;"
-	"CREATE TRIGGER lldp_tlvs_insert INSTEAD OF INSERT ON lldp_tlvs BEGIN"
-	" INSERT INTO lldp_tlv_owner_copy VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx);"
-	" INSERT INTO lldp_tlv_rows(scan_id, owner, owner_idx, system, ifname, oui, subtype, info)"
-	"  VALUES (NEW.scan_id, NEW.owner, NEW.owner_idx, NEW.system, NEW.ifname, NEW.oui,"
-	"  NEW.subtype, NEW.info);"
-	" END;"
+	TRIGGER_RDMA_COUNTERS_UPDATE
+	TRIGGER_LLDP_TLVS_UPDATE
+	TRIGGER_LLDP_TLVS_DELETE
+	TRIGGER_LLDP_TLVS_INSERT
 	/* UPDATE and DELETE on the four that were tables act on the scan's own
 	 * rows (a delta's inherited rows are its keyframe's, changed there) */
 	ROCE_ROWS_TRIGGERS("systems", "system_rows", "system_idx = OLD.system_idx",
@@ -1168,46 +1166,9 @@ static const char *const migrations[] = {
 	" JOIN nic_counter_names n ON n.set_id = p.counter_set"
 	" JOIN json_each(p.counter_values) j ON j.key = n.pos"
 	" WHERE " ROCE_VISIBLE(ROCE_PORT_SYSTEM("p.scan_id", "p.port_idx")) ";"
-	"CREATE TRIGGER nic_counters_insert INSTEAD OF INSERT ON nic_counters BEGIN"
-	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at,"
-	"  counter, priority, value, source) VALUES (NEW.scan_id, NEW.port_idx, NEW.system,"
-	"  NEW.ifname, NEW.sample, NEW.sampled_at, NEW.counter, NEW.priority, NEW.value, NEW.source);"
-	" END;"
-	"CREATE TRIGGER nic_counters_update INSTEAD OF UPDATE OF value ON nic_counters BEGIN"
-	" UPDATE nic_counter_rows SET value = NEW.value WHERE scan_id = OLD.scan_id"
-	"  AND port_idx = OLD.port_idx AND sample = OLD.sample AND counter = OLD.counter"
-	"  AND priority IS OLD.priority AND source IS OLD.source;"
-	" UPDATE nic_counter_ports SET counter_values = json_replace(counter_values, '$[' ||"
-	"  (SELECT n.pos FROM nic_counter_names n WHERE n.set_id = nic_counter_ports.counter_set"
-	"   AND n.counter = OLD.counter AND n.priority IS OLD.priority AND n.source IS OLD.source)"
-	"  || ']', NEW.value)"
-	"  WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx AND sample = OLD.sample"
-	"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n"
-	"   WHERE n.set_id = nic_counter_ports.counter_set AND n.counter = OLD.counter"
-	"   AND n.priority IS OLD.priority AND n.source IS OLD.source);"
-	" END;"
-	"CREATE TRIGGER nic_counters_delete INSTEAD OF DELETE ON nic_counters BEGIN"
-	" DELETE FROM nic_counter_rows WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx"
-	"  AND sample = OLD.sample AND counter = OLD.counter AND priority IS OLD.priority"
-	"  AND source IS OLD.source;"
-	/* a run that loses a counter: its rows out of the set, that one left out */
-	" INSERT INTO nic_counter_rows(scan_id, port_idx, system, ifname, sample, sampled_at,"
-	"  counter, priority, value, source)"
-	"  SELECT p.scan_id, p.port_idx, p.system, p.ifname, p.sample, p.sampled_at, n.counter,"
-	"  n.priority, v.value, n.source FROM nic_counter_ports p"
-	"  JOIN nic_counter_names n ON n.set_id = p.counter_set"
-	"  JOIN json_each(p.counter_values) v ON v.key = n.pos"
-	"  WHERE p.scan_id = OLD.scan_id AND p.port_idx = OLD.port_idx AND p.sample = OLD.sample"
-	"  AND p.sampled_at IS OLD.sampled_at AND NOT (n.counter = OLD.counter"
-	"  AND n.priority IS OLD.priority AND n.source IS OLD.source)"
-	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = p.counter_set"
-	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source)"
-	"  ORDER BY p.run, n.pos;"
-	" DELETE FROM nic_counter_ports WHERE scan_id = OLD.scan_id AND port_idx = OLD.port_idx"
-	"  AND sample = OLD.sample AND sampled_at IS OLD.sampled_at"
-	"  AND EXISTS (SELECT 1 FROM nic_counter_names k WHERE k.set_id = nic_counter_ports.counter_set"
-	"   AND k.counter = OLD.counter AND k.priority IS OLD.priority AND k.source IS OLD.source);"
-	" END;"
+	TRIGGER_NIC_COUNTERS_INSERT
+	TRIGGER_NIC_COUNTERS_UPDATE
+	TRIGGER_NIC_COUNTERS_DELETE
 	"DROP VIEW module_lanes;"
 	"DROP VIEW modules;"
 	"CREATE VIEW modules AS SELECT s.scan_id AS scan_id, " MODULE_COLS

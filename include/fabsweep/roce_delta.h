@@ -32,10 +32,9 @@ struct fab_roce_delta {
 	int64_t base_scan; /* the keyframe (set by the caller) */
 	/* the stored index of each element of the model, by position */
 	uint32_t *sys, *port, *nb, *dev, *mod;
-	size_t n_sys, n_port, n_nb, n_dev, n_mod;
-	/* by system position: its rows are written in the delta */
+	/* by system position (n_sys of them): its rows are written in the delta */
 	bool *write;
-	size_t n_write;
+	size_t n_sys;
 	/* the keyframe's systems (stored indices) whose rows the delta hides:
 	 * replaced by written ones or dropped; ascending */
 	uint32_t *hidden;
