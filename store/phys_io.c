@@ -8,6 +8,7 @@
  * transactions. A double that is NAN (unknown) or infinite is NULL.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -610,16 +611,8 @@ static int desc_row(struct fab_rrow *w, void *ctx)
 
 static const struct mod_desc *find_desc(const struct mod_load *x, int64_t id)
 {
-	size_t lo = 0, hi = x->n_descs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (x->descs[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < x->n_descs && x->descs[lo].id == id ? &x->descs[lo] : NULL;
+	_Static_assert(offsetof(struct mod_desc, id) == 0, "fab_find_by_id reads the id first");
+	return fab_find_by_id(x->descs, x->n_descs, sizeof(*x->descs), id);
 }
 
 /* A module of a description (MOD_COLS from column i: only its own). */
@@ -997,16 +990,8 @@ static int nic_name_row(struct fab_rrow *w, void *ctx)
 
 static const struct nic_set *nic_find_set(const struct nic_load *x, int64_t id)
 {
-	size_t lo = 0, hi = x->n_sets;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (x->sets[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < x->n_sets && x->sets[lo].id == id ? &x->sets[lo] : NULL;
+	_Static_assert(offsetof(struct nic_set, id) == 0, "fab_find_by_id reads the id first");
+	return fab_find_by_id(x->sets, x->n_sets, sizeof(*x->sets), id);
 }
 
 /* A run of a port's counters (port_idx, sample, sampled_at, counter_set,

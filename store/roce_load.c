@@ -10,6 +10,7 @@
  * row per counter). Relations: docs/schema.md, "RoCE and Ethernet".
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,7 @@ struct ld {
 	 * hidden system owns. */
 	int64_t base;
 	bool in_base;
-	int64_t *hidden; /* stored system indices, ascending */
+	uint32_t *hidden; /* stored system indices, ascending */
 	size_t n_hidden, cap_hidden;
 	struct idmap map[4], kown[3];
 	/* what the model records of it (r->delta): by position, each element's
@@ -137,6 +138,8 @@ static bool is_hidden(const struct ld *l, int64_t sys)
 {
 	size_t lo = 0, hi = l->n_hidden;
 
+	if (sys < 0)
+		return false;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (l->hidden[mid] < sys)
@@ -516,16 +519,8 @@ static int tlv_row(struct fab_rrow *w, void *ctx)
 
 static const struct tset *find_set(const struct tset *v, size_t n, int64_t id)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (v[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].id == id ? &v[lo] : NULL;
+	_Static_assert(offsetof(struct tset, id) == 0, "fab_find_by_id reads the id first");
+	return fab_find_by_id(v, n, sizeof(*v), id);
 }
 
 /* An owner's TLVs and what they advertise: its set's (decoded once), else
@@ -946,14 +941,15 @@ static int keyframe_row(struct fab_rrow *w, void *ctx)
 static int hidden_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
-	int64_t *h = grow(l->hidden, &l->cap_hidden, l->n_hidden, sizeof(*h));
+	uint32_t *h = grow(l->hidden, &l->cap_hidden, l->n_hidden, sizeof(*h));
+	int64_t sys = fab_rrow_int(w, 0);
 
 	if (!h)
 		return NOMEM();
 	l->hidden = h;
-	h[l->n_hidden] = fab_rrow_int(w, 0);
-	if (l->n_hidden && h[l->n_hidden] <= h[l->n_hidden - 1])
+	if (sys < 0 || sys >= MAX_STORED_IDX || (l->n_hidden && sys <= h[l->n_hidden - 1]))
 		return gap(l, "hidden systems");
+	h[l->n_hidden] = (uint32_t)sys;
 	l->n_hidden++;
 	return 0;
 }
@@ -985,39 +981,29 @@ static int load_delta(struct ld *l)
 }
 
 /* A delta's model records where its elements are stored (r->delta): what
- * merge --into builds the next delta with. */
+ * merge --into builds the next delta with. The loader's records are handed
+ * over (an array is NULL only for a kind the model has none of). */
 static int keep_delta(struct ld *l)
 {
-	struct fab_roce *r = l->r;
 	struct fab_roce_delta *d = calloc(1, sizeof(*d));
-	size_t n[4] = { r->n_systems, r->n_eth_ports, r->n_neighbors, r->n_devices };
-	uint32_t **to[4];
 
 	if (!d)
 		return NOMEM();
-	r->delta = d;
-	to[M_SYS] = &d->sys;
-	to[M_PORT] = &d->port;
-	to[M_NB] = &d->nb;
-	to[M_DEV] = &d->dev;
+	l->r->delta = d;
 	d->base_scan = l->base;
-	d->n_sys = r->n_systems;
-	if (!(d->mod = malloc((r->modules.n + 1) * sizeof(*d->mod))))
-		return NOMEM();
-	if (r->modules.n)
-		memcpy(d->mod, l->mod_ids, r->modules.n * sizeof(*d->mod));
-	for (int k = 0; k < 4; k++) {
-		if (!(*to[k] = malloc((n[k] + 1) * sizeof(uint32_t))))
-			return NOMEM();
-		if (n[k])
-			memcpy(*to[k], l->ids[k], n[k] * sizeof(uint32_t));
-	}
-	if (!(d->write = malloc(r->n_systems + 1)) || !(d->hidden = malloc((l->n_hidden + 1) * sizeof(*d->hidden))))
-		return NOMEM();
-	memcpy(d->write, l->own, r->n_systems);
-	for (size_t i = 0; i < l->n_hidden; i++)
-		d->hidden[i] = (uint32_t)l->hidden[i];
+	d->n_sys = l->r->n_systems;
+	d->sys = l->ids[M_SYS];
+	d->port = l->ids[M_PORT];
+	d->nb = l->ids[M_NB];
+	d->dev = l->ids[M_DEV];
+	d->mod = l->mod_ids;
+	d->write = l->own;
+	d->hidden = l->hidden;
 	d->n_hidden = l->n_hidden;
+	memset(l->ids, 0, sizeof(l->ids));
+	l->mod_ids = NULL;
+	l->own = NULL;
+	l->hidden = NULL;
 	return 0;
 }
 

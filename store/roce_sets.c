@@ -324,10 +324,15 @@ static size_t put_i64(char *p, int64_t v)
 	return len;
 }
 
-const char *fab_roce_ctr_values(struct fab_roce_sets *x, const struct fab_roce *r,
-				const struct fab_rdma_port *p)
+/*
+ * count values as a JSON array in x's buffer: the first at v, each next
+ * stride bytes on (the value field of consecutive counters). Stored as
+ * SQLite's signed 64-bit, as the rows were: values >= 2^63 wrap.
+ */
+static const char *values_json(struct fab_roce_sets *x, const unsigned char *v, size_t count,
+			       size_t stride)
 {
-	size_t need = 3 + (size_t)p->ctr_count * 21;
+	size_t need = 3 + count * 21;
 
 	if (need > x->cap) {
 		uint8_t *b = realloc(x->buf, need);
@@ -339,15 +344,24 @@ const char *fab_roce_ctr_values(struct fab_roce_sets *x, const struct fab_roce *
 	char *s = (char *)x->buf;
 	size_t n = 0;
 	s[n++] = '[';
-	for (uint32_t k = 0; k < p->ctr_count; k++) {
+	for (size_t k = 0; k < count; k++) {
+		uint64_t value;
 		if (k)
 			s[n++] = ',';
-		/* stored as SQLite's signed 64-bit, as the rows were: >= 2^63 wraps */
-		n += put_i64(s + n, (int64_t)r->counters[p->ctr_first + k].value);
+		memcpy(&value, v + k * stride, sizeof(value));
+		n += put_i64(s + n, (int64_t)value);
 	}
 	s[n++] = ']';
 	s[n] = '\0';
 	return s;
+}
+
+const char *fab_roce_ctr_values(struct fab_roce_sets *x, const struct fab_roce *r,
+				const struct fab_rdma_port *p)
+{
+	const struct fab_rdma_counter *c = p->ctr_count ? &r->counters[p->ctr_first] : NULL;
+
+	return values_json(x, c ? (const unsigned char *)&c->value : NULL, p->ctr_count, sizeof(*c));
 }
 
 /* Whether two runs of NIC counters name the same counters in order (the
@@ -425,27 +439,9 @@ int fab_nic_ctr_set(struct fab_roce_sets *x, const struct fab_roce *r, size_t fi
 const char *fab_nic_ctr_values(struct fab_roce_sets *x, const struct fab_roce *r, size_t first,
 			       size_t count)
 {
-	size_t need = 3 + count * 21;
+	const struct fab_nic_counter *c = count ? &r->nic_counters[first] : NULL;
 
-	if (need > x->cap) {
-		uint8_t *b = realloc(x->buf, need);
-		if (!b)
-			return NULL;
-		x->buf = b;
-		x->cap = need;
-	}
-	char *s = (char *)x->buf;
-	size_t n = 0;
-	s[n++] = '[';
-	for (size_t k = 0; k < count; k++) {
-		if (k)
-			s[n++] = ',';
-		/* stored as SQLite's signed 64-bit, as the rows were: >= 2^63 wraps */
-		n += put_i64(s + n, (int64_t)r->nic_counters[first + k].value);
-	}
-	s[n++] = ']';
-	s[n] = '\0';
-	return s;
+	return values_json(x, c ? (const unsigned char *)&c->value : NULL, count, sizeof(*c));
 }
 
 int fab_module_desc_id(struct fab_roce_sets *x, const void *key, size_t len, int64_t *out,

@@ -267,3 +267,23 @@ void fab_sql_finalize_all(sqlite3_stmt **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sqlite3_finalize(v[i]);
 }
+
+const void *fab_find_by_id(const void *v, size_t n, size_t size, int64_t id)
+{
+	const unsigned char *b = v;
+	size_t lo = 0, hi = n;
+	int64_t at;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		memcpy(&at, b + mid * size, sizeof(at));
+		if (at < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n)
+		return NULL;
+	memcpy(&at, b + lo * size, sizeof(at));
+	return at == id ? b + lo * size : NULL;
+}

@@ -56,6 +56,10 @@ int64_t fab_sql_time(sqlite3_stmt *s, int i);
 /* Prepares a per-scan query with the scan id bound as ?1. */
 int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
 		       sqlite3_stmt **out);
+/* The element of v (n of size bytes each, ascending by the int64_t id that
+ * is their first member: a loaded set of TLVs, counter names, module
+ * descriptions) whose id is id; NULL if none. */
+const void *fab_find_by_id(const void *v, size_t n, size_t size, int64_t id);
 /* Finalizes a read loop: err, or an error when rc is not SQLITE_DONE. */
 int fab_sql_done(struct fab_store *st, sqlite3_stmt *s, int rc, int err);
 /* Prepares n statements (out zeroed first; on failure the ones prepared

@@ -51,7 +51,7 @@ m_fleet_same_no_extracts() { mut pipeline/merge.c 's/if (!job->ready_dir)$/if (1
 m_fleet_same_never() { mut pipeline/merge.c 's/\*out = err >= 0 \&\& x.same \&\& x.next == x.n;/*out = false;/'; }
 # a port's counter values stored one place off their names
 m_fleet_values_shifted() {
-	mut store/roce_sets.c 's/n += put_i64(s + n, (int64_t)r->counters\[p->ctr_first + k\].value);/n += put_i64(s + n, (int64_t)r->counters[p->ctr_first + (k + 1) % p->ctr_count].value);/'
+	mut store/roce_sets.c 's/memcpy(\&value, v + k \* stride, sizeof(value));/memcpy(\&value, v + (k + 1) % count * stride, sizeof(value));/'
 }
 # the HTML tables list rows in name order, whatever findings name them
 m_fleet_html_name_order() { mut reports/html_ethernet.c 's/^\t\t\tif (mark\[i\] == m)$/\t\t\tif (m == FAB_MARK_NONE)/'; }

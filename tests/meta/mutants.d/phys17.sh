@@ -19,7 +19,7 @@ MUTANTS+=(
 )
 # a run's counter values stored one place off their names
 m_phys17_nic_values_shifted() {
-	mut store/roce_sets.c 's/n += put_i64(s + n, (int64_t)r->nic_counters\[first + k\].value);/n += put_i64(s + n, (int64_t)r->nic_counters[first + (k + 1) % count].value);/'
+	mut store/roce_sets.c 's/memcpy(\&value, v + k \* stride, sizeof(value));/memcpy(\&value, v + (k + 1) % count * stride, sizeof(value));/'
 }
 # the previous run's counter set taken for any run of the same length
 m_phys17_nic_set_reused() {
@@ -41,7 +41,7 @@ m_phys17_old_file_unread() {
 m_phys17_lane_rx_is_tx() { mut store/phys_io.c 's/^\t\te->rx_mw = v\[1\];$/\t\te->rx_mw = v[3];/'; }
 # UPDATE through nic_counters changes the long form only
 m_phys17_update_json_missed() {
-	mut store/schema.sql.h 's/^\t"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n"$/\t"  AND 0 AND EXISTS (SELECT 1 FROM nic_counter_names n"/'
+	mut store/schema.sql.h 's/^\t"  AND sampled_at IS OLD.sampled_at AND EXISTS (SELECT 1 FROM nic_counter_names n" \\$/\t"  AND 0 AND EXISTS (SELECT 1 FROM nic_counter_names n" \\/'
 }
 # a port's two samples not seen as two: its increases are the baseline's or none
 m_phys17_nic_two_unseen() { mut core/nic_counter.c 's/^\t\tout->two = out->first\[i\] != out->last\[i\];$/\t\tout->two = false;/'; }
