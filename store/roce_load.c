@@ -150,6 +150,17 @@ static bool is_hidden(const struct ld *l, int64_t sys)
 	return lo < l->n_hidden && l->hidden[lo] == sys;
 }
 
+/* Whether a keyframe row owned through element id of kind o (kown[o]) is
+ * left out: the delta hides its system (or it has none). False for the
+ * delta's own rows. */
+static bool left_out(const struct ld *l, int o, int64_t id)
+{
+	if (!l->in_base)
+		return false;
+	uint32_t sys = map_get(&l->kown[o], id);
+	return sys == FAB_NONE || is_hidden(l, sys);
+}
+
 /* The position of an element of kind k at stored index id (a whole scan:
  * the index itself, when below n), -1 when there is none. */
 static int64_t pos_of(const struct ld *l, int k, int64_t id, size_t n)
@@ -488,11 +499,8 @@ static int tlv_row(struct fab_rrow *w, void *ctx)
 	uint32_t oui, *first, *count;
 	int len;
 
-	if (l->in_base) {
-		uint32_t sys = map_get(&l->kown[port ? O_PORT : O_NB], idx);
-		if (sys == FAB_NONE || is_hidden(l, sys))
-			return 0;
-	}
+	if (left_out(l, port ? O_PORT : O_NB, idx))
+		return 0;
 	idx = pos_of(l, port ? M_PORT : M_NB, idx, port ? r->n_eth_ports : r->n_neighbors);
 	if (idx < 0 || (port ? (size_t)idx >= r->n_eth_ports : (size_t)idx >= r->n_neighbors) ||
 	    parse_oui(fab_rrow_text(w, 2), &oui))
@@ -546,11 +554,8 @@ static uint32_t place_port(void *ctx, int64_t stored)
 {
 	struct ld *l = ctx;
 
-	if (l->in_base) {
-		uint32_t sys = map_get(&l->kown[O_PORT], stored);
-		if (sys == FAB_NONE || is_hidden(l, sys))
-			return FAB_NONE;
-	}
+	if (left_out(l, O_PORT, stored))
+		return FAB_NONE;
 	return map_get(&l->map[M_PORT], stored);
 }
 
@@ -636,11 +641,8 @@ static int link_row(struct fab_rrow *w, void *ctx)
 	struct fab_roce *r = l->r;
 	int64_t a = fab_rrow_int(w, 0), b = fab_rrow_int(w, 1);
 
-	if (l->in_base) { /* a link is its a side's */
-		uint32_t sys = map_get(&l->kown[O_PORT], a);
-		if (sys == FAB_NONE || is_hidden(l, sys))
-			return 0;
-	}
+	if (left_out(l, O_PORT, a)) /* a link is its a side's */
+		return 0;
 	a = pos_of(l, M_PORT, a, r->n_eth_ports);
 	b = pos_of(l, M_PORT, b, r->n_eth_ports);
 	if (a < 0 || b < 0)
@@ -747,11 +749,8 @@ static int rdma_port_row(struct fab_rrow *w, void *ctx)
 	int64_t dev = fab_rrow_int(w, 0), stored = dev;
 	struct fab_rdma_port *p;
 
-	if (l->in_base) {
-		uint32_t sys = map_get(&l->kown[O_DEV], dev);
-		if (sys == FAB_NONE || is_hidden(l, sys))
-			return 0;
-	}
+	if (left_out(l, O_DEV, dev))
+		return 0;
 	dev = pos_of(l, M_DEV, dev, r->n_devices);
 	if (dev < 0 ||
 	    (r->n_rdma_ports && r->rdma_ports[r->n_rdma_ports - 1].device_idx > dev))

@@ -47,8 +47,8 @@ m_delta_hidden_lost() { mut core/roce_delta.c 's/d->hidden\[d->n_hidden++\] = m-
 m_delta_nic_all() { mut store/phys_io.c 's/if (fab_roce_kept(r, p->system_idx)) \/\* a delta.s keyframe holds them \*\//if (0)/'; }
 # a delta writes every module, also those of systems it keeps
 m_delta_modules_all() { mut store/phys_io.c 's/if (fab_roce_kept(r, p->system_idx)) \/\* a delta.s keyframe holds it \*\//if (0)/'; }
-# the loader keeps the keyframe's NIC counters and modules of hidden systems
-m_delta_phys_hidden() { mut store/roce_load.c '/^static uint32_t place_port/,/^}/s/is_hidden(l, sys)/0/'; }
+# the loader keeps the keyframe's records' TLVs, links, RDMA ports, NIC counters and modules of hidden systems
+m_delta_phys_hidden() { mut store/roce_load.c 's/return sys == FAB_NONE || is_hidden(l, sys);/return sys == FAB_NONE;/'; }
 # a loaded delta's modules keep positions, not their stored indices: the next delta misplaces them
 m_delta_module_ids() { mut store/roce_load.c 's/\tids\[pos\] = (uint32_t)stored;/\tids[pos] = pos;/'; }
 # a merge --into base's counters written as if parsed: its ports lose them
