@@ -88,19 +88,18 @@ int fab_cmd_merge(int argc, char **argv)
 	if (res.dups && !quiet)
 		fprintf(stderr, "fabsweep: note: %zu system%s collected more than once; the newest view was kept\n",
 			res.dups, res.dups == 1 ? " was" : "s were");
-	if (res.same && !quiet) {
-		printf("scan %lld: no file changed since that merge read them (%zu files); nothing written\n",
-		       (long long)snap->scan_id, res.inputs);
-		fab_cli_print_errors(stdout, snap);
-		printf("database: %s\n", job.db);
-		if (job.ready_dir)
-			printf("readiness extracts: %zu in %s\n", res.extracts, job.ready_dir);
-	} else if (!quiet) {
-		printf("scan %lld: merged %zu of %zu files", (long long)snap->scan_id, res.merged, res.inputs);
-		if (res.base_scan)
-			printf(" (%zu unchanged since scan %lld)", res.unchanged, (long long)res.base_scan);
-		printf("\n");
-		fab_cli_roce_summary(stdout, snap);
+	if (!quiet) {
+		if (res.same) {
+			printf("scan %lld: no file changed since that merge read them (%zu files); nothing written\n",
+			       (long long)snap->scan_id, res.inputs);
+		} else {
+			printf("scan %lld: merged %zu of %zu files", (long long)snap->scan_id, res.merged,
+			       res.inputs);
+			if (res.base_scan)
+				printf(" (%zu unchanged since scan %lld)", res.unchanged, (long long)res.base_scan);
+			printf("\n");
+			fab_cli_roce_summary(stdout, snap);
+		}
 		fab_cli_print_errors(stdout, snap);
 		printf("database: %s\n", job.db);
 		if (job.ready_dir)
