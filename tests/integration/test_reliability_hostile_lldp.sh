@@ -62,7 +62,7 @@ HOST_DESCR=$(printf 'desc\033[31m<i>x</i>')
 # `resume`, which is not under lldpcli's configuration lock; a second lldpcli
 # configuring lldpd meanwhile writes back the whole configuration as it read
 # it, and can pause lldpd again for good (neither end then hears anything)
-# or set the hostname back (../shared/docs/fabric-sim.md, lldpd). lldpcli's
+# or set the hostname back (tests/README.md, lldpd). lldpcli's
 # tokenizer passes the bytes between single quotes on as they are, but for
 # ', \ and \002 (and a line ends at a newline): none of these may be in them.
 for v in SW HOST PORT_ID PORT_DESCR HOST_DESCR; do
@@ -98,7 +98,9 @@ for s in sw host; do
 		> "$D/$s.log" 2>&1 &
 	pids+=($!)
 done
-report() { # on a failure below: what each lldpd did, has and hears
+reported=0
+report() { # on the first failure below: what each lldpd did, has and hears
+	((reported++)) && return
 	for s in sw host; do lldpd_report "$pfx-$s" "$D/$s.sock" "$D/$s.log"; done
 }
 
