@@ -1,5 +1,6 @@
 # Shared by the integration tests that count checks (source it; not a test).
-#   check "what" CMD...   runs CMD: pass or "FAIL: what"; counts in $pass/$fail
+#   check "what" CMD...   runs CMD: pass or "FAIL: what"; counts in $pass/$fail;
+#                         returns CMD's success (check ... || show-why)
 #   eq A B, ge A B, has FILE TEXT, lacks FILE TEXT
 #                         assertions that explain a mismatch (has shows the
 #                         head of the file that lacks the text; lacks fails
@@ -12,11 +13,14 @@
 #                         text format with escaped label values
 #   spy_build, spy_run    the MAD spy (below)
 #   daemons_stop PID...   stops the daemons a test started (below)
+#   LLDPD_LOG_OPTS, lldpd_report
+#                         lldpd logging worth keeping, and what to print
+#                         when an lldpd hears nobody (below)
 pass=0 fail=0
 check() {
 	local what=$1
 	shift
-	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; return 1; fi
 }
 eq() { [[ "$1" == "$2" ]] || { echo "  got '$1', want '$2'"; return 1; }; }
 ge() { [[ "$1" -ge "$2" ]] || { echo "  got '$1', want at least '$2'"; return 1; }; }
@@ -106,6 +110,37 @@ daemons_stop() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
+}
+#   LLDPD_LOG_OPTS        the lldpd options that make its log worth keeping:
+#                         `-d` alone logs to syslog (nothing reaches the file
+#                         a test redirects stderr to), -dd to stderr, -dddd
+#                         with -D rpc adds info lines and one line per
+#                         control request, so every configuration change
+#                         (pause and resume too) is in the log, with the
+#                         startup lldpcli's own debug lines (-d is among
+#                         them: not daemonized);
+#                         lldpd "${LLDPD_LOG_OPTS[@]}" -u SOCK ... >LOG 2>&1 &
+#   lldpd_report NS SOCK LOG
+#                         prints what tells why an lldpd in namespace NS
+#                         hears nobody: its log (its first 150 lines but
+#                         those of each read-only request and the startup
+#                         lldpcli's tokens), its configuration, local
+#                         chassis, interfaces, neighbours and statistics,
+#                         and the interfaces' packet counters, control bytes
+#                         made visible (cat -v)
+LLDPD_LOG_OPTS=(-dddd -D rpc)
+lldpd_report() {
+	local ns=$1 sock=$2 log=$3 what
+	echo "  ---- lldpd in $ns: $log"
+	grep -avE 'DBG/(control|marshal|alloc)|DBG/lldpctl\] (process )?argument|DBG/rpc\] (handle client request|client request(ed)? (configuration|the list of interfaces|interface |the local chassis))' \
+		"$log" 2>&1 | head -n 150 | cat -v | sed 's/^/    /'
+	for what in configuration chassis interfaces "neighbors details" statistics; do
+		echo "  ---- lldpcli show $what"
+		# shellcheck disable=SC2086 # "neighbors details": two words
+		lldpcli -u "$sock" show $what 2>&1 | cat -v | sed 's/^/    /'
+	done
+	echo "  ---- ip -s link (namespace $ns)"
+	ip -n "$ns" -s link show 2>&1 | sed 's/^/    /'
 }
 
 # ---- running as another user (nobody)

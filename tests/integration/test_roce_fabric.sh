@@ -159,7 +159,7 @@ for s in "${systems[@]}"; do
 		printf '%s' "${conf[$s]}"
 	} >"$work/$s.conf"
 	chmod 0644 "$work/$s.conf" # lldpcli reads it as _lldpd (the umask may be 077)
-	ip netns exec "$(ns "$s")" lldpd -d -u "$work/$s.sock" -O "$work/$s.conf" \
+	ip netns exec "$(ns "$s")" lldpd "${LLDPD_LOG_OPTS[@]}" -u "$work/$s.sock" -O "$work/$s.conf" \
 		-I 'eth*,swp*' -m "$addr" >"$work/$s.log" 2>&1 &
 	pids+=($!)
 done
@@ -180,8 +180,7 @@ for _ in $(seq 150); do
 done
 if ((converged)); then ok; else
 	bad "LLDP did not converge in 30 s ($s heard $got of ${want_nb[$s]} neighbours)"
-	tail -5 "$work/$s.log"
-	lldpcli -u "$work/$s.sock" show interfaces 2>&1 | head -20
+	lldpd_report "$(ns "$s")" "$work/$s.sock" "$work/$s.log"
 	exit 1
 fi
 

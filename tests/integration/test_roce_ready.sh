@@ -102,23 +102,29 @@ for s in "${systems[@]}"; do
 		for i in ${links_of[$s]}; do tlvs "$s" "$i"; done
 	} >"$work/$s.conf"
 	chmod 0644 "$work/$s.conf"
-	ip netns exec "$(ns "$s")" lldpd -d -u "$work/$s.sock" -O "$work/$s.conf" \
+	ip netns exec "$(ns "$s")" lldpd "${LLDPD_LOG_OPTS[@]}" -u "$work/$s.sock" -O "$work/$s.conf" \
 		-I 'eth*,swp*' -m "192.0.2.$n" >"$work/$s.log" 2>&1 &
 	pids+=($!)
 done
 # heard: system ifname peer-system peer-port-id (its MAC)
 heard() { lldpcli -u "$work/$1.sock" -f keyvalue show neighbors ports "$2" 2>/dev/null |
 	grep -q "^lldp\.$2\.port\.mac=$3\$"; }
-converged() { # every port of every system hears one neighbour
-	local s kv i
-	for s in "${systems[@]}"; do
-		kv=$(lldpcli -u "$work/$s.sock" -f keyvalue show neighbors 2>/dev/null)
-		for i in ${links_of[$s]}; do
-			[[ $(grep -c "^lldp\.$i\.chassis\.name=" <<<"$kv") == 1 ]] || return 1
-		done
+hears_all() { # system: every port of it hears one neighbour
+	local kv i
+	kv=$(lldpcli -u "$work/$1.sock" -f keyvalue show neighbors 2>/dev/null)
+	for i in ${links_of[$1]}; do
+		[[ $(grep -c "^lldp\.$i\.chassis\.name=" <<<"$kv") == 1 ]] || return 1
 	done
 }
-check "LLDP converged: every port hears its neighbour" wait_for 30 "LLDP convergence" converged
+converged() { # every port of every system hears one neighbour
+	local s
+	for s in "${systems[@]}"; do hears_all "$s" || return 1; done
+}
+check "LLDP converged: every port hears its neighbour" wait_for 30 "LLDP convergence" converged || {
+	for s in "${systems[@]}"; do
+		hears_all "$s" || lldpd_report "$(ns "$s")" "$work/$s.sock" "$work/$s.log"
+	done
+}
 
 # Each host's NIC: the RoCE device of a real mlx5 tree on eth0, healthy PCIe
 # (Gen5 x16 of Gen5 x16), the real ECN directory; its DCB: PFC on 3, UDP 4791

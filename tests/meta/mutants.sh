@@ -27,6 +27,7 @@ MUTANTS=(
 	"key_file_missing      integration/test_reliability_security  Failed   m_key_file_missing"
 	"console_not_logged    integration/test_report_browser        Failed   m_console"
 	"xmllint_missing       integration/test_workflow_cli          Failed   m_xmllint_missing"
+	"lldpd_never_resumed   integration/test_reliability_hostile_lldp  Failed  m_lldpd_never_resumed"
 )
 
 # mut FILE SED-EXPRESSION: edits FILE of the copy; an error when nothing changed
@@ -76,6 +77,13 @@ m_key_file_missing() { # the sweep's output is gone before the key is looked for
 }
 m_console() { mut tests/integration/browser.sh 's/--enable-logging=stderr --v=0 //'; }
 m_xmllint_missing() { path_without xmllint; }
+# the test's lldpd stays paused and unconfigured, as when a second lldpcli
+# raced its startup `resume` (tests/README.md, lldpd): its startup lldpcli is
+# /bin/true; the names are never taken, neither end hears the other
+m_lldpd_never_resumed() {
+	mut tests/integration/test_reliability_hostile_lldp.sh \
+		's|lldpd "${LLDPD_LOG_OPTS\[@\]}" -u "$D/$s.sock"|lldpd "${LLDPD_LOG_OPTS[@]}" -L /bin/true -u "$D/$s.sock"|'
+}
 
 # The mutants of each capability live in mutants.d/<capability>.sh: each file
 # appends its lines to MUTANTS and defines their functions (m_<name>), using
