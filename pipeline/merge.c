@@ -475,6 +475,10 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 	}
 	if (b.mark && (err = plan_delta(&b, snap->roce)))
 		goto out;
+	/* the RDMA devices the base left stored, of the systems written again */
+	if (b.snap && (err = fab_store_load_rdma_later(st, snap->roce,
+						       snap->roce->delta ? snap->roce->delta->write : NULL)))
+		goto out;
 	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
 		goto out;
 	if ((err = fab_store_write_scan(st, snap)))
