@@ -19,7 +19,6 @@ MUTANTS+=(
 	"delta_phys_hidden       integration/test_roce_fleet  Failed  m_delta_phys_hidden"
 	"delta_module_ids        integration/test_roce_fleet  Failed  m_delta_module_ids"
 	"delta_rdma_not_read     integration/test_roce_fleet  Failed  m_delta_rdma_not_read"
-	"delta_rdma_all_read     integration/test_roce_fleet  Failed  m_delta_rdma_all_read"
 	"delta_rdma_end          integration/test_roce_fleet  Failed  m_delta_rdma_end"
 	"delta_rdma_ids          integration/test_roce_fleet  Failed  m_delta_rdma_ids"
 	"delta_rdma_netdevs      integration/test_roce_fleet  Failed  m_delta_rdma_netdevs"
@@ -58,8 +57,6 @@ m_delta_module_ids() { mut store/roce_load.c 's/\tids\[pos\] = (uint32_t)stored;
 # a merge --into base's counters written as if parsed: its ports lose them
 # the RDMA devices the base left stored never read: a system written again loses them
 m_delta_rdma_not_read() { mut pipeline/merge.c 's/\tif (b.snap \&\& (err = fab_store_load_rdma_later(st, snap->roce,/\tif (0 \&\& (err = fab_store_load_rdma_later(st, snap->roce,/'; }
-# every system's stored RDMA devices read, not only the written ones': a delta writes them all
-m_delta_rdma_all_read() { mut pipeline/merge.c 's/snap->roce->delta ? snap->roce->delta->write : NULL)))/NULL)))/'; }
 # a delta's new devices numbered from 0: they take the stored ones' indices
 m_delta_rdma_end() { mut core/roce_delta.c 's/\t\tbump(\&m->end\[E_DEV\], b->rdma_dev_end - 1);/\t\t;/'; }
 # the devices read later not given their stored indices in the delta
