@@ -524,6 +524,11 @@ int fab_roce_resolve(struct fab_roce *r)
 	if (has_stubs(r) && (err = compact(r)))
 		return err;
 	r->n_links = 0;
+	/* each system's keys, each port's and each record's stub port's, a link a record */
+	if (fab_roce_hidx_reserve(&x.systems, 2 * r->n_systems) ||
+	    fab_roce_hidx_reserve(&x.ports, 3 * (r->n_eth_ports + r->n_neighbors)) ||
+	    fab_roce_hidx_reserve(&x.links, r->n_neighbors))
+		err = -ENOMEM;
 	for (size_t i = 0; !err && i < r->n_systems; i++)
 		err = index_system(&x, (uint32_t)i);
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++)

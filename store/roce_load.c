@@ -43,17 +43,15 @@ struct idmap {
 	size_t n;
 };
 
-#define MEMO_TABLES 8
-#define MEMO_COLS 32
+#define MEMO_SLOTS 1024
 
 struct ld {
 	const struct fab_rsrc *src;
 	struct fab_roce *r;
 	int64_t scan;
 	int err;
-	/* the shared text each column of each table had in the row before */
-	unsigned table;
-	const char *memo[MEMO_TABLES][MEMO_COLS];
+	/* shared texts met before, by a hash of their bytes */
+	const char *memo[MEMO_SLOTS];
 	/* sets */
 	struct tset *tsets, *csets;
 	size_t n_tsets, cap_tsets, n_csets, cap_csets;
@@ -219,13 +217,17 @@ static const char *dup_text(struct ld *l, struct fab_rrow *w, int i)
 }
 
 /* The same for a text many rows repeat (interface names, states, firmware):
- * one copy, and no lookup when the row before had the same text there. */
+ * one copy, and no lookup in the model's when met before. */
 static const char *shared_text(struct ld *l, struct fab_rrow *w, int i)
 {
-	const char *t = fab_rrow_text(w, i), **m = &l->memo[l->table][i & (MEMO_COLS - 1)];
+	const char *t = fab_rrow_text(w, i);
+	uint32_t h = 2166136261u;
 
 	if (!t)
 		return NULL;
+	for (const unsigned char *c = (const unsigned char *)t; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	const char **m = &l->memo[(h ^ h >> 16) & (MEMO_SLOTS - 1)];
 	if (!*m || strcmp(*m, t))
 		*m = fab_roce_intern(l->r, t);
 	return *m;
@@ -856,11 +858,9 @@ static int load_rdma(struct ld *l)
 	if (!fab_rsrc_has(l->src, devs.table, NULL))
 		devs.table = "rdma_devices"; /* before schema 17 */
 	l->last_ctr_port = FAB_NONE;
-	l->table = 3;
 	if ((err = run(l, &devs, device_row)) ||
 	    (err = fab_rquery_run(l->src, &cset_query, l->scan, cset_row, l)))
 		return err;
-	l->table = 4;
 	if ((err = run(l, &ports, rdma_port_row)))
 		return err;
 	return run(l, &ctrs, counter_row);
@@ -916,15 +916,12 @@ static int load_all(struct ld *l)
 		links.table = "eth_links";
 	}
 
-	l->table = 0;
 	if ((err = run(l, &systems, system_row)))
 		return err;
 	if (!l->r->n_systems)
 		return 0; /* no RoCE part */
-	l->table = 1;
 	if ((err = run(l, &ports, port_row)))
 		return err;
-	l->table = 2;
 	if ((err = run(l, &nbs, neighbor_row)))
 		return err;
 	/* owners without a row above have no set */
@@ -1163,7 +1160,7 @@ static int later_ids(struct fab_roce *r, size_t first, const struct later *g)
 int fab_store_load_rdma_later(struct fab_store *st, struct fab_roce *r, const bool *which)
 {
 	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
-	struct ld l = { .src = &src, .r = r, .table = 3 };
+	struct ld l = { .src = &src, .r = r };
 	struct later g = { .l = &l };
 	size_t first = r->n_devices, first_port = r->n_rdma_ports;
 	sqlite3_stmt *s = NULL;
