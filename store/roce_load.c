@@ -329,9 +329,10 @@ static void row_ecn(struct fab_rrow *w, int i, struct fab_ecn *e)
 
 	memset(e, 0, sizeof(*e));
 	for (int k = 0; k < (int)ARRAY_SIZE(cols); k++) {
+		if (fab_rrow_null(w, i + k))
+			continue;
 		int64_t v = fab_rrow_int(w, i + k);
-
-		if (fab_rrow_null(w, i + k) || v < 0 || v > cols[k].max)
+		if (v < 0 || v > cols[k].max)
 			continue;
 		*field[k] = (uint8_t)v;
 		e->known |= cols[k].flag;
