@@ -236,6 +236,8 @@ touch "$D/inc/host00007.db" # written again (the same bytes): a newer modificati
 "$FABSWEEP" merge --into "$D/inc.db" "$D/inc" >"$D/inc4.out" 2>&1
 check "merge --into, a file written again: read again, a new scan" eq \
 	"$(grep -c "scan 6: merged 1 of $N files ($((N - 1)) unchanged since scan 5)" "$D/inc4.out")" 1
+check "... complete: the directory of scan 5 not given again is not carried over" eq \
+	"$(q "$D/inc.db" "SELECT status, (SELECT count(*) FROM scan_errors WHERE scan_id = 6) FROM scans WHERE scan_id = 6")" "complete|0"
 
 # ---- deltas: every change a delta must carry, against a full merge of the same files
 cp -l "$D/c/host00020.db" "$D/inc/" # back, as scan 1 read it: unchanged, so a full merge has it too

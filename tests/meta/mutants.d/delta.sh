@@ -22,6 +22,7 @@ MUTANTS+=(
 	"delta_rdma_end          integration/test_roce_fleet  Failed  m_delta_rdma_end"
 	"delta_rdma_ids          integration/test_roce_fleet  Failed  m_delta_rdma_ids"
 	"delta_rdma_netdevs      integration/test_roce_fleet  Failed  m_delta_rdma_netdevs"
+	"into_dir_error_carried  integration/test_roce_fleet  Failed  m_into_dir_error_carried"
 	"delta_idx_unbounded     integration/test_roce_fleet  Failed  m_delta_idx_unbounded"
 )
 # a file read again taken for the base's system: its new view is not written
@@ -65,3 +66,5 @@ m_delta_rdma_ids() { mut store/roce_load.c 's/\tif (!d || !g->n_ids)/\tif (1)/';
 m_delta_rdma_netdevs() { mut store/roce_load.c 's/\tif (!err \&\& fab_roce_map_netdevs(r, first_port))/\tif (0)/'; }
 # a delta's stored index taken at any size: an array that large is allocated for it
 m_delta_idx_unbounded() { mut store/roce_load.c 's/#define MAX_STORED_IDX (1 << 26)/#define MAX_STORED_IDX INT64_MAX/'; }
+# a directory without *.db given to one merge --into: its error carried to every later one
+m_into_dir_error_carried() { mut pipeline/merge.c 's/\t\tbool drop = !strncmp(e->message, NO_DB_DIR, strcspn(NO_DB_DIR, "%"));/\t\tbool drop = false;/'; }
