@@ -42,45 +42,48 @@ uint64_t fab_roce_key_hash(unsigned tag, uint32_t num, const char *s, bool fold)
 
 void fab_roce_hidx_free(struct fab_roce_hidx *x)
 {
-	free(x->hash);
-	free(x->val);
+	free(x->slot);
 	memset(x, 0, sizeof(*x));
 }
 
-static int grow(struct fab_roce_hidx *x)
+/* A table of cap slots (a power of two) with what x holds. */
+static int rehash(struct fab_roce_hidx *x, size_t cap)
 {
 	struct fab_roce_hidx old = *x;
-	size_t cap = old.cap ? old.cap * 2 : 256;
 
-	x->hash = malloc(cap * sizeof(*x->hash));
-	x->val = malloc(cap * sizeof(*x->val));
-	if (!x->hash || !x->val) {
-		free(x->hash);
-		free(x->val);
+	if (!(x->slot = malloc(cap * sizeof(*x->slot)))) {
 		*x = old;
 		return -ENOMEM;
 	}
 	x->cap = cap;
 	x->n = 0;
 	for (size_t i = 0; i < cap; i++)
-		x->val[i] = FAB_NONE;
+		x->slot[i].val = FAB_NONE;
 	for (size_t i = 0; i < old.cap; i++)
-		if (old.val[i] != FAB_NONE)
-			fab_roce_hidx_put(x, old.hash[i], old.val[i]);
-	free(old.hash);
-	free(old.val);
+		if (old.slot[i].val != FAB_NONE)
+			fab_roce_hidx_put(x, old.slot[i].hash, old.slot[i].val);
+	free(old.slot);
 	return 0;
+}
+
+int fab_roce_hidx_reserve(struct fab_roce_hidx *x, size_t n)
+{
+	size_t cap = x->cap ? x->cap : 256;
+
+	while (n * 2 > cap)
+		cap *= 2;
+	return cap == x->cap ? 0 : rehash(x, cap);
 }
 
 int fab_roce_hidx_put(struct fab_roce_hidx *x, uint64_t h, uint32_t v)
 {
-	if ((x->n + 1) * 2 > x->cap && grow(x))
+	if ((x->n + 1) * 2 > x->cap && rehash(x, x->cap ? x->cap * 2 : 256))
 		return -ENOMEM;
 	size_t i = (size_t)h & (x->cap - 1);
-	while (x->val[i] != FAB_NONE)
+	while (x->slot[i].val != FAB_NONE)
 		i = (i + 1) & (x->cap - 1);
-	x->hash[i] = h;
-	x->val[i] = v;
+	x->slot[i].hash = h;
+	x->slot[i].val = v;
 	x->n++;
 	return 0;
 }
@@ -90,10 +93,10 @@ uint32_t fab_roce_hidx_get(const struct fab_roce_hidx *x, uint64_t h,
 {
 	if (!x->cap)
 		return FAB_NONE;
-	for (size_t i = (size_t)h & (x->cap - 1); x->val[i] != FAB_NONE;
+	for (size_t i = (size_t)h & (x->cap - 1); x->slot[i].val != FAB_NONE;
 	     i = (i + 1) & (x->cap - 1))
-		if (x->hash[i] == h && match(x->val[i], ctx))
-			return x->val[i];
+		if (x->slot[i].hash == h && match(x->slot[i].val, ctx))
+			return x->slot[i].val;
 	return FAB_NONE;
 }
 

@@ -491,7 +491,6 @@ static int copy_device(struct copier *c, uint32_t i, uint32_t di)
 		q->eth_port_idx = FAB_NONE;
 		q->ctr_first = cf;
 		q->ctr_count = 0;
-		q->ctr_scan = 0; /* the source database's: not copied */
 		q->rate = SHARED(c, p->rate);
 		q->link_layer = SHARED(c, p->link_layer);
 		q->netdev = SHARED(c, p->netdev);
@@ -525,6 +524,7 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 	if (!d)
 		return -ENOMEM;
 	*d = *s;
+	d->rdma_scan = 0; /* what the source left stored is not copied */
 	d->name = OWN(c, s->name);
 	d->chassis_id = OWN(c, s->chassis_id);
 	d->chassis_id_subtype = SHARED(c, s->chassis_id_subtype);

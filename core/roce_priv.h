@@ -9,10 +9,14 @@
 
 struct fab_roce_names;
 
-/* Hashes of keys to element indices (core/roce_index.c). */
+/* Hashes of keys to element indices (core/roce_index.c): a hash and its
+ * value side by side, one cache line read per probe. */
+struct fab_roce_hslot {
+	uint64_t hash;
+	uint32_t val; /* FAB_NONE: empty */
+};
 struct fab_roce_hidx {
-	uint64_t *hash;
-	uint32_t *val; /* FAB_NONE: empty slot */
+	struct fab_roce_hslot *slot;
 	size_t cap, n;
 };
 
@@ -27,6 +31,8 @@ uint64_t fab_roce_key_hash(unsigned tag, uint32_t num, const char *s, bool fold)
 uint64_t fab_roce_pair_hash(uint32_t a, uint32_t b);
 void fab_roce_hidx_free(struct fab_roce_hidx *x);
 int fab_roce_hidx_put(struct fab_roce_hidx *x, uint64_t h, uint32_t v);
+/* Room for n values in all without growing again (a size known ahead). */
+int fab_roce_hidx_reserve(struct fab_roce_hidx *x, size_t n);
 /* Calls match(v, ctx) for every value stored under h until one says yes;
  * that value, or FAB_NONE. */
 uint32_t fab_roce_hidx_get(const struct fab_roce_hidx *x, uint64_t h,

@@ -279,26 +279,38 @@ static void sort_links(struct fab_roce *r)
 	sort_roce = NULL;
 }
 
-/* RDMA port <-> eth port by the netdev name, within one system. */
-static void map_rdma_netdevs(struct resolver *x)
+static uint32_t port_owner(const struct fab_roce *r, size_t i)
 {
-	struct fab_roce *r = x->r;
+	return r->eth_ports[i].system_idx;
+}
 
-	for (size_t i = 0; i < r->n_eth_ports; i++)
+int fab_roce_map_netdevs(struct fab_roce *r, size_t from)
+{
+	uint32_t *off, *list;
+
+	if (fab_roce_csr(r, r->n_eth_ports, port_owner, &off, &list))
+		return -ENOMEM;
+	for (size_t i = 0; !from && i < r->n_eth_ports; i++)
 		r->eth_ports[i].rdma_port_idx = FAB_NONE;
-	for (size_t i = 0; i < r->n_rdma_ports; i++) {
+	for (size_t i = from; i < r->n_rdma_ports; i++) {
 		struct fab_rdma_port *p = &r->rdma_ports[i];
 		uint32_t sys = r->devices[p->device_idx].system_idx;
 
 		p->eth_port_idx = FAB_NONE;
-		if (!p->netdev)
+		if (!p->netdev || !*p->netdev || sys >= r->n_systems)
 			continue;
-		uint32_t e = find_port(x, sys, K_IFNAME, p->netdev, NULL);
-		if (e != FAB_NONE) {
-			p->eth_port_idx = e;
-			r->eth_ports[e].rdma_port_idx = (uint32_t)i;
+		for (uint32_t k = off[sys]; k < off[sys + 1]; k++) {
+			uint32_t e = list[k];
+			if (fab_roce_streq(r->eth_ports[e].ifname, p->netdev)) {
+				p->eth_port_idx = e;
+				r->eth_ports[e].rdma_port_idx = (uint32_t)i;
+				break;
+			}
 		}
 	}
+	free(off);
+	free(list);
+	return 0;
 }
 
 static bool has_stubs(const struct fab_roce *r)
@@ -512,6 +524,11 @@ int fab_roce_resolve(struct fab_roce *r)
 	if (has_stubs(r) && (err = compact(r)))
 		return err;
 	r->n_links = 0;
+	/* each system's keys, each port's and each record's stub port's, a link a record */
+	if (fab_roce_hidx_reserve(&x.systems, 2 * r->n_systems) ||
+	    fab_roce_hidx_reserve(&x.ports, 3 * (r->n_eth_ports + r->n_neighbors)) ||
+	    fab_roce_hidx_reserve(&x.links, r->n_neighbors))
+		err = -ENOMEM;
 	for (size_t i = 0; !err && i < r->n_systems; i++)
 		err = index_system(&x, (uint32_t)i);
 	for (size_t i = 0; !err && i < r->n_eth_ports; i++)
@@ -533,7 +550,7 @@ int fab_roce_resolve(struct fab_roce *r)
 	}
 	if (!err) {
 		sort_links(r);
-		map_rdma_netdevs(&x); /* through the port index: linear */
+		err = fab_roce_map_netdevs(r, 0);
 	}
 	fab_roce_hidx_free(&x.systems);
 	fab_roce_hidx_free(&x.ports);

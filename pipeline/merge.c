@@ -218,8 +218,12 @@ static bool about(const char *msg, const char *file)
 	return !strncmp(msg, file, n) && msg[n] == ':';
 }
 
+/* What a directory given without *.db files is said to be (merge_inputs). */
+#define NO_DB_DIR "directory '%s' holds no *.db file: give the directory the collected files are in"
+
 /* The base's times with the files', and its errors about the files not read again
- * (reread[k]: base input k was). */
+ * (reread[k]: base input k was); not those about directories given: this
+ * merge expands what it is given again and says so itself. */
 static int start_from_base(struct fab_snapshot *snap, const struct fab_snapshot *bs,
 			   const struct fab_roce_input *carried, size_t n, const bool *reread)
 {
@@ -232,7 +236,7 @@ static int start_from_base(struct fab_snapshot *snap, const struct fab_snapshot 
 		snap->finished_at_ms = bs->finished_at_ms;
 	for (size_t i = 0; !err && i < bs->n_errors; i++) {
 		const struct fab_scan_error *e = &bs->errors[i];
-		bool drop = false;
+		bool drop = !strncmp(e->message, NO_DB_DIR, strcspn(NO_DB_DIR, "%"));
 		for (size_t k = 0; k < n && !drop; k++)
 			drop = reread[k] && about(e->message, carried[k].file);
 		if (drop)
@@ -372,8 +376,7 @@ static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipelin
 	}
 	for (size_t i = 0; i < in->n_problems; i++) {
 		char msg[4200];
-		snprintf(msg, sizeof(msg), "directory '%s' holds no *.db file: give the directory the"
-					   " collected files are in", in->problem[i]);
+		snprintf(msg, sizeof(msg), NO_DB_DIR, in->problem[i]);
 		missed(snap, msg);
 	}
 	for (size_t i = 0; !err && i < in->n; i++) {
@@ -474,6 +477,10 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 		goto out;
 	}
 	if (b.mark && (err = plan_delta(&b, snap->roce)))
+		goto out;
+	/* the RDMA devices the base left stored, of the systems written again */
+	if (b.snap && (err = fab_store_load_rdma_later(st, snap->roce,
+						       snap->roce->delta ? snap->roce->delta->write : NULL)))
 		goto out;
 	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))
 		goto out;

@@ -43,17 +43,15 @@ struct idmap {
 	size_t n;
 };
 
-#define MEMO_TABLES 8
-#define MEMO_COLS 32
+#define MEMO_SLOTS 1024
 
 struct ld {
 	const struct fab_rsrc *src;
 	struct fab_roce *r;
 	int64_t scan;
 	int err;
-	/* the shared text each column of each table had in the row before */
-	unsigned table;
-	const char *memo[MEMO_TABLES][MEMO_COLS];
+	/* shared texts met before, by a hash of their bytes */
+	const char *memo[MEMO_SLOTS];
 	/* sets */
 	struct tset *tsets, *csets;
 	size_t n_tsets, cap_tsets, n_csets, cap_csets;
@@ -63,7 +61,7 @@ struct ld {
 	int64_t *port_set, *nb_set;
 	size_t cap_port_set, cap_nb_set;
 	uint32_t last_ctr_port;
-	bool raw; /* RDMA counters kept as stored (fab_rdma_port.ctr_scan) */
+	bool later; /* the RDMA devices left stored (fab_roce_system.rdma_scan) */
 	uint64_t *vals;
 	size_t cap_vals;
 	/* A delta scan (docs/schema.md, "RoCE deltas"): each table's rows of
@@ -219,13 +217,17 @@ static const char *dup_text(struct ld *l, struct fab_rrow *w, int i)
 }
 
 /* The same for a text many rows repeat (interface names, states, firmware):
- * one copy, and no lookup when the row before had the same text there. */
+ * one copy, and no lookup in the model's when met before. */
 static const char *shared_text(struct ld *l, struct fab_rrow *w, int i)
 {
-	const char *t = fab_rrow_text(w, i), **m = &l->memo[l->table][i & (MEMO_COLS - 1)];
+	const char *t = fab_rrow_text(w, i);
+	uint32_t h = 2166136261u;
 
 	if (!t)
 		return NULL;
+	for (const unsigned char *c = (const unsigned char *)t; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	const char **m = &l->memo[(h ^ h >> 16) & (MEMO_SLOTS - 1)];
 	if (!*m || strcmp(*m, t))
 		*m = fab_roce_intern(l->r, t);
 	return *m;
@@ -269,6 +271,10 @@ static int system_row(struct fab_rrow *w, void *ctx)
 	y->source = dup_text(l, w, 13);
 	if (!fab_rrow_null(w, 14))
 		fab_time_parse(fab_rrow_text(w, 14), &y->collected_at_ms);
+	if (l->later) {
+		y->rdma_scan = l->in_base ? l->base : l->scan;
+		y->rdma_sys = (uint32_t)id;
+	}
 	return 0;
 }
 
@@ -323,9 +329,10 @@ static void row_ecn(struct fab_rrow *w, int i, struct fab_ecn *e)
 
 	memset(e, 0, sizeof(*e));
 	for (int k = 0; k < (int)ARRAY_SIZE(cols); k++) {
+		if (fab_rrow_null(w, i + k))
+			continue;
 		int64_t v = fab_rrow_int(w, i + k);
-
-		if (fab_rrow_null(w, i + k) || v < 0 || v > cols[k].max)
+		if (v < 0 || v > cols[k].max)
 			continue;
 		*field[k] = (uint8_t)v;
 		e->known |= cols[k].flag;
@@ -659,6 +666,8 @@ static int link_row(struct fab_rrow *w, void *ctx)
 
 /* ---- RDMA devices, ports, counters ------------------------------------------------- */
 
+static void device_fields(struct ld *l, struct fab_rrow *w, struct fab_rdma_device *d);
+
 static int device_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
@@ -676,6 +685,13 @@ static int device_row(struct fab_rrow *w, void *ctx)
 		return err;
 	if (!(d = fab_roce_add_device(r, (uint32_t)sys)))
 		return NOMEM();
+	device_fields(l, w, d);
+	return 0;
+}
+
+/* A device's fields from its row (device_idx, system_idx, device, ...). */
+static void device_fields(struct ld *l, struct fab_rrow *w, struct fab_rdma_device *d)
+{
 	d->name = shared_text(l, w, 2);
 	if (!fab_rrow_null(w, 3))
 		fab_guid_parse(fab_rrow_text(w, 3), &d->node_guid);
@@ -690,8 +706,11 @@ static int device_row(struct fab_rrow *w, void *ctx)
 	d->pcie_width = (uint8_t)fab_rrow_int(w, 11);
 	d->pcie_max_speed_gts = fab_rrow_double(w, 12);
 	d->pcie_max_width = (uint8_t)fab_rrow_int(w, 13);
-	return 0;
 }
+
+/* The RDMA counter sets' names, every scan's. */
+static const char *const cset_cols[] = { "set_id", "pos", "kind", "counter", NULL };
+static const struct fab_rquery cset_query = { "rdma_counter_names", cset_cols, "set_id, pos", false, NULL };
 
 /* A counter set's name (set_id, pos, kind, counter), sets in order. */
 static int cset_row(struct fab_rrow *w, void *ctx)
@@ -742,11 +761,34 @@ static int port_counters(struct ld *l, uint32_t pi, int64_t set, const char *jso
 	return fab_roce_add_counters(l->r, pi, t->count, &l->names[t->first], l->vals) ? NOMEM() : 0;
 }
 
+/* An RDMA port's fields from its row at column o (device_idx, port_num,
+ * state, ..., netdev at o + 7; the counters' set and values at o + 9). */
+static void rdma_port_fields(struct ld *l, struct fab_rrow *w, int o, struct fab_rdma_port *p)
+{
+	p->port_num = (uint8_t)fab_rrow_int(w, o + 1);
+	int v = fab_state_parse(fab_rrow_text(w, o + 2));
+	p->state = (uint8_t)(v < 0 ? 0 : v);
+	v = fab_phys_state_parse(fab_rrow_text(w, o + 3));
+	p->phys_state = (uint8_t)(v < 0 ? 0 : v);
+	p->rate = shared_text(l, w, o + 4);
+	p->rate_gbps = fab_rrow_double(w, o + 5);
+	p->link_layer = shared_text(l, w, o + 6);
+	p->netdev = shared_text(l, w, o + 7);
+}
+
+/* Port pi's counters from its row's columns at o + 9 (none when NULL). */
+static int rdma_port_counters(struct ld *l, struct fab_rrow *w, int o, uint32_t pi)
+{
+	if (fab_rrow_null(w, o + 9))
+		return 0;
+	return port_counters(l, pi, fab_rrow_int(w, o + 9), fab_rrow_text(w, o + 10));
+}
+
 static int rdma_port_row(struct fab_rrow *w, void *ctx)
 {
 	struct ld *l = ctx;
 	struct fab_roce *r = l->r;
-	int64_t dev = fab_rrow_int(w, 0), stored = dev;
+	int64_t dev = fab_rrow_int(w, 0);
 	struct fab_rdma_port *p;
 
 	if (left_out(l, O_DEV, dev))
@@ -757,29 +799,14 @@ static int rdma_port_row(struct fab_rrow *w, void *ctx)
 		return gap(l, "RDMA ports");
 	if (!(p = fab_roce_add_rdma_port(r, (uint32_t)dev)))
 		return NOMEM();
-	p->port_num = (uint8_t)fab_rrow_int(w, 1);
-	int v = fab_state_parse(fab_rrow_text(w, 2));
-	p->state = (uint8_t)(v < 0 ? 0 : v);
-	v = fab_phys_state_parse(fab_rrow_text(w, 3));
-	p->phys_state = (uint8_t)(v < 0 ? 0 : v);
-	p->rate = shared_text(l, w, 4);
-	p->rate_gbps = fab_rrow_double(w, 5);
-	p->link_layer = shared_text(l, w, 6);
-	p->netdev = shared_text(l, w, 7);
+	rdma_port_fields(l, w, 0, p);
 	int64_t e = fab_rrow_null(w, 8) ? -1 : pos_of(l, M_PORT, fab_rrow_int(w, 8), r->n_eth_ports);
 	uint32_t pi = (uint32_t)(r->n_rdma_ports - 1);
 	if (e >= 0 && (size_t)e < r->n_eth_ports) {
 		p->eth_port_idx = (uint32_t)e;
 		r->eth_ports[e].rdma_port_idx = pi;
 	}
-	if (fab_rrow_null(w, 9))
-		return 0;
-	if (l->raw) { /* where they are (their text is not even fetched) */
-		p->ctr_scan = l->in_base ? l->base : l->scan;
-		p->ctr_dev = (uint32_t)stored;
-		return 0;
-	}
-	return port_counters(l, pi, fab_rrow_int(w, 9), fab_rrow_text(w, 10));
+	return rdma_port_counters(l, w, 0, pi);
 }
 
 /* One row per counter: scans written before schema 16. */
@@ -821,11 +848,9 @@ static int load_rdma(struct ld *l)
 		"device_idx", "port_num", "state", "phys_state", "rate", "rate_gbps", "link_layer",
 		"netdev", "eth_port_idx", "counter_set", "counter_values", NULL,
 	};
-	static const char *const set_cols[] = { "set_id", "pos", "kind", "counter", NULL };
 	static const char *const ctr_cols[] = { "device_idx", "port_num", "kind", "counter", "value", NULL };
 	struct fab_rquery devs = { "rdma_device_rows", dev_cols, "device_idx", true, NULL };
 	static const struct fab_rquery ports = { "rdma_port_rows", port_cols, "device_idx, port_num", true, NULL };
-	static const struct fab_rquery sets = { "rdma_counter_names", set_cols, "set_id, pos", false, NULL };
 	struct fab_rquery ctrs = { "rdma_counter_rows", ctr_cols, "rowid", true, NULL };
 	int err;
 
@@ -834,11 +859,9 @@ static int load_rdma(struct ld *l)
 	if (!fab_rsrc_has(l->src, devs.table, NULL))
 		devs.table = "rdma_devices"; /* before schema 17 */
 	l->last_ctr_port = FAB_NONE;
-	l->table = 3;
 	if ((err = run(l, &devs, device_row)) ||
-	    (err = fab_rquery_run(l->src, &sets, l->scan, cset_row, l)))
+	    (err = fab_rquery_run(l->src, &cset_query, l->scan, cset_row, l)))
 		return err;
-	l->table = 4;
 	if ((err = run(l, &ports, rdma_port_row)))
 		return err;
 	return run(l, &ctrs, counter_row);
@@ -894,15 +917,12 @@ static int load_all(struct ld *l)
 		links.table = "eth_links";
 	}
 
-	l->table = 0;
 	if ((err = run(l, &systems, system_row)))
 		return err;
 	if (!l->r->n_systems)
 		return 0; /* no RoCE part */
-	l->table = 1;
 	if ((err = run(l, &ports, port_row)))
 		return err;
-	l->table = 2;
 	if ((err = run(l, &nbs, neighbor_row)))
 		return err;
 	/* owners without a row above have no set */
@@ -913,7 +933,7 @@ static int load_all(struct ld *l)
 	static const char *const in_cols[] = { "file", "mtime_ns", "size", "status", NULL };
 	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true, NULL };
 	if ((err = load_tlvs(l)) || (err = run(l, &links, link_row)) ||
-	    (err = load_rdma(l)) || (err = load_phys(l)))
+	    (!l->later && (err = load_rdma(l))) || (err = load_phys(l)))
 		return err;
 	return fab_rquery_run(l->src, &inputs, l->scan, input_row, l);
 }
@@ -1006,33 +1026,66 @@ static int keep_delta(struct ld *l)
 	return 0;
 }
 
-int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool raw)
+/* Whether the scan's RDMA devices can be left stored: none of its rows,
+ * nor its keyframe's, have counters in the form before schema 16 (one row
+ * each, read with the whole scan only); and the device index past which a
+ * delta on them numbers its new devices. */
+static int rdma_later(struct ld *l)
 {
-	struct ld l = { .src = src, .scan = snap->scan_id, .raw = raw };
+	struct fab_store *st = l->src->st;
+	sqlite3_stmt *s;
+	int rc, err;
+
+	if ((err = fab_sql_scan_query(st,
+		"SELECT EXISTS (SELECT 1 FROM rdma_counter_rows WHERE scan_id IN (?1, ?2)),"
+		" max(coalesce((SELECT max(device_idx) FROM rdma_device_rows WHERE scan_id = ?1), -1),"
+		"  coalesce((SELECT max(device_idx) FROM rdma_device_rows WHERE scan_id = ?2), -1))",
+		l->scan, &s)))
+		return err;
+	sqlite3_bind_int64(s, 2, l->base ? l->base : l->scan);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t max = sqlite3_column_int64(s, 1);
+		l->later = !sqlite3_column_int(s, 0) && max < MAX_STORED_IDX;
+		l->r->rdma_dev_end = l->later ? (uint32_t)(max + 1) : 0;
+		rc = SQLITE_DONE; /* one row */
+	}
+	return fab_sql_done(st, s, rc, 0);
+}
+
+static void ld_free(struct ld *l)
+{
+	free(l->hidden);
+	for (int k = 0; k < 4; k++)
+		free(l->ids[k]);
+	free(l->mod_ids);
+	free(l->own);
+	for (int k = 0; k < 4; k++)
+		free(l->map[k].v);
+	for (int k = 0; k < 3; k++)
+		free(l->kown[k].v);
+	free(l->tsets);
+	free(l->csets);
+	free(l->names);
+	free(l->port_set);
+	free(l->nb_set);
+	free(l->vals);
+}
+
+int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool later)
+{
+	struct ld l = { .src = src, .scan = snap->scan_id };
 	int err;
 
 	if (!(l.r = fab_roce_new()))
 		return NOMEM();
 	err = load_delta(&l);
+	if (!err && later && src->st)
+		err = rdma_later(&l);
 	if (!err)
 		err = load_all(&l);
 	if (!err && l.base && l.r->n_systems)
 		err = keep_delta(&l);
-	free(l.hidden);
-	for (int k = 0; k < 4; k++)
-		free(l.ids[k]);
-	free(l.mod_ids);
-	free(l.own);
-	for (int k = 0; k < 4; k++)
-		free(l.map[k].v);
-	for (int k = 0; k < 3; k++)
-		free(l.kown[k].v);
-	free(l.tsets);
-	free(l.csets);
-	free(l.names);
-	free(l.port_set);
-	free(l.nb_set);
-	free(l.vals);
+	ld_free(&l);
 	if (err || !l.r->n_systems) {
 		fab_roce_free(l.r);
 		return err;
@@ -1042,9 +1095,115 @@ int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool ra
 	return 0;
 }
 
-int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap, bool raw)
+int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap, bool later)
 {
 	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 
-	return fab_roce_load(&src, snap, raw);
+	return fab_roce_load(&src, snap, later);
+}
+
+/* ---- the RDMA devices left stored, read for the systems written again ------------------ */
+
+/* Where fab_store_load_rdma_later is: the system (position) whose rows it
+ * reads, the stored index of the device added last, those of every device
+ * it added (for a delta's records). */
+struct later {
+	struct ld *l;
+	uint32_t sys;
+	int64_t dev;
+	uint32_t *ids;
+	size_t n_ids, cap_ids;
+};
+
+#define LATER_PORT 14 /* the port's columns in a row of the query below */
+
+static int later_row(struct fab_rrow *w, void *ctx)
+{
+	struct later *g = ctx;
+	struct ld *l = g->l;
+	struct fab_roce *r = l->r;
+	int64_t id = fab_rrow_int(w, 0);
+
+	if (id != g->dev) {
+		struct fab_rdma_device *d = fab_roce_add_device(r, g->sys);
+		uint32_t *ids = grow(g->ids, &g->cap_ids, g->n_ids, sizeof(*ids));
+		if (!d || !ids)
+			return NOMEM();
+		device_fields(l, w, d);
+		g->ids = ids;
+		ids[g->n_ids++] = (uint32_t)id;
+		g->dev = id;
+	}
+	if (fab_rrow_null(w, LATER_PORT))
+		return 0; /* a device without ports */
+	struct fab_rdma_port *p = fab_roce_add_rdma_port(r, (uint32_t)(r->n_devices - 1));
+	if (!p)
+		return NOMEM();
+	rdma_port_fields(l, w, LATER_PORT, p);
+	return rdma_port_counters(l, w, LATER_PORT, (uint32_t)(r->n_rdma_ports - 1));
+}
+
+/* The devices added get their stored indices in r's delta. */
+static int later_ids(struct fab_roce *r, size_t first, const struct later *g)
+{
+	struct fab_roce_delta *d = r->delta;
+
+	if (!d || !g->n_ids)
+		return 0;
+	uint32_t *dev = realloc(d->dev, (r->n_devices + 1) * sizeof(*dev));
+	if (!dev)
+		return NOMEM();
+	d->dev = dev;
+	memcpy(&dev[first], g->ids, g->n_ids * sizeof(*dev));
+	return 0;
+}
+
+int fab_store_load_rdma_later(struct fab_store *st, struct fab_roce *r, const bool *which)
+{
+	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
+	struct ld l = { .src = &src, .r = r };
+	struct later g = { .l = &l };
+	size_t first = r->n_devices, first_port = r->n_rdma_ports;
+	sqlite3_stmt *s = NULL;
+	int rc = SQLITE_DONE, err;
+
+	if ((err = fab_rquery_run(&src, &cset_query, 0, cset_row, &l)) ||
+	    (err = fab_store_prepare(st,
+		"SELECT d.device_idx, d.system_idx, d.device, d.node_guid, d.sys_image_guid,"
+		" d.node_desc, d.fw_ver, d.hca_type, d.board_id, d.pci_address, d.pcie_speed_gts,"
+		" d.pcie_width, d.pcie_max_speed_gts, d.pcie_max_width, p.device_idx, p.port_num,"
+		" p.state, p.phys_state, p.rate, p.rate_gbps, p.link_layer, p.netdev, p.eth_port_idx,"
+		" p.counter_set, p.counter_values FROM rdma_device_rows d LEFT JOIN rdma_port_rows p"
+		" ON p.scan_id = d.scan_id AND p.device_idx = d.device_idx"
+		" WHERE d.scan_id = ?1 AND d.system_idx = ?2 ORDER BY d.device_idx, p.port_num", &s)))
+		goto out;
+	for (size_t i = 0; !err && i < r->n_systems; i++) {
+		struct fab_roce_system *y = &r->systems[i];
+
+		if (!y->rdma_scan || (which && !which[i]))
+			continue;
+		sqlite3_bind_int64(s, 1, y->rdma_scan);
+		sqlite3_bind_int64(s, 2, y->rdma_sys);
+		g.sys = (uint32_t)i;
+		g.dev = -1;
+		while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+			struct fab_rrow w = { .stmt = s };
+			err = later_row(&w, &g);
+		}
+		if (!err && rc != SQLITE_DONE)
+			break;
+		sqlite3_reset(s);
+		y->rdma_scan = 0;
+	}
+	err = fab_sql_done(st, s, rc, err);
+	s = NULL;
+	if (!err)
+		err = later_ids(r, first, &g);
+	if (!err && fab_roce_map_netdevs(r, first_port))
+		err = NOMEM();
+out:
+	sqlite3_finalize(s);
+	ld_free(&l);
+	free(g.ids);
+	return err;
 }

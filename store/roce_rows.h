@@ -61,8 +61,8 @@ int fab_rquery_run(const struct fab_rsrc *src, const struct fab_rquery *q, int64
 bool fab_rsrc_has(const struct fab_rsrc *src, const char *table, const char *col);
 
 /* The RoCE part of scan from src into snap->roce (roce_load.c). */
-/* raw: the RDMA counters as stored (fab_rdma_port.ctr_scan) */
-int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool raw);
+/* later (src->st only): the RDMA devices left stored (fab_roce_system.rdma_scan) */
+int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool later);
 /* A scan's Ethernet modules and NIC counters into r, its eth ports loaded
  * (phys_io.c). */
 struct fab_roce;

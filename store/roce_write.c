@@ -404,7 +404,7 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 		      const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
-	sqlite3_stmt *d = NULL, *p = NULL, *kept = NULL;
+	sqlite3_stmt *d = NULL, *p = NULL;
 	int err = fab_store_prepare(st,
 		"INSERT INTO rdma_device_rows(scan_id, device_idx, system_idx, system, device,"
 		" node_guid, sys_image_guid, node_desc, fw_ver, hca_type, board_id,"
@@ -416,16 +416,6 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 			"INSERT INTO rdma_port_rows(scan_id, device_idx, port_num, system, device,"
 			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx,"
 			" counter_set, counter_values) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &p);
-	/* a port whose counters are still where they were loaded from: copied */
-	if (!err)
-		err = fab_store_prepare(st,
-			"INSERT INTO rdma_port_rows(scan_id, device_idx, port_num, system, device,"
-			" state, phys_state, rate, rate_gbps, link_layer, netdev, eth_port_idx,"
-			" counter_set, counter_values) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
-			" (SELECT counter_set FROM rdma_port_rows WHERE scan_id = ?13 AND device_idx = ?14"
-			"  AND port_num = ?3),"
-			" (SELECT counter_values FROM rdma_port_rows WHERE scan_id = ?13 AND device_idx = ?14"
-			"  AND port_num = ?3))", &kept);
 	for (size_t i = 0; !err && i < r->n_devices; i++) {
 		const struct fab_rdma_device *v = &r->devices[i];
 		const char *sys = sysname(r, v->system_idx);
@@ -455,29 +445,24 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 		err = fab_sql_step(st, d, "an RDMA device");
 		for (uint32_t k = 0; !err && k < v->port_count; k++) {
 			const struct fab_rdma_port *q = &r->rdma_ports[v->port_first + k];
-			sqlite3_stmt *s = q->ctr_scan ? kept : p;
 
-			sqlite3_bind_int64(s, 1, snap->scan_id);
-			sqlite3_bind_int64(s, 2, DEV_ID(r, (uint32_t)i));
-			sqlite3_bind_int(s, 3, q->port_num);
-			fab_sql_bind_static(s, 4, sys);
-			fab_sql_bind_static(s, 5, v->name ? v->name : "?");
-			fab_sql_bind_static(s, 6, fab_state_name(q->state));
-			fab_sql_bind_static(s, 7, fab_phys_state_name(q->phys_state));
-			fab_sql_bind_static(s, 8, q->rate);
+			sqlite3_bind_int64(p, 1, snap->scan_id);
+			sqlite3_bind_int64(p, 2, DEV_ID(r, (uint32_t)i));
+			sqlite3_bind_int(p, 3, q->port_num);
+			fab_sql_bind_static(p, 4, sys);
+			fab_sql_bind_static(p, 5, v->name ? v->name : "?");
+			fab_sql_bind_static(p, 6, fab_state_name(q->state));
+			fab_sql_bind_static(p, 7, fab_phys_state_name(q->phys_state));
+			fab_sql_bind_static(p, 8, q->rate);
 			if (q->rate_gbps > 0)
-				sqlite3_bind_double(s, 9, q->rate_gbps);
-			fab_sql_bind_static(s, 10, q->link_layer);
-			fab_sql_bind_static(s, 11, q->netdev);
+				sqlite3_bind_double(p, 9, q->rate_gbps);
+			fab_sql_bind_static(p, 10, q->link_layer);
+			fab_sql_bind_static(p, 11, q->netdev);
 			if (q->eth_port_idx != FAB_NONE)
-				sqlite3_bind_int64(s, 12, PORT_ID(r, q->eth_port_idx));
-			/* the counters: one row, values in the order of their set's
-			 * names (made here, or copied from the row loaded) */
+				sqlite3_bind_int64(p, 12, PORT_ID(r, q->eth_port_idx));
+			/* the counters: one row, values in the order of their set's names */
 			int64_t set;
-			if (q->ctr_scan) {
-				sqlite3_bind_int64(s, 13, q->ctr_scan);
-				sqlite3_bind_int64(s, 14, q->ctr_dev);
-			} else if ((err = fab_roce_ctr_set(sets, r, q, &set))) {
+			if ((err = fab_roce_ctr_set(sets, r, q, &set))) {
 				break;
 			} else if (set) {
 				const char *vals = fab_roce_ctr_values(sets, r, q);
@@ -485,15 +470,14 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 					err = fab_err(-ENOMEM, "out of memory");
 					break;
 				}
-				sqlite3_bind_int64(s, 13, set);
-				fab_sql_bind_static(s, 14, vals);
+				sqlite3_bind_int64(p, 13, set);
+				fab_sql_bind_static(p, 14, vals);
 			}
-			err = fab_sql_step(st, s, "an RDMA port");
+			err = fab_sql_step(st, p, "an RDMA port");
 		}
 	}
 	sqlite3_finalize(d);
 	sqlite3_finalize(p);
-	sqlite3_finalize(kept);
 	return err;
 }
 

@@ -168,6 +168,12 @@ struct fab_roce_system {
 	bool collected; /* its own view is in the snapshot (collect/scan ran there) */
 	bool lldp;      /* its own lldpd answered */
 	uint8_t role;   /* enum fab_role: host, leaf, spine, core, unknown */
+	/* Or its RDMA devices (ports, counters) left where the store holds
+	 * them, not read yet: a merge --into base's, in scan rdma_scan as
+	 * system rdma_sys there (fab_store_load_rdma_later reads them when the
+	 * system is written again). rdma_scan 0: none left. */
+	int64_t rdma_scan;
+	uint32_t rdma_sys;
 };
 
 enum {
@@ -310,12 +316,6 @@ struct fab_rdma_port {
 	const char *netdev;  /* the netdev of a RoCE port, NULL if none */
 	uint32_t eth_port_idx; /* FAB_NONE unless netdev is in eth_ports */
 	uint32_t ctr_first, ctr_count; /* contiguous in counters */
-	/* Or its counters left where the store holds them, not read: a merge
-	 * --into base's (store/roce_load.c), in the row of scan ctr_scan,
-	 * device ctr_dev and this port_num, copied from there when the port
-	 * is written again to the same database. ctr_scan 0: none. */
-	int64_t ctr_scan;
-	uint32_t ctr_dev;
 };
 
 enum fab_rdma_ctr_kind {
@@ -440,6 +440,10 @@ struct fab_roce {
 	/* merge --into: written as a delta on its keyframe (fabsweep/roce_delta.h);
 	 * NULL: written whole. Owned. */
 	struct fab_roce_delta *delta;
+	/* With systems' RDMA parts left stored (fab_roce_system.rdma_scan):
+	 * one after the largest device_idx stored in those scans, so that a
+	 * delta's new devices are numbered past them. */
+	uint32_t rdma_dev_end;
 };
 
 /* A new empty model (owned by the caller) or NULL on ENOMEM. */
@@ -566,6 +570,14 @@ bool fab_roce_is_roce_iface(const struct fab_roce *r, uint32_t port);
  * (indices of collected systems and their ports keep their order).
  */
 int fab_roce_resolve(struct fab_roce *r);
+
+/*
+ * Maps RDMA ports from..n_rdma_ports-1 to the eth port of their system
+ * named as their netdev (the first such, in model order); from 0 maps
+ * every one again. fab_roce_resolve() does it for all; a model given
+ * devices after that (fab_store_load_rdma_later) for those. 0 or -ENOMEM.
+ */
+int fab_roce_map_netdevs(struct fab_roce *r, size_t from);
 
 /*
  * Roles from the graph (docs/roce.md, "Roles"): hosts are systems with an

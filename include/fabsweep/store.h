@@ -29,7 +29,7 @@ enum {
 };
 
 /* Current schema version (PRAGMA user_version). */
-#define FAB_SCHEMA_VERSION 18
+#define FAB_SCHEMA_VERSION 19
 /* PRAGMA application_id: "FABS" */
 #define FAB_APPLICATION_ID 0x46414253
 
@@ -83,6 +83,7 @@ int fab_store_latest_merge(struct fab_store *st, int64_t *out);
  * rows SQL changed). 0 or a negative errno with the message set. */
 int fab_store_keyframe_ok(struct fab_store *st, int64_t scan_id, bool *ok);
 
+struct fab_roce;
 struct fab_roce_input;
 /* The files merge scan_id read or carried over (merge_inputs), in strcmp
  * order of their paths: fn for each (its strings valid during the call);
@@ -96,10 +97,21 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 
 /*
  * What merge --into starts from: the scan row, scan errors and RoCE part,
- * the RDMA counters left where they are (fab_rdma_port.ctr_scan: a model
- * only this database may be written from). *out owned by the caller.
+ * the systems' RDMA devices left where they are (fab_roce_system.rdma_scan:
+ * a model only this database may be written from, once
+ * fab_store_load_rdma_later has read those of the systems written again).
+ * *out owned by the caller.
  */
 int fab_store_load_merge_base(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);
+
+/*
+ * Reads into r, loaded by fab_store_load_merge_base from st, the RDMA
+ * devices (ports, counters) left stored of its systems that which[] marks
+ * (by position; NULL: all of them), and of no other: what merge --into
+ * writes again. r's delta, if any, gives them their stored device indices.
+ * 0, or a negative errno with the message set.
+ */
+int fab_store_load_rdma_later(struct fab_store *st, struct fab_roce *r, const bool *which);
 
 /* Loads the scan row and its scan errors, no more. *out owned by the caller. */
 int fab_store_load_header(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);

@@ -236,6 +236,8 @@ touch "$D/inc/host00007.db" # written again (the same bytes): a newer modificati
 "$FABSWEEP" merge --into "$D/inc.db" "$D/inc" >"$D/inc4.out" 2>&1
 check "merge --into, a file written again: read again, a new scan" eq \
 	"$(grep -c "scan 6: merged 1 of $N files ($((N - 1)) unchanged since scan 5)" "$D/inc4.out")" 1
+check "... complete: the directory of scan 5 not given again is not carried over" eq \
+	"$(q "$D/inc.db" "SELECT status, (SELECT count(*) FROM scan_errors WHERE scan_id = 6) FROM scans WHERE scan_id = 6")" "complete|0"
 
 # ---- deltas: every change a delta must carry, against a full merge of the same files
 cp -l "$D/c/host00020.db" "$D/inc/" # back, as scan 1 read it: unchanged, so a full merge has it too
@@ -296,6 +298,9 @@ check "a delta that names a position beyond any fabric: refused as inconsistent"
 check "60% of the hosts read again: a whole merge (the next keyframe)" eq \
 	"$(q "$D/inc.db" "SELECT roce_base_scan_id IS NULL, (SELECT count(*) FROM system_rows r WHERE r.scan_id = s.scan_id)
 		= (SELECT count(*) FROM systems y WHERE y.scan_id = s.scan_id) FROM scans s WHERE scan_id = 10")" "1|1"
+rm -f "$D/full.db" && "$FABSWEEP" merge --quiet --db "$D/full.db" "$D/inc"
+check "... what a full merge of the same files gives (the 40% not read again, RDMA devices and all)" eq \
+	"$(dump "$D/full.db" noidx | diff - <(dump "$D/inc.db" noidx) | head -5)" ""
 
 # ---- deltas with the physical layer: NIC counters and a module per port (collect with ethtool)
 FABSWEEP=$FABSWEEP bash "$SRCDIR/bench/roce_host.sh" --out "$D/eth-host.db" --ethtool ||

@@ -18,7 +18,11 @@ MUTANTS+=(
 	"delta_modules_all       integration/test_roce_fleet  Failed  m_delta_modules_all"
 	"delta_phys_hidden       integration/test_roce_fleet  Failed  m_delta_phys_hidden"
 	"delta_module_ids        integration/test_roce_fleet  Failed  m_delta_module_ids"
-	"delta_raw_counters      integration/test_roce_fleet  Failed  m_delta_raw_counters"
+	"delta_rdma_not_read     integration/test_roce_fleet  Failed  m_delta_rdma_not_read"
+	"delta_rdma_end          integration/test_roce_fleet  Failed  m_delta_rdma_end"
+	"delta_rdma_ids          integration/test_roce_fleet  Failed  m_delta_rdma_ids"
+	"delta_rdma_netdevs      integration/test_roce_fleet  Failed  m_delta_rdma_netdevs"
+	"into_dir_error_carried  integration/test_roce_fleet  Failed  m_into_dir_error_carried"
 	"delta_idx_unbounded     integration/test_roce_fleet  Failed  m_delta_idx_unbounded"
 )
 # a file read again taken for the base's system: its new view is not written
@@ -52,6 +56,15 @@ m_delta_phys_hidden() { mut store/roce_load.c 's/return sys == FAB_NONE || is_hi
 # a loaded delta's modules keep positions, not their stored indices: the next delta misplaces them
 m_delta_module_ids() { mut store/roce_load.c 's/\tids\[pos\] = (uint32_t)stored;/\tids[pos] = pos;/'; }
 # a merge --into base's counters written as if parsed: its ports lose them
-m_delta_raw_counters() { mut store/roce_write.c 's/\t\t\tsqlite3_stmt \*s = q->ctr_scan ? kept : p;/\t\t\tsqlite3_stmt *s = p;/'; }
+# the RDMA devices the base left stored never read: a system written again loses them
+m_delta_rdma_not_read() { mut pipeline/merge.c 's/\tif (b.snap \&\& (err = fab_store_load_rdma_later(st, snap->roce,/\tif (0 \&\& (err = fab_store_load_rdma_later(st, snap->roce,/'; }
+# a delta's new devices numbered from 0: they take the stored ones' indices
+m_delta_rdma_end() { mut core/roce_delta.c 's/\t\tbump(\&m->end\[E_DEV\], b->rdma_dev_end - 1);/\t\t;/'; }
+# the devices read later not given their stored indices in the delta
+m_delta_rdma_ids() { mut store/roce_load.c 's/\tif (!d || !g->n_ids)/\tif (1)/'; }
+# the ports of the devices read later not mapped to their netdevs
+m_delta_rdma_netdevs() { mut store/roce_load.c 's/\tif (!err \&\& fab_roce_map_netdevs(r, first_port))/\tif (0)/'; }
 # a delta's stored index taken at any size: an array that large is allocated for it
 m_delta_idx_unbounded() { mut store/roce_load.c 's/#define MAX_STORED_IDX (1 << 26)/#define MAX_STORED_IDX INT64_MAX/'; }
+# a directory without *.db given to one merge --into: its error carried to every later one
+m_into_dir_error_carried() { mut pipeline/merge.c 's/\t\tbool drop = !strncmp(e->message, NO_DB_DIR, strcspn(NO_DB_DIR, "%"));/\t\tbool drop = false;/'; }

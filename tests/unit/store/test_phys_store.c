@@ -356,7 +356,7 @@ static void read_both_ways(const struct fab_roce *want)
 }
 
 /* Schemas 18 and 17 undone (what test_store.c's downgrade does for them). */
-static const char undo_17[] = UNDO_STEP_18 " " UNDO_STEP_17 " PRAGMA user_version = 16;";
+static const char undo_17[] = UNDO_STEP_19 " " UNDO_STEP_18 " " UNDO_STEP_17 " PRAGMA user_version = 16;";
 
 static void test_views_and_migration(void **state)
 {

@@ -324,6 +324,7 @@ static void downgrade(int to)
 		       " ALTER TABLE rdma_counter_rows RENAME TO rdma_counters;",
 		[16] = UNDO_STEP_17,
 		[17] = UNDO_STEP_18,
+		[18] = UNDO_STEP_19,
 	};
 	char sql[64];
 	int from = (int)count("PRAGMA user_version");
