@@ -369,6 +369,7 @@ static int merge_inputs(const struct fab_pipeline_merge *job, struct fab_pipelin
 		n_carried = snap->roce->n_inputs;
 		snap->roce->inputs = NULL;
 		snap->roce->n_inputs = snap->roce->cap_inputs = 0;
+		snap->roce->inputs_base = b->id; /* every record of it is given again */
 	}
 	if (n_carried && (!(reread = calloc(n_carried, 1)) || !(given = calloc(n_carried, 1)))) {
 		err = fab_err(-ENOMEM, "out of memory");

@@ -481,7 +481,10 @@ static int write_rdma(struct fab_store *st, struct fab_roce_sets *sets,
 	return err;
 }
 
-/* The files a merge read (merge_inputs): what the next merge --into compares. */
+/* The files a merge read (merge_inputs): what the next merge --into
+ * compares. A merge --into's base's rows copied as unchanged first, then
+ * every record that is not (read again, new, or carried with another
+ * status) written over them. */
 static int write_inputs(struct fab_store *st, const struct fab_snapshot *snap)
 {
 	const struct fab_roce *r = snap->roce;
@@ -490,12 +493,28 @@ static int write_inputs(struct fab_store *st, const struct fab_snapshot *snap)
 
 	if (!r->n_inputs)
 		return 0;
-	if ((err = fab_store_prepare(st, "INSERT OR IGNORE INTO merge_inputs(scan_id, file, mtime_ns,"
-					 " size, status) VALUES (?,?,?,?,?)", &s)))
+	if (r->inputs_base) {
+		if ((err = fab_store_prepare(st, "INSERT INTO merge_inputs(scan_id, file, mtime_ns, size,"
+						 " status) SELECT ?1, file, mtime_ns, size, 'unchanged'"
+						 " FROM merge_inputs WHERE scan_id = ?2", &s)))
+			return err;
+		sqlite3_bind_int64(s, 1, snap->scan_id);
+		sqlite3_bind_int64(s, 2, r->inputs_base);
+		err = fab_sql_step(st, s, "the merge inputs unchanged");
+		sqlite3_finalize(s);
+		if (err)
+			return err;
+	}
+	if ((err = fab_store_prepare(st, r->inputs_base ? "INSERT OR REPLACE INTO merge_inputs(scan_id, file,"
+							  " mtime_ns, size, status) VALUES (?,?,?,?,?)"
+							: "INSERT OR IGNORE INTO merge_inputs(scan_id, file,"
+							  " mtime_ns, size, status) VALUES (?,?,?,?,?)", &s)))
 		return err;
 	for (size_t i = 0; !err && i < r->n_inputs; i++) {
 		const struct fab_roce_input *in = &r->inputs[i];
 
+		if (r->inputs_base && in->status == FAB_MERGE_UNCHANGED)
+			continue; /* copied above */
 		sqlite3_bind_int64(s, 1, snap->scan_id);
 		fab_sql_bind_static(s, 2, in->file);
 		if (in->mtime_ns >= 0)

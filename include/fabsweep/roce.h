@@ -444,6 +444,10 @@ struct fab_roce {
 	 * one after the largest device_idx stored in those scans, so that a
 	 * delta's new devices are numbered past them. */
 	uint32_t rdma_dev_end;
+	/* merge --into: the merge whose merge_inputs rows the inputs marked
+	 * unchanged repeat (file, time, size): the store copies those rows
+	 * rather than write each again. 0: none. */
+	int64_t inputs_base;
 };
 
 /* A new empty model (owned by the caller) or NULL on ENOMEM. */
