@@ -281,7 +281,13 @@ void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_
 	const struct readings *earlier = NULL;
 	bool from_base = false;
 
-	memset(v, 0, sizeof(*v));
+	/* value and inc are read only where have and have_inc say (a port has
+	 * a few dozen of the cells: clearing all of them was most of a view) */
+	memset(v->have, 0, sizeof(v->have));
+	memset(v->have_inc, 0, sizeof(v->have_inc));
+	memset(v->reset, 0, sizeof(v->reset));
+	v->secs = 0;
+	v->any_inc = v->baseline = false;
 	read_port(r, port, &now);
 	/* the port's own first sample when it has two, else the baseline's port */
 	bool two = now.two;

@@ -553,6 +553,22 @@ static const char *dup_snap(void *owner, struct fab_rrow *w, int i)
 	return fab_rrow_null(w, i) ? NULL : fab_snapshot_strdup(owner, fab_rrow_text(w, i), SIZE_MAX);
 }
 
+/*
+ * How many more elements of an array of n to make room for when need more
+ * do not fit in what is ready: as many again as it holds (64 at least),
+ * at most 2 MiB worth, so that a large load prefaults its arrays in a few
+ * calls (fab_array_reserve) and a small one (a merge's host file) only
+ * reserves.
+ */
+static size_t ahead(size_t n, size_t need, size_t elem)
+{
+	size_t more = n < 64 ? 64 : n;
+
+	if (more > (2u << 20) / elem)
+		more = (2u << 20) / elem;
+	return more < need ? need : more;
+}
+
 struct mod_load {
 	const struct fab_rsrc *src;
 	int64_t scan;
@@ -561,6 +577,7 @@ struct mod_load {
 	uint32_t (*port_of)(void *owner, struct fab_rrow *w);
 	void *owner;
 	struct mod_texts texts;
+	size_t mods_ready, lanes_ready; /* room made in set (ahead()) */
 	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
 	const struct fab_roce_place *place; /* a delta's rows: NULL for a whole scan */
 	size_t n_map;
@@ -663,18 +680,34 @@ static const char *skip_space(const char *s)
 }
 
 /* A JSON number or null (NAN) at *s; false when it is neither. */
+static bool is_null(const char *p)
+{
+	return p[0] == 'n' && p[1] == 'u' && p[2] == 'l' && p[3] == 'l';
+}
+
 static bool json_real(const char **s, double *v)
 {
-	const char *p = skip_space(*s);
+	const char *p = skip_space(*s), *q;
 	char *end;
 
-	if (!strncmp(p, "null", 4)) {
+	if (is_null(p)) {
 		*v = NAN;
 		*s = p + 4;
 		return true;
 	}
 	if (!(*p == '-' || (*p >= '0' && *p <= '9')))
 		return false;
+	/* a whole number of up to 15 digits (a lane's flags, a dark lane's 0)
+	 * is exactly the double strtod would give */
+	uint64_t u = 0;
+	for (q = p + (*p == '-'); *q >= '0' && *q <= '9' && q - p < 16; q++)
+		u = u * 10 + (uint64_t)(*q - '0');
+	if (q > p + (*p == '-') && q - p < 16 && *q != '.' && *q != 'e' && *q != 'E' &&
+	    !(*q >= '0' && *q <= '9')) {
+		*v = *p == '-' ? -(double)u : (double)u;
+		*s = q;
+		return true;
+	}
 	*v = strtod(p, &end);
 	if (end == p)
 		return false;
@@ -687,7 +720,7 @@ static bool json_skip(const char **s)
 {
 	const char *p = skip_space(*s), *q = p;
 
-	if (!strncmp(p, "null", 4)) {
+	if (is_null(p)) {
 		*s = p + 4;
 		return true;
 	}
@@ -764,6 +797,14 @@ static int module_row(struct fab_rrow *w, void *ctx)
 			p[k] = FAB_NONE;
 		x->idx_map = p;
 		x->n_map = cap;
+	}
+	if (x->set->n + 1 > x->mods_ready || x->set->n_lanes + (size_t)lanes > x->lanes_ready) {
+		size_t nm = ahead(x->set->n, 1, sizeof(*x->set->mods));
+		size_t nl = ahead(x->set->n_lanes, (size_t)lanes, sizeof(*x->set->lanes));
+		if (fab_modules_reserve(x->set, nm, nl))
+			return NOMEM();
+		x->mods_ready = x->set->n + nm;
+		x->lanes_ready = x->set->n_lanes + nl;
 	}
 	if (!(m = fab_modules_add(x->set, port, (unsigned)lanes)))
 		return NOMEM();
@@ -902,6 +943,7 @@ struct nic_load {
 	size_t n_names, cap_names;
 	uint64_t *vals;
 	size_t cap_vals;
+	size_t ready; /* room made in r->nic_counters (ahead()) */
 };
 
 static int nic_bad(const struct nic_load *x, int64_t scan)
@@ -1019,6 +1061,12 @@ static int nic_run_row(struct fab_rrow *w, void *ctx)
 		return 0;
 	if (!fab_rrow_null(w, 2))
 		fab_time_parse(fab_rrow_text(w, 2), &at);
+	if (x->r->n_nic_counters + t->count > x->ready) {
+		size_t more = ahead(x->r->n_nic_counters, t->count, sizeof(*x->r->nic_counters));
+		if (fab_roce_reserve_nic_counters(x->r, more))
+			return NOMEM();
+		x->ready = x->r->n_nic_counters + more;
+	}
 	return fab_roce_add_nic_counters(x->r, p, (unsigned)fab_rrow_int(w, 1), at, t->count,
 					 &x->names[t->first], x->vals)
 		       ? NOMEM()

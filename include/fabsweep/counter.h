@@ -230,7 +230,8 @@ const struct fab_nic_map_entry *fab_nic_map_table(size_t *n_out);
 bool fab_nic_map(const char *driver, const char *stat, unsigned *ctr, int *prio);
 
 /* One port's counters as every output reads them: slot 0 is the port as
- * a whole, slot p + 1 priority p. */
+ * a whole, slot p + 1 priority p. value holds something only where have
+ * says, inc only where have_inc does (fab_nic_view sets no other cell). */
 #define FAB_NIC_SLOTS 9
 struct fab_nic_view {
 	bool have[FAB_NIC__COUNT][FAB_NIC_SLOTS];  /* in the latest sample */
