@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "fabsweep/counter.h"
@@ -283,11 +284,7 @@ void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_
 
 	/* value and inc are read only where have and have_inc say (a port has
 	 * a few dozen of the cells: clearing all of them was most of a view) */
-	memset(v->have, 0, sizeof(v->have));
-	memset(v->have_inc, 0, sizeof(v->have_inc));
-	memset(v->reset, 0, sizeof(v->reset));
-	v->secs = 0;
-	v->any_inc = v->baseline = false;
+	memset(v, 0, offsetof(struct fab_nic_view, value));
 	read_port(r, port, &now);
 	/* the port's own first sample when it has two, else the baseline's port */
 	bool two = now.two;

@@ -399,7 +399,7 @@ static int group_modules(struct fab_report_phys *p, const struct fab_snapshot *s
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (k && !cmp_group(&all[k - 1], &all[i])) {
-			all[k - 1].n++;
+			all[k - 1].n += all[i].n;
 			all[k - 1].n_refused += all[i].n_refused;
 			all[k - 1].n_monitored += all[i].n_monitored;
 		} else {

@@ -578,6 +578,7 @@ struct mod_load {
 	void *owner;
 	struct mod_texts texts;
 	size_t mods_ready, lanes_ready; /* room made in set (ahead()) */
+	bool own_cols; /* rows read by mod_own_cols */
 	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
 	const struct fab_roce_place *place; /* a delta's rows: NULL for a whole scan */
 	size_t n_map;
@@ -773,6 +774,49 @@ static int parse_lanes(const char *s, struct fab_module_lane *l, unsigned n)
 	return json_char(&s, ']') && !*skip_space(s) ? 0 : -EINVAL;
 }
 
+/* The columns a module row is read by (module_row()). */
+static const char *const mod_cols[] = {
+	"module_idx", "node_guid", "port_num", "eth_port_idx", "fabric", "spec", "refused",
+	"note", "identifier", "type", "vendor", "part_number", "serial_number", "revision",
+	"date_code", "media", "length_m", "media_lanes", "lanes", "monitors", "flags_valid",
+	"flags", "temperature_c", "voltage_v", "temp_hi_alarm", "temp_lo_alarm",
+	"temp_hi_warn", "temp_lo_warn", "vcc_hi_alarm", "vcc_lo_alarm", "vcc_hi_warn",
+	"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
+	"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
+	"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
+	"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm",
+	"lane_values", "desc_id", NULL,
+};
+
+/* mod_cols read from a row of schema 17 or later that names its
+ * description (desc_id): NULL for the description's columns, which the row
+ * leaves NULL (SQLite reads every column asked for: half the cost of a
+ * fleet's modules), and for the InfiniBand port's */
+static const char *const mod_own_cols[] = {
+	"module_idx", "NULL", "NULL", "eth_port_idx", "fabric", "NULL", "refused", "note", "NULL",
+	"NULL", "NULL", "NULL", "serial_number", "NULL", "NULL", "NULL", "NULL", "NULL", "lanes",
+	"monitors", "flags_valid", "flags", "temperature_c", "voltage_v", "NULL", "NULL", "NULL",
+	"NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
+	"NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "lane_values", "desc_id", NULL,
+};
+
+static int module_row(struct fab_rrow *w, void *ctx);
+
+/* Module mi read again with every column: a row of mod_own_cols' query
+ * that names no description (a scan written before schema 17 has none;
+ * load_modules() reads such a scan with mod_cols from its first row). */
+static int module_again(struct mod_load *x, int64_t mi)
+{
+	char where[64];
+
+	snprintf(where, sizeof(where), "fabric = '%s' AND module_idx = %lld", x->fabric, (long long)mi);
+	const struct fab_rquery one = { "module_rows", mod_cols, "module_idx", true, where };
+	x->own_cols = false;
+	int err = fab_rquery_run(x->src, &one, x->scan, module_row, x);
+	x->own_cols = true;
+	return err;
+}
+
 /* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS, lane_values */
 static int module_row(struct fab_rrow *w, void *ctx)
 {
@@ -782,6 +826,8 @@ static int module_row(struct fab_rrow *w, void *ctx)
 
 	if (!of_fabric(w, 4, x->fabric))
 		return 0;
+	if (x->own_cols && fab_rrow_null(w, 6 + MOD_NCOLS))
+		return module_again(x, mi);
 	if (mi < 0 || mi > (int64_t)UINT32_MAX - 1 || lanes < 0 || lanes > FAB_MODULE_MAX_LANES)
 		return mod_bad(x);
 	uint32_t port = x->place ? x->place->port(x->place->ctx, fab_rrow_null(w, 3) ? -1 : fab_rrow_int(w, 3))
@@ -847,6 +893,13 @@ static int lane_row(struct fab_rrow *w, void *ctx)
 	return 0;
 }
 
+/* The first module row: whether it names a description (*ctx); stops. */
+static int names_desc(struct fab_rrow *w, void *ctx)
+{
+	*(bool *)ctx = !fab_rrow_null(w, 0);
+	return 1;
+}
+
 /*
  * The modules of a fabric, scan scan: port_of() gives each row's port
  * (FAB_NONE: not in the snapshot, skipped), then their lanes.
@@ -856,18 +909,6 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 			void *owner, const char *(*dup)(void *owner, struct fab_rrow *w, int i),
 			const struct fab_roce_place *place)
 {
-	static const char *const mod_cols[] = {
-		"module_idx", "node_guid", "port_num", "eth_port_idx", "fabric", "spec", "refused",
-		"note", "identifier", "type", "vendor", "part_number", "serial_number", "revision",
-		"date_code", "media", "length_m", "media_lanes", "lanes", "monitors", "flags_valid",
-		"flags", "temperature_c", "voltage_v", "temp_hi_alarm", "temp_lo_alarm",
-		"temp_hi_warn", "temp_lo_warn", "vcc_hi_alarm", "vcc_lo_alarm", "vcc_hi_warn",
-		"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
-		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
-		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
-		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm",
-		"lane_values", "desc_id", NULL,
-	};
 	static const char *const desc_cols[] = {
 		"desc_id", "spec", "identifier", "type", "vendor", "part_number", "revision",
 		"date_code", "media", "length_m", "media_lanes", "temp_hi_alarm", "temp_lo_alarm",
@@ -883,7 +924,7 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	};
 	bool ib = !strcmp(fabric, "ib");
 	/* the fabric's rows only (an InfiniBand scan's load skips a RoCE part's) */
-	const struct fab_rquery mods = { "module_rows", mod_cols, "module_idx", true,
+	struct fab_rquery mods = { "module_rows", mod_cols, "module_idx", true,
 					 ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	const struct fab_rquery lanes = { "module_lane_rows", lane_cols, "module_idx, lane", true,
 					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
@@ -893,6 +934,16 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	/* the descriptions only a RoCE part's modules name */
 	int err = ib ? 0 : fab_rquery_run(src, &descs, scan, desc_row, &x);
 
+	/* SQLite: a scan whose first module names its description (schema
+	 * 17 or later) read by mod_own_cols */
+	if (!err && !ib && src->st && fab_rsrc_has(src, "module_rows", "desc_id")) {
+		static const char *const first_cols[] = { "desc_id", NULL };
+		const struct fab_rquery first = { "module_rows", first_cols, "module_idx", true, mods.and_where };
+		if ((err = fab_rquery_run(src, &first, scan, names_desc, &x.own_cols)) > 0)
+			err = 0; /* stopped at the first row */
+		if (x.own_cols)
+			mods.cols = mod_own_cols;
+	}
 	if (!err)
 		err = fab_rquery_run(src, &mods, scan, module_row, &x);
 	if (!err && x.n_map) /* the lanes of this scan's modules */

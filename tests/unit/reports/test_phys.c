@@ -340,7 +340,8 @@ static void test_ib(void **state)
  * the first rows (keep): the first keep rows of the whole sorted list, the
  * same values, chosen without sorting the rest; every row counted. Many
  * modules with equal values (the order then falls to module and lane),
- * dark lanes, unknown values; against the list built whole (qsort).
+ * dark lanes, unknown values; against the list built whole (qsort). And
+ * the inventory of modules of three kinds in runs, counted by hand.
  */
 static bool same_dbl(double a, double b)
 {
@@ -367,14 +368,20 @@ static void test_first_rows(void **state)
 	struct fab_report_phys all, top;
 	static const size_t keeps[] = { 0, 1, 2, 7, 50, 999, 5000 };
 	uint32_t seed = 12345;
+	const char *vendors[3];
 
 	(void)state;
+	vendors[0] = fab_roce_strdup(r, "A");
+	vendors[1] = fab_roce_strdup(r, "B");
+	vendors[2] = NULL;
 	for (unsigned i = 0; i < 600; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "h%u", i);
 		struct fab_module *m = fab_modules_add(&r->modules, mfix_host(r, name), 4);
 		assert_non_null(m);
 		m->monitors = true;
+		m->vendor = vendors[(i / 3 + i / 7) % 3]; /* runs of one kind, and kinds again later */
+		m->refused = i % 11 == 0;
 		seed = seed * 1103515245u + 12345u;
 		m->temperature_c = (seed >> 16) % 7 ? 30 + (double)((seed >> 8) % 40) : NAN;
 		struct fab_module_lane *l = fab_module_lanes(&r->modules, m);
@@ -386,7 +393,20 @@ static void test_first_rows(void **state)
 		}
 	}
 	assert_int_equal(fab_report_phys_build(s, NULL, SIZE_MAX, &all), 0);
-	assert_true(all.n_margins > 2000 && all.n_temps > 400);
+	assert_true(all.n_margins > 1500 && all.n_temps > 300);
+	/* the inventory: one group a vendor, each module counted, by hand */
+	assert_int_equal(all.n_groups, 3);
+	for (size_t g = 0; g < all.n_groups; g++) {
+		size_t n = 0, refused = 0;
+		for (size_t i = 0; i < r->modules.n; i++)
+			if (r->modules.mods[i].vendor == all.groups[g].vendor) {
+				n++;
+				refused += r->modules.mods[i].refused;
+			}
+		assert_int_equal(all.groups[g].n, n);
+		assert_int_equal(all.groups[g].n_refused, refused);
+		assert_int_equal(all.groups[g].n_monitored, n - refused);
+	}
 	for (size_t i = 0; i < sizeof(keeps) / sizeof(keeps[0]); i++) {
 		assert_int_equal(fab_report_phys_build(s, NULL, keeps[i], &top), 0);
 		assert_int_equal(top.n_margins, all.n_margins);
