@@ -90,6 +90,8 @@ static void bind_module(sqlite3_stmt *s, int i, const struct fab_module *m)
  * the same vendor, part number, ... one after the other. */
 struct mod_texts {
 	const char *(*dup)(void *owner, struct fab_rrow *w, int i);
+	/* a text of one module's own (its serial number): copied, not looked up */
+	const char *(*own)(void *owner, struct fab_rrow *w, int i);
 	void *owner;
 	const char *last[8];
 };
@@ -118,7 +120,7 @@ static void read_module(struct fab_rrow *w, int i, struct fab_module *m, struct 
 	m->type = mod_text(t, w, i + 4, 1);
 	m->vendor = mod_text(t, w, i + 5, 2);
 	m->part_number = mod_text(t, w, i + 6, 3);
-	m->serial = mod_text(t, w, i + 7, 4);
+	m->serial = t->own(t->owner, w, i + 7);
 	m->revision = mod_text(t, w, i + 8, 5);
 	m->date_code = mod_text(t, w, i + 9, 6);
 	m->media = mod_text(t, w, i + 10, 7);
@@ -548,6 +550,13 @@ static const char *dup_roce(void *owner, struct fab_rrow *w, int i)
 	return fab_rrow_null(w, i) ? NULL : fab_roce_intern(owner, fab_rrow_text(w, i));
 }
 
+/* a RoCE module's serial number: every module has its own (as merge
+ * copies it) */
+static const char *own_roce(void *owner, struct fab_rrow *w, int i)
+{
+	return fab_rrow_null(w, i) ? NULL : fab_roce_strdup(owner, fab_rrow_text(w, i));
+}
+
 static const char *dup_snap(void *owner, struct fab_rrow *w, int i)
 {
 	return fab_rrow_null(w, i) ? NULL : fab_snapshot_strdup(owner, fab_rrow_text(w, i), SIZE_MAX);
@@ -650,7 +659,7 @@ static void read_module_of(struct fab_rrow *w, int i, struct fab_module *m, cons
 	memcpy(m->lim, d->m.lim, sizeof(m->lim));
 	m->refused = (int)fab_rrow_int(w, i + 1);
 	m->note = mod_text(t, w, i + 2, 0);
-	m->serial = mod_text(t, w, i + 7, 4);
+	m->serial = t->own(t->owner, w, i + 7);
 	m->monitors = (int)fab_rrow_int(w, i + 14);
 	m->flags_valid = (int)fab_rrow_int(w, i + 15);
 	m->flags = (uint32_t)fab_rrow_int(w, i + 16);
@@ -907,6 +916,7 @@ static int names_desc(struct fab_rrow *w, void *ctx)
 static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fabric,
 			struct fab_modules *set, uint32_t (*port_of)(void *owner, struct fab_rrow *w),
 			void *owner, const char *(*dup)(void *owner, struct fab_rrow *w, int i),
+			const char *(*own)(void *owner, struct fab_rrow *w, int i),
 			const struct fab_roce_place *place)
 {
 	static const char *const desc_cols[] = {
@@ -930,7 +940,7 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
 			      .port_of = port_of, .owner = owner, .place = place,
-			      .texts = { .dup = dup, .owner = owner } };
+			      .texts = { .dup = dup, .own = own, .owner = owner } };
 	/* the descriptions only a RoCE part's modules name */
 	int err = ib ? 0 : fab_rquery_run(src, &descs, scan, desc_row, &x);
 
@@ -1141,7 +1151,7 @@ int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t s
 	 * renamed it; a file of 16 or older has it as nic_counters. */
 	struct fab_rquery rows = { "nic_counter_rows", nic_cols, "port_idx, rowid", true, NULL };
 	struct nic_load x = { .r = r, .path = src->path, .last_port = FAB_NONE, .place = place };
-	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce, place);
+	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce, own_roce, place);
 
 	if (!fab_rsrc_has(src, rows.table, NULL))
 		rows.table = "nic_counters";
@@ -1163,7 +1173,7 @@ int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap)
 	int64_t scan = snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id;
 	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 	sqlite3_stmt *s;
-	int rc, err = load_modules(&src, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap, NULL);
+	int rc, err = load_modules(&src, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap, dup_snap, NULL);
 
 	if (err || (err = fab_sql_scan_query(st,
 			"SELECT node_guid, port_num, raw_ber, effective_ber, symbol_ber"
