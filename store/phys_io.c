@@ -800,14 +800,20 @@ static const char *const mod_cols[] = {
 /* mod_cols read from a row of schema 17 or later that names its
  * description (desc_id): NULL for the description's columns, which the row
  * leaves NULL (SQLite reads every column asked for: half the cost of a
- * fleet's modules), and for the InfiniBand port's */
+ * fleet's modules), and for the InfiniBand port's; those after voltage_v
+ * (the thresholds) left out, lane_values and desc_id right after it
+ * (lanes_col()). */
 static const char *const mod_own_cols[] = {
 	"module_idx", "NULL", "NULL", "eth_port_idx", "fabric", "NULL", "refused", "note", "NULL",
 	"NULL", "NULL", "NULL", "serial_number", "NULL", "NULL", "NULL", "NULL", "NULL", "lanes",
-	"monitors", "flags_valid", "flags", "temperature_c", "voltage_v", "NULL", "NULL", "NULL",
-	"NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
-	"NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "lane_values", "desc_id", NULL,
+	"monitors", "flags_valid", "flags", "temperature_c", "voltage_v", "lane_values", "desc_id", NULL,
 };
+
+/* The column of lane_values in a module row (desc_id's is the next). */
+static int lanes_col(const struct mod_load *x)
+{
+	return x->own_cols ? 5 + 19 : 5 + MOD_NCOLS;
+}
 
 static int module_row(struct fab_rrow *w, void *ctx);
 
@@ -835,7 +841,7 @@ static int module_row(struct fab_rrow *w, void *ctx)
 
 	if (!of_fabric(w, 4, x->fabric))
 		return 0;
-	if (x->own_cols && fab_rrow_null(w, 6 + MOD_NCOLS))
+	if (x->own_cols && fab_rrow_null(w, lanes_col(x) + 1))
 		return module_again(x, mi);
 	if (mi < 0 || mi > (int64_t)UINT32_MAX - 1 || lanes < 0 || lanes > FAB_MODULE_MAX_LANES)
 		return mod_bad(x);
@@ -864,10 +870,10 @@ static int module_row(struct fab_rrow *w, void *ctx)
 	if (!(m = fab_modules_add(x->set, port, (unsigned)lanes)))
 		return NOMEM();
 	uint32_t lf = m->lane_first;
-	if (fab_rrow_null(w, 6 + MOD_NCOLS)) {
+	if (fab_rrow_null(w, lanes_col(x) + 1)) {
 		read_module(w, 5, m, &x->texts);
 	} else {
-		const struct mod_desc *d = find_desc(x, fab_rrow_int(w, 6 + MOD_NCOLS));
+		const struct mod_desc *d = find_desc(x, fab_rrow_int(w, lanes_col(x) + 1));
 		if (!d)
 			return mod_bad(x);
 		read_module_of(w, 5, m, d, &x->texts);
@@ -876,8 +882,8 @@ static int module_row(struct fab_rrow *w, void *ctx)
 	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
 	if (x->place && x->place->module(x->place->ctx, mi, (uint32_t)(x->set->n - 1)))
 		return NOMEM();
-	if (!fab_rrow_null(w, 5 + MOD_NCOLS) &&
-	    parse_lanes(fab_rrow_text(w, 5 + MOD_NCOLS), fab_module_lanes(x->set, m), m->n_lanes))
+	if (!fab_rrow_null(w, lanes_col(x)) &&
+	    parse_lanes(fab_rrow_text(w, lanes_col(x)), fab_module_lanes(x->set, m), m->n_lanes))
 		return mod_bad(x);
 	return 0;
 }

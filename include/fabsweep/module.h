@@ -71,9 +71,10 @@ enum {
 
 /* Per-lane measurements: NAN unknown. Power 0 mW is darkness, not unknown. */
 struct fab_module_lane {
-	uint8_t lane;    /* 1-based */
-	uint32_t flags;  /* FAB_MODF(FAB_MON_BIAS.., kind) | FAB_LANEF_* */
 	double rx_mw, tx_mw, bias_ma;
+	uint32_t flags;  /* FAB_MODF(FAB_MON_BIAS.., kind) | FAB_LANEF_* */
+	uint8_t lane;    /* 1-based */
+	/* (in this order: 32 bytes, not 40; a fleet has a million lanes) */
 };
 
 struct fab_module {
