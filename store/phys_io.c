@@ -689,12 +689,12 @@ static const char *skip_space(const char *s)
 	return s;
 }
 
-/* A JSON number or null (NAN) at *s; false when it is neither. */
 static bool is_null(const char *p)
 {
 	return p[0] == 'n' && p[1] == 'u' && p[2] == 'l' && p[3] == 'l';
 }
 
+/* A JSON number or null (NAN) at *s; false when it is neither. */
 static bool json_real(const char **s, double *v)
 {
 	const char *p = skip_space(*s), *q;
@@ -832,7 +832,8 @@ static int module_again(struct mod_load *x, int64_t mi)
 	return err;
 }
 
-/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS, lane_values */
+/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS, lane_values,
+ * desc_id (mod_cols; or mod_own_cols) */
 static int module_row(struct fab_rrow *w, void *ctx)
 {
 	struct mod_load *x = ctx;
