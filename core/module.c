@@ -98,6 +98,14 @@ struct fab_module *fab_modules_add(struct fab_modules *set, uint32_t port_idx, u
 	return m;
 }
 
+int fab_modules_reserve(struct fab_modules *set, size_t mods, size_t lanes)
+{
+	if (fab_array_reserve((void **)&set->mods, set->n, &set->cap, sizeof(*set->mods), mods) ||
+	    fab_array_reserve((void **)&set->lanes, set->n_lanes, &set->cap_lanes, sizeof(*set->lanes), lanes))
+		return -ENOMEM;
+	return 0;
+}
+
 struct fab_module_lane *fab_module_lanes(const struct fab_modules *set, const struct fab_module *m)
 {
 	if (!m->n_lanes || m->lane_first + m->n_lanes > set->n_lanes)

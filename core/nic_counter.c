@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "fabsweep/counter.h"
@@ -273,6 +274,28 @@ static void read_port(const struct fab_roce *r, uint32_t port, struct readings *
 		out->two = out->first[i] != out->last[i];
 }
 
+/* A port whose counters are all of one sample, with no baseline to compare
+ * with (check without --baseline, the reports): each cell's reading (the
+ * first, as read_port() keeps among readings of one sample), no increase.
+ * false, *v half filled, when the port has readings of two samples. */
+static bool one_sample(const struct fab_roce *r, uint32_t port, struct fab_nic_view *v)
+{
+	const struct fab_eth_port *p = &r->eth_ports[port];
+
+	for (uint32_t k = 0; k < p->nic_count && p->nic_first + k < r->n_nic_counters; k++) {
+		const struct fab_nic_counter *c = &r->nic_counters[p->nic_first + k];
+		unsigned slot = (unsigned)(c->prio + 1);
+
+		if (c->sample != r->nic_counters[p->nic_first].sample)
+			return false;
+		if (c->ctr >= FAB_NIC__COUNT || slot >= FAB_NIC_SLOTS || v->have[c->ctr][slot])
+			continue;
+		v->have[c->ctr][slot] = true;
+		v->value[c->ctr][slot] = c->value;
+	}
+	return true;
+}
+
 void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_base *base,
 		  struct fab_nic_view *v)
 {
@@ -281,7 +304,14 @@ void fab_nic_view(const struct fab_roce *r, uint32_t port, const struct fab_nic_
 	const struct readings *earlier = NULL;
 	bool from_base = false;
 
-	memset(v, 0, sizeof(*v));
+	/* value and inc are read only where have and have_inc say (a port has
+	 * a few dozen of the cells: clearing all of them was most of a view) */
+	memset(v, 0, offsetof(struct fab_nic_view, value));
+	if (!(base && base->r)) {
+		if (one_sample(r, port, v))
+			return;
+		memset(v, 0, offsetof(struct fab_nic_view, value));
+	}
 	read_port(r, port, &now);
 	/* the port's own first sample when it has two, else the baseline's port */
 	bool two = now.two;

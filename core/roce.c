@@ -366,6 +366,12 @@ int fab_roce_add_nic_counters(struct fab_roce *r, uint32_t port_idx, unsigned sa
 	return 0;
 }
 
+int fab_roce_reserve_nic_counters(struct fab_roce *r, size_t more)
+{
+	return fab_array_reserve((void **)&r->nic_counters, r->n_nic_counters, &r->cap_nic_counters,
+				 sizeof(*r->nic_counters), more);
+}
+
 int fab_roce_group_nic_counters(struct fab_roce *r)
 {
 	size_t n = r->n_nic_counters;

@@ -105,6 +105,25 @@ static void prefault(void *p, size_t len)
 #endif
 }
 
+int fab_array_reserve(void **arr, size_t n, size_t *cap, size_t elem, size_t more)
+{
+	if (more > UINT32_MAX - 2 || n > UINT32_MAX - 2 - more) /* fab_array_grow's limit */
+		return -ENOMEM;
+	if (n + more > *cap) {
+		size_t ncap = *cap ? *cap : 64;
+		while (ncap < n + more)
+			ncap *= 2;
+		void *p = realloc(*arr, ncap * elem);
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = ncap;
+	}
+	if (more * elem >= (1u << 20))
+		prefault((char *)*arr + n * elem, more * elem);
+	return 0;
+}
+
 static int reserve(void **arr, size_t n, size_t *cap, size_t want, size_t elem)
 {
 	void *p;

@@ -15,7 +15,6 @@
 #include "html.h"
 #include "phys.h"
 
-#define MAX_PHYS_ROWS 50 /* rows per table; the XML report and `physical --json` have them all */
 
 static void port_cell(struct hr *r, unsigned fabric, uint32_t port)
 {
@@ -65,9 +64,9 @@ static void num_cell(struct fab_hw *w, double v, const char *fmt_unit)
 
 static void more(struct fab_hw *w, size_t n)
 {
-	if (n > MAX_PHYS_ROWS)
+	if (n > FAB_PHYS_HTML_ROWS)
 		fab_hw_fmt(w, "<p class=\"muted\">... and %zu more (the XML report and <code>fabsweep physical "
-			      "--json</code> have them all).</p>\n", n - MAX_PHYS_ROWS);
+			      "--json</code> have them all).</p>\n", n - FAB_PHYS_HTML_ROWS);
 }
 
 static void ber_table(struct hr *r, const struct fab_report_phys *p)
@@ -79,7 +78,7 @@ static void ber_table(struct hr *r, const struct fab_report_phys *p)
 	fab_hw_raw(w, "<h3>Bit error ratios, highest first</h3>\n<table class=\"sortable\"><thead><tr>"
 		      "<th>Port</th><th class=\"num\">Before FEC</th><th class=\"num\">After FEC</th>"
 		      "<th class=\"num\">Symbol</th><th>Measured by</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < p->n_ber && i < MAX_PHYS_ROWS; i++) {
+	for (size_t i = 0; i < p->n_ber && i < FAB_PHYS_HTML_ROWS; i++) {
 		const struct fab_phys_ber *b = &p->ber[i];
 		fab_hw_raw(w, "<tr>");
 		port_cell(r, b->fabric, b->port);
@@ -103,7 +102,7 @@ static void margin_table(struct hr *r, const struct fab_report_phys *p)
 	fab_hw_raw(w, "<h3>Optical power margins, smallest first</h3>\n<table class=\"sortable\"><thead><tr>"
 		      "<th>Port</th><th class=\"num\">Lane</th><th>Signal</th><th class=\"num\">Power</th>"
 		      "<th class=\"num\">Margin</th><th>Level</th><th>Thresholds</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < p->n_margins && i < MAX_PHYS_ROWS; i++) {
+	for (size_t i = 0; i < fab_phys_held(p, p->n_margins) && i < FAB_PHYS_HTML_ROWS; i++) {
 		const struct fab_phys_margin *g = &p->margins[i];
 		fab_hw_raw(w, "<tr>");
 		port_cell(r, g->fabric, fab_phys_module_port(r->s, g->fabric, g->module));
@@ -143,7 +142,7 @@ static void temp_table(struct hr *r, const struct fab_report_phys *p)
 	fab_hw_raw(w, "<h3>Module temperatures, hottest first</h3>\n<table class=\"sortable\"><thead><tr>"
 		      "<th>Port</th><th>Module</th><th class=\"num\">Temperature</th><th>Level</th>"
 		      "<th class=\"num\">High warning</th><th>Thresholds</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < p->n_temps && i < MAX_PHYS_ROWS; i++) {
+	for (size_t i = 0; i < fab_phys_held(p, p->n_temps) && i < FAB_PHYS_HTML_ROWS; i++) {
 		const struct fab_phys_temp *t = &p->temps[i];
 		const struct fab_modules *set = fab_phys_modules(r->s, t->fabric);
 		fab_hw_raw(w, "<tr>");
@@ -171,7 +170,7 @@ static void refused_table(struct hr *r, const struct fab_report_phys *p)
 		      "</thead><tbody>\n");
 	for (unsigned f = 0; f < FAB_PHYS__FABRICS; f++) {
 		const struct fab_modules *set = fab_phys_modules(r->s, f);
-		for (size_t i = 0; set && i < set->n && shown < MAX_PHYS_ROWS; i++) {
+		for (size_t i = 0; set && i < set->n && shown < FAB_PHYS_HTML_ROWS; i++) {
 			if (!set->mods[i].refused)
 				continue;
 			fab_hw_raw(w, "<tr>");
@@ -196,7 +195,7 @@ static void inventory_table(struct hr *r, const struct fab_report_phys *p)
 	fab_hw_raw(w, "<h3>Module inventory</h3>\n<table class=\"sortable\"><thead><tr><th>Fabric</th>"
 		      "<th>Type</th><th>Vendor</th><th>Part number</th><th class=\"num\">Modules</th>"
 		      "<th class=\"num\">With monitors</th><th class=\"num\">Refused</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < p->n_groups && i < MAX_PHYS_ROWS; i++) {
+	for (size_t i = 0; i < p->n_groups && i < FAB_PHYS_HTML_ROWS; i++) {
 		const struct fab_phys_group *g = &p->groups[i];
 		fab_hw_fmt(w, "<tr><td>%s</td><td>", g->fabric == FAB_PHYS_IB ? "InfiniBand" : "Ethernet");
 		fab_hw_text(w, g->type ? g->type : "?");

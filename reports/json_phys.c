@@ -102,7 +102,7 @@ static int rows(json_t *doc, struct fab_report_text *t, const struct fab_snapsho
 						   "effective", num(b->effective), "symbol", num(b->symbol), "source",
 						   b->from_counters ? "counters" : "device", "at_least", b->at_least));
 	}
-	for (size_t i = 0; !err && i < p->n_margins; i++) {
+	for (size_t i = 0; !err && i < fab_phys_held(p, p->n_margins); i++) {
 		const struct fab_phys_margin *g = &p->margins[i];
 		err = fab_jw_append(mg, json_pack("{s:o, s:i, s:s, s:o, s:b, s:o, s:s, s:b, s:o, s:o}", "port",
 						  where(t, s, names, g->fabric, fab_phys_module_port(s, g->fabric, g->module)),
@@ -111,7 +111,7 @@ static int rows(json_t *doc, struct fab_report_text *t, const struct fab_snapsho
 						  "level", fab_mon_level_name(g->level), "own_thresholds", g->own,
 						  "lo_warn_dbm", num(g->lo_warn), "hi_warn_dbm", num(g->hi_warn)));
 	}
-	for (size_t i = 0; !err && i < p->n_temps; i++) {
+	for (size_t i = 0; !err && i < fab_phys_held(p, p->n_temps); i++) {
 		const struct fab_phys_temp *m = &p->temps[i];
 		err = fab_jw_append(tp, json_pack("{s:o, s:o, s:s, s:o, s:o, s:b}", "port",
 						  where(t, s, names, m->fabric, fab_phys_module_port(s, m->fabric, m->module)),

@@ -5,7 +5,8 @@
  * module inventory, each sorted worst first. Values are judged by
  * core/module.c (fab_module_limits_for, fab_mon_judge) and the Ethernet
  * bit error ratio comes from the counter model (fab_nic_pre_fec_ber), the
- * same answers the rules give. O(n log n) in modules, lanes and ports.
+ * same answers the rules give. O(n log n) in modules, lanes and ports (the
+ * margins and temperatures an HTML report shows: O(n log keep)).
  */
 #include <errno.h>
 #include <math.h>
@@ -127,6 +128,8 @@ static int cmp_temp(const void *x, const void *y)
 
 static int cmp_str0(const char *a, const char *b)
 {
+	if (a == b) /* the owner's arena holds one copy of a fleet's few names */
+		return 0;
 	return strcmp(a ? a : "", b ? b : "");
 }
 
@@ -240,8 +243,90 @@ static int collect_ber(const struct fab_snapshot *s, const struct fab_snapshot *
 	return err;
 }
 
+/*
+ * A list of which the model holds the first keep rows in cmp's order
+ * (a total order): all of them, sorted at the end, or (keep finite) a
+ * max-heap of the keep smallest, each further row compared with the
+ * largest held. The row to add is written at slot() (room past the
+ * held), then put().
+ */
+struct list {
+	void **rows;
+	size_t *n; /* rows in all */
+	size_t held, cap, keep, elem;
+	int (*cmp)(const void *, const void *);
+};
+
+#define ROW(l, i) ((char *)*(l)->rows + (i) * (l)->elem)
+
+static void *list_slot(struct list *l)
+{
+	if (l->held == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		if (l->keep != SIZE_MAX && cap > l->keep + 1)
+			cap = l->keep + 1;
+		void *p = realloc(*l->rows, cap * l->elem);
+		if (!p)
+			return NULL;
+		*l->rows = p;
+		l->cap = cap;
+	}
+	return ROW(l, l->held);
+}
+
+static void swap_rows(struct list *l, size_t a, size_t b)
+{
+	unsigned char t[64];
+
+	_Static_assert(sizeof(struct fab_phys_margin) <= sizeof(t) && sizeof(struct fab_phys_temp) <= sizeof(t),
+		       "a row fits the swap buffer");
+	memcpy(t, ROW(l, a), l->elem);
+	memcpy(ROW(l, a), ROW(l, b), l->elem);
+	memcpy(ROW(l, b), t, l->elem);
+}
+
+/* The heap's row i moved down to where it belongs. */
+static void sift_down(struct list *l, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= l->held)
+			return;
+		if (c + 1 < l->held && l->cmp(ROW(l, c + 1), ROW(l, c)) > 0)
+			c++;
+		if (l->cmp(ROW(l, c), ROW(l, i)) <= 0)
+			return;
+		swap_rows(l, i, c);
+		i = c;
+	}
+}
+
+static void list_put(struct list *l)
+{
+	(*l->n)++;
+	if (l->keep == SIZE_MAX) {
+		l->held++;
+		return;
+	}
+	if (l->held < l->keep) { /* into the heap: up from the end */
+		for (size_t i = l->held++; i && l->cmp(ROW(l, i), ROW(l, (i - 1) / 2)) > 0; i = (i - 1) / 2)
+			swap_rows(l, i, (i - 1) / 2);
+		return;
+	}
+	if (l->held && l->cmp(ROW(l, l->held), ROW(l, 0)) < 0) { /* smaller than the largest held */
+		memcpy(ROW(l, 0), ROW(l, l->held), l->elem);
+		sift_down(l, 0);
+	}
+}
+
+static void list_sort(struct list *l)
+{
+	if (l->held > 1)
+		qsort(*l->rows, l->held, l->elem, l->cmp);
+}
+
 /* The lanes' margins and the temperature of module mi of a fabric. */
-static int judge_module(struct fab_report_phys *p, size_t *mcap, size_t *tcap, unsigned fabric,
+static int judge_module(struct list *margins, struct list *temps, unsigned fabric,
 			const struct fab_modules *set, uint32_t mi)
 {
 	const struct fab_module *m = &set->mods[mi];
@@ -253,12 +338,13 @@ static int judge_module(struct fab_report_phys *p, size_t *mcap, size_t *tcap, u
 	if (!isnan(m->temperature_c)) {
 		fab_module_limits_for(m, FAB_MON_TEMP, &fab_module_default_limits[FAB_MON_TEMP], &lim, &own, NULL);
 		unsigned lv = fab_mon_judge(m->temperature_c, &lim, &mg);
-		struct fab_phys_temp *t = fab_array_grow((void **)&p->temps, &p->n_temps, tcap, sizeof(*t));
+		struct fab_phys_temp *t = list_slot(temps);
 		if (!t)
 			return -ENOMEM;
 		*t = (struct fab_phys_temp){ .fabric = (uint8_t)fabric, .level = (uint8_t)lv, .own = own,
 					     .module = mi, .celsius = m->temperature_c, .margin = mg,
 					     .hi_warn = lim.hi_warn };
+		list_put(temps);
 	}
 	for (unsigned k = 0; lanes && k < 2; k++) {
 		unsigned mon = k ? FAB_MON_TX_POWER : FAB_MON_RX_POWER;
@@ -268,13 +354,14 @@ static int judge_module(struct fab_report_phys *p, size_t *mcap, size_t *tcap, u
 			unsigned lv = fab_mon_judge(dbm, &lim, &mg);
 			if (isnan(mg))
 				continue; /* no value, or no limit to measure a margin to */
-			struct fab_phys_margin *g = fab_array_grow((void **)&p->margins, &p->n_margins, mcap, sizeof(*g));
+			struct fab_phys_margin *g = list_slot(margins);
 			if (!g)
 				return -ENOMEM;
 			*g = (struct fab_phys_margin){ .fabric = (uint8_t)fabric, .mon = (uint8_t)mon,
 						       .lane = lanes[i].lane, .level = (uint8_t)lv, .own = own,
 						       .module = mi, .dbm = dbm, .margin = mg,
 						       .lo_warn = lim.lo_warn, .hi_warn = lim.hi_warn };
+			list_put(margins);
 		}
 	}
 	return 0;
@@ -290,14 +377,21 @@ static int group_modules(struct fab_report_phys *p, const struct fab_snapshot *s
 		const struct fab_modules *set = fab_phys_modules(s, f);
 		for (size_t i = 0; set && i < set->n; i++) {
 			const struct fab_module *m = &set->mods[i];
-			struct fab_phys_group *g = fab_array_grow((void **)&all, &n, &cap, sizeof(*g));
-			if (!g) {
+			struct fab_phys_group one = { .fabric = (uint8_t)f, .type = m->type, .vendor = m->vendor,
+						      .part_number = m->part_number, .n = 1,
+						      .n_refused = m->refused, .n_monitored = m->monitors && !m->refused };
+			struct fab_phys_group *g = n ? &all[n - 1] : NULL;
+			if (g && !cmp_group(g, &one)) { /* a run of one kind: counted as the merge below would */
+				g->n++;
+				g->n_refused += one.n_refused;
+				g->n_monitored += one.n_monitored;
+				continue;
+			}
+			if (!(g = fab_array_grow((void **)&all, &n, &cap, sizeof(*g)))) {
 				free(all);
 				return -ENOMEM;
 			}
-			*g = (struct fab_phys_group){ .fabric = (uint8_t)f, .type = m->type, .vendor = m->vendor,
-						      .part_number = m->part_number, .n = 1,
-						      .n_refused = m->refused, .n_monitored = m->monitors && !m->refused };
+			*g = one;
 		}
 	}
 	if (n)
@@ -305,7 +399,7 @@ static int group_modules(struct fab_report_phys *p, const struct fab_snapshot *s
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (k && !cmp_group(&all[k - 1], &all[i])) {
-			all[k - 1].n++;
+			all[k - 1].n += all[i].n;
 			all[k - 1].n_refused += all[i].n_refused;
 			all[k - 1].n_monitored += all[i].n_monitored;
 		} else {
@@ -319,13 +413,17 @@ static int group_modules(struct fab_report_phys *p, const struct fab_snapshot *s
 	return 0;
 }
 
-int fab_report_phys_build(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+int fab_report_phys_build(const struct fab_snapshot *snap, const struct fab_snapshot *base, size_t keep,
 			  struct fab_report_phys *out)
 {
-	size_t mcap = 0, tcap = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
+	out->keep = keep;
+	struct list margins = { .rows = (void **)&out->margins, .n = &out->n_margins, .keep = keep,
+				.elem = sizeof(*out->margins), .cmp = cmp_margin };
+	struct list temps = { .rows = (void **)&out->temps, .n = &out->n_temps, .keep = keep,
+			      .elem = sizeof(*out->temps), .cmp = cmp_temp };
 	err = collect_ber(snap, base, out);
 	for (unsigned f = 0; !err && f < FAB_PHYS__FABRICS; f++) {
 		const struct fab_modules *set = fab_phys_modules(snap, f);
@@ -335,7 +433,7 @@ int fab_report_phys_build(const struct fab_snapshot *snap, const struct fab_snap
 			out->n_refused[f] += m->refused;
 			out->n_monitored[f] += m->monitors && !m->refused;
 			if (m->monitors && !m->refused)
-				err = judge_module(out, &mcap, &tcap, f, set, (uint32_t)i);
+				err = judge_module(&margins, &temps, f, set, (uint32_t)i);
 		}
 	}
 	if (!err)
@@ -346,9 +444,7 @@ int fab_report_phys_build(const struct fab_snapshot *snap, const struct fab_snap
 	}
 	if (out->n_ber)
 		qsort(out->ber, out->n_ber, sizeof(*out->ber), cmp_ber);
-	if (out->n_margins)
-		qsort(out->margins, out->n_margins, sizeof(*out->margins), cmp_margin);
-	if (out->n_temps)
-		qsort(out->temps, out->n_temps, sizeof(*out->temps), cmp_temp);
+	list_sort(&margins);
+	list_sort(&temps);
 	return 0;
 }

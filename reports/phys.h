@@ -73,18 +73,34 @@ struct fab_report_phys {
 	size_t n_monitored[FAB_PHYS__FABRICS]; /* with live values (not passive copper) */
 	struct fab_phys_ber *ber;              /* highest key first */
 	size_t n_ber;
+	/* margins and temps: n_* rows in all, the first min(n_*, keep) of
+	 * them held (fab_phys_held) */
 	struct fab_phys_margin *margins;       /* smallest margin first (dark lanes first) */
 	size_t n_margins;
 	struct fab_phys_temp *temps;           /* hottest first */
 	size_t n_temps;
+	size_t keep;
 	struct fab_phys_group *groups;         /* by fabric, then most modules first */
 	size_t n_groups;
 };
 
-/* Builds *out for snap (indexed); base (may be NULL) gives the Ethernet
- * counters an earlier reading. 0 or -ENOMEM (message set). */
-int fab_report_phys_build(const struct fab_snapshot *snap, const struct fab_snapshot *base,
+/* Rows of the HTML report's tables (each list's first; the XML report and
+ * `physical --json` have them all). */
+#define FAB_PHYS_HTML_ROWS 50
+/*
+ * Builds *out for snap (indexed); base (may be NULL) gives the Ethernet
+ * counters an earlier reading. Of the margins and temperatures it holds
+ * the first keep rows (SIZE_MAX: all), chosen without sorting the others
+ * (a fleet has a million lanes; the HTML report shows 50), and counts
+ * them all. 0 or -ENOMEM (message set).
+ */
+int fab_report_phys_build(const struct fab_snapshot *snap, const struct fab_snapshot *base, size_t keep,
 			  struct fab_report_phys *out);
+/* The rows of a list of n the model holds: min(n, p->keep). */
+static inline size_t fab_phys_held(const struct fab_report_phys *p, size_t n)
+{
+	return n < p->keep ? n : p->keep;
+}
 void fab_report_phys_free(struct fab_report_phys *p); /* accepts a zeroed one */
 /* Whether there is anything to show: a module or a bit error ratio. */
 bool fab_report_phys_present(const struct fab_report_phys *p);

@@ -91,7 +91,7 @@ int fab_report_phys_text(FILE *f, const struct fab_snapshot *s, const struct fab
 		fputc('\n', f);
 	}
 
-	n = p->n_margins < top ? p->n_margins : top;
+	n = fab_phys_held(p, p->n_margins) < top ? fab_phys_held(p, p->n_margins) : top;
 	head(f, "power margins, smallest first", n, p->n_margins, "lanes");
 	for (size_t i = 0; i < n; i++) {
 		const struct fab_phys_margin *g = &p->margins[i];
@@ -106,7 +106,7 @@ int fab_report_phys_text(FILE *f, const struct fab_snapshot *s, const struct fab
 		fprintf(f, " (%s; %s thresholds)\n", fab_mon_level_name(g->level), g->own ? "its own" : "default");
 	}
 
-	n = p->n_temps < top ? p->n_temps : top;
+	n = fab_phys_held(p, p->n_temps) < top ? fab_phys_held(p, p->n_temps) : top;
 	head(f, "temperatures, hottest first", n, p->n_temps, "modules");
 	for (size_t i = 0; i < n; i++) {
 		const struct fab_phys_temp *t = &p->temps[i];
@@ -136,7 +136,8 @@ int fab_report_physical(const struct fab_snapshot *snap, const struct fab_snapsh
 			const struct fab_nodemap *names, size_t top, FILE *text, FILE *json)
 {
 	struct fab_report_phys p;
-	int err = fab_report_phys_build(snap, base, &p);
+	/* the text shows the first top rows, the JSON document all */
+	int err = fab_report_phys_build(snap, base, json ? SIZE_MAX : top, &p);
 
 	if (!err && text)
 		err = fab_report_phys_text(text, snap, &p, names, top);

@@ -130,7 +130,7 @@ static int ber_families(struct pw *w)
 
 	size_t n_fab[FAB_PHYS__FABRICS] = { 0 };
 
-	if (fab_report_phys_build(s, NULL, &p))
+	if (fab_report_phys_build(s, NULL, 0, &p))
 		return -ENOMEM;
 	for (size_t i = 0; i < p.n_ber; i++) /* the counters' estimate is fabsweep_port_ber */
 		n_fab[p.ber[i].fabric] += !p.ber[i].from_counters;

@@ -27,8 +27,10 @@ static void ctx_free(struct fab_report_ctx *c)
 	free(c->node_findings);
 }
 
+/* xml: the XML report is written too (it lists every row of the physical
+ * layer; the HTML report the first FAB_PHYS_HTML_ROWS) */
 static int ctx_build(struct fab_report_ctx *c, const struct fab_snapshot *snap,
-		     const struct fab_snapshot *base, const struct fab_report_opts *opts)
+		     const struct fab_snapshot *base, const struct fab_report_opts *opts, bool xml)
 {
 	static char gen[64];
 	int err;
@@ -45,7 +47,7 @@ static int ctx_build(struct fab_report_ctx *c, const struct fab_snapshot *snap,
 		return err;
 	if ((base && (err = fab_report_diff_build(base, snap, &c->d))) ||
 	    (err = fab_report_routing_build(snap, base, &c->d, &c->rt)) ||
-	    (err = fab_report_phys_build(snap, base, &c->ph)))
+	    (err = fab_report_phys_build(snap, base, xml ? SIZE_MAX : FAB_PHYS_HTML_ROWS, &c->ph)))
 		goto fail;
 	c->node_findings = calloc(snap->n_nodes + 1, sizeof(*c->node_findings));
 	if (!c->node_findings) {
@@ -99,7 +101,7 @@ int fab_report_write(const struct fab_snapshot *snap, const struct fab_snapshot 
 		fab_report_opts_init(&defaults);
 		opts = &defaults;
 	}
-	if ((err = ctx_build(&c, snap, baseline, opts)))
+	if ((err = ctx_build(&c, snap, baseline, opts, xml_path != NULL)))
 		return err;
 	for (int i = 0; i < 2; i++)
 		if (paths[i] && (err = fab_report_file_open(paths[i], &rf[i])))

@@ -98,7 +98,7 @@ static void rows(struct fab_xw *x, const struct fab_snapshot *s, const struct fa
 		dbl(x, "symbol", b->symbol);
 		fab_xw_end(x);
 	}
-	for (size_t i = 0; i < p->n_margins && !x->err; i++) {
+	for (size_t i = 0; i < fab_phys_held(p, p->n_margins) && !x->err; i++) {
 		const struct fab_phys_margin *g = &p->margins[i];
 		fab_xw_start(x, "margin");
 		port_attrs(x, s, g->fabric, fab_phys_module_port(s, g->fabric, g->module));
@@ -114,7 +114,7 @@ static void rows(struct fab_xw *x, const struct fab_snapshot *s, const struct fa
 		dbl(x, "hi-warn-dbm", g->hi_warn);
 		fab_xw_end(x);
 	}
-	for (size_t i = 0; i < p->n_temps && !x->err; i++) {
+	for (size_t i = 0; i < fab_phys_held(p, p->n_temps) && !x->err; i++) {
 		const struct fab_phys_temp *t = &p->temps[i];
 		fab_xw_start(x, "temperature");
 		port_attrs(x, s, t->fabric, fab_phys_module_port(s, t->fabric, t->module));

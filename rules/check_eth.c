@@ -227,6 +227,8 @@ static const struct fab_roce *fw_roce; /* qsort has no context */
 
 static int str0cmp(const char *a, const char *b)
 {
+	if (a == b) /* the RoCE part holds one copy of a fleet's few models */
+		return 0;
 	return strcmp(a ? a : "", b ? b : "");
 }
 
@@ -245,7 +247,7 @@ static int cmp_fw(const void *x, const void *y)
 	int c = cmp_model(a, b);
 
 	if (!c)
-		c = strcmp(a->fw_ver, b->fw_ver);
+		c = str0cmp(a->fw_ver, b->fw_ver); /* (both set: check_fw_mismatch sorts only those) */
 	return c ? c : (i < j ? -1 : i > j);
 }
 

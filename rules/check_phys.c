@@ -18,10 +18,13 @@
 #include "fabsweep/snapshot.h"
 #include "rules_priv.h"
 
-/* One module and where it sits. */
+/* One module and where it sits, and what the rule judges every module by
+ * (worked out once a run). */
 struct where {
 	const struct fab_modules *set;
 	bool eth;
+	struct fab_module_limits d; /* the rule's limit parameters (defaults()) */
+	double dark;                /* module.dark_lane's dark_dbm */
 };
 
 static int emit(struct fab_rule_ctx *ctx, const struct where *w, const struct fab_module *m,
@@ -33,13 +36,22 @@ static int emit(struct fab_rule_ctx *ctx, const struct where *w, const struct fa
 	return rule_emit_port(ctx, m->port_idx, rule_peer(ctx->snap, m->port_idx), ev, "%s", msg);
 }
 
-/* Calls fn for every module of both fabrics that decoded. */
-static int each_module(struct fab_rule_ctx *ctx,
+static void defaults(struct fab_rule_ctx *ctx, size_t first, struct fab_module_limits *out);
+
+/* Calls fn for every module of both fabrics that decoded; limits: the rule
+ * has the four limit parameters (defaults()) from its first. */
+static int each_module(struct fab_rule_ctx *ctx, bool limits,
 		       int (*fn)(struct fab_rule_ctx *ctx, const struct where *w, const struct fab_module *m))
 {
 	const struct fab_snapshot *s = ctx->snap;
 	struct where ib = { .set = &s->ib_modules }, eth = { .eth = true };
 	int err = 0;
+
+	if (limits)
+		defaults(ctx, 0, &ib.d);
+	ib.dark = rule_shared(ctx, rule_param_dark_dbm);
+	eth.d = ib.d;
+	eth.dark = ib.dark;
 
 	for (size_t i = 0; !err && i < s->ib_modules.n; i++)
 		if (!s->ib_modules.mods[i].refused && s->ib_modules.mods[i].port_idx < s->n_ports)
@@ -111,13 +123,12 @@ static void limits_ev(struct rbuf *b, const char *name, const struct fab_module_
 
 static int temperature(struct fab_rule_ctx *ctx, const struct where *w, const struct fab_module *m)
 {
-	struct fab_module_limits d, l;
+	struct fab_module_limits l;
 	bool own, bad;
 
 	if (!m->monitors || isnan(m->temperature_c))
 		return 0;
-	defaults(ctx, 0, &d);
-	fab_module_limits_for(m, FAB_MON_TEMP, &d, &l, &own, &bad);
+	fab_module_limits_for(m, FAB_MON_TEMP, &w->d, &l, &own, &bad);
 	enum fab_mon_level lv = fab_mon_judge(m->temperature_c, &l, NULL);
 	if (lv == FAB_LEVEL_OK || lv == FAB_LEVEL_UNKNOWN)
 		return 0;
@@ -133,7 +144,7 @@ static int temperature(struct fab_rule_ctx *ctx, const struct where *w, const st
 
 int check_module_temperature(struct fab_rule_ctx *ctx)
 {
-	return each_module(ctx, temperature);
+	return each_module(ctx, true, temperature);
 }
 
 /* ---- module.rx_power, module.tx_bias ------------------------------------------------- */
@@ -145,15 +156,14 @@ static int lanes_judged(struct fab_rule_ctx *ctx, const struct where *w, const s
 			unsigned mon)
 {
 	const struct fab_module_lane *l = fab_module_lanes(w->set, m);
-	struct fab_module_limits d, lim;
+	struct fab_module_limits lim;
 	bool own, bad, any = false;
-	double dark = rule_shared(ctx, rule_param_dark_dbm);
+	double dark = w->dark;
 	const char *unit = mon == FAB_MON_RX_POWER ? "dBm" : "mA";
 
 	if (!m->monitors || !l)
 		return 0;
-	defaults(ctx, 0, &d);
-	fab_module_limits_for(m, mon, &d, &lim, &own, &bad);
+	fab_module_limits_for(m, mon, &w->d, &lim, &own, &bad);
 	rbuf_reset(&ctx->tmp);
 	rbuf_reset(&ctx->ev);
 	for (unsigned k = 0; k < fab_module_lanes_used(m); k++) {
@@ -193,12 +203,12 @@ static int tx_bias(struct fab_rule_ctx *ctx, const struct where *w, const struct
 
 int check_module_rx_power(struct fab_rule_ctx *ctx)
 {
-	return each_module(ctx, rx_power);
+	return each_module(ctx, true, rx_power);
 }
 
 int check_module_tx_bias(struct fab_rule_ctx *ctx)
 {
-	return each_module(ctx, tx_bias);
+	return each_module(ctx, true, tx_bias);
 }
 
 /* ---- module.dark_lane --------------------------------------------------------------- */
@@ -274,5 +284,5 @@ static int dark_lane(struct fab_rule_ctx *ctx, const struct where *w, const stru
 
 int check_module_dark_lane(struct fab_rule_ctx *ctx)
 {
-	return each_module(ctx, dark_lane);
+	return each_module(ctx, false, dark_lane);
 }

@@ -90,6 +90,8 @@ static void bind_module(sqlite3_stmt *s, int i, const struct fab_module *m)
  * the same vendor, part number, ... one after the other. */
 struct mod_texts {
 	const char *(*dup)(void *owner, struct fab_rrow *w, int i);
+	/* a text of one module's own (its serial number): copied, not looked up */
+	const char *(*own)(void *owner, struct fab_rrow *w, int i);
 	void *owner;
 	const char *last[8];
 };
@@ -118,7 +120,7 @@ static void read_module(struct fab_rrow *w, int i, struct fab_module *m, struct 
 	m->type = mod_text(t, w, i + 4, 1);
 	m->vendor = mod_text(t, w, i + 5, 2);
 	m->part_number = mod_text(t, w, i + 6, 3);
-	m->serial = mod_text(t, w, i + 7, 4);
+	m->serial = t->own(t->owner, w, i + 7);
 	m->revision = mod_text(t, w, i + 8, 5);
 	m->date_code = mod_text(t, w, i + 9, 6);
 	m->media = mod_text(t, w, i + 10, 7);
@@ -548,9 +550,32 @@ static const char *dup_roce(void *owner, struct fab_rrow *w, int i)
 	return fab_rrow_null(w, i) ? NULL : fab_roce_intern(owner, fab_rrow_text(w, i));
 }
 
+/* a RoCE module's serial number: every module has its own (as merge
+ * copies it) */
+static const char *own_roce(void *owner, struct fab_rrow *w, int i)
+{
+	return fab_rrow_null(w, i) ? NULL : fab_roce_strdup(owner, fab_rrow_text(w, i));
+}
+
 static const char *dup_snap(void *owner, struct fab_rrow *w, int i)
 {
 	return fab_rrow_null(w, i) ? NULL : fab_snapshot_strdup(owner, fab_rrow_text(w, i), SIZE_MAX);
+}
+
+/*
+ * How many more elements of an array of n to make room for when need more
+ * do not fit in what is ready: as many again as it holds (64 at least),
+ * at most 2 MiB worth, so that a large load prefaults its arrays in a few
+ * calls (fab_array_reserve) and a small one (a merge's host file) only
+ * reserves.
+ */
+static size_t ahead(size_t n, size_t need, size_t elem)
+{
+	size_t more = n < 64 ? 64 : n;
+
+	if (more > (2u << 20) / elem)
+		more = (2u << 20) / elem;
+	return more < need ? need : more;
 }
 
 struct mod_load {
@@ -561,6 +586,8 @@ struct mod_load {
 	uint32_t (*port_of)(void *owner, struct fab_rrow *w);
 	void *owner;
 	struct mod_texts texts;
+	size_t mods_ready, lanes_ready; /* room made in set (ahead()) */
+	bool own_cols; /* rows read by mod_own_cols */
 	uint32_t *idx_map; /* module_idx -> position in set, FAB_NONE */
 	const struct fab_roce_place *place; /* a delta's rows: NULL for a whole scan */
 	size_t n_map;
@@ -632,7 +659,7 @@ static void read_module_of(struct fab_rrow *w, int i, struct fab_module *m, cons
 	memcpy(m->lim, d->m.lim, sizeof(m->lim));
 	m->refused = (int)fab_rrow_int(w, i + 1);
 	m->note = mod_text(t, w, i + 2, 0);
-	m->serial = mod_text(t, w, i + 7, 4);
+	m->serial = t->own(t->owner, w, i + 7);
 	m->monitors = (int)fab_rrow_int(w, i + 14);
 	m->flags_valid = (int)fab_rrow_int(w, i + 15);
 	m->flags = (uint32_t)fab_rrow_int(w, i + 16);
@@ -662,19 +689,35 @@ static const char *skip_space(const char *s)
 	return s;
 }
 
+static bool is_null(const char *p)
+{
+	return p[0] == 'n' && p[1] == 'u' && p[2] == 'l' && p[3] == 'l';
+}
+
 /* A JSON number or null (NAN) at *s; false when it is neither. */
 static bool json_real(const char **s, double *v)
 {
-	const char *p = skip_space(*s);
+	const char *p = skip_space(*s), *q;
 	char *end;
 
-	if (!strncmp(p, "null", 4)) {
+	if (is_null(p)) {
 		*v = NAN;
 		*s = p + 4;
 		return true;
 	}
 	if (!(*p == '-' || (*p >= '0' && *p <= '9')))
 		return false;
+	/* a whole number of up to 15 digits (a lane's flags, a dark lane's 0)
+	 * is exactly the double strtod would give */
+	uint64_t u = 0;
+	for (q = p + (*p == '-'); *q >= '0' && *q <= '9' && q - p < 16; q++)
+		u = u * 10 + (uint64_t)(*q - '0');
+	if (q > p + (*p == '-') && q - p < 16 && *q != '.' && *q != 'e' && *q != 'E' &&
+	    !(*q >= '0' && *q <= '9')) {
+		*v = *p == '-' ? -(double)u : (double)u;
+		*s = q;
+		return true;
+	}
 	*v = strtod(p, &end);
 	if (end == p)
 		return false;
@@ -687,7 +730,7 @@ static bool json_skip(const char **s)
 {
 	const char *p = skip_space(*s), *q = p;
 
-	if (!strncmp(p, "null", 4)) {
+	if (is_null(p)) {
 		*s = p + 4;
 		return true;
 	}
@@ -740,7 +783,57 @@ static int parse_lanes(const char *s, struct fab_module_lane *l, unsigned n)
 	return json_char(&s, ']') && !*skip_space(s) ? 0 : -EINVAL;
 }
 
-/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS, lane_values */
+/* The columns a module row is read by (module_row()). */
+static const char *const mod_cols[] = {
+	"module_idx", "node_guid", "port_num", "eth_port_idx", "fabric", "spec", "refused",
+	"note", "identifier", "type", "vendor", "part_number", "serial_number", "revision",
+	"date_code", "media", "length_m", "media_lanes", "lanes", "monitors", "flags_valid",
+	"flags", "temperature_c", "voltage_v", "temp_hi_alarm", "temp_lo_alarm",
+	"temp_hi_warn", "temp_lo_warn", "vcc_hi_alarm", "vcc_lo_alarm", "vcc_hi_warn",
+	"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
+	"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
+	"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
+	"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm",
+	"lane_values", "desc_id", NULL,
+};
+
+/* mod_cols read from a row of schema 17 or later that names its
+ * description (desc_id): NULL for the description's columns, which the row
+ * leaves NULL (SQLite reads every column asked for: half the cost of a
+ * fleet's modules), and for the InfiniBand port's; those after voltage_v
+ * (the thresholds) left out, lane_values and desc_id right after it
+ * (lanes_col()). */
+static const char *const mod_own_cols[] = {
+	"module_idx", "NULL", "NULL", "eth_port_idx", "fabric", "NULL", "refused", "note", "NULL",
+	"NULL", "NULL", "NULL", "serial_number", "NULL", "NULL", "NULL", "NULL", "NULL", "lanes",
+	"monitors", "flags_valid", "flags", "temperature_c", "voltage_v", "lane_values", "desc_id", NULL,
+};
+
+/* The column of lane_values in a module row (desc_id's is the next). */
+static int lanes_col(const struct mod_load *x)
+{
+	return x->own_cols ? 5 + 19 : 5 + MOD_NCOLS;
+}
+
+static int module_row(struct fab_rrow *w, void *ctx);
+
+/* Module mi read again with every column: a row of mod_own_cols' query
+ * that names no description (a scan written before schema 17 has none;
+ * load_modules() reads such a scan with mod_cols from its first row). */
+static int module_again(struct mod_load *x, int64_t mi)
+{
+	char where[64];
+
+	snprintf(where, sizeof(where), "fabric = '%s' AND module_idx = %lld", x->fabric, (long long)mi);
+	const struct fab_rquery one = { "module_rows", mod_cols, "module_idx", true, where };
+	x->own_cols = false;
+	int err = fab_rquery_run(x->src, &one, x->scan, module_row, x);
+	x->own_cols = true;
+	return err;
+}
+
+/* module_idx, node_guid, port_num, eth_port_idx, fabric, MOD_COLS, lane_values,
+ * desc_id (mod_cols; or mod_own_cols) */
 static int module_row(struct fab_rrow *w, void *ctx)
 {
 	struct mod_load *x = ctx;
@@ -749,6 +842,8 @@ static int module_row(struct fab_rrow *w, void *ctx)
 
 	if (!of_fabric(w, 4, x->fabric))
 		return 0;
+	if (x->own_cols && fab_rrow_null(w, lanes_col(x) + 1))
+		return module_again(x, mi);
 	if (mi < 0 || mi > (int64_t)UINT32_MAX - 1 || lanes < 0 || lanes > FAB_MODULE_MAX_LANES)
 		return mod_bad(x);
 	uint32_t port = x->place ? x->place->port(x->place->ctx, fab_rrow_null(w, 3) ? -1 : fab_rrow_int(w, 3))
@@ -765,13 +860,21 @@ static int module_row(struct fab_rrow *w, void *ctx)
 		x->idx_map = p;
 		x->n_map = cap;
 	}
+	if (x->set->n + 1 > x->mods_ready || x->set->n_lanes + (size_t)lanes > x->lanes_ready) {
+		size_t nm = ahead(x->set->n, 1, sizeof(*x->set->mods));
+		size_t nl = ahead(x->set->n_lanes, (size_t)lanes, sizeof(*x->set->lanes));
+		if (fab_modules_reserve(x->set, nm, nl))
+			return NOMEM();
+		x->mods_ready = x->set->n + nm;
+		x->lanes_ready = x->set->n_lanes + nl;
+	}
 	if (!(m = fab_modules_add(x->set, port, (unsigned)lanes)))
 		return NOMEM();
 	uint32_t lf = m->lane_first;
-	if (fab_rrow_null(w, 6 + MOD_NCOLS)) {
+	if (fab_rrow_null(w, lanes_col(x) + 1)) {
 		read_module(w, 5, m, &x->texts);
 	} else {
-		const struct mod_desc *d = find_desc(x, fab_rrow_int(w, 6 + MOD_NCOLS));
+		const struct mod_desc *d = find_desc(x, fab_rrow_int(w, lanes_col(x) + 1));
 		if (!d)
 			return mod_bad(x);
 		read_module_of(w, 5, m, d, &x->texts);
@@ -780,8 +883,8 @@ static int module_row(struct fab_rrow *w, void *ctx)
 	x->idx_map[mi] = (uint32_t)(x->set->n - 1);
 	if (x->place && x->place->module(x->place->ctx, mi, (uint32_t)(x->set->n - 1)))
 		return NOMEM();
-	if (!fab_rrow_null(w, 5 + MOD_NCOLS) &&
-	    parse_lanes(fab_rrow_text(w, 5 + MOD_NCOLS), fab_module_lanes(x->set, m), m->n_lanes))
+	if (!fab_rrow_null(w, lanes_col(x)) &&
+	    parse_lanes(fab_rrow_text(w, lanes_col(x)), fab_module_lanes(x->set, m), m->n_lanes))
 		return mod_bad(x);
 	return 0;
 }
@@ -806,6 +909,13 @@ static int lane_row(struct fab_rrow *w, void *ctx)
 	return 0;
 }
 
+/* The first module row: whether it names a description (*ctx); stops. */
+static int names_desc(struct fab_rrow *w, void *ctx)
+{
+	*(bool *)ctx = !fab_rrow_null(w, 0);
+	return 1;
+}
+
 /*
  * The modules of a fabric, scan scan: port_of() gives each row's port
  * (FAB_NONE: not in the snapshot, skipped), then their lanes.
@@ -813,20 +923,9 @@ static int lane_row(struct fab_rrow *w, void *ctx)
 static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fabric,
 			struct fab_modules *set, uint32_t (*port_of)(void *owner, struct fab_rrow *w),
 			void *owner, const char *(*dup)(void *owner, struct fab_rrow *w, int i),
+			const char *(*own)(void *owner, struct fab_rrow *w, int i),
 			const struct fab_roce_place *place)
 {
-	static const char *const mod_cols[] = {
-		"module_idx", "node_guid", "port_num", "eth_port_idx", "fabric", "spec", "refused",
-		"note", "identifier", "type", "vendor", "part_number", "serial_number", "revision",
-		"date_code", "media", "length_m", "media_lanes", "lanes", "monitors", "flags_valid",
-		"flags", "temperature_c", "voltage_v", "temp_hi_alarm", "temp_lo_alarm",
-		"temp_hi_warn", "temp_lo_warn", "vcc_hi_alarm", "vcc_lo_alarm", "vcc_hi_warn",
-		"vcc_lo_warn", "bias_hi_alarm_ma", "bias_lo_alarm_ma", "bias_hi_warn_ma",
-		"bias_lo_warn_ma", "tx_power_hi_alarm_dbm", "tx_power_lo_alarm_dbm",
-		"tx_power_hi_warn_dbm", "tx_power_lo_warn_dbm", "rx_power_hi_alarm_dbm",
-		"rx_power_lo_alarm_dbm", "rx_power_hi_warn_dbm", "rx_power_lo_warn_dbm",
-		"lane_values", "desc_id", NULL,
-	};
 	static const char *const desc_cols[] = {
 		"desc_id", "spec", "identifier", "type", "vendor", "part_number", "revision",
 		"date_code", "media", "length_m", "media_lanes", "temp_hi_alarm", "temp_lo_alarm",
@@ -842,16 +941,26 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	};
 	bool ib = !strcmp(fabric, "ib");
 	/* the fabric's rows only (an InfiniBand scan's load skips a RoCE part's) */
-	const struct fab_rquery mods = { "module_rows", mod_cols, "module_idx", true,
+	struct fab_rquery mods = { "module_rows", mod_cols, "module_idx", true,
 					 ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	const struct fab_rquery lanes = { "module_lane_rows", lane_cols, "module_idx, lane", true,
 					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
 			      .port_of = port_of, .owner = owner, .place = place,
-			      .texts = { .dup = dup, .owner = owner } };
+			      .texts = { .dup = dup, .own = own, .owner = owner } };
 	/* the descriptions only a RoCE part's modules name */
 	int err = ib ? 0 : fab_rquery_run(src, &descs, scan, desc_row, &x);
 
+	/* SQLite: a scan whose first module names its description (schema
+	 * 17 or later) read by mod_own_cols */
+	if (!err && !ib && src->st && fab_rsrc_has(src, "module_rows", "desc_id")) {
+		static const char *const first_cols[] = { "desc_id", NULL };
+		const struct fab_rquery first = { "module_rows", first_cols, "module_idx", true, mods.and_where };
+		if ((err = fab_rquery_run(src, &first, scan, names_desc, &x.own_cols)) > 0)
+			err = 0; /* stopped at the first row */
+		if (x.own_cols)
+			mods.cols = mod_own_cols;
+	}
 	if (!err)
 		err = fab_rquery_run(src, &mods, scan, module_row, &x);
 	if (!err && x.n_map) /* the lanes of this scan's modules */
@@ -902,6 +1011,7 @@ struct nic_load {
 	size_t n_names, cap_names;
 	uint64_t *vals;
 	size_t cap_vals;
+	size_t ready; /* room made in r->nic_counters (ahead()) */
 };
 
 static int nic_bad(const struct nic_load *x, int64_t scan)
@@ -1019,6 +1129,12 @@ static int nic_run_row(struct fab_rrow *w, void *ctx)
 		return 0;
 	if (!fab_rrow_null(w, 2))
 		fab_time_parse(fab_rrow_text(w, 2), &at);
+	if (x->r->n_nic_counters + t->count > x->ready) {
+		size_t more = ahead(x->r->n_nic_counters, t->count, sizeof(*x->r->nic_counters));
+		if (fab_roce_reserve_nic_counters(x->r, more))
+			return NOMEM();
+		x->ready = x->r->n_nic_counters + more;
+	}
 	return fab_roce_add_nic_counters(x->r, p, (unsigned)fab_rrow_int(w, 1), at, t->count,
 					 &x->names[t->first], x->vals)
 		       ? NOMEM()
@@ -1042,7 +1158,7 @@ int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t s
 	 * renamed it; a file of 16 or older has it as nic_counters. */
 	struct fab_rquery rows = { "nic_counter_rows", nic_cols, "port_idx, rowid", true, NULL };
 	struct nic_load x = { .r = r, .path = src->path, .last_port = FAB_NONE, .place = place };
-	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce, place);
+	int err = load_modules(src, scan, "eth", &r->modules, eth_port_of, r, dup_roce, own_roce, place);
 
 	if (!fab_rsrc_has(src, rows.table, NULL))
 		rows.table = "nic_counters";
@@ -1064,7 +1180,7 @@ int fab_store_load_phys_ib(struct fab_store *st, struct fab_snapshot *snap)
 	int64_t scan = snap->topology_scan_id ? snap->topology_scan_id : snap->scan_id;
 	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 	sqlite3_stmt *s;
-	int rc, err = load_modules(&src, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap, NULL);
+	int rc, err = load_modules(&src, scan, "ib", &snap->ib_modules, ib_port_of, snap, dup_snap, dup_snap, NULL);
 
 	if (err || (err = fab_sql_scan_query(st,
 			"SELECT node_guid, port_num, raw_ber, effective_ber, symbol_ber"

@@ -230,17 +230,19 @@ const struct fab_nic_map_entry *fab_nic_map_table(size_t *n_out);
 bool fab_nic_map(const char *driver, const char *stat, unsigned *ctr, int *prio);
 
 /* One port's counters as every output reads them: slot 0 is the port as
- * a whole, slot p + 1 priority p. */
+ * a whole, slot p + 1 priority p. value holds something only where have
+ * says, inc only where have_inc does (fab_nic_view sets no other cell). */
 #define FAB_NIC_SLOTS 9
 struct fab_nic_view {
+	/* (the flags first: what a view clears) */
 	bool have[FAB_NIC__COUNT][FAB_NIC_SLOTS];  /* in the latest sample */
-	uint64_t value[FAB_NIC__COUNT][FAB_NIC_SLOTS];
 	bool have_inc[FAB_NIC__COUNT][FAB_NIC_SLOTS]; /* an earlier reading to compare */
-	uint64_t inc[FAB_NIC__COUNT][FAB_NIC_SLOTS];
 	bool reset[FAB_NIC__COUNT][FAB_NIC_SLOTS];    /* went down: inc is a lower bound */
-	double secs;       /* between the two readings; 0 unknown */
 	bool any_inc;      /* some counter has an increase */
 	bool baseline;     /* the earlier readings are the baseline's */
+	double secs;       /* between the two readings; 0 unknown */
+	uint64_t value[FAB_NIC__COUNT][FAB_NIC_SLOTS];
+	uint64_t inc[FAB_NIC__COUNT][FAB_NIC_SLOTS];
 };
 
 struct fab_roce;

@@ -71,9 +71,10 @@ enum {
 
 /* Per-lane measurements: NAN unknown. Power 0 mW is darkness, not unknown. */
 struct fab_module_lane {
-	uint8_t lane;    /* 1-based */
-	uint32_t flags;  /* FAB_MODF(FAB_MON_BIAS.., kind) | FAB_LANEF_* */
 	double rx_mw, tx_mw, bias_ma;
+	uint32_t flags;  /* FAB_MODF(FAB_MON_BIAS.., kind) | FAB_LANEF_* */
+	uint8_t lane;    /* 1-based */
+	/* (in this order: 32 bytes, not 40; a fleet has a million lanes) */
 };
 
 struct fab_module {
@@ -114,6 +115,9 @@ void fab_modules_clear(struct fab_modules *set);
  * ENOMEM or too many lanes.
  */
 struct fab_module *fab_modules_add(struct fab_modules *set, uint32_t port_idx, unsigned n_lanes);
+/* Room for mods more modules with lanes more lanes in all
+ * (fab_array_reserve: a large room prefaulted). 0 or -ENOMEM. */
+int fab_modules_reserve(struct fab_modules *set, size_t mods, size_t lanes);
 /* The lanes of m (NULL when it has none). */
 struct fab_module_lane *fab_module_lanes(const struct fab_modules *set, const struct fab_module *m);
 /* The module of a port, FAB_NONE when it has none. Linear. */

@@ -488,6 +488,9 @@ int fab_roce_add_nic_counter(struct fab_roce *r, uint32_t port_idx, unsigned ctr
  * names whose ctr is not a known one (>= FAB_NIC__COUNT) are left out. */
 int fab_roce_add_nic_counters(struct fab_roce *r, uint32_t port_idx, unsigned sample, int64_t at_ms,
 			      size_t n, const struct fab_nic_counter *names, const uint64_t *values);
+/* Room for more NIC counters (fab_array_reserve: a large room prefaulted).
+ * 0 or -ENOMEM. */
+int fab_roce_reserve_nic_counters(struct fab_roce *r, size_t more);
 /* Makes each port's NIC counters contiguous again (stable: in the order
  * they were added) after counters of several ports were interleaved (a
  * second sample of every port). 0 or -ENOMEM. */

@@ -393,6 +393,11 @@ struct fab_snapshot *fab_snapshot_new(void);
  * capacity when full); returns it, or NULL on ENOMEM or when *n reached the
  * uint32_t indices' limit. For the snapshot's arrays and its builders'. */
 void *fab_array_grow(void **arr, size_t *n, size_t *cap, size_t elem);
+/* Room for more elements after the n of such an array (its capacity
+ * doubled as often as needed), the room prefaulted in one call when it is
+ * 1 MiB or more (fresh memory faulted a page at a time costs most of a
+ * large load on a virtual machine). 0 or -ENOMEM. */
+int fab_array_reserve(void **arr, size_t n, size_t *cap, size_t elem, size_t more);
 /* The first slot for key in an open-addressing table of cap slots (a power
  * of two): the key's bits mixed (MurmurHash3's finalizer), then masked. */
 size_t fab_hash_slot(uint64_t key, size_t cap);

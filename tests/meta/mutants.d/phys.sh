@@ -11,6 +11,8 @@ MUTANTS+=(
 	"phys_diff_no_serial   workflow/test_diff                     Failed   m_phys_diff_no_serial"
 	"phys_margin_order     reports/test_phys                      Failed   m_phys_margin_order"
 	"phys_prom_milliwatts  integration/test_import_cli            Failed   m_phys_prom_milliwatts"
+	"phys_top_kept_first   reports/test_phys                      Failed   m_phys_top_kept_first"
+	"phys_group_runs_once  reports/test_phys                      Failed   m_phys_group_runs_once"
 )
 # the unused lanes of a one-lane module in a four-lane cage judged as dark
 m_phys_lanes_unused() { mut core/module.c 's/if (m->media_lanes \&\& m->media_lanes < m->n_lanes)/if (0 \&\& m->media_lanes)/'; }
@@ -26,3 +28,7 @@ m_phys_diff_no_serial() { mut core/diff_module.c 's/return !cmp_str0(a->serial, 
 m_phys_margin_order() { mut reports/model_phys.c 's/int c = cmp_dbl(a->margin, b->margin);/int c = -cmp_dbl(a->margin, b->margin);/'; }
 # the lane power families in mW under a watts name
 m_phys_prom_milliwatts() { mut reports/prom_phys.c 's|return what == F_RX ? l->rx_mw / 1000 :|return what == F_RX ? l->rx_mw :|'; }
+# the first rows a report shows: the first ones met kept, not the smallest
+m_phys_top_kept_first() { mut reports/model_phys.c 's/if (l->held \&\& l->cmp(ROW(l, l->held), ROW(l, 0)) < 0) {/if (0) {/'; }
+# a run of modules of one kind counted once when the groups are merged
+m_phys_group_runs_once() { mut reports/model_phys.c 's/all\[k - 1\].n += all\[i\].n;/all[k - 1].n++;/'; }

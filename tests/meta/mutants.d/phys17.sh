@@ -16,6 +16,9 @@ MUTANTS+=(
 	"phys17_desc_key_no_vendor  store/test_phys_store  Failed  m_phys17_desc_key_no_vendor"
 	"phys17_nic_two_unseen      roce/test_nic_view     Failed  m_phys17_nic_two_unseen"
 	"phys17_nic_cells_unsorted  roce/test_nic_view     Failed  m_phys17_nic_cells_unsorted"
+	"phys17_long_row_skipped    store/test_phys_store  Failed  m_phys17_long_row_skipped"
+	"phys17_one_sample_last     roce/test_nic_view     Failed  m_phys17_one_sample_last"
+	"phys17_one_sample_two      roce/test_nic_view     Failed  m_phys17_one_sample_two"
 )
 # a run's counter values stored one place off their names
 m_phys17_nic_values_shifted() {
@@ -55,3 +58,11 @@ m_phys17_desc_view_gone() {
 m_phys17_desc_key_no_vendor() {
 	mut store/phys_io.c 's/^\tconst char \*const str\[\] = { fab_module_spec_name(m->spec), m->type, m->vendor, m->part_number,$/\tconst char *const str[] = { fab_module_spec_name(m->spec), m->type, NULL, m->part_number,/'
 }
+# a module row without a description, among rows read without the
+# description's columns, left out instead of read again whole
+m_phys17_long_row_skipped() { mut store/phys_io.c 's/return module_again(x, mi);/return 0;/'; }
+# a port read once: a counter read twice in that sample keeps its last
+# reading, where read_port keeps the first
+m_phys17_one_sample_last() { mut core/nic_counter.c 's/slot >= FAB_NIC_SLOTS || v->have\[c->ctr\]\[slot\])/slot >= FAB_NIC_SLOTS)/'; }
+# a port read twice taken for one read once: no increase
+m_phys17_one_sample_two() { mut core/nic_counter.c 's/if (c->sample != r->nic_counters\[p->nic_first\].sample)/if (0)/'; }

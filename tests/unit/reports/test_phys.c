@@ -21,6 +21,7 @@
 #include "fabsweep/report.h"
 #include "fabsweep/snapshot.h"
 #include "fabsweep/store.h"
+#include "reports/phys.h"
 #include "unit/modfix.h"
 #include "unit/reports/fatfab.h"
 
@@ -334,12 +335,103 @@ static void test_ib(void **state)
 	fab_snapshot_free(s);
 }
 
+/*
+ * The margins and temperatures the model holds when a report shows only
+ * the first rows (keep): the first keep rows of the whole sorted list, the
+ * same values, chosen without sorting the rest; every row counted. Many
+ * modules with equal values (the order then falls to module and lane),
+ * dark lanes, unknown values; against the list built whole (qsort). And
+ * the inventory of modules of three kinds in runs, counted by hand.
+ */
+static bool same_dbl(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+static bool same_margin(const struct fab_phys_margin *a, const struct fab_phys_margin *b)
+{
+	return a->fabric == b->fabric && a->mon == b->mon && a->lane == b->lane && a->level == b->level &&
+	       a->own == b->own && a->module == b->module && same_dbl(a->dbm, b->dbm) &&
+	       same_dbl(a->margin, b->margin) && same_dbl(a->lo_warn, b->lo_warn) && same_dbl(a->hi_warn, b->hi_warn);
+}
+
+static bool same_temp(const struct fab_phys_temp *a, const struct fab_phys_temp *b)
+{
+	return a->fabric == b->fabric && a->level == b->level && a->own == b->own && a->module == b->module &&
+	       same_dbl(a->celsius, b->celsius) && same_dbl(a->margin, b->margin) && same_dbl(a->hi_warn, b->hi_warn);
+}
+
+static void test_first_rows(void **state)
+{
+	struct fab_snapshot *s = fab_snapshot_new();
+	struct fab_roce *r = fab_snapshot_roce(s);
+	struct fab_report_phys all, top;
+	static const size_t keeps[] = { 0, 1, 2, 7, 50, 999, 5000 };
+	uint32_t seed = 12345;
+	const char *vendors[3];
+
+	(void)state;
+	vendors[0] = fab_roce_strdup(r, "A");
+	vendors[1] = fab_roce_strdup(r, "B");
+	vendors[2] = NULL;
+	for (unsigned i = 0; i < 600; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "h%u", i);
+		struct fab_module *m = fab_modules_add(&r->modules, mfix_host(r, name), 4);
+		assert_non_null(m);
+		m->monitors = true;
+		m->vendor = vendors[(i / 3 + i / 7) % 3]; /* runs of one kind, and kinds again later */
+		m->refused = i % 11 == 0;
+		seed = seed * 1103515245u + 12345u;
+		m->temperature_c = (seed >> 16) % 7 ? 30 + (double)((seed >> 8) % 40) : NAN;
+		struct fab_module_lane *l = fab_module_lanes(&r->modules, m);
+		for (unsigned k = 0; k < 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned v = (seed >> 16) % 10;
+			l[k].rx_mw = v == 0 ? 0 : v == 1 ? NAN : 0.05 * (double)v;
+			l[k].tx_mw = v == 2 ? 0 : 0.1 * (double)((seed >> 8) % 5 + 1);
+		}
+	}
+	assert_int_equal(fab_report_phys_build(s, NULL, SIZE_MAX, &all), 0);
+	assert_true(all.n_margins > 1500 && all.n_temps > 300);
+	/* the inventory: one group a vendor, each module counted, by hand */
+	assert_int_equal(all.n_groups, 3);
+	for (size_t g = 0; g < all.n_groups; g++) {
+		size_t n = 0, refused = 0;
+		for (size_t i = 0; i < r->modules.n; i++)
+			if (r->modules.mods[i].vendor == all.groups[g].vendor) {
+				n++;
+				refused += r->modules.mods[i].refused;
+			}
+		assert_int_equal(all.groups[g].n, n);
+		assert_int_equal(all.groups[g].n_refused, refused);
+		assert_int_equal(all.groups[g].n_monitored, n - refused);
+	}
+	for (size_t i = 0; i < sizeof(keeps) / sizeof(keeps[0]); i++) {
+		assert_int_equal(fab_report_phys_build(s, NULL, keeps[i], &top), 0);
+		assert_int_equal(top.n_margins, all.n_margins);
+		assert_int_equal(top.n_temps, all.n_temps);
+		size_t nm = fab_phys_held(&top, top.n_margins), nt = fab_phys_held(&top, top.n_temps);
+		assert_int_equal(nm, keeps[i] < all.n_margins ? keeps[i] : all.n_margins);
+		assert_int_equal(nt, keeps[i] < all.n_temps ? keeps[i] : all.n_temps);
+		for (size_t k = 0; k < nm; k++)
+			assert_true(same_margin(&top.margins[k], &all.margins[k]));
+		for (size_t k = 0; k < nt; k++)
+			assert_true(same_temp(&top.temps[k], &all.temps[k]));
+		assert_int_equal(top.n_groups, all.n_groups);
+		fab_report_phys_free(&top);
+	}
+	fab_report_phys_free(&all);
+	fab_snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_modules),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_ib),
+		cmocka_unit_test(test_first_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

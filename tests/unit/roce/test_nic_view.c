@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fabsweep/counter.h"
@@ -115,11 +116,69 @@ static void test_baseline(void **state)
 	fab_roce_free(b);
 }
 
+/*
+ * A port read once, with no baseline (a view of what its counters hold):
+ * the same view as the one worked out against a baseline that lacks the
+ * port, reading by reading (read_port's way), for ports with a counter read
+ * twice in one sample (the first reading kept), unknown counters and
+ * priorities, no counters; and a port with a second sample among them
+ * compared with its first.
+ */
+static void test_one_sample(void **state)
+{
+	struct fab_roce *r = fab_roce_new(), *b = fab_roce_new();
+	struct fab_nic_view *v = calloc(1, sizeof(*v)), *w = calloc(1, sizeof(*w));
+	struct fab_nic_base nb;
+	uint32_t seed = 7;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(w);
+	add(b, host(b, "elsewhere"), FAB_NIC_RX_FRAMES, -1, 0, 1, T0);
+	assert_int_equal(fab_nic_base_init(b, &nb), 0);
+	for (unsigned i = 0; i < 40; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "h%u", i);
+		uint32_t p = host(r, name);
+		for (unsigned k = 0; k < i % 23; k++) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned ctr = (seed >> 16) % (FAB_NIC__COUNT + 1); /* one unknown */
+			int prio = (int)((seed >> 8) % 11) - 2;             /* -2 and 8: none */
+			unsigned sample = i % 9 == 4 && k == 3;             /* a second sample */
+			assert_int_equal(fab_roce_add_nic_counter(r, p, ctr, prio, sample, seed % 1000,
+								  T0 + 10 * k, "test"), 0);
+		}
+	}
+	for (uint32_t p = 0; p < r->n_eth_ports; p++) {
+		fab_nic_view(r, p, NULL, v);
+		fab_nic_view(r, p, &nb, w);
+		assert_false(w->baseline);
+		assert_int_equal(v->any_inc, w->any_inc);
+		assert_true(v->secs == w->secs);
+		for (unsigned c = 0; c < FAB_NIC__COUNT; c++)
+			for (unsigned sl = 0; sl < FAB_NIC_SLOTS; sl++) {
+				assert_int_equal(v->have[c][sl], w->have[c][sl]);
+				assert_int_equal(v->have_inc[c][sl], w->have_inc[c][sl]);
+				assert_int_equal(v->reset[c][sl], w->reset[c][sl]);
+				if (v->have[c][sl])
+					assert_int_equal(v->value[c][sl], w->value[c][sl]);
+				if (v->have_inc[c][sl])
+					assert_int_equal(v->inc[c][sl], w->inc[c][sl]);
+			}
+	}
+	fab_nic_base_free(&nb);
+	free(v);
+	free(w);
+	fab_roce_free(r);
+	fab_roce_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_samples),
 		cmocka_unit_test(test_baseline),
+		cmocka_unit_test(test_one_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
