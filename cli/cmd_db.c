@@ -2,6 +2,7 @@
 /*
  * fabsweep db: database maintenance.
  *   db info
+ *   db migrate
  *   db prune --keep N | --older-than DURATION [--dry-run] [--no-vacuum]
  *   db baseline set ID [--name NAME] | list | clear ID|NAME
  */
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "fabsweep/error.h"
@@ -44,6 +46,28 @@ static int cmd_info(const struct fab_cli_db_args *a)
 		       (long long)(info.page_size * info.freelist_count));
 		ret = FAB_EXIT_OK;
 	}
+	fab_store_close(st);
+	return ret;
+}
+
+/* Brings an existing database to this version's schema (what every writing
+ * command does first; read-only ones refuse an older file and say to). */
+static int cmd_migrate(const struct fab_cli_db_args *a)
+{
+	struct fab_store_info info;
+	struct fab_store *st;
+	int ret = FAB_EXIT_OK;
+
+	if (access(a->db, F_OK)) {
+		fprintf(stderr, "fabsweep: database '%s' does not exist; nothing to migrate\n", a->db);
+		return FAB_EXIT_RUNTIME;
+	}
+	if (fab_store_open(a->db, FAB_STORE_WRITE, &st))
+		return fab_cli_fail();
+	if (fab_store_info(st, &info))
+		ret = fab_cli_fail();
+	else
+		printf("database %s: schema version %d\n", a->db, info.schema_version);
 	fab_store_close(st);
 	return ret;
 }
@@ -173,6 +197,13 @@ static int db_main(int argc, char **argv, char **args, const char **pos)
 		return fab_cli_usage_error("db", "--keep, --older-than, --dry-run and --no-vacuum go with 'db prune'");
 	if (a.json && strcmp(action, "info"))
 		return fab_cli_usage_error("db", "--json goes with 'db info'");
+	if (!strcmp(action, "migrate")) {
+		if (a.has_name)
+			return fab_cli_usage_error("db", "--name goes with 'db baseline set'");
+		if (a.npos > 1)
+			return fab_cli_usage_error("db", "unexpected argument '%s'", a.pos[1]);
+		return cmd_migrate(&a);
+	}
 	if (!strcmp(action, "info")) {
 		if (a.has_name)
 			return fab_cli_usage_error("db", "--name goes with 'db baseline set'");

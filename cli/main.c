@@ -42,8 +42,9 @@ const struct fab_cmd fab_commands[] = {
 	{ "scans", fab_cmd_scans, "list the snapshots in the database",
 	  "  --db PATH            database\n"
 	  "  --json               one JSON document on stdout instead of the text (docs/json/)\n" },
-	{ "db", fab_cmd_db, "database maintenance: info, prune, baselines",
+	{ "db", fab_cmd_db, "database maintenance: info, migrate, prune, baselines",
 	  "  info                 schema version, snapshots, size\n"
+	  "  migrate              bring the database to this version's schema (any writing command does)\n"
 	  "  prune --keep N       drop all but the newest N scans (baselines are kept)\n"
 	  "  prune --older-than D drop scans older than D (30d, 12h, 2w, 1d12h); with --keep: both must agree\n"
 	  "    --dry-run          only list what would be dropped\n"

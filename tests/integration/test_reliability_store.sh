@@ -250,5 +250,24 @@ check "not SQLite: the message says what to do" has "$D/err" "is --db the right 
 "$FABSWEEP" scans --db "$D/bad/truncated.db" 2> "$D/err"
 check "damaged: the message says what to do" has "$D/err" "malformed.*restore it from a backup"
 
+# ---- 5. a file of the schema before (the last step undone): read-only
+# commands refuse it and say what to run; that command brings it up to date
+mkdir "$D/old" && cp "$D/ref.db" "$D/old/fab.db"
+sqlite3 "$D/old/fab.db" "DROP INDEX rdma_devices_by_system; PRAGMA user_version = $(($(sqlite3 -readonly \
+	"$D/ref.db" 'PRAGMA user_version') - 1))"
+sum=$(md5sum < "$D/old/fab.db")
+"$FABSWEEP" scans --db "$D/old/fab.db" > "$D/out" 2> "$D/err"
+check "older schema: 'scans' exits 3, says to run 'fabsweep db migrate', the file unchanged" eq \
+	"$?|$(grep -c "old schema version.*run 'fabsweep db migrate'" "$D/err")|$(md5sum < "$D/old/fab.db")" "3|1|$sum"
+"$FABSWEEP" db migrate --db "$D/old/fab.db" > "$D/out" 2>&1
+check "db migrate: exit 0, the version said, the schema as a new file's" eq \
+	"$?|$(cat "$D/out")|$(sqlite3 -readonly "$D/old/fab.db" "SELECT group_concat(name) FROM sqlite_master WHERE type = 'index'
+		ORDER BY name")" "0|database $D/old/fab.db: schema version $(sqlite3 -readonly "$D/ref.db" 'PRAGMA user_version')|$(
+	sqlite3 -readonly "$D/ref.db" "SELECT group_concat(name) FROM sqlite_master WHERE type = 'index' ORDER BY name")"
+check "... and the snapshots read as before" eq "$("$FABSWEEP" scans --db "$D/old/fab.db" 2>&1)" \
+	"$("$FABSWEEP" scans --db "$D/ref.db" 2>&1)"
+"$FABSWEEP" db migrate --db "$D/old/none.db" > "$D/out" 2>&1
+check "db migrate of a file that does not exist: exit 3, nothing created" eq "$?|$(ls "$D/old" | grep -c none)" "3|0"
+
 echo "reliability_store: $pass passed, $fail failed"
 ((fail == 0))

@@ -34,7 +34,7 @@ m_phys17_view_old_rows_gone() {
 }
 # module_lanes leaves out the lanes kept in module_rows.lane_values
 m_phys17_lanes_view_json_gone() {
-	mut store/schema.sql.h "s/^\t\" JOIN json_each(m.lane_values) j WHERE m.fabric = 'eth';\",$/\t\" JOIN json_each(m.lane_values) j WHERE 0;\",/"
+	mut store/schema.sql.h "s/ JOIN json_each(m.lane_values) j WHERE m.fabric = 'eth'/ JOIN json_each(m.lane_values) j WHERE 0/"
 }
 # a schema-16 file's nic_counters table is not looked for: its counters are lost
 m_phys17_old_file_unread() {
@@ -52,7 +52,7 @@ m_phys17_nic_two_unseen() { mut core/nic_counter.c 's/^\t\tout->two = out->first
 m_phys17_nic_cells_unsorted() { mut core/nic_counter.c 's/^\t\t\twhile (j \&\& out->cell\[j - 1\] > cell) {$/\t\t\twhile (0) {/'; }
 # the modules view leaves out the modules stored with a shared description
 m_phys17_desc_view_gone() {
-	mut store/schema.sql.h "s/^\t\"  JOIN module_descs d ON d.desc_id = m.desc_id WHERE m.fabric = 'eth';\"$/\t\"  JOIN module_descs d ON d.desc_id = m.desc_id WHERE 0;\"/"
+	mut store/schema.sql.h "s/  JOIN module_descs d ON d.desc_id = m.desc_id WHERE m.fabric = 'eth'/  JOIN module_descs d ON d.desc_id = m.desc_id WHERE 0/"
 }
 # a description's key leaves out the vendor: modules of two vendors share one
 m_phys17_desc_key_no_vendor() {
