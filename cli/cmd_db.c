@@ -193,30 +193,17 @@ static int db_main(int argc, char **argv, char **args, const char **pos)
 		return fab_cli_usage_error("db", "which action? 'fabsweep help db' lists them");
 	const char *action = a.pos[0];
 	bool prune = !strcmp(action, "prune"), baseline = !strcmp(action, "baseline");
+	bool info = !strcmp(action, "info"), migrate = !strcmp(action, "migrate");
 	if ((a.has_keep || a.has_older || a.dry_run || a.no_vacuum) && !prune)
 		return fab_cli_usage_error("db", "--keep, --older-than, --dry-run and --no-vacuum go with 'db prune'");
-	if (a.json && strcmp(action, "info"))
+	if (a.json && !info)
 		return fab_cli_usage_error("db", "--json goes with 'db info'");
-	if (!strcmp(action, "migrate")) {
+	if (info || migrate || prune) {
 		if (a.has_name)
 			return fab_cli_usage_error("db", "--name goes with 'db baseline set'");
 		if (a.npos > 1)
 			return fab_cli_usage_error("db", "unexpected argument '%s'", a.pos[1]);
-		return cmd_migrate(&a);
-	}
-	if (!strcmp(action, "info")) {
-		if (a.has_name)
-			return fab_cli_usage_error("db", "--name goes with 'db baseline set'");
-		if (a.npos > 1)
-			return fab_cli_usage_error("db", "unexpected argument '%s'", a.pos[1]);
-		return cmd_info(&a);
-	}
-	if (prune) {
-		if (a.has_name)
-			return fab_cli_usage_error("db", "--name goes with 'db baseline set'");
-		if (a.npos > 1)
-			return fab_cli_usage_error("db", "unexpected argument '%s'", a.pos[1]);
-		return cmd_prune(&a);
+		return info ? cmd_info(&a) : migrate ? cmd_migrate(&a) : cmd_prune(&a);
 	}
 	if (baseline)
 		return fab_cli_db_baseline(&a);

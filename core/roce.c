@@ -183,24 +183,9 @@ struct fab_roce *fab_snapshot_roce(struct fab_snapshot *snap)
 	return snap->roce;
 }
 
-/* Makes room for n more elements; 0 or -ENOMEM. */
-static int reserve(void **arr, size_t n, size_t *cap, size_t elem, size_t more)
-{
-	if (n + more <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < n + more)
-		ncap *= 2;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
+/* Makes room for more elements; 0 or -ENOMEM. */
 #define RESERVE(r, name, n, cap, more) \
-	reserve((void **)&(r)->name, (r)->n, &(r)->cap, sizeof(*(r)->name), more)
+	fab_array_reserve((void **)&(r)->name, (r)->n, &(r)->cap, sizeof(*(r)->name), more)
 
 /* Grows an array by one zeroed element. */
 #define GROW(r, name, n, cap) \
