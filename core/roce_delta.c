@@ -425,8 +425,10 @@ int fab_roce_mark_base(const struct fab_roce *b, const struct fab_roce_delta *st
 			bump(&m->end[E_PORT + k], l->e[x].id);
 		}
 	}
-	if (b->rdma_dev_end) /* devices left stored (fab_roce_system.rdma_scan) */
+	if (b->rdma_dev_end) /* devices left stored (fab_roce_system.stored_scan) */
 		bump(&m->end[E_DEV], b->rdma_dev_end - 1);
+	if (b->mod_end) /* and modules */
+		bump(&m->end[E_MOD], b->mod_end - 1);
 	err = 0;
 	for (size_t i = 0; !err && i < b->n_systems; i++) {
 		const struct fab_roce_system *y = &b->systems[i];

@@ -524,7 +524,7 @@ static int copy_system(struct copier *c, uint32_t si, const char *source)
 	if (!d)
 		return -ENOMEM;
 	*d = *s;
-	d->rdma_scan = 0; /* what the source left stored is not copied */
+	d->stored_scan = 0; /* what the source left stored is not copied */
 	d->name = OWN(c, s->name);
 	d->chassis_id = OWN(c, s->chassis_id);
 	d->chassis_id_subtype = SHARED(c, s->chassis_id_subtype);

@@ -479,8 +479,9 @@ int fab_pipeline_merge(const struct fab_pipeline_merge *job,
 	}
 	if (b.mark && (err = plan_delta(&b, snap->roce)))
 		goto out;
-	/* the RDMA devices the base left stored, of the systems written again */
-	if (b.snap && (err = fab_store_load_rdma_later(st, snap->roce,
+	/* what the base left stored (RDMA devices, modules, NIC counters) of the
+	 * systems written again */
+	if (b.snap && (err = fab_store_load_later(st, snap->roce,
 						       snap->roce->delta ? snap->roce->delta->write : NULL)))
 		goto out;
 	if (!st && (err = fab_store_open(job->db, FAB_STORE_WRITE, &st)))

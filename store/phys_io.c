@@ -942,7 +942,8 @@ static int load_modules(const struct fab_rsrc *src, int64_t scan, const char *fa
 	bool ib = !strcmp(fabric, "ib");
 	/* the fabric's rows only (an InfiniBand scan's load skips a RoCE part's) */
 	struct fab_rquery mods = { "module_rows", mod_cols, "module_idx", true,
-					 ib ? "fabric = 'ib'" : "fabric = 'eth'" };
+				   ib ? "fabric = 'ib'"
+				   : place && place->mod_where ? place->mod_where : "fabric = 'eth'" };
 	const struct fab_rquery lanes = { "module_lane_rows", lane_cols, "module_idx, lane", true,
 					  ib ? "fabric = 'ib'" : "fabric = 'eth'" };
 	struct mod_load x = { .src = src, .scan = scan, .fabric = fabric, .set = set,
@@ -1152,7 +1153,8 @@ int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t s
 		"port_idx", "sample", "sampled_at", "counter_set", "counter_values", "scan_id", NULL,
 	};
 	static const struct fab_rquery names = { "nic_counter_names", name_cols, "set_id, pos", false, NULL };
-	static const struct fab_rquery runs = { "nic_counter_ports", run_cols, "port_idx, run", true, NULL };
+	const struct fab_rquery runs = { "nic_counter_ports", run_cols, "port_idx, run", true,
+					 place ? place->nic_where : NULL };
 	/* a rowid table: its rows as written, each port's together (the file
 	 * read directly has them in rowid order; SQLite sorts). Schema 17
 	 * renamed it; a file of 16 or older has it as nic_counters. */

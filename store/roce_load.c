@@ -61,7 +61,7 @@ struct ld {
 	int64_t *port_set, *nb_set;
 	size_t cap_port_set, cap_nb_set;
 	uint32_t last_ctr_port;
-	bool later; /* the RDMA devices left stored (fab_roce_system.rdma_scan) */
+	bool later; /* the RDMA devices and physical layer left stored (fab_roce_system.stored_scan) */
 	uint64_t *vals;
 	size_t cap_vals;
 	/* A delta scan (docs/schema.md, "RoCE deltas"): each table's rows of
@@ -272,8 +272,8 @@ static int system_row(struct fab_rrow *w, void *ctx)
 	if (!fab_rrow_null(w, 14))
 		fab_time_parse(fab_rrow_text(w, 14), &y->collected_at_ms);
 	if (l->later) {
-		y->rdma_scan = l->in_base ? l->base : l->scan;
-		y->rdma_sys = (uint32_t)id;
+		y->stored_scan = l->in_base ? l->base : l->scan;
+		y->stored_sys = (uint32_t)id;
 	}
 	return 0;
 }
@@ -392,6 +392,7 @@ static int port_row(struct fab_rrow *w, void *ctx)
 		p->dcb = dcb;
 	row_ecn(w, 24, &p->ecn);
 	p->driver = shared_text(l, w, 29);
+	p->stored_idx = (uint32_t)id;
 	int es = fab_ethtool_status_parse(fab_rrow_text(w, 30));
 	p->stats_status = (uint8_t)(es < 0 ? FAB_ETHTOOL_NOT_QUERIED : es);
 	es = fab_ethtool_status_parse(fab_rrow_text(w, 31));
@@ -581,7 +582,7 @@ static int place_module(void *ctx, int64_t stored, uint32_t pos)
 /* The physical layer's rows: for a delta, its keyframe's first. */
 static int load_phys(struct ld *l)
 {
-	const struct fab_roce_place place = { place_port, place_module, l };
+	const struct fab_roce_place place = { .port = place_port, .module = place_module, .ctx = l };
 	int err = 0;
 
 	if (!l->base)
@@ -933,7 +934,7 @@ static int load_all(struct ld *l)
 	static const char *const in_cols[] = { "file", "mtime_ns", "size", "status", NULL };
 	static const struct fab_rquery inputs = { "merge_inputs", in_cols, "file", true, NULL };
 	if ((err = load_tlvs(l)) || (err = run(l, &links, link_row)) ||
-	    (!l->later && (err = load_rdma(l))) || (err = load_phys(l)))
+	    (!l->later && ((err = load_rdma(l)) || (err = load_phys(l)))))
 		return err;
 	return fab_rquery_run(l->src, &inputs, l->scan, input_row, l);
 }
@@ -1026,27 +1027,33 @@ static int keep_delta(struct ld *l)
 	return 0;
 }
 
-/* Whether the scan's RDMA devices can be left stored: none of its rows,
- * nor its keyframe's, have counters in the form before schema 16 (one row
- * each, read with the whole scan only); and the device index past which a
- * delta on them numbers its new devices. */
-static int rdma_later(struct ld *l)
+/* Whether the scan's RDMA devices and physical layer can be left stored:
+ * none of its rows, nor its keyframe's, are in a form before schema 16 and
+ * 17 (a row per RDMA counter, NIC counter or Ethernet lane: read with the
+ * whole scan only); and the device and module indices past which a delta
+ * on them numbers its new ones. */
+static int later_ok(struct ld *l)
 {
 	struct fab_store *st = l->src->st;
 	sqlite3_stmt *s;
 	int rc, err;
 
 	if ((err = fab_sql_scan_query(st,
-		"SELECT EXISTS (SELECT 1 FROM rdma_counter_rows WHERE scan_id IN (?1, ?2)),"
+		"SELECT EXISTS (SELECT 1 FROM rdma_counter_rows WHERE scan_id IN (?1, ?2))"
+		" OR EXISTS (SELECT 1 FROM nic_counter_rows WHERE scan_id IN (?1, ?2))"
+		" OR EXISTS (SELECT 1 FROM module_lane_rows WHERE scan_id IN (?1, ?2) AND fabric = 'eth'),"
 		" max(coalesce((SELECT max(device_idx) FROM rdma_device_rows WHERE scan_id = ?1), -1),"
-		"  coalesce((SELECT max(device_idx) FROM rdma_device_rows WHERE scan_id = ?2), -1))",
+		"  coalesce((SELECT max(device_idx) FROM rdma_device_rows WHERE scan_id = ?2), -1)),"
+		" max(coalesce((SELECT max(module_idx) FROM module_rows WHERE scan_id = ?1 AND fabric = 'eth'), -1),"
+		"  coalesce((SELECT max(module_idx) FROM module_rows WHERE scan_id = ?2 AND fabric = 'eth'), -1))",
 		l->scan, &s)))
 		return err;
 	sqlite3_bind_int64(s, 2, l->base ? l->base : l->scan);
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t max = sqlite3_column_int64(s, 1);
-		l->later = !sqlite3_column_int(s, 0) && max < MAX_STORED_IDX;
-		l->r->rdma_dev_end = l->later ? (uint32_t)(max + 1) : 0;
+		int64_t dev = sqlite3_column_int64(s, 1), mod = sqlite3_column_int64(s, 2);
+		l->later = !sqlite3_column_int(s, 0) && dev < MAX_STORED_IDX && mod < MAX_STORED_IDX;
+		l->r->rdma_dev_end = l->later ? (uint32_t)(dev + 1) : 0;
+		l->r->mod_end = l->later ? (uint32_t)(mod + 1) : 0;
 		rc = SQLITE_DONE; /* one row */
 	}
 	return fab_sql_done(st, s, rc, 0);
@@ -1080,7 +1087,7 @@ int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool la
 		return NOMEM();
 	err = load_delta(&l);
 	if (!err && later && src->st)
-		err = rdma_later(&l);
+		err = later_ok(&l);
 	if (!err)
 		err = load_all(&l);
 	if (!err && l.base && l.r->n_systems)
@@ -1102,9 +1109,9 @@ int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap, bool la
 	return fab_roce_load(&src, snap, later);
 }
 
-/* ---- the RDMA devices left stored, read for the systems written again ------------------ */
+/* ---- what was left stored, read for the systems written again ---------------------------- */
 
-/* Where fab_store_load_rdma_later is: the system (position) whose rows it
+/* Where fab_store_load_later is: the system (position) whose rows it
  * reads, the stored index of the device added last, those of every device
  * it added (for a delta's records). */
 struct later {
@@ -1143,22 +1150,151 @@ static int later_row(struct fab_rrow *w, void *ctx)
 	return rdma_port_counters(l, w, LATER_PORT, (uint32_t)(r->n_rdma_ports - 1));
 }
 
-/* The devices added get their stored indices in r's delta. */
-static int later_ids(struct fab_roce *r, size_t first, const struct later *g)
+/* The n elements added at first (of total now) get their stored indices
+ * ids in a delta's records *v (NULL: no delta). */
+static int later_ids(uint32_t **v, size_t total, size_t first, const uint32_t *ids, size_t n)
 {
-	struct fab_roce_delta *d = r->delta;
-
-	if (!d || !g->n_ids)
+	if (!v || !n)
 		return 0;
-	uint32_t *dev = realloc(d->dev, (r->n_devices + 1) * sizeof(*dev));
-	if (!dev)
+	uint32_t *a = realloc(*v, (total + 1) * sizeof(*a));
+	if (!a)
 		return NOMEM();
-	d->dev = dev;
-	memcpy(&dev[first], g->ids, g->n_ids * sizeof(*dev));
+	*v = a;
+	memcpy(&a[first], ids, n * sizeof(*a));
 	return 0;
 }
 
-int fab_store_load_rdma_later(struct fab_store *st, struct fab_roce *r, const bool *which)
+static bool later_wanted(const struct fab_roce *r, const bool *which, size_t i)
+{
+	return r->systems[i].stored_scan && (!which || which[i]);
+}
+
+/* The ports whose modules and NIC counters are read from one scan: their
+ * stored indices with their positions, ascending; the stored indices of
+ * the modules added, in order. */
+struct later_phys {
+	struct later_port {
+		uint32_t stored, pos;
+	} *ports;
+	size_t n, cap;
+	uint32_t *mods;
+	size_t n_mods, cap_mods;
+};
+
+static int cmp_later_port(const void *a, const void *b)
+{
+	uint32_t x = ((const struct later_port *)a)->stored, y = ((const struct later_port *)b)->stored;
+
+	return (x > y) - (x < y);
+}
+
+static uint32_t later_port(void *ctx, int64_t stored)
+{
+	const struct later_phys *g = ctx;
+	size_t lo = 0, hi = g->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (g->ports[mid].stored < stored)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->n && g->ports[lo].stored == stored ? g->ports[lo].pos : FAB_NONE;
+}
+
+static int later_module(void *ctx, int64_t stored, uint32_t pos)
+{
+	struct later_phys *g = ctx;
+	uint32_t *m = grow(g->mods, &g->cap_mods, g->n_mods, sizeof(*m));
+
+	(void)pos; /* the next one: modules are added in order */
+	if (!m)
+		return -ENOMEM;
+	g->mods = m;
+	m[g->n_mods++] = (uint32_t)stored;
+	return 0;
+}
+
+/* The modules and NIC counters of the wanted systems' ports from scan,
+ * through the stored port indices put in temp.later_ports. */
+static int later_phys_of(struct fab_store *st, const struct fab_rsrc *src, struct fab_roce *r,
+			 const bool *which, int64_t scan, sqlite3_stmt *ins, struct later_phys *g)
+{
+	const struct fab_roce_place place = {
+		.port = later_port, .module = later_module, .ctx = g,
+		.mod_where = "fabric = 'eth' AND eth_port_idx IN (SELECT idx FROM temp.later_ports)",
+		.nic_where = "port_idx IN (SELECT idx FROM temp.later_ports)",
+	};
+	int err;
+
+	g->n = 0;
+	if ((err = fab_store_exec(st, "DELETE FROM temp.later_ports", "choose the ports to read")))
+		return err;
+	for (size_t i = 0; !err && i < r->n_eth_ports; i++) {
+		const struct fab_eth_port *p = &r->eth_ports[i];
+		if (p->system_idx >= r->n_systems || !later_wanted(r, which, p->system_idx) ||
+		    r->systems[p->system_idx].stored_scan != scan)
+			continue;
+		struct later_port *e = grow(g->ports, &g->cap, g->n, sizeof(*e));
+		if (!e)
+			return NOMEM();
+		g->ports = e;
+		e[g->n++] = (struct later_port){ p->stored_idx, (uint32_t)i };
+		sqlite3_bind_int64(ins, 1, p->stored_idx);
+		err = fab_sql_step(st, ins, "a port to read");
+	}
+	if (err || !g->n)
+		return err;
+	qsort(g->ports, g->n, sizeof(*g->ports), cmp_later_port);
+	return fab_roce_load_phys(src, r, scan, &place);
+}
+
+/* The physical layer of the wanted systems, from each scan they were left in. */
+static int later_phys(struct fab_store *st, const struct fab_rsrc *src, struct fab_roce *r,
+		      const bool *which)
+{
+	struct later_phys g = { 0 };
+	size_t first = r->modules.n, n_done = 0, cap_done = 0;
+	int64_t *done = NULL;
+	sqlite3_stmt *ins = NULL;
+	int err;
+
+	if ((err = fab_store_exec(st, "CREATE TEMP TABLE IF NOT EXISTS later_ports(idx INTEGER PRIMARY KEY)",
+				  "choose the ports to read")) ||
+	    (err = fab_store_prepare(st, "INSERT OR IGNORE INTO temp.later_ports(idx) VALUES (?)", &ins)))
+		goto out;
+	/* each scan the systems were left in once (a delta's: it and its keyframe) */
+	for (size_t i = 0; !err && i < r->n_systems; i++) {
+		int64_t scan = r->systems[i].stored_scan, *d;
+		bool seen = false;
+		if (!later_wanted(r, which, i))
+			continue;
+		for (size_t k = 0; k < n_done && !seen; k++)
+			seen = done[k] == scan;
+		if (seen)
+			continue;
+		if (!(d = grow(done, &cap_done, n_done, sizeof(*d)))) {
+			err = NOMEM();
+			break;
+		}
+		done = d;
+		done[n_done++] = scan;
+		err = later_phys_of(st, src, r, which, scan, ins, &g);
+	}
+	if (!err)
+		err = later_ids(r->delta ? &r->delta->mod : NULL, r->modules.n, first, g.mods, g.n_mods);
+out:
+	sqlite3_finalize(ins);
+	if (!err)
+		err = fab_store_exec(st, "DROP TABLE IF EXISTS temp.later_ports", "choose the ports to read");
+	free(g.ports);
+	free(g.mods);
+	free(done);
+	return err;
+}
+
+int fab_store_load_later(struct fab_store *st, struct fab_roce *r, const bool *which)
 {
 	struct fab_rsrc src = { .st = st, .path = fab_store_path(st) };
 	struct ld l = { .src = &src, .r = r };
@@ -1180,10 +1316,10 @@ int fab_store_load_rdma_later(struct fab_store *st, struct fab_roce *r, const bo
 	for (size_t i = 0; !err && i < r->n_systems; i++) {
 		struct fab_roce_system *y = &r->systems[i];
 
-		if (!y->rdma_scan || (which && !which[i]))
+		if (!later_wanted(r, which, i))
 			continue;
-		sqlite3_bind_int64(s, 1, y->rdma_scan);
-		sqlite3_bind_int64(s, 2, y->rdma_sys);
+		sqlite3_bind_int64(s, 1, y->stored_scan);
+		sqlite3_bind_int64(s, 2, y->stored_sys);
 		g.sys = (uint32_t)i;
 		g.dev = -1;
 		while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -1193,14 +1329,18 @@ int fab_store_load_rdma_later(struct fab_store *st, struct fab_roce *r, const bo
 		if (!err && rc != SQLITE_DONE)
 			break;
 		sqlite3_reset(s);
-		y->rdma_scan = 0;
 	}
 	err = fab_sql_done(st, s, rc, err);
 	s = NULL;
 	if (!err)
-		err = later_ids(r, first, &g);
+		err = later_ids(r->delta ? &r->delta->dev : NULL, r->n_devices, first, g.ids, g.n_ids);
 	if (!err && fab_roce_map_netdevs(r, first_port))
 		err = NOMEM();
+	if (!err)
+		err = later_phys(st, &src, r, which);
+	for (size_t i = 0; !err && i < r->n_systems; i++)
+		if (later_wanted(r, which, i))
+			r->systems[i].stored_scan = 0;
 out:
 	sqlite3_finalize(s);
 	ld_free(&l);

@@ -61,7 +61,7 @@ int fab_rquery_run(const struct fab_rsrc *src, const struct fab_rquery *q, int64
 bool fab_rsrc_has(const struct fab_rsrc *src, const char *table, const char *col);
 
 /* The RoCE part of scan from src into snap->roce (roce_load.c). */
-/* later (src->st only): the RDMA devices left stored (fab_roce_system.rdma_scan) */
+/* later (src->st only): the RDMA devices left stored (fab_roce_system.stored_scan) */
 int fab_roce_load(const struct fab_rsrc *src, struct fab_snapshot *snap, bool later);
 /* A scan's Ethernet modules and NIC counters into r, its eth ports loaded
  * (phys_io.c). */
@@ -73,6 +73,9 @@ struct fab_roce_place {
 	uint32_t (*port)(void *ctx, int64_t stored);
 	int (*module)(void *ctx, int64_t stored, uint32_t pos);
 	void *ctx;
+	/* SQLite only: the rows of some ports, read by these conditions on
+	 * module_rows (its Ethernet rows) and on nic_counter_ports; NULL: all */
+	const char *mod_where, *nic_where;
 };
 int fab_roce_load_phys(const struct fab_rsrc *src, struct fab_roce *r, int64_t scan,
 		       const struct fab_roce_place *place);

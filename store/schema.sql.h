@@ -1197,10 +1197,11 @@ static const char *const migrations[] = {
 	" FROM roce_scan_parts v JOIN module_rows m ON m.scan_id = v.part_scan_id"
 	" JOIN json_each(m.lane_values) j WHERE m.fabric = 'eth'"
 	" AND " ROCE_VISIBLE(ROCE_PORT_SYSTEM("m.scan_id", "m.eth_port_idx")) ";",
-	/* 18 -> 19: a system's RDMA devices found by the system: what merge
-	 * --into reads of the systems it writes again, and no more
-	 * (fab_store_load_rdma_later). */
-	"CREATE INDEX rdma_devices_by_system ON rdma_device_rows(scan_id, system_idx);",
+	/* 18 -> 19: a system's RDMA devices found by the system, a port's
+	 * module by the port: what merge --into reads of the systems it
+	 * writes again, and no more (fab_store_load_later). */
+	"CREATE INDEX rdma_devices_by_system ON rdma_device_rows(scan_id, system_idx);"
+	"CREATE INDEX modules_by_eth_port ON module_rows(scan_id, eth_port_idx);",
 };
 
 /* The long form of port_counters: one row per counter value. */

@@ -779,7 +779,7 @@ int fab_store_load_part(struct fab_store *st, int64_t scan_id,
 	if (!err && (parts & FAB_LOAD_FINDINGS))
 		err = load_findings(&l);
 	if (!err && (parts & FAB_LOAD_ROCE))
-		err = fab_store_load_roce(st, l.s, parts & FAB_LOAD_RDMA_LATER); /* store/roce_load.c */
+		err = fab_store_load_roce(st, l.s, parts & FAB_LOAD_LATER); /* store/roce_load.c */
 	if (!err && (parts & FAB_LOAD_ROCE))
 		err = fab_store_load_phys_ib(st, l.s); /* store/phys_io.c */
 	if (!err && (parts & FAB_LOAD_ROCE))
@@ -830,7 +830,7 @@ int fab_store_load_header(struct fab_store *st, int64_t scan_id, struct fab_snap
 
 int fab_store_load_merge_base(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)
 {
-	return load(st, scan_id, FAB_LOAD_ERRORS | FAB_LOAD_ROCE | FAB_LOAD_NO_SAMPLES | FAB_LOAD_RDMA_LATER, out);
+	return load(st, scan_id, FAB_LOAD_ERRORS | FAB_LOAD_ROCE | FAB_LOAD_NO_SAMPLES | FAB_LOAD_LATER, out);
 }
 
 int fab_store_load_roce_scan(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out)

@@ -128,7 +128,7 @@ enum {
 	FAB_LOAD_PKEYS = 1 << 6,    /* the P_Key tables (store/pkey_io.c) */
 	FAB_LOAD_NO_SAMPLES = 1 << 7, /* no counter samples at all */
 	FAB_LOAD_MCAST = 1 << 8,    /* multicast groups and tables (store/mcast_io.c) */
-	FAB_LOAD_RDMA_LATER = 1 << 9, /* RDMA devices left stored (fab_roce_system.rdma_scan) */
+	FAB_LOAD_LATER = 1 << 9, /* RDMA devices left stored (fab_roce_system.stored_scan) */
 };
 
 /*
@@ -174,7 +174,7 @@ int64_t fab_roce_port_id(const struct fab_roce *r, uint32_t pos);
 int64_t fab_roce_module_id(const struct fab_roce *r, uint32_t pos);
 /* Loads the RoCE part of snap->scan_id into snap->roce (left NULL when the
  * scan has none). */
-/* later: the RDMA devices left stored (fab_roce_system.rdma_scan) */
+/* later: the RDMA devices left stored (fab_roce_system.stored_scan) */
 int fab_store_load_roce(struct fab_store *st, struct fab_snapshot *snap, bool later);
 /* The votes of what the scan leaves out of a fabric (snap->roce->outside:
  * a readiness extract), rows of roce_votes (store/roce_votes.c). */

@@ -168,12 +168,13 @@ struct fab_roce_system {
 	bool collected; /* its own view is in the snapshot (collect/scan ran there) */
 	bool lldp;      /* its own lldpd answered */
 	uint8_t role;   /* enum fab_role: host, leaf, spine, core, unknown */
-	/* Or its RDMA devices (ports, counters) left where the store holds
-	 * them, not read yet: a merge --into base's, in scan rdma_scan as
-	 * system rdma_sys there (fab_store_load_rdma_later reads them when the
-	 * system is written again). rdma_scan 0: none left. */
-	int64_t rdma_scan;
-	uint32_t rdma_sys;
+	/* Or its RDMA devices (ports, counters) and its ports' modules and NIC
+	 * counters left where the store holds them, not read yet: a merge
+	 * --into base's, in scan stored_scan as system stored_sys there
+	 * (fab_store_load_later reads them when the system is written again).
+	 * stored_scan 0: none left. */
+	int64_t stored_scan;
+	uint32_t stored_sys;
 };
 
 enum {
@@ -260,6 +261,9 @@ struct fab_eth_port {
 	const char *driver;
 	uint8_t stats_status, module_status;
 	uint32_t nic_first, nic_count;
+	/* its port_idx in its system's stored_scan (fab_roce_system), where its
+	 * module and NIC counters were left */
+	uint32_t stored_idx;
 };
 
 struct fab_lldp_neighbor {
@@ -440,10 +444,11 @@ struct fab_roce {
 	/* merge --into: written as a delta on its keyframe (fabsweep/roce_delta.h);
 	 * NULL: written whole. Owned. */
 	struct fab_roce_delta *delta;
-	/* With systems' RDMA parts left stored (fab_roce_system.rdma_scan):
-	 * one after the largest device_idx stored in those scans, so that a
-	 * delta's new devices are numbered past them. */
-	uint32_t rdma_dev_end;
+	/* With systems' RDMA devices and modules left stored
+	 * (fab_roce_system.stored_scan): one after the largest device_idx and
+	 * Ethernet module_idx stored in those scans, so that a delta's new
+	 * devices and modules are numbered past them. */
+	uint32_t rdma_dev_end, mod_end;
 	/* merge --into: the merge whose merge_inputs rows the inputs marked
 	 * unchanged repeat (file, time, size): the store copies those rows
 	 * rather than write each again. 0: none. */
@@ -582,7 +587,7 @@ int fab_roce_resolve(struct fab_roce *r);
  * Maps RDMA ports from..n_rdma_ports-1 to the eth port of their system
  * named as their netdev (the first such, in model order); from 0 maps
  * every one again. fab_roce_resolve() does it for all; a model given
- * devices after that (fab_store_load_rdma_later) for those. 0 or -ENOMEM.
+ * devices after that (fab_store_load_later) for those. 0 or -ENOMEM.
  */
 int fab_roce_map_netdevs(struct fab_roce *r, size_t from);
 

@@ -97,9 +97,9 @@ int fab_store_load_scan(struct fab_store *st, int64_t scan_id,
 
 /*
  * What merge --into starts from: the scan row, scan errors and RoCE part,
- * the systems' RDMA devices left where they are (fab_roce_system.rdma_scan:
+ * the systems' RDMA devices left where they are (fab_roce_system.stored_scan:
  * a model only this database may be written from, once
- * fab_store_load_rdma_later has read those of the systems written again).
+ * fab_store_load_later has read those of the systems written again).
  * *out owned by the caller.
  */
 int fab_store_load_merge_base(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);
@@ -111,7 +111,7 @@ int fab_store_load_merge_base(struct fab_store *st, int64_t scan_id, struct fab_
  * writes again. r's delta, if any, gives them their stored device indices.
  * 0, or a negative errno with the message set.
  */
-int fab_store_load_rdma_later(struct fab_store *st, struct fab_roce *r, const bool *which);
+int fab_store_load_later(struct fab_store *st, struct fab_roce *r, const bool *which);
 
 /* Loads the scan row and its scan errors, no more. *out owned by the caller. */
 int fab_store_load_header(struct fab_store *st, int64_t scan_id, struct fab_snapshot **out);

@@ -23,6 +23,9 @@ MUTANTS+=(
 	"delta_rdma_ids          integration/test_roce_fleet  Failed  m_delta_rdma_ids"
 	"delta_rdma_netdevs      integration/test_roce_fleet  Failed  m_delta_rdma_netdevs"
 	"into_dir_error_carried  integration/test_roce_fleet  Failed  m_into_dir_error_carried"
+	"delta_phys_not_read     integration/test_roce_fleet  Failed  m_delta_phys_not_read"
+	"delta_mod_end           integration/test_roce_fleet  Failed  m_delta_mod_end"
+	"delta_phys_port_idx     integration/test_roce_fleet  Failed  m_delta_phys_port_idx"
 	"delta_idx_unbounded     integration/test_roce_fleet  Failed  m_delta_idx_unbounded"
 )
 # a file read again taken for the base's system: its new view is not written
@@ -57,7 +60,7 @@ m_delta_phys_hidden() { mut store/roce_load.c 's/return sys == FAB_NONE || is_hi
 m_delta_module_ids() { mut store/roce_load.c 's/\tids\[pos\] = (uint32_t)stored;/\tids[pos] = pos;/'; }
 # a merge --into base's counters written as if parsed: its ports lose them
 # the RDMA devices the base left stored never read: a system written again loses them
-m_delta_rdma_not_read() { mut pipeline/merge.c 's/\tif (b.snap \&\& (err = fab_store_load_rdma_later(st, snap->roce,/\tif (0 \&\& (err = fab_store_load_rdma_later(st, snap->roce,/'; }
+m_delta_rdma_not_read() { mut pipeline/merge.c 's/\tif (b.snap \&\& (err = fab_store_load_later(st, snap->roce,/\tif (0 \&\& (err = fab_store_load_later(st, snap->roce,/'; }
 # a delta's new devices numbered from 0: they take the stored ones' indices
 m_delta_rdma_end() { mut core/roce_delta.c 's/\t\tbump(\&m->end\[E_DEV\], b->rdma_dev_end - 1);/\t\t;/'; }
 # the devices read later not given their stored indices in the delta
@@ -68,3 +71,9 @@ m_delta_rdma_netdevs() { mut store/roce_load.c 's/\tif (!err \&\& fab_roce_map_n
 m_delta_idx_unbounded() { mut store/roce_load.c 's/#define MAX_STORED_IDX (1 << 26)/#define MAX_STORED_IDX INT64_MAX/'; }
 # a directory without *.db given to one merge --into: its error carried to every later one
 m_into_dir_error_carried() { mut pipeline/merge.c 's/\t\tbool drop = !strncmp(e->message, NO_DB_DIR, strcspn(NO_DB_DIR, "%"));/\t\tbool drop = false;/'; }
+# the modules and NIC counters the base left stored never read: a system written again loses them
+m_delta_phys_not_read() { mut store/roce_load.c 's/\t\terr = later_phys(st, \&src, r, which);/\t\t;/'; }
+# a delta's new modules numbered from 0: they take the stored ones' indices
+m_delta_mod_end() { mut core/roce_delta.c 's/\t\tbump(\&m->end\[E_MOD\], b->mod_end - 1);/\t\t;/'; }
+# a port's stored index not kept: its module and NIC counters are looked for under another port
+m_delta_phys_port_idx() { mut store/roce_load.c 's/\tp->stored_idx = (uint32_t)id;/\tp->stored_idx = (uint32_t)id + 1;/'; }

@@ -69,5 +69,5 @@
 	" CREATE TRIGGER lldp_tlvs_delete INSTEAD OF DELETE ON lldp_tlvs BEGIN SELECT 1; END;" \
 	" CREATE TRIGGER lldp_tlvs_insert INSTEAD OF INSERT ON lldp_tlvs BEGIN SELECT 1; END;"
 
-/* 19 -> 18: the index of RDMA devices by system */
-#define UNDO_STEP_19 "DROP INDEX rdma_devices_by_system;"
+/* 19 -> 18: the indices of RDMA devices by system and modules by port */
+#define UNDO_STEP_19 "DROP INDEX rdma_devices_by_system; DROP INDEX modules_by_eth_port;"
