@@ -42,7 +42,8 @@ uint64_t fab_roce_key_hash(unsigned tag, uint32_t num, const char *s, bool fold)
 
 void fab_roce_hidx_free(struct fab_roce_hidx *x)
 {
-	free(x->slot);
+	free(x->hash);
+	free(x->val);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -51,18 +52,22 @@ static int rehash(struct fab_roce_hidx *x, size_t cap)
 {
 	struct fab_roce_hidx old = *x;
 
-	if (!(x->slot = malloc(cap * sizeof(*x->slot)))) {
+	x->hash = malloc(cap * sizeof(*x->hash));
+	x->val = malloc(cap * sizeof(*x->val));
+	if (!x->hash || !x->val) {
+		free(x->hash);
+		free(x->val);
 		*x = old;
 		return -ENOMEM;
 	}
 	x->cap = cap;
 	x->n = 0;
-	for (size_t i = 0; i < cap; i++)
-		x->slot[i].val = FAB_NONE;
+	memset(x->val, 0xff, cap * sizeof(*x->val)); /* FAB_NONE */
 	for (size_t i = 0; i < old.cap; i++)
-		if (old.slot[i].val != FAB_NONE)
-			fab_roce_hidx_put(x, old.slot[i].hash, old.slot[i].val);
-	free(old.slot);
+		if (old.val[i] != FAB_NONE)
+			fab_roce_hidx_put(x, old.hash[i], old.val[i]);
+	free(old.hash);
+	free(old.val);
 	return 0;
 }
 
@@ -80,10 +85,10 @@ int fab_roce_hidx_put(struct fab_roce_hidx *x, uint64_t h, uint32_t v)
 	if ((x->n + 1) * 2 > x->cap && rehash(x, x->cap ? x->cap * 2 : 256))
 		return -ENOMEM;
 	size_t i = (size_t)h & (x->cap - 1);
-	while (x->slot[i].val != FAB_NONE)
+	while (x->val[i] != FAB_NONE)
 		i = (i + 1) & (x->cap - 1);
-	x->slot[i].hash = h;
-	x->slot[i].val = v;
+	x->hash[i] = h;
+	x->val[i] = v;
 	x->n++;
 	return 0;
 }
@@ -93,10 +98,10 @@ uint32_t fab_roce_hidx_get(const struct fab_roce_hidx *x, uint64_t h,
 {
 	if (!x->cap)
 		return FAB_NONE;
-	for (size_t i = (size_t)h & (x->cap - 1); x->slot[i].val != FAB_NONE;
+	for (size_t i = (size_t)h & (x->cap - 1); x->val[i] != FAB_NONE;
 	     i = (i + 1) & (x->cap - 1))
-		if (x->slot[i].hash == h && match(x->slot[i].val, ctx))
-			return x->slot[i].val;
+		if (x->hash[i] == h && match(x->val[i], ctx))
+			return x->val[i];
 	return FAB_NONE;
 }
 

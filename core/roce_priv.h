@@ -9,14 +9,10 @@
 
 struct fab_roce_names;
 
-/* Hashes of keys to element indices (core/roce_index.c): a hash and its
- * value side by side, one cache line read per probe. */
-struct fab_roce_hslot {
-	uint64_t hash;
-	uint32_t val; /* FAB_NONE: empty */
-};
+/* Hashes of keys to element indices (core/roce_index.c). */
 struct fab_roce_hidx {
-	struct fab_roce_hslot *slot;
+	uint64_t *hash;
+	uint32_t *val; /* FAB_NONE: empty slot */
 	size_t cap, n;
 };
 
