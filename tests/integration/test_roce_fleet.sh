@@ -328,6 +328,13 @@ check "... and the next delta, made from it as loaded, too" eq \
 	"$(dump "$D/eth.db" noidx | diff "$D/eth-full.dump" - | head -5)|$(q "$D/eth.db" \
 		"SELECT roce_base_scan_id FROM scans WHERE scan_id = 3")" "|1"
 check "... each of its positions (*_idx) names one row, as in a whole scan" eq "$(twice "$D/eth.db" 3)" 0
+"$CLONE" --template "$D/eth-host.db" --first 0 --hosts 40 --per-leaf $PER --time $((T0 + 120000)) \
+	--out "$D/eth" || { echo "FAIL: roce_clone"; exit 1; } # most hosts again: a whole merge
+"$FABSWEEP" merge --quiet --into "$D/eth.db" "$D/eth"
+rm -f "$D/eth-full.db" && "$FABSWEEP" merge --quiet --db "$D/eth-full.db" "$D/eth"
+check "... a whole merge --into (the modules and NIC counters it left stored read back): a full merge's" eq \
+	"$(q "$D/eth.db" "SELECT roce_base_scan_id IS NULL FROM scans WHERE scan_id = 4")|$(dump "$D/eth.db" noidx |
+		diff - <(dump "$D/eth-full.db" noidx) | head -5)" "1|"
 
 # ---- the rules and the HTML report at scale
 "$FABSWEEP" check --db "$D/flat.db" >"$D/check.out" 2>&1
