@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "fabsweep/error.h"
@@ -58,11 +57,7 @@ static int cmd_migrate(const struct fab_cli_db_args *a)
 	struct fab_store *st;
 	int ret = FAB_EXIT_OK;
 
-	if (access(a->db, F_OK)) {
-		fprintf(stderr, "fabsweep: database '%s' does not exist; nothing to migrate\n", a->db);
-		return FAB_EXIT_RUNTIME;
-	}
-	if (fab_store_open(a->db, FAB_STORE_WRITE, &st))
+	if (fab_store_open(a->db, FAB_STORE_WRITE | FAB_STORE_EXISTING, &st))
 		return fab_cli_fail();
 	if (fab_store_info(st, &info))
 		ret = fab_cli_fail();

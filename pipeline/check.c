@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fabsweep/config.h"
 #include "fabsweep/error.h"
@@ -94,12 +93,7 @@ int fab_pipeline_check(const struct fab_pipeline_check *job,
 	    (err = fab_pipeline_load_site_rules(job->rules_dir, r->cfg, false, job->note,
 						job->note_ctx, &r->site, NULL)))
 		goto out;
-	if (access(job->db, F_OK) != 0) {
-		err = fab_err(-ENOENT, "database '%s' does not exist; run 'fabsweep scan' first or pass --db",
-			      job->db);
-		goto out;
-	}
-	if ((err = fab_store_open(job->db, FAB_STORE_WRITE, &st)) ||
+	if ((err = fab_store_open(job->db, FAB_STORE_WRITE | FAB_STORE_EXISTING, &st)) ||
 	    (err = fab_store_load_scan(st, job->scan_id, &r->snap)) ||
 	    (job->baseline && (err = load_baseline(st, job->baseline, r->snap, &r->base))) ||
 	    (job->expect && (err = fab_pipeline_load_reference(st, job->expect, &r->reference))) ||

@@ -219,7 +219,8 @@ static bool about(const char *msg, const char *file)
 }
 
 /* What a directory given without *.db files is said to be (merge_inputs). */
-#define NO_DB_DIR "directory '%s' holds no *.db file: give the directory the collected files are in"
+#define NO_DB_DIR_AT "directory '"
+#define NO_DB_DIR NO_DB_DIR_AT "%s' holds no *.db file: give the directory the collected files are in"
 
 /* The base's times with the files', and its errors about the files not read again
  * (reread[k]: base input k was); not those about directories given: this
@@ -236,7 +237,7 @@ static int start_from_base(struct fab_snapshot *snap, const struct fab_snapshot 
 		snap->finished_at_ms = bs->finished_at_ms;
 	for (size_t i = 0; !err && i < bs->n_errors; i++) {
 		const struct fab_scan_error *e = &bs->errors[i];
-		bool drop = !strncmp(e->message, NO_DB_DIR, strcspn(NO_DB_DIR, "%"));
+		bool drop = !strncmp(e->message, NO_DB_DIR_AT, sizeof(NO_DB_DIR_AT) - 1);
 		for (size_t k = 0; k < n && !drop; k++)
 			drop = reread[k] && about(e->message, carried[k].file);
 		if (drop)

@@ -1039,9 +1039,7 @@ static int later_ok(struct ld *l)
 	int rc, err;
 
 	if ((err = fab_sql_scan_query(st,
-		"SELECT EXISTS (SELECT 1 FROM rdma_counter_rows WHERE scan_id IN (?1, ?2))"
-		" OR EXISTS (SELECT 1 FROM nic_counter_rows WHERE scan_id IN (?1, ?2))"
-		" OR EXISTS (SELECT 1 FROM module_lane_rows WHERE scan_id IN (?1, ?2) AND fabric = 'eth'),"
+		"SELECT " FAB_SQL_OLD_ROCE_ROWS("IN (?1, ?2)") ","
 		" max(coalesce((SELECT max(device_idx) FROM rdma_device_rows WHERE scan_id = ?1), -1),"
 		"  coalesce((SELECT max(device_idx) FROM rdma_device_rows WHERE scan_id = ?2), -1)),"
 		" max(coalesce((SELECT max(module_idx) FROM module_rows WHERE scan_id = ?1 AND fabric = 'eth'), -1),"

@@ -505,10 +505,9 @@ static int write_inputs(struct fab_store *st, const struct fab_snapshot *snap)
 		if (err)
 			return err;
 	}
-	if ((err = fab_store_prepare(st, r->inputs_base ? "INSERT OR REPLACE INTO merge_inputs(scan_id, file,"
-							  " mtime_ns, size, status) VALUES (?,?,?,?,?)"
-							: "INSERT OR IGNORE INTO merge_inputs(scan_id, file,"
-							  " mtime_ns, size, status) VALUES (?,?,?,?,?)", &s)))
+	/* (each file is once in r->inputs: a copied row is replaced) */
+	if ((err = fab_store_prepare(st, "INSERT OR REPLACE INTO merge_inputs(scan_id, file, mtime_ns,"
+					 " size, status) VALUES (?,?,?,?,?)", &s)))
 		return err;
 	for (size_t i = 0; !err && i < r->n_inputs; i++) {
 		const struct fab_roce_input *in = &r->inputs[i];

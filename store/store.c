@@ -189,7 +189,7 @@ int fab_store_open(const char *path, unsigned flags, struct fab_store **out)
 	struct fab_store *st;
 	int rc, err;
 
-	if (!(flags & FAB_STORE_WRITE) && access(path, F_OK) != 0)
+	if ((!(flags & FAB_STORE_WRITE) || (flags & FAB_STORE_EXISTING)) && access(path, F_OK) != 0)
 		return fab_err(-ENOENT, "database '%s' does not exist; run 'fabsweep scan' first or pass --db",
 			       path);
 	st = calloc(1, sizeof(*st));
@@ -352,22 +352,20 @@ int fab_store_latest_merge(struct fab_store *st, int64_t *out)
 
 int fab_store_keyframe_ok(struct fab_store *st, int64_t scan_id, bool *ok)
 {
-	char sql[512];
-	int64_t bad = 1;
-	int err;
+	sqlite3_stmt *s;
+	int rc, err;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT (SELECT roce_base_scan_id IS NOT NULL FROM scans WHERE scan_id = %lld)"
-		 " OR EXISTS (SELECT 1 FROM lldp_tlv_rows WHERE scan_id = %lld)"
-		 " OR EXISTS (SELECT 1 FROM rdma_counter_rows WHERE scan_id = %lld)"
-		 " OR EXISTS (SELECT 1 FROM nic_counter_rows WHERE scan_id = %lld)"
-		 " OR EXISTS (SELECT 1 FROM module_lane_rows WHERE scan_id = %lld AND fabric = 'eth')",
-		 (long long)scan_id, (long long)scan_id, (long long)scan_id, (long long)scan_id,
-		 (long long)scan_id);
-	if ((err = query_int(st, sql, &bad)))
+	if ((err = fab_sql_scan_query(st,
+		"SELECT (SELECT roce_base_scan_id IS NOT NULL FROM scans WHERE scan_id = ?1)"
+		" OR EXISTS (SELECT 1 FROM lldp_tlv_rows WHERE scan_id = ?1) OR "
+		FAB_SQL_OLD_ROCE_ROWS("= ?1"), scan_id, &s)))
 		return err;
-	*ok = !bad;
-	return 0;
+	*ok = false;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*ok = !sqlite3_column_int(s, 0);
+		rc = SQLITE_DONE; /* one row */
+	}
+	return fab_sql_done(st, s, rc, 0);
 }
 
 int fab_store_merge_inputs(struct fab_store *st, int64_t scan_id,

@@ -53,6 +53,13 @@ const char *fab_sql_text(sqlite3_stmt *s, int i);
 /* A GUID or time column; 0 when NULL (or not parseable). */
 uint64_t fab_sql_guid(sqlite3_stmt *s, int i);
 int64_t fab_sql_time(sqlite3_stmt *s, int i);
+/* SQL: whether scans whose scan_id COND ("= ?1", "IN (?1, ?2)") hold RoCE
+ * rows in the form before schemas 16 and 17: a row per RDMA counter, NIC
+ * counter or Ethernet module lane (only a whole load reads those). */
+#define FAB_SQL_OLD_ROCE_ROWS(COND) \
+	"EXISTS (SELECT 1 FROM rdma_counter_rows WHERE scan_id " COND ")" \
+	" OR EXISTS (SELECT 1 FROM nic_counter_rows WHERE scan_id " COND ")" \
+	" OR EXISTS (SELECT 1 FROM module_lane_rows WHERE scan_id " COND " AND fabric = 'eth')"
 /* Prepares a per-scan query with the scan id bound as ?1. */
 int fab_sql_scan_query(struct fab_store *st, const char *sql, int64_t scan_id,
 		       sqlite3_stmt **out);

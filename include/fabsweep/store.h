@@ -26,6 +26,8 @@ enum {
 	FAB_STORE_IMMUTABLE = 1 << 2,
 	/* with READONLY: an older schema is read as it is (not refused) */
 	FAB_STORE_ANY_VERSION = 1 << 3,
+	/* with WRITE: a file that exists (a missing one is not created: said so) */
+	FAB_STORE_EXISTING = 1 << 4,
 };
 
 /* Current schema version (PRAGMA user_version). */

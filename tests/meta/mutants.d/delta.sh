@@ -64,13 +64,13 @@ m_delta_rdma_not_read() { mut pipeline/merge.c 's/\tif (b.snap \&\& (err = fab_s
 # a delta's new devices numbered from 0: they take the stored ones' indices
 m_delta_rdma_end() { mut core/roce_delta.c 's/\t\tbump(\&m->end\[E_DEV\], b->rdma_dev_end - 1);/\t\t;/'; }
 # the devices read later not given their stored indices in the delta
-m_delta_rdma_ids() { mut store/roce_load.c 's/\tif (!d || !g->n_ids)/\tif (1)/'; }
+m_delta_rdma_ids() { mut store/roce_load.c 's/later_ids(r->delta ? \&r->delta->dev : NULL, r->n_devices,/later_ids(NULL, r->n_devices,/'; }
 # the ports of the devices read later not mapped to their netdevs
 m_delta_rdma_netdevs() { mut store/roce_load.c 's/\tif (!err \&\& fab_roce_map_netdevs(r, first_port))/\tif (0)/'; }
 # a delta's stored index taken at any size: an array that large is allocated for it
 m_delta_idx_unbounded() { mut store/roce_load.c 's/#define MAX_STORED_IDX (1 << 26)/#define MAX_STORED_IDX INT64_MAX/'; }
 # a directory without *.db given to one merge --into: its error carried to every later one
-m_into_dir_error_carried() { mut pipeline/merge.c 's/\t\tbool drop = !strncmp(e->message, NO_DB_DIR, strcspn(NO_DB_DIR, "%"));/\t\tbool drop = false;/'; }
+m_into_dir_error_carried() { mut pipeline/merge.c 's/\t\tbool drop = !strncmp(e->message, NO_DB_DIR_AT, sizeof(NO_DB_DIR_AT) - 1);/\t\tbool drop = false;/'; }
 # the modules and NIC counters the base left stored never read: a system written again loses them
 m_delta_phys_not_read() { mut store/roce_load.c 's/\t\terr = later_phys(st, \&src, r, which);/\t\t;/'; }
 # a delta's new modules numbered from 0: they take the stored ones' indices
